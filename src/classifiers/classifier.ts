@@ -1,0 +1,32 @@
+import type { CategoryId } from "./categories.js";
+
+export interface CategoryVerdict {
+  /** Calibrated score in [0, 1]. */
+  score: number;
+  flagged: boolean;
+}
+
+/** A stretch of the input that drove a category; offsets are Unicode code points, end exclusive. */
+export interface EvidenceSpan {
+  start: number;
+  end: number;
+  text: string;
+  weight: number;
+}
+
+/**
+ * What a classifier says about one input. Only categories the classifier really judged
+ * appear in `categories`: an absent category means "not evaluated", never "scored 0".
+ */
+export interface Verdict {
+  categories: Partial<Record<CategoryId, CategoryVerdict>>;
+  /** For flagged categories, the spans that contributed most (text classifiers only). */
+  explanations: Partial<Record<CategoryId, EvidenceSpan[]>>;
+}
+
+/** Scores text. Implementations must be deterministic: same text, same verdict. */
+export interface TextClassifier {
+  /** Version id reported as `model` in responses, e.g. "lexicon-2026-11". */
+  readonly id: string;
+  classify(text: string): Verdict | Promise<Verdict>;
+}
