@@ -1,0 +1,190 @@
+import { ApiError } from "../errors/api-error.js";
+import type { Database } from "../storage/database.js";
+import { toNumber, toOptionalNumber } from "../storage/database.js";
+import { generateApiKey, hashApiKey, looksLikeApiKey } from "./api-key-format.js";
+import { newId } from "./ids.js";
+import { isPlan, requestsPerMinute, type Plan } from "./plans.js";
+
+export interface Account {
+  id: string;
+  email: string;
+  plan: Plan;
+  customRpm: number | null;
+  requestsPerMinute: number;
+  createdAt: number;
+}
+
+export interface ApiKeyInfo {
+  id: string;
+  accountId: string;
+  name: string;
+  prefix: string;
+  createdAt: number;
+  lastUsedAt: number | null;
+  revokedAt: number | null;
+}
+
+/** Who is calling, as the auth interceptor hands it to the rest of the chain. */
+export interface Caller {
+  accountId: string;
+  keyId: string;
+  plan: Plan;
+  requestsPerMinute: number;
+}
+
+type AccountRow = { id: string; email: string; plan: string; custom_rpm: unknown; created_at: unknown };
+type KeyRow = {
+  id: string; account_id: string; name: string; prefix: string;
+  created_at: unknown; last_used_at: unknown; revoked_at: unknown;
+};
+
+export function checkPlan(plan: string, rpm: number | undefined): { plan: Plan; customRpm: number | null } {
+  if (!isPlan(plan)) throw new ApiError("invalid_request", `Unknown plan "${plan}"; use free, basic, pro or enterprise.`);
+  if (plan === "enterprise") {
+    if (rpm === undefined || !Number.isInteger(rpm) || rpm <= 0) {
+      throw new ApiError("invalid_request", "The enterprise plan needs a custom limit: a positive whole number of requests per minute.");
+    }
+    return { plan, customRpm: rpm };
+  }
+  if (rpm !== undefined) throw new ApiError("invalid_request", `A custom limit applies to the enterprise plan only, not "${plan}".`);
+  return { plan, customRpm: null };
+}
+
+/** Accounts and API keys, on either SQL driver. */
+export function createAccountStore(db: Database, clock: () => number = Date.now) {
+  const toAccount = (row: AccountRow): Account => {
+    const plan = row.plan as Plan;
+    const customRpm = toOptionalNumber(row.custom_rpm);
+    return { id: row.id, email: row.email, plan, customRpm, requestsPerMinute: requestsPerMinute(plan, customRpm), createdAt: toNumber(row.created_at) };
+  };
+  const toKey = (row: KeyRow): ApiKeyInfo => ({
+    id: row.id, accountId: row.account_id, name: row.name, prefix: row.prefix,
+    createdAt: toNumber(row.created_at), lastUsedAt: toOptionalNumber(row.last_used_at), revokedAt: toOptionalNumber(row.revoked_at),
+  });
+  const recordEvent = (tx: Database, keyId: string, accountId: string, event: string) =>
+    tx.execute(`INSERT INTO key_events (id, key_id, account_id, event, at) VALUES ($1, $2, $3, $4, $5)`, [newId("kev"), keyId, accountId, event, clock()]);
+
+  return {
+    async createAccount(input: { email: string; plan: string; rpm?: number; passwordHash?: string }): Promise<Account> {
+      const email = input.email.trim().toLowerCase();
+      if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 254) {
+        throw new ApiError("invalid_request", "Give a valid email address.");
+      }
+      const { plan, customRpm } = checkPlan(input.plan, input.rpm);
+      const id = newId("acct");
+      const existing = await db.query(`SELECT id FROM accounts WHERE email = $1`, [email]);
+      if (existing.length > 0) throw new ApiError("email_taken", "An account with this email already exists.");
+      try {
+        await db.execute(
+          `INSERT INTO accounts (id, email, plan, custom_rpm, password_hash, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+          [id, email, plan, customRpm, input.passwordHash ?? null, clock()],
+        );
+      } catch (error) {
+        // Two sign-ups racing for one email: the UNIQUE constraint decides.
+        if (/unique|duplicate/i.test(String(error))) throw new ApiError("email_taken", "An account with this email already exists.");
+        throw error;
+      }
+      return (await this.getAccount(id))!;
+    },
+
+    async getAccount(id: string): Promise<Account | undefined> {
+      const rows = await db.query<AccountRow>(`SELECT id, email, plan, custom_rpm, created_at FROM accounts WHERE id = $1`, [id]);
+      return rows[0] ? toAccount(rows[0]) : undefined;
+    },
+
+    async findAccountByEmail(email: string): Promise<(Account & { passwordHash: string | null }) | undefined> {
+      const rows = await db.query<AccountRow & { password_hash: string | null }>(
+        `SELECT id, email, plan, custom_rpm, created_at, password_hash FROM accounts WHERE email = $1`,
+        [email.trim().toLowerCase()],
+      );
+      return rows[0] ? { ...toAccount(rows[0]), passwordHash: rows[0].password_hash } : undefined;
+    },
+
+    async setPlan(accountId: string, planName: string, rpm?: number): Promise<Account> {
+      const { plan, customRpm } = checkPlan(planName, rpm);
+      const changed = await db.execute(`UPDATE accounts SET plan = $1, custom_rpm = $2 WHERE id = $3`, [plan, customRpm, accountId]);
+      if (changed === 0) throw new ApiError("not_found", `No account with id "${accountId}".`);
+      return (await this.getAccount(accountId))!;
+    },
+
+    /** Creates a key and returns its secret: the only time the secret is ever available. */
+    async createKey(accountId: string, name = "default"): Promise<ApiKeyInfo & { key: string }> {
+      const cleanName = name.trim().slice(0, 100) || "default";
+      const generated = generateApiKey();
+      const id = newId("key");
+      await db.transaction(async (tx) => {
+        const owner = await tx.query(`SELECT id FROM accounts WHERE id = $1`, [accountId]);
+        if (owner.length === 0) throw new ApiError("not_found", `No account with id "${accountId}".`);
+        await tx.execute(
+          `INSERT INTO api_keys (id, account_id, name, prefix, secret_hash, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+          [id, accountId, cleanName, generated.prefix, generated.hash, clock()],
+        );
+        await recordEvent(tx, id, accountId, "created");
+      });
+      const info = (await this.getKey(id))!;
+      return { ...info, key: generated.key };
+    },
+
+    async getKey(keyId: string): Promise<ApiKeyInfo | undefined> {
+      const rows = await db.query<KeyRow>(
+        `SELECT id, account_id, name, prefix, created_at, last_used_at, revoked_at FROM api_keys WHERE id = $1`, [keyId]);
+      return rows[0] ? toKey(rows[0]) : undefined;
+    },
+
+    async listKeys(accountId: string): Promise<ApiKeyInfo[]> {
+      const rows = await db.query<KeyRow>(
+        `SELECT id, account_id, name, prefix, created_at, last_used_at, revoked_at FROM api_keys WHERE account_id = $1 ORDER BY created_at DESC, id`,
+        [accountId],
+      );
+      return rows.map(toKey);
+    },
+
+    /**
+     * Revokes a key. With `accountId`, only that account's key can be revoked, and a key of
+     * another account looks exactly like a missing one (no way to probe other accounts' ids).
+     */
+    async revokeKey(keyId: string, options: { accountId?: string } = {}): Promise<ApiKeyInfo> {
+      return db.transaction(async (tx) => {
+        const rows = await tx.query<KeyRow>(
+          `SELECT id, account_id, name, prefix, created_at, last_used_at, revoked_at FROM api_keys WHERE id = $1`, [keyId]);
+        const row = rows[0];
+        if (!row || (options.accountId !== undefined && row.account_id !== options.accountId)) {
+          throw new ApiError("not_found", `No API key with id "${keyId}".`);
+        }
+        if (row.revoked_at === null) {
+          await tx.execute(`UPDATE api_keys SET revoked_at = $1 WHERE id = $2`, [clock(), keyId]);
+          await recordEvent(tx, keyId, row.account_id, "revoked");
+        }
+        return toKey((await tx.query<KeyRow>(
+          `SELECT id, account_id, name, prefix, created_at, last_used_at, revoked_at FROM api_keys WHERE id = $1`, [keyId]))[0]!);
+      });
+    },
+
+    /**
+     * Resolves a presented key to its caller, reading plan and limit fresh on every call so
+     * revocations and plan changes (even from modctl in another process) apply at once.
+     */
+    async authenticate(key: string): Promise<Caller | undefined> {
+      if (!looksLikeApiKey(key)) return undefined;
+      const rows = await db.query<{ key_id: string; account_id: string; plan: string; custom_rpm: unknown }>(
+        `SELECT k.id AS key_id, a.id AS account_id, a.plan, a.custom_rpm
+           FROM api_keys k JOIN accounts a ON a.id = k.account_id
+          WHERE k.secret_hash = $1 AND k.revoked_at IS NULL`,
+        [hashApiKey(key)],
+      );
+      const row = rows[0];
+      if (!row) return undefined;
+      const plan = row.plan as Plan;
+      return { accountId: row.account_id, keyId: row.key_id, plan, requestsPerMinute: requestsPerMinute(plan, toOptionalNumber(row.custom_rpm)) };
+    },
+
+    /** last_used_at is display information, so it is written at most once a minute per key. */
+    async markUsed(keyIds: Iterable<string>, at: number): Promise<void> {
+      for (const keyId of keyIds) {
+        await db.execute(`UPDATE api_keys SET last_used_at = $1 WHERE id = $2 AND (last_used_at IS NULL OR last_used_at < $3)`, [at, keyId, at - 60_000]);
+      }
+    },
+  };
+}
+
+export type AccountStore = ReturnType<typeof createAccountStore>;

@@ -1,0 +1,88 @@
+import { createContextValues } from "@connectrpc/connect";
+import { fastifyConnectPlugin } from "@connectrpc/connect-fastify";
+import fastify, { type FastifyInstance } from "fastify";
+import type { AddressInfo } from "node:net";
+import { registerErrorHandlers } from "../http/error-handlers.js";
+import { registerHealthRoutes } from "../http/health-routes.js";
+import { registerJsonRoute } from "../http/json-route.js";
+import { createInterceptorChain } from "../interceptors/chain.js";
+import { transportKey } from "../interceptors/context-keys.js";
+import { MAX_REQUEST_BYTES } from "../moderation/limits.js";
+import { createRoutes } from "../rpc/routes.js";
+import type { AppContext } from "./app-context.js";
+// [signing] server import
+// [metering] server import
+
+export interface RunningServer {
+  /** http://host:port of the HTTP/1.1 listener (JSON, Connect, gRPC-Web, dashboard). */
+  httpUrl: string;
+  /** http://host:port of the h2c listener (gRPC, and every other protocol over HTTP/2). */
+  grpcUrl: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Two listeners, one set of routes. Node's HTTP/2 server without TLS speaks only h2c with
+ * prior knowledge, which gRPC clients use but browsers and curl's defaults do not; so
+ * HTTP/1.1 callers get PORT and gRPC callers GRPC_PORT. Both serve every route.
+ */
+export async function startServer(ctx: AppContext): Promise<RunningServer> {
+  let serving = true;
+  const isServing = () => serving;
+  const interceptors = createInterceptorChain(ctx);
+  const routes = createRoutes(ctx, interceptors, isServing);
+
+  const build = async (app: FastifyInstance) => {
+    registerErrorHandlers(app, ctx.log);
+    await app.register(fastifyConnectPlugin, {
+      routes,
+      readMaxBytes: MAX_REQUEST_BYTES,
+      shutdownTimeoutMs: 2_000,
+      contextValues: (req) => createContextValues().set(transportKey, protocolOf(req.headers["content-type"])),
+    });
+    registerJsonRoute(app, ctx, interceptors);
+    app.route({
+      method: ["GET", "PUT", "PATCH", "DELETE"],
+      url: "/v1/moderate",
+      handler: (_req, reply) =>
+        reply.code(405).header("allow", "POST").send({ error: { code: "method_not_allowed", message: "Use POST for /v1/moderate." } }),
+    });
+    registerHealthRoutes(app, ctx, isServing);
+    // [signing] http routes
+    // [metering] http routes
+    return app;
+  };
+
+  const options = { logger: false, bodyLimit: MAX_REQUEST_BYTES, keepAliveTimeout: 65_000, forceCloseConnections: "idle" as const };
+  const http1 = await build(fastify(options));
+  const h2c = await build(fastify({ ...options, forceCloseConnections: true, http2: true }) as unknown as FastifyInstance);
+
+  try {
+    await http1.listen({ port: ctx.config.port, host: ctx.config.host });
+    await h2c.listen({ port: ctx.config.grpcPort, host: ctx.config.host });
+  } catch (error) {
+    await Promise.allSettled([http1.close(), h2c.close()]);
+    throw error;
+  }
+  const urlOf = (app: FastifyInstance) => {
+    const address = app.server.address() as AddressInfo;
+    const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+    return `http://${host === "0.0.0.0" || host === "[::]" ? "127.0.0.1" : host}:${address.port}`;
+  };
+  ctx.log.info({ http: urlOf(http1), grpc: urlOf(h2c) }, "listening");
+
+  return {
+    httpUrl: urlOf(http1),
+    grpcUrl: urlOf(h2c),
+    async close() {
+      serving = false;
+      await Promise.allSettled([http1.close(), h2c.close()]);
+    },
+  };
+}
+
+function protocolOf(contentType: string | undefined): "grpc" | "grpc-web" | "connect" {
+  if (contentType?.startsWith("application/grpc-web")) return "grpc-web";
+  if (contentType?.startsWith("application/grpc")) return "grpc";
+  return "connect";
+}

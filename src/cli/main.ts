@@ -1,0 +1,54 @@
+import { ApiError } from "../errors/api-error.js";
+import { ConfigError } from "../config/config.js";
+import { runAccountCommand } from "./commands/account.js";
+import { runKeyCommand } from "./commands/key.js";
+import { runPlanCommand } from "./commands/plan.js";
+import { UsageError } from "./usage-error.js";
+// [signing] cli import
+// [metering] cli import
+
+type Command = (args: string[]) => Promise<number>;
+
+const COMMANDS: Record<string, Command> = {
+  account: runAccountCommand,
+  key: runKeyCommand,
+  plan: runPlanCommand,
+  // [signing] cli commands
+  // [metering] cli commands
+};
+
+const HELP = `modctl: manage the moderation service's accounts and keys (prints JSON).
+  modctl account create --email E --plan free|basic|pro|enterprise [--rpm N]
+  modctl key create --account ID [--name N]
+  modctl key list --account ID
+  modctl key revoke KEY_ID
+  modctl plan set --account ID --plan P [--rpm N]
+Uses the same store as the server: DATABASE_URL when set, else DATA_DIR (default ./data).`;
+
+/** Exit codes: 0 done, 1 refused (error JSON on stderr), 2 bad command line or config. */
+export async function runModctl(argv: string[]): Promise<number> {
+  const [name, ...args] = argv;
+  const command = name ? COMMANDS[name] : undefined;
+  if (!command) {
+    process.stderr.write(`${HELP}\n`);
+    return name === undefined || name === "help" || name === "--help" ? 0 : 2;
+  }
+  try {
+    return await command(args);
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof ConfigError) {
+      process.stderr.write(`modctl: ${error.message}\n`);
+      return 2;
+    }
+    if (error instanceof ApiError) {
+      process.stderr.write(`${JSON.stringify({ error: { code: error.code, message: error.message } })}\n`);
+      return 1;
+    }
+    if (error instanceof TypeError && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS")) {
+      process.stderr.write(`modctl: ${error.message}\n`);
+      return 2;
+    }
+    process.stderr.write(`modctl: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,108 @@
+import path from "node:path";
+
+/**
+ * All settings, read and checked in one place. Step one turns the environment into a
+ * plain object of strings; step two turns that into a typed, validated Config, so a
+ * bad value stops the service at start-up with a message naming the variable.
+ */
+export interface Config {
+  /** HTTP/1.1 listener: JSON route, Connect, gRPC-Web, dashboard. */
+  port: number;
+  /** h2c listener: gRPC (and every other protocol over HTTP/2). */
+  grpcPort: number;
+  host: string;
+  dataDir: string;
+  /** PostgreSQL connection string; the embedded SQLite store under dataDir is used when absent. */
+  databaseUrl: string | undefined;
+  /** Redis connection string; in-process stores are used when absent. */
+  redisUrl: string | undefined;
+  logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+  /** The raw environment, for subsystems that read their own variables through config helpers. */
+  env: Readonly<Record<string, string | undefined>>;
+  // [rate-limit] config field
+  // [signing] config field
+  // [images] config field
+  // [metering] config field
+}
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
+export function readConfig(env: Readonly<Record<string, string | undefined>> = process.env): Config {
+  const port = readPort(env, "PORT", 8080);
+  const grpcPort = readPort(env, "GRPC_PORT", 8081);
+  if (port === grpcPort && port !== 0) {
+    throw new ConfigError(
+      `PORT and GRPC_PORT are both ${port}: this service serves HTTP/1.1 and h2c gRPC on separate listeners; give GRPC_PORT another port.`,
+    );
+  }
+  const logLevel = (env.LOG_LEVEL ?? "info").toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}; got "${env.LOG_LEVEL}".`);
+  }
+  return {
+    port,
+    grpcPort,
+    host: nonEmpty(env.HOST) ?? "0.0.0.0",
+    dataDir: path.resolve(nonEmpty(env.DATA_DIR) ?? "./data"),
+    databaseUrl: readUrl(env, "DATABASE_URL", ["postgres:", "postgresql:"]),
+    redisUrl: readUrl(env, "REDIS_URL", ["redis:", "rediss:"]),
+    logLevel: logLevel as Config["logLevel"],
+    env,
+    // [rate-limit] config value
+    // [signing] config value
+    // [images] config value
+    // [metering] config value
+  };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed ? trimmed : undefined;
+}
+
+function readPort(env: Readonly<Record<string, string | undefined>>, name: string, fallback: number): number {
+  const raw = nonEmpty(env[name]);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value > 65535) {
+    throw new ConfigError(`${name} must be a port number between 0 and 65535; got "${raw}".`);
+  }
+  return value;
+}
+
+function readUrl(
+  env: Readonly<Record<string, string | undefined>>,
+  name: string,
+  protocols: readonly string[],
+): string | undefined {
+  const raw = nonEmpty(env[name]);
+  if (raw === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} is not a valid URL.`);
+  }
+  if (!protocols.includes(url.protocol)) {
+    throw new ConfigError(`${name} must start with ${protocols.map((p) => `${p}//`).join(" or ")}; got "${url.protocol}//".`);
+  }
+  return raw;
+}
+
+/** Helper for subsystems: a positive integer variable with a default. */
+export function readPositiveInt(
+  env: Readonly<Record<string, string | undefined>>,
+  name: string,
+  fallback: number,
+): number {
+  const raw = nonEmpty(env[name]);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) <= 0) {
+    throw new ConfigError(`${name} must be a positive integer; got "${raw}".`);
+  }
+  return Number(raw);
+}

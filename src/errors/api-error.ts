@@ -1,0 +1,84 @@
+import { Code, ConnectError } from "@connectrpc/connect";
+import { ErrorDetailSchema } from "../../gen/moderation/v1/moderation_pb.js";
+import { create } from "@bufbuild/protobuf";
+
+/**
+ * Every error a caller can see, with its HTTP status and gRPC/Connect code.
+ * This table is the single source of truth: the JSON route, the Connect
+ * protocols and the README's error table all follow it.
+ */
+export const ERROR_CODES = {
+  invalid_request: { http: 400, connect: Code.InvalidArgument },
+  too_many_items: { http: 400, connect: Code.InvalidArgument },
+  text_too_long: { http: 400, connect: Code.InvalidArgument },
+  invalid_image: { http: 400, connect: Code.InvalidArgument },
+  unsupported_image_type: { http: 415, connect: Code.InvalidArgument },
+  image_too_large: { http: 413, connect: Code.InvalidArgument },
+  missing_api_key: { http: 401, connect: Code.Unauthenticated },
+  invalid_api_key: { http: 401, connect: Code.Unauthenticated },
+  forbidden: { http: 403, connect: Code.PermissionDenied },
+  not_found: { http: 404, connect: Code.NotFound },
+  email_taken: { http: 409, connect: Code.AlreadyExists },
+  method_not_allowed: { http: 405, connect: Code.Unimplemented },
+  payload_too_large: { http: 413, connect: Code.ResourceExhausted },
+  unsupported_media_type: { http: 415, connect: Code.InvalidArgument },
+  rate_limit_exceeded: { http: 429, connect: Code.ResourceExhausted },
+  internal_error: { http: 500, connect: Code.Internal },
+  deep_analysis_unavailable: { http: 503, connect: Code.Unavailable },
+  deep_analysis_not_configured: { http: 501, connect: Code.FailedPrecondition },
+  rate_limiter_unavailable: { http: 503, connect: Code.Unavailable },
+  service_unavailable: { http: 503, connect: Code.Unavailable },
+} as const satisfies Record<string, { http: number; connect: Code }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** Metadata key that carries the stable error code on every protocol. */
+export const ERROR_CODE_HEADER = "x-error-code";
+
+/**
+ * An error meant for the caller. `message` is sent as-is, so it must never hold
+ * internals; put those in `cause`, which is logged and never sent.
+ */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  /** Extra response headers / gRPC metadata (e.g. Retry-After). */
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, message: string, options: { cause?: unknown; headers?: Record<string, string> } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "ApiError";
+    this.code = code;
+    this.headers = options.headers ?? {};
+  }
+
+  get httpStatus(): number {
+    return ERROR_CODES[this.code].http;
+  }
+}
+
+export function isErrorCode(value: string): value is ErrorCode {
+  return Object.hasOwn(ERROR_CODES, value);
+}
+
+/** The ConnectError a Connect/gRPC caller receives for an ApiError: code in details and metadata. */
+export function toConnectError(error: ApiError): ConnectError {
+  const metadata = new Headers(error.headers);
+  metadata.set(ERROR_CODE_HEADER, error.code);
+  return new ConnectError(
+    error.message,
+    ERROR_CODES[error.code].connect,
+    metadata,
+    [{ desc: ErrorDetailSchema, value: create(ErrorDetailSchema, { code: error.code }) }],
+    error.cause,
+  );
+}
+
+/** Turns anything thrown into an ApiError; unknown errors become a bare internal_error. */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof ConnectError) {
+    const code = error.metadata.get(ERROR_CODE_HEADER);
+    if (code && isErrorCode(code)) return new ApiError(code, error.rawMessage, { cause: error });
+  }
+  return new ApiError("internal_error", "The server failed to process the request.", { cause: error });
+}

@@ -1,0 +1,35 @@
+import type { FastifyInstance } from "fastify";
+import type { AppContext } from "../app/app-context.js";
+
+/**
+ * /healthz: the process is up (liveness). /readyz: its dependencies answer, so a load
+ * balancer should send it traffic (readiness); 503 with the failing checks otherwise.
+ */
+export function registerHealthRoutes(app: FastifyInstance, ctx: AppContext, isServing: () => boolean): void {
+  app.get("/healthz", async () => ({ status: "ok" }));
+  app.get("/readyz", async (_request, reply) => {
+    const checks: Record<string, "ok" | "failing"> = {};
+    const check = async (name: string, probe: () => Promise<unknown>) => {
+      try {
+        await withTimeout(probe(), 1_000);
+        checks[name] = "ok";
+      } catch {
+        checks[name] = "failing";
+      }
+    };
+    await check("database", () => ctx.db.query("SELECT 1 AS one"));
+    // [rate-limit] readiness check
+    const ready = isServing() && Object.values(checks).every((v) => v === "ok");
+    return reply.code(ready ? 200 : 503).send({ status: ready ? "ready" : "unavailable", checks });
+  });
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("timed out")), ms);
+    promise.then(
+      (value) => { clearTimeout(timer); resolve(value); },
+      (error: unknown) => { clearTimeout(timer); reject(error instanceof Error ? error : new Error(String(error))); },
+    );
+  });
+}

@@ -1,0 +1,50 @@
+import { create } from "@bufbuild/protobuf";
+import { ModerateRequestSchema, type ModerateRequest } from "../../gen/moderation/v1/moderation_pb.js";
+import { ApiError } from "../errors/api-error.js";
+
+const TOP_LEVEL_FIELDS = new Set(["input", "analyze_images"]);
+const ITEM_FIELDS = new Set(["type", "text", "base64"]);
+
+/**
+ * Turns the spec's JSON body into a ModerateRequest, checking JSON types strictly.
+ * Meaning (item types, counts, lengths) is checked later by the shared validator, so all
+ * protocols agree; this only catches what protobuf itself could not express.
+ */
+export function parseModerateJson(bytes: Uint8Array): ModerateRequest {
+  let body: unknown;
+  try {
+    body = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  } catch {
+    throw new ApiError("invalid_request", "The request body is not valid JSON.");
+  }
+  if (!isObject(body)) throw new ApiError("invalid_request", "The request body must be a JSON object with an \"input\" array.");
+  for (const key of Object.keys(body)) {
+    if (!TOP_LEVEL_FIELDS.has(key)) throw new ApiError("invalid_request", `Unknown field "${truncate(key)}"; expected "input" and optionally "analyze_images".`);
+  }
+  if (!Array.isArray(body.input)) throw new ApiError("invalid_request", "\"input\" must be an array of items.");
+  if (body.analyze_images !== undefined && typeof body.analyze_images !== "boolean") {
+    throw new ApiError("invalid_request", "\"analyze_images\" must be true or false.");
+  }
+  const input = body.input.map((item: unknown, index: number) => {
+    if (!isObject(item)) throw new ApiError("invalid_request", `input[${index}] must be an object such as {"type":"text","text":"..."}.`);
+    for (const key of Object.keys(item)) {
+      if (!ITEM_FIELDS.has(key)) throw new ApiError("invalid_request", `input[${index}] has unknown field "${truncate(key)}".`);
+    }
+    for (const key of ITEM_FIELDS) {
+      if (item[key] !== undefined && typeof item[key] !== "string") {
+        throw new ApiError("invalid_request", `input[${index}].${key} must be a string.`);
+      }
+    }
+    if (item.type === undefined) throw new ApiError("invalid_request", `input[${index}].type is missing; it must be "text" or "image".`);
+    return { type: item.type as string, text: (item.text as string | undefined) ?? "", base64: (item.base64 as string | undefined) ?? "" };
+  });
+  return create(ModerateRequestSchema, { input, analyzeImages: body.analyze_images === true });
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function truncate(value: string): string {
+  return value.length > 40 ? `${value.slice(0, 40)}…` : value;
+}

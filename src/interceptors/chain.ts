@@ -1,0 +1,26 @@
+import type { Interceptor } from "@connectrpc/connect";
+import type { AppContext } from "../app/app-context.js";
+import { createAuthInterceptor } from "./auth.js";
+import { createErrorMappingInterceptor } from "./error-mapping.js";
+// [signing] interceptor import
+// [rate-limit] interceptor import
+// [metering] interceptor import
+
+/**
+ * The one interceptor chain every protocol runs, the JSON route included. First is
+ * outermost. The order is deliberate:
+ *   1. signing       — outermost, so every answer is signed, errors included;
+ *   2. error mapping — turns anything thrown inside into a ConnectError with a stable code;
+ *   3. auth          — resolves X-API-Key to an account;
+ *   4. rate limit    — per account, so it needs auth's answer;
+ *   5. metering      — counts only requests that were let through.
+ */
+export function createInterceptorChain(ctx: AppContext): Interceptor[] {
+  return [
+    // [signing] interceptor entry
+    createErrorMappingInterceptor(ctx.log),
+    createAuthInterceptor({ accounts: ctx.accounts, onKeyUsed: ctx.keyUsage.record }),
+    // [rate-limit] interceptor entry
+    // [metering] interceptor entry
+  ];
+}

@@ -1,0 +1,14 @@
+import { createContextKey } from "@connectrpc/connect";
+import type { Caller } from "../accounts/account-store.js";
+
+/** The authenticated caller, set by the auth interceptor; undefined on public methods. */
+export const callerKey = createContextKey<Caller | undefined>(undefined, { description: "authenticated caller" });
+
+/**
+ * The JSON route's request body exactly as received (undefined on Connect/gRPC calls),
+ * for interceptors that must bind their work to the caller's bytes (signing).
+ */
+export const rawJsonBodyKey = createContextKey<Uint8Array | undefined>(undefined, { description: "raw JSON request body" });
+
+/** The protocol a call arrived on: "json" for POST /v1/moderate, else Connect's protocol name. */
+export const transportKey = createContextKey<"json" | "connect" | "grpc" | "grpc-web">("connect", { description: "transport" });

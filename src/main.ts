@@ -1,0 +1,39 @@
+import { pino } from "pino";
+import { createAppContext } from "./app/app-context.js";
+import { startServer } from "./app/server.js";
+import { ConfigError, readConfig } from "./config/config.js";
+
+/** Entry point: read the config, build the context, listen, and shut down cleanly on a signal. */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = readConfig(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`configuration error: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const log = pino({ level: config.logLevel, redact: ["req.headers[\"x-api-key\"]", "*.password", "*.privateKey"] });
+  const ctx = await createAppContext(config, { log });
+  const server = await startServer(ctx);
+  process.stdout.write(`moderation service listening: HTTP/1.1 ${server.httpUrl}  gRPC (h2c) ${server.grpcUrl}\n`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, "shutting down");
+    await server.close();
+    await ctx.close();
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void stop("SIGINT"));
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,10 @@
+/** The spec's limits, in one place. */
+export const MAX_ITEMS = 10;
+export const MAX_TEXT_CODE_POINTS = 10_000;
+export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+
+/**
+ * Largest body worth reading: ten maximal images as base64 data URIs (4/3 of 5 MiB each,
+ * plus a generous allowance for the data URI prefix and JSON framing).
+ */
+export const MAX_REQUEST_BYTES = MAX_ITEMS * (Math.ceil(MAX_IMAGE_BYTES / 3) * 4 + 1024) + 64 * 1024;

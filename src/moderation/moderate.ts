@@ -1,0 +1,71 @@
+import { randomBytes } from "node:crypto";
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import type { ModerateRequest, ModerateResponseSchema } from "../../gen/moderation/v1/moderation_pb.js";
+import { CATEGORY_IDS } from "../classifiers/categories.js";
+import type { TextClassifier, Verdict } from "../classifiers/classifier.js";
+import { parseImageDataUri } from "./data-uri.js";
+import { validateModerateRequest, type ValidItem } from "./validate-request.js";
+// [images] import
+
+type ModerateResponseInit = MessageInitShape<typeof ModerateResponseSchema>;
+
+export interface ModerationDeps {
+  textClassifier: TextClassifier;
+  // [images] dependency
+}
+
+/** Text items are joined with a blank line for the combined layer, so sentences do not run together. */
+export const COMBINED_SEPARATOR = "\n\n";
+
+/**
+ * The Moderate RPC's logic, independent of protocol: validate, judge each item alone,
+ * judge all text items together when there are two or more, and fold it into one answer.
+ */
+export function createModerator(deps: ModerationDeps) {
+  return async function moderate(request: ModerateRequest): Promise<ModerateResponseInit> {
+    const items = validateModerateRequest(request);
+    // Check every image's form before any model runs, so a bad item costs nothing.
+    for (const item of items) if (item.type === "image") parseImageDataUri(item.dataUri, item.index);
+
+    const results = await Promise.all(items.map((item) => judgeItem(item)));
+    const texts = items.filter((i): i is Extract<ValidItem, { type: "text" }> => i.type === "text");
+    const combined = texts.length >= 2
+      ? toCategories(await deps.textClassifier.classify(texts.map((t) => t.text).join(COMBINED_SEPARATOR)))
+      : undefined;
+
+    const flagged = results.some((r) => r.flagged) || (combined?.flagged ?? false);
+    return {
+      id: `modr_${randomBytes(12).toString("base64url")}`,
+      model: deps.textClassifier.id,
+      flagged,
+      results,
+      ...(combined ? { combined } : {}),
+    };
+  };
+
+  async function judgeItem(item: ValidItem) {
+    if (item.type === "text") {
+      const verdict = toCategories(await deps.textClassifier.classify(item.text));
+      return { index: item.index, type: "text", models: [deps.textClassifier.id], ...verdict };
+    }
+    // [images] judge image item
+    // Until an image model is wired in, images are validated but not evaluated: no categories, not faked.
+    return { index: item.index, type: "image", flagged: false, categories: {}, explanations: [], models: [] };
+  }
+}
+
+/** Converts a classifier verdict into the response's map form, categories in their fixed order. */
+export function toCategories(verdict: Verdict) {
+  const categories: Record<string, { score: number; flagged: boolean }> = {};
+  const explanations: { category: string; spans: { start: number; end: number; text: string; weight: number }[] }[] = [];
+  let flagged = false;
+  for (const id of CATEGORY_IDS) {
+    const entry = verdict.categories[id];
+    if (!entry) continue;
+    categories[id] = { score: entry.score, flagged: entry.flagged };
+    flagged ||= entry.flagged;
+    const spans = verdict.explanations[id];
+    if (entry.flagged && spans && spans.length > 0) explanations.push({ category: id, spans });
+  }
+  return { flagged, categories, explanations };
+}

@@ -1,0 +1,47 @@
+import type { ModerateRequest } from "../../gen/moderation/v1/moderation_pb.js";
+import { ApiError } from "../errors/api-error.js";
+import { MAX_ITEMS, MAX_TEXT_CODE_POINTS } from "./limits.js";
+
+export type ValidItem = { index: number; type: "text"; text: string } | { index: number; type: "image"; dataUri: string };
+
+/**
+ * Checks a request the same way whatever protocol it came over, and returns its items.
+ * Images are only checked for presence here; decoding them has its own, stricter checks.
+ */
+export function validateModerateRequest(request: ModerateRequest): ValidItem[] {
+  if (request.input.length === 0) {
+    throw new ApiError("invalid_request", "The request must hold at least one input item in \"input\".");
+  }
+  if (request.input.length > MAX_ITEMS) {
+    throw new ApiError("too_many_items", `A request may hold at most ${MAX_ITEMS} input items; this one holds ${request.input.length}.`);
+  }
+  return request.input.map((item, index): ValidItem => {
+    if (item.type === "text") {
+      if (item.base64 !== "") throw new ApiError("invalid_request", `input[${index}] is a text item and must not carry "base64".`);
+      if (item.text === "") throw new ApiError("invalid_request", `input[${index}].text must be a non-empty string.`);
+      const length = countCodePoints(item.text, MAX_TEXT_CODE_POINTS + 1);
+      if (length > MAX_TEXT_CODE_POINTS) {
+        throw new ApiError("text_too_long", `input[${index}].text is longer than ${MAX_TEXT_CODE_POINTS} characters (Unicode code points).`);
+      }
+      return { index, type: "text", text: item.text };
+    }
+    if (item.type === "image") {
+      if (item.text !== "") throw new ApiError("invalid_request", `input[${index}] is an image item and must not carry "text".`);
+      if (item.base64 === "") throw new ApiError("invalid_image", `input[${index}].base64 must be a data URI such as data:image/png;base64,....`);
+      return { index, type: "image", dataUri: item.base64 };
+    }
+    const shown = item.type === "" ? "missing" : `"${item.type.slice(0, 40)}"`;
+    throw new ApiError("invalid_request", `input[${index}].type is ${shown}; it must be "text" or "image".`);
+  });
+}
+
+/** Counts code points, stopping early once `stopAt` is reached (texts can be huge). */
+function countCodePoints(text: string, stopAt: number): number {
+  let count = 0;
+  for (let i = 0; i < text.length && count < stopAt; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) i++;
+    count++;
+  }
+  return count;
+}

@@ -1,0 +1,107 @@
+import { create, toBinary, type DescFile, type DescMessage, type DescService } from "@bufbuild/protobuf";
+import { FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
+import type { ConnectRouter } from "@connectrpc/connect";
+import * as v1 from "../../gen/grpc/reflection/v1/reflection_pb.js";
+import * as v1alpha from "../../gen/grpc/reflection/v1alpha/reflection_pb.js";
+
+/**
+ * gRPC server reflection (v1 and the older v1alpha that many tools still ask for), over the
+ * descriptors compiled into gen/: so the reflection answer can never drift from what is served.
+ */
+export function registerReflection(router: ConnectRouter, services: readonly DescService[]): void {
+  const index = indexDescriptors(services);
+  // v1 and v1alpha have the same messages under different packages.
+  router.service(v1.ServerReflection, { serverReflectionInfo: (requests) => answer(requests, index, v1) });
+  router.service(v1alpha.ServerReflection, {
+    // Same shapes, different type names: the casts only bridge the generated types.
+    serverReflectionInfo: (requests) => answer(requests as never, index, v1alpha as unknown as typeof v1) as never,
+  });
+}
+
+interface DescriptorIndex {
+  serviceNames: string[];
+  files: Map<string, DescFile>;
+  symbols: Map<string, DescFile>;
+}
+
+function indexDescriptors(services: readonly DescService[]): DescriptorIndex {
+  const files = new Map<string, DescFile>();
+  const symbols = new Map<string, DescFile>();
+  const addFile = (file: DescFile) => {
+    if (files.has(file.name + ".proto")) return;
+    files.set(file.name + ".proto", file);
+    file.dependencies.forEach(addFile);
+    const addMessage = (message: DescMessage) => {
+      symbols.set(message.typeName, file);
+      message.nestedMessages.forEach(addMessage);
+      message.nestedEnums.forEach((e) => symbols.set(e.typeName, file));
+    };
+    file.messages.forEach(addMessage);
+    file.enums.forEach((e) => symbols.set(e.typeName, file));
+    file.extensions.forEach((e) => symbols.set(e.typeName, file));
+    for (const service of file.services) {
+      symbols.set(service.typeName, file);
+      for (const method of service.methods) symbols.set(`${service.typeName}.${method.name}`, file);
+    }
+  };
+  services.forEach((s) => addFile(s.file));
+  return { serviceNames: services.map((s) => s.typeName), files, symbols };
+}
+
+/** The file and everything it imports, dependencies first, as serialized FileDescriptorProtos. */
+function withDependencies(file: DescFile): Uint8Array[] {
+  const seen = new Set<string>();
+  const out: Uint8Array[] = [];
+  const visit = (f: DescFile) => {
+    if (seen.has(f.name)) return;
+    seen.add(f.name);
+    f.dependencies.forEach(visit);
+    out.push(toBinary(FileDescriptorProtoSchema, f.proto));
+  };
+  visit(file);
+  // The requested file goes first, as clients expect.
+  return [out.pop()!, ...out];
+}
+
+async function* answer(requests: AsyncIterable<v1.ServerReflectionRequest>, index: DescriptorIndex, api: typeof v1) {
+  for await (const request of requests) {
+    const reply = (messageResponse: v1.ServerReflectionResponse["messageResponse"]) =>
+      create(api.ServerReflectionResponseSchema, { validHost: request.host, originalRequest: request, messageResponse });
+    const notFound = (what: string) =>
+      reply({ case: "errorResponse", value: create(api.ErrorResponseSchema, { errorCode: 5, errorMessage: `${what} not found` }) });
+    const files = (file: DescFile) =>
+      reply({ case: "fileDescriptorResponse", value: create(api.FileDescriptorResponseSchema, { fileDescriptorProto: withDependencies(file) }) });
+
+    const req = request.messageRequest;
+    switch (req.case) {
+      case "listServices":
+        yield reply({
+          case: "listServicesResponse",
+          value: create(api.ListServiceResponseSchema, { service: index.serviceNames.map((name) => ({ name })) }),
+        });
+        break;
+      case "fileByFilename": {
+        const file = index.files.get(req.value);
+        yield file ? files(file) : notFound(`file "${req.value}"`);
+        break;
+      }
+      case "fileContainingSymbol": {
+        const file = index.symbols.get(req.value.replace(/^\./, ""));
+        yield file ? files(file) : notFound(`symbol "${req.value}"`);
+        break;
+      }
+      case "fileContainingExtension":
+        yield notFound(`extension ${req.value.extensionNumber} of "${req.value.containingType}"`);
+        break;
+      case "allExtensionNumbersOfType": {
+        const known = index.symbols.has(req.value);
+        yield known
+          ? reply({ case: "allExtensionNumbersResponse", value: create(api.ExtensionNumberResponseSchema, { baseTypeName: req.value, extensionNumber: [] }) })
+          : notFound(`type "${req.value}"`);
+        break;
+      }
+      default:
+        yield reply({ case: "errorResponse", value: create(api.ErrorResponseSchema, { errorCode: 3, errorMessage: "unsupported reflection request" }) });
+    }
+  }
+}

@@ -1,0 +1,26 @@
+import type { ConnectRouter, Interceptor } from "@connectrpc/connect";
+import { AccountService } from "../../gen/moderation/v1/account_pb.js";
+import { ModerationService } from "../../gen/moderation/v1/moderation_pb.js";
+import { Health } from "../../gen/grpc/health/v1/health_pb.js";
+import { ServerReflection as ReflectionV1 } from "../../gen/grpc/reflection/v1/reflection_pb.js";
+import { ServerReflection as ReflectionV1alpha } from "../../gen/grpc/reflection/v1alpha/reflection_pb.js";
+import type { AppContext } from "../app/app-context.js";
+import { createHealthServiceImpl } from "./health-service.js";
+import { createModerationServiceImpl } from "./moderation-service.js";
+import { registerReflection } from "./reflection-service.js";
+// [metering] account service import
+
+/**
+ * Every RPC the server answers, registered the same way by the server and the tests.
+ * The API services run the full interceptor chain; health and reflection are public.
+ */
+export function createRoutes(ctx: AppContext, interceptors: Interceptor[], isServing: () => boolean) {
+  return (router: ConnectRouter) => {
+    router.service(ModerationService, createModerationServiceImpl(ctx), { interceptors });
+    // [metering] account service registration
+    router.service(AccountService, {}, { interceptors });
+    const served = [ModerationService, AccountService, Health, ReflectionV1, ReflectionV1alpha];
+    router.service(Health, createHealthServiceImpl(served.map((s) => s.typeName), isServing));
+    registerReflection(router, served);
+  };
+}

@@ -1,0 +1,82 @@
+import fs from "node:fs";
+import path from "node:path";
+import BetterSqlite3 from "better-sqlite3";
+import type { Database, SqlValue } from "./database.js";
+
+/**
+ * Embedded store. WAL mode lets `modctl` write while the server reads; busy_timeout makes
+ * the two processes wait for each other instead of failing with SQLITE_BUSY.
+ */
+export function createSqliteDatabase(file: string): Database {
+  if (file !== ":memory:") fs.mkdirSync(path.dirname(file), { recursive: true });
+  const db = new BetterSqlite3(file);
+  db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = NORMAL");
+  db.pragma("busy_timeout = 5000");
+  db.pragma("foreign_keys = ON");
+
+  const statements = new Map<string, { stmt: BetterSqlite3.Statement; order: number[] }>();
+  function prepare(sql: string) {
+    let entry = statements.get(sql);
+    if (!entry) {
+      // Rewrite $n placeholders into positional ? and remember which param each one takes.
+      const order: number[] = [];
+      const text = sql.replace(/\$(\d+)/g, (_m, n: string) => {
+        order.push(Number(n) - 1);
+        return "?";
+      });
+      entry = { stmt: db.prepare(text), order };
+      statements.set(sql, entry);
+    }
+    return entry;
+  }
+  const bind = (order: number[], params: readonly SqlValue[]) => order.map((i) => params[i] ?? null);
+
+  // better-sqlite3 is synchronous, so a transaction's statements cannot interleave with
+  // other callers' statements except across the awaits inside `work`; a queue prevents that.
+  let queue: Promise<unknown> = Promise.resolve();
+  let inTransaction = false;
+
+  const database: Database = {
+    dialect: "sqlite",
+    async query(sql, params = []) {
+      const { stmt, order } = prepare(sql);
+      return stmt.all(...bind(order, params)) as never;
+    },
+    async execute(sql, params = []) {
+      if (params.length === 0 && sql.includes(";")) {
+        db.exec(sql);
+        return 0;
+      }
+      const { stmt, order } = prepare(sql);
+      return stmt.run(...bind(order, params)).changes;
+    },
+    transaction(work) {
+      if (inTransaction) return work(database);
+      const run = async () => {
+        inTransaction = true;
+        db.exec("BEGIN IMMEDIATE");
+        try {
+          const result = await work(database);
+          db.exec("COMMIT");
+          return result;
+        } catch (error) {
+          db.exec("ROLLBACK");
+          throw error;
+        } finally {
+          inTransaction = false;
+        }
+      };
+      const result = queue.then(run, run);
+      queue = result.catch(() => undefined);
+      return result;
+    },
+    async withExclusiveLock(work) {
+      return database.transaction(() => work());
+    },
+    async close() {
+      db.close();
+    },
+  };
+  return database;
+}

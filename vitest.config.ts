@@ -1,0 +1,12 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Test files start real servers; two at a time matches the machine's two cores.
+    maxWorkers: 2,
+    fileParallelism: true,
+  },
+});
