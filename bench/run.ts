@@ -1,0 +1,73 @@
+/**
+ * Throughput and latency of POST /v1/moderate (one text item, full path: auth, limits,
+ * signing, metering, classifier) against a bare fastify echo of the same JSON, in one run.
+ * Each server runs in its own process; autocannon drives them from this one.
+ *
+ *   npm run bench                      # embedded defaults (SQLite, in-memory limiter)
+ *   BENCH_REDIS=1 npm run bench        # also with REDIS_URL (shared limiter) for comparison
+ *   BENCH_SECONDS=10 npm run bench
+ */
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import autocannon from "autocannon";
+import { createAccountStore } from "../src/accounts/account-store.js";
+import { openDatabase } from "../src/storage/open-database.js";
+import { freePort, spawnNode, stop } from "./support/spawn-service.js";
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const BODY = JSON.stringify({
+  input: [{ type: "text", text: "Thanks for the quick reply, see you at the meeting tomorrow. I think the plan is good." }],
+});
+
+interface Figures { name: string; rps: number; p50: number; p99: number; errors: number; non2xx: number }
+
+async function drive(name: string, url: string, headers: Record<string, string>): Promise<Figures> {
+  const options = { url, method: "POST" as const, headers: { "content-type": "application/json", ...headers }, body: BODY, connections: CONNECTIONS };
+  await autocannon({ ...options, duration: 2 }); // warm-up: JIT, caches, model pages
+  const result = await autocannon({ ...options, duration: SECONDS });
+  return { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors, non2xx: result.non2xx };
+}
+
+async function benchService(name: string, extraEnv: Record<string, string>): Promise<Figures> {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "moderation-bench-"));
+  // An enterprise account with a limit the benchmark cannot reach: we measure the path, not the 429s.
+  const db = await openDatabase({ databaseUrl: undefined, dataDir });
+  const accounts = createAccountStore(db);
+  const account = await accounts.createAccount({ email: `bench-${Date.now()}@example.test`, plan: "enterprise", rpm: 100_000_000 });
+  const { key } = await accounts.createKey(account.id, "bench");
+  await db.close();
+
+  const [port, grpcPort] = [await freePort(), await freePort()];
+  const child = await spawnNode("src/main.ts", { PORT: String(port), GRPC_PORT: String(grpcPort), HOST: "127.0.0.1", DATA_DIR: dataDir, ...extraEnv }, `http://127.0.0.1:${port}/healthz`);
+  try {
+    const figures = await drive(name, `http://127.0.0.1:${port}/v1/moderate`, { "x-api-key": key });
+    return figures;
+  } finally {
+    await stop(child);
+    await fs.rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function benchEcho(): Promise<Figures> {
+  const port = await freePort();
+  const child = await spawnNode("bench/echo-server.ts", { PORT: String(port) }, `http://127.0.0.1:${port}/healthz`);
+  try {
+    return await drive("bare fastify echo", `http://127.0.0.1:${port}/v1/moderate`, {});
+  } finally {
+    await stop(child);
+  }
+}
+
+const echo = await benchEcho();
+const runs = [await benchService("moderation, embedded defaults", {})];
+if (process.env.BENCH_REDIS) runs.push(await benchService("moderation, REDIS_URL set", { REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379" }));
+
+const row = (f: Figures) =>
+  `${f.name.padEnd(34)} ${f.rps.toFixed(0).padStart(8)} req/s  p50 ${String(f.p50).padStart(4)} ms  p99 ${String(f.p99).padStart(4)} ms  ` +
+  `${(f.rps / echo.rps * 100).toFixed(1).padStart(5)}% of echo  errors ${f.errors} non-2xx ${f.non2xx}`;
+console.log(`\n${CONNECTIONS} connections, ${SECONDS}s per run, one 90-character text item per request\n`);
+console.log(row(echo));
+for (const f of runs) console.log(row(f));
+console.log("\ntargets: >= 25% of echo throughput, p99 <= 15 ms");
