@@ -6,10 +6,16 @@ import type { Config } from "../config/config.js";
 import type { Database } from "../storage/database.js";
 import { openDatabase } from "../storage/open-database.js";
 import { silentLogger, type Logger } from "./logger.js";
-// [rate-limit] context import
-// [signing] context import
-// [images] context import
+import { createRateLimiter } from "../rate-limit/create-rate-limiter.js";
+import type { RateLimiter } from "../rate-limit/rate-limiter.js";
+import { loadSigningKeyRing } from "../signing/load-key-ring.js";
+import type { SigningKeyRing } from "../signing/key-ring.js";
+import { createImageModeration, type ImageModeration } from "../images/index.js";
+import { createLazyImageModeration } from "./lazy-image-moderation.js";
 // [metering] context import
+import { createMeter, type Meter } from "../metering/meter.js";
+import { createUsageStore, type UsageStore } from "../metering/usage-store.js";
+import { createDashboardServices, type DashboardServices } from "../dashboard/dashboard-services.js";
 
 /**
  * Everything a request may need, built once from the config. Tests pass overrides
@@ -23,10 +29,16 @@ export interface AppContext {
   accounts: AccountStore;
   keyUsage: KeyUsageTracker;
   textClassifier: TextClassifier;
-  // [rate-limit] context field
-  // [signing] context field
-  // [images] context field
+  rateLimiter: RateLimiter;
+  /** The key that signs every response, and the public keys still published. */
+  signingKeys: SigningKeyRing;
+  images: ImageModeration;
   // [metering] context field
+  usage: UsageStore;
+  /** Buffers usage and flushes it to `usage`; see meter.ts for what a crash can lose. */
+  meter: Meter;
+  /** Dashboard sessions and the log-in attempt limiter (one per process, shared by both listeners). */
+  dashboard: DashboardServices;
   /** Releases connections, flushes buffers; the server calls it on shutdown. */
   close(): Promise<void>;
 }
@@ -38,9 +50,11 @@ export interface AppContextOverrides {
   textClassifier?: TextClassifier;
   /** PostgreSQL schema to use (tests isolate themselves in one). */
   pgSchema?: string;
-  // [rate-limit] override
-  // [signing] override
-  // [images] override
+  /** A limiter to use instead of the one config picks (tests: a fake clock, a dead Redis). */
+  rateLimiter?: RateLimiter;
+  signingKeys?: SigningKeyRing;
+  /** An image pipeline to use instead of the embedded model (tests: fakes, a test vision server). */
+  images?: ImageModeration;
   // [metering] override
 }
 
@@ -59,17 +73,30 @@ export async function createAppContext(config: Config, overrides: AppContextOver
     const keyUsage = createKeyUsageTracker(accounts, { clock });
     closers.unshift(() => keyUsage.close());
     const textClassifier = overrides.textClassifier ?? createPatternClassifier();
-    // [rate-limit] build
-    // [signing] build
-    // [images] build
+    const rateLimiter = overrides.rateLimiter ?? (await createRateLimiter({
+      redisUrl: config.redisUrl,
+      config: config.rateLimit,
+      log,
+      ...(overrides.clock ? { clock: { now: overrides.clock } } : {}),
+    }));
+    if (!overrides.rateLimiter) closers.push(() => rateLimiter.close());
+    const signingKeys = overrides.signingKeys ?? loadSigningKeyRing(config.signing, { now: clock });
+    const images = overrides.images ??
+      (config.imageModelLoad === "lazy" ? createLazyImageModeration(config.images) : await createImageModeration(config.images));
+    if (!overrides.images) closers.push(() => images.close());
     // [metering] build
+    const usage = createUsageStore(db);
+    const meter = createMeter({ store: usage, clock, log, flushMs: config.meteringFlushMs, maxPending: config.meteringMaxPending });
+    closers.unshift(() => meter.close());
+    const dashboard = createDashboardServices({ db, accounts, clock });
 
     return {
       config, log, clock, db, accounts, keyUsage, textClassifier,
-      // [rate-limit] context value
-      // [signing] context value
-      // [images] context value
+      rateLimiter,
+      signingKeys,
+      images,
       // [metering] context value
+      usage, meter, dashboard,
       async close() {
         for (const close of closers) await close().catch((err: unknown) => log.warn({ err }, "error while closing"));
       },

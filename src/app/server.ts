@@ -10,8 +10,10 @@ import { transportKey } from "../interceptors/context-keys.js";
 import { MAX_REQUEST_BYTES } from "../moderation/limits.js";
 import { createRoutes } from "../rpc/routes.js";
 import type { AppContext } from "./app-context.js";
-// [signing] server import
+import { registerJwksRoute } from "../http/jwks-route.js";
 // [metering] server import
+import { registerUsageRoute } from "../http/usage-route.js";
+import { registerDashboardRoutes } from "../dashboard/dashboard-routes.js";
 
 export interface RunningServer {
   /** http://host:port of the HTTP/1.1 listener (JSON, Connect, gRPC-Web, dashboard). */
@@ -48,8 +50,10 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
         reply.code(405).header("allow", "POST").send({ error: { code: "method_not_allowed", message: "Use POST for /v1/moderate." } }),
     });
     registerHealthRoutes(app, ctx, isServing);
-    // [signing] http routes
+    registerJwksRoute(app, { keys: ctx.signingKeys });
     // [metering] http routes
+    registerUsageRoute(app, ctx, interceptors);
+    await registerDashboardRoutes(app, ctx);
     return app;
   };
 

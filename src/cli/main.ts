@@ -4,8 +4,10 @@ import { runAccountCommand } from "./commands/account.js";
 import { runKeyCommand } from "./commands/key.js";
 import { runPlanCommand } from "./commands/plan.js";
 import { UsageError } from "./usage-error.js";
-// [signing] cli import
+import { runSigningCommand } from "./commands/signing.js";
+import { runVerifyCommand } from "./commands/verify.js";
 // [metering] cli import
+import { runUsageCommand } from "./commands/usage.js";
 
 type Command = (args: string[]) => Promise<number>;
 
@@ -13,8 +15,10 @@ const COMMANDS: Record<string, Command> = {
   account: runAccountCommand,
   key: runKeyCommand,
   plan: runPlanCommand,
-  // [signing] cli commands
+  signing: runSigningCommand,
+  verify: runVerifyCommand,
   // [metering] cli commands
+  usage: runUsageCommand,
 };
 
 const HELP = `modctl: manage the moderation service's accounts and keys (prints JSON).

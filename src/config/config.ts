@@ -1,4 +1,7 @@
+import { readImageConfig, type ImageModerationOptions } from "../images/config.js";
 import path from "node:path";
+import { readRateLimitConfig, type RateLimitConfig } from "../rate-limit/read-rate-limit-config.js";
+import { readSigningConfig, type SigningConfig } from "../signing/read-signing-config.js";
 
 /**
  * All settings, read and checked in one place. Step one turns the environment into a
@@ -19,10 +22,21 @@ export interface Config {
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
   /** The raw environment, for subsystems that read their own variables through config helpers. */
   env: Readonly<Record<string, string | undefined>>;
-  // [rate-limit] config field
-  // [signing] config field
-  // [images] config field
+  /** RATE_LIMIT_*: failure mode, Redis timeout, key prefix. The store follows redisUrl. */
+  rateLimit: RateLimitConfig;
+  /** Where response-signing keys come from (SIGNING_KEY_FILE / SIGNING_KEY, else DATA_DIR/signing). */
+  signing: SigningConfig;
+  /** Image decoding, the embedded image model's workers, and the optional vision provider. */
+  images: ImageModerationOptions;
+  /** "eager" (default) loads the image model at start-up and fails fast; "lazy" on the first image. */
+  imageModelLoad: "eager" | "lazy";
   // [metering] config field
+  /** Usage is written to SQL at least this often (METERING_FLUSH_MS, default 1000). */
+  meteringFlushMs: number;
+  /** Buffered requests that force a write; bounds what a crash can lose (METERING_MAX_PENDING, default 1000). */
+  meteringMaxPending: number;
+  /** The dashboard's public origin, e.g. https://mod.example.com (DASHBOARD_ORIGIN); else taken from Host. */
+  dashboardOrigin: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -52,10 +66,14 @@ export function readConfig(env: Readonly<Record<string, string | undefined>> = p
     redisUrl: readUrl(env, "REDIS_URL", ["redis:", "rediss:"]),
     logLevel: logLevel as Config["logLevel"],
     env,
-    // [rate-limit] config value
-    // [signing] config value
-    // [images] config value
+    rateLimit: readRateLimitConfig(env),
+    signing: readSigningConfig(env, { dataDir: path.resolve(nonEmpty(env.DATA_DIR) ?? "./data"), toError: (message) => new ConfigError(message) }),
+    images: readImageConfig(env),
+    imageModelLoad: readChoice(env, "IMAGE_MODEL_LOAD", ["eager", "lazy"] as const, "eager"),
     // [metering] config value
+    meteringFlushMs: readPositiveInt(env, "METERING_FLUSH_MS", 1000),
+    meteringMaxPending: readPositiveInt(env, "METERING_MAX_PENDING", 1000),
+    dashboardOrigin: readUrl(env, "DASHBOARD_ORIGIN", ["http:", "https:"])?.replace(/\/+$/, ""),
   };
 }
 
@@ -105,4 +123,16 @@ export function readPositiveInt(
     throw new ConfigError(`${name} must be a positive integer; got "${raw}".`);
   }
   return Number(raw);
+}
+
+function readChoice<T extends string>(
+  env: Readonly<Record<string, string | undefined>>,
+  name: string,
+  choices: readonly T[],
+  fallback: T,
+): T {
+  const raw = nonEmpty(env[name])?.toLowerCase();
+  if (raw === undefined) return fallback;
+  if (!(choices as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${choices.join(", ")}; got "${raw}".`);
+  return raw as T;
 }

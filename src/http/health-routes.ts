@@ -18,7 +18,8 @@ export function registerHealthRoutes(app: FastifyInstance, ctx: AppContext, isSe
       }
     };
     await check("database", () => ctx.db.query("SELECT 1 AS one"));
-    // [rate-limit] readiness check
+    // Only when failing closed: an open limiter lets traffic through, so a dead Redis does not make it unready.
+    if (ctx.config.rateLimit.failureMode === "closed") await check("rate_limiter", () => ctx.rateLimiter.checkHealth());
     const ready = isServing() && Object.values(checks).every((v) => v === "ok");
     return reply.code(ready ? 200 : 503).send({ status: ready ? "ready" : "unavailable", checks });
   });

@@ -11,7 +11,7 @@ import { createModerationServiceImpl } from "../rpc/moderation-service.js";
 import { parseModerateJson } from "./json-body.js";
 import { readBody } from "./read-body.js";
 import { sendJson } from "./send-json.js";
-// [signing] json-route import
+import { signJsonBody } from "../signing/json-body-signature.js";
 
 const method = ModerationService.method.moderate;
 
@@ -60,13 +60,13 @@ export function registerJsonRoute(app: FastifyInstance, ctx: AppContext, interce
       try {
         const output = (await invokeUnaryImplementation(spec, context, input, interceptors)) as ModerateResponse;
         const body = toJson(ModerateResponseSchema, output, { useProtoFieldName: true, alwaysEmitImplicit: true });
-        // [signing] json-route success
+        reply.headers(signJsonBody(ctx.signingKeys.signer, { status: 200, body, requestBody: contextValues.get(rawJsonBodyKey), nowMs: ctx.clock() }));
         return sendJson(reply, 200, body, [context.responseHeader, context.responseTrailer]);
       } catch (error) {
         const { status, code, message, headers } = describeError(error);
         // A body we stopped reading cannot be followed by another request on this connection.
         if (code === "payload_too_large" && request.raw.httpVersionMajor === 1) reply.header("connection", "close");
-        // [signing] json-route error
+        reply.headers(signJsonBody(ctx.signingKeys.signer, { status, body: { error: { code, message } }, requestBody: contextValues.get(rawJsonBodyKey), nowMs: ctx.clock() }));
         return sendJson(reply, status, { error: { code, message } }, [context.responseHeader, headers]);
       }
     });

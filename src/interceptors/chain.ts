@@ -2,9 +2,10 @@ import type { Interceptor } from "@connectrpc/connect";
 import type { AppContext } from "../app/app-context.js";
 import { createAuthInterceptor } from "./auth.js";
 import { createErrorMappingInterceptor } from "./error-mapping.js";
-// [signing] interceptor import
-// [rate-limit] interceptor import
+import { createSigningInterceptor } from "./signing.js";
+import { createRateLimitInterceptor } from "./rate-limit.js";
 // [metering] interceptor import
+import { createMeteringInterceptor } from "./metering.js";
 
 /**
  * The one interceptor chain every protocol runs, the JSON route included. First is
@@ -17,10 +18,11 @@ import { createErrorMappingInterceptor } from "./error-mapping.js";
  */
 export function createInterceptorChain(ctx: AppContext): Interceptor[] {
   return [
-    // [signing] interceptor entry
+    createSigningInterceptor({ keys: ctx.signingKeys, now: ctx.clock }),
     createErrorMappingInterceptor(ctx.log),
     createAuthInterceptor({ accounts: ctx.accounts, onKeyUsed: ctx.keyUsage.record }),
-    // [rate-limit] interceptor entry
+    createRateLimitInterceptor({ limiter: ctx.rateLimiter, failureMode: ctx.config.rateLimit.failureMode, log: ctx.log }),
     // [metering] interceptor entry
+    createMeteringInterceptor({ meter: ctx.meter }),
   ];
 }

@@ -5,13 +5,15 @@ import { CATEGORY_IDS } from "../classifiers/categories.js";
 import type { TextClassifier, Verdict } from "../classifiers/classifier.js";
 import { parseImageDataUri } from "./data-uri.js";
 import { validateModerateRequest, type ValidItem } from "./validate-request.js";
-// [images] import
+import { ApiError } from "../errors/api-error.js";
+import type { ImageModeration } from "../images/index.js";
 
 type ModerateResponseInit = MessageInitShape<typeof ModerateResponseSchema>;
 
 export interface ModerationDeps {
   textClassifier: TextClassifier;
-  // [images] dependency
+  /** The image pipeline; without one, image items are validated but reported as not evaluated. */
+  images?: ImageModeration;
 }
 
 /** Text items are joined with a blank line for the combined layer, so sentences do not run together. */
@@ -22,12 +24,15 @@ export const COMBINED_SEPARATOR = "\n\n";
  * judge all text items together when there are two or more, and fold it into one answer.
  */
 export function createModerator(deps: ModerationDeps) {
-  return async function moderate(request: ModerateRequest): Promise<ModerateResponseInit> {
+  return async function moderate(request: ModerateRequest, signal?: AbortSignal): Promise<ModerateResponseInit> {
     const items = validateModerateRequest(request);
     // Check every image's form before any model runs, so a bad item costs nothing.
+    const hasImages = items.some((item) => item.type === "image");
     for (const item of items) if (item.type === "image") parseImageDataUri(item.dataUri, item.index);
+    // Refuse analyze_images up front when it cannot be honoured, rather than skipping it silently.
+    if (request.analyzeImages && hasImages) deps.images?.assertDeepAnalysisConfigured();
 
-    const results = await Promise.all(items.map((item) => judgeItem(item)));
+    const results = await Promise.all(items.map((item) => judgeItem(item, request.analyzeImages, signal)));
     const texts = items.filter((i): i is Extract<ValidItem, { type: "text" }> => i.type === "text");
     const combined = texts.length >= 2
       ? toCategories(await deps.textClassifier.classify(texts.map((t) => t.text).join(COMBINED_SEPARATOR)))
@@ -43,14 +48,32 @@ export function createModerator(deps: ModerationDeps) {
     };
   };
 
-  async function judgeItem(item: ValidItem) {
+  async function judgeItem(item: ValidItem, analyzeImages: boolean, signal: AbortSignal | undefined) {
     if (item.type === "text") {
       const verdict = toCategories(await deps.textClassifier.classify(item.text));
       return { index: item.index, type: "text", models: [deps.textClassifier.id], ...verdict };
     }
-    // [images] judge image item
-    // Until an image model is wired in, images are validated but not evaluated: no categories, not faked.
-    return { index: item.index, type: "image", flagged: false, categories: {}, explanations: [], models: [] };
+    if (!deps.images) {
+      // Without an image model, images are validated but not evaluated: no categories, nothing faked.
+      return { index: item.index, type: "image", flagged: false, categories: {}, explanations: [], models: [] };
+    }
+    let judged;
+    try {
+      judged = await deps.images.moderate(item.dataUri, { analyzeImages, ...(signal ? { signal } : {}) });
+    } catch (error) {
+      // Say which item was at fault; the code stays the pipeline's.
+      if (error instanceof ApiError) throw new ApiError(error.code, `input[${item.index}]: ${error.message}`, { cause: error, headers: error.headers });
+      throw error;
+    }
+    const deep = judged.deepAnalysis;
+    return {
+      index: item.index,
+      type: "image",
+      models: judged.models,
+      image: judged.image,
+      ...toCategories(judged.verdict),
+      ...(deep ? { deepAnalysis: { provider: deep.provider, model: deep.model, reason: deep.reason, categories: toCategories({ categories: deep.categories, explanations: {} }).categories } } : {}),
+    };
   }
 }
 

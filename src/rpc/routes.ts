@@ -9,6 +9,7 @@ import { createHealthServiceImpl } from "./health-service.js";
 import { createModerationServiceImpl } from "./moderation-service.js";
 import { registerReflection } from "./reflection-service.js";
 // [metering] account service import
+import { createAccountServiceImpl } from "./account-service.js";
 
 /**
  * Every RPC the server answers, registered the same way by the server and the tests.
@@ -18,7 +19,7 @@ export function createRoutes(ctx: AppContext, interceptors: Interceptor[], isSer
   return (router: ConnectRouter) => {
     router.service(ModerationService, createModerationServiceImpl(ctx), { interceptors });
     // [metering] account service registration
-    router.service(AccountService, {}, { interceptors });
+    router.service(AccountService, createAccountServiceImpl(ctx), { interceptors });
     const served = [ModerationService, AccountService, Health, ReflectionV1, ReflectionV1alpha];
     router.service(Health, createHealthServiceImpl(served.map((s) => s.typeName), isServing));
     registerReflection(router, served);

@@ -39,6 +39,9 @@ export async function startTestServer(options: {
     GRPC_PORT: "0",
     HOST: "127.0.0.1",
     DATA_DIR: dataDir,
+    // Most test servers never see an image: load the image model on first use, in one worker.
+    IMAGE_MODEL_LOAD: "lazy",
+    IMAGE_WORKERS: "1",
     ...(store === "postgres" ? { DATABASE_URL: POSTGRES_URL, MODCTL_PG_SCHEMA: schema! } : {}),
     ...options.env,
   };

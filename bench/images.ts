@@ -1,0 +1,66 @@
+// Image pipeline figures: decode cost, single-image latency and throughput of the embedded model.
+// Usage: npm run bench:images [-- --workers 1,2 --images 60]
+import os from "node:os";
+import { parseArgs } from "node:util";
+import sharp from "sharp";
+import { createImageDecoder } from "../src/images/decode.js";
+import { createNsfwClassifier } from "../src/images/nsfw-classifier.js";
+import { createNsfwPool } from "../src/images/worker-pool.js";
+
+const { values } = parseArgs({
+  options: { workers: { type: "string", default: "1,2" }, images: { type: "string", default: "60" } },
+});
+const workerCounts = values.workers.split(",").map(Number);
+const count = Number(values.images);
+
+/** A noisy photo-like 1024×768 JPEG, so decoding and resizing do realistic work. */
+async function sampleJpeg(seed: number): Promise<string> {
+  const width = 1024;
+  const height = 768;
+  const raw = Buffer.alloc(width * height * 3);
+  let s = seed;
+  for (let i = 0; i < raw.length; i++) {
+    s = (s * 1103515245 + 12345) >>> 0;
+    raw[i] = ((i % (width * 3)) / 12 + (s >>> 26)) & 0xff;
+  }
+  const jpeg = await sharp(raw, { raw: { width, height, channels: 3 } }).jpeg({ quality: 85 }).toBuffer();
+  return `data:image/jpeg;base64,${jpeg.toString("base64")}`;
+}
+
+const uris = await Promise.all(Array.from({ length: 8 }, (_, i) => sampleJpeg(i + 1)));
+const decode = createImageDecoder();
+const decoded = await Promise.all(uris.map((u) => decode(u)));
+
+console.log(`node ${process.version}, ${os.availableParallelism()} cores, ${os.cpus()[0]?.model ?? "?"}`);
+{
+  const start = performance.now();
+  for (let i = 0; i < 40; i++) await decode(uris[i % uris.length]!);
+  const ms = (performance.now() - start) / 40;
+  console.log(`decode 1024×768 JPEG → 224² RGB: ${ms.toFixed(1)} ms per image (sequential)`);
+}
+
+for (const workers of workerCounts) {
+  const started = performance.now();
+  const pool = await createNsfwPool({ workers, maxQueue: count + 1 });
+  const startupMs = performance.now() - started;
+  const classifier = createNsfwClassifier(pool);
+  try {
+    for (let i = 0; i < workers * 3; i++) await classifier.classify(decoded[i % decoded.length]!); // warm-up
+
+    let start = performance.now();
+    const sequential = 20;
+    for (let i = 0; i < sequential; i++) await classifier.classify(decoded[i % decoded.length]!);
+    const latency = (performance.now() - start) / sequential;
+
+    start = performance.now();
+    await Promise.all(Array.from({ length: count }, (_, i) => classifier.classify(decoded[i % decoded.length]!)));
+    const elapsed = performance.now() - start;
+    console.log(
+      `workers=${workers} (backend ${pool.info.backend}, simd ${pool.info.simd}, ${pool.info.foldedLayers} layers folded; start-up ${startupMs.toFixed(0)} ms): ` +
+        `latency ${latency.toFixed(1)} ms per image one at a time; ` +
+        `throughput ${(count / (elapsed / 1000)).toFixed(1)} images/s = ${(elapsed / count).toFixed(1)} ms per image over ${count} concurrent`,
+    );
+  } finally {
+    await pool.close();
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * Speed and size of the default text model: `npm run bench:text`. Prints figures and writes
+ * models/bench.json (included in models/README.md at the next training run). Not a test: no
+ * assertions on time, the numbers depend on the machine.
+ */
+import { statSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { DEFAULT_MODEL_PATH, loadTrainedClassifier } from "../src/classifiers/trained/index.js";
+
+const WORDS = "the council met on tuesday to review budget library wing members discussed opening hours cost of shelving proposal extend reading room you are stupid idiot we will hurt them blood".split(" ");
+
+/** Deterministic pseudo-text of about `chars` characters. */
+function makeText(seed: number, chars: number): string {
+  let s = seed;
+  let out = "";
+  while (out.length < chars) {
+    s = (Math.imul(s, 1103515245) + 12345) >>> 0;
+    out += `${WORDS[s % WORDS.length]}${s % 11 === 0 ? ". " : " "}`;
+  }
+  return out.slice(0, chars);
+}
+
+const t0 = performance.now();
+const classifier = loadTrainedClassifier();
+const loadMs = performance.now() - t0;
+
+function perItem(chars: number, n: number): number {
+  const items = Array.from({ length: n }, (_, i) => makeText(i + 1, chars));
+  for (const t of items.slice(0, 50)) classifier.classify(t); // warm-up (JIT)
+  const start = performance.now();
+  for (const t of items) classifier.classify(t);
+  return (performance.now() - start) / n;
+}
+
+const figures: Record<string, string> = {
+  "model file": `${(statSync(DEFAULT_MODEL_PATH).size / 1e6).toFixed(2)} MB`,
+  "load time": `${loadMs.toFixed(0)} ms`,
+  "100-char item": `${perItem(100, 2000).toFixed(3)} ms`,
+  "1,000-char item": `${perItem(1000, 1000).toFixed(3)} ms`,
+  "10,000-char item": `${perItem(10000, 100).toFixed(3)} ms`,
+  node: process.version,
+};
+for (const [k, v] of Object.entries(figures)) console.log(`${k.padEnd(18)} ${v}`);
+writeFileSync(join(dirname(DEFAULT_MODEL_PATH), "bench.json"), `${JSON.stringify(figures, null, 1)}\n`);

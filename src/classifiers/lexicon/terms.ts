@@ -1,0 +1,75 @@
+/**
+ * Transparent vocabulary lists. They back up the learned model where public training text is thin
+ * (explicit sexual prose, graphic violence, minors, self-harm methods). Weight 1 = unambiguous on its
+ * own; lower weights = common words that only count when they pile up. Entries are matched as whole
+ * normalised words or phrases (see lexicon.ts), so obfuscated spellings match too. A trailing "*"
+ * matches any word starting with the stem.
+ */
+export interface TermList {
+  readonly name: string;
+  readonly terms: Readonly<Record<string, number>>;
+}
+
+export const SEXUAL_EXPLICIT: TermList = {
+  name: "sexual_explicit",
+  terms: {
+    "cock": 1, "cocks": 1, "dick": 0.5, "penis": 0.3, "pussy": 1, "cunt": 0.6, "clit*": 1, "vulva": 0.2,
+    "blowjob*": 1, "blow job": 1, "handjob*": 1, "cum": 1, "cumming": 1, "cumshot*": 1, "jizz": 1, "semen": 0.3,
+    "orgasm*": 0.5, "ejaculat*": 0.4, "erection": 0.4, "erect": 0.4, "hard on": 0.5, "horny": 0.8,
+    "masturbat*": 0.5, "fingering": 0.6, "fingered": 0.6, "porn*": 0.8, "xxx": 0.8, "nsfw": 0.5,
+    "tits": 1, "titties": 1, "boobs": 0.6, "nipple*": 0.6, "naked": 0.5, "nude": 0.5, "nudes": 0.8,
+    "anal": 0.4, "dildo*": 1, "vibrator": 0.6, "threesome": 0.8, "gangbang*": 1, "deepthroat*": 1,
+    "fuck me": 0.8, "fucked her": 1, "fucked him": 1, "fucking her": 1, "fucking him": 1, "suck my": 1,
+    "sucked his": 1, "sucking his": 1, "ride me": 0.6, "lick*": 0.3, "moan*": 0.4, "thrust*": 0.4,
+    "aroused": 0.6, "arousal": 0.4, "lust*": 0.4, "climax*": 0.5, "sex": 0.15, "sexual intercourse": 0.1,
+    "have sex": 0.3, "having sex": 0.3, "make love": 0.4, "made love": 0.4, "undress*": 0.4, "strip*": 0.2,
+    "breasts": 0.5, "buttocks": 0.4, "loins": 0.5, "thighs": 0.3, "wet for": 0.8, "spread her legs": 1,
+    "bdsm": 0.8, "bondage": 0.6, "fetish*": 0.5, "erotic*": 0.6, "seduc*": 0.3, "sensual": 0.4,
+  },
+};
+
+export const GRAPHIC_VIOLENCE: TermList = {
+  name: "graphic_violence",
+  terms: {
+    "disembowel*": 1, "eviscerat*": 1, "decapitat*": 1, "beheaded": 1, "beheading": 1, "dismember*": 1,
+    "mutilat*": 1, "entrails": 1, "intestines": 0.5, "innards": 0.8, "gore": 0.8, "gory": 0.8, "gruesome": 0.6,
+    "severed": 0.6, "gouged": 1, "gouge": 0.6, "flayed": 1, "skinned alive": 1, "burned alive": 1,
+    "burnt alive": 1, "impaled": 1, "crucified": 0.6, "tortured": 0.6, "torture": 0.4, "butcher*": 0.5,
+    "slaughter*": 0.5, "massacre*": 0.4, "blood": 0.3, "bloody": 0.3, "bleeding": 0.3, "bled": 0.3,
+    "corpse*": 0.4, "carcass*": 0.3, "brains": 0.5, "brain matter": 1, "skull": 0.3, "guts": 0.5,
+    "flesh": 0.3, "stabbed": 0.5, "stabbing": 0.5, "slashed": 0.4, "slit his throat": 1,
+    "slit her throat": 1, "throat was cut": 1, "cut his throat": 1, "cut her throat": 1, "shot dead": 0.4,
+    "bludgeon*": 0.8, "mangled": 0.8, "charred": 0.5, "rotting": 0.4, "maggots": 0.5, "wounds": 0.3,
+    "wounded": 0.2, "limbs": 0.2, "torn off": 0.6, "ripped open": 0.8, "blew his brains": 1, "pool of blood": 1,
+    "lynch*": 0.6, "hanged": 0.3, "scalped": 1, "burned at the stake": 1, "tore apart": 0.6,
+  },
+};
+
+/** Words that say a minor is involved. Weight < 1 for words that often refer to adults ("daughter"). */
+export const MINOR_INDICATORS: TermList = {
+  name: "minor_indicators",
+  terms: {
+    "child": 1, "children": 1, "childs": 1, "kid": 1, "kids": 1, "minor": 0.8, "minors": 1, "underage*": 1,
+    "teen": 1, "teens": 1, "teenage*": 1, "preteen*": 1, "pre teen": 1, "tween*": 0.8, "schoolgirl*": 1,
+    "schoolboy*": 1, "school girl": 1, "school boy": 1, "little girl*": 1, "little boy*": 1, "young girl*": 1,
+    "young boy*": 1, "toddler*": 1, "infant*": 1, "baby": 0.6, "babies": 0.6, "loli": 1, "lolita": 1,
+    "shota": 1, "jailbait": 1, "pedo*": 1, "paedo*": 1, "child porn*": 1, "kiddie*": 1, "csam": 1, "cp": 0.5,
+    "middle school*": 1, "elementary school*": 1, "high school*": 0.7, "highschool*": 0.7, "daughter": 0.5,
+    "stepdaughter": 0.6, "son": 0.3, "niece": 0.5, "nephew": 0.5, "boy": 0.6, "girl": 0.4, "puberty": 0.8,
+    "pubescent": 1, "prepubescent": 1, "grade schooler*": 1, "sixth grade*": 1, "seventh grade*": 1,
+    "eighth grade*": 1, "ninth grade*": 1, "underaged": 1, "year old girl": 0.6, "year old boy": 0.6,
+  },
+};
+
+/** Self-harm methods and how-to phrasing: marks a self-harm text as asking for or giving instructions. */
+export const SELF_HARM_METHODS: TermList = {
+  name: "self_harm_methods",
+  terms: {
+    "how to": 0.6, "how do i": 0.6, "how can i": 0.6, "how much": 0.5, "how many": 0.5, "best way": 1,
+    "easiest way": 1, "quickest way": 1, "painless*": 1, "fastest way": 1, "method*": 0.8, "step by step": 1,
+    "steps": 0.4, "instructions": 1, "lethal dose": 1, "overdose": 0.8, "od on": 0.8, "pills": 0.5,
+    "dosage": 0.6, "noose": 1, "hang myself": 0.8, "slit my wrists": 1, "cut deeper": 1, "razor*": 0.6,
+    "blade*": 0.5, "tips": 0.6, "guide": 0.6, "carbon monoxide": 1, "jump off": 0.6, "without anyone noticing": 1,
+    "hide the cuts": 1, "hide my cuts": 1, "starve myself": 0.8, "purge": 0.6, "laxatives": 0.6,
+  },
+};

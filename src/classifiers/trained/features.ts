@@ -1,0 +1,118 @@
+/**
+ * Hashed n-gram features of normalised text: word unigrams, word bigrams and character n-grams of
+ * each word (with boundary marks, fastText style). Shared by training and inference, so a model
+ * file only needs to record the spec to be scored the same way it was trained.
+ */
+export interface HashingSpec {
+  /** Number of buckets; a power of two. */
+  buckets: number;
+  /** Character n-gram lengths, inclusive. */
+  minN: number;
+  maxN: number;
+}
+
+export interface Token {
+  start: number;
+  end: number;
+}
+
+const SEED_WORD = 0x2f6b1a3d;
+const SEED_BIGRAM = 0x51ed270b;
+const SEED_CHAR = 0x6c8e9cf5;
+const FNV_PRIME = 0x01000193;
+// Characters of very long "words" (URLs, keyboard mashing) past this add cost, not signal.
+const MAX_TOKEN = 40;
+
+function isTokenCode(code: number): boolean {
+  // a-z, 0-9, apostrophe, '*' (masked swear words), '#', and any non-ASCII letter.
+  return (code >= 97 && code <= 122) || (code >= 48 && code <= 57) || code === 39 || code === 42 || code === 35 || code > 127;
+}
+
+/** Tokens of normalised text (offsets into `text`). */
+export function tokenize(text: string, from = 0, to = text.length): Token[] {
+  const tokens: Token[] = [];
+  let i = from;
+  while (i < to) {
+    while (i < to && !isTokenCode(text.charCodeAt(i))) i++;
+    const start = i;
+    while (i < to && isTokenCode(text.charCodeAt(i))) i++;
+    if (i > start) tokens.push({ start, end: i });
+  }
+  return tokens;
+}
+
+function hashRange(text: string, start: number, end: number, seed: number): number {
+  let h = seed;
+  for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), FNV_PRIME);
+  return h >>> 0;
+}
+
+function mix(a: number, b: number): number {
+  let h = Math.imul(a ^ (b >>> 15), 0x2c1b3c6d);
+  h = Math.imul(h ^ (h >>> 12), 0x297a2d39);
+  return (h ^ (h >>> 15)) >>> 0;
+}
+
+/** Calls `emit(bucket)` for every feature of one token (unigram and its char n-grams). */
+export function tokenFeatures(text: string, tok: Token, spec: HashingSpec, emit: (bucket: number) => void): void {
+  const mask = spec.buckets - 1;
+  const end = Math.min(tok.end, tok.start + MAX_TOKEN);
+  emit(hashRange(text, tok.start, end, SEED_WORD) & mask);
+  // Char n-grams over "<token>": boundary marks are folded into the hash as code 1 and 2.
+  const len = end - tok.start + 2;
+  for (let i = 0; i < len; i++) {
+    let h = SEED_CHAR;
+    for (let n = 1; n <= spec.maxN && i + n <= len; n++) {
+      const p = i + n - 1;
+      const code = p === 0 ? 1 : p === len - 1 ? 2 : text.charCodeAt(tok.start + p - 1);
+      h = Math.imul(h ^ code, FNV_PRIME);
+      if (n >= spec.minN) emit(mix(h, n) & mask);
+    }
+  }
+}
+
+/** Bucket of the bigram of two adjacent tokens. */
+export function bigramFeature(text: string, a: Token, b: Token, spec: HashingSpec): number {
+  const ha = hashRange(text, a.start, Math.min(a.end, a.start + MAX_TOKEN), SEED_BIGRAM);
+  const hb = hashRange(text, b.start, Math.min(b.end, b.start + MAX_TOKEN), SEED_WORD);
+  return mix(ha, hb) & (spec.buckets - 1);
+}
+
+interface Scratch { marks: Uint32Array; stamp: number; out: Uint32Array; n: number }
+const scratch = new Map<number, Scratch>();
+
+/**
+ * The distinct feature buckets of `text[from, to)`. Features are binary (present or not) so a word
+ * repeated for emphasis does not swamp the rest; models scale the sum by 1/sqrt(count).
+ * Synchronous and allocation-light: a per-bucket-count scratch area is reused across calls.
+ */
+export function featurize(text: string, spec: HashingSpec, from = 0, to = text.length): Uint32Array {
+  let st = scratch.get(spec.buckets);
+  if (!st) {
+    st = { marks: new Uint32Array(spec.buckets), stamp: 0, out: new Uint32Array(4096), n: 0 };
+    scratch.set(spec.buckets, st);
+  }
+  st.stamp = (st.stamp + 1) >>> 0;
+  if (st.stamp === 0) {
+    st.marks.fill(0);
+    st.stamp = 1;
+  }
+  st.n = 0;
+  const s = st;
+  const emit = (bucket: number): void => {
+    if (s.marks[bucket] === s.stamp) return;
+    s.marks[bucket] = s.stamp;
+    if (s.n === s.out.length) {
+      const bigger = new Uint32Array(s.out.length * 2);
+      bigger.set(s.out);
+      s.out = bigger;
+    }
+    s.out[s.n++] = bucket;
+  };
+  const tokens = tokenize(text, from, to);
+  for (let t = 0; t < tokens.length; t++) {
+    tokenFeatures(text, tokens[t]!, spec, emit);
+    if (t > 0) emit(bigramFeature(text, tokens[t - 1]!, tokens[t]!, spec));
+  }
+  return s.out.slice(0, s.n);
+}

@@ -1,0 +1,20 @@
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { TextClassifier } from "../classifier.js";
+import { createEngine } from "./engine.js";
+import { decodeModel } from "./model-file.js";
+
+export { createEngine } from "./engine.js";
+export { decodeModel, encodeModel, type ModelFile, type ModelHeader } from "./model-file.js";
+
+/** The committed model, resolved from this module so it works from any working directory. */
+export const DEFAULT_MODEL_PATH = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "models", "text-moderation.bin");
+
+/**
+ * Loads the trained text model. Synchronous and pure after loading: one instance can serve any
+ * number of concurrent requests.
+ */
+export function loadTrainedClassifier(modelPath: string = DEFAULT_MODEL_PATH): TextClassifier {
+  return createEngine(decodeModel(readFileSync(modelPath)));
+}

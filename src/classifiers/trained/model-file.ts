@@ -1,0 +1,85 @@
+import type { CategoryId } from "../categories.js";
+import type { HashingSpec } from "./features.js";
+import type { WindowSpec } from "./windows.js";
+
+/**
+ * One versioned binary file: 8-byte magic, uint32 header length, JSON header, then the tensors,
+ * each 4-byte aligned. Weights are int8 (with float scales) so the file stays a few MB in git.
+ */
+const MAGIC = Buffer.from("MODTXT\u0000\u0001", "latin1");
+
+export interface Platt {
+  a: number;
+  b: number;
+}
+
+export interface TensorEntry {
+  name: string;
+  dtype: "int8" | "float32";
+  length: number;
+  offset: number;
+}
+
+export interface ModelHeader {
+  format: "moderation-text-model";
+  version: 1;
+  id: string;
+  family: "linear" | "embedding-mlp";
+  /** Categories with a learned head, in head order. */
+  heads: CategoryId[];
+  hashing: HashingSpec;
+  window: WindowSpec;
+  /** Per learned head: calibrated score = sigmoid(a * logit + b). */
+  calibration: Partial<Record<CategoryId, Platt>>;
+  /** Flag thresholds on calibrated scores, chosen on held-out rows (and rule thresholds). */
+  thresholds: Partial<Record<CategoryId, number>>;
+  /** Thresholds of the transparent lexicon evidence (see lexicon/). */
+  lexicon: { sexual: number; graphicViolence: number };
+  /** Scalars of the family (scales, dims). */
+  params: Record<string, number>;
+  tensors: TensorEntry[];
+  /** Provenance: seed, datasets, row counts, timings. Informational. */
+  training: Record<string, unknown>;
+}
+
+export interface ModelFile {
+  header: ModelHeader;
+  tensors: Map<string, Int8Array | Float32Array>;
+}
+
+export function encodeModel(header: Omit<ModelHeader, "tensors">, tensors: Record<string, Int8Array | Float32Array>): Buffer {
+  const entries: TensorEntry[] = [];
+  let offset = 0;
+  for (const [name, t] of Object.entries(tensors)) {
+    entries.push({ name, dtype: t instanceof Int8Array ? "int8" : "float32", length: t.length, offset });
+    offset += Math.ceil(t.byteLength / 4) * 4;
+  }
+  const json = Buffer.from(JSON.stringify({ ...header, tensors: entries }), "utf8");
+  const headerBytes = Math.ceil((12 + json.length) / 4) * 4;
+  const out = Buffer.alloc(headerBytes + offset);
+  MAGIC.copy(out, 0);
+  out.writeUInt32LE(json.length, 8);
+  json.copy(out, 12);
+  for (const e of entries) {
+    const t = tensors[e.name]!;
+    Buffer.from(t.buffer, t.byteOffset, t.byteLength).copy(out, headerBytes + e.offset);
+  }
+  return out;
+}
+
+export function decodeModel(buf: Buffer): ModelFile {
+  if (buf.length < 12 || !buf.subarray(0, 8).equals(MAGIC)) throw new Error("not a moderation text model file (bad magic)");
+  const len = buf.readUInt32LE(8);
+  const header = JSON.parse(buf.toString("utf8", 12, 12 + len)) as ModelHeader;
+  if (header.format !== "moderation-text-model" || header.version !== 1) throw new Error(`unsupported model format ${header.format} v${header.version}`);
+  const base = Math.ceil((12 + len) / 4) * 4;
+  // Copy into an aligned buffer: Buffer pools may hand out unaligned views.
+  const body = new Uint8Array(buf.length - base);
+  body.set(buf.subarray(base));
+  const tensors = new Map<string, Int8Array | Float32Array>();
+  for (const e of header.tensors) {
+    if (e.offset + e.length * (e.dtype === "int8" ? 1 : 4) > body.length) throw new Error(`model file truncated at tensor ${e.name}`);
+    tensors.set(e.name, e.dtype === "int8" ? new Int8Array(body.buffer, e.offset, e.length) : new Float32Array(body.buffer, e.offset, e.length));
+  }
+  return { header, tensors };
+}

@@ -1,0 +1,65 @@
+import { writeFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { readConfig } from "../../config/config.js";
+import { readKeyManifest, retireDataDirKey, rotateDataDirKey } from "../../signing/data-dir-key-store.js";
+import { generateEd25519KeyPair, publicKeyPem, toPublicJwk } from "../../signing/ed25519-keys.js";
+import { toJwk } from "../../signing/key-ring.js";
+import { loadSigningKeyRing } from "../../signing/load-key-ring.js";
+import { UsageError } from "../usage-error.js";
+
+const USAGE = `usage: modctl signing list | rotate | retire KID | generate --out FILE
+  list      the published keys (active first) as a JWKS, with each key's SPKI PEM
+  rotate    DATA_DIR store: new active key; the old one stays published as "retiring"
+  retire    DATA_DIR store: stop publishing a retiring key
+  generate  write a new PKCS#8 Ed25519 private key (mode 0600) for SIGNING_KEY_FILE`;
+
+/** modctl signing list|rotate|retire|generate. The server picks up changes on restart. */
+export async function runSigningCommand(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const [sub, ...rest] = args;
+  const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+
+  if (sub === "generate") {
+    const { values } = parseArgs({ args: rest, options: { out: { type: "string" } } });
+    if (!values.out) throw new UsageError("signing generate needs --out FILE");
+    const { privateKey, privateKeyPem } = generateEd25519KeyPair();
+    try {
+      writeFileSync(values.out, privateKeyPem, { mode: 0o600, flag: "wx" });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new Error(code === "EEXIST" ? `${values.out} exists; refusing to overwrite a key` : `cannot write ${values.out} (${code ?? "error"})`);
+    }
+    // Only the public half is printed; the private key goes to the file alone.
+    print({ file: values.out, kid: toPublicJwk(privateKey).kid, publicKeyPem: publicKeyPem(privateKey) });
+    return 0;
+  }
+
+  const config = readConfig(env).signing;
+  if (sub === "list") {
+    parseArgs({ args: rest, options: {} });
+    const keys = loadSigningKeyRing(config).publishedKeys;
+    const pems = config.source === "data-dir" ? new Map(readKeyManifest(config.dir).keys.map((k) => [k.kid, k.publicKeyPem])) : undefined;
+    print({
+      source: config.source === "data-dir" ? config.dir : "SIGNING_KEY_FILE / SIGNING_KEY",
+      keys: keys.map((k) => ({ ...toJwk(k), ...(pems?.has(k.kid) ? { publicKeyPem: pems.get(k.kid) } : {}) })),
+    });
+    return 0;
+  }
+  if (sub === "rotate" || sub === "retire") {
+    if (config.source !== "data-dir") {
+      throw new Error(
+        "signing keys come from SIGNING_KEY_FILE / SIGNING_KEY: rotate by pointing it at a new key (modctl signing generate) and appending the old public key to SIGNING_RETIRING_KEYS_FILE",
+      );
+    }
+    if (sub === "rotate") {
+      parseArgs({ args: rest, options: {} });
+      print({ ...rotateDataDirKey(config.dir), note: "restart the server to sign with the new key" });
+      return 0;
+    }
+    const { positionals } = parseArgs({ args: rest, allowPositionals: true, options: {} });
+    if (positionals.length !== 1) throw new UsageError("signing retire needs exactly one KID");
+    retireDataDirKey(config.dir, positionals[0] ?? "");
+    print({ retired: positionals[0], note: "restart the server to stop publishing it" });
+    return 0;
+  }
+  throw new UsageError(USAGE);
+}

@@ -1,0 +1,92 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { Account } from "../accounts/account-store.js";
+import type { AppContext } from "../app/app-context.js";
+import { ApiError } from "../errors/api-error.js";
+import { BUCKET_MS } from "../metering/usage-counts.js";
+import { redirect, sendPage } from "./dashboard-routes.js";
+import { errorPage } from "./pages/auth-pages.js";
+import { keysPage, newKeyPage } from "./pages/keys-page.js";
+import { overviewPage } from "./pages/overview-page.js";
+import { playgroundPage } from "./pages/playground-page.js";
+import { fillBuckets } from "./pages/usage-chart.js";
+import { usagePage } from "./pages/usage-page.js";
+import { stateOf } from "./request-state.js";
+
+const NOTICES: Record<string, string> = {
+  welcome: "Welcome! Create your first API key below.",
+  revoked: "The key is revoked. Calls using it are now refused.",
+};
+
+/**
+ * The logged-in pages. Every query is scoped to the session's account: key ids in URLs are
+ * only ever looked up together with that account, so guessing another account's id finds
+ * nothing.
+ */
+export function registerAccountPages(app: FastifyInstance, ctx: AppContext): void {
+  const withAccount = (handler: (request: FastifyRequest, reply: FastifyReply, account: Account, csrf: string) => Promise<FastifyReply>) =>
+    async (request: FastifyRequest, reply: FastifyReply) => {
+      const { account, csrf } = stateOf(request);
+      if (!account) return redirect(reply, "/dashboard/login");
+      return handler(request, reply, account, csrf);
+    };
+
+  const readUsage = async (accountId: string, granularity: "day" | "hour", count: number) => {
+    const now = ctx.clock();
+    await ctx.meter.flush();
+    const report = await ctx.usage.read(accountId, granularity, now - (count - 1) * BUCKET_MS[granularity], now + 1);
+    return { totals: report.totals, points: fillBuckets(report.buckets, granularity, now, count) };
+  };
+
+  app.get("/dashboard", withAccount(async (_request, reply, account, csrf) => {
+    const keys = await ctx.accounts.listKeys(account.id);
+    const usage = await readUsage(account.id, "day", 30);
+    return sendPage(reply, overviewPage({ account, csrf, activeKeys: keys.filter((k) => k.revokedAt === null).length, ...usage }));
+  }));
+
+  app.get("/dashboard/keys", withAccount(async (request, reply, account, csrf) => {
+    await ctx.keyUsage.flush();
+    const query = request.query as Record<string, string | undefined>;
+    const noticeKey = Object.keys(NOTICES).find((k) => query[k] !== undefined);
+    return sendPage(reply, keysPage({ account, csrf, keys: await ctx.accounts.listKeys(account.id), notice: noticeKey ? NOTICES[noticeKey] : undefined }));
+  }));
+
+  app.post("/dashboard/keys", withAccount(async (request, reply, account, csrf) => {
+    const name = String((request.body as Record<string, unknown>).name ?? "").trim() || "default";
+    const key = await ctx.accounts.createKey(account.id, name);
+    // Rendered in the POST response, never put in a URL: the secret exists only on this page.
+    return sendPage(reply, newKeyPage({ account, csrf, key }));
+  }));
+
+  app.post("/dashboard/keys/:keyId/revoke", withAccount(async (request, reply, account, csrf) => {
+    const { keyId } = request.params as { keyId: string };
+    try {
+      await ctx.accounts.revokeKey(keyId, { accountId: account.id });
+    } catch (error) {
+      if (error instanceof ApiError && error.code === "not_found") return sendPage(reply, errorPage(csrf, "Key not found", "You have no API key with that id."), 404);
+      throw error;
+    }
+    return redirect(reply, "/dashboard/keys?revoked=1");
+  }));
+
+  app.post("/dashboard/keys/:keyId/rotate", withAccount(async (request, reply, account, csrf) => {
+    const { keyId } = request.params as { keyId: string };
+    const old = await ctx.accounts.getKey(keyId);
+    if (!old || old.accountId !== account.id || old.revokedAt !== null) {
+      return sendPage(reply, errorPage(csrf, "Key not found", "You have no active API key with that id."), 404);
+    }
+    // New key first: if revoking the old one failed, the caller would hold two working keys, never none.
+    const key = await ctx.accounts.createKey(account.id, old.name);
+    const rotatedFrom = await ctx.accounts.revokeKey(old.id, { accountId: account.id });
+    return sendPage(reply, newKeyPage({ account, csrf, key, rotatedFrom }));
+  }));
+
+  app.get("/dashboard/usage", withAccount(async (request, reply, account, csrf) => {
+    const granularity = (request.query as Record<string, string | undefined>).granularity === "hour" ? "hour" : "day";
+    const usage = await readUsage(account.id, granularity, granularity === "day" ? 30 : 48);
+    return sendPage(reply, usagePage({ account, csrf, granularity, ...usage }));
+  }));
+
+  app.get("/dashboard/playground", withAccount(async (_request, reply, account, csrf) => sendPage(reply, playgroundPage({ account, csrf }))));
+
+  app.get("/dashboard/", async (_request, reply) => redirect(reply, "/dashboard"));
+}

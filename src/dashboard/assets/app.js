@@ -1,0 +1,116 @@
+// Small progressive enhancements; every page works without them except the playground.
+"use strict";
+
+document.addEventListener("click", async (event) => {
+  const button = event.target.closest("[data-copy]");
+  if (!button) return;
+  const source = document.querySelector(button.dataset.copy);
+  if (!source) return;
+  const text = source.textContent.trim();
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch {
+    // Clipboard API refused (permissions, plain HTTP): select the text so Ctrl+C works.
+    const range = document.createRange();
+    range.selectNodeContents(source);
+    const selection = window.getSelection();
+    selection.removeAllRanges();
+    selection.addRange(range);
+    document.execCommand && document.execCommand("copy");
+  }
+  button.textContent = "Copied";
+  setTimeout(() => { button.textContent = "Copy"; }, 2000);
+});
+
+document.addEventListener("submit", (event) => {
+  const message = event.target.dataset && event.target.dataset.confirm;
+  if (message && !window.confirm(message)) event.preventDefault();
+});
+
+const playground = document.getElementById("playground");
+if (playground) playground.addEventListener("submit", onModerate);
+
+function readAsDataUri(file) {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(reader.result);
+    reader.onerror = () => reject(reader.error);
+    reader.readAsDataURL(file);
+  });
+}
+
+async function onModerate(event) {
+  event.preventDefault();
+  const key = document.getElementById("pg-key").value.trim();
+  const text = document.getElementById("pg-text").value;
+  const file = document.getElementById("pg-image").files[0];
+  const input = [];
+  if (text.trim()) input.push({ type: "text", text });
+  if (file) input.push({ type: "image", base64: await readAsDataUri(file) });
+  const card = document.getElementById("pg-result-card");
+  const out = document.getElementById("pg-result");
+  card.hidden = false;
+  if (input.length === 0) {
+    out.replaceChildren(el("p", "notice error", "Type some text or choose an image."));
+    return;
+  }
+  const button = document.getElementById("pg-send");
+  button.disabled = true;
+  out.replaceChildren(el("p", "muted", "Checking…"));
+  try {
+    const response = await fetch("/v1/moderate", {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": key },
+      body: JSON.stringify({ input, analyze_images: document.getElementById("pg-analyze").checked }),
+    });
+    const body = await response.json();
+    out.replaceChildren(response.ok ? renderVerdict(body) : renderError(response.status, body));
+  } catch (error) {
+    out.replaceChildren(el("p", "notice error", "The request failed: " + error.message));
+  } finally {
+    button.disabled = false;
+  }
+}
+
+function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function renderError(status, body) {
+  const error = (body && body.error) || {};
+  const box = el("div", "notice error");
+  box.id = "pg-error";
+  box.append(el("strong", "", error.code || "HTTP " + status), document.createTextNode(": " + (error.message || "")));
+  return box;
+}
+
+function renderVerdict(body) {
+  const root = el("div");
+  const head = el("p");
+  const badge = el("span", "badge " + (body.flagged ? "flagged" : "clean"), body.flagged ? "Flagged" : "Not flagged");
+  badge.id = "pg-verdict";
+  head.append(badge, document.createTextNode(" model " + (body.model || "")));
+  root.append(head);
+  for (const result of body.results || []) {
+    const section = el("div", "verdict");
+    section.dataset.index = String(result.index);
+    section.append(el("h3", "", "Item " + result.index + " (" + result.type + ") — " + (result.flagged ? "flagged" : "not flagged")));
+    const grid = el("div", "scores");
+    const categories = Object.entries(result.categories || {}).sort((a, b) => b[1].score - a[1].score);
+    if (categories.length === 0) grid.append(el("span", "muted", "No category scores for this item."));
+    for (const [name, value] of categories) {
+      const meter = el("div", "meter" + (value.flagged ? " flagged" : ""));
+      const fill = el("span");
+      fill.style.width = Math.round(Math.min(1, Math.max(0, value.score)) * 100) + "%";
+      meter.append(fill);
+      const label = el("span", "category", name + (value.flagged ? " ⚑" : ""));
+      grid.append(label, meter, el("span", "score", value.score.toFixed(2)));
+    }
+    section.append(grid);
+    root.append(section);
+  }
+  return root;
+}

@@ -1,0 +1,75 @@
+import fs from "node:fs";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { AppContext } from "../app/app-context.js";
+import { registerAccountPages } from "./account-pages.js";
+import { registerAuthRoutes } from "./auth-routes.js";
+import { csrfMatches, sameOrigin } from "./csrf.js";
+import { errorPage } from "./pages/auth-pages.js";
+import { expectedOrigin, loadState } from "./request-state.js";
+
+// Read once at start-up; there is no build step.
+const ASSETS: Record<string, { type: string; body: string }> = {
+  "app.css": { type: "text/css; charset=utf-8", body: fs.readFileSync(new URL("./assets/app.css", import.meta.url), "utf8") },
+  "app.js": { type: "text/javascript; charset=utf-8", body: fs.readFileSync(new URL("./assets/app.js", import.meta.url), "utf8") },
+};
+
+const SECURITY_HEADERS: Record<string, string> = {
+  // Only our own script and styles; fetch only to this origin (the playground calls /v1/moderate).
+  "content-security-policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+  "x-content-type-options": "nosniff",
+  "x-frame-options": "DENY",
+  "referrer-policy": "same-origin",
+};
+
+/**
+ * The dashboard: server-rendered pages under /dashboard. Every POST is checked twice before
+ * any handler runs: its Origin must be ours, and its form must carry the CSRF token of the
+ * caller's session (or pre-session, for sign-up and log-in).
+ */
+export async function registerDashboardRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  await app.register(async (scope) => {
+    scope.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string", bodyLimit: 16 * 1024 }, (_req, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(body as string)));
+    });
+
+    scope.get("/dashboard/assets/:name", async (request, reply) => {
+      const asset = ASSETS[(request.params as { name: string }).name];
+      if (!asset) return reply.code(404).type("text/plain").send("Not found");
+      return reply.header("cache-control", "no-cache").header("x-content-type-options", "nosniff").type(asset.type).send(asset.body);
+    });
+
+    scope.register(async (pages) => {
+      pages.addHook("onRequest", async (_request, reply) => {
+        reply.headers({ ...SECURITY_HEADERS, "cache-control": "no-store" });
+      });
+      pages.addHook("preHandler", async (request, reply) => {
+        const state = await loadState(ctx, request, reply);
+        if (request.method !== "POST") return;
+        if (!sameOrigin({ origin: request.headers.origin, referer: request.headers.referer }, expectedOrigin(request, ctx.config.dashboardOrigin))) {
+          return forbidden(reply, state.csrf, "This request did not come from the dashboard's own pages.");
+        }
+        const body = request.body as Record<string, unknown> | undefined;
+        if (!csrfMatches(body?._csrf, state.csrf)) {
+          return forbidden(reply, state.csrf, "The form has expired. Go back, reload the page and try again.");
+        }
+      });
+      registerAuthRoutes(pages, ctx);
+      registerAccountPages(pages, ctx);
+    });
+  });
+}
+
+function forbidden(reply: FastifyReply, csrf: string, message: string): FastifyReply {
+  return reply.code(403).type("text/html; charset=utf-8").send(errorPage(csrf, "Request refused", message));
+}
+
+export function sendPage(reply: FastifyReply, html: string, status = 200): FastifyReply {
+  return reply.code(status).type("text/html; charset=utf-8").send(html);
+}
+
+/** A 303 so the browser follows with GET, and reloading the result never re-posts a form. */
+export function redirect(reply: FastifyReply, location: string): FastifyReply {
+  return reply.code(303).header("location", location).send();
+}
+
+export type { FastifyRequest };

@@ -1,0 +1,17 @@
+import type { AccountStore } from "../accounts/account-store.js";
+import type { Database } from "../storage/database.js";
+import { createLoginLimiter, type LoginLimiter } from "./login-limiter.js";
+import { createSessionStore, type SessionStore } from "./session-store.js";
+
+export interface DashboardServices {
+  sessions: SessionStore;
+  loginLimiter: LoginLimiter;
+}
+
+/** Built once per process so both listeners share one log-in limiter. */
+export function createDashboardServices(deps: { db: Database; accounts: AccountStore; clock: () => number }): DashboardServices {
+  return {
+    sessions: createSessionStore(deps.db, deps.clock),
+    loginLimiter: createLoginLimiter({ clock: deps.clock }),
+  };
+}

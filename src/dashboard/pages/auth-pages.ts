@@ -1,0 +1,46 @@
+import { MIN_PASSWORD_LENGTH } from "../password.js";
+import { csrfField, esc } from "./html.js";
+import { layout, notice } from "./layout.js";
+
+export function signupPage(csrf: string, options: { error?: string; email?: string } = {}): string {
+  return layout({
+    title: "Sign up",
+    csrf,
+    body: `<section class="card">
+  <h1>Create your account</h1>
+  <p class="muted">Get an API key for the moderation API in a minute.</p>
+  ${options.error ? notice("error", options.error) : ""}
+  <form method="post" action="/dashboard/signup" class="stack">
+    ${csrfField(csrf)}
+    <label>Email <input type="email" name="email" autocomplete="email" required value="${esc(options.email ?? "")}"></label>
+    <label>Password <input type="password" name="password" autocomplete="new-password" required minlength="${MIN_PASSWORD_LENGTH}"></label>
+    <p class="hint">At least ${MIN_PASSWORD_LENGTH} characters.</p>
+    <button type="submit" class="primary">Sign up</button>
+  </form>
+  <p class="muted">Already have an account? <a href="/dashboard/login">Log in</a></p>
+</section>`,
+  });
+}
+
+export function loginPage(csrf: string, options: { error?: string; email?: string; info?: string } = {}): string {
+  return layout({
+    title: "Log in",
+    csrf,
+    body: `<section class="card">
+  <h1>Log in</h1>
+  ${options.info ? notice("info", options.info) : ""}
+  ${options.error ? notice("error", options.error) : ""}
+  <form method="post" action="/dashboard/login" class="stack">
+    ${csrfField(csrf)}
+    <label>Email <input type="email" name="email" autocomplete="email" required value="${esc(options.email ?? "")}"></label>
+    <label>Password <input type="password" name="password" autocomplete="current-password" required></label>
+    <button type="submit" class="primary">Log in</button>
+  </form>
+  <p class="muted">New here? <a href="/dashboard/signup">Create an account</a></p>
+</section>`,
+  });
+}
+
+export function errorPage(csrf: string, title: string, message: string): string {
+  return layout({ title, csrf, body: `<section class="card"><h1>${esc(title)}</h1>${notice("error", message)}<p><a href="/dashboard">Back to the dashboard</a></p></section>` });
+}

@@ -1,0 +1,62 @@
+import { randomBytes } from "node:crypto";
+import type { TLSSocket } from "node:tls";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { Account } from "../accounts/account-store.js";
+import type { AppContext } from "../app/app-context.js";
+import { parseCookies, serializeCookie } from "./cookies.js";
+import { csrfTokenFor } from "./csrf.js";
+import type { Session } from "./session-store.js";
+import { SESSION_TTL_MS } from "./session-store.js";
+
+export const SESSION_COOKIE = "mod_session";
+const PRE_SESSION_COOKIE = "mod_presession";
+
+export interface DashboardState {
+  session: Session | undefined;
+  account: Account | undefined;
+  csrf: string;
+}
+
+const states = new WeakMap<FastifyRequest, DashboardState>();
+
+/** TLS directly, or a TLS-terminating proxy that says so. */
+export function isSecure(request: FastifyRequest): boolean {
+  const forwarded = request.headers["x-forwarded-proto"];
+  const proto = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(",")[0]?.trim().toLowerCase();
+  return proto === "https" || Boolean((request.raw.socket as TLSSocket).encrypted);
+}
+
+/** Our own origin, as the browser sees it: configured, or from the Host header. */
+export function expectedOrigin(request: FastifyRequest, configured: string | undefined): string {
+  if (configured) return configured;
+  return `${isSecure(request) ? "https" : "http"}://${request.headers.host ?? request.hostname}`;
+}
+
+/** Resolves the session cookie (or issues a pre-session one) and the CSRF token that goes with it. */
+export async function loadState(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): Promise<DashboardState> {
+  const cookies = parseCookies(request.headers.cookie);
+  const raw = cookies.get(SESSION_COOKIE);
+  const session = raw ? await ctx.dashboard.sessions.find(raw) : undefined;
+  const account = session ? await ctx.accounts.getAccount(session.accountId) : undefined;
+  let basis = session && account ? session.token : cookies.get(PRE_SESSION_COOKIE);
+  if (!basis || !/^[A-Za-z0-9_-]{43}$/.test(basis)) {
+    basis = randomBytes(32).toString("base64url");
+    reply.header("set-cookie", serializeCookie(PRE_SESSION_COOKIE, basis, { secure: isSecure(request), path: "/dashboard" }));
+  }
+  const state: DashboardState = { session: account ? session : undefined, account, csrf: csrfTokenFor(basis) };
+  states.set(request, state);
+  return state;
+}
+
+export function stateOf(request: FastifyRequest): DashboardState {
+  const state = states.get(request);
+  if (!state) throw new Error("dashboard state not loaded");
+  return state;
+}
+
+export function setSessionCookie(request: FastifyRequest, reply: FastifyReply, token: string | undefined): void {
+  reply.header("set-cookie", serializeCookie(SESSION_COOKIE, token ?? "", {
+    secure: isSecure(request),
+    maxAgeSeconds: token ? Math.floor(SESSION_TTL_MS / 1000) : 0,
+  }));
+}

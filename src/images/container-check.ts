@@ -1,0 +1,71 @@
+import { ApiError } from "../errors/api-error.js";
+import type { ImageMediaType } from "./sniff.js";
+
+/**
+ * Container-level completeness checks where the decoders forgive truncation: libvips decodes the
+ * frames of a cut-off animated GIF it can still find, a WebP whose RIFF size exceeds the data, and
+ * a PNG that stops after its pixels but before IEND. libjpeg already fails on a missing end.
+ */
+export function checkContainer(mediaType: ImageMediaType, bytes: Uint8Array): void {
+  if (mediaType === "image/png" && !pngIsComplete(bytes)) throw truncated();
+  if (mediaType === "image/gif" && !gifIsComplete(bytes)) throw truncated();
+  if (mediaType === "image/webp" && !webpIsComplete(bytes)) throw truncated();
+}
+
+function truncated(): ApiError {
+  return new ApiError("invalid_image", "The image data is corrupt or truncated and cannot be decoded.");
+}
+
+/** Walks the PNG chunks (length, type, data, CRC) and requires a whole IEND chunk. */
+function pngIsComplete(bytes: Uint8Array): boolean {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let i = 8; // signature
+  while (i + 12 <= bytes.length) {
+    const length = view.getUint32(i);
+    const isEnd = bytes[i + 4] === 0x49 && bytes[i + 5] === 0x45 && bytes[i + 6] === 0x4e && bytes[i + 7] === 0x44; // IEND
+    i += 12 + length;
+    if (i > bytes.length) return false;
+    if (isEnd) return true;
+  }
+  return false;
+}
+
+function webpIsComplete(bytes: Uint8Array): boolean {
+  if (bytes.length < 12) return false;
+  const riffSize = (bytes[4]! | (bytes[5]! << 8) | (bytes[6]! << 16) | (bytes[7]! << 24)) >>> 0;
+  return riffSize + 8 <= bytes.length;
+}
+
+/** Walks the GIF block structure (without decompressing anything) and requires the trailer. */
+function gifIsComplete(bytes: Uint8Array): boolean {
+  const at = (i: number): number => (i < bytes.length ? bytes[i]! : -1);
+  let i = 13; // header (6) + logical screen descriptor (7)
+  if (bytes.length < i) return false;
+  const flags = at(10);
+  if (flags & 0x80) i += 3 * 2 ** ((flags & 0x07) + 1);
+  const skipSubBlocks = (): boolean => {
+    for (;;) {
+      const size = at(i);
+      if (size < 0) return false;
+      i += 1 + size;
+      if (size === 0) return true;
+    }
+  };
+  for (;;) {
+    const block = at(i);
+    if (block === 0x3b) return true; // trailer
+    if (block === 0x21) {
+      i += 2; // introducer + label
+      if (!skipSubBlocks()) return false;
+    } else if (block === 0x2c) {
+      const localFlags = at(i + 9);
+      if (localFlags < 0) return false;
+      i += 10;
+      if (localFlags & 0x80) i += 3 * 2 ** ((localFlags & 0x07) + 1);
+      i += 1; // LZW minimum code size
+      if (!skipSubBlocks()) return false;
+    } else {
+      return false; // unknown block or end of data
+    }
+  }
+}

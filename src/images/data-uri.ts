@@ -1,0 +1,64 @@
+import { ApiError } from "../errors/api-error.js";
+import { SUPPORTED_MEDIA_TYPES, type ImageMediaType } from "./sniff.js";
+
+/** The API's limit on an image's decoded size. */
+export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+
+export interface ParsedDataUri {
+  /** The media type the caller declared, lower-cased, with "image/jpg" read as "image/jpeg". */
+  declaredType: ImageMediaType;
+  bytes: Buffer;
+}
+
+// Parameters between the media type and ";base64" are allowed by RFC 2397 (e.g. a name); they are ignored.
+const HEADER = /^data:([a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+)((?:;[a-z0-9!#$&^_.+-]+=[^;,]*)*);base64,/i;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/**
+ * Checks a `data:<media type>;base64,<data>` string and decodes it. The size limit is enforced from
+ * the base64 length before anything is decoded, so an oversized payload costs no allocation.
+ */
+export function parseDataUri(value: string, maxBytes = MAX_IMAGE_BYTES): ParsedDataUri {
+  // Only the head is matched by the regex, so a huge string costs nothing here.
+  const header = HEADER.exec(value.slice(0, 512));
+  if (!header) {
+    throw new ApiError("invalid_image", "The image must be a data URI of the form data:<media type>;base64,<data>.");
+  }
+  const mediaType = header[1]!.toLowerCase();
+  const declaredType = mediaType === "image/jpg" ? "image/jpeg" : mediaType;
+  if (!isSupported(declaredType)) {
+    throw new ApiError(
+      "unsupported_image_type",
+      `The image media type "${mediaType}" is not supported; send one of ${SUPPORTED_MEDIA_TYPES.join(", ")}.`,
+    );
+  }
+  const dataStart = header[0].length;
+  const encodedLength = value.length - dataStart;
+  const decodedLength = base64DecodedLength(value, dataStart);
+  if (decodedLength > maxBytes) {
+    throw new ApiError("image_too_large", `The image is ${decodedLength} bytes; the limit is ${maxBytes} bytes (${formatMiB(maxBytes)}).`);
+  }
+  if (encodedLength === 0) throw new ApiError("invalid_image", "The image data is empty.");
+  const data = value.slice(dataStart);
+  if (encodedLength % 4 !== 0 || !BASE64.test(data)) {
+    throw new ApiError("invalid_image", "The image data is not valid base64 (standard alphabet, padded, no whitespace).");
+  }
+  return { declaredType, bytes: Buffer.from(data, "base64") };
+}
+
+function isSupported(type: string): type is ImageMediaType {
+  return (SUPPORTED_MEDIA_TYPES as readonly string[]).includes(type);
+}
+
+/** Bytes that `value.slice(start)` decodes to, computed without decoding. */
+function base64DecodedLength(value: string, start: number): number {
+  const length = value.length - start;
+  let padding = 0;
+  if (length > 0 && value.charCodeAt(value.length - 1) === 61 /* = */) padding++;
+  if (length > 1 && value.charCodeAt(value.length - 2) === 61) padding++;
+  return Math.floor((length * 3) / 4) - padding;
+}
+
+function formatMiB(bytes: number): string {
+  return `${(bytes / (1024 * 1024)).toFixed(bytes % (1024 * 1024) === 0 ? 0 : 1)} MiB`;
+}

@@ -1,0 +1,145 @@
+import sharp, { type Metadata } from "sharp";
+import { ApiError } from "../errors/api-error.js";
+import { checkContainer } from "./container-check.js";
+import { MAX_IMAGE_BYTES, parseDataUri } from "./data-uri.js";
+import { MODEL_INPUT_SIZE, type DecodedImage } from "./decoded-image.js";
+import { sampleFrameIndices } from "./frame-sampling.js";
+import { SUPPORTED_MEDIA_TYPES, sniffImageType, type ImageMediaType } from "./sniff.js";
+
+export interface DecodeLimits {
+  /** Largest decoded size in bytes (the API's 5 MiB). */
+  maxBytes: number;
+  /** Largest width × height of one frame: a guard against decompression bombs. */
+  maxPixels: number;
+  /** Largest width × height × frames of an animation: reaching a late frame decodes every earlier one. */
+  maxAnimationPixels: number;
+  /** Frames of an animation that are scored, spread evenly, first and last included. */
+  maxFramesSampled: number;
+  /** libvips stops a decode that runs longer than this. */
+  timeoutSeconds: number;
+}
+
+// Every input is a one-off from an untrusted caller: libvips' operation cache would only hold memory.
+sharp.cache(false);
+
+export const DEFAULT_DECODE_LIMITS: DecodeLimits = {
+  maxBytes: MAX_IMAGE_BYTES,
+  maxPixels: 40_000_000,
+  maxAnimationPixels: 200_000_000,
+  maxFramesSampled: 4,
+  timeoutSeconds: 5,
+};
+
+export type ImageDecoder = (dataUri: string) => Promise<DecodedImage>;
+
+/**
+ * Strict decoding: data URI shape, base64, size (before decoding), magic bytes against the
+ * declared type, header dimensions against the pixel limits (before any pixel is decoded), then
+ * the sampled frames, each decoded in full so truncated data fails. Every failure is an ApiError
+ * with a 4xx code; libvips runs on the libuv pool, off the event loop.
+ */
+export function createImageDecoder(limits: Partial<DecodeLimits> = {}): ImageDecoder {
+  const config = { ...DEFAULT_DECODE_LIMITS, ...limits };
+  return async (dataUri) => {
+    const { declaredType, bytes } = parseDataUri(dataUri, config.maxBytes);
+    const mediaType = checkBytesMatch(declaredType, bytes);
+    checkContainer(mediaType, bytes);
+    const header = await readHeader(bytes);
+    const frames = header.frames;
+    const framePixels = header.width * header.height;
+    if (framePixels > config.maxPixels) {
+      throw new ApiError(
+        "image_too_large",
+        `The image is ${header.width}×${header.height} pixels (${framePixels}); the limit is ${config.maxPixels} pixels.`,
+      );
+    }
+    if (framePixels * frames > config.maxAnimationPixels) {
+      throw new ApiError(
+        "image_too_large",
+        `The animation has ${frames} frames of ${header.width}×${header.height} pixels; the limit is ${config.maxAnimationPixels} pixels over all frames.`,
+      );
+    }
+    const frameIndices = sampleFrameIndices(frames, config.maxFramesSampled);
+    const modelInput = await Promise.all(frameIndices.map((page) => renderModelInput(bytes, page, frames, config)));
+    return {
+      mediaType,
+      width: header.width,
+      height: header.height,
+      frames,
+      framesSampled: frameIndices.length,
+      frameIndices,
+      modelInput,
+      source: bytes,
+    };
+  };
+}
+
+function checkBytesMatch(declared: ImageMediaType, bytes: Buffer): ImageMediaType {
+  const sniffed = sniffImageType(bytes);
+  if (sniffed.kind === "unknown") {
+    throw new ApiError("invalid_image", `The image data is not a ${declared} image (its first bytes match no supported format).`);
+  }
+  if (sniffed.kind === "unsupported") {
+    throw new ApiError(
+      "unsupported_image_type",
+      `The image data is ${sniffed.format}, which is not supported; send one of ${SUPPORTED_MEDIA_TYPES.join(", ")}.`,
+    );
+  }
+  if (sniffed.mediaType !== declared) {
+    throw new ApiError("invalid_image", `The image is declared as ${declared} but its data is ${sniffed.mediaType}.`);
+  }
+  return sniffed.mediaType;
+}
+
+interface Header {
+  /** Display size after EXIF orientation. */
+  width: number;
+  height: number;
+  frames: number;
+}
+
+async function readHeader(bytes: Buffer): Promise<Header> {
+  let metadata: Metadata;
+  try {
+    // Reads the header only; no pixel is decoded, so a bomb is caught here cheaply.
+    metadata = await sharp(bytes, { limitInputPixels: false, failOn: "truncated" }).metadata();
+  } catch (error) {
+    throw new ApiError("invalid_image", "The image data is corrupt or truncated and cannot be decoded.", { cause: error });
+  }
+  const width = metadata.autoOrient?.width ?? metadata.width;
+  const height = metadata.autoOrient?.height ?? metadata.height;
+  if (!width || !height) {
+    throw new ApiError("invalid_image", "The image has no dimensions and cannot be decoded.");
+  }
+  const frames = metadata.pages && metadata.pages > 0 ? metadata.pages : 1;
+  return { width, height, frames };
+}
+
+async function renderModelInput(bytes: Buffer, page: number, frames: number, config: DecodeLimits): Promise<Uint8Array> {
+  const expected = MODEL_INPUT_SIZE * MODEL_INPUT_SIZE * 3;
+  try {
+    const { data, info } = await sharp(bytes, {
+      failOn: "truncated",
+      limitInputPixels: config.maxPixels,
+      autoOrient: true,
+      ...(frames > 1 ? { page, pages: 1 } : {}),
+    })
+      .timeout({ seconds: config.timeoutSeconds })
+      // Transparent areas are shown on white by most viewers; judge what a viewer would see.
+      .flatten({ background: "#ffffff" })
+      .resize(MODEL_INPUT_SIZE, MODEL_INPUT_SIZE, { fit: "fill" })
+      .toColourspace("srgb")
+      .removeAlpha()
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    if (info.channels !== 3 || data.length !== expected) {
+      throw new Error(`unexpected decoder output: ${info.width}×${info.height}×${info.channels}`);
+    }
+    return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  } catch (error) {
+    if (error instanceof Error && /timeout/i.test(error.message)) {
+      throw new ApiError("image_too_large", `The image took longer than ${config.timeoutSeconds} s to decode.`, { cause: error });
+    }
+    throw new ApiError("invalid_image", "The image data is corrupt or truncated and cannot be decoded.", { cause: error });
+  }
+}

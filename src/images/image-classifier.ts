@@ -1,0 +1,14 @@
+import type { Verdict } from "../classifiers/classifier.js";
+import type { DecodedImage } from "./decoded-image.js";
+
+/**
+ * Scores a decoded image. Like text classifiers, it reports only the categories it really judges;
+ * every other category stays absent from its verdict.
+ */
+export interface ImageClassifier {
+  /** Version id reported in the item's `models`, e.g. "nsfwjs-mobilenet_v2@4.3.0". */
+  readonly id: string;
+  classify(image: DecodedImage): Promise<Verdict>;
+  /** Releases workers or connections, when the classifier holds any. */
+  close?(): Promise<void>;
+}

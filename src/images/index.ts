@@ -1,0 +1,151 @@
+import type { Verdict } from "../classifiers/classifier.js";
+import { ApiError } from "../errors/api-error.js";
+import type { DeepAnalysisResult, DeepAnalyzer } from "../providers/deep-analyzer.js";
+import { createGuardedAnalyzer } from "../providers/guarded-analyzer.js";
+import { createOpenAiCompatibleAnalyzer } from "../providers/openai-compatible.js";
+import type { ImageModerationOptions } from "./config.js";
+import { createImageDecoder } from "./decode.js";
+import { imageInfo, type DecodedImage, type ImageInfo } from "./decoded-image.js";
+import type { ImageClassifier } from "./image-classifier.js";
+import { isFlagged, mergeDeepAnalysis } from "./merge.js";
+import { createNsfwClassifier, NSFW_MODEL_ID } from "./nsfw-classifier.js";
+import { renderForVision } from "./vision-render.js";
+import { createNsfwPool, type NsfwPool } from "./worker-pool.js";
+
+export { readImageConfig, type DeepAnalysisOptions, type ImageModerationOptions } from "./config.js";
+export type { DecodedImage, ImageInfo } from "./decoded-image.js";
+export type { ImageClassifier } from "./image-classifier.js";
+export type { DeepAnalysisResult, DeepAnalyzer } from "../providers/deep-analyzer.js";
+export { mergeDeepAnalysis } from "./merge.js";
+
+/** Everything the Moderate RPC needs to report for one image item. */
+export interface ImageModerationResult {
+  image: ImageInfo;
+  /** The embedded model's verdict merged with deep analysis (see mergeDeepAnalysis). */
+  verdict: Verdict;
+  flagged: boolean;
+  /** Who judged the item: the embedded model id, then "provider:model" when deep analysis ran. */
+  models: string[];
+  deepAnalysis?: DeepAnalysisResult;
+}
+
+export interface ImageModeration {
+  /** Embedded model id, e.g. "nsfwjs-mobilenet_v2@4.3.0". */
+  readonly modelId: string;
+  /** The configured vision provider, or undefined when analyze_images cannot be served. */
+  readonly deepAnalysis: { provider: string; model: string } | undefined;
+  /** Parses and decodes a data URI; throws ApiError invalid_image / unsupported_image_type / image_too_large. */
+  decode(dataUri: string): Promise<DecodedImage>;
+  /** Embedded model verdict: `sexual` only. */
+  classify(image: DecodedImage): Promise<Verdict>;
+  /** Throws ApiError deep_analysis_not_configured or deep_analysis_unavailable. */
+  deepAnalyze(image: DecodedImage, signal?: AbortSignal): Promise<DeepAnalysisResult>;
+  /** Throws deep_analysis_not_configured; call it before any work when a request sets analyze_images. */
+  assertDeepAnalysisConfigured(): void;
+  /** decode + classify (+ deepAnalyze when asked, in parallel) + merge, for one image item. */
+  moderate(dataUri: string, options?: { analyzeImages?: boolean; signal?: AbortSignal }): Promise<ImageModerationResult>;
+  close(): Promise<void>;
+}
+
+/** Fakes for tests: pass a classifier to skip loading the model, or any DeepAnalyzer. */
+export interface ImageModerationOverrides {
+  classifier?: ImageClassifier;
+  /** Used as is (no guard added), so a fake can throw the ApiErrors it wants to test. */
+  deepAnalyzer?: DeepAnalyzer;
+}
+
+/**
+ * Builds the image pipeline: starts the worker pool (rejecting if the model cannot run on the
+ * wasm backend) and the guarded vision client when one is configured.
+ */
+export async function createImageModeration(
+  options: ImageModerationOptions,
+  overrides: ImageModerationOverrides = {},
+): Promise<ImageModeration> {
+  const decode = createImageDecoder(options.decode);
+  const classifier = overrides.classifier ?? (await createPooledClassifier(options));
+  const analyzer =
+    overrides.deepAnalyzer ??
+    (options.deepAnalysis ? createGuardedAnalyzer(createOpenAiCompatibleAnalyzer(options.deepAnalysis), options.deepAnalysis.guard) : undefined);
+
+  const assertDeepAnalysisConfigured = (): void => {
+    if (!analyzer) {
+      throw new ApiError(
+        "deep_analysis_not_configured",
+        "Deep image analysis (analyze_images) is not configured on this server; send the request without analyze_images.",
+      );
+    }
+  };
+
+  const deepAnalyze = async (image: DecodedImage, signal?: AbortSignal): Promise<DeepAnalysisResult> => {
+    assertDeepAnalysisConfigured();
+    const images = await renderForVision(image);
+    return analyzer!.analyze({ images, ...(signal ? { signal } : {}) });
+  };
+
+  return {
+    modelId: classifier.id,
+    deepAnalysis: analyzer ? { provider: analyzer.provider, model: analyzer.model } : undefined,
+    decode,
+    classify: (image) => classifier.classify(image),
+    deepAnalyze,
+    assertDeepAnalysisConfigured,
+    async moderate(dataUri, { analyzeImages = false, signal } = {}) {
+      if (analyzeImages) assertDeepAnalysisConfigured();
+      const image = await decode(dataUri);
+      // If the embedded model fails, the provider call is abandoned rather than paid for in vain.
+      const abandon = new AbortController();
+      const deepSignal = signal ? AbortSignal.any([signal, abandon.signal]) : abandon.signal;
+      const deepPromise = analyzeImages ? deepAnalyze(image, deepSignal) : undefined;
+      deepPromise?.catch(() => {}); // awaited below; avoid an unhandled rejection while classify runs
+      let embedded: Verdict;
+      try {
+        embedded = await classifier.classify(image);
+      } catch (error) {
+        abandon.abort();
+        throw error;
+      }
+      const deep = await deepPromise;
+      const verdict = mergeDeepAnalysis(embedded, deep);
+      return {
+        image: imageInfo(image),
+        verdict,
+        flagged: isFlagged(verdict),
+        models: deep ? [classifier.id, `${deep.provider}:${deep.model}`] : [classifier.id],
+        ...(deep ? { deepAnalysis: deep } : {}),
+      };
+    },
+    async close() {
+      await classifier.close?.();
+    },
+  };
+}
+
+/** The nsfwjs classifier on its worker pool, started now or on the first image. */
+async function createPooledClassifier(options: ImageModerationOptions): Promise<ImageClassifier & { close(): Promise<void> }> {
+  const start = (): Promise<NsfwPool> =>
+    createNsfwPool({ workers: options.workers, ...(options.maxQueue ? { maxQueue: options.maxQueue } : {}) });
+  let pool: Promise<NsfwPool> | undefined = options.modelLoad === "lazy" ? undefined : Promise.resolve(await start());
+  let closed = false;
+  const ensurePool = (): Promise<NsfwPool> => {
+    if (closed) return Promise.reject(new Error("The image model was closed."));
+    // A failed lazy start is retried by the next image rather than failing every later one.
+    pool ??= start().catch((error: unknown) => {
+      pool = undefined;
+      throw error;
+    });
+    return pool;
+  };
+  return {
+    id: NSFW_MODEL_ID,
+    async classify(image) {
+      return createNsfwClassifier(await ensurePool()).classify(image);
+    },
+    async close() {
+      closed = true;
+      const started = pool;
+      pool = undefined;
+      await started?.then((p) => p.close(), () => undefined);
+    },
+  };
+}

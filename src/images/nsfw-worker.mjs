@@ -1,0 +1,99 @@
+// Worker thread that owns one copy of the nsfwjs model. Plain ESM JavaScript so it starts the same
+// on Node 20 and 24 without a TypeScript loader. Messages:
+//   in:  { id, frames: Uint8Array[] }  (each 224×224×3 RGB)
+//   out: { type: "ready", backend, simd, foldedLayers, maxDeviation } once, then
+//        { type: "result", id, probabilities: number[][] } or { type: "error", id, message }.
+import { parentPort, workerData } from "node:worker_threads";
+import { createFoldedModel } from "./folded-model.mjs";
+
+const SIZE = 224;
+/** Largest allowed difference between the folded and the original model's probabilities. */
+const MAX_FOLD_DEVIATION = 1e-3;
+
+if (!parentPort) throw new Error("nsfw-worker must run in a worker thread");
+const port = parentPort;
+
+try {
+  const ready = await setUp(workerData);
+  port.on("message", (job) => {
+    try {
+      port.postMessage({ type: "result", id: job.id, probabilities: ready.classify(job.frames) });
+    } catch (error) {
+      port.postMessage({ type: "error", id: job.id, message: String(error?.message ?? error) });
+    }
+  });
+  port.postMessage({ type: "ready", ...ready.info });
+} catch (error) {
+  port.postMessage({ type: "fatal", message: String(error?.stack ?? error) });
+}
+
+async function setUp({ wasmDir, modelName }) {
+  const tf = await import("@tensorflow/tfjs");
+  const wasm = await import("@tensorflow/tfjs-backend-wasm");
+  wasm.setWasmPaths(wasmDir.endsWith("/") ? wasmDir : `${wasmDir}/`);
+  // tfjs quietly falls back to the cpu backend (10× slower) when wasm fails; refuse to run instead.
+  const ok = await tf.setBackend("wasm");
+  await tf.ready();
+  if (!ok || tf.getBackend() !== "wasm") throw new Error(`tfjs backend is "${tf.getBackend()}", not wasm`);
+  const simd = await tf.env().getAsync("WASM_HAS_SIMD_SUPPORT");
+
+  const info = console.info;
+  console.info = () => {}; // nsfwjs announces the model it loads on every start
+  let nsfw;
+  try {
+    const nsfwjs = await import("nsfwjs");
+    nsfw = await nsfwjs.load(modelName);
+  } finally {
+    console.info = info;
+  }
+  const folded = createFoldedModel(tf, nsfw.model);
+  const maxDeviation = await selfCheck(tf, nsfw.model, folded);
+  if (!(maxDeviation <= MAX_FOLD_DEVIATION)) {
+    throw new Error(`folded model deviates from nsfwjs by ${maxDeviation}`);
+  }
+  nsfw.dispose(); // the folded model holds its own copies of the weights
+
+  return {
+    info: { backend: tf.getBackend(), simd, foldedLayers: folded.foldedLayers, maxDeviation },
+    classify(frames) {
+      // Scaling to [0, 1] in plain JS is one pass and one tensor, cheaper than cast + div kernels.
+      const frameLength = SIZE * SIZE * 3;
+      const input = new Float32Array(frames.length * frameLength);
+      frames.forEach((frame, f) => {
+        if (frame.length !== frameLength) throw new Error(`frame ${f} has ${frame.length} bytes; expected ${frameLength}`);
+        const offset = f * frameLength;
+        for (let i = 0; i < frameLength; i++) input[offset + i] = frame[i] / 255;
+      });
+      const output = tf.tidy(() => folded.predict(tf.tensor4d(input, [frames.length, SIZE, SIZE, 3])));
+      try {
+        const values = output.dataSync();
+        const classes = output.shape[1];
+        const rows = [];
+        for (let i = 0; i < frames.length; i++) rows.push(Array.from(values.subarray(i * classes, (i + 1) * classes)));
+        return rows;
+      } finally {
+        output.dispose();
+      }
+    },
+  };
+}
+
+/** Runs both models on the same fixed pseudo-random image and returns the largest difference. */
+async function selfCheck(tf, original, folded) {
+  const pixels = new Float32Array(SIZE * SIZE * 3);
+  let seed = 12345;
+  for (let i = 0; i < pixels.length; i++) {
+    seed = (seed * 1103515245 + 12345) >>> 0;
+    pixels[i] = (seed >>> 8) / 0xffffff;
+  }
+  const input = tf.tensor4d(pixels, [1, SIZE, SIZE, 3]);
+  const a = original.predict(input);
+  const b = folded.predict(input);
+  const [x, y] = await Promise.all([a.data(), b.data()]);
+  input.dispose();
+  a.dispose();
+  b.dispose();
+  let max = 0;
+  for (let i = 0; i < x.length; i++) max = Math.max(max, Math.abs(x[i] - y[i]));
+  return max;
+}

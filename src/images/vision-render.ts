@@ -1,0 +1,23 @@
+import sharp from "sharp";
+import type { VisionImage } from "../providers/deep-analyzer.js";
+import type { DecodedImage } from "./decoded-image.js";
+
+/** Longest side sent to a vision model: enough to read text in a meme, cheap in tokens. */
+export const VISION_MAX_SIDE = 1024;
+
+/**
+ * Re-encodes each sampled frame as an upright JPEG no larger than VISION_MAX_SIDE: providers
+ * disagree on animated GIF and WebP support, and the original may be several MiB.
+ */
+export async function renderForVision(image: DecodedImage, maxSide = VISION_MAX_SIDE): Promise<VisionImage[]> {
+  return Promise.all(
+    image.frameIndices.map(async (page) => {
+      const data = await sharp(image.source, { autoOrient: true, ...(image.frames > 1 ? { page, pages: 1 } : {}) })
+        .flatten({ background: "#ffffff" })
+        .resize(maxSide, maxSide, { fit: "inside", withoutEnlargement: true })
+        .jpeg({ quality: 85 })
+        .toBuffer();
+      return { mediaType: "image/jpeg" as const, data };
+    }),
+  );
+}

@@ -1,0 +1,62 @@
+import { ConnectError, type Interceptor } from "@connectrpc/connect";
+import { toBinary } from "@bufbuild/protobuf";
+import { ERROR_CODE_HEADER } from "../errors/api-error.js";
+import { canonicalMessageBytes, sortMapsInPlace } from "../signing/canonical-message.js";
+import { signRpcOutcome } from "../signing/rpc-signature.js";
+import type { Signer } from "../signing/signer.js";
+import { transportKey } from "./context-keys.js";
+
+export interface SigningInterceptorDeps {
+  /** Usually the SigningKeyRing; read per call so a reloaded ring takes effect at once. */
+  keys: { readonly signer: Signer };
+  /** Milliseconds since the epoch. */
+  now?: () => number;
+}
+
+/**
+ * Signs every unary result, success or error, for gRPC, gRPC-Web and Connect. Must be the
+ * OUTERMOST interceptor: it has to see the request as the caller sent it and the final
+ * result, including errors raised by auth and rate limiting.
+ *
+ * Covered: gRPC status, x-error-code (errors), SHA-256 of the canonical response message
+ * bytes or of the error message, SHA-256 of the canonical request message bytes.
+ */
+export function createSigningInterceptor(deps: SigningInterceptorDeps): Interceptor {
+  const now = deps.now ?? Date.now;
+  return (next) => async (req) => {
+    // The JSON route signs the exact bytes it sends (signJsonBody), which no interceptor sees.
+    if (req.stream || req.contextValues.get(transportKey) === "json") return next(req);
+    const requestBytes = canonicalMessageBytes(req.method.input, req.message);
+    let res;
+    try {
+      res = await next(req);
+    } catch (error) {
+      const connectError = ConnectError.from(error);
+      const errorCode = connectError.metadata.get(ERROR_CODE_HEADER);
+      const metadata = signRpcOutcome(deps.keys.signer, {
+        requestBytes,
+        outcome: {
+          ok: false,
+          code: connectError.code,
+          message: connectError.rawMessage,
+          ...(errorCode === null ? {} : { errorCode }),
+        },
+        created: Math.floor(now() / 1000),
+      });
+      // Error metadata reaches Connect callers as headers and gRPC callers as trailers.
+      for (const [name, value] of Object.entries(metadata)) connectError.metadata.set(name, value);
+      throw connectError;
+    }
+    if (res.stream) return res;
+    // Sorted maps make the serialized bytes on the wire equal the canonical bytes we sign.
+    const message = sortMapsInPlace(res.method.output, res.message);
+    const messageBytes = toBinary(res.method.output, message, { writeUnknownFields: false });
+    const metadata = signRpcOutcome(deps.keys.signer, {
+      requestBytes,
+      outcome: { ok: true, messageBytes },
+      created: Math.floor(now() / 1000),
+    });
+    for (const [name, value] of Object.entries(metadata)) res.header.set(name, value);
+    return { ...res, message };
+  };
+}

@@ -1,0 +1,41 @@
+import { ApiError } from "../errors/api-error.js";
+import { isGranularity, type Granularity } from "./usage-counts.js";
+
+export const DEFAULT_RANGE_MS = 30 * 86_400_000;
+
+export interface UsageQuery {
+  granularity: Granularity;
+  /** Unix milliseconds, inclusive. */
+  from: number;
+  /** Unix milliseconds, exclusive. */
+  to: number;
+}
+
+/**
+ * Checks a usage query the same way for RPC, HTTP and modctl. Times arrive in Unix seconds;
+ * 0 (proto's default) or absent means "30 days ago" and "now".
+ */
+export function resolveUsageQuery(input: { granularity?: string; from?: number; to?: number }, now: number): UsageQuery {
+  const granularity = input.granularity === undefined || input.granularity === "" ? "day" : input.granularity;
+  if (!isGranularity(granularity)) {
+    throw new ApiError("invalid_request", `granularity must be "minute", "hour" or "day"; got "${granularity.slice(0, 40)}".`);
+  }
+  for (const [name, value] of [["from", input.from], ["to", input.to]] as const) {
+    if (value !== undefined && (!Number.isSafeInteger(value) || value < 0)) {
+      throw new ApiError("invalid_request", `${name} must be a Unix time in seconds.`);
+    }
+  }
+  const to = input.to ? input.to * 1000 : now;
+  const from = input.from ? input.from * 1000 : to - DEFAULT_RANGE_MS;
+  if (from >= to) throw new ApiError("invalid_request", "from must be earlier than to.");
+  return { granularity, from, to };
+}
+
+/** Parses a query-string time: Unix seconds, or an ISO 8601 date such as 2026-11-01. */
+export function parseTimeParam(name: string, raw: string | undefined): number | undefined {
+  if (raw === undefined || raw === "") return undefined;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  const ms = Date.parse(raw);
+  if (Number.isNaN(ms)) throw new ApiError("invalid_request", `${name} must be Unix seconds or an ISO 8601 date; got "${raw.slice(0, 40)}".`);
+  return Math.floor(ms / 1000);
+}

@@ -1,0 +1,33 @@
+/** Why one attempt at a provider failed; decides whether to retry and what the caller is told. */
+export type ProviderFailure =
+  /** No answer within the attempt's time limit. */
+  | "timeout"
+  /** Connection refused, reset, DNS... */
+  | "network"
+  /** The provider answered with a non-2xx status. */
+  | "http"
+  /** The answer was not a valid chat completion or not a valid verdict. */
+  | "malformed"
+  /** The model declined to judge the image. */
+  | "refused";
+
+export class ProviderError extends Error {
+  override name = "ProviderError";
+  readonly kind: ProviderFailure;
+  readonly retryable: boolean;
+  readonly status: number | undefined;
+  /** From a Retry-After header, when the provider sent one. */
+  readonly retryAfterMs: number | undefined;
+
+  constructor(
+    kind: ProviderFailure,
+    message: string,
+    options: { retryable: boolean; status?: number; retryAfterMs?: number; cause?: unknown },
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.kind = kind;
+    this.retryable = options.retryable;
+    this.status = options.status;
+    this.retryAfterMs = options.retryAfterMs;
+  }
+}

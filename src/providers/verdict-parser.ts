@@ -1,0 +1,64 @@
+import { CATEGORY_IDS, isCategoryId, type CategoryId } from "../classifiers/categories.js";
+import { ProviderError } from "./provider-error.js";
+
+export interface ParsedVerdict {
+  scores: Record<CategoryId, number>;
+  reason: string;
+}
+
+/** Longest reason kept; models asked for one sentence sometimes write an essay. */
+export const MAX_REASON_LENGTH = 300;
+
+// One optional markdown fence around the whole answer is a formatting habit of some local models;
+// anything else around the JSON (prose, a second object) is rejected.
+const FENCED = /^```(?:json)?\s*\n([\s\S]*?)\n?```$/i;
+
+/**
+ * Turns a vision model's message into scores, strictly: exactly the eleven categories, each a
+ * number in [0, 1], and a string reason. Anything else is a malformed answer, never a guess:
+ * a model that was talked into another format by text in the image must not yield a verdict.
+ */
+export function parseVisionVerdict(content: string): ParsedVerdict {
+  const trimmed = content.trim();
+  const json = FENCED.exec(trimmed)?.[1] ?? trimmed;
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch (error) {
+    throw malformed("the answer is not a JSON object", error);
+  }
+  if (!isPlainObject(value)) throw malformed("the answer is not a JSON object");
+  const extra = Object.keys(value).filter((key) => key !== "categories" && key !== "reason");
+  if (extra.length > 0) throw malformed(`unexpected keys ${extra.map((k) => JSON.stringify(k)).join(", ")}`);
+
+  const { categories, reason } = value;
+  if (!isPlainObject(categories)) throw malformed('"categories" is not an object');
+  const unknown = Object.keys(categories).filter((key) => !isCategoryId(key));
+  if (unknown.length > 0) throw malformed(`unknown categories ${unknown.map((k) => JSON.stringify(k)).join(", ")}`);
+  const scores = {} as Record<CategoryId, number>;
+  for (const id of CATEGORY_IDS) {
+    const score = categories[id];
+    if (score === undefined) throw malformed(`category "${id}" is missing`);
+    if (typeof score !== "number" || !Number.isFinite(score) || score < 0 || score > 1) {
+      throw malformed(`category "${id}" is ${JSON.stringify(score)}, not a number between 0 and 1`);
+    }
+    scores[id] = score;
+  }
+  if (typeof reason !== "string") throw malformed('"reason" is not a string');
+  const oneLine = reason.replace(/\s+/g, " ").trim();
+  return {
+    scores,
+    reason: oneLine.length > MAX_REASON_LENGTH ? `${oneLine.slice(0, MAX_REASON_LENGTH - 1)}…` : oneLine,
+  };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function malformed(detail: string, cause?: unknown): ProviderError {
+  return new ProviderError("malformed", `The vision model's verdict is malformed: ${detail}.`, {
+    retryable: true,
+    ...(cause === undefined ? {} : { cause }),
+  });
+}

@@ -1,0 +1,41 @@
+import type { Logger } from "../app/logger.js";
+import { createMemoryRateLimiter } from "./memory-rate-limiter.js";
+import type { RateLimitConfig } from "./read-rate-limit-config.js";
+import type { Clock, RateLimiter } from "./rate-limiter.js";
+import { createRedisRateLimiter } from "./redis-rate-limiter.js";
+
+export interface CreateRateLimiterOptions {
+  /** Config.redisUrl: Redis shared by every replica when set, else the embedded in-memory store. */
+  redisUrl: string | undefined;
+  config: RateLimitConfig;
+  log?: Logger;
+  /** Tests only. Leave unset in production so the Redis store uses the Redis server's clock. */
+  clock?: Clock;
+  /** How long start-up waits for the first Redis connection before serving anyway (per failure mode). */
+  startupWaitMs?: number;
+}
+
+/** Picks the store from config and, for Redis, gives the first connection a moment before traffic. */
+export async function createRateLimiter(options: CreateRateLimiterOptions): Promise<RateLimiter> {
+  const clock = options.clock ? { clock: options.clock } : {};
+  if (options.redisUrl === undefined) return createMemoryRateLimiter(clock);
+
+  const limiter = createRedisRateLimiter({
+    url: options.redisUrl,
+    keyPrefix: options.config.keyPrefix,
+    timeoutMs: options.config.timeoutMs,
+    ...clock,
+    ...(options.log ? { log: options.log } : {}),
+  });
+  const waitMs = options.startupWaitMs ?? 2_000;
+  let timer: NodeJS.Timeout | undefined;
+  const connected = await Promise.race([
+    limiter.ready().then(() => true),
+    new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), waitMs))),
+  ]);
+  clearTimeout(timer);
+  if (!connected) {
+    options.log?.warn({ waitMs }, "rate limiter: Redis not reachable at start-up; serving per RATE_LIMIT_FAILURE_MODE while it retries");
+  }
+  return limiter;
+}

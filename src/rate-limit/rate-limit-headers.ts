@@ -1,0 +1,29 @@
+import type { RateLimitDecision } from "./rate-limiter.js";
+
+/** Policy name in the IETF RateLimit-Policy / RateLimit fields; one policy: the plan's per-minute quota. */
+export const RATE_LIMIT_POLICY_NAME = "per-minute";
+
+/**
+ * The headers (and gRPC metadata) for a decision: the de-facto X-RateLimit-* trio, the IETF draft
+ * (draft-ietf-httpapi-ratelimit-headers) structured fields, and Retry-After when denied.
+ * Times are whole seconds rounded up, so a client that waits that long is never early.
+ */
+export function formatRateLimitHeaders(decision: RateLimitDecision): Record<string, string> {
+  const resetSeconds = Math.ceil(decision.resetMs / 1000);
+  const headers: Record<string, string> = {
+    ...formatPolicyHeaders(decision.limit, decision.windowMs),
+    "X-RateLimit-Remaining": String(decision.remaining),
+    "X-RateLimit-Reset": String(resetSeconds),
+    RateLimit: `"${RATE_LIMIT_POLICY_NAME}";r=${decision.remaining};t=${resetSeconds}`,
+  };
+  if (!decision.allowed) headers["Retry-After"] = String(Math.max(1, resetSeconds));
+  return headers;
+}
+
+/** What is known without asking the store: used when the store is unavailable. */
+export function formatPolicyHeaders(limit: number, windowMs: number): Record<string, string> {
+  return {
+    "X-RateLimit-Limit": String(limit),
+    "RateLimit-Policy": `"${RATE_LIMIT_POLICY_NAME}";q=${limit};w=${Math.ceil(windowMs / 1000)}`,
+  };
+}

@@ -1,0 +1,176 @@
+import { createHash, randomBytes } from "node:crypto";
+import { createClient } from "redis";
+import type { Logger } from "../app/logger.js";
+import {
+  RATE_LIMIT_WINDOW_MS,
+  RateLimiterUnavailableError,
+  assertValidLimit,
+  type Clock,
+  type RateLimitDecision,
+  type RateLimiter,
+} from "./rate-limiter.js";
+
+/**
+ * Sliding window log: one sorted set per account, scored by request time in ms. Prune, count,
+ * record and read happen in one script, so concurrent replicas can never both take the last slot.
+ * It touches exactly KEYS[1], so the whole decision lives in one hash slot on Redis Cluster.
+ *
+ * ARGV: limit, window (ms), now (ms, or "" to use the Redis server's clock), unique member.
+ * Returns { allowed (0|1), count after this request, ms until the next unit comes back }.
+ */
+export const SLIDING_WINDOW_SCRIPT = `
+local key = KEYS[1]
+local limit = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local now = tonumber(ARGV[3])
+if not now then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+local count = redis.call('ZCARD', key)
+local allowed = 0
+if count < limit then
+  redis.call('ZADD', key, now, ARGV[4])
+  redis.call('PEXPIRE', key, window)
+  count = count + 1
+  allowed = 1
+end
+local pivot = 0
+if allowed == 0 then pivot = count - limit end
+local entry = redis.call('ZRANGE', key, pivot, pivot, 'WITHSCORES')
+local reset = 0
+if entry[2] then reset = tonumber(entry[2]) + window - now end
+return {allowed, count, reset}
+`;
+
+const SCRIPT_SHA1 = createHash("sha1").update(SLIDING_WINDOW_SCRIPT).digest("hex");
+
+export interface RedisRateLimiterOptions {
+  url: string;
+  /** Prepended to the account id; lets tests and several deployments share one Redis. */
+  keyPrefix: string;
+  /** Longest wait for Redis before the request is treated as "limiter unavailable". */
+  timeoutMs: number;
+  /**
+   * Omit in production: the script then reads Redis's own TIME, so replicas with skewed clocks still
+   * agree on one timeline. Tests pass a fake clock to step across window edges.
+   */
+  clock?: Clock;
+  windowMs?: number;
+  log?: Logger;
+}
+
+export interface RedisRateLimiter extends RateLimiter {
+  /** Resolves once the first connection is up; the limiter works (fails per policy) before that. */
+  ready(): Promise<void>;
+}
+
+/** Bounds memory if Redis stalls: past this many pending commands, calls fail instead of queueing. */
+const MAX_PENDING_COMMANDS = 10_000;
+
+export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisRateLimiter {
+  const windowMs = options.windowMs ?? RATE_LIMIT_WINDOW_MS;
+  const log = options.log;
+  const client = createClient({
+    url: options.url,
+    // Fail fast while disconnected instead of queueing requests until Redis comes back.
+    disableOfflineQueue: true,
+    commandsQueueMaxLength: MAX_PENDING_COMMANDS,
+    socket: {
+      connectTimeout: 2_000,
+      // Keep trying forever (never give up and close the client), backing off to 1 s with jitter.
+      reconnectStrategy: (retries) => Math.min(50 * 2 ** retries, 1_000) + Math.floor(Math.random() * 50),
+    },
+  });
+
+  // Log transitions, not every failed reconnect attempt.
+  let healthy = true;
+  client.on("error", (error: unknown) => {
+    if (!healthy) return;
+    healthy = false;
+    log?.warn({ err: error }, "rate limiter: Redis unavailable; applying the failure mode until it is back");
+  });
+  client.on("ready", () => {
+    if (healthy) return;
+    healthy = true;
+    log?.info({}, "rate limiter: Redis connection restored");
+  });
+
+  // Not awaited: the service starts even if Redis is down, and requests meet the failure policy.
+  const connected = client.connect().then(
+    () => undefined,
+    (error: unknown) => log?.warn({ err: error }, "rate limiter: Redis client closed"),
+  );
+
+  const memberPrefix = randomBytes(6).toString("base64url");
+  let sequence = 0;
+
+  async function evaluate(key: string, args: string[]): Promise<unknown> {
+    try {
+      return await client.sendCommand(["EVALSHA", SCRIPT_SHA1, "1", key, ...args]);
+    } catch (error) {
+      // A new or restarted Redis has an empty script cache: EVAL runs the script and caches it.
+      if (!(error instanceof Error) || !error.message.startsWith("NOSCRIPT")) throw error;
+    }
+    return client.sendCommand(["EVAL", SLIDING_WINDOW_SCRIPT, "1", key, ...args]);
+  }
+
+  return {
+    async consume(key, limit): Promise<RateLimitDecision> {
+      assertValidLimit(limit);
+      const now = options.clock ? String(Math.floor(options.clock.now())) : "";
+      const member = `${memberPrefix}:${(sequence++).toString(36)}`;
+      let reply: unknown;
+      try {
+        const args = [String(limit), String(windowMs), now, member];
+        reply = await withTimeout(evaluate(options.keyPrefix + key, args), options.timeoutMs);
+      } catch (error) {
+        throw new RateLimiterUnavailableError("Redis did not answer the rate limit check", { cause: error });
+      }
+      const [allowed, count, resetMs] = parseReply(reply);
+      return {
+        allowed: allowed === 1,
+        limit,
+        remaining: Math.max(0, limit - count),
+        resetMs: Math.max(0, resetMs),
+        windowMs,
+      };
+    },
+    async checkHealth() {
+      try {
+        await withTimeout(client.ping(), options.timeoutMs);
+      } catch (error) {
+        throw new RateLimiterUnavailableError("Redis did not answer PING", { cause: error });
+      }
+    },
+    ready: () => connected,
+    async close() {
+      // Not close(): that waits for pending replies, which never come from a stuck Redis.
+      client.destroy();
+    },
+  };
+}
+
+/**
+ * node-redis's own command timeout only covers commands not yet written; a sent command waits for its
+ * reply forever. So the deadline is ours; a reply that comes later resolves a promise nobody awaits.
+ */
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const error = new Error(`Redis did not answer within ${ms} ms`);
+      error.name = "TimeoutError";
+      reject(error);
+    }, ms);
+  });
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+}
+
+function parseReply(reply: unknown): [number, number, number] {
+  if (Array.isArray(reply) && reply.length === 3 && reply.every((n) => typeof n === "number")) {
+    return reply as [number, number, number];
+  }
+  throw new RateLimiterUnavailableError(`unexpected reply from the rate limit script: ${JSON.stringify(reply)}`);
+}

@@ -1,0 +1,69 @@
+import { clone, toBinary, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
+
+/**
+ * The bytes an RPC signature covers: the protobuf binary encoding with fields in
+ * field-number order, map entries sorted by key, and no unknown fields. That is what
+ * "deterministic" serialization produces in Go, Java, C++ and Python, so callers in any
+ * language can rebuild it from the message they received. Pure code, shared with the client.
+ */
+export function canonicalMessageBytes<Desc extends DescMessage>(schema: Desc, message: MessageShape<Desc>): Uint8Array {
+  // Sort a copy: the caller's message is not ours to reorder.
+  const sorted = hasMaps(schema) ? sortMapsInPlace(schema, clone(schema, message)) : message;
+  return toBinary(schema, sorted, { writeUnknownFields: false });
+}
+
+/**
+ * Reorders every map in `message` (recursively) by key, in place, and returns it. The
+ * server runs this on responses before they are sent, so the bytes on the wire for
+ * gRPC and Connect+proto are exactly the signed bytes. Map order carries no meaning in
+ * protobuf. Keys compare by UTF-16 code unit, which equals byte order for ASCII keys.
+ */
+export function sortMapsInPlace<Desc extends DescMessage>(schema: Desc, message: MessageShape<Desc>): MessageShape<Desc> {
+  if (!hasMaps(schema)) return message;
+  const record = message as unknown as Record<string, unknown>;
+  for (const field of schema.fields) {
+    const value = field.oneof ? oneofValue(record, field.oneof.localName, field.localName) : record[field.localName];
+    if (value === undefined || value === null) continue;
+    if (field.fieldKind === "map") {
+      const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      const sorted: Record<string, unknown> = {};
+      for (const [key, entry] of entries) {
+        sorted[key] = field.mapKind === "message" ? sortMapsInPlace(field.message, entry as MessageShape<DescMessage>) : entry;
+      }
+      record[field.localName] = sorted;
+    } else if (field.fieldKind === "list" && field.listKind === "message") {
+      for (const item of value as MessageShape<DescMessage>[]) sortMapsInPlace(field.message, item);
+    } else if (field.fieldKind === "message") {
+      sortMapsInPlace(field.message, value as MessageShape<DescMessage>);
+    }
+  }
+  return message;
+}
+
+function oneofValue(record: Record<string, unknown>, oneof: string, field: string): unknown {
+  const selected = record[oneof] as { case?: string; value?: unknown } | undefined;
+  return selected?.case === field ? selected.value : undefined;
+}
+
+const mapsCache = new WeakMap<DescMessage, boolean>();
+
+/** Whether any map can occur in messages of this schema (cached per schema). */
+function hasMaps(schema: DescMessage): boolean {
+  let result = mapsCache.get(schema);
+  if (result === undefined) {
+    result = searchMaps(schema, new Set());
+    mapsCache.set(schema, result);
+  }
+  return result;
+}
+
+function searchMaps(schema: DescMessage, seen: Set<DescMessage>): boolean {
+  if (seen.has(schema)) return false;
+  seen.add(schema);
+  return schema.fields.some(
+    (f) =>
+      f.fieldKind === "map" ||
+      (f.fieldKind === "message" && searchMaps(f.message, seen)) ||
+      (f.fieldKind === "list" && f.listKind === "message" && searchMaps(f.message, seen)),
+  );
+}

@@ -1,0 +1,161 @@
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { createPublicKey } from "node:crypto";
+import { join } from "node:path";
+import { generateEd25519KeyPair, parsePrivateKeyPem, parsePublicKeyPems, publicKeyPem, SigningKeyError, toPublicJwk } from "./ed25519-keys.js";
+import { createKeyRing, type SigningKeyRing } from "./key-ring.js";
+import type { KeyStatus } from "./jwk.js";
+
+/**
+ * The embedded default key store, for installs that set no SIGNING_KEY(_FILE):
+ *   DIR/keys.json        manifest: every published public key with its status (no secrets)
+ *   DIR/<kid>.key.pem    PKCS#8 private key of the active key, mode 0600
+ * Only the active key's private half is kept; rotation deletes the old one.
+ */
+export interface KeyManifest {
+  version: 1;
+  keys: KeyManifestEntry[];
+}
+
+export interface KeyManifestEntry {
+  kid: string;
+  status: KeyStatus;
+  createdAt: number;
+  publicKeyPem: string;
+}
+
+const MANIFEST = "keys.json";
+
+export interface KeyStoreOptions {
+  /** Milliseconds since the epoch; tests pass a fixed clock. */
+  now?: () => number;
+}
+
+/** Loads the store, creating the directory and a first key when there is none yet. */
+export function openDataDirKeyRing(dir: string, options: KeyStoreOptions = {}): SigningKeyRing {
+  if (!existsSync(join(dir, MANIFEST))) initialize(dir, options);
+  return loadKeyRing(dir);
+}
+
+export function readKeyManifest(dir: string): KeyManifest {
+  const path = join(dir, MANIFEST);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, "utf8"));
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "does not exist" : "is not valid JSON";
+    throw new SigningKeyError(`signing key manifest ${path} ${reason}`);
+  }
+  if (!isManifest(parsed)) throw new SigningKeyError(`signing key manifest ${path} is malformed`);
+  const active = parsed.keys.filter((k) => k.status === "active");
+  if (active.length !== 1) throw new SigningKeyError(`signing key manifest ${path} must list exactly one active key`);
+  return parsed;
+}
+
+/** Makes a new active key; the previous active key becomes "retiring" and stays published. */
+export function rotateDataDirKey(dir: string, options: KeyStoreOptions = {}): { activeKid: string; retiringKid: string } {
+  const manifest = readKeyManifest(dir);
+  const previous = manifest.keys.find((k) => k.status === "active");
+  if (!previous) throw new SigningKeyError("no active key to rotate");
+  const created = writeNewPrivateKey(dir, options);
+  const keys: KeyManifestEntry[] = [
+    created,
+    { ...previous, status: "retiring" },
+    ...manifest.keys.filter((k) => k !== previous),
+  ];
+  writeManifest(dir, { version: 1, keys });
+  // Only after the manifest points at the new key may the old private key go.
+  removeIfPresent(privateKeyPath(dir, previous.kid));
+  return { activeKid: created.kid, retiringKid: previous.kid };
+}
+
+/** Stops publishing a retiring key: responses it signed no longer verify against our JWKS. */
+export function retireDataDirKey(dir: string, kid: string): void {
+  const manifest = readKeyManifest(dir);
+  const entry = manifest.keys.find((k) => k.kid === kid);
+  if (!entry) throw new SigningKeyError(`no published key has kid ${kid}`);
+  if (entry.status === "active") throw new SigningKeyError(`key ${kid} is active; rotate first, then retire it`);
+  writeManifest(dir, { version: 1, keys: manifest.keys.filter((k) => k !== entry) });
+}
+
+function initialize(dir: string, options: KeyStoreOptions): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const created = writeNewPrivateKey(dir, options);
+  writeManifest(dir, { version: 1, keys: [created] });
+}
+
+function loadKeyRing(dir: string): SigningKeyRing {
+  const manifest = readKeyManifest(dir);
+  const active = manifest.keys.find((k) => k.status === "active");
+  if (!active) throw new SigningKeyError("no active key");
+  const path = privateKeyPath(dir, active.kid);
+  let pem: string;
+  try {
+    if (process.platform !== "win32" && (statSync(path).mode & 0o077) !== 0) {
+      throw new SigningKeyError(`${path} is readable by other users; run: chmod 600 ${path}`);
+    }
+    pem = readFileSync(path, "utf8");
+  } catch (error) {
+    if (error instanceof SigningKeyError) throw error;
+    throw new SigningKeyError(`cannot read the active private key ${path} (${(error as NodeJS.ErrnoException).code ?? "error"})`);
+  }
+  const privateKey = parsePrivateKeyPem(pem, path);
+  if (toPublicJwk(privateKey).kid !== active.kid) throw new SigningKeyError(`${path} does not match kid ${active.kid} in ${MANIFEST}`);
+  return createKeyRing({
+    active: { privateKey, createdAt: active.createdAt },
+    retiring: manifest.keys
+      .filter((k) => k.status === "retiring")
+      .map((k) => {
+        const [publicKey] = parsePublicKeyPems(k.publicKeyPem, `${MANIFEST} key ${k.kid}`);
+        if (!publicKey) throw new SigningKeyError(`${MANIFEST} key ${k.kid} has no public key`);
+        return { publicKey, createdAt: k.createdAt };
+      }),
+  });
+}
+
+function writeNewPrivateKey(dir: string, options: KeyStoreOptions): KeyManifestEntry {
+  const { privateKey, privateKeyPem } = generateEd25519KeyPair();
+  const { kid } = toPublicJwk(privateKey);
+  const path = privateKeyPath(dir, kid);
+  // "wx" + 0600 at creation: the key is never readable by others, not even for an instant.
+  writeFileSync(path, privateKeyPem, { mode: 0o600, flag: "wx" });
+  const now = options.now ?? Date.now;
+  return { kid, status: "active", createdAt: Math.floor(now() / 1000), publicKeyPem: publicKeyPem(createPublicKey(privateKey)) };
+}
+
+function writeManifest(dir: string, manifest: KeyManifest): void {
+  const path = join(dir, MANIFEST);
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o644 });
+  renameSync(tmp, path);
+}
+
+function privateKeyPath(dir: string, kid: string): string {
+  return join(dir, `${kid}.key.pem`);
+}
+
+function removeIfPresent(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+}
+
+function isManifest(value: unknown): value is KeyManifest {
+  if (typeof value !== "object" || value === null) return false;
+  const m = value as { version?: unknown; keys?: unknown };
+  return (
+    m.version === 1 &&
+    Array.isArray(m.keys) &&
+    m.keys.every(
+      (k: unknown) =>
+        typeof k === "object" &&
+        k !== null &&
+        typeof (k as KeyManifestEntry).kid === "string" &&
+        /^[A-Za-z0-9_-]+$/.test((k as KeyManifestEntry).kid) &&
+        ((k as KeyManifestEntry).status === "active" || (k as KeyManifestEntry).status === "retiring") &&
+        typeof (k as KeyManifestEntry).createdAt === "number" &&
+        typeof (k as KeyManifestEntry).publicKeyPem === "string",
+    )
+  );
+}

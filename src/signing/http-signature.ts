@@ -1,0 +1,63 @@
+import { formatSha256DigestHeader } from "./digest-header.js";
+import {
+  CONTENT_DIGEST_HEADER,
+  HTTP_SIGNED_COMPONENTS,
+  REQUEST_DIGEST_HEADER,
+  SIGNATURE_ALGORITHM,
+  SIGNATURE_HEADER,
+  SIGNATURE_INPUT_HEADER,
+  SIGNATURE_LABEL,
+} from "./headers.js";
+import { sha256 } from "./sha256.js";
+import { buildSignatureBase, toSignatureParamsList } from "./signature-base.js";
+import type { Signer } from "./signer.js";
+import { serializeDictionary } from "./structured-fields.js";
+
+export interface HttpResponseToSign {
+  status: number;
+  /** Sent verbatim as Content-Type; the route must not let the framework rewrite it. */
+  contentType: string;
+  /** The exact response body bytes that go on the wire. */
+  body: Uint8Array;
+  /** The exact request body bytes the caller sent (empty when the body was never read). */
+  requestBody: Uint8Array;
+  /** Unix seconds; defaults to now. */
+  created?: number;
+}
+
+export type SignatureHeaders = Record<typeof SIGNATURE_INPUT_HEADER | typeof SIGNATURE_HEADER, string>;
+export type HttpSignatureHeaders = SignatureHeaders & Record<typeof CONTENT_DIGEST_HEADER | typeof REQUEST_DIGEST_HEADER, string>;
+
+/**
+ * RFC 9421 signature of a JSON-route response. Returns the headers to add, lower-case:
+ * content-digest, moderation-request-digest, signature-input, signature. The route must
+ * send `contentType` and `body` exactly as given, after which nothing may touch them.
+ */
+export function signHttpResponse(signer: Signer, response: HttpResponseToSign): HttpSignatureHeaders {
+  const contentDigest = formatSha256DigestHeader(sha256(response.body));
+  const requestDigest = formatSha256DigestHeader(sha256(response.requestBody));
+  const values = new Map<string, string>([
+    ["@status", String(response.status)],
+    ["content-type", response.contentType.trim()],
+    [CONTENT_DIGEST_HEADER, contentDigest],
+    [REQUEST_DIGEST_HEADER, requestDigest],
+  ]);
+  const signed = signComponents(signer, [...HTTP_SIGNED_COMPONENTS], values, response.created);
+  return { [CONTENT_DIGEST_HEADER]: contentDigest, [REQUEST_DIGEST_HEADER]: requestDigest, ...signed };
+}
+
+/** Signs already-derived component values; returns the Signature-Input and Signature headers. */
+export function signComponents(
+  signer: Signer,
+  components: string[],
+  values: ReadonlyMap<string, string>,
+  created: number = Math.floor(Date.now() / 1000),
+): SignatureHeaders {
+  const paramsList = toSignatureParamsList({ components, created, keyId: signer.keyId, alg: SIGNATURE_ALGORITHM });
+  const base = buildSignatureBase(paramsList, values);
+  const signature = signer.sign(new TextEncoder().encode(base));
+  return {
+    [SIGNATURE_INPUT_HEADER]: serializeDictionary(new Map([[SIGNATURE_LABEL, paramsList]])),
+    [SIGNATURE_HEADER]: serializeDictionary(new Map([[SIGNATURE_LABEL, { item: { type: "bytes", value: signature }, params: [] }]])),
+  };
+}

@@ -1,0 +1,48 @@
+import type { KeyObject } from "node:crypto";
+import { createEd25519Signer, type Signer } from "./signer.js";
+import { toPublicJwk } from "./ed25519-keys.js";
+import type { Ed25519PublicJwk, Jwks, KeyStatus } from "./jwk.js";
+
+/** A public key that verifiers may use, whether or not it still signs. */
+export interface PublishedSigningKey {
+  kid: string;
+  /** Base64url of the raw 32-byte Ed25519 public key. */
+  x: string;
+  status: KeyStatus;
+  /** Unix seconds; 0 when unknown (keys handed in through the environment). */
+  createdAt: number;
+}
+
+/** The active signer plus every public key still published: what rotation manages. */
+export interface SigningKeyRing {
+  readonly signer: Signer;
+  /** The active key first, then retiring keys, newest first. */
+  readonly publishedKeys: readonly PublishedSigningKey[];
+}
+
+export interface KeyRingInit {
+  active: { privateKey: KeyObject; createdAt: number };
+  retiring: { publicKey: KeyObject; createdAt: number }[];
+}
+
+export function createKeyRing(init: KeyRingInit): SigningKeyRing {
+  const active = toPublicJwk(init.active.privateKey);
+  const published: PublishedSigningKey[] = [{ kid: active.kid, x: active.x, status: "active", createdAt: init.active.createdAt }];
+  const retiring = [...init.retiring].sort((a, b) => b.createdAt - a.createdAt);
+  for (const key of retiring) {
+    const jwk = toPublicJwk(key.publicKey);
+    // The same key listed twice (e.g. the active key also in the retiring file) is published once.
+    if (published.some((p) => p.kid === jwk.kid)) continue;
+    published.push({ kid: jwk.kid, x: jwk.x, status: "retiring", createdAt: key.createdAt });
+  }
+  return { signer: createEd25519Signer(init.active.privateKey, active.kid), publishedKeys: published };
+}
+
+/** The JWKS document served at /.well-known/jwks.json. */
+export function toJwks(ring: Pick<SigningKeyRing, "publishedKeys">): Jwks {
+  return { keys: ring.publishedKeys.map(toJwk) };
+}
+
+export function toJwk(key: PublishedSigningKey): Ed25519PublicJwk {
+  return { kty: "OKP", crv: "Ed25519", x: key.x, kid: key.kid, use: "sig", status: key.status, created_at: key.createdAt };
+}

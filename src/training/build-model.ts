@@ -1,0 +1,83 @@
+import { CATEGORY_IDS, type CategoryId } from "../classifiers/categories.js";
+import type { HashingSpec } from "../classifiers/trained/features.js";
+import { decodeModel, encodeModel, type ModelFile, type ModelHeader } from "../classifiers/trained/model-file.js";
+import type { WindowSpec } from "../classifiers/trained/windows.js";
+import type { Corpus } from "./corpus.js";
+import { averagePrecision, chooseThreshold, fitPlatt, type Platt, type PrPoint } from "./metrics.js";
+import type { TrainedModel } from "./trainer.js";
+
+export interface HeadReport {
+  category: CategoryId;
+  positives: number;
+  negatives: number;
+  auprc: number;
+  chosen: PrPoint;
+}
+
+/** Lexicon evidence thresholds (hand-set, documented in models/README.md and lexicon/terms.ts). */
+export const LEXICON_THRESHOLDS = { sexual: 0.7, graphicViolence: 0.7 };
+
+/**
+ * Calibrates each learned head on the calibration rows (Platt), chooses its flag threshold there
+ * (best F1), and packs everything into a model file. Rule-based categories get fixed thresholds.
+ */
+export function buildModelFile(args: {
+  id: string;
+  corpus: Corpus;
+  calibrationRows: Uint32Array;
+  trained: TrainedModel;
+  heads: number[];
+  hashing: HashingSpec;
+  window: WindowSpec;
+  training: Record<string, unknown>;
+}): { model: ModelFile; bytes: Buffer; reports: HeadReport[] } {
+  const { corpus, calibrationRows, trained, heads } = args;
+  const H = CATEGORY_IDS.length;
+  const K = heads.length;
+  const logits = new Float64Array(K);
+  const perHead = heads.map(() => ({ x: [] as number[], y: [] as number[], w: [] as number[] }));
+  for (const r of calibrationRows) {
+    const f = corpus.feats.subarray(corpus.offsets[r]!, corpus.offsets[r + 1]!);
+    trained.scorer.logits(f, logits);
+    heads.forEach((c, h) => {
+      const l = corpus.labels[r * H + c]!;
+      if (l < 0) return;
+      perHead[h]!.x.push(logits[h]!);
+      perHead[h]!.y.push(l);
+      perHead[h]!.w.push(corpus.weight[r]!);
+    });
+  }
+  const calibration: Partial<Record<CategoryId, Platt>> = {};
+  const thresholds: Partial<Record<CategoryId, number>> = {};
+  const reports: HeadReport[] = [];
+  heads.forEach((c, h) => {
+    const cat = CATEGORY_IDS[c]!;
+    const { x, y, w } = perHead[h]!;
+    const platt = fitPlatt(x, y, w);
+    calibration[cat] = platt;
+    const s = x.map((v) => 1 / (1 + Math.exp(-(platt.a * v + platt.b))));
+    const chosen = chooseThreshold(s, y, w);
+    // Too few held-out positives to choose on: stay conservative with a fixed bar.
+    thresholds[cat] = y.filter((v) => v === 1).length >= 10 ? Math.min(0.9, Math.max(0.3, chosen.threshold)) : 0.5;
+    reports.push({ category: cat, positives: y.filter((v) => v === 1).length, negatives: y.filter((v) => v === 0).length, auprc: averagePrecision(s, y), chosen });
+  });
+  // Rule-derived: sexual_minors flags when sexual evidence passes this (lower) bar and a minor is indicated.
+  thresholds.sexual_minors = Math.min(0.5, (thresholds.sexual ?? 0.5) * 0.6);
+  thresholds.self_harm_instructions ??= 0.5;
+  const header: Omit<ModelHeader, "tensors"> = {
+    format: "moderation-text-model",
+    version: 1,
+    id: args.id,
+    family: trained.family,
+    heads: heads.map((c) => CATEGORY_IDS[c]!),
+    hashing: args.hashing,
+    window: args.window,
+    calibration,
+    thresholds,
+    lexicon: LEXICON_THRESHOLDS,
+    params: trained.params,
+    training: args.training,
+  };
+  const bytes = encodeModel(header, trained.tensors);
+  return { model: decodeModel(bytes), bytes, reports };
+}

@@ -1,0 +1,83 @@
+import { CATEGORY_IDS } from "../classifiers/categories.js";
+import { normalizeForMatching } from "../classifiers/normalize/normalize.js";
+import { featurize, type HashingSpec } from "../classifiers/trained/features.js";
+import { windowsOf, type WindowSpec } from "../classifiers/trained/windows.js";
+import type { Example } from "./datasets/example.js";
+import { hashString } from "./prng.js";
+
+/** Featurised training rows (one per window of each de-duplicated example), in flat typed arrays. */
+export interface Corpus {
+  rows: number;
+  /** feats[offsets[r] .. offsets[r + 1]) are row r's distinct buckets. */
+  offsets: Uint32Array;
+  feats: Uint32Array;
+  /** rows x CATEGORY_IDS labels (-1 unknown). */
+  labels: Int8Array;
+  /** Index into `datasets`. */
+  dataset: Uint16Array;
+  datasets: string[];
+  /** 0 = training rows, 1 = calibration rows (held out for calibration and thresholds). */
+  split: Uint8Array;
+  /** Per-row weight that keeps large datasets from drowning small ones. */
+  weight: Float32Array;
+  /** The example each row came from (index into the examples array). */
+  example: Uint32Array;
+}
+
+export interface CorpusOptions {
+  hashing: HashingSpec;
+  window: WindowSpec;
+  seed: number;
+  /** Share of rows (by text hash) held out for calibration. */
+  calibrationShare: number;
+  /** A dataset's rows count as at most this many rows in total. */
+  datasetCap: number;
+}
+
+export function buildCorpus(examples: readonly Example[], opts: CorpusOptions): Corpus {
+  const datasets = [...new Set(examples.map((e) => e.dataset))].sort();
+  const dsIndex = new Map(datasets.map((d, i) => [d, i]));
+  const seen = new Set<string>();
+  const rowFeats: Uint32Array[] = [];
+  const rowEx: number[] = [];
+  const rowSplit: number[] = [];
+  examples.forEach((e, i) => {
+    const norm = normalizeForMatching(e.text);
+    if (norm.length === 0) return;
+    const key = `${e.dataset}\u0000${norm}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    // Same text, same split across datasets, so a duplicate cannot leak into calibration.
+    const split = (hashString(norm, opts.seed) % 1000) / 1000 < opts.calibrationShare ? 1 : 0;
+    // Long texts train window by window, as they are scored (windows do not overlap here).
+    const wins = windowsOf(norm, { size: opts.window.size, stride: opts.window.size });
+    for (const w of wins) {
+      rowFeats.push(featurize(norm, opts.hashing, w.from, w.to));
+      rowEx.push(i);
+      rowSplit.push(split);
+    }
+  });
+  const rows = rowFeats.length;
+  const offsets = new Uint32Array(rows + 1);
+  let total = 0;
+  rowFeats.forEach((f, r) => {
+    offsets[r] = total;
+    total += f.length;
+  });
+  offsets[rows] = total;
+  const feats = new Uint32Array(total);
+  rowFeats.forEach((f, r) => feats.set(f, offsets[r]!));
+  const H = CATEGORY_IDS.length;
+  const labels = new Int8Array(rows * H);
+  const dataset = new Uint16Array(rows);
+  const counts = new Array<number>(datasets.length).fill(0);
+  rowEx.forEach((ei, r) => {
+    const e = examples[ei]!;
+    labels.set(e.labels, r * H);
+    dataset[r] = dsIndex.get(e.dataset)!;
+    counts[dataset[r]!]!++;
+  });
+  const weight = new Float32Array(rows);
+  for (let r = 0; r < rows; r++) weight[r] = Math.min(1, opts.datasetCap / counts[dataset[r]!]!);
+  return { rows, offsets, feats, labels, dataset, datasets, split: Uint8Array.from(rowSplit), weight, example: Uint32Array.from(rowEx) };
+}

@@ -1,0 +1,95 @@
+import { CATEGORY_IDS, type CategoryId } from "../classifiers/categories.js";
+import { createEngine } from "../classifiers/trained/engine.js";
+import type { ModelFile } from "../classifiers/trained/model-file.js";
+import type { Example } from "./datasets/example.js";
+import { averagePrecision } from "./metrics.js";
+
+/** Held-out predictions of the full classifier (windows, lexicon, rules) on one dataset's rows. */
+export interface HeldOut {
+  dataset: string;
+  family: string;
+  /** Per category: calibrated score, label (0/1) and flag, for rows whose label is known. */
+  byCategory: Partial<Record<CategoryId, { s: number[]; y: number[]; f: boolean[] }>>;
+  /** Benign rows (all labels 0) and how many of them got any flag. */
+  benign: number;
+  benignFlagged: number;
+  /** Benign rows per slice (e.g. hatecheck functionality), for the look-alike table. */
+  slices: Record<string, { benign: number; flagged: number }>;
+}
+
+export function scoreHeldOut(model: ModelFile, examples: readonly Example[], dataset: string): HeldOut {
+  const engine = createEngine(model);
+  const out: HeldOut = { dataset, family: model.header.family, byCategory: {}, benign: 0, benignFlagged: 0, slices: {} };
+  const seen = new Set<string>();
+  for (const e of examples) {
+    if (e.dataset !== dataset || seen.has(e.text)) continue;
+    seen.add(e.text);
+    const v = engine.classify(e.text) as ReturnType<typeof engine.classify> & { categories: Record<string, { score: number; flagged: boolean }> };
+    let anyFlag = false;
+    let allZero = true;
+    CATEGORY_IDS.forEach((c, i) => {
+      const verdict = v.categories[c];
+      if (verdict?.flagged) anyFlag = true;
+      const l = e.labels[i]!;
+      if (l !== 0) allZero = false;
+      if (l < 0 || !verdict) return;
+      const bucket = (out.byCategory[c] ??= { s: [], y: [], f: [] });
+      bucket.s.push(verdict.score);
+      bucket.y.push(l);
+      bucket.f.push(verdict.flagged);
+    });
+    if (allZero) {
+      out.benign++;
+      if (anyFlag) out.benignFlagged++;
+      const sl = (out.slices[e.slice] ??= { benign: 0, flagged: 0 });
+      sl.benign++;
+      if (anyFlag) sl.flagged++;
+    }
+  }
+  return out;
+}
+
+export interface CategorySummary {
+  positives: number;
+  negatives: number;
+  auprc: number;
+  precision: number;
+  recall: number;
+  fpr: number;
+}
+
+/** Pools held-out predictions (each dataset scored by a model that never saw it) per category. */
+export function summarize(results: readonly HeldOut[]): Partial<Record<CategoryId, CategorySummary>> {
+  const out: Partial<Record<CategoryId, CategorySummary>> = {};
+  for (const c of CATEGORY_IDS) {
+    const s: number[] = [], y: number[] = [], f: boolean[] = [];
+    for (const r of results) {
+      const b = r.byCategory[c];
+      if (!b) continue;
+      s.push(...b.s);
+      y.push(...b.y);
+      f.push(...b.f);
+    }
+    const pos = y.filter((v) => v === 1).length;
+    if (pos === 0) continue;
+    let tp = 0, fp = 0;
+    y.forEach((v, i) => { if (f[i]) (v === 1 ? tp++ : fp++); });
+    const neg = y.length - pos;
+    out[c] = { positives: pos, negatives: neg, auprc: averagePrecision(s, y), precision: tp + fp > 0 ? tp / (tp + fp) : NaN, recall: tp / pos, fpr: neg > 0 ? fp / neg : NaN };
+  }
+  return out;
+}
+
+/** Mean AUPRC over (dataset, category) pairs with enough of both classes: the model-selection figure. */
+export function meanFoldAuprc(results: readonly HeldOut[], minEach = 10): { mean: number; pairs: number } {
+  let sum = 0, n = 0;
+  for (const r of results) {
+    for (const b of Object.values(r.byCategory)) {
+      const pos = b.y.filter((v) => v === 1).length;
+      if (pos < minEach || b.y.length - pos < minEach) continue;
+      sum += averagePrecision(b.s, b.y);
+      n++;
+    }
+  }
+  return { mean: n > 0 ? sum / n : NaN, pairs: n };
+}

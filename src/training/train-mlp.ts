@@ -1,0 +1,92 @@
+import { CATEGORY_IDS } from "../classifiers/categories.js";
+import { createMlpScorer } from "../classifiers/trained/scorers.js";
+import type { Corpus } from "./corpus.js";
+import { createPrng, shuffleInPlace } from "./prng.js";
+import { positiveWeights, quantizeClipped, type TrainedModel, type TrainOptions } from "./trainer.js";
+
+/**
+ * The richer family: fastText-style bag of hashed n-gram embeddings, one shared ReLU hidden layer,
+ * one sigmoid output per head, masked loss, AdaGrad. Shared layers let rare heads borrow from
+ * common ones; the hidden layer allows feature interactions a linear model cannot express.
+ */
+export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opts: TrainOptions & { dim?: number; hidden?: number; lr?: number }): TrainedModel {
+  const H = CATEGORY_IDS.length;
+  const K = opts.heads.length;
+  const D = opts.dim ?? 32;
+  const M = opts.hidden ?? 48;
+  const lr = opts.lr ?? 0.05;
+  const rand = createPrng(opts.seed);
+  const init = (n: number, s: number): Float32Array => Float32Array.from({ length: n }, () => (rand() * 2 - 1) * s);
+  const emb = init(buckets * D, 0.1);
+  const w1 = init(M * D, Math.sqrt(6 / (M + D)));
+  const b1 = new Float32Array(M).fill(0.01);
+  const w2 = init(K * M, Math.sqrt(6 / (K + M)));
+  const b2 = new Float32Array(K);
+  const gEmb = new Float32Array(buckets * D);
+  const gW1 = new Float32Array(M * D), gB1 = new Float32Array(M), gW2 = new Float32Array(K * M), gB2 = new Float32Array(K);
+  const posW = positiveWeights(corpus, rows, opts.heads);
+  const order = Uint32Array.from(rows);
+  const h0 = new Float64Array(D), h1 = new Float64Array(M), dz = new Float64Array(K), dh1 = new Float64Array(M), dh0 = new Float64Array(D);
+  const step = (p: Float32Array, g: Float32Array, k: number, grad: number): void => {
+    g[k]! += grad * grad;
+    p[k]! -= (lr * grad) / Math.sqrt(g[k]! + 1e-8);
+  };
+  for (let epoch = 0; epoch < opts.epochs; epoch++) {
+    shuffleInPlace(order, rand);
+    for (const r of order) {
+      const from = corpus.offsets[r]!, to = corpus.offsets[r + 1]!;
+      const norm = 1 / Math.sqrt(Math.max(1, to - from));
+      let any = false;
+      for (let k = 0; k < K; k++) if (corpus.labels[r * H + opts.heads[k]!]! >= 0) any = true;
+      if (!any) continue;
+      h0.fill(0);
+      for (let i = from; i < to; i++) {
+        const base = corpus.feats[i]! * D;
+        for (let d = 0; d < D; d++) h0[d]! += emb[base + d]!;
+      }
+      for (let d = 0; d < D; d++) h0[d]! *= norm;
+      for (let m = 0; m < M; m++) {
+        let s = b1[m]!;
+        for (let d = 0; d < D; d++) s += w1[m * D + d]! * h0[d]!;
+        h1[m] = s > 0 ? s : 0;
+      }
+      for (let k = 0; k < K; k++) {
+        const y = corpus.labels[r * H + opts.heads[k]!]!;
+        if (y < 0) { dz[k] = 0; continue; }
+        let s = b2[k]!;
+        for (let m = 0; m < M; m++) s += w2[k * M + m]! * h1[m]!;
+        const p = 1 / (1 + Math.exp(-s));
+        dz[k] = (p - y) * corpus.weight[r]! * (y === 1 ? posW[k]! : 1);
+      }
+      dh1.fill(0);
+      for (let k = 0; k < K; k++) {
+        if (dz[k] === 0) continue;
+        for (let m = 0; m < M; m++) {
+          dh1[m]! += dz[k]! * w2[k * M + m]!;
+          step(w2, gW2, k * M + m, dz[k]! * h1[m]!);
+        }
+        step(b2, gB2, k, dz[k]!);
+      }
+      dh0.fill(0);
+      for (let m = 0; m < M; m++) {
+        if (h1[m] === 0 || dh1[m] === 0) continue;
+        for (let d = 0; d < D; d++) {
+          dh0[d]! += dh1[m]! * w1[m * D + d]!;
+          step(w1, gW1, m * D + d, dh1[m]! * h0[d]!);
+        }
+        step(b1, gB1, m, dh1[m]!);
+      }
+      for (let i = from; i < to; i++) {
+        const base = corpus.feats[i]! * D;
+        for (let d = 0; d < D; d++) if (dh0[d] !== 0) step(emb, gEmb, base + d, dh0[d]! * norm);
+      }
+    }
+  }
+  const { q, scale } = quantizeClipped(emb);
+  return {
+    family: "embedding-mlp",
+    tensors: { emb: q, w1, b1, w2, b2 },
+    params: { dim: D, hidden: M, embScale: scale },
+    scorer: createMlpScorer({ buckets, heads: K, dim: D, hidden: M, emb: q, embScale: scale, w1, b1, w2, b2 }),
+  };
+}

@@ -1,0 +1,30 @@
+import { describe, expect, it } from "vitest";
+import { compileTermList, evidenceScore, getLexicons, scanText } from "../../src/classifiers/lexicon/index.js";
+import { normalizeText } from "../../src/classifiers/normalize/normalize.js";
+
+const scan = (text: string) => scanText(getLexicons().sexual, normalizeText(text).text);
+
+describe("lexicon matching", () => {
+  it("matches whole words, not substrings", () => {
+    expect(scan("a cocktail at the cockpit").hits).toHaveLength(0);
+    expect(scan("his cock").hits.map((h) => h.term)).toEqual(["cock"]);
+  });
+
+  it("matches obfuscated spellings through normalisation", () => {
+    expect(scan("her t1tt1es and his c0ck").hits.map((h) => h.term).sort()).toEqual(["cock", "titties"]);
+    expect(scan("p u s s y").hits.map((h) => h.term)).toEqual(["pussy"]);
+  });
+
+  it("matches phrases and stems", () => {
+    const list = compileTermList({ name: "t", terms: { "slit his throat": 1, "decapitat*": 1 } });
+    const n = normalizeText("They slit his throat, then decapitated him").text;
+    expect(scanText(list, n).hits.map((h) => h.term)).toEqual(["slit his throat", "decapitat*"]);
+  });
+
+  it("scores density: dense explicit text high, one stray word in long text low", () => {
+    const dense = scan("he fucked her, his cock in her pussy until she came, cum on her tits");
+    const stray = scan(`${"The committee reviewed the annual budget and the new library wing. ".repeat(20)} naked`);
+    expect(evidenceScore(dense.hits, dense.tokens)).toBeGreaterThan(0.8);
+    expect(evidenceScore(stray.hits, stray.tokens)).toBeLessThan(0.2);
+  });
+});

@@ -1,0 +1,109 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { CATEGORY_IDS } from "../../src/classifiers/categories.js";
+import type { Verdict } from "../../src/classifiers/classifier.js";
+import { DEFAULT_MODEL_PATH, decodeModel, encodeModel, loadTrainedClassifier } from "../../src/classifiers/trained/index.js";
+
+const classifier = loadTrainedClassifier();
+const classify = (text: string): Verdict => classifier.classify(text) as Verdict;
+const score = (v: Verdict, c: keyof Verdict["categories"]): number => v.categories[c]?.score ?? NaN;
+
+const BENIGN_PARAGRAPH =
+  "The town council met on Tuesday evening to review the budget for the new library wing. Members discussed " +
+  "opening hours, the cost of shelving and a proposal to extend the children's reading room. ";
+const longBenign = (n: number): string => BENIGN_PARAGRAPH.repeat(n);
+
+describe("trained text classifier (committed model)", () => {
+  it("reports a versioned model id and only categories it evaluated, each with a score in [0, 1]", () => {
+    expect(classifier.id).toMatch(/^text-/);
+    const v = classify("hello there");
+    for (const [c, s] of Object.entries(v.categories)) {
+      expect(CATEGORY_IDS).toContain(c);
+      expect(s.score).toBeGreaterThanOrEqual(0);
+      expect(s.score).toBeLessThanOrEqual(1);
+    }
+    expect(Object.keys(v.categories).length).toBeGreaterThan(0);
+  });
+
+  it("is deterministic: same text, same verdict", () => {
+    const text = "you are a worthless idiot and everyone hates you";
+    expect(classify(text)).toEqual(classify(text));
+  });
+
+  it("flags a plain threat-laden insult and leaves benign requests alone", () => {
+    const abusive = classify("you are a stupid worthless bitch, shut up");
+    expect(abusive.categories.harassment?.flagged).toBe(true);
+    const benign = classify("what's the weather tomorrow in paris");
+    expect(Object.values(benign.categories).some((c) => c.flagged)).toBe(false);
+  });
+
+  it("resists obfuscation: leetspeak, spacing, stretched letters, look-alikes and zero-width characters", () => {
+    const plain = score(classify("you are a stupid worthless bitch"), "harassment");
+    for (const variant of ["y0u are a stup1d w0rthless b1tch", "you are a s t u p i d worthless b i t c h", "you are a stuuuupid worthlesss biiiitch", "yоu аre а stupid wоrthless bitсh", "you are a stu\u200bpid worth\u200cless bi\u200btch"]) {
+      expect(score(classify(variant), "harassment")).toBeCloseTo(plain, 1);
+    }
+  });
+
+  it("scores one harmful paragraph inside long benign text as high as the paragraph alone", () => {
+    const harmful = "You are a stupid worthless bitch and everybody hates you, shut up you idiot.";
+    const alone = classify(harmful);
+    const embedded = classify(`${longBenign(8)}${harmful} ${longBenign(8)}`);
+    expect(embedded.categories.harassment?.flagged).toBe(true);
+    expect(score(embedded, "harassment")).toBeGreaterThan(score(alone, "harassment") - 0.15);
+    expect(classify(longBenign(16)).categories.harassment?.flagged).toBe(false);
+  });
+
+  it("explains flagged categories with code-point spans inside the harmful paragraph", () => {
+    const prefix = `😀🎉 ${longBenign(6)}`;
+    const harmful = "You are a stupid worthless bitch, shut up.";
+    const text = `${prefix}${harmful} ${longBenign(6)}`;
+    const v = classify(text);
+    const spans = v.explanations.harassment ?? [];
+    expect(spans.length).toBeGreaterThan(0);
+    const cps = Array.from(text);
+    const from = Array.from(prefix).length;
+    for (const s of spans) {
+      expect(s.start).toBeGreaterThanOrEqual(from);
+      expect(s.end).toBeLessThanOrEqual(from + Array.from(harmful).length);
+      expect(cps.slice(s.start, s.end).join("")).toBe(s.text);
+      expect(s.weight).toBeGreaterThan(0);
+    }
+    expect(spans.map((s) => s.text.toLowerCase()).join(" ")).toMatch(/stupid|worthless|bitch/);
+    // Categories that are not flagged carry no explanation.
+    for (const c of Object.keys(v.explanations)) expect(v.categories[c as keyof Verdict["categories"]]?.flagged).toBe(true);
+  });
+
+  it("uses lexicon evidence for explicit sexual prose inside long benign text, with obfuscation", () => {
+    const explicit = "She moaned as he fucked her, his c0ck deep in her wet pussy, and he came on her tits until she had an orgasm.";
+    const v = classify(`${longBenign(10)}${explicit} ${longBenign(10)}`);
+    expect(v.categories.sexual?.flagged).toBe(true);
+    expect((v.explanations.sexual ?? []).some((s) => /c0ck|pussy|tits|fucked/.test(s.text))).toBe(true);
+    expect(classify(longBenign(20)).categories.sexual?.flagged).toBe(false);
+  });
+
+  it("uses lexicon evidence for graphic violence in long text", () => {
+    const gore = "They disembowelled the prisoner, his entrails spilling into a pool of blood, then decapitated him and mutilated the corpse.";
+    const v = classify(`${longBenign(10)}${gore} ${longBenign(10)}`);
+    expect(v.categories.violence_graphic?.flagged).toBe(true);
+    expect(v.categories.violence?.flagged).toBe(true);
+  });
+
+  it("flags sexual_minors only when sexual content and a minor indicator meet", () => {
+    const sexual = "he fucked her hard, his cock in her wet pussy";
+    expect(classify(sexual).categories.sexual_minors?.flagged).toBe(false);
+    expect(classify(`${sexual}, she is only a 13 year old schoolgirl`).categories.sexual_minors?.flagged).toBe(true);
+    expect(classify("my kid's school sends home a lot of homework").categories.sexual_minors?.flagged).toBe(false);
+  });
+});
+
+describe("model file", () => {
+  it("round-trips and rejects a corrupt file", () => {
+    const model = decodeModel(readFileSync(DEFAULT_MODEL_PATH));
+    const again = decodeModel(encodeModel(model.header, Object.fromEntries(model.tensors)));
+    expect(again.header.id).toBe(model.header.id);
+    expect([...again.tensors.keys()]).toEqual([...model.tensors.keys()]);
+    expect(() => decodeModel(Buffer.from("not a model"))).toThrow(/bad magic/);
+    const truncated = readFileSync(DEFAULT_MODEL_PATH).subarray(0, 5000);
+    expect(() => decodeModel(truncated)).toThrow(/truncated/);
+  });
+});

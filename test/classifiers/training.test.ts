@@ -1,0 +1,88 @@
+import { describe, expect, it } from "vitest";
+import { CATEGORY_IDS } from "../../src/classifiers/categories.js";
+import { makeLabels, CATEGORY_INDEX, type Example } from "../../src/training/datasets/example.js";
+import { parseDelimited, parsePythonStringList } from "../../src/training/datasets/files.js";
+import { chunkProse } from "../../src/training/datasets/longform.js";
+import { buildCorpus } from "../../src/training/corpus.js";
+import { averagePrecision, chooseThreshold, fitPlatt } from "../../src/training/metrics.js";
+import { trainLinear } from "../../src/training/train-linear.js";
+import { trainMlp } from "../../src/training/train-mlp.js";
+
+describe("label mapping helpers", () => {
+  it("propagates sub-category positives to parents and parent negatives to children", () => {
+    const l = makeLabels({ hate_threatening: 1 }, "unknown");
+    expect(l[CATEGORY_INDEX.hate]).toBe(1);
+    expect(l[CATEGORY_INDEX.sexual]).toBe(-1);
+    const n = makeLabels({ self_harm: 0 }, "unknown");
+    expect(n[CATEGORY_INDEX.self_harm_intent]).toBe(0);
+    expect(makeLabels({}, "benign").every((v) => v === 0)).toBe(true);
+  });
+
+  it("parses quoted CSV, TSV and python string lists", () => {
+    const rows = parseDelimited('a,b\n"x, ""y""",2\n"multi\nline",3\n');
+    expect(rows).toEqual([{ a: 'x, "y"', b: "2" }, { a: "multi\nline", b: "3" }]);
+    expect(parseDelimited("p\tq\n1\t2\n", "\t")).toEqual([{ p: "1", q: "2" }]);
+    expect(parsePythonStringList(`['it\\'s', "a \\"b\\"", 'c']`)).toEqual(["it's", 'a "b"', "c"]);
+  });
+
+  it("chunks Gutenberg prose inside the START/END markers into bounded chunks", () => {
+    const para = "This is a sentence of prose that goes on for a while. ".repeat(4);
+    const book = `Header junk\n*** START OF THE PROJECT GUTENBERG EBOOK X ***\n\n${para}\n\n${para}\n\n${para}\n\n*** END OF THE PROJECT GUTENBERG EBOOK X ***\nLicence junk`;
+    const chunks = chunkProse(book, 480);
+    expect(chunks.length).toBeGreaterThan(1);
+    for (const c of chunks) {
+      expect(c.text.length).toBeLessThanOrEqual(480);
+      expect(c.text).not.toMatch(/junk|GUTENBERG/);
+    }
+  });
+});
+
+describe("metrics", () => {
+  it("average precision is 1 for a perfect ranking and lower for a reversed one", () => {
+    expect(averagePrecision([0.9, 0.8, 0.1], [1, 1, 0])).toBe(1);
+    expect(averagePrecision([0.1, 0.2, 0.9], [1, 1, 0])).toBeLessThan(0.6);
+  });
+
+  it("Platt scaling keeps the ranking and the threshold separates the classes", () => {
+    const x = [-3, -2, -1, 0.5, 1, 2, 3, 4];
+    const y = [0, 0, 0, 0, 1, 1, 1, 1];
+    const p = fitPlatt(x, y);
+    expect(p.a).toBeGreaterThan(0);
+    const s = x.map((v) => 1 / (1 + Math.exp(-(p.a * v + p.b))));
+    const t = chooseThreshold(s, y);
+    expect(t.precision).toBe(1);
+    expect(t.recall).toBe(1);
+  });
+});
+
+describe("trainers", () => {
+  // A toy problem with masked labels: "hate" only labelled on half the rows.
+  const examples: Example[] = [];
+  for (let i = 0; i < 200; i++) {
+    const bad = i % 2 === 0;
+    const text = bad ? `you are vile scum number ${i}` : `have a lovely day number ${i}`;
+    const labels = makeLabels(i % 4 < 2 ? { harassment: bad ? 1 : 0, hate: 0 } : { harassment: bad ? 1 : 0 }, "unknown");
+    examples.push({ text, dataset: "toy", slice: "toy", labels });
+  }
+  const hashing = { buckets: 1 << 12, minN: 3, maxN: 4 };
+  const corpus = buildCorpus(examples, { hashing, window: { size: 480, stride: 240 }, seed: 1, calibrationShare: 0, datasetCap: 1000 });
+  const rows = Uint32Array.from({ length: corpus.rows }, (_, i) => i);
+  const heads = [CATEGORY_IDS.indexOf("harassment")];
+
+  for (const [name, train] of [["linear", trainLinear], ["embedding-mlp", trainMlp]] as const) {
+    it(`${name} learns a separable problem and is deterministic given the seed`, () => {
+      const a = train(corpus, rows, hashing.buckets, { heads, epochs: 5, seed: 3 });
+      const b = train(corpus, rows, hashing.buckets, { heads, epochs: 5, seed: 3 });
+      const out = new Float64Array(1);
+      const logit = (r: number): number => {
+        a.scorer.logits(corpus.feats.subarray(corpus.offsets[r]!, corpus.offsets[r + 1]!), out);
+        return out[0]!;
+      };
+      const s = Array.from(rows, logit);
+      const y = Array.from(rows, (r) => corpus.labels[r * CATEGORY_IDS.length + heads[0]!]!);
+      expect(averagePrecision(s, y)).toBeGreaterThan(0.95);
+      expect(Object.keys(a.tensors)).toEqual(Object.keys(b.tensors));
+      for (const k of Object.keys(a.tensors)) expect(Array.from(a.tensors[k]!)).toEqual(Array.from(b.tensors[k]!));
+    });
+  }
+});

@@ -1,0 +1,90 @@
+import { spawnSync } from "node:child_process";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { ConfigError, readConfig } from "../../src/config/config.js";
+
+const base = { DATA_DIR: "/tmp/moderation-config-test" };
+const read = (env: Record<string, string>) => readConfig({ ...base, ...env });
+
+describe("readConfig", () => {
+  it("has working defaults", () => {
+    const config = readConfig({});
+    expect(config).toMatchObject({ port: 8080, grpcPort: 8081, host: "0.0.0.0", logLevel: "info", databaseUrl: undefined, redisUrl: undefined });
+    expect(config.dataDir).toBe(path.resolve("./data"));
+  });
+
+  it("reads the listeners, log level (any case) and store URLs", () => {
+    const config = read({
+      PORT: "9000", GRPC_PORT: "9001", HOST: " 127.0.0.1 ", LOG_LEVEL: "DEBUG",
+      DATABASE_URL: "postgresql://u@db:5432/mod", REDIS_URL: "rediss://cache:6380",
+    });
+    expect(config).toMatchObject({
+      port: 9000, grpcPort: 9001, host: "127.0.0.1", logLevel: "debug",
+      databaseUrl: "postgresql://u@db:5432/mod", redisUrl: "rediss://cache:6380",
+    });
+    expect(config.dataDir).toBe("/tmp/moderation-config-test");
+  });
+
+  it("treats blank values as unset", () => {
+    expect(read({ PORT: "  ", DATABASE_URL: "" })).toMatchObject({ port: 8080, databaseUrl: undefined });
+  });
+
+  it("lets both listeners take ephemeral ports (0)", () => {
+    expect(read({ PORT: "0", GRPC_PORT: "0" })).toMatchObject({ port: 0, grpcPort: 0 });
+  });
+
+  it.each([
+    ["PORT", "http"], ["PORT", "-1"], ["PORT", "65536"], ["PORT", "80.5"], ["PORT", "0x50"],
+    ["GRPC_PORT", "abc"], ["GRPC_PORT", "99999"],
+  ])("refuses %s=%s, naming the variable", (name, value) => {
+    expect(() => read({ [name]: value })).toThrow(ConfigError);
+    expect(() => read({ [name]: value })).toThrow(new RegExp(`${name} must be a port number between 0 and 65535; got "${value.replace(".", "\\.")}"`));
+  });
+
+  it("refuses PORT equal to GRPC_PORT, explaining why", () => {
+    expect(() => read({ PORT: "9000", GRPC_PORT: "9000" })).toThrow(ConfigError);
+    expect(() => read({ PORT: "9000", GRPC_PORT: "9000" })).toThrow(/PORT and GRPC_PORT are both 9000.*separate listeners/);
+    // Also when only one is set and it collides with the other's default.
+    expect(() => read({ PORT: "8081" })).toThrow(/PORT and GRPC_PORT are both 8081/);
+    expect(() => read({ GRPC_PORT: "8080" })).toThrow(/PORT and GRPC_PORT are both 8080/);
+  });
+
+  it.each(["loud", "warning", "0"])("refuses LOG_LEVEL=%s, listing the levels", (value) => {
+    expect(() => read({ LOG_LEVEL: value })).toThrow(ConfigError);
+    expect(() => read({ LOG_LEVEL: value })).toThrow(new RegExp(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "${value}"`));
+  });
+
+  it.each([
+    ["mysql://root@db/mod", /DATABASE_URL must start with postgres:\/\/ or postgresql:\/\/; got "mysql:\/\/"/],
+    ["http://db:5432/mod", /DATABASE_URL must start with postgres:\/\/ or postgresql:\/\/; got "http:\/\/"/],
+    ["not a url", /DATABASE_URL is not a valid URL/],
+  ])("refuses DATABASE_URL=%s", (value, message) => {
+    expect(() => read({ DATABASE_URL: value })).toThrow(ConfigError);
+    expect(() => read({ DATABASE_URL: value })).toThrow(message);
+  });
+
+  it("refuses a REDIS_URL with the wrong scheme", () => {
+    expect(() => read({ REDIS_URL: "http://cache:6379" })).toThrow(/REDIS_URL must start with redis:\/\/ or rediss:\/\//);
+  });
+
+  it("never echoes a DATABASE_URL that is not a URL (it may hold a password)", () => {
+    try {
+      read({ DATABASE_URL: "s3cr3t-password@@" });
+      expect.unreachable();
+    } catch (error) {
+      expect(String(error)).not.toContain("s3cr3t");
+    }
+  });
+});
+
+describe("the service's start-up", () => {
+  it("stops with exit code 2 and names the variable on a bad config", () => {
+    const result = spawnSync(process.execPath, ["--import", "tsx", "src/main.ts"], {
+      env: { PATH: process.env.PATH ?? "", PORT: "9100", GRPC_PORT: "9100", DATA_DIR: "/tmp/moderation-config-test" },
+      encoding: "utf8",
+      timeout: 20_000,
+    });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/^configuration error: PORT and GRPC_PORT are both 9100/);
+  });
+});

@@ -1,0 +1,118 @@
+import { crc32 } from "node:zlib";
+import { deflateSync } from "node:zlib";
+import sharp from "sharp";
+
+/** Test images, all generated here: nothing is read from disk or the network. */
+
+export function dataUri(mediaType: string, bytes: Buffer): string {
+  return `data:${mediaType};base64,${bytes.toString("base64")}`;
+}
+
+export type Rgb = { r: number; g: number; b: number };
+
+export function solid(width: number, height: number, colour: Rgb | string) {
+  return sharp({ create: { width, height, channels: 3, background: colour } });
+}
+
+export const png = (width = 64, height = 48, colour: Rgb | string = "#3366cc") => solid(width, height, colour).png().toBuffer();
+export const jpeg = (width = 64, height = 48, colour: Rgb | string = "#3366cc") => solid(width, height, colour).jpeg().toBuffer();
+export const webp = (width = 64, height = 48, colour: Rgb | string = "#3366cc") => solid(width, height, colour).webp().toBuffer();
+export const gif = (width = 64, height = 48, colour: Rgb | string = "#3366cc") => solid(width, height, colour).gif().toBuffer();
+
+/** Frame i is a solid colour with red = FRAME_RED(i), so tests can tell which frames were used. */
+export const frameRed = (i: number): number => Math.min(255, 10 + i * 24);
+
+export async function animated(format: "gif" | "webp", frames: number, width = 40, height = 30): Promise<Buffer> {
+  const strip = Buffer.alloc(width * height * frames * 3);
+  for (let f = 0; f < frames; f++) {
+    for (let p = 0; p < width * height; p++) {
+      const o = (f * width * height + p) * 3;
+      strip[o] = frameRed(f);
+      strip[o + 1] = 40;
+      strip[o + 2] = 200;
+    }
+  }
+  const image = sharp(strip, { raw: { width, height: height * frames, channels: 3, pageHeight: height } });
+  return format === "gif" ? image.gif({ delay: 100, dither: 0 }).toBuffer() : image.webp({ delay: 100, lossless: true }).toBuffer();
+}
+
+/** A JPEG stored as `width`×`height` with left half red and right half blue, and an EXIF orientation tag. */
+export async function orientedJpeg(orientation: number, width = 120, height = 80): Promise<Buffer> {
+  const raw = Buffer.alloc(width * height * 3);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const o = (y * width + x) * 3;
+      if (x < width / 2) raw[o] = 255;
+      else raw[o + 2] = 255;
+    }
+  }
+  return sharp(raw, { raw: { width, height, channels: 3 } }).jpeg({ quality: 95 }).withMetadata({ orientation }).toBuffer();
+}
+
+function pngChunk(type: string, data: Buffer): Buffer {
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(data.length);
+  const body = Buffer.concat([Buffer.from(type, "latin1"), data]);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(body) >>> 0);
+  return Buffer.concat([length, body, crc]);
+}
+
+/**
+ * A decompression bomb: a tiny, well-formed PNG whose header claims width×height pixels (a few
+ * hundred bytes that would need gigabytes once decoded).
+ */
+export function pngBomb(width: number, height: number): Buffer {
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = 8; // bit depth
+  ihdr[9] = 0; // greyscale
+  // The first rows of zeros; the rest is "missing", but a decoder would allocate for all of it.
+  const idat = deflateSync(Buffer.alloc(Math.min(width + 1, 1 << 20) * 4));
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    pngChunk("IHDR", ihdr),
+    pngChunk("IDAT", idat),
+    pngChunk("IEND", Buffer.alloc(0)),
+  ]);
+}
+
+/** A GIF whose logical screen and only frame claim width×height pixels. */
+export function gifBomb(width: number, height: number): Buffer {
+  const header = Buffer.alloc(13);
+  header.write("GIF89a", 0, "latin1");
+  header.writeUInt16LE(width, 6);
+  header.writeUInt16LE(height, 8);
+  header[10] = 0x80; // global colour table of 2 entries
+  const palette = Buffer.from([0, 0, 0, 255, 255, 255]);
+  const descriptor = Buffer.alloc(10);
+  descriptor[0] = 0x2c;
+  descriptor.writeUInt16LE(width, 5);
+  descriptor.writeUInt16LE(height, 7);
+  const pixels = Buffer.from([0x02, 0x02, 0x4c, 0x01, 0x00]); // LZW min code 2, one tiny sub-block
+  return Buffer.concat([header, palette, descriptor, pixels, Buffer.from([0x3b])]);
+}
+
+/** A 2×2 24-bit BMP: a real image in a format the service does not accept. */
+export function bmp(): Buffer {
+  const rowSize = 8; // 2 pixels × 3 bytes, padded to 4
+  const pixels = Buffer.alloc(rowSize * 2, 0x7f);
+  const header = Buffer.alloc(54);
+  header.write("BM", 0, "latin1");
+  header.writeUInt32LE(54 + pixels.length, 2);
+  header.writeUInt32LE(54, 10);
+  header.writeUInt32LE(40, 14);
+  header.writeInt32LE(2, 18);
+  header.writeInt32LE(2, 22);
+  header.writeUInt16LE(1, 26);
+  header.writeUInt16LE(24, 28);
+  header.writeUInt32LE(pixels.length, 34);
+  return Buffer.concat([header, pixels]);
+}
+
+/** RGB of pixel (x, y) in a 224² model input. */
+export function pixelAt(frame: Uint8Array, x: number, y: number, size = 224): Rgb {
+  const o = (y * size + x) * 3;
+  return { r: frame[o]!, g: frame[o + 1]!, b: frame[o + 2]! };
+}

@@ -1,0 +1,96 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { createClient, ConnectError, Code } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AccountService } from "../../gen/moderation/v1/account_pb.js";
+import { callJson, callModerate } from "../support/protocol-clients.js";
+import { startTestServer, type StoreKind, type TestServer } from "../support/test-server.js";
+
+const PNG = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+const run = promisify(execFile);
+
+async function getUsage(server: TestServer, key: string | undefined, query = "") {
+  const response = await fetch(`${server.httpUrl}/v1/usage${query}`, { headers: key ? { "x-api-key": key } : {} });
+  return { status: response.status, body: (await response.json()) as any };
+}
+
+describe.each<StoreKind>(["sqlite", "postgres"])("metering and the usage API on %s", (store) => {
+  let server: TestServer;
+  let a: { accountId: string; key: string; keyId: string };
+  let b: { accountId: string; key: string; keyId: string };
+
+  beforeAll(async () => {
+    server = await startTestServer({ store });
+    a = await server.createAccount("pro");
+    b = await server.createAccount("basic");
+    // Account A: 4 accepted requests over three protocols; 2 refused ones that must not count.
+    expect((await callModerate("json", server, { input: [{ type: "text", text: "hello" }, { type: "image", base64: PNG }] }, a.key)).ok).toBe(true);
+    expect((await callModerate("connect", server, { input: [{ type: "text", text: "hi" }] }, a.key)).ok).toBe(true);
+    expect((await callModerate("grpc", server, { input: [{ type: "text", text: "a" }, { type: "text", text: "b" }] }, a.key)).ok).toBe(true);
+    expect((await callModerate("grpc-web", server, { input: [{ type: "image", base64: PNG }] }, a.key)).ok).toBe(true);
+    expect((await callModerate("json", server, { input: [] }, a.key)).ok).toBe(false);
+    expect((await callJson(server.httpUrl, {}, a.key, { raw: "{not json" })).ok).toBe(false);
+    // Account B: one request.
+    expect((await callModerate("json", server, { input: [{ type: "text", text: "x" }] }, b.key)).ok).toBe(true);
+  });
+  afterAll(() => server.close());
+
+  it("counts accepted requests and their items per account, over every protocol", async () => {
+    const { status, body } = await getUsage(server, a.key);
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ account_id: a.accountId, plan: "pro", requests_per_minute: 300, granularity: "day" });
+    expect(body.totals).toEqual({ requests: 4, text_items: 4, image_items: 2, deep_analyses: 0, flagged: 0 });
+    expect(body.buckets).toHaveLength(1);
+    expect(body.buckets[0].start % 86_400).toBe(0);
+  });
+
+  it("keeps minute, hour and day buckets that agree", async () => {
+    for (const granularity of ["minute", "hour", "day"]) {
+      const { body } = await getUsage(server, a.key, `?granularity=${granularity}`);
+      expect(body.totals.requests).toBe(4);
+      expect(body.granularity).toBe(granularity);
+    }
+  });
+
+  it("shows an account only its own usage", async () => {
+    const { body } = await getUsage(server, b.key);
+    expect(body.account_id).toBe(b.accountId);
+    expect(body.totals.requests).toBe(1);
+  });
+
+  it("honours from/to and refuses bad queries with a stable code", async () => {
+    const future = Math.floor(Date.now() / 1000) + 86_400 * 2;
+    expect((await getUsage(server, a.key, `?from=${future}&to=${future + 86_400}`)).body.totals.requests).toBe(0);
+    expect((await getUsage(server, a.key, `?from=2000-01-01`)).body.totals.requests).toBe(4);
+    const bad = await getUsage(server, a.key, "?granularity=week");
+    expect(bad).toEqual({ status: 400, body: { error: { code: "invalid_request", message: 'granularity must be "minute", "hour" or "day"; got "week".' } } });
+    const backwards = await getUsage(server, a.key, "?from=2000&to=1000");
+    expect(backwards.body.error).toEqual({ code: "invalid_request", message: "from must be earlier than to." });
+  });
+
+  it("requires a valid key, through the same chain as Moderate", async () => {
+    expect(await getUsage(server, undefined)).toMatchObject({ status: 401, body: { error: { code: "missing_api_key" } } });
+    expect(await getUsage(server, "mod_AAAAAAAA_" + "A".repeat(43))).toMatchObject({ status: 401, body: { error: { code: "invalid_api_key" } } });
+  });
+
+  it("serves AccountService.GetUsage over Connect with the same numbers", async () => {
+    const client = createClient(AccountService, createConnectTransport({ baseUrl: server.httpUrl, httpVersion: "1.1" }));
+    const response = await client.getUsage({ granularity: "hour" }, { headers: { "x-api-key": a.key } });
+    expect(response.accountId).toBe(a.accountId);
+    expect(response.totals?.requests).toBe(4n);
+    expect(response.totals?.imageItems).toBe(2n);
+    const refused = await client.getUsage({}, { headers: { "x-api-key": "nope" } }).catch((e: unknown) => ConnectError.from(e));
+    expect(refused).toBeInstanceOf(ConnectError);
+    expect((refused as ConnectError).code).toBe(Code.Unauthenticated);
+  });
+
+  it("modctl usage prints the same totals as JSON", async () => {
+    await server.ctx.meter.flush();
+    const { stdout } = await run("node", ["bin/modctl.mjs", "usage", "--account", a.accountId, "--granularity", "hour"], {
+      env: { ...process.env, ...server.env },
+    });
+    const printed = JSON.parse(stdout);
+    expect(printed).toMatchObject({ account_id: a.accountId, granularity: "hour", totals: { requests: 4, text_items: 4, image_items: 2 } });
+  });
+});

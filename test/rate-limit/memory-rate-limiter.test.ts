@@ -1,0 +1,19 @@
+import { describe, expect, it } from "vitest";
+import { createMemoryRateLimiter } from "../../src/rate-limit/memory-rate-limiter.js";
+import { createFakeClock } from "./fake-clock.js";
+import { describeRateLimiterContract } from "./rate-limiter-contract.js";
+
+describeRateLimiterContract("memory", async (clock) => createMemoryRateLimiter({ clock }));
+
+describe("memory rate limiter", () => {
+  it("keeps the log sorted when the clock steps back", async () => {
+    const clock = createFakeClock();
+    const limiter = createMemoryRateLimiter({ clock });
+    clock.advance(10_000);
+    await limiter.consume("a", 3);
+    clock.advance(-5_000);
+    await limiter.consume("a", 3);
+    // The entry at 5 s is the oldest, so the next slot frees 60 s from now, not 65 s.
+    expect((await limiter.consume("a", 3)).resetMs).toBe(60_000);
+  });
+});

@@ -1,0 +1,78 @@
+import { randomUUID } from "node:crypto";
+import { afterEach, describe, expect, it } from "vitest";
+import { RateLimiterUnavailableError } from "../../src/rate-limit/rate-limiter.js";
+import { createRedisRateLimiter, type RedisRateLimiter } from "../../src/rate-limit/redis-rate-limiter.js";
+import { eventually, findFreePort, startRedisServer, type RedisServerProcess } from "./redis-test-support.js";
+
+// Each test runs its own redis-server so it can stop, pause and restart it without touching the shared one.
+describe("redis rate limiter when Redis misbehaves", () => {
+  const cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  async function startServer(port: number): Promise<RedisServerProcess> {
+    const server = await startRedisServer(port);
+    cleanups.push(() => server.stop());
+    return server;
+  }
+
+  function limiterFor(port: number): RedisRateLimiter {
+    const limiter = createRedisRateLimiter({
+      url: `redis://127.0.0.1:${port}`,
+      keyPrefix: "rl:",
+      timeoutMs: 50,
+    });
+    cleanups.push(() => limiter.close());
+    return limiter;
+  }
+
+  it("fails fast while Redis is down, then recovers by itself when it comes back", async () => {
+    const port = await findFreePort();
+    const server = await startServer(port);
+    const limiter = limiterFor(port);
+    await limiter.ready();
+    const key = randomUUID();
+    expect((await limiter.consume(key, 10)).allowed).toBe(true);
+
+    await server.stop();
+    await expect(limiter.consume(key, 10)).rejects.toBeInstanceOf(RateLimiterUnavailableError);
+    // Still down: every call is refused at once (no offline queue), none waits for a reconnect.
+    await expect(limiter.consume(key, 10)).rejects.toBeInstanceOf(RateLimiterUnavailableError);
+
+    await startServer(port);
+    // The new server has an empty script cache too, so this also covers the NOSCRIPT fallback.
+    const decision = await eventually(() => limiter.consume(key, 10));
+    expect(decision).toMatchObject({ allowed: true, limit: 10 });
+  });
+
+  it("answers per policy when Redis is down at startup, and connects once it is up", async () => {
+    const port = await findFreePort();
+    const limiter = limiterFor(port);
+    const key = randomUUID();
+    await expect(limiter.consume(key, 10)).rejects.toBeInstanceOf(RateLimiterUnavailableError);
+
+    await startServer(port);
+    await limiter.ready();
+    expect(await limiter.consume(key, 10)).toMatchObject({ allowed: true, remaining: 9 });
+  });
+
+  it("times out when Redis is too slow, and works again once it answers", async () => {
+    const port = await findFreePort();
+    const server = await startServer(port);
+    const limiter = limiterFor(port);
+    await limiter.ready();
+    const key = randomUUID();
+
+    server.freeze();
+    const slow = limiter.consume(key, 10);
+    await expect(slow).rejects.toBeInstanceOf(RateLimiterUnavailableError);
+    await expect(slow).rejects.toHaveProperty("cause.name", "TimeoutError");
+
+    server.thaw();
+    // The timed-out call may still have been counted when Redis caught up: it errs towards stricter.
+    const decision = await eventually(() => limiter.consume(key, 10));
+    expect(decision.allowed).toBe(true);
+    expect(decision.remaining).toBeLessThanOrEqual(8);
+  });
+});

@@ -1,0 +1,109 @@
+import { describe, expect, it } from "vitest";
+import { createHash } from "node:crypto";
+import { verifyModerationResponse } from "../../src/client/verify-response.js";
+import { base64ToBytes, bytesToBase64 } from "../../src/signing/structured-fields.js";
+import { changeChar, CREATED, flipBit, makeKeyRing, signedHttpResponse } from "./fixtures.js";
+
+const ring = makeKeyRing();
+const good = signedHttpResponse(ring);
+
+describe("JSON-route response signatures", () => {
+  it("verify for the request they answer, naming key and time", async () => {
+    expect(good.headers["signature-input"]).toBe(
+      `sig1=("@status" "content-type" "content-digest" "moderation-request-digest");created=${CREATED};keyid="${ring.signer.keyId}";alg="ed25519"`,
+    );
+    await expect(verifyModerationResponse(good)).resolves.toEqual({ valid: true, keyId: ring.signer.keyId, created: CREATED });
+  });
+
+  it("accept string bodies, fetch Headers and header arrays alike", async () => {
+    const asText = { ...good, body: new TextDecoder().decode(good.body), requestBody: new TextDecoder().decode(good.requestBody) };
+    expect((await verifyModerationResponse({ ...asText, headers: new Headers(good.headers) })).valid).toBe(true);
+    const arrays = Object.fromEntries(Object.entries(good.headers).map(([k, v]) => [k.toUpperCase(), [v]]));
+    expect((await verifyModerationResponse({ ...good, headers: arrays })).valid).toBe(true);
+  });
+
+  it("fail when any byte of the body changes", async () => {
+    for (let i = 0; i < good.body.length; i++) {
+      const result = await verifyModerationResponse({ ...good, body: flipBit(good.body, i) });
+      expect(result, `body byte ${i}`).toMatchObject({ valid: false, reason: "the body does not match Content-Digest" });
+    }
+  });
+
+  it("fail when the verdict is flipped and Content-Digest recomputed to match", async () => {
+    const forged = new TextEncoder().encode(new TextDecoder().decode(good.body).replace('"flagged":false', '"flagged":true'));
+    const digest = `sha-256=:${createHash("sha256").update(forged).digest("base64")}:`;
+    const result = await verifyModerationResponse({ ...good, body: forged, headers: { ...good.headers, "content-digest": digest } });
+    expect(result).toMatchObject({ valid: false, reason: "the signature does not match the signed fields" });
+  });
+
+  it("fail for a different request: a signed verdict cannot be replayed for other content", async () => {
+    for (let i = 0; i < good.requestBody.length; i++) {
+      const result = await verifyModerationResponse({ ...good, requestBody: flipBit(good.requestBody, i) });
+      expect(result, `request byte ${i}`).toMatchObject({ valid: false, reason: "the response was signed for a different request body" });
+    }
+    // Claiming the other request's digest in the header breaks the signature instead.
+    const other = new TextEncoder().encode('{"input":[{"type":"text","text":"something hateful"}]}');
+    const digest = `sha-256=:${createHash("sha256").update(other).digest("base64")}:`;
+    const replayed = await verifyModerationResponse({ ...good, requestBody: other, headers: { ...good.headers, "moderation-request-digest": digest } });
+    expect(replayed).toMatchObject({ valid: false, reason: "the signature does not match the signed fields" });
+  });
+
+  it("fail when the status changes", async () => {
+    for (const status of [201, 400, 500]) expect((await verifyModerationResponse({ ...good, status })).valid).toBe(false);
+  });
+
+  it("fail when any character of a signed header or of Signature-Input changes", async () => {
+    for (const name of ["content-type", "content-digest", "moderation-request-digest", "signature-input"] as const) {
+      const value = good.headers[name];
+      for (let i = 0; i < value.length; i++) {
+        const result = await verifyModerationResponse({ ...good, headers: { ...good.headers, [name]: changeChar(value, i) } });
+        expect(result.valid, `${name}[${i}] = ${changeChar(value, i)}`).toBe(false);
+      }
+    }
+  });
+
+  it("fail when the timestamp changes", async () => {
+    const input = good.headers["signature-input"].replace(`created=${CREATED}`, `created=${CREATED + 3600}`);
+    const result = await verifyModerationResponse({ ...good, headers: { ...good.headers, "signature-input": input } });
+    expect(result).toEqual({ valid: false, reason: "the signature does not match the signed fields", keyId: ring.signer.keyId, created: CREATED + 3600 });
+  });
+
+  it("fail when any byte of the signature changes", async () => {
+    const signature = base64ToBytes(good.headers.signature.slice("sig1=:".length, -1));
+    expect(signature.length).toBe(64);
+    for (let i = 0; i < signature.length; i++) {
+      const tampered = `sig1=:${bytesToBase64(flipBit(signature, i))}:`;
+      const result = await verifyModerationResponse({ ...good, headers: { ...good.headers, signature: tampered } });
+      expect(result.valid, `signature byte ${i}`).toBe(false);
+    }
+  });
+
+  it("fail with a key that is not published, and without signature headers", async () => {
+    expect(await verifyModerationResponse({ ...good, jwks: { keys: [] } })).toMatchObject({
+      valid: false,
+      reason: `key ${ring.signer.keyId} is not in the JWKS (unknown or retired)`,
+    });
+    const otherRing = makeKeyRing();
+    const wrongKey = { keys: [{ ...otherRingJwk(otherRing), kid: ring.signer.keyId }] };
+    expect(await verifyModerationResponse({ ...good, jwks: wrongKey })).toMatchObject({ valid: false, reason: "the signature does not match the signed fields" });
+    const { signature: _s, ...unsigned } = good.headers;
+    expect(await verifyModerationResponse({ ...good, headers: unsigned })).toEqual({ valid: false, reason: "the response has no Signature header" });
+  });
+
+  it("fail when a signature leaves out a required component", async () => {
+    const narrowed = good.headers["signature-input"].replace(' "moderation-request-digest"', "");
+    const result = await verifyModerationResponse({ ...good, headers: { ...good.headers, "signature-input": narrowed } });
+    expect(result).toMatchObject({ valid: false, reason: 'the signature does not cover "moderation-request-digest"' });
+  });
+
+  it("enforce maxAgeSeconds only when asked", async () => {
+    const now = () => (CREATED + 600) * 1000;
+    expect((await verifyModerationResponse({ ...good, maxAgeSeconds: 900, now })).valid).toBe(true);
+    expect(await verifyModerationResponse({ ...good, maxAgeSeconds: 300, now })).toMatchObject({ valid: false, reason: "the signature is older than 300 s" });
+  });
+});
+
+function otherRingJwk(r: ReturnType<typeof makeKeyRing>) {
+  const [key] = r.publishedKeys;
+  return { kty: "OKP" as const, crv: "Ed25519" as const, x: key!.x, kid: key!.kid };
+}

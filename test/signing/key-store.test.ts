@@ -1,0 +1,127 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { generateKeyPairSync } from "node:crypto";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, chmodSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { inspect } from "node:util";
+import { verifyModerationResponse } from "../../src/client/verify-response.js";
+import { ConfigError, readConfig } from "../../src/config/config.js";
+import { openDataDirKeyRing, readKeyManifest, retireDataDirKey, rotateDataDirKey } from "../../src/signing/data-dir-key-store.js";
+import { toJwks } from "../../src/signing/key-ring.js";
+import { loadSigningKeyRing } from "../../src/signing/load-key-ring.js";
+import { readSigningConfig, SigningConfigError } from "../../src/signing/read-signing-config.js";
+import { signedHttpResponse } from "./fixtures.js";
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "signing-test-"));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("DATA_DIR key store", () => {
+  it("creates a key on first start with 0700 dir and 0600 private key, and reuses it after", () => {
+    const store = join(dir, "signing");
+    const ring = openDataDirKeyRing(store, { now: () => 1_800_000_000_000 });
+    expect(statSync(store).mode & 0o777).toBe(0o700);
+    expect(statSync(join(store, `${ring.signer.keyId}.key.pem`)).mode & 0o777).toBe(0o600);
+    expect(readFileSync(join(store, "keys.json"), "utf8")).not.toContain("PRIVATE");
+    expect(ring.publishedKeys).toEqual([{ kid: ring.signer.keyId, x: expect.any(String), status: "active", createdAt: 1_800_000_000 }]);
+    expect(openDataDirKeyRing(store).signer.keyId).toBe(ring.signer.keyId);
+  });
+
+  it("rotation: the new key signs, the old key still verifies old responses until retired", async () => {
+    const store = join(dir, "signing");
+    const before = openDataDirKeyRing(store);
+    const oldResponse = signedHttpResponse(before);
+
+    const { activeKid, retiringKid } = rotateDataDirKey(store);
+    expect(retiringKid).toBe(before.signer.keyId);
+    const after = openDataDirKeyRing(store);
+    expect(after.signer.keyId).toBe(activeKid);
+    expect(after.publishedKeys.map((k) => [k.kid, k.status])).toEqual([[activeKid, "active"], [retiringKid, "retiring"]]);
+    // Only the active private key stays on disk.
+    expect(readdirSync(store).filter((f) => f.endsWith(".key.pem"))).toEqual([`${activeKid}.key.pem`]);
+
+    expect(await verifyModerationResponse({ ...oldResponse, jwks: toJwks(after) })).toMatchObject({ valid: true, keyId: retiringKid });
+    expect(await verifyModerationResponse({ ...signedHttpResponse(after), jwks: toJwks(after) })).toMatchObject({ valid: true, keyId: activeKid });
+
+    expect(() => retireDataDirKey(store, activeKid)).toThrow(`key ${activeKid} is active; rotate first, then retire it`);
+    retireDataDirKey(store, retiringKid);
+    const retired = openDataDirKeyRing(store);
+    expect(retired.publishedKeys.map((k) => k.kid)).toEqual([activeKid]);
+    expect(await verifyModerationResponse({ ...oldResponse, jwks: toJwks(retired) })).toMatchObject({
+      valid: false,
+      reason: `key ${retiringKid} is not in the JWKS (unknown or retired)`,
+    });
+  });
+
+  it("refuses a private key others can read, and a manifest without one active key", () => {
+    const store = join(dir, "signing");
+    const ring = openDataDirKeyRing(store);
+    const keyFile = join(store, `${ring.signer.keyId}.key.pem`);
+    chmodSync(keyFile, 0o644);
+    expect(() => openDataDirKeyRing(store)).toThrow(`${keyFile} is readable by other users; run: chmod 600 ${keyFile}`);
+    chmodSync(keyFile, 0o600);
+    const manifest = readKeyManifest(store);
+    writeFileSync(join(store, "keys.json"), JSON.stringify({ ...manifest, keys: manifest.keys.map((k) => ({ ...k, status: "retiring" })) }));
+    expect(() => openDataDirKeyRing(store)).toThrow("must list exactly one active key");
+  });
+});
+
+describe("readSigningConfig", () => {
+  const pkcs8 = (type: "ed25519" | "rsa") =>
+    (type === "rsa" ? generateKeyPairSync("rsa", { modulusLength: 1024 }) : generateKeyPairSync("ed25519")).privateKey
+      .export({ format: "pem", type: "pkcs8" })
+      .toString();
+
+  it("defaults to DATA_DIR/signing", () => {
+    expect(readSigningConfig({}, { dataDir: "/srv/data" })).toEqual({ source: "data-dir", dir: "/srv/data/signing" });
+  });
+
+  it("rejects ambiguous or incomplete settings with the variable's name", () => {
+    expect(() => readSigningConfig({ SIGNING_KEY_FILE: "/k.pem", SIGNING_KEY: pkcs8("ed25519") }, { dataDir: dir })).toThrow(
+      new SigningConfigError("set SIGNING_KEY_FILE or SIGNING_KEY, not both"),
+    );
+    expect(() => readSigningConfig({ SIGNING_RETIRING_KEYS_FILE: "/old.pem" }, { dataDir: dir })).toThrow(/SIGNING_RETIRING_KEYS_FILE needs SIGNING_KEY_FILE or SIGNING_KEY/);
+    expect(() => readSigningConfig({ SIGNING_KEY_FILE: " " }, { dataDir: dir })).toThrow("SIGNING_KEY_FILE is set but empty");
+    expect(() => readSigningConfig({ SIGNING_KEY: pkcs8("rsa") }, { dataDir: dir })).toThrow("SIGNING_KEY holds a rsa key; response signing needs Ed25519");
+  });
+
+  it("never echoes a bad SIGNING_KEY, and readConfig reports it as a ConfigError", () => {
+    const secret = "-----BEGIN PRIVATE KEY-----\nTOP-SECRET-MATERIAL\n-----END PRIVATE KEY-----";
+    let caught: unknown;
+    try {
+      readConfig({ SIGNING_KEY: secret });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    expect((caught as Error).message).toBe('SIGNING_KEY is not a PEM private key (expected "-----BEGIN PRIVATE KEY-----", PKCS#8)');
+    expect(() => readSigningConfig({ SIGNING_KEY: "TOP-SECRET-MATERIAL" }, { dataDir: dir })).toThrow(/^SIGNING_KEY must be a PKCS#8 PEM/);
+    expect(String((caught as Error).stack)).not.toContain("TOP-SECRET");
+  });
+
+  it("loads SIGNING_KEY (also with literal \\n) and publishes SIGNING_RETIRING_KEYS_FILE as retiring; the key never prints", () => {
+    const pem = pkcs8("ed25519");
+    const old = generateKeyPairSync("ed25519").publicKey.export({ format: "pem", type: "spki" }).toString();
+    const retiringFile = join(dir, "retiring.pem");
+    writeFileSync(retiringFile, old);
+    const config = readSigningConfig({ SIGNING_KEY: pem.replace(/\n/g, "\\n"), SIGNING_RETIRING_KEYS_FILE: retiringFile }, { dataDir: dir });
+    const ring = loadSigningKeyRing(config);
+    expect(ring.publishedKeys.map((k) => k.status)).toEqual(["active", "retiring"]);
+    const body = pem.split("\n")[1]!;
+    for (const printed of [JSON.stringify(config), inspect(config, { depth: 10 }), inspect(ring, { depth: 10 }), JSON.stringify(ring)]) {
+      expect(printed).not.toContain(body);
+    }
+    expect(existsSync(join(dir, "signing"))).toBe(false);
+  });
+
+  it("loads SIGNING_KEY_FILE and names the file when it is missing", () => {
+    const file = join(dir, "active.pem");
+    writeFileSync(file, pkcs8("ed25519"), { mode: 0o600 });
+    expect(loadSigningKeyRing(readSigningConfig({ SIGNING_KEY_FILE: file }, { dataDir: dir })).publishedKeys).toHaveLength(1);
+    expect(() => loadSigningKeyRing(readSigningConfig({ SIGNING_KEY_FILE: join(dir, "nope.pem") }, { dataDir: dir }))).toThrow(
+      `SIGNING_KEY_FILE: cannot read ${join(dir, "nope.pem")} (ENOENT)`,
+    );
+  });
+});
