@@ -31,7 +31,9 @@ const uris = await Promise.all(Array.from({ length: 8 }, (_, i) => sampleJpeg(i 
 const decode = createImageDecoder();
 const decoded = await Promise.all(uris.map((u) => decode(u)));
 
-console.log(`node ${process.version}, ${os.availableParallelism()} cores, ${os.cpus()[0]?.model ?? "?"}`);
+const load = (): string => os.loadavg().map((v) => v.toFixed(2)).join(" ");
+// Other work on the machine skews every figure; the load average says how much.
+console.log(`node ${process.version}, ${os.availableParallelism()} cores, ${os.cpus()[0]?.model ?? "?"}, load average ${load()}`);
 {
   const start = performance.now();
   for (let i = 0; i < 40; i++) await decode(uris[i % uris.length]!);
@@ -53,14 +55,20 @@ for (const workers of workerCounts) {
     const latency = (performance.now() - start) / sequential;
 
     start = performance.now();
+    // CPU time (all threads of the process) is the cost of an image even when other work shares the cores.
+    const cpuStart = process.cpuUsage();
     await Promise.all(Array.from({ length: count }, (_, i) => classifier.classify(decoded[i % decoded.length]!)));
     const elapsed = performance.now() - start;
+    const cpu = process.cpuUsage(cpuStart);
+    const cpuMs = (cpu.user + cpu.system) / 1000 / count;
     console.log(
       `workers=${workers} (backend ${pool.info.backend}, simd ${pool.info.simd}, ${pool.info.foldedLayers} layers folded; start-up ${startupMs.toFixed(0)} ms): ` +
         `latency ${latency.toFixed(1)} ms per image one at a time; ` +
-        `throughput ${(count / (elapsed / 1000)).toFixed(1)} images/s = ${(elapsed / count).toFixed(1)} ms per image over ${count} concurrent`,
+        `throughput ${(count / (elapsed / 1000)).toFixed(1)} images/s = ${(elapsed / count).toFixed(1)} ms per image over ${count} concurrent; ` +
+        `${cpuMs.toFixed(1)} ms of CPU per image`,
     );
   } finally {
     await pool.close();
   }
 }
+console.log(`load average at the end: ${load()}`);

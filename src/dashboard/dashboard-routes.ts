@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply } from "fastify";
 import type { AppContext } from "../app/app-context.js";
 import { registerAccountPages } from "./account-pages.js";
 import { registerAuthRoutes } from "./auth-routes.js";
@@ -72,4 +72,3 @@ export function redirect(reply: FastifyReply, location: string): FastifyReply {
   return reply.code(303).header("location", location).send();
 }
 
-export type { FastifyRequest };

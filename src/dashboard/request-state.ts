@@ -5,8 +5,7 @@ import type { Account } from "../accounts/account-store.js";
 import type { AppContext } from "../app/app-context.js";
 import { parseCookies, serializeCookie } from "./cookies.js";
 import { csrfTokenFor } from "./csrf.js";
-import type { Session } from "./session-store.js";
-import { SESSION_TTL_MS } from "./session-store.js";
+import { SESSION_TTL_MS, type Session } from "./session-store.js";
 
 export const SESSION_COOKIE = "mod_session";
 const PRE_SESSION_COOKIE = "mod_presession";

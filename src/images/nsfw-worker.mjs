@@ -29,6 +29,7 @@ try {
 
 async function setUp({ wasmDir, modelName }) {
   const tf = await import("@tensorflow/tfjs");
+  tf.enableProdMode(); // skips per-op debug validation; inputs are built here, not by callers
   const wasm = await import("@tensorflow/tfjs-backend-wasm");
   wasm.setWasmPaths(wasmDir.endsWith("/") ? wasmDir : `${wasmDir}/`);
   // tfjs quietly falls back to the cpu backend (10× slower) when wasm fails; refuse to run instead.

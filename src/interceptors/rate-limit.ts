@@ -24,7 +24,7 @@ export function createRateLimitInterceptor(deps: RateLimitInterceptorDeps): Inte
     const limit = caller.requestsPerMinute;
     if (!(limit >= 1)) {
       // Only reachable with a hand-edited account: enterprise without a custom limit.
-      throw new ApiError("rate_limit_exceeded", "This account has no request quota; its plan's limit must be set.", {
+      throw new ApiError("rate_limit_exceeded", "This account has no request quota. Its plan's limit must be set.", {
         headers: formatPolicyHeaders(0, RATE_LIMIT_WINDOW_MS),
       });
     }
@@ -35,7 +35,8 @@ export function createRateLimitInterceptor(deps: RateLimitInterceptorDeps): Inte
       const retryAfter = headers["Retry-After"];
       throw new ApiError(
         "rate_limit_exceeded",
-        `Rate limit exceeded: this account's plan allows ${limit} requests per minute. Retry in ${retryAfter} s.`,
+        // No ":" or ",": some gRPC clients leave them percent-encoded in grpc-message.
+        `Rate limit exceeded. This account's plan allows ${limit} requests per minute. Retry in ${retryAfter} s.`,
         { headers },
       );
     }
@@ -61,7 +62,7 @@ async function decide(deps: RateLimitInterceptorDeps, accountId: string, limit: 
     if (!(error instanceof RateLimiterUnavailableError)) throw error;
     deps.log?.debug({ err: error, failureMode: deps.failureMode }, "rate limiter unavailable");
     if (deps.failureMode === "open") return undefined;
-    throw new ApiError("rate_limiter_unavailable", "Rate limiting is temporarily unavailable, so the request was not processed. Retry shortly.", {
+    throw new ApiError("rate_limiter_unavailable", "The rate limiter is temporarily unavailable and the request was not processed. Retry shortly.", {
       cause: error,
       headers: { ...formatPolicyHeaders(limit, RATE_LIMIT_WINDOW_MS), "Retry-After": "1" },
     });

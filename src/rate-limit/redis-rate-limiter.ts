@@ -162,7 +162,9 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
     timer = setTimeout(() => {
       const error = new Error(`Redis did not answer within ${ms} ms`);
       error.name = "TimeoutError";
-      reject(error);
+      // After a stall of our own (GC, CPU), the reply may already be waiting in the socket: let the
+      // poll phase read it before giving up, so a busy process does not blame Redis.
+      setImmediate(() => reject(error));
     }, ms);
   });
   return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));

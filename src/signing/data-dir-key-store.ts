@@ -1,8 +1,8 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { createPublicKey } from "node:crypto";
 import { join } from "node:path";
 import { generateEd25519KeyPair, parsePrivateKeyPem, parsePublicKeyPems, publicKeyPem, SigningKeyError, toPublicJwk } from "./ed25519-keys.js";
-import { createKeyRing, type SigningKeyRing } from "./key-ring.js";
+import { createKeyRing, type PublishedSigningKey, type SigningKeyRing } from "./key-ring.js";
 import type { KeyStatus } from "./jwk.js";
 
 /**
@@ -33,7 +33,53 @@ export interface KeyStoreOptions {
 /** Loads the store, creating the directory and a first key when there is none yet. */
 export function openDataDirKeyRing(dir: string, options: KeyStoreOptions = {}): SigningKeyRing {
   if (!existsSync(join(dir, MANIFEST))) initialize(dir, options);
-  return loadKeyRing(dir);
+  return withLivePublishedKeys(dir, loadKeyRing(dir));
+}
+
+/**
+ * Publishes what the manifest says now, not what it said at start: after `modctl signing
+ * rotate`, every running replica publishes the new key before any restarted replica signs
+ * with it. The key this process signs with stays published whatever the manifest says.
+ * Costs one stat() per JWKS / ListSigningKeys request.
+ */
+function withLivePublishedKeys(dir: string, loaded: SigningKeyRing): SigningKeyRing {
+  const path = join(dir, MANIFEST);
+  const own = loaded.publishedKeys[0];
+  let seen = fileVersion(path);
+  let published = loaded.publishedKeys;
+  return {
+    signer: loaded.signer,
+    get publishedKeys() {
+      const version = fileVersion(path);
+      if (version !== seen) {
+        seen = version;
+        try {
+          const keys = readKeyManifest(dir).keys.map(toPublished).sort((a, b) => (a.status === "active" ? -1 : b.status === "active" ? 1 : 0));
+          published = own && !keys.some((k) => k.kid === own.kid) ? [...keys, own] : keys;
+        } catch (error) {
+          // A broken manifest must not unpublish keys: keep the last good set.
+          if (!(error instanceof SigningKeyError)) throw error;
+        }
+      }
+      return published;
+    },
+  };
+}
+
+function toPublished(entry: KeyManifestEntry): PublishedSigningKey {
+  const [publicKey] = parsePublicKeyPems(entry.publicKeyPem, `${MANIFEST} key ${entry.kid}`);
+  if (!publicKey) throw new SigningKeyError(`${MANIFEST} key ${entry.kid} has no public key`);
+  return { kid: entry.kid, x: toPublicJwk(publicKey).x, status: entry.status, createdAt: entry.createdAt };
+}
+
+/** Changes whenever the manifest is replaced (rename gives a new inode) or rewritten. */
+function fileVersion(path: string): string {
+  try {
+    const stat = statSync(path);
+    return `${stat.ino}:${stat.mtimeMs}:${stat.size}`;
+  } catch {
+    return "missing";
+  }
 }
 
 export function readKeyManifest(dir: string): KeyManifest {
@@ -80,7 +126,17 @@ export function retireDataDirKey(dir: string, kid: string): void {
 function initialize(dir: string, options: KeyStoreOptions): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const created = writeNewPrivateKey(dir, options);
-  writeManifest(dir, { version: 1, keys: [created] });
+  const tmp = writeTemporaryManifest(dir, { version: 1, keys: [created] });
+  try {
+    // link() fails if the manifest exists: of replicas starting together on one DATA_DIR,
+    // exactly one creates the first key and the others load it.
+    linkSync(tmp, join(dir, MANIFEST));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    removeIfPresent(privateKeyPath(dir, created.kid));
+  } finally {
+    removeIfPresent(tmp);
+  }
 }
 
 function loadKeyRing(dir: string): SigningKeyRing {
@@ -123,10 +179,13 @@ function writeNewPrivateKey(dir: string, options: KeyStoreOptions): KeyManifestE
 }
 
 function writeManifest(dir: string, manifest: KeyManifest): void {
-  const path = join(dir, MANIFEST);
-  const tmp = `${path}.${process.pid}.tmp`;
+  renameSync(writeTemporaryManifest(dir, manifest), join(dir, MANIFEST));
+}
+
+function writeTemporaryManifest(dir: string, manifest: KeyManifest): string {
+  const tmp = join(dir, `${MANIFEST}.${process.pid}.${Date.now()}.tmp`);
   writeFileSync(tmp, `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o644 });
-  renameSync(tmp, path);
+  return tmp;
 }
 
 function privateKeyPath(dir: string, kid: string): string {

@@ -45,7 +45,7 @@ export function expectApiError(outcome: Outcome, protocol: Protocol, code: Expec
  * Connect encodes grpc-message with encodeURIComponent, but grpc-js decodes it with decodeURI,
  * which leaves reserved characters escaped (";" arrives as "%3B", ":" as "%3A"). The gRPC spec
  * has receivers decode every %XX, so compare what a conforming client would show. The raw
- * mismatch is pinned in test/rpc/grpc-interop.test.ts.
+ * mismatch is pinned in test/rpc/error-details.test.ts.
  */
 export function decodeGrpcMessage(message: string): string {
   try {

@@ -67,7 +67,7 @@ describe.each(PROTOCOLS)("rate limits over %s (Redis store)", (protocol) => {
       ok: false,
       code: "rate_limit_exceeded",
       status: protocol === "json" ? 429 : GRPC_RESOURCE_EXHAUSTED,
-      message: "Rate limit exceeded: this account's plan allows 10 requests per minute. Retry in 45 s.",
+      message: "Rate limit exceeded. This account's plan allows 10 requests per minute. Retry in 45 s.",
     });
     expect(rateLimitHeaders(outcome)).toEqual({
       limit: "10",

@@ -20,7 +20,8 @@ interface Phrase {
 /** A term list compiled for matching against normalised, tokenised text. */
 export interface CompiledTermList {
   readonly name: string;
-  scan(text: string, tokens: readonly Token[]): LexiconHit[];
+  /** `words` (the token strings) may be passed in when several lists scan the same text. */
+  scan(text: string, tokens: readonly Token[], words?: readonly string[]): LexiconHit[];
 }
 
 // Matching on whole normalised words keeps "cocktail" from matching "cock" and "sextant" from "sex".
@@ -41,13 +42,11 @@ export function compileTermList(list: TermList): CompiledTermList {
     bucket.push(phrase);
     byFirst.set(first, bucket);
   }
-  const wordAt = (text: string, tokens: readonly Token[], i: number): string | undefined => {
-    const t = tokens[i];
-    return t ? text.slice(t.start, t.end) : undefined;
-  };
   return {
     name: list.name,
-    scan(text, tokens) {
+    scan(text, tokens, words) {
+      const ws = words ?? tokens.map((t) => text.slice(t.start, t.end));
+      const wordAt = (_text: string, _tokens: readonly Token[], i: number): string | undefined => ws[i];
       const hits: LexiconHit[] = [];
       for (let i = 0; i < tokens.length; i++) {
         const word = wordAt(text, tokens, i)!;

@@ -74,11 +74,12 @@ export function createEngine(model: ModelFile): TextClassifier {
 
   function evaluate(norm: NormalizedText): { windows: WindowEvidence[]; tokens: Token[]; hits: Record<string, LexiconHit[]> } {
     const tokens = tokenize(norm.text);
+    const words = tokens.map((t) => norm.text.slice(t.start, t.end));
     const hits = {
-      sexual: lex.sexual.scan(norm.text, tokens),
-      graphicViolence: lex.graphicViolence.scan(norm.text, tokens),
-      minors: lex.minors.scan(norm.text, tokens),
-      selfHarmMethods: lex.selfHarmMethods.scan(norm.text, tokens),
+      sexual: lex.sexual.scan(norm.text, tokens, words),
+      graphicViolence: lex.graphicViolence.scan(norm.text, tokens, words),
+      minors: lex.minors.scan(norm.text, tokens, words),
+      selfHarmMethods: lex.selfHarmMethods.scan(norm.text, tokens, words),
     };
     const logits = new Float64Array(scorer.heads);
     const windows = windowsOf(norm.text, header.window).map((window): WindowEvidence => {

@@ -48,7 +48,7 @@ export function usageChart(points: ChartPoint[], granularity: Granularity, title
   const ticks = points.map((p, i) => i % every === 0
     ? `<text class="tick" x="${(pad.left + i * slot + slot / 2).toFixed(1)}" y="${height - 6}" text-anchor="middle">${esc(label(p.start, granularity))}</text>` : "").join("");
   return `<figure class="chart">
-  <svg viewBox="0 0 ${width} ${height}" role="img" aria-label="${esc(title)}" preserveAspectRatio="none">
+  <svg viewBox="0 0 ${width} ${height}" role="img" aria-label="${esc(title)}">
     <line class="axis" x1="${pad.left}" y1="${height - pad.bottom}" x2="${width}" y2="${height - pad.bottom}"></line>
     <text class="tick" x="${pad.left - 4}" y="${pad.top + 8}" text-anchor="end">${esc(formatNumber(max))}</text>
     <text class="tick" x="${pad.left - 4}" y="${height - pad.bottom}" text-anchor="end">0</text>

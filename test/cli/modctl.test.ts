@@ -1,0 +1,117 @@
+import { spawn } from "node:child_process";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { callModerate } from "../support/protocol-clients.js";
+import { startTestServer, type StoreKind, type TestServer } from "../support/test-server.js";
+
+// modctl against the store of a RUNNING server, as an operator would use it: every change
+// must reach the server on its next request, without a restart.
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function modctl(args: string[], env: Record<string, string>): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    // A clean environment: only what points modctl at the store under test.
+    const child = spawn(process.execPath, ["bin/modctl.mjs", ...args], {
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** A successful run: exit 0, one JSON document on stdout. */
+function json(run: Run): any {
+  expect(run.code, run.stderr).toBe(0);
+  return JSON.parse(run.stdout);
+}
+
+describe.each<StoreKind>(["sqlite", "postgres"])("modctl on %s, next to a running server", (store) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ store });
+  });
+  afterAll(() => server?.close());
+
+  const email = `cli-${store}-${Date.now()}@example.test`;
+
+  it("creates an account and a key that works at once, then revokes it and it is refused at once", async () => {
+    const account = json(await modctl(["account", "create", "--email", email, "--plan", "free"], server.env));
+    expect(account).toMatchObject({ id: expect.stringMatching(/^acct_/), email, plan: "free", requestsPerMinute: 10 });
+
+    const created = json(await modctl(["key", "create", "--account", account.id, "--name", "ci"], server.env));
+    expect(created).toMatchObject({ id: expect.stringMatching(/^key_/), accountId: account.id, name: "ci", revokedAt: null });
+    expect(created.key).toMatch(/^mod_[A-Za-z0-9]{8}_[A-Za-z0-9_-]{43}$/);
+    expect(created.key.startsWith(created.prefix)).toBe(true);
+
+    const body = { input: [{ type: "text", text: "hello from the cli test" }] };
+    expect((await callModerate("json", server, body, created.key)).ok).toBe(true);
+    expect((await callModerate("grpc", server, body, created.key)).ok).toBe(true);
+
+    const listed = json(await modctl(["key", "list", "--account", account.id], server.env));
+    expect(listed).toEqual([expect.objectContaining({ id: created.id, name: "ci", prefix: created.prefix, revokedAt: null })]);
+    expect(JSON.stringify(listed)).not.toContain(created.key.slice(created.prefix.length + 1));
+
+    const revoked = json(await modctl(["key", "revoke", created.id], server.env));
+    expect(revoked).toMatchObject({ id: created.id, revokedAt: expect.any(Number) });
+    for (const protocol of ["json", "grpc"] as const) {
+      expect(await callModerate(protocol, server, body, created.key)).toMatchObject({ ok: false, code: "invalid_api_key" });
+    }
+
+    // Plan changes land in the store the server reads on every request.
+    const [planned, duplicate, enterpriseWithoutRpm, unknownKey] = await Promise.all([
+      modctl(["plan", "set", "--account", account.id, "--plan", "enterprise", "--rpm", "5000"], server.env),
+      modctl(["account", "create", "--email", email.toUpperCase(), "--plan", "pro"], server.env),
+      modctl(["account", "create", "--email", `other-${email}`, "--plan", "enterprise"], server.env),
+      modctl(["key", "revoke", "key_doesnotexist"], server.env),
+    ]);
+    expect(json(planned)).toMatchObject({ id: account.id, plan: "enterprise", customRpm: 5000, requestsPerMinute: 5000 });
+    expect(await server.ctx.accounts.getAccount(account.id)).toMatchObject({ plan: "enterprise", requestsPerMinute: 5000 });
+
+    // Refusals: exit 1, the API's error JSON on stderr, nothing on stdout.
+    for (const [run, code] of [[duplicate, "email_taken"], [enterpriseWithoutRpm, "invalid_request"], [unknownKey, "not_found"]] as const) {
+      expect(run.code, run.stderr).toBe(1);
+      expect(run.stdout).toBe("");
+      expect(JSON.parse(run.stderr)).toEqual({ error: { code, message: expect.any(String) } });
+    }
+  });
+});
+
+describe("modctl's command line", () => {
+  const env = { DATA_DIR: "/tmp/modctl-usage-test-never-created" };
+
+  it.each([
+    ["an unknown command", ["frobnicate"], /modctl account create/],
+    ["a missing --plan", ["account", "create", "--email", "a@example.test"], /account create needs --email and --plan/],
+    ["an unknown option", ["account", "create", "--email", "a@example.test", "--plan", "free", "--colour", "red"], /modctl: .*--colour/],
+    ["a bad --rpm", ["plan", "set", "--account", "acct_x", "--plan", "enterprise", "--rpm", "lots"], /--rpm must be a positive whole number; got "lots"/],
+    ["a zero --rpm", ["account", "create", "--email", "a@example.test", "--plan", "enterprise", "--rpm", "0"], /--rpm must be a positive whole number/],
+    ["key revoke without an id", ["key", "revoke"], /key revoke needs exactly one KEY_ID/],
+    ["an unknown key subcommand", ["key", "rotate"], /usage: modctl key create/],
+  ])("exits 2 on %s, with a message on stderr", async (_name, args, message) => {
+    const run = await modctl(args, env);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toMatch(message);
+  });
+
+  it("exits 2 on a bad configuration", async () => {
+    const run = await modctl(["key", "list", "--account", "acct_x"], { ...env, DATABASE_URL: "mysql://db/mod" });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/modctl: DATABASE_URL must start with postgres:\/\//);
+  });
+
+  it("prints help and exits 0 when asked", async () => {
+    const run = await modctl(["--help"], env);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/modctl key revoke KEY_ID/);
+  });
+});

@@ -1,0 +1,132 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { callJson } from "../support/protocol-clients.js";
+import { startTestServer, type TestServer } from "../support/test-server.js";
+import { horizontalOverflow, launchChromium, screenshot, VIEWPORTS } from "./browser-support.js";
+
+const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
+const EMAIL = "browser@example.test";
+const PASSWORD = "a browser-tested password";
+
+describe("dashboard in Chromium", () => {
+  let server: TestServer;
+  let browser: Browser;
+  const contexts: BrowserContext[] = [];
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    for (const context of contexts) await context.close().catch(() => undefined);
+    await browser?.close();
+    await server?.close();
+  });
+
+  const newPage = async (viewport: keyof typeof VIEWPORTS): Promise<Page> => {
+    const context = await browser.newContext({ viewport: VIEWPORTS[viewport], baseURL: server.httpUrl });
+    contexts.push(context);
+    const page = await context.newPage();
+    page.on("dialog", (dialog) => void dialog.accept());
+    return page;
+  };
+  const totalRequests = async (page: Page) => Number((await page.locator("#total-requests").textContent())!.replace(/,/g, ""));
+
+  it("sign up → create key → the key works → usage goes up → revoke → the key is refused", async () => {
+    const page = await newPage("laptop");
+    await page.goto("/dashboard");
+    expect(new URL(page.url()).pathname).toBe("/dashboard/login");
+    await screenshot(page, "laptop-login");
+
+    await page.click("text=Create an account");
+    await page.fill("input[name=email]", EMAIL);
+    await page.fill("input[name=password]", PASSWORD);
+    await screenshot(page, "laptop-signup");
+    await page.click("button:has-text('Sign up')");
+    await page.waitForURL("**/dashboard/keys?welcome=1");
+    await expect(page.locator(".notice.success").textContent()).resolves.toContain("Welcome");
+
+    await page.goto("/dashboard");
+    expect(await page.locator("#plan-name").textContent()).toBe("free");
+    expect(await page.locator("#plan-limit").textContent()).toBe("10 requests per minute");
+    const before = await totalRequests(page);
+    expect(before).toBe(0);
+
+    await page.goto("/dashboard/keys");
+    await page.fill("input[name=name]", "production");
+    await page.click("button:has-text('Create key')");
+    const secret = (await page.locator("#new-key-secret").textContent())!.trim();
+    expect(secret).toMatch(/^mod_[A-Za-z0-9]{8}_/);
+    await page.click("[data-copy]");
+    await page.locator("[data-copy]:has-text('Copied')").waitFor();
+    await screenshot(page, "laptop-key-created");
+
+    // The shown key works against the public API.
+    const first = await callJson(server.httpUrl, { input: [{ type: "text", text: "is this fine?" }] }, secret);
+    expect(first.ok).toBe(true);
+
+    // And from the playground, with a text and an uploaded image in one request.
+    await page.goto("/dashboard/playground");
+    await page.fill("#pg-key", secret);
+    await page.fill("#pg-text", "you are an idiot and I will hurt you");
+    await page.setInputFiles("#pg-image", { name: "dot.png", mimeType: "image/png", buffer: PNG });
+    await page.click("#pg-send");
+    await page.locator("#pg-verdict").waitFor();
+    expect(await page.locator(".verdict").count()).toBe(2);
+    await expect(page.locator(".verdict").first().textContent()).resolves.toContain("Item 0 (text)");
+    await screenshot(page, "laptop-playground");
+
+    await page.goto("/dashboard/usage?granularity=hour");
+    expect(await totalRequests(page)).toBe(before + 2);
+    expect(await page.locator("svg rect.bar-requests").count()).toBe(48);
+    await screenshot(page, "laptop-usage");
+    await page.goto("/dashboard");
+    expect(await totalRequests(page)).toBe(before + 2);
+    await screenshot(page, "laptop-overview");
+
+    await page.goto("/dashboard/keys");
+    const row = page.locator("#active-keys tbody tr", { hasText: "production" });
+    await expect(row.locator("td[data-label='Last used']").textContent()).resolves.not.toBe("never");
+    await screenshot(page, "laptop-keys");
+    await row.locator("button:has-text('Revoke')").click();
+    await page.waitForURL("**/dashboard/keys?revoked=1");
+    expect(await page.locator("#active-keys").count()).toBe(0);
+    expect(await page.locator("#revoked-keys tbody tr").count()).toBe(1);
+
+    const after = await callJson(server.httpUrl, { input: [{ type: "text", text: "still there?" }] }, secret);
+    expect(after).toMatchObject({ ok: false, status: 401, code: "invalid_api_key" });
+
+    // The playground shows the API's error as the API states it.
+    await page.goto("/dashboard/playground");
+    await page.fill("#pg-key", secret);
+    await page.fill("#pg-text", "hello");
+    await page.click("#pg-send");
+    await expect(page.locator("#pg-error").textContent()).resolves.toContain("invalid_api_key");
+
+    await page.click("button:has-text('Log out')");
+    await page.waitForURL("**/dashboard/login?loggedOut=1");
+  });
+
+  it("fits a phone screen on every page", async () => {
+    const page = await newPage("phone");
+    await page.goto("/dashboard/signup");
+    expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
+    await screenshot(page, "phone-signup");
+    await page.goto("/dashboard/login");
+    await screenshot(page, "phone-login");
+    await page.fill("input[name=email]", EMAIL);
+    await page.fill("input[name=password]", PASSWORD);
+    await page.click("button:has-text('Log in')");
+    await page.waitForURL((url) => url.pathname === "/dashboard");
+    for (const [name, path] of [["overview", "/dashboard"], ["keys", "/dashboard/keys"], ["usage", "/dashboard/usage"], ["playground", "/dashboard/playground"]] as const) {
+      await page.goto(path);
+      expect(await horizontalOverflow(page), `${name} scrolls sideways`).toBeLessThanOrEqual(0);
+      await screenshot(page, `phone-${name}`);
+    }
+    await page.goto("/dashboard/keys");
+    await page.fill("input[name=name]", "phone key");
+    await page.click("button:has-text('Create key')");
+    expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
+    await screenshot(page, "phone-key-created");
+  });
+});

@@ -1,0 +1,141 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hashApiKey } from "../../src/accounts/api-key-format.js";
+import { callModerate } from "../support/protocol-clients.js";
+import { startTestServer, type StoreKind, type TestServer } from "../support/test-server.js";
+import { createFormClient } from "./form-client.js";
+
+const text = { input: [{ type: "text", text: "hello" }] };
+
+describe.each<StoreKind>(["sqlite", "postgres"])("dashboard security on %s", (store) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ store });
+  });
+  afterAll(() => server.close());
+  const keyIdOf = async (secret: string) =>
+    (await server.ctx.db.query<{ id: string }>(`SELECT id FROM api_keys WHERE secret_hash = $1`, [hashApiKey(secret)]))[0]!.id;
+
+  it("stores an scrypt hash of the password and only a hash of the session token", async () => {
+    const client = createFormClient(server.httpUrl);
+    const signup = await client.signup("hash@example.test", "my secret password 1");
+    expect(signup.status).toBe(303);
+    const cookie = signup.headers.getSetCookie().find((c) => c.startsWith("mod_session="))!;
+    expect(cookie).toMatch(/; HttpOnly/);
+    expect(cookie).toMatch(/; SameSite=Lax/);
+    expect(cookie).not.toMatch(/Secure/);
+    const [row] = await server.ctx.db.query<{ password_hash: string }>(`SELECT password_hash FROM accounts WHERE email = $1`, ["hash@example.test"]);
+    expect(row!.password_hash).toMatch(/^scrypt\$32768\$8\$1\$[\w-]{22}\$[\w-]{43}$/);
+    expect(row!.password_hash).not.toContain("my secret password");
+    const token = client.jar.get("mod_session")!;
+    const sessions = await server.ctx.db.query<{ token_hash: string }>(`SELECT token_hash FROM dashboard_sessions`);
+    expect(sessions.length).toBeGreaterThan(0);
+    expect(sessions.map((s) => s.token_hash)).not.toContain(token);
+  });
+
+  it("marks the session cookie Secure behind a TLS-terminating proxy", async () => {
+    const client = createFormClient(server.httpUrl, { origin: server.httpUrl.replace("http:", "https:") });
+    await client.get("/dashboard/signup", { "x-forwarded-proto": "https" });
+    const signup = await client.post("/dashboard/signup", { email: "tls@example.test", password: "a long enough password" }, { "x-forwarded-proto": "https" });
+    expect(signup.status).toBe(303);
+    expect(signup.headers.getSetCookie().find((c) => c.startsWith("mod_session="))).toMatch(/; Secure/);
+  });
+
+  it("refuses state-changing requests without the session's CSRF token or from another origin", async () => {
+    const client = createFormClient(server.httpUrl);
+    await client.signup("csrf@example.test");
+    await client.get("/dashboard/keys");
+    const noToken = await client.post("/dashboard/keys", { name: "x", _csrf: "" });
+    expect(noToken.status).toBe(403);
+    expect(noToken.html).toContain("The form has expired");
+
+    const other = createFormClient(server.httpUrl);
+    await other.signup("csrf-other@example.test");
+    await other.get("/dashboard/keys");
+    const foreignToken = await client.post("/dashboard/keys", { name: "x", _csrf: other.csrf });
+    expect(foreignToken.status).toBe(403);
+
+    const crossSite = createFormClient(server.httpUrl, { origin: "https://evil.example" });
+    crossSite.jar.set("mod_session", client.jar.get("mod_session")!);
+    await crossSite.get("/dashboard/keys");
+    const forged = await crossSite.post("/dashboard/keys", { name: "forged" });
+    expect(forged.status).toBe(403);
+    expect(forged.html).toContain("did not come from the dashboard");
+
+    const noOrigin = createFormClient(server.httpUrl, { origin: null });
+    noOrigin.jar.set("mod_session", client.jar.get("mod_session")!);
+    await noOrigin.get("/dashboard/keys");
+    expect((await noOrigin.post("/dashboard/keys", { name: "x" })).status).toBe(403);
+
+    const account = await server.ctx.accounts.findAccountByEmail("csrf@example.test");
+    expect(await server.ctx.accounts.listKeys(account!.id)).toEqual([]);
+  });
+
+  it("lets an account neither see, revoke nor rotate another account's keys", async () => {
+    const alice = createFormClient(server.httpUrl);
+    const bob = createFormClient(server.httpUrl);
+    await alice.signup("alice@example.test");
+    await bob.signup("bob@example.test");
+    const bobSecret = await bob.createKey("bob's key");
+    const bobKeyId = await keyIdOf(bobSecret);
+
+    const alicePage = await alice.get("/dashboard/keys");
+    expect(alicePage.html).not.toContain(bobKeyId);
+    const revoke = await alice.post(`/dashboard/keys/${bobKeyId}/revoke`, {});
+    expect(revoke.status).toBe(404);
+    expect(revoke.html).toContain("You have no API key with that id.");
+    expect((await alice.post(`/dashboard/keys/${bobKeyId}/rotate`, {})).status).toBe(404);
+    expect((await callModerate("json", server, text, bobSecret)).ok).toBe(true);
+
+    // Usage is per account too: Bob's request does not show on Alice's overview.
+    const overview = await alice.get("/dashboard");
+    expect(overview.html).toMatch(/id="total-requests">0</);
+  });
+
+  it("rotates a key: the new secret works, the old one is refused", async () => {
+    const carol = createFormClient(server.httpUrl);
+    await carol.signup("carol@example.test");
+    const oldSecret = await carol.createKey("ci");
+    await carol.get("/dashboard/keys");
+    const rotated = await carol.post(`/dashboard/keys/${await keyIdOf(oldSecret)}/rotate`, {});
+    expect(rotated.status).toBe(200);
+    const newSecret = /id="new-key-secret">([^<]+)</.exec(rotated.html)![1]!;
+    expect((await callModerate("json", server, text, newSecret)).ok).toBe(true);
+    expect(await callModerate("json", server, text, oldSecret)).toMatchObject({ ok: false, code: "invalid_api_key" });
+  });
+
+  it("limits failed log-ins per email and address, then refuses even the right password", async () => {
+    const dave = createFormClient(server.httpUrl);
+    await dave.signup("dave@example.test", "dave's real password");
+    await dave.get("/dashboard");
+    expect((await dave.post("/dashboard/logout", {})).status).toBe(303);
+    for (let i = 0; i < 5; i++) {
+      await dave.get("/dashboard/login");
+      const wrong = await dave.post("/dashboard/login", { email: "dave@example.test", password: `wrong ${i}` });
+      expect(wrong.status).toBe(401);
+      expect(wrong.html).toContain("Email or password is incorrect.");
+    }
+    await dave.get("/dashboard/login");
+    const locked = await dave.post("/dashboard/login", { email: "dave@example.test", password: "dave's real password" });
+    expect(locked.status).toBe(429);
+    expect(locked.html).toContain("Too many failed attempts");
+    expect(Number(locked.headers.get("retry-after"))).toBeGreaterThan(0);
+  });
+
+  it("logs in, and logging out ends the session on the server", async () => {
+    const erin = createFormClient(server.httpUrl);
+    await erin.signup("erin@example.test", "erin's password!");
+    await erin.get("/dashboard");
+    expect((await erin.post("/dashboard/logout", {})).status).toBe(303);
+    await erin.get("/dashboard/login");
+    const login = await erin.post("/dashboard/login", { email: "Erin@Example.test", password: "erin's password!" });
+    expect(login).toMatchObject({ status: 303 });
+    expect(login.headers.get("location")).toBe("/dashboard");
+    const stolen = erin.jar.get("mod_session")!;
+    expect((await erin.get("/dashboard")).status).toBe(200);
+    await erin.get("/dashboard");
+    expect((await erin.post("/dashboard/logout", {})).status).toBe(303);
+    const replay = await fetch(`${server.httpUrl}/dashboard`, { redirect: "manual", headers: { cookie: `mod_session=${stolen}` } });
+    expect(replay.status).toBe(303);
+    expect(replay.headers.get("location")).toBe("/dashboard/login");
+  });
+});

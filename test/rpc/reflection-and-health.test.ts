@@ -1,0 +1,176 @@
+import path from "node:path";
+import { create, createFileRegistry, fromBinary } from "@bufbuild/protobuf";
+import { FileDescriptorProtoSchema, FileDescriptorSetSchema, type FileDescriptorProto } from "@bufbuild/protobuf/wkt";
+import * as grpc from "@grpc/grpc-js";
+import * as protoLoader from "@grpc/proto-loader";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestServer, type TestServer } from "../support/test-server.js";
+
+// Health and reflection through independent clients: @grpc/grpc-js with service definitions
+// loaded at run time from the .proto files, never from the generated code the server uses.
+
+const LOADER_OPTIONS = { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true } as const;
+const GRPC_NOT_FOUND = 5;
+
+function loadService(protoFile: string, servicePath: string[]): typeof grpc.Client {
+  const definition = grpc.loadPackageDefinition(protoLoader.loadSync(path.resolve(protoFile), LOADER_OPTIONS));
+  let node: any = definition;
+  for (const part of servicePath) node = node[part];
+  return node as typeof grpc.Client;
+}
+
+let server: TestServer;
+let address: string;
+beforeAll(async () => {
+  server = await startTestServer();
+  address = new URL(server.grpcUrl).host;
+});
+afterAll(() => server?.close());
+
+describe("grpc.health.v1.Health over grpc-js", () => {
+  const Health = loadService("proto/grpc/health/v1/health.proto", ["grpc", "health", "v1", "Health"]);
+  let client: grpc.Client & Record<string, any>;
+  beforeAll(() => {
+    client = new Health(address, grpc.credentials.createInsecure()) as any;
+  });
+  afterAll(() => client.close());
+
+  const check = (service: string) =>
+    new Promise<{ error: grpc.ServiceError | null; response: any }>((resolve) => {
+      client.Check({ service }, (error: grpc.ServiceError | null, response: any) => resolve({ error, response }));
+    });
+
+  it.each(["", "moderation.v1.ModerationService", "grpc.health.v1.Health"])("reports %j as SERVING", async (service) => {
+    const { error, response } = await check(service);
+    expect(error).toBeNull();
+    expect(response).toEqual({ status: "SERVING" });
+  });
+
+  it("answers NOT_FOUND for a service it does not serve", async () => {
+    const { error } = await check("no.such.Service");
+    expect(error?.code).toBe(GRPC_NOT_FOUND);
+    expect(error?.details).toMatch(/no\.such\.Service/);
+  });
+
+  it("needs no API key", async () => {
+    const { error } = await check("");
+    expect(error).toBeNull();
+  });
+
+  it("streams the status on Watch until the caller leaves", async () => {
+    const call = client.Watch({ service: "" }) as grpc.ClientReadableStream<{ status: string }>;
+    const first = await new Promise<{ status: string }>((resolve, reject) => {
+      call.once("data", resolve);
+      call.once("error", reject);
+    });
+    expect(first).toEqual({ status: "SERVING" });
+    call.on("error", () => undefined); // the cancel below surfaces as CANCELLED
+    call.cancel();
+  });
+});
+
+describe.each(["v1", "v1alpha"] as const)("gRPC server reflection %s over grpc-js", (version) => {
+  const Reflection = loadService(`proto/grpc/reflection/${version}/reflection.proto`, ["grpc", "reflection", version, "ServerReflection"]);
+  let client: grpc.Client & Record<string, any>;
+  beforeAll(() => {
+    client = new Reflection(address, grpc.credentials.createInsecure()) as any;
+  });
+  afterAll(() => client.close());
+
+  /** Sends requests on one bidi stream and collects one response per request. */
+  function reflect(requests: object[]): Promise<any[]> {
+    return new Promise((resolve, reject) => {
+      const call = client.ServerReflectionInfo() as grpc.ClientDuplexStream<object, any>;
+      const responses: any[] = [];
+      call.on("data", (response) => {
+        responses.push(response);
+        if (responses.length === requests.length) call.end();
+      });
+      call.on("error", reject);
+      call.on("end", () => resolve(responses));
+      for (const request of requests) call.write({ host: "test-host", ...request });
+    });
+  }
+
+  const decodeFiles = (response: any): FileDescriptorProto[] => {
+    expect(response.message_response).toBe("file_descriptor_response");
+    return (response.file_descriptor_response.file_descriptor_proto as Buffer[]).map((bytes) => fromBinary(FileDescriptorProtoSchema, bytes));
+  };
+
+  it("lists the served services", async () => {
+    const [response] = await reflect([{ list_services: "" }]);
+    expect(response.message_response).toBe("list_services_response");
+    expect(response.valid_host).toBe("test-host");
+    const names = response.list_services_response.service.map((s: { name: string }) => s.name);
+    expect(names).toEqual(expect.arrayContaining([
+      "moderation.v1.ModerationService",
+      "grpc.health.v1.Health",
+      "grpc.reflection.v1.ServerReflection",
+      "grpc.reflection.v1alpha.ServerReflection",
+    ]));
+    expect(new Set(names).size).toBe(names.length);
+  });
+
+  it("returns the file holding moderation.v1.ModerationService, with its methods", async () => {
+    const [response] = await reflect([{ file_containing_symbol: "moderation.v1.ModerationService" }]);
+    expect(response.original_request).toMatchObject({ file_containing_symbol: "moderation.v1.ModerationService" });
+    const [file] = decodeFiles(response);
+    expect(file).toMatchObject({ name: "moderation/v1/moderation.proto", package: "moderation.v1" });
+    const service = file!.service.find((s) => s.name === "ModerationService");
+    expect(service).toBeDefined();
+    const moderate = service!.method.find((m) => m.name === "Moderate");
+    expect(moderate).toMatchObject({ inputType: ".moderation.v1.ModerateRequest", outputType: ".moderation.v1.ModerateResponse" });
+    expect(service!.method.map((m) => m.name)).toEqual(expect.arrayContaining(["Moderate", "ListSigningKeys"]));
+    expect(file!.messageType.map((m) => m.name)).toEqual(expect.arrayContaining(["ModerateRequest", "ModerateResponse", "InputItem", "ErrorDetail"]));
+  });
+
+  it("returns descriptors a client can build a working registry from", async () => {
+    const [response] = await reflect([{ file_containing_symbol: "moderation.v1.ModerationService" }]);
+    const registry = createFileRegistry(create(FileDescriptorSetSchema, { file: decodeFiles(response) }));
+    const service = registry.getService("moderation.v1.ModerationService");
+    expect(service?.methods.map((m) => m.name)).toEqual(expect.arrayContaining(["Moderate", "ListSigningKeys"]));
+    expect(registry.getMessage("moderation.v1.ModerateResponse")?.fields.map((f) => f.name)).toEqual(
+      expect.arrayContaining(["id", "model", "flagged", "results", "combined"]),
+    );
+  });
+
+  it.each([
+    ["a method", "moderation.v1.ModerationService.Moderate", "moderation/v1/moderation.proto"],
+    ["a message", "moderation.v1.ModerateRequest", "moderation/v1/moderation.proto"],
+    ["a fully-qualified name with a leading dot", ".moderation.v1.InputItem", "moderation/v1/moderation.proto"],
+    ["the health service", "grpc.health.v1.Health", "grpc/health/v1/health.proto"],
+    ["a nested enum", "grpc.health.v1.HealthCheckResponse.ServingStatus", "grpc/health/v1/health.proto"],
+  ])("finds the file containing %s", async (_what, symbol, fileName) => {
+    const [response] = await reflect([{ file_containing_symbol: symbol }]);
+    expect(decodeFiles(response)[0]?.name).toBe(fileName);
+  });
+
+  it("returns a file by its name", async () => {
+    const responses = await reflect([
+      { file_by_filename: "moderation/v1/moderation.proto" },
+      { file_by_filename: "grpc/health/v1/health.proto" },
+    ]);
+    expect(decodeFiles(responses[0])[0]).toMatchObject({ name: "moderation/v1/moderation.proto", package: "moderation.v1" });
+    expect(decodeFiles(responses[1])[0]?.service.map((s) => s.name)).toEqual(["Health"]);
+  });
+
+  it("answers unknown symbols and files with error_response NOT_FOUND, and keeps the stream open", async () => {
+    const responses = await reflect([
+      { file_containing_symbol: "moderation.v1.NoSuchService" },
+      { file_by_filename: "nope/v1/nope.proto" },
+      { list_services: "" },
+    ]);
+    for (const response of responses.slice(0, 2)) {
+      expect(response.message_response).toBe("error_response");
+      expect(response.error_response.error_code).toBe(GRPC_NOT_FOUND);
+      expect(response.error_response.error_message).toMatch(/not found/);
+    }
+    expect(responses[0].error_response.error_message).toContain("moderation.v1.NoSuchService");
+    expect(responses[2].message_response).toBe("list_services_response");
+  });
+
+  it("needs no API key", async () => {
+    const [response] = await reflect([{ list_services: "" }]);
+    expect(response.message_response).toBe("list_services_response");
+  });
+});

@@ -1,0 +1,69 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { startTestServer, type TestServer } from "../support/test-server.js";
+
+const run = promisify(execFile);
+
+/** The shell procedure from the README, run as written: the documentation is the test subject. */
+const readme = readFileSync("src/signing/README.md", "utf8");
+const script = /```sh\n(# verify-moderation-response\.sh[\s\S]*?)```/.exec(readme)?.[1];
+
+let server: TestServer;
+let apiKey: string;
+const dir = mkdtempSync(join(tmpdir(), "signing-readme-"));
+const scriptFile = join(dir, "verify.sh");
+
+beforeAll(async () => {
+  server = await startTestServer();
+  apiKey = (await server.createAccount("pro")).key;
+  writeFileSync(scriptFile, script ?? "");
+});
+afterAll(async () => {
+  await server?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function verifyWithScript(requestFile: string, headers: string, body: string) {
+  return run("bash", [scriptFile, requestFile, `${server.httpUrl}/.well-known/jwks.json`, headers, body]).then(
+    ({ stdout }) => ({ code: 0, stdout: stdout.trim() }),
+    (error: { code: number; stdout: string }) => ({ code: error.code, stdout: error.stdout.trim() }),
+  );
+}
+
+describe("README verification procedure (bash, curl, openssl, jq)", () => {
+  it("is in the README", () => expect(script).toContain("openssl pkeyutl -verify"));
+
+  it.each([
+    ["a success", true],
+    ["an error (no API key)", false],
+  ])("accepts %s for the request sent and rejects it for another or when doctored", async (name, withKey) => {
+    const tag = withKey ? "ok" : "err";
+    const requestFile = join(dir, `req-${tag}.json`);
+    writeFileSync(requestFile, '{"input":[{"type":"text","text":"readme example"}]}\n');
+    const headers = join(dir, `headers-${tag}.txt`);
+    const body = join(dir, `body-${tag}.bin`);
+    await run("curl", [
+      "-s", "-D", headers, "-o", body, "-H", "content-type: application/json",
+      ...(withKey ? ["-H", `x-api-key: ${apiKey}`] : []),
+      "--data-binary", `@${requestFile}`, `${server.httpUrl}/v1/moderate`,
+    ]);
+    expect(readFileSync(headers, "utf8")).toMatch(withKey ? /^HTTP\/1\.1 200/ : /^HTTP\/1\.1 401/);
+
+    const ok = await verifyWithScript(requestFile, headers, body);
+    expect(ok.stdout, name).toMatch(/^valid: signed by /);
+    expect(ok.code).toBe(0);
+
+    const other = join(dir, `other-${tag}.json`);
+    writeFileSync(other, '{"input":[{"type":"text","text":"readme example!"}]}\n');
+    expect(await verifyWithScript(other, headers, body)).toEqual({ code: 1, stdout: "invalid: signed for a different request" });
+
+    // Doctor the status line: the body and digests still match, only the signature catches it.
+    const doctored = join(dir, `doctored-${tag}.txt`);
+    writeFileSync(doctored, readFileSync(headers, "utf8").replace(/^HTTP\/1\.1 \d{3}/, "HTTP/1.1 202"));
+    expect(await verifyWithScript(requestFile, doctored, body)).toEqual({ code: 1, stdout: "invalid: signature does not verify" });
+  });
+});
