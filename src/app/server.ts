@@ -10,6 +10,7 @@ import { transportKey } from "../interceptors/context-keys.js";
 import { MAX_REQUEST_BYTES } from "../moderation/limits.js";
 import { createRoutes } from "../rpc/routes.js";
 import type { AppContext } from "./app-context.js";
+import { registerGrpcMessageEncoding } from "./grpc-message-encoding.js";
 import { registerJwksRoute } from "../http/jwks-route.js";
 // [metering] server import
 import { registerUsageRoute } from "../http/usage-route.js";
@@ -36,6 +37,7 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
 
   const build = async (app: FastifyInstance) => {
     registerErrorHandlers(app, ctx.log);
+    registerGrpcMessageEncoding(app);
     await app.register(fastifyConnectPlugin, {
       routes,
       readMaxBytes: MAX_REQUEST_BYTES,

@@ -35,9 +35,9 @@ export async function verifyModerationResponse(input: HttpResponseToVerify): Pro
     );
     const values = new Map<string, string>();
     for (const name of parsed.params.components) {
+      if (name.startsWith("@") && name !== "@status") throw new VerificationFailure(`unsupported component "${name}"`);
       const value = name === "@status" ? String(input.status) : headerValue(input.headers, name);
       if (value === undefined) throw new VerificationFailure(`covered header "${name}" is missing`);
-      if (name.startsWith("@") && name !== "@status") throw new VerificationFailure(`unsupported component "${name}"`);
       values.set(name, value);
     }
     await requireValidSignature(parsed, values, input);

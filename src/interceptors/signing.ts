@@ -7,7 +7,7 @@ import type { Signer } from "../signing/signer.js";
 import { transportKey } from "./context-keys.js";
 
 export interface SigningInterceptorDeps {
-  /** Usually the SigningKeyRing; read per call so a reloaded ring takes effect at once. */
+  /** Usually the SigningKeyRing: its active signer signs every response. */
   keys: { readonly signer: Signer };
   /** Milliseconds since the epoch. */
   now?: () => number;

@@ -40,7 +40,11 @@ function countCodePoints(text: string, stopAt: number): number {
   let count = 0;
   for (let i = 0; i < text.length && count < stopAt; i++) {
     const code = text.charCodeAt(i);
-    if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) i++;
+    // A high surrogate joins the next unit only when that is a low surrogate; a lone one counts alone.
+    if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
+    }
     count++;
   }
   return count;

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import fs from "node:fs";
 import path from "node:path";
 import BetterSqlite3 from "better-sqlite3";
@@ -34,8 +35,25 @@ export function createSqliteDatabase(file: string): Database {
 
   // better-sqlite3 is synchronous, so a transaction's statements cannot interleave with
   // other callers' statements except across the awaits inside `work`; a queue prevents that.
+  // One connection means one transaction for everybody: `owner` marks the async call chain
+  // that opened it, so only that chain (and transactions it nests) runs inside it, while other
+  // callers' transactions and writes wait their turn instead of being committed or rolled back
+  // with it. (Reads are not queued: they may see a transaction's uncommitted rows.)
   let queue: Promise<unknown> = Promise.resolve();
-  let inTransaction = false;
+  const owner = new AsyncLocalStorage<true>();
+  const enqueue = <T>(task: () => Promise<T>): Promise<T> => {
+    const result = queue.then(task, task);
+    queue = result.catch(() => undefined);
+    return result;
+  };
+  const write = (sql: string, params: readonly SqlValue[]): number => {
+    if (params.length === 0 && sql.includes(";")) {
+      db.exec(sql);
+      return 0;
+    }
+    const { stmt, order } = prepare(sql);
+    return stmt.run(...bind(order, params)).changes;
+  };
 
   const database: Database = {
     dialect: "sqlite",
@@ -44,32 +62,22 @@ export function createSqliteDatabase(file: string): Database {
       return stmt.all(...bind(order, params)) as never;
     },
     async execute(sql, params = []) {
-      if (params.length === 0 && sql.includes(";")) {
-        db.exec(sql);
-        return 0;
-      }
-      const { stmt, order } = prepare(sql);
-      return stmt.run(...bind(order, params)).changes;
+      if (owner.getStore()) return write(sql, params);
+      return enqueue(async () => write(sql, params));
     },
     transaction(work) {
-      if (inTransaction) return work(database);
-      const run = async () => {
-        inTransaction = true;
+      if (owner.getStore()) return work(database);
+      return enqueue(async () => {
         db.exec("BEGIN IMMEDIATE");
         try {
-          const result = await work(database);
+          const result = await owner.run(true, () => work(database));
           db.exec("COMMIT");
           return result;
         } catch (error) {
           db.exec("ROLLBACK");
           throw error;
-        } finally {
-          inTransaction = false;
         }
-      };
-      const result = queue.then(run, run);
-      queue = result.catch(() => undefined);
-      return result;
+      });
     },
     async withExclusiveLock(work) {
       return database.transaction(() => work());

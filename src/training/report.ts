@@ -4,7 +4,7 @@ import { CATEGORY_IDS } from "../classifiers/categories.js";
 import type { HeadReport } from "./build-model.js";
 import type { CategorySummary } from "./evaluate.js";
 
-interface Evaluation {
+export interface Evaluation {
   id: string;
   winner: string;
   folds: string[];

@@ -79,6 +79,13 @@ describe("the JSON body", () => {
     expectApiError(await raw(bytes), "json", "invalid_request", /not valid JSON/);
   });
 
+  it("counts lone surrogates (only JSON escapes can carry them) as one code point each", async () => {
+    // "\ud800a" is two code points: a lone high surrogate does not swallow the "a" after it.
+    const text = "\\ud800a".repeat(5_001); // 10,002 code points, 10,002 UTF-16 units
+    expectApiError(await raw(`{"input":[{"type":"text","text":"${text}"}]}`), "json", "text_too_long", /longer than 10,?000 characters/);
+    expect((await raw(`{"input":[{"type":"text","text":"${"\\ud800a".repeat(5_000)}"}]}`)).ok).toBe(true);
+  });
+
   it("keeps a huge unknown field name out of the message", async () => {
     const name = "x".repeat(5_000);
     const outcome = await raw(`{"input":[],"${name}":1}`);

@@ -138,11 +138,9 @@ describe("error details over grpc-js", () => {
     expect(status.details.map((any) => anyUnpack(any, ErrorDetailSchema)?.code)).toContain("missing_api_key");
   });
 
-  // Known interop problem: Connect percent-encodes grpc-message with encodeURIComponent, but
-  // grpc-js decodes it with decodeURI, which leaves reserved characters escaped. A grpc-js
-  // caller therefore reads `input[0].type is "video"%3B it must be ...`. When this starts
-  // passing (server or library fixed), drop `.fails`.
-  it.fails("shows grpc-js callers error messages without percent-escapes", async () => {
+  // Connect percent-encodes grpc-message with encodeURIComponent and grpc-js decodes it with
+  // decodeURI; src/app/grpc-message-encoding.ts re-encodes it as the gRPC spec says.
+  it("shows grpc-js callers error messages without percent-escapes", async () => {
     const error = await fail([{ type: "video", text: "x" }], key);
     expect(error.details).toBe('input[0].type is "video"; it must be "text" or "image".');
   });

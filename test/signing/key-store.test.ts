@@ -3,7 +3,8 @@ import { generateKeyPairSync } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, chmodSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { inspect } from "node:util";
+import { inspect, promisify } from "node:util";
+import { execFile } from "node:child_process";
 import { verifyModerationResponse } from "../../src/client/verify-response.js";
 import { ConfigError, readConfig } from "../../src/config/config.js";
 import { openDataDirKeyRing, readKeyManifest, retireDataDirKey, rotateDataDirKey } from "../../src/signing/data-dir-key-store.js";
@@ -12,6 +13,7 @@ import { loadSigningKeyRing } from "../../src/signing/load-key-ring.js";
 import { readSigningConfig, SigningConfigError } from "../../src/signing/read-signing-config.js";
 import { signedHttpResponse } from "./fixtures.js";
 
+const run = promisify(execFile);
 let dir: string;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), "signing-test-"));
@@ -53,6 +55,32 @@ describe("DATA_DIR key store", () => {
       valid: false,
       reason: `key ${retiringKid} is not in the JWKS (unknown or retired)`,
     });
+  });
+
+  it("running servers publish a rotation at once, keep signing with their key, and never unpublish it", () => {
+    const store = join(dir, "signing");
+    const running = openDataDirKeyRing(store);
+    const ownKid = running.signer.keyId;
+    const { activeKid } = rotateDataDirKey(store);
+    expect(running.signer.keyId).toBe(ownKid);
+    expect(running.publishedKeys.map((k) => [k.kid, k.status])).toEqual([[activeKid, "active"], [ownKid, "retiring"]]);
+    retireDataDirKey(store, ownKid);
+    expect(running.publishedKeys.map((k) => k.kid)).toEqual([activeKid, ownKid]);
+    writeFileSync(join(store, "keys.json"), "{ half-written");
+    expect(running.publishedKeys.map((k) => k.kid)).toEqual([activeKid, ownKid]);
+  });
+
+  it("replicas starting together on an empty DATA_DIR agree on one key", async () => {
+    const store = join(dir, "signing");
+    // Each process spins until the same instant, so their first-start code overlaps.
+    const startAt = Date.now() + 4000;
+    const script = `import { openDataDirKeyRing } from ${JSON.stringify(join(process.cwd(), "src/signing/data-dir-key-store.ts"))};
+      while (Date.now() < ${startAt});
+      process.stdout.write(openDataDirKeyRing(${JSON.stringify(store)}).signer.keyId);`;
+    const starts = Array.from({ length: 4 }, () => run(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script]));
+    const kids = (await Promise.all(starts)).map((r) => r.stdout);
+    expect(new Set(kids).size).toBe(1);
+    expect(readdirSync(store).filter((f) => f.endsWith(".key.pem"))).toEqual([`${kids[0]}.key.pem`]);
   });
 
   it("refuses a private key others can read, and a manifest without one active key", () => {

@@ -40,7 +40,15 @@ export async function runVerifyCommand(args: string[]): Promise<number> {
     if (error instanceof CaptureFormatError) return report({ valid: false, reason: `cannot read the response capture: ${error.message}` });
     throw error;
   }
-  const jwks = values.jwks !== undefined ? await loadJwks(values.jwks) : jwksFromKeyFile(values.key ?? "");
+  let jwks: unknown;
+  try {
+    jwks = values.jwks !== undefined ? await loadJwks(values.jwks) : jwksFromKeyFile(values.key ?? "");
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    // Without keys nothing can be verified: report it like any other failed check.
+    const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : "";
+    return report({ valid: false, reason: `cannot load the JWKS from ${values.jwks}: ${error instanceof Error ? error.message : String(error)}${cause}` });
+  }
   const result = await verifyModerationResponse({
     requestBody,
     status: response.status,
