@@ -11,6 +11,11 @@ import { MAX_REQUEST_BYTES } from "../moderation/limits.js";
 import { createRoutes } from "../rpc/routes.js";
 import type { AppContext } from "./app-context.js";
 import { registerGrpcMessageEncoding } from "./grpc-message-encoding.js";
+import { trackForGracefulClose } from "./graceful-close.js";
+import { answerClientError, frameworkErrorHandler } from "../http/framework-errors.js";
+
+/** How long in-flight requests may take to finish once shutdown starts. */
+const SHUTDOWN_GRACE_MS = 5_000;
 import { registerJwksRoute } from "../http/jwks-route.js";
 // [metering] server import
 import { registerUsageRoute } from "../http/usage-route.js";
@@ -46,7 +51,7 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
     });
     registerJsonRoute(app, ctx, interceptors);
     app.route({
-      method: ["GET", "PUT", "PATCH", "DELETE"],
+      method: ["GET", "PUT", "PATCH", "DELETE", "OPTIONS"],
       url: "/v1/moderate",
       handler: (_req, reply) =>
         reply.code(405).header("allow", "POST").send({ error: { code: "method_not_allowed", message: "Use POST for /v1/moderate." } }),
@@ -59,9 +64,19 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
     return app;
   };
 
-  const options = { logger: false, bodyLimit: MAX_REQUEST_BYTES, keepAliveTimeout: 65_000, forceCloseConnections: "idle" as const };
-  const http1 = await build(fastify(options));
-  const h2c = await build(fastify({ ...options, forceCloseConnections: true, http2: true }) as unknown as FastifyInstance);
+  const options = {
+    logger: false,
+    bodyLimit: MAX_REQUEST_BYTES,
+    keepAliveTimeout: 65_000,
+    // Malformed URLs and broken HTTP framing still answer in the API's error shape.
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler: answerClientError,
+  };
+  const http1 = await build(fastify({ ...options, forceCloseConnections: "idle" as const }));
+  // The HTTP/2 overload's option types differ only in the request type; the handlers work on both.
+  const h2c = await build(fastify({ ...(options as object), http2: true } as { http2: true }) as unknown as FastifyInstance);
+  const closeHttp1 = trackForGracefulClose(http1, SHUTDOWN_GRACE_MS);
+  const closeH2c = trackForGracefulClose(h2c, SHUTDOWN_GRACE_MS);
 
   try {
     await http1.listen({ port: ctx.config.port, host: ctx.config.host });
@@ -82,7 +97,7 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
     grpcUrl: urlOf(h2c),
     async close() {
       serving = false;
-      await Promise.allSettled([http1.close(), h2c.close()]);
+      await Promise.allSettled([closeHttp1(), closeH2c()]);
     },
   };
 }

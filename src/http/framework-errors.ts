@@ -1,0 +1,33 @@
+import type { Socket } from "node:net";
+import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+
+/** Errors fastify raises before routing (e.g. a bad URL escape), in the API's shape. */
+export function frameworkErrorHandler(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  void reply
+    .code(400)
+    .header("content-type", "application/json; charset=utf-8")
+    .send(JSON.stringify({ error: { code: "invalid_request", message: describe(error) } }));
+}
+
+function describe(error: FastifyError): string {
+  if (error.code === "FST_ERR_BAD_URL") return "The request URL is malformed.";
+  return "The request is malformed.";
+}
+
+/** Broken HTTP framing (bad Content-Length, CL with TE, …): a raw 400 in the API's shape, then close. */
+export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = error.code === "HPE_HEADER_OVERFLOW";
+  const body = JSON.stringify({
+    error: tooLarge
+      ? { code: "payload_too_large", message: "The request headers are too large." }
+      : { code: "invalid_request", message: "The request is not valid HTTP." },
+  });
+  socket.end(
+    `HTTP/1.1 ${tooLarge ? "431 Request Header Fields Too Large" : "400 Bad Request"}\r\n` +
+      `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+}

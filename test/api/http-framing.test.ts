@@ -1,0 +1,49 @@
+import net from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestServer, type TestServer } from "../support/test-server.js";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.close());
+
+/** Sends raw bytes and returns everything the server writes back until it closes or goes quiet. */
+function sendRaw(raw: string): Promise<string> {
+  const port = Number(new URL(server.httpUrl).port);
+  return new Promise((resolve) => {
+    const socket = net.connect(port, "127.0.0.1", () => socket.write(raw));
+    let data = "";
+    socket.on("data", (chunk) => (data += chunk));
+    socket.on("close", () => resolve(data));
+    socket.setTimeout(1_000, () => socket.destroy());
+  });
+}
+
+function parse(response: string) {
+  const [head, body] = response.split("\r\n\r\n");
+  return { status: Number(head!.split(" ")[1]), body: JSON.parse(body!) as { error: { code: string; message: string } } };
+}
+
+describe("requests fastify cannot route still get the API's error shape", () => {
+  it("a malformed URL escape", async () => {
+    const { status, body } = parse(await sendRaw("GET /%zz HTTP/1.1\r\nHost: x\r\n\r\n"));
+    expect(status).toBe(400);
+    expect(body.error).toEqual({ code: "invalid_request", message: "The request URL is malformed." });
+  });
+
+  it("Content-Length together with Transfer-Encoding (request smuggling shape)", async () => {
+    const { status, body } = parse(
+      await sendRaw("POST /v1/moderate HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n"),
+    );
+    expect(status).toBe(400);
+    expect(body.error).toEqual({ code: "invalid_request", message: "The request is not valid HTTP." });
+  });
+
+  it("OPTIONS on /v1/moderate is 405 with Allow: POST", async () => {
+    const response = await fetch(`${server.httpUrl}/v1/moderate`, { method: "OPTIONS" });
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toBe("POST");
+    expect(await response.json()).toEqual({ error: { code: "method_not_allowed", message: "Use POST for /v1/moderate." } });
+  });
+});
