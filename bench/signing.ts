@@ -30,53 +30,67 @@ const response = create(ModerateResponseSchema, {
 });
 const body = toJson(ModerateResponseSchema, response, { useProtoFieldName: true, alwaysEmitImplicit: true });
 
-/**
- * µs per call of `fn`: the median of five timed rounds sharing the time budget, after a
- * warm-up. The median keeps a busy neighbour on a shared machine from skewing one row.
- */
-async function measure(fn: () => unknown): Promise<number> {
-  for (let i = 0; i < 200; i++) await fn();
-  const rounds: number[] = [];
-  for (let round = 0; round < 5; round++) {
-    let n = 0;
-    const start = process.hrtime.bigint();
-    const deadline = start + BigInt(Math.ceil(budgetMs / 5)) * 1_000_000n;
-    let now = start;
-    while (now < deadline) {
-      for (let i = 0; i < 20; i++) await fn();
-      n += 20;
-      now = process.hrtime.bigint();
-    }
-    rounds.push(Number(now - start) / 1000 / n);
+/** µs per call of `fn` over one timed round of `ms`. */
+async function round(fn: () => unknown, ms: number): Promise<number> {
+  let n = 0;
+  const start = process.hrtime.bigint();
+  const deadline = start + BigInt(Math.ceil(ms)) * 1_000_000n;
+  let now = start;
+  while (now < deadline) {
+    for (let i = 0; i < 20; i++) await fn();
+    n += 20;
+    now = process.hrtime.bigint();
   }
-  return rounds.sort((a, b) => a - b)[2]!;
+  return Number(now - start) / 1000 / n;
 }
+
+const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/**
+ * µs per call of each function: they take turns over seven rounds sharing the time budget,
+ * and each reports its median round. Taking turns means a busy neighbour on a shared
+ * machine slows both sides of a comparison alike, and the median drops the worst rounds.
+ */
+async function measure(...fns: Array<() => unknown>): Promise<number[]> {
+  for (const fn of fns) for (let i = 0; i < 200; i++) await fn();
+  const rounds: number[][] = fns.map(() => []);
+  for (let r = 0; r < 7; r++) {
+    for (const [i, fn] of fns.entries()) rounds[i]!.push(await round(fn, budgetMs / 7));
+  }
+  return rounds.map(median);
+}
+
+const measureOne = async (fn: () => unknown) => (await measure(fn))[0]!;
 
 const rows: Array<[string, number]> = [];
 const add = (name: string, us: number) => rows.push([name, us]);
 
 // JSON route: what the route does anyway (serialize) vs. serialize + sign.
-add("JSON route: JSON.stringify only (no signing)", await measure(() => JSON.stringify(body)));
-add("JSON route: JSON.stringify + signJsonBody", await measure(() => signJsonBody(ring.signer, { status: 200, body, requestBody, nowMs: Date.now() })));
+const [stringifyOnly, stringifyAndSign] = await measure(
+  () => JSON.stringify(body),
+  () => signJsonBody(ring.signer, { status: 200, body, requestBody, nowMs: Date.now() }),
+);
+add("JSON route: JSON.stringify only (no signing)", stringifyOnly!);
+add("JSON route: JSON.stringify + signJsonBody", stringifyAndSign!);
 // RPC, as the interceptor does it: canonical request bytes, sorted response bytes, signature.
 add(
   "RPC: canonical bytes + signRpcOutcome",
-  await measure(() =>
+  await measureOne(() =>
     signRpcOutcome(ring.signer, {
       requestBytes: canonicalMessageBytes(ModerateRequestSchema, request),
       outcome: { ok: true, messageBytes: toBinary(ModerateResponseSchema, sortMapsInPlace(ModerateResponseSchema, response)) },
     }),
   ),
 );
-add("Ed25519 sign alone (node:crypto)", await measure(() => ring.signer.sign(requestBody)));
+add("Ed25519 sign alone (node:crypto)", await measureOne(() => ring.signer.sign(requestBody)));
 
 // Verification, as a caller pays it.
 const headers = { "content-type": "application/json; charset=utf-8", ...signJsonBody(ring.signer, { status: 200, body, requestBody, nowMs: Date.now() }) };
 const bodyBytes = new TextEncoder().encode(JSON.stringify(body));
-add("verifyModerationResponse (WebCrypto)", await measure(() => verifyModerationResponse({ requestBody, status: 200, headers, body: bodyBytes, jwks })));
+add("verifyModerationResponse (WebCrypto)", await measureOne(() => verifyModerationResponse({ requestBody, status: 200, headers, body: bodyBytes, jwks })));
 const publicKey = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: jwks.keys[0]!.x }, format: "jwk" });
 const rawSig = ring.signer.sign(requestBody);
-add("Ed25519 verify alone (node:crypto)", await measure(() => nodeVerify(null, requestBody, publicKey, rawSig)));
+add("Ed25519 verify alone (node:crypto)", await measureOne(() => nodeVerify(null, requestBody, publicKey, rawSig)));
 
 // A whole in-process Moderate call through Connect, with and without the signing interceptor.
 const callWith = (interceptors: Interceptor[]) => {
@@ -87,14 +101,13 @@ const callWith = (interceptors: Interceptor[]) => {
   const client = createClient(ModerationService, transport);
   return () => client.moderate(request);
 };
-const plain = await measure(callWith([]));
-const signed = await measure(callWith([createSigningInterceptor({ keys: ring })]));
+const [plain, signed] = (await measure(callWith([]), callWith([createSigningInterceptor({ keys: ring })]))) as [number, number];
 add("Connect call in process, no signing", plain);
 add("Connect call in process, signing interceptor", signed);
 
 const width = Math.max(...rows.map(([name]) => name.length));
 const [load1] = os.loadavg();
-console.log(`signing benchmark (${budgetMs} ms per row, median of 5 rounds; load average ${load1!.toFixed(1)} on ${os.cpus().length} cores)\n`);
+console.log(`signing benchmark (${budgetMs} ms per row, median of 7 alternating rounds; load average ${load1!.toFixed(1)} on ${os.cpus().length} cores)\n`);
 for (const [name, us] of rows) console.log(`${name.padEnd(width)}  ${us.toFixed(1).padStart(8)} µs/op  ${Math.round(1e6 / us).toLocaleString("en-US").padStart(9)} ops/s`);
 const jsonCost = rows[1]![1] - rows[0]![1];
 console.log(`\nadded per JSON response: ${jsonCost.toFixed(1)} µs; per RPC response: ${(signed - plain).toFixed(1)} µs (interceptor, in process)`);

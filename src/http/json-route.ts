@@ -11,7 +11,8 @@ import { createModerationServiceImpl } from "../rpc/moderation-service.js";
 import { parseModerateJson } from "./json-body.js";
 import { readBody } from "./read-body.js";
 import { sendJson } from "./send-json.js";
-import { signJsonBody } from "../signing/json-body-signature.js";
+import { signHttpResponse } from "../signing/http-signature.js";
+import { JSON_CONTENT_TYPE } from "../signing/json-body-signature.js";
 
 const method = ModerationService.method.moderate;
 
@@ -33,9 +34,10 @@ export function registerJsonRoute(app: FastifyInstance, ctx: AppContext, interce
       let bodyError: ApiError | undefined;
       let input = create(ModerateRequestSchema);
       try {
-        checkContentType(request);
+        // Read first (within the limit) so that even a 415 is signed over the caller's bytes.
         const bytes = await readBody(request.raw, MAX_REQUEST_BYTES, declaredLength(request));
         contextValues.set(rawJsonBodyKey, bytes);
+        checkContentType(request);
         input = parseModerateJson(bytes);
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
@@ -57,17 +59,29 @@ export function registerJsonRoute(app: FastifyInstance, ctx: AppContext, interce
         contextValues,
       });
 
+      // Serialize once and sign exactly the bytes that go on the wire.
+      const sendSigned = (status: number, body: unknown, headerSets: Headers[]) => {
+        const bytes = Buffer.from(JSON.stringify(body));
+        reply.headers(signHttpResponse(ctx.signingKeys.signer, {
+          status,
+          contentType: JSON_CONTENT_TYPE,
+          body: bytes,
+          // undefined: the body was refused unread (wrong type, too large); bind to "no body".
+          requestBody: contextValues.get(rawJsonBodyKey) ?? new Uint8Array(),
+          created: Math.floor(ctx.clock() / 1000),
+        }));
+        return sendJson(reply, status, bytes, headerSets);
+      };
+
       try {
         const output = (await invokeUnaryImplementation(spec, context, input, interceptors)) as ModerateResponse;
         const body = toJson(ModerateResponseSchema, output, { useProtoFieldName: true, alwaysEmitImplicit: true });
-        reply.headers(signJsonBody(ctx.signingKeys.signer, { status: 200, body, requestBody: contextValues.get(rawJsonBodyKey), nowMs: ctx.clock() }));
-        return sendJson(reply, 200, body, [context.responseHeader, context.responseTrailer]);
+        return sendSigned(200, body, [context.responseHeader, context.responseTrailer]);
       } catch (error) {
         const { status, code, message, headers } = describeError(error);
         // A body we stopped reading cannot be followed by another request on this connection.
         if (code === "payload_too_large" && request.raw.httpVersionMajor === 1) reply.header("connection", "close");
-        reply.headers(signJsonBody(ctx.signingKeys.signer, { status, body: { error: { code, message } }, requestBody: contextValues.get(rawJsonBodyKey), nowMs: ctx.clock() }));
-        return sendJson(reply, status, { error: { code, message } }, [context.responseHeader, headers]);
+        return sendSigned(status, { error: { code, message } }, [context.responseHeader, headers]);
       }
     });
   });

@@ -69,11 +69,11 @@ describe("JSON route over a real socket", () => {
     expect(await verifyByHand({ ...response, jwks })).toBe(true);
   });
 
-  it("binds a refused-unread body (415) to the empty body, not to the caller's", async () => {
+  it("binds a 415 (wrong content type) to the caller's bytes, not to an empty body", async () => {
     const response = await postJson(server.httpUrl, requestText, { "content-type": "text/plain", "x-api-key": apiKey });
     expect(response.status).toBe(415);
-    expect(await verifyModerationResponse({ ...response, requestBody: new Uint8Array(), jwks })).toMatchObject({ valid: true });
-    expect(await verifyModerationResponse({ ...response, jwks })).toMatchObject({ valid: false });
+    expect(await verifyModerationResponse({ ...response, jwks })).toMatchObject({ valid: true });
+    expect(await verifyModerationResponse({ ...response, requestBody: new Uint8Array(), jwks })).toMatchObject({ valid: false });
   });
 });
 

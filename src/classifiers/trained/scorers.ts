@@ -71,6 +71,7 @@ export function createMlpScorer(m: MlpWeights): Scorer {
     for (let d = 0; d < dim; d++) h0[d]! *= norm;
     return h0;
   };
+  let cache: { window: Uint32Array; head: number; grad: Float64Array } | undefined;
   const hiddenOf = (h0: Float64Array): Float64Array => {
     const h1 = new Float64Array(hidden);
     for (let k = 0; k < hidden; k++) {
@@ -91,16 +92,24 @@ export function createMlpScorer(m: MlpWeights): Scorer {
       }
     },
     attribution(window, subset, head) {
-      const h1 = hiddenOf(bag(window));
+      // Explanations ask once per token of the same window: reuse its hidden layer and gradient.
+      if (cache?.window !== window || cache.head !== head) {
+        const h1 = hiddenOf(bag(window));
+        const grad = new Float64Array(dim);
+        for (let d = 0; d < dim; d++) {
+          let g = 0;
+          for (let k = 0; k < hidden; k++) if (h1[k]! > 0) g += w2[head * hidden + k]! * w1[k * dim + d]!;
+          grad[d] = g;
+        }
+        cache = { window, head, grad };
+      }
+      const { grad } = cache;
       const norm = embScale / Math.sqrt(Math.max(1, window.length));
       let total = 0;
       for (let d = 0; d < dim; d++) {
         let part = 0;
         for (const f of subset) part += emb[f * dim + d]!;
-        if (part === 0) continue;
-        let grad = 0;
-        for (let k = 0; k < hidden; k++) if (h1[k]! > 0) grad += w2[head * hidden + k]! * w1[k * dim + d]!;
-        total += grad * part * norm;
+        total += grad[d]! * part * norm;
       }
       return total;
     },
