@@ -9,15 +9,16 @@ import { performance } from "node:perf_hooks";
 import { DEFAULT_MODEL_PATH, loadTrainedClassifier } from "../src/classifiers/trained/index.js";
 import { writeReport } from "../src/training/report.js";
 
+// The last seven words make many windows flag, so this mix also pays for explanations.
 const WORDS = "the council met on tuesday to review budget library wing members discussed opening hours cost of shelving proposal extend reading room you are stupid idiot we will hurt them blood".split(" ");
 
 /** Deterministic pseudo-text of about `chars` characters. */
-function makeText(seed: number, chars: number): string {
+function makeText(seed: number, chars: number, vocabulary = WORDS.length): string {
   let s = seed;
   let out = "";
   while (out.length < chars) {
     s = (Math.imul(s, 1103515245) + 12345) >>> 0;
-    out += `${WORDS[s % WORDS.length]}${s % 11 === 0 ? ". " : " "}`;
+    out += `${WORDS[s % vocabulary]}${s % 11 === 0 ? ". " : " "}`;
   }
   return out.slice(0, chars);
 }
@@ -27,8 +28,8 @@ const classifier = loadTrainedClassifier();
 const loadMs = performance.now() - t0;
 
 /** Best of five timed rounds after a warm-up, so JIT compilation and noisy neighbours count less. */
-function perItem(chars: number, n: number): number {
-  const items = Array.from({ length: n }, (_, i) => makeText(i + 1, chars));
+function perItem(chars: number, n: number, vocabulary = WORDS.length): number {
+  const items = Array.from({ length: n }, (_, i) => makeText(i + 1, chars, vocabulary));
   for (const t of items) classifier.classify(t);
   let best = Infinity;
   for (let round = 0; round < 5; round++) {
@@ -43,7 +44,8 @@ const figures: Record<string, string> = {
   "model file": `${(statSync(DEFAULT_MODEL_PATH).size / 1e6).toFixed(2)} MB`,
   "load time": `${loadMs.toFixed(0)} ms`,
   "100-char item": `${perItem(100, 2000).toFixed(3)} ms`,
-  "1,000-char item": `${perItem(1000, 1000).toFixed(3)} ms`,
+  "1,000-char item (mixed, flags + explanations)": `${perItem(1000, 1000).toFixed(3)} ms`,
+  "1,000-char item (benign words only)": `${perItem(1000, 1000, WORDS.length - 7).toFixed(3)} ms`,
   "10,000-char item": `${perItem(10000, 100).toFixed(3)} ms`,
   node: process.version,
 };

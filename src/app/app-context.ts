@@ -1,5 +1,6 @@
 import type { TextClassifier } from "../classifiers/classifier.js";
 import { createPatternClassifier } from "../classifiers/pattern/pattern-classifier.js";
+import { loadTrainedClassifier } from "../classifiers/trained/index.js";
 import { createAccountStore, type AccountStore } from "../accounts/account-store.js";
 import { createKeyUsageTracker, type KeyUsageTracker } from "../accounts/key-usage-tracker.js";
 import type { Config } from "../config/config.js";
@@ -72,7 +73,8 @@ export async function createAppContext(config: Config, overrides: AppContextOver
     const accounts = createAccountStore(db, clock);
     const keyUsage = createKeyUsageTracker(accounts, { clock });
     closers.unshift(() => keyUsage.close());
-    const textClassifier = overrides.textClassifier ?? createPatternClassifier();
+    // The trained model is the default; TEXT_CLASSIFIER=pattern selects the small rule-based fallback.
+    const textClassifier = overrides.textClassifier ?? (config.textClassifier === "pattern" ? createPatternClassifier() : loadTrainedClassifier());
     const rateLimiter = overrides.rateLimiter ?? (await createRateLimiter({
       redisUrl: config.redisUrl,
       config: config.rateLimit,

@@ -42,7 +42,6 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
 
   const build = async (app: FastifyInstance) => {
     registerErrorHandlers(app, ctx.log);
-    registerGrpcMessageEncoding(app);
     await app.register(fastifyConnectPlugin, {
       routes,
       readMaxBytes: MAX_REQUEST_BYTES,
@@ -75,6 +74,8 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
   const http1 = await build(fastify({ ...options, forceCloseConnections: "idle" as const }));
   // The HTTP/2 overload's option types differ only in the request type; the handlers work on both.
   const h2c = await build(fastify({ ...(options as object), http2: true } as { http2: true }) as unknown as FastifyInstance);
+  // gRPC (HTTP/2 only) is the one protocol whose messages need re-encoding.
+  registerGrpcMessageEncoding(h2c);
   const closeHttp1 = trackForGracefulClose(http1, SHUTDOWN_GRACE_MS);
   const closeH2c = trackForGracefulClose(h2c, SHUTDOWN_GRACE_MS);
 

@@ -27,6 +27,9 @@ const HELP = `modctl: manage the moderation service's accounts and keys (prints 
   modctl key list --account ID
   modctl key revoke KEY_ID
   modctl plan set --account ID --plan P [--rpm N]
+  modctl usage --account ID [--granularity minute|hour|day] [--from T] [--to T]
+  modctl verify --request REQ.json --response RESP.txt (--jwks URL|FILE | --key PUBLIC.pem) [--max-age S]
+  modctl signing list | rotate | retire KID | generate --out FILE
 Uses the same store as the server: DATABASE_URL when set, else DATA_DIR (default ./data).`;
 
 /** Exit codes: 0 done, 1 refused (error JSON on stderr), 2 bad command line or config. */

@@ -30,6 +30,8 @@ export interface Config {
   images: ImageModerationOptions;
   /** "eager" (default) loads the image model at start-up and fails fast; "lazy" on the first image. */
   imageModelLoad: "eager" | "lazy";
+  /** "trained" (default): the model in models/; "pattern": the transparent rule-based fallback. */
+  textClassifier: "trained" | "pattern";
   // [metering] config field
   /** Usage is written to SQL at least this often (METERING_FLUSH_MS, default 1000). */
   meteringFlushMs: number;
@@ -70,6 +72,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>> = p
     signing: readSigningConfig(env, { dataDir: path.resolve(nonEmpty(env.DATA_DIR) ?? "./data"), toError: (message) => new ConfigError(message) }),
     images: readImageConfig(env),
     imageModelLoad: readChoice(env, "IMAGE_MODEL_LOAD", ["eager", "lazy"] as const, "eager"),
+    textClassifier: readChoice(env, "TEXT_CLASSIFIER", ["trained", "pattern"] as const, "trained"),
     // [metering] config value
     meteringFlushMs: readPositiveInt(env, "METERING_FLUSH_MS", 1000),
     meteringMaxPending: readPositiveInt(env, "METERING_MAX_PENDING", 1000),

@@ -22,13 +22,15 @@ const SWEEP_EVERY = 1_000;
 export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}): RateLimiter {
   const clock = options.clock ?? systemClock;
   const windowMs = options.windowMs ?? RATE_LIMIT_WINDOW_MS;
-  // Timestamps per key, ascending.
-  const logs = new Map<string, number[]>();
+  // Timestamps per key, ascending, from `start` on. Expired entries are skipped by moving
+  // `start` and dropped in bulk now and then, so a large enterprise limit (a long log) costs
+  // O(log n) per call instead of shifting the whole array every time.
+  const logs = new Map<string, { times: number[]; start: number }>();
   let callsSinceSweep = 0;
 
   function sweep(now: number): void {
     for (const [key, log] of logs) {
-      const newest = log[log.length - 1];
+      const newest = log.times[log.times.length - 1];
       if (newest === undefined || newest <= now - windowMs) logs.delete(key);
     }
   }
@@ -43,18 +45,19 @@ export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}):
       }
       let log = logs.get(key);
       if (!log) {
-        log = [];
+        log = { times: [], start: 0 };
         logs.set(key, log);
       }
-      // An entry counts while now - t < windowMs, matching the Lua script's ZREMRANGEBYSCORE bound.
-      const expired = countExpired(log, now - windowMs);
-      if (expired > 0) log.splice(0, expired);
+      log.start = countExpired(log.times, now - windowMs, log.start);
+      if (log.start > 1024 && log.start * 2 > log.times.length) {
+        log.times = log.times.slice(log.start);
+        log.start = 0;
+      }
 
-      const allowed = log.length < limit;
-      if (allowed) insertSorted(log, now);
-      const count = log.length;
-      // Denied: wait until enough entries expire to bring the count under the limit.
-      const pivot = allowed ? log[0] : log[count - limit];
+      const allowed = log.times.length - log.start < limit;
+      if (allowed) insertSorted(log.times, now, log.start);
+      const count = log.times.length - log.start;
+      const pivot = allowed ? log.times[log.start] : log.times[log.start + count - limit];
       return decision(allowed, limit, count, pivot === undefined ? 0 : pivot + windowMs - now, windowMs);
     },
     async checkHealth() {},
@@ -69,8 +72,9 @@ function decision(allowed: boolean, limit: number, count: number, resetMs: numbe
 }
 
 /** Number of leading entries with t <= cutoff. */
-function countExpired(log: number[], cutoff: number): number {
-  let lo = 0;
+/** Index of the first entry after `cutoff`, searching from `from` on. */
+function countExpired(log: number[], cutoff: number, from = 0): number {
+  let lo = from;
   let hi = log.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
@@ -81,11 +85,11 @@ function countExpired(log: number[], cutoff: number): number {
 }
 
 /** Appends in the common case; a clock that stepped back still keeps the log sorted. */
-function insertSorted(log: number[], t: number): void {
+function insertSorted(log: number[], t: number, from: number): void {
   const last = log[log.length - 1];
   if (last === undefined || last <= t) {
     log.push(t);
     return;
   }
-  log.splice(countExpired(log, t), 0, t);
+  log.splice(countExpired(log, t, from), 0, t);
 }

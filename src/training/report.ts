@@ -17,7 +17,7 @@ export interface Evaluation {
   }>;
 }
 
-const f3 = (x: number | undefined): string => (x === undefined || Number.isNaN(x) ? "–" : x.toFixed(3));
+const f3 = (x: number | null | undefined): string => (x === undefined || x === null || Number.isNaN(x) ? "–" : x.toFixed(3));
 const pct = (a: number, b: number): string => (b > 0 ? `${((100 * a) / b).toFixed(1)}% (${a}/${b})` : "–");
 
 const LICENCES: [string, string][] = [
