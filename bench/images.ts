@@ -41,6 +41,27 @@ console.log(`node ${process.version}, ${os.availableParallelism()} cores, ${os.c
   console.log(`decode 1024×768 JPEG → 224² RGB: ${ms.toFixed(1)} ms per image (sequential)`);
 }
 
+{
+  // Rejections must cost milliseconds: each bad input is refused before any real decoding.
+  const bomb = await sharp({ create: { width: 64, height: 64, channels: 3, background: "#000" } }).png().toBuffer();
+  bomb.writeUInt32BE(100_000, 16); // IHDR width
+  bomb.writeUInt32BE(100_000, 20); // IHDR height (the CRC no longer matches; libpng reads the header first)
+  const jpeg = Buffer.from(uris[0]!.slice(uris[0]!.indexOf(",") + 1), "base64");
+  const cases: Array<[string, string]> = [
+    ["over 5 MiB (7 MB of base64)", `data:image/png;base64,${"A".repeat(7_000_000)}`],
+    ["bad base64 (4 MB)", `data:image/png;base64,${"A".repeat(4_000_000)}!!!!`],
+    ["PNG claiming 100000×100000", `data:image/png;base64,${bomb.toString("base64")}`],
+    ["truncated 1024×768 JPEG", `data:image/jpeg;base64,${jpeg.subarray(0, jpeg.length >> 1).toString("base64")}`],
+  ];
+  for (const [name, uri] of cases) {
+    const runs = 20;
+    const start = performance.now();
+    let code = "";
+    for (let i = 0; i < runs; i++) code = await decode(uri).then(() => "accepted", (e: { code?: string }) => e.code ?? "error");
+    console.log(`reject ${name}: ${code} in ${((performance.now() - start) / runs).toFixed(2)} ms`);
+  }
+}
+
 for (const workers of workerCounts) {
   const started = performance.now();
   const pool = await createNsfwPool({ workers, maxQueue: count + 1 });

@@ -3,6 +3,7 @@ import type { HashingSpec } from "../classifiers/trained/features.js";
 import { decodeModel, encodeModel, type ModelFile, type ModelHeader } from "../classifiers/trained/model-file.js";
 import type { WindowSpec } from "../classifiers/trained/windows.js";
 import type { Corpus } from "./corpus.js";
+import { ruleThresholds, type HeldOutCalibration } from "./heldout-calibration.js";
 import { averagePrecision, chooseThreshold, fitPlatt, type Platt, type PrPoint } from "./metrics.js";
 import type { TrainedModel } from "./trainer.js";
 
@@ -30,6 +31,8 @@ export function buildModelFile(args: {
   hashing: HashingSpec;
   window: WindowSpec;
   training: Record<string, unknown>;
+  /** Held-out-dataset calibration and thresholds that replace the random-split ones per head. */
+  overrides?: Pick<HeldOutCalibration, "calibration" | "thresholds"> | undefined;
 }): { model: ModelFile; bytes: Buffer; reports: HeadReport[] } {
   const { corpus, calibrationRows, trained, heads } = args;
   const H = CATEGORY_IDS.length;
@@ -61,9 +64,11 @@ export function buildModelFile(args: {
     thresholds[cat] = y.filter((v) => v === 1).length >= 10 ? Math.min(0.9, Math.max(0.3, chosen.threshold)) : 0.5;
     reports.push({ category: cat, positives: y.filter((v) => v === 1).length, negatives: y.filter((v) => v === 0).length, auprc: averagePrecision(s, y), chosen });
   });
-  // Rule-derived: sexual_minors flags when sexual evidence passes this (lower) bar and a minor is indicated.
-  thresholds.sexual_minors = Math.min(0.5, (thresholds.sexual ?? 0.5) * 0.6);
   thresholds.self_harm_instructions ??= 0.5;
+  Object.assign(calibration, args.overrides?.calibration ?? {});
+  Object.assign(thresholds, args.overrides?.thresholds ?? {});
+  // Rule-derived: sexual_minors flags when sexual evidence passes a lower bar and a minor is indicated.
+  Object.assign(thresholds, ruleThresholds(thresholds));
   const header: Omit<ModelHeader, "tensors"> = {
     format: "moderation-text-model",
     version: 1,

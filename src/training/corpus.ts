@@ -32,6 +32,21 @@ export interface CorpusOptions {
   calibrationShare: number;
   /** A dataset's rows count as at most this many rows in total. */
   datasetCap: number;
+  /** Extra weight for benign look-alike rows (see isLookalike); 1 = none. */
+  lookalikeWeight?: number;
+}
+
+/**
+ * Benign contrast sets built to look like harm (HateCheck's counter-speech, negation, reclaimed and
+ * homonym slurs, positive identity statements; XSTest safe prompts; CoCoNot's contrast prompts;
+ * ToxiGen's neutral identity statements). They are hard negatives: every head is trained on them
+ * with extra weight. A fold that holds one of these datasets out drops its rows from training like
+ * any other held-out dataset, so its false-positive rate is measured on text the model never saw.
+ */
+export function isLookalike(e: Pick<Example, "dataset" | "slice" | "labels">): boolean {
+  if (!e.labels.every((v) => v === 0)) return false;
+  if (e.dataset === "hatecheck") return e.slice.endsWith("_nh");
+  return e.dataset === "xstest" || e.dataset === "toxigen-seeds" || (e.dataset === "coconot" && e.slice === "contrast");
 }
 
 export function buildCorpus(examples: readonly Example[], opts: CorpusOptions): Corpus {
@@ -78,6 +93,9 @@ export function buildCorpus(examples: readonly Example[], opts: CorpusOptions): 
     counts[dataset[r]!]!++;
   });
   const weight = new Float32Array(rows);
-  for (let r = 0; r < rows; r++) weight[r] = Math.min(1, opts.datasetCap / counts[dataset[r]!]!);
+  const boost = opts.lookalikeWeight ?? 1;
+  for (let r = 0; r < rows; r++) {
+    weight[r] = Math.min(1, opts.datasetCap / counts[dataset[r]!]!) * (boost !== 1 && isLookalike(examples[rowEx[r]!]!) ? boost : 1);
+  }
   return { rows, offsets, feats, labels, dataset, datasets, split: Uint8Array.from(rowSplit), weight, example: Uint32Array.from(rowEx) };
 }

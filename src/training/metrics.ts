@@ -8,37 +8,73 @@ export function fitPlatt(x: ArrayLike<number>, y: ArrayLike<number>, w?: ArrayLi
   const n = x.length;
   let pos = 0;
   let neg = 0;
-  for (let i = 0; i < n; i++) (y[i] === 1 ? (pos += w?.[i] ?? 1) : (neg += w?.[i] ?? 1));
+  let sw = 0, mean = 0;
+  for (let i = 0; i < n; i++) {
+    const wi = w?.[i] ?? 1;
+    if (y[i] === 1) pos += wi;
+    else neg += wi;
+    sw += wi;
+    mean += wi * x[i]!;
+  }
   if (pos === 0 || neg === 0) return { a: 1, b: 0 };
+  mean /= sw;
+  let sd = 0;
+  for (let i = 0; i < n; i++) sd += (w?.[i] ?? 1) * (x[i]! - mean) ** 2;
+  sd = Math.sqrt(sd / sw) || 1;
   // Platt's smoothed targets keep the fit finite when classes separate perfectly.
   const tPos = (pos + 1) / (pos + 2);
   const tNeg = 1 / (neg + 2);
+  // Fit on standardised logits with damped Newton steps (halved until the loss drops): plain
+  // Newton from a = 1 diverges when raw logits are large and the sigmoid saturates.
+  const z = Float64Array.from({ length: n }, (_, i) => (x[i]! - mean) / sd);
+  const loss = (a: number, b: number): number => {
+    let l = 0;
+    for (let i = 0; i < n; i++) {
+      const t = y[i] === 1 ? tPos : tNeg;
+      const u = a * z[i]! + b;
+      // log(1 + e^u) - t * u, computed stably.
+      l += (w?.[i] ?? 1) * ((u > 0 ? u + Math.log1p(Math.exp(-u)) : Math.log1p(Math.exp(u))) - t * u);
+    }
+    return l;
+  };
   let a = 1;
-  let b = 0;
-  for (let it = 0; it < 50; it++) {
-    let ga = 0, gb = 0, haa = 1e-6, hab = 0, hbb = 1e-6;
+  let b = Math.log(pos / neg);
+  let current = loss(a, b);
+  for (let it = 0; it < 100; it++) {
+    let ga = 0, gb = 0, haa = 1e-9, hab = 0, hbb = 1e-9;
     for (let i = 0; i < n; i++) {
       const wi = w?.[i] ?? 1;
-      const p = 1 / (1 + Math.exp(-(a * x[i]! + b)));
+      const p = 1 / (1 + Math.exp(-(a * z[i]! + b)));
       const t = y[i] === 1 ? tPos : tNeg;
       const d = (p - t) * wi;
       const s = p * (1 - p) * wi;
-      ga += d * x[i]!;
+      ga += d * z[i]!;
       gb += d;
-      haa += s * x[i]! * x[i]!;
-      hab += s * x[i]!;
+      haa += s * z[i]! * z[i]!;
+      hab += s * z[i]!;
       hbb += s;
     }
     const det = haa * hbb - hab * hab;
-    if (Math.abs(det) < 1e-12) break;
+    if (Math.abs(det) < 1e-18) break;
     const da = (hbb * ga - hab * gb) / det;
     const db = (haa * gb - hab * ga) / det;
-    a -= da;
-    b -= db;
-    if (Math.abs(da) < 1e-7 && Math.abs(db) < 1e-7) break;
+    let step = 1;
+    let next = loss(a - da, b - db);
+    while (next > current && step > 1e-6) {
+      step /= 2;
+      next = loss(a - step * da, b - step * db);
+    }
+    if (next > current) break;
+    a -= step * da;
+    b -= step * db;
+    const done = current - next < 1e-10 * Math.max(1, Math.abs(current));
+    current = next;
+    if (done) break;
   }
-  // A negative slope would invert the ranking; fall back to identity rather than flip it.
-  return a > 0 ? { a, b } : { a: 1, b: 0 };
+  // Back to raw logits; a negative slope would invert the ranking: fall back to identity.
+  const A = a / sd;
+  const B = b - (a * mean) / sd;
+  return A > 0 && Number.isFinite(A) && Number.isFinite(B) ? { a: A, b: B } : { a: 1, b: 0 };
 }
 
 export interface PrPoint {

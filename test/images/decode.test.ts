@@ -119,6 +119,10 @@ describe("rejecting bad images with stable codes", () => {
     await expectError(`data:image/png;base64,${bytes.slice(0, 40)}\n${bytes.slice(40)}`, "invalid_image", 400, message);
     await expectError(`data:image/png;base64,${bytes.replaceAll("+", "-").replaceAll("/", "_")}AAAA-_-_`, "invalid_image", 400, message);
     await expectError("data:image/png;base64,iVBO!!!!", "invalid_image", 400, message);
+    await expectError(`data:image/png;base64,${bytes.slice(0, 8)}=AAA${bytes.slice(12)}`, "invalid_image", 400, message);
+    // "QR==" has non-zero padding bits: no encoder writes it, and decoders disagree about it.
+    await expectError(`data:image/png;base64,${Buffer.alloc(30, 7).toString("base64")}QR==`, "invalid_image", 400, message);
+    expect((await rejection(decode(`data:image/png;base64,${Buffer.alloc(30, 7).toString("base64")}QQ==`))).message).not.toBe(message);
     await expectError("data:image/png;base64,", "invalid_image", 400, "The image data is empty.");
   });
 

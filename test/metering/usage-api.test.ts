@@ -19,16 +19,22 @@ describe.each<StoreKind>(["sqlite", "postgres"])("metering and the usage API on 
   let server: TestServer;
   let a: { accountId: string; key: string; keyId: string };
   let b: { accountId: string; key: string; keyId: string };
+  let flaggedA = 0;
 
   beforeAll(async () => {
     server = await startTestServer({ store });
     a = await server.createAccount("pro");
     b = await server.createAccount("basic");
     // Account A: 4 accepted requests over three protocols; 2 refused ones that must not count.
-    expect((await callModerate("json", server, { input: [{ type: "text", text: "hello" }, { type: "image", base64: PNG }] }, a.key)).ok).toBe(true);
-    expect((await callModerate("connect", server, { input: [{ type: "text", text: "hi" }] }, a.key)).ok).toBe(true);
-    expect((await callModerate("grpc", server, { input: [{ type: "text", text: "a" }, { type: "text", text: "b" }] }, a.key)).ok).toBe(true);
-    expect((await callModerate("grpc-web", server, { input: [{ type: "image", base64: PNG }] }, a.key)).ok).toBe(true);
+    const accepted = [
+      await callModerate("json", server, { input: [{ type: "text", text: "hello" }, { type: "image", base64: PNG }] }, a.key),
+      await callModerate("connect", server, { input: [{ type: "text", text: "hi" }] }, a.key),
+      await callModerate("grpc", server, { input: [{ type: "text", text: "a" }, { type: "text", text: "b" }] }, a.key),
+      await callModerate("grpc-web", server, { input: [{ type: "image", base64: PNG }] }, a.key),
+    ];
+    for (const outcome of accepted) expect(outcome.ok).toBe(true);
+    // "flagged" counts requests whose verdict was flagged: whatever the models said, as the caller saw it.
+    flaggedA = accepted.filter((o) => o.ok && o.body.flagged === true).length;
     expect((await callModerate("json", server, { input: [] }, a.key)).ok).toBe(false);
     expect((await callJson(server.httpUrl, {}, a.key, { raw: "{not json" })).ok).toBe(false);
     // Account B: one request.
@@ -40,7 +46,7 @@ describe.each<StoreKind>(["sqlite", "postgres"])("metering and the usage API on 
     const { status, body } = await getUsage(server, a.key);
     expect(status).toBe(200);
     expect(body).toMatchObject({ account_id: a.accountId, plan: "pro", requests_per_minute: 300, granularity: "day" });
-    expect(body.totals).toEqual({ requests: 4, text_items: 4, image_items: 2, deep_analyses: 0, flagged: 0 });
+    expect(body.totals).toEqual({ requests: 4, text_items: 4, image_items: 2, deep_analyses: 0, flagged: flaggedA });
     expect(body.buckets).toHaveLength(1);
     expect(body.buckets[0].start % 86_400).toBe(0);
   });

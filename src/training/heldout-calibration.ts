@@ -1,0 +1,162 @@
+import { CATEGORY_IDS, type CategoryId } from "../classifiers/categories.js";
+import { normalizeForMatching } from "../classifiers/normalize/normalize.js";
+import { scorerOf } from "../classifiers/trained/engine.js";
+import { featurize } from "../classifiers/trained/features.js";
+import type { ModelFile } from "../classifiers/trained/model-file.js";
+import { windowsOf } from "../classifiers/trained/windows.js";
+import type { Example } from "./datasets/example.js";
+import { averagePrecision, chooseThreshold, fitPlatt, type Platt, type PrPoint } from "./metrics.js";
+
+/**
+ * Calibration and thresholds for generalisation to unseen sources. Random-split calibration rows
+ * are near-copies of training rows (templated sets, one author's posts), so Platt scaling fitted
+ * there is overconfident and thresholds chosen there do not transfer. Instead, each head is
+ * calibrated and thresholded on the raw logits that leave-one-dataset-out models gave the rows of
+ * the dataset they never saw.
+ */
+export interface FoldLogits {
+  dataset: string;
+  /** Heads of the fold model, in logit order. */
+  heads: CategoryId[];
+  rows: number;
+  /** rows x heads raw logits, max-pooled over windows (as the engine pools calibrated scores). */
+  logits: Float64Array;
+  /** rows x CATEGORY_IDS labels (-1 unknown). */
+  labels: Int8Array;
+}
+
+/** Raw per-head logits of a fold model on the rows of the dataset it never saw (deduplicated as in scoreHeldOut). */
+export function heldOutLogits(model: ModelFile, examples: readonly Example[], dataset: string): FoldLogits {
+  const scorer = scorerOf(model);
+  const { header } = model;
+  const K = header.heads.length;
+  const H = CATEGORY_IDS.length;
+  const seen = new Set<string>();
+  const logits: number[] = [];
+  const labels: number[] = [];
+  const out = new Float64Array(K);
+  const best = new Float64Array(K);
+  for (const e of examples) {
+    if (e.dataset !== dataset || seen.has(e.text)) continue;
+    seen.add(e.text);
+    const norm = normalizeForMatching(e.text);
+    best.fill(-Infinity);
+    for (const w of windowsOf(norm, header.window)) {
+      scorer.logits(featurize(norm, header.hashing, w.from, w.to), out);
+      for (let k = 0; k < K; k++) if (out[k]! > best[k]!) best[k] = out[k]!;
+    }
+    for (let k = 0; k < K; k++) logits.push(best[k]!);
+    for (let c = 0; c < H; c++) labels.push(e.labels[c]!);
+  }
+  return { dataset, heads: header.heads, rows: seen.size, logits: Float64Array.from(logits), labels: Int8Array.from(labels) };
+}
+
+export interface HeldOutHeadReport {
+  category: CategoryId;
+  datasets: string[];
+  positives: number;
+  negatives: number;
+  auprc: number;
+  platt: Platt;
+  chosen: PrPoint;
+}
+
+export interface HeldOutCalibration {
+  calibration: Partial<Record<CategoryId, Platt>>;
+  thresholds: Partial<Record<CategoryId, number>>;
+  reports: HeldOutHeadReport[];
+}
+
+/** Heads need this many held-out positives and negatives (pooled over folds) to be calibrated here. */
+export const MIN_HELD_OUT = 30;
+/** Thresholds are clamped: below 0.1 a head flags on noise, above 0.9 it never flags on unseen data. */
+export const THRESHOLD_RANGE = [0.1, 0.9] as const;
+
+/**
+ * Pools the folds' held-out logits per head, fits Platt scaling on them and picks the best-F1
+ * threshold on the calibrated scores. Heads without enough held-out data of both classes are left
+ * out (the caller keeps their random-split calibration and the conservative threshold).
+ */
+export function fitHeldOutCalibration(folds: readonly FoldLogits[], opts: { maxFpr: number } = { maxFpr: DEFAULT_MAX_FPR }): HeldOutCalibration {
+  const H = CATEGORY_IDS.length;
+  const result: HeldOutCalibration = { calibration: {}, thresholds: {}, reports: [] };
+  const heads = folds[0]?.heads ?? [];
+  heads.forEach((cat, k) => {
+    const c = CATEGORY_IDS.indexOf(cat);
+    const x: number[] = [];
+    const y: number[] = [];
+    const used = new Set<string>();
+    for (const f of folds) {
+      const K = f.heads.length;
+      for (let r = 0; r < f.rows; r++) {
+        const l = f.labels[r * H + c]!;
+        if (l < 0) continue;
+        x.push(f.logits[r * K + k]!);
+        y.push(l);
+        used.add(f.dataset);
+      }
+    }
+    const pos = y.filter((v) => v === 1).length;
+    const neg = y.length - pos;
+    if (pos < MIN_HELD_OUT || neg < MIN_HELD_OUT) return;
+    // Each fold contributes both classes only for some heads; a head calibrated on one dataset's
+    // positives and another's negatives still ranks by the same logit, so the fit stays monotonic.
+    const platt = fitPlatt(x, y);
+    // fitPlatt falls back to identity when held-out logits rank backwards: keep the random-split fit.
+    if (platt.a === 1 && platt.b === 0) return;
+    const s = x.map((v) => 1 / (1 + Math.exp(-(platt.a * v + platt.b))));
+    const best = chooseThreshold(s, y, undefined, THRESHOLD_RANGE[0]);
+    // Best F1, but never a bar that flags more than maxFpr of the held-out negatives (many of them
+    // are benign look-alikes; a user sees the sum of the heads' false positives).
+    const guard = thresholdForFpr(s, y, opts.maxFpr);
+    const threshold = Math.min(THRESHOLD_RANGE[1], Math.max(THRESHOLD_RANGE[0], best.threshold, guard));
+    const chosen = pointAt(s, y, threshold);
+    result.calibration[cat] = platt;
+    result.thresholds[cat] = threshold;
+    result.reports.push({ category: cat, datasets: [...used].sort(), positives: pos, negatives: neg, auprc: averagePrecision(s, y), platt, chosen });
+  });
+  return result;
+}
+
+/** Default cap on a head's false-positive rate over the pooled held-out negatives. */
+export const DEFAULT_MAX_FPR = 0.05;
+
+/** The lowest threshold (among the scores) whose false-positive rate is at most maxFpr. */
+export function thresholdForFpr(s: readonly number[], y: readonly number[], maxFpr: number): number {
+  const negs = s.filter((_, i) => y[i] !== 1).sort((a, b) => b - a);
+  if (negs.length === 0) return 0;
+  const allowed = Math.floor(negs.length * maxFpr);
+  // Flag only scores strictly above the (allowed+1)-th highest negative score.
+  const bar = negs[Math.min(allowed, negs.length - 1)]!;
+  return bar + 1e-9;
+}
+
+/** Precision, recall and F1 when flagging scores >= threshold. */
+export function pointAt(s: readonly number[], y: readonly number[], threshold: number): PrPoint {
+  let tp = 0, fp = 0, pos = 0;
+  for (let i = 0; i < s.length; i++) {
+    if (y[i] === 1) pos++;
+    if (s[i]! >= threshold) (y[i] === 1 ? tp++ : fp++);
+  }
+  const precision = tp + fp > 0 ? tp / (tp + fp) : 0;
+  const recall = pos > 0 ? tp / pos : 0;
+  return { threshold, precision, recall, f1: precision + recall > 0 ? (2 * precision * recall) / (precision + recall) : 0 };
+}
+
+/** Rule thresholds that follow the learned ones (see build-model.ts). */
+export function ruleThresholds(thresholds: Partial<Record<CategoryId, number>>): Partial<Record<CategoryId, number>> {
+  return { ...thresholds, sexual_minors: Math.min(0.5, (thresholds.sexual ?? 0.5) * 0.6), self_harm_instructions: thresholds.self_harm_instructions ?? 0.5 };
+}
+
+/** The same weights with held-out calibration and thresholds swapped in (heads not covered keep theirs). */
+export function withCalibration(model: ModelFile, cal: Pick<HeldOutCalibration, "calibration" | "thresholds">): ModelFile {
+  const { header } = model;
+  return {
+    tensors: model.tensors,
+    header: {
+      ...header,
+      calibration: { ...header.calibration, ...cal.calibration },
+      thresholds: ruleThresholds({ ...header.thresholds, ...cal.thresholds }),
+    },
+  };
+}
