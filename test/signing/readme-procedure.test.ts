@@ -9,7 +9,7 @@ import { startTestServer, type TestServer } from "../support/test-server.js";
 const run = promisify(execFile);
 
 /** The shell procedure from the README, run as written: the documentation is the test subject. */
-const readme = readFileSync("src/signing/README.md", "utf8");
+const readme = readFileSync("README.md", "utf8");
 const script = /```sh\n(# verify-moderation-response\.sh[\s\S]*?)```/.exec(readme)?.[1];
 
 let server: TestServer;
