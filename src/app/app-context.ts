@@ -12,7 +12,6 @@ import type { RateLimiter } from "../rate-limit/rate-limiter.js";
 import { loadSigningKeyRing } from "../signing/load-key-ring.js";
 import type { SigningKeyRing } from "../signing/key-ring.js";
 import { createImageModeration, type ImageModeration } from "../images/index.js";
-import { createLazyImageModeration } from "./lazy-image-moderation.js";
 // [metering] context import
 import { createMeter, type Meter } from "../metering/meter.js";
 import { createUsageStore, type UsageStore } from "../metering/usage-store.js";
@@ -83,8 +82,8 @@ export async function createAppContext(config: Config, overrides: AppContextOver
     }));
     if (!overrides.rateLimiter) closers.push(() => rateLimiter.close());
     const signingKeys = overrides.signingKeys ?? loadSigningKeyRing(config.signing, { now: clock });
-    const images = overrides.images ??
-      (config.imageModelLoad === "lazy" ? createLazyImageModeration(config.images) : await createImageModeration(config.images));
+    // IMAGE_MODEL_LOAD=lazy (tests) defers the model to the first image; the default proves at start-up it runs.
+    const images = overrides.images ?? (await createImageModeration(config.images));
     if (!overrides.images) closers.push(() => images.close());
     // [metering] build
     const usage = createUsageStore(db);

@@ -28,8 +28,6 @@ export interface Config {
   signing: SigningConfig;
   /** Image decoding, the embedded image model's workers, and the optional vision provider. */
   images: ImageModerationOptions;
-  /** "eager" (default) loads the image model at start-up and fails fast; "lazy" on the first image. */
-  imageModelLoad: "eager" | "lazy";
   /** "trained" (default): the model in models/; "pattern": the transparent rule-based fallback. */
   textClassifier: "trained" | "pattern";
   // [metering] config field
@@ -71,7 +69,6 @@ export function readConfig(env: Readonly<Record<string, string | undefined>> = p
     rateLimit: readRateLimitConfig(env),
     signing: readSigningConfig(env, { dataDir: path.resolve(nonEmpty(env.DATA_DIR) ?? "./data"), toError: (message) => new ConfigError(message) }),
     images: readImageConfig(env),
-    imageModelLoad: readChoice(env, "IMAGE_MODEL_LOAD", ["eager", "lazy"] as const, "eager"),
     textClassifier: readChoice(env, "TEXT_CLASSIFIER", ["trained", "pattern"] as const, "trained"),
     // [metering] config value
     meteringFlushMs: readPositiveInt(env, "METERING_FLUSH_MS", 1000),

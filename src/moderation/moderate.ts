@@ -3,7 +3,7 @@ import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { ModerateRequest, ModerateResponseSchema } from "../../gen/moderation/v1/moderation_pb.js";
 import { CATEGORY_IDS } from "../classifiers/categories.js";
 import type { TextClassifier, Verdict } from "../classifiers/classifier.js";
-import { parseImageDataUri } from "./data-uri.js";
+import { precheckDataUri } from "../images/data-uri.js";
 import { validateModerateRequest, type ValidItem } from "./validate-request.js";
 import { ApiError } from "../errors/api-error.js";
 import type { ImageModeration } from "../images/index.js";
@@ -28,7 +28,7 @@ export function createModerator(deps: ModerationDeps) {
     const items = validateModerateRequest(request);
     // Check every image's form before any model runs, so a bad item costs nothing.
     const hasImages = items.some((item) => item.type === "image");
-    for (const item of items) if (item.type === "image") parseImageDataUri(item.dataUri, item.index);
+    for (const item of items) if (item.type === "image") withItemIndex(item.index, () => precheckDataUri(item.dataUri));
     // Refuse analyze_images up front when it cannot be honoured, rather than skipping it silently.
     if (request.analyzeImages && hasImages) deps.images?.assertDeepAnalysisConfigured();
 
@@ -57,14 +57,8 @@ export function createModerator(deps: ModerationDeps) {
       // Without an image model, images are validated but not evaluated: no categories, nothing faked.
       return { index: item.index, type: "image", flagged: false, categories: {}, explanations: [], models: [] };
     }
-    let judged;
-    try {
-      judged = await deps.images.moderate(item.dataUri, { analyzeImages, ...(signal ? { signal } : {}) });
-    } catch (error) {
-      // Say which item was at fault; the code stays the pipeline's.
-      if (error instanceof ApiError) throw new ApiError(error.code, `input[${item.index}]: ${error.message}`, { cause: error, headers: error.headers });
-      throw error;
-    }
+    const images = deps.images;
+    const judged = await withItemIndex(item.index, () => images.moderate(item.dataUri, { analyzeImages, ...(signal ? { signal } : {}) }));
     const deep = judged.deepAnalysis;
     return {
       index: item.index,
@@ -91,4 +85,16 @@ export function toCategories(verdict: Verdict) {
     if (entry.flagged && spans && spans.length > 0) explanations.push({ category: id, spans });
   }
   return { flagged, categories, explanations };
+}
+
+/** Runs `work` and, if it refuses the item, says which item: the code stays the pipeline's. */
+function withItemIndex<T>(index: number, work: () => T): T {
+  const label = (error: unknown) =>
+    error instanceof ApiError ? new ApiError(error.code, `input[${index}]: ${error.message}`, { cause: error, headers: error.headers }) : error;
+  try {
+    const result = work();
+    return (result instanceof Promise ? result.catch((error: unknown) => { throw label(error); }) : result) as T;
+  } catch (error) {
+    throw label(error);
+  }
 }

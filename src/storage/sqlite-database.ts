@@ -11,10 +11,11 @@ import type { Database, SqlValue } from "./database.js";
 export function createSqliteDatabase(file: string): Database {
   if (file !== ":memory:") fs.mkdirSync(path.dirname(file), { recursive: true });
   const db = new BetterSqlite3(file);
-  db.pragma("journal_mode = WAL");
-  db.pragma("synchronous = NORMAL");
-  db.pragma("busy_timeout = 5000");
-  db.pragma("foreign_keys = ON");
+  // exec, not pragma(): pragma() prepares a throwaway Statement, and on Node 24 the garbage
+  // collector finalizing such a Statement at the wrong moment aborts the process
+  // (better-sqlite3 12 asserts on a missing Environment). Prepared statements are cached below
+  // for the database's lifetime, so no Statement ever becomes garbage while it is open.
+  db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;");
 
   const statements = new Map<string, { stmt: BetterSqlite3.Statement; order: number[] }>();
   function prepare(sql: string) {

@@ -15,11 +15,13 @@ export interface HeldOut {
   benignFlagged: number;
   /** Benign rows per slice (e.g. hatecheck functionality), for the look-alike table. */
   slices: Record<string, { benign: number; flagged: number }>;
+  /** Benign rows flagged, per category (a row flagged in two categories counts in both). */
+  benignByCategory: Partial<Record<CategoryId, number>>;
 }
 
 export function scoreHeldOut(model: ModelFile, examples: readonly Example[], dataset: string): HeldOut {
   const engine = createEngine(model);
-  const out: HeldOut = { dataset, family: model.header.family, byCategory: {}, benign: 0, benignFlagged: 0, slices: {} };
+  const out: HeldOut = { dataset, family: model.header.family, byCategory: {}, benign: 0, benignFlagged: 0, slices: {}, benignByCategory: {} };
   const seen = new Set<string>();
   for (const e of examples) {
     if (e.dataset !== dataset || seen.has(e.text)) continue;
@@ -41,6 +43,7 @@ export function scoreHeldOut(model: ModelFile, examples: readonly Example[], dat
     if (allZero) {
       out.benign++;
       if (anyFlag) out.benignFlagged++;
+      for (const c of CATEGORY_IDS) if (v.categories[c]?.flagged) out.benignByCategory[c] = (out.benignByCategory[c] ?? 0) + 1;
       const sl = (out.slices[e.slice] ??= { benign: 0, flagged: 0 });
       sl.benign++;
       if (anyFlag) sl.flagged++;

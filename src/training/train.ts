@@ -10,7 +10,7 @@
  * instead of training: recompute calibration, thresholds and report in about a minute), --max-fpr X,
  * --quick (no held-out-dataset evaluation; for iterating on features).
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,7 +23,7 @@ import { datasetsRoot } from "./datasets/files.js";
 import { decodeModel, encodeModel, type ModelFile } from "../classifiers/trained/model-file.js";
 import { DEFAULT_MAX_FPR, fitHeldOutCalibration, heldOutLogits, withCalibration, type FoldLogits } from "./heldout-calibration.js";
 import { meanFoldAuprc, scoreHeldOut, summarize, type HeldOut } from "./evaluate.js";
-import { writeReport } from "./report.js";
+import { writeReport, type Evaluation } from "./report.js";
 import { trainLinear } from "./train-linear.js";
 import { trainMlp } from "./train-mlp.js";
 import type { TrainedModel } from "./trainer.js";
@@ -57,6 +57,8 @@ const { values } = parseArgs({
     cache: { type: "string" },
     reuse: { type: "boolean", default: false },
     "max-fpr": { type: "string" },
+    // evaluation.json of the model being replaced (default: the one in the output directory), for before/after columns.
+    previous: { type: "string" },
     quick: { type: "boolean", default: false },
   },
 });
@@ -161,17 +163,33 @@ renameSync(`${target}.tmp`, target);
 log(`wrote ${target} (${(bytes.length / 1e6).toFixed(2)} MB), id ${id}`);
 
 const evaluation = {
-  id, winner, selection, folds,
+  id, winner, selection, folds, previous: previousFigures(values.previous ?? join(modelsDir, "evaluation.json")),
   calibration: base.reports,
   heldOutCalibration: heldOutCal?.reports ?? [],
   thresholds: final.header.thresholds,
   seconds: Math.round((Date.now() - started) / 1000),
   heldOut: Object.fromEntries(Object.entries(heldOut).map(([f, rs]) => [f, {
     pooled: summarize(rs),
-    perDataset: rs.map((r) => ({ dataset: r.dataset, benign: r.benign, benignFlagged: r.benignFlagged, slices: r.slices, categories: summarize([r]) })),
+    perDataset: rs.map((r) => ({ dataset: r.dataset, benign: r.benign, benignFlagged: r.benignFlagged, benignByCategory: r.benignByCategory, slices: r.slices, categories: summarize([r]) })),
   }])),
   training,
 };
 writeFileSync(join(modelsDir, "evaluation.json"), `${JSON.stringify(evaluation, null, 1)}\n`);
 writeReport(join(modelsDir, "README.md"), evaluation);
 log(`wrote ${modelsDir}/evaluation.json and README.md`);
+
+/** Before/after figures: the replaced model's pooled held-out figures and benign false-positive counts. */
+function previousFigures(path: string): Evaluation["previous"] {
+  if (!existsSync(path)) return undefined;
+  const ev = JSON.parse(readFileSync(path, "utf8")) as Evaluation;
+  // Re-running the same version keeps comparing against the model it replaced.
+  if (ev.id === id) return ev.previous;
+  const h = ev.heldOut[ev.winner];
+  if (!h) return undefined;
+  const benign: Record<string, { benign: number; flagged: number }> = {};
+  for (const d of h.perDataset) {
+    benign[d.dataset] = { benign: d.benign, flagged: d.benignFlagged };
+    for (const [slice, v] of Object.entries(d.slices)) benign[`${d.dataset}/${slice}`] = { benign: v.benign, flagged: v.flagged };
+  }
+  return { id: ev.id, pooled: h.pooled, benign, selection: Object.fromEntries(Object.entries(ev.selection).map(([f, s]) => [f, { mean: s.mean, pairs: s.pairs }])) };
+}

@@ -42,6 +42,15 @@ export function compileTermList(list: TermList): CompiledTermList {
     bucket.push(phrase);
     byFirst.set(first, bucket);
   }
+  // Stems by first character (a word can only start with a stem that shares it); list order kept.
+  const stemsByChar = new Map<string, Phrase[]>();
+  for (const p of stems) {
+    const k = p.words[0]!.charAt(0);
+    const bucket = stemsByChar.get(k) ?? [];
+    bucket.push(p);
+    stemsByChar.set(k, bucket);
+  }
+  const none: Phrase[] = [];
   return {
     name: list.name,
     scan(text, tokens, words) {
@@ -51,7 +60,7 @@ export function compileTermList(list: TermList): CompiledTermList {
       for (let i = 0; i < tokens.length; i++) {
         const word = wordAt(text, tokens, i)!;
         let best: LexiconHit | undefined;
-        for (const p of byFirst.get(word) ?? []) {
+        for (const p of byFirst.get(word) ?? none) {
           let ok = true;
           for (let k = 1; k < p.words.length && ok; k++) {
             const w = wordAt(text, tokens, i + k);
@@ -64,7 +73,7 @@ export function compileTermList(list: TermList): CompiledTermList {
           }
         }
         if (!best) {
-          for (const p of stems) {
+          for (const p of stemsByChar.get(word.charAt(0)) ?? none) {
             if (word.startsWith(p.words[0]!)) {
               best = { term: p.term, start: tokens[i]!.start, end: tokens[i]!.end, weight: p.weight };
               break;

@@ -152,26 +152,31 @@ export function normalizeText(input: string): NormalizedText {
   undoLeet(folded);
   const u = joinSpacedLetters(folded);
   // Step 4: collapse repeated letters ("kiiiill" -> "kil") and runs of spaces; trim.
+  // Offsets go straight into typed arrays (a unit is at most two UTF-16 code units).
+  const units = u.ch.length;
+  const start = new Int32Array(units * 2);
+  const end = new Int32Array(units * 2);
   const parts: string[] = [];
-  const start: number[] = [];
-  const end: number[] = [];
+  let n = 0;
   let last = " ";
-  for (let k = 0; k < u.ch.length; k++) {
+  for (let k = 0; k < units; k++) {
     const c = u.ch[k]!;
     if (c === last && (c === " " || isLetter(c))) {
-      if (end.length > 0) end[end.length - 1] = u.end[k]!;
+      if (n > 0) end[n - 1] = u.end[k]!;
       continue;
     }
     last = c;
-    for (let n = 0; n < c.length; n++) {
-      parts.push(n === 0 ? c : "");
-      start.push(u.start[k]!);
-      end.push(u.end[k]!);
+    parts.push(c);
+    for (let q = 0; q < c.length; q++) {
+      start[n] = u.start[k]!;
+      end[n] = u.end[k]!;
+      n++;
     }
   }
-  let n = parts.length;
-  while (n > 0 && parts[n - 1] === " ") n--;
-  return { text: parts.slice(0, n).join(""), start: Int32Array.from(start.slice(0, n)), end: Int32Array.from(end.slice(0, n)) };
+  const text = parts.join("");
+  let m = n;
+  while (m > 0 && text.charCodeAt(m - 1) === 32) m--;
+  return { text: m === n ? text : text.slice(0, m), start: start.slice(0, m), end: end.slice(0, m) };
 }
 
 /** Convenience for callers that need only the string (training, lexicon building). */

@@ -2,7 +2,7 @@ import { CATEGORY_IDS, type CategoryId } from "../categories.js";
 import type { CategoryVerdict, EvidenceSpan, TextClassifier, Verdict } from "../classifier.js";
 import { evidenceScore, getLexicons, strongestHit, type LexiconHit } from "../lexicon/index.js";
 import { normalizeText, type NormalizedText } from "../normalize/normalize.js";
-import { featurize, tokenize, tokenFeatures, type Token } from "./features.js";
+import { featuresOfTokens, featurize, tokenFeaturesOf, tokenize, type Token, type TokenFeatures } from "./features.js";
 import type { ModelFile } from "./model-file.js";
 import { createLinearScorer, createMlpScorer, type Scorer } from "./scorers.js";
 import { windowsOf, type Window } from "./windows.js";
@@ -32,6 +32,9 @@ export function scorerOf(model: ModelFile): Scorer {
 /** Per-window evidence, kept so the winning window of each category can be explained. */
 interface WindowEvidence {
   window: Window;
+  /** Tokens starting inside the window: [tFrom, tTo). */
+  tFrom: number;
+  tTo: number;
   features: Uint32Array;
   /** Calibrated model score per category with a head. */
   model: Partial<Record<CategoryId, number>>;
@@ -51,18 +54,15 @@ interface Candidate {
   head: CategoryId | undefined;
 }
 
-/** Tokens starting inside a window (tokens are sorted by start). */
-function countInside(tokens: readonly Token[], w: Window): number {
-  const lower = (x: number): number => {
-    let lo = 0, hi = tokens.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (tokens[mid]!.start < x) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  };
-  return lower(w.to) - lower(w.from);
+/** Index of the first token starting at or after x (tokens are sorted by start). */
+function lowerBound(tokens: readonly Token[], x: number): number {
+  let lo = 0, hi = tokens.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (tokens[mid]!.start < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 export function createEngine(model: ModelFile): TextClassifier {
@@ -72,8 +72,12 @@ export function createEngine(model: ModelFile): TextClassifier {
   const headIndex = new Map<CategoryId, number>(header.heads.map((c, i) => [c, i]));
   const threshold = (c: CategoryId): number => header.thresholds[c] ?? 0.5;
 
-  function evaluate(norm: NormalizedText): { windows: WindowEvidence[]; tokens: Token[]; hits: Record<string, LexiconHit[]> } {
+  type Evidence = { windows: WindowEvidence[]; tokens: Token[]; tf: TokenFeatures; hits: Record<string, LexiconHit[]> };
+
+  function evaluate(norm: NormalizedText): Evidence {
     const tokens = tokenize(norm.text);
+    // Hash every token once; overlapping windows and explanations reuse it.
+    const tf = tokenFeaturesOf(norm.text, tokens, header.hashing);
     const words = tokens.map((t) => norm.text.slice(t.start, t.end));
     const hits = {
       sexual: lex.sexual.scan(norm.text, tokens, words),
@@ -84,8 +88,12 @@ export function createEngine(model: ModelFile): TextClassifier {
     const logits = new Float64Array(scorer.heads);
     const windows = windowsOf(norm.text, header.window).map((window): WindowEvidence => {
       const inside = (h: LexiconHit): boolean => h.start >= window.from && h.start < window.to;
-      const count = countInside(tokens, window);
-      const features = featurize(norm.text, header.hashing, window.from, window.to);
+      const tFrom = lowerBound(tokens, window.from);
+      const tTo = lowerBound(tokens, window.to);
+      const count = tTo - tFrom;
+      // A bound that cuts a token (no space to snap to) tokenises differently: featurise that window as is.
+      const cut = (tFrom > 0 && tokens[tFrom - 1]!.end > window.from) || (tTo > 0 && tokens[tTo - 1]!.end > window.to);
+      const features = cut ? featurize(norm.text, header.hashing, window.from, window.to) : featuresOfTokens(tf, header.hashing.buckets, tFrom, tTo);
       scorer.logits(features, logits);
       const scores: Partial<Record<CategoryId, number>> = {};
       header.heads.forEach((c, i) => {
@@ -94,14 +102,14 @@ export function createEngine(model: ModelFile): TextClassifier {
       });
       const pick = (list: LexiconHit[]): LexiconHit[] => (list.length === 0 ? list : list.filter(inside));
       return {
-        window, features, model: scores,
+        window, tFrom, tTo, features, model: scores,
         sexualLex: evidenceScore(pick(hits.sexual), count),
         graphicLex: evidenceScore(pick(hits.graphicViolence), count),
         minors: strongestHit(pick(hits.minors)),
         methods: strongestHit(pick(hits.selfHarmMethods)),
       };
     });
-    return { windows, tokens, hits };
+    return { windows, tokens, tf, hits };
   }
 
   function decide(windows: WindowEvidence[]): Partial<Record<CategoryId, Candidate>> {
@@ -132,30 +140,38 @@ export function createEngine(model: ModelFile): TextClassifier {
     return out;
   }
 
-  function explain(c: CategoryId, cand: Candidate, ev: { windows: WindowEvidence[]; tokens: Token[]; hits: Record<string, LexiconHit[]> }, norm: NormalizedText, original: string[]): EvidenceSpan[] {
+  function explain(cand: Candidate, ev: Evidence, norm: NormalizedText, original: string[], explainers: Map<number, (head: number) => Float64Array>): EvidenceSpan[] {
     const w = ev.windows[cand.at]!;
-    const inWindow = ev.tokens.filter((t) => t.start >= w.window.from && t.start < w.window.to);
-    const weights = new Map<Token, number>();
+    const { tFrom, tTo } = w;
+    const weights = new Float64Array(tTo - tFrom);
     const hi = cand.head !== undefined ? headIndex.get(cand.head) : undefined;
     if (hi !== undefined) {
-      for (const t of inWindow) {
-        const subset: number[] = [];
-        tokenFeatures(norm.text, t, header.hashing, (b) => subset.push(b));
-        const a = scorer.attribution(w.features, subset, hi);
-        if (a > 0) weights.set(t, a);
+      // One explainer per window, shared by every category explained from it.
+      let ex = explainers.get(cand.at);
+      if (!ex) {
+        ex = scorer.explainer(w.features, ev.tf, tFrom, tTo);
+        explainers.set(cand.at, ex);
       }
+      const a = ex(hi);
+      for (let k = 0; k < a.length; k++) if (a[k]! > 0) weights[k] = a[k]!;
     }
     for (const name of cand.lexicons) {
       for (const h of ev.hits[name] ?? []) {
         if (h.start < w.window.from || h.start >= w.window.to) continue;
-        for (const t of inWindow) if (t.start >= h.start && t.end <= h.end) weights.set(t, (weights.get(t) ?? 0) + h.weight);
+        for (let t = tFrom; t < tTo; t++) {
+          const tok = ev.tokens[t]!;
+          if (tok.start >= h.start && tok.end <= h.end) weights[t - tFrom]! += h.weight;
+        }
       }
     }
-    const top = [...weights.entries()].sort((x, y) => y[1] - x[1] || x[0].start - y[0].start).slice(0, MAX_SPANS);
-    const spans = top.map(([t, weight]) => {
+    const top: number[] = [];
+    for (let k = 0; k < weights.length; k++) if (weights[k]! > 0) top.push(k);
+    top.sort((x, y) => weights[y]! - weights[x]! || x - y);
+    const spans = top.slice(0, MAX_SPANS).map((k) => {
+      const t = ev.tokens[tFrom + k]!;
       const start = norm.start[t.start] ?? 0;
       const end = norm.end[t.end - 1] ?? start;
-      return { start, end, text: original.slice(start, end).join(""), weight: Math.round(weight * 1000) / 1000 };
+      return { start, end, text: original.slice(start, end).join(""), weight: Math.round(weights[k]! * 1000) / 1000 };
     });
     return spans.sort((a, b) => a.start - b.start);
   }
@@ -169,13 +185,14 @@ export function createEngine(model: ModelFile): TextClassifier {
       const categories: Partial<Record<CategoryId, CategoryVerdict>> = {};
       const explanations: Partial<Record<CategoryId, EvidenceSpan[]>> = {};
       let original: string[] | undefined;
+      const explainers = new Map<number, (head: number) => Float64Array>();
       for (const c of CATEGORY_IDS) {
         const cand = decided[c];
         if (!cand) continue;
         categories[c] = { score: Math.round(cand.score * 1e6) / 1e6, flagged: cand.flagged };
         if (cand.flagged) {
           original ??= Array.from(text);
-          explanations[c] = explain(c, cand, ev, norm, original);
+          explanations[c] = explain(cand, ev, norm, original, explainers);
         }
       }
       return { categories, explanations };

@@ -116,3 +116,97 @@ export function featurize(text: string, spec: HashingSpec, from = 0, to = text.l
   }
   return s.out.slice(0, s.n);
 }
+
+/** Every token's features (unigram and char n-grams, in tokenFeatures order) and bigrams, computed once per text. */
+export interface TokenFeatures {
+  /** Token t's buckets are feats[from[t] .. to[t]), as tokenFeatures emits them; repeated words share a slice. */
+  from: Uint32Array;
+  to: Uint32Array;
+  feats: Uint32Array;
+  /** Distinct-word id of each token (same word, same id), and the number of distinct words. */
+  word: Uint32Array;
+  words: number;
+  /** bigram[t] = bucket of (token t - 1, token t); bigram[0] is unused. */
+  bigram: Uint32Array;
+}
+
+export function tokenFeaturesOf(text: string, tokens: readonly Token[], spec: HashingSpec): TokenFeatures {
+  const T = tokens.length;
+  const from = new Uint32Array(T);
+  const to = new Uint32Array(T);
+  const word = new Uint32Array(T);
+  const bigram = new Uint32Array(T);
+  const ids = new Map<string, number>();
+  let buf = new Uint32Array(Math.max(64, T * 12));
+  let n = 0;
+  const emit = (bucket: number): void => {
+    if (n === buf.length) {
+      const bigger = new Uint32Array(buf.length * 2);
+      bigger.set(buf);
+      buf = bigger;
+    }
+    buf[n++] = bucket;
+  };
+  for (let t = 0; t < T; t++) {
+    const tok = tokens[t]!;
+    // Features depend only on the token's characters: hash each distinct word once.
+    const w = text.slice(tok.start, Math.min(tok.end, tok.start + MAX_TOKEN));
+    const seen = ids.get(w);
+    if (seen !== undefined) {
+      word[t] = seen;
+      from[t] = from[firstOf[seen]!]!;
+      to[t] = to[firstOf[seen]!]!;
+    } else {
+      const id = ids.size;
+      ids.set(w, id);
+      firstOf[id] = t;
+      word[t] = id;
+      from[t] = n;
+      tokenFeatures(text, tok, spec, emit);
+      to[t] = n;
+    }
+    if (t > 0) bigram[t] = bigramFeature(text, tokens[t - 1]!, tok, spec);
+  }
+  firstOf.length = 0;
+  return { from, to, feats: buf.subarray(0, n), word, words: ids.size, bigram };
+}
+const firstOf: number[] = [];
+
+/**
+ * The distinct buckets of tokens [tFrom, tTo): the same set featurize() gives for a range whose
+ * bounds do not cut a token, without hashing each token again for every overlapping window.
+ */
+export function featuresOfTokens(tf: TokenFeatures, buckets: number, tFrom: number, tTo: number): Uint32Array {
+  let st = scratch.get(buckets);
+  if (!st) {
+    st = { marks: new Uint32Array(buckets), stamp: 0, out: new Uint32Array(4096), n: 0 };
+    scratch.set(buckets, st);
+  }
+  st.stamp = (st.stamp + 1) >>> 0;
+  if (st.stamp === 0) {
+    st.marks.fill(0);
+    st.stamp = 1;
+  }
+  const { marks, stamp } = st;
+  let total = tTo - tFrom;
+  for (let t = tFrom; t < tTo; t++) total += tf.to[t]! - tf.from[t]!;
+  if (st.out.length < total) st.out = new Uint32Array(Math.max(total, st.out.length * 2));
+  const out = st.out;
+  let n = 0;
+  for (let t = tFrom; t < tTo; t++) {
+    for (let i = tf.from[t]!, e = tf.to[t]!; i < e; i++) {
+      const b = tf.feats[i]!;
+      if (marks[b] === stamp) continue;
+      marks[b] = stamp;
+      out[n++] = b;
+    }
+    if (t > tFrom) {
+      const b = tf.bigram[t]!;
+      if (marks[b] !== stamp) {
+        marks[b] = stamp;
+        out[n++] = b;
+      }
+    }
+  }
+  return out.slice(0, n);
+}

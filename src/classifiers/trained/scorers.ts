@@ -1,3 +1,5 @@
+import type { TokenFeatures } from "./features.js";
+
 /**
  * The two model families compared in training, as pure scoring functions over hashed features.
  * Both turn a window's distinct feature buckets into one raw logit per trained head.
@@ -11,6 +13,12 @@ export interface Scorer {
    * linear model, first-order (gradient x input) for the network. Used for explanations only.
    */
   attribution(window: Uint32Array, subset: readonly number[], head: number): number;
+  /**
+   * The same attribution for every token [tFrom, tTo) of a window at once: per-token work (embedding
+   * sums, hidden layer) is done once and shared by every head asked about. Returns, per head, one
+   * value per token (index t - tFrom); equal to attribution() with that token's features.
+   */
+  explainer(window: Uint32Array, tf: TokenFeatures, tFrom: number, tTo: number): (head: number) => Float64Array;
 }
 
 export interface LinearWeights {
@@ -40,6 +48,21 @@ export function createLinearScorer(m: LinearWeights): Scorer {
       for (const f of subset) sum += w[f * heads + head]!;
       return (sum * scale[head]!) / Math.sqrt(Math.max(1, window.length));
     },
+    explainer(window, tf, tFrom, tTo) {
+      const cache = new Map<number, Float64Array>();
+      return (head) => {
+        let out = cache.get(head);
+        if (out) return out;
+        out = new Float64Array(tTo - tFrom);
+        for (let t = tFrom; t < tTo; t++) {
+          let sum = 0;
+          for (let i = tf.from[t]!, e = tf.to[t]!; i < e; i++) sum += w[tf.feats[i]! * heads + head]!;
+          out[t - tFrom] = (sum * scale[head]!) / Math.sqrt(Math.max(1, window.length));
+        }
+        cache.set(head, out);
+        return out;
+      };
+    },
   };
 }
 
@@ -61,17 +84,22 @@ export interface MlpWeights {
 /** fastText-style embedding bag with one ReLU hidden layer shared by all heads. */
 export function createMlpScorer(m: MlpWeights): Scorer {
   const { heads, dim, hidden, emb, embScale, w1, b1, w2, b2 } = m;
+  // Sums of int8 embeddings are integers: accumulate in int32 (exact, and faster than float64).
+  const acc = new Int32Array(dim);
   const bag = (features: Uint32Array): Float64Array => {
-    const h0 = new Float64Array(dim);
+    acc.fill(0);
     for (let i = 0; i < features.length; i++) {
       const base = features[i]! * dim;
-      for (let d = 0; d < dim; d++) h0[d]! += emb[base + d]!;
+      for (let d = 0; d < dim; d++) acc[d]! += emb[base + d]!;
     }
+    const h0 = new Float64Array(dim);
     const norm = embScale / Math.sqrt(Math.max(1, features.length));
-    for (let d = 0; d < dim; d++) h0[d]! *= norm;
+    for (let d = 0; d < dim; d++) h0[d] = acc[d]! * norm;
     return h0;
   };
   let cache: { window: Uint32Array; head: number; grad: Float64Array } | undefined;
+  // Hidden activations of scored windows, keyed by the features array (collected with it).
+  const hiddenCache = new WeakMap<Uint32Array, Float64Array>();
   const hiddenOf = (h0: Float64Array): Float64Array => {
     const h1 = new Float64Array(hidden);
     for (let k = 0; k < hidden; k++) {
@@ -85,6 +113,7 @@ export function createMlpScorer(m: MlpWeights): Scorer {
     heads,
     logits(features, out) {
       const h1 = hiddenOf(bag(features));
+      hiddenCache.set(features, h1);
       for (let h = 0; h < heads; h++) {
         let s = b2[h]!;
         for (let k = 0; k < hidden; k++) s += w2[h * hidden + k]! * h1[k]!;
@@ -112,6 +141,54 @@ export function createMlpScorer(m: MlpWeights): Scorer {
         total += grad[d]! * part * norm;
       }
       return total;
+    },
+    explainer(window, tf, tFrom, tTo) {
+      const T = tTo - tFrom;
+      // Per-word embedding sums (integers, so exact), computed once per distinct word and shared by every head.
+      const row = new Int32Array(tf.words).fill(-1);
+      const rowOf = new Uint32Array(T);
+      let rows = 0;
+      for (let t = tFrom; t < tTo; t++) {
+        const w = tf.word[t]!;
+        if (row[w] === -1) row[w] = rows++;
+        rowOf[t - tFrom] = row[w]!;
+      }
+      const vecs = new Float64Array(rows * dim);
+      const done = new Uint8Array(rows);
+      for (let t = tFrom; t < tTo; t++) {
+        const r = rowOf[t - tFrom]!;
+        if (done[r]) continue;
+        done[r] = 1;
+        const at = r * dim;
+        for (let i = tf.from[t]!, e = tf.to[t]!; i < e; i++) {
+          const base = tf.feats[i]! * dim;
+          for (let d = 0; d < dim; d++) vecs[at + d]! += emb[base + d]!;
+        }
+      }
+      // The engine scored this window already: reuse its hidden layer.
+      const h1 = hiddenCache.get(window) ?? hiddenOf(bag(window));
+      const norm = embScale / Math.sqrt(Math.max(1, window.length));
+      const cache = new Map<number, Float64Array>();
+      return (head) => {
+        let out = cache.get(head);
+        if (out) return out;
+        const grad = new Float64Array(dim);
+        for (let d = 0; d < dim; d++) {
+          let g = 0;
+          for (let k = 0; k < hidden; k++) if (h1[k]! > 0) g += w2[head * hidden + k]! * w1[k * dim + d]!;
+          grad[d] = g;
+        }
+        const perRow = new Float64Array(rows);
+        for (let r = 0; r < rows; r++) {
+          let total = 0;
+          for (let d = 0; d < dim; d++) total += grad[d]! * vecs[r * dim + d]! * norm;
+          perRow[r] = total;
+        }
+        out = new Float64Array(T);
+        for (let t = 0; t < T; t++) out[t] = perRow[rowOf[t]!]!;
+        cache.set(head, out);
+        return out;
+      };
     },
   };
 }
