@@ -99,3 +99,15 @@ describe("held-out calibration", () => {
     expect(isLookalike({ dataset: "clinc150", slice: "x", labels: benign })).toBe(false);
   });
 });
+
+describe("threat phrases (harassment_threatening rule)", () => {
+  it("matches direct threats at the reader, not everyday uses of the same verbs", async () => {
+    const { getLexicons, scanText, strongestHit } = await import("../../src/classifiers/lexicon/index.js");
+    const threats = getLexicons().threats;
+    const strength = (t: string): number => strongestHit(scanText(threats, normalizeForMatching(t)).hits);
+    expect(strength("I am going to kill you and your whole family")).toBe(1);
+    expect(strength("i will f1nd you and k1ll you")).toBe(1);
+    expect(strength("I killed it at the gym today")).toBe(0);
+    expect(strength("this traffic is going to kill me")).toBeLessThan(0.8);
+  });
+});

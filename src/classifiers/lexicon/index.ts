@@ -1,5 +1,5 @@
 import { compileTermList, type CompiledTermList } from "./lexicon.js";
-import { GRAPHIC_VIOLENCE, MINOR_INDICATORS, SELF_HARM_METHODS, SEXUAL_EXPLICIT } from "./terms.js";
+import { GRAPHIC_VIOLENCE, MINOR_INDICATORS, SELF_HARM_METHODS, SEXUAL_EXPLICIT, THREATS } from "./terms.js";
 
 export { compileTermList, evidenceScore, scanText, strongestHit, type CompiledTermList, type LexiconHit } from "./lexicon.js";
 export * from "./terms.js";
@@ -9,6 +9,7 @@ export interface Lexicons {
   graphicViolence: CompiledTermList;
   minors: CompiledTermList;
   selfHarmMethods: CompiledTermList;
+  threats: CompiledTermList;
 }
 
 let cached: Lexicons | undefined;
@@ -20,6 +21,7 @@ export function getLexicons(): Lexicons {
     graphicViolence: compileTermList(GRAPHIC_VIOLENCE),
     minors: compileTermList(MINOR_INDICATORS),
     selfHarmMethods: compileTermList(SELF_HARM_METHODS),
+    threats: compileTermList(THREATS),
   };
   return cached;
 }

@@ -73,3 +73,22 @@ export const SELF_HARM_METHODS: TermList = {
     "hide the cuts": 1, "hide my cuts": 1, "starve myself": 0.8, "purge": 0.6, "laxatives": 0.6,
   },
 };
+
+/**
+ * Direct threats against the reader (first person acting on "you"/"your"). `harassment_threatening`
+ * has about 150 public positives, too few for its learned head to generalise, so the engine also flags
+ * it when a phrase here meets harassment or violence evidence in the same window. Weight 1 = explicit
+ * threat on its own; lower weights = threatening only in context.
+ */
+export const THREATS: TermList = {
+  name: "threats",
+  terms: {
+    "kill you": 1, "kill u": 1, "kill your": 1, "killing you": 1, "murder you": 1, "murder your": 1,
+    "shoot you": 1, "shoot your": 1, "stab you": 1, "strangle you": 1, "choke you": 0.8, "hang you": 0.8,
+    "slit your": 1, "cut your throat": 1, "break your": 0.8, "beat you": 0.7, "beat your": 0.7,
+    "hurt you": 0.8, "hurt your": 0.8, "rape you": 1, "burn your": 0.8, "bury you": 0.8, "end you": 0.7,
+    "find you": 0.6, "hunt you": 0.8, "come for you": 0.6, "coming for you": 0.6,
+    "you're dead": 1, "you are dead": 1, "youre dead": 1, "you will die": 1, "you'll die": 1, "you will pay": 0.6,
+    "watch your back": 0.8, "i will kill": 0.6, "i'll kill": 0.6, "gonna kill": 0.6, "going to kill": 0.6,
+  },
+};

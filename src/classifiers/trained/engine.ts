@@ -42,6 +42,7 @@ interface WindowEvidence {
   graphicLex: number;
   minors: number;
   methods: number;
+  threats: number;
 }
 
 interface Candidate {
@@ -49,7 +50,7 @@ interface Candidate {
   flagged: boolean;
   at: number;
   /** Which evidence to explain: the learned head, lexicon hits, or both. */
-  lexicons: ("sexual" | "graphicViolence" | "minors" | "selfHarmMethods")[];
+  lexicons: ("sexual" | "graphicViolence" | "minors" | "selfHarmMethods" | "threats")[];
   /** The learned head whose features explain this category, if any. */
   head: CategoryId | undefined;
 }
@@ -84,6 +85,7 @@ export function createEngine(model: ModelFile): TextClassifier {
       graphicViolence: lex.graphicViolence.scan(norm.text, tokens, words),
       minors: lex.minors.scan(norm.text, tokens, words),
       selfHarmMethods: lex.selfHarmMethods.scan(norm.text, tokens, words),
+      threats: lex.threats.scan(norm.text, tokens, words),
     };
     const logits = new Float64Array(scorer.heads);
     const windows = windowsOf(norm.text, header.window).map((window): WindowEvidence => {
@@ -107,6 +109,7 @@ export function createEngine(model: ModelFile): TextClassifier {
         graphicLex: evidenceScore(pick(hits.graphicViolence), count),
         minors: strongestHit(pick(hits.minors)),
         methods: strongestHit(pick(hits.selfHarmMethods)),
+        threats: strongestHit(pick(hits.threats)),
       };
     });
     return { windows, tokens, tf, hits };
@@ -132,6 +135,11 @@ export function createEngine(model: ModelFile): TextClassifier {
       const sexual = Math.max(w.model.sexual ?? 0, w.sexualLex);
       const sm = Math.min(sexual, w.minors);
       consider("sexual_minors", sm, w.minors > 0 && sexual >= threshold("sexual_minors"), at, "sexual", ["minors", "sexual"]);
+      // Thin threat data: a direct threat phrase plus harassment or violence evidence in the same window.
+      const hostile = Math.max(w.model.harassment ?? 0, w.model.violence ?? 0);
+      const hostileFlag = (w.model.harassment ?? 0) >= threshold("harassment") || (w.model.violence ?? 0) >= threshold("violence");
+      const threat = Math.min(hostile, w.threats);
+      consider("harassment_threatening", threat, w.threats >= 0.8 && hostileFlag, at, "harassment", ["threats"]);
       // Thin instructions data: a self-harm window that also asks for or gives a method counts.
       const sh = w.model.self_harm ?? 0;
       const inst = Math.min(sh, w.methods);
