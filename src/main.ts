@@ -17,7 +17,14 @@ async function main(): Promise<void> {
   }
   const log = pino({ level: config.logLevel, redact: ["req.headers[\"x-api-key\"]", "*.password", "*.privateKey"] });
   const ctx = await createAppContext(config, { log });
-  const server = await startServer(ctx);
+  let server;
+  try {
+    server = await startServer(ctx);
+  } catch (error) {
+    // Release the store and workers before exiting, e.g. when a port is taken.
+    await ctx.close();
+    throw error;
+  }
   process.stdout.write(`moderation service listening: HTTP/1.1 ${server.httpUrl}  gRPC (h2c) ${server.grpcUrl}\n`);
 
   let stopping = false;

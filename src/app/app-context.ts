@@ -12,7 +12,6 @@ import type { RateLimiter } from "../rate-limit/rate-limiter.js";
 import { loadSigningKeyRing } from "../signing/load-key-ring.js";
 import type { SigningKeyRing } from "../signing/key-ring.js";
 import { createImageModeration, type ImageModeration } from "../images/index.js";
-// [metering] context import
 import { createMeter, type Meter } from "../metering/meter.js";
 import { createUsageStore, type UsageStore } from "../metering/usage-store.js";
 import { createDashboardServices, type DashboardServices } from "../dashboard/dashboard-services.js";
@@ -33,7 +32,6 @@ export interface AppContext {
   /** The key that signs every response, and the public keys still published. */
   signingKeys: SigningKeyRing;
   images: ImageModeration;
-  // [metering] context field
   usage: UsageStore;
   /** Buffers usage and flushes it to `usage`; see meter.ts for what a crash can lose. */
   meter: Meter;
@@ -55,7 +53,6 @@ export interface AppContextOverrides {
   signingKeys?: SigningKeyRing;
   /** An image pipeline to use instead of the embedded model (tests: fakes, a test vision server). */
   images?: ImageModeration;
-  // [metering] override
 }
 
 export async function createAppContext(config: Config, overrides: AppContextOverrides = {}): Promise<AppContext> {
@@ -85,7 +82,6 @@ export async function createAppContext(config: Config, overrides: AppContextOver
     // IMAGE_MODEL_LOAD=lazy (tests) defers the model to the first image; the default proves at start-up it runs.
     const images = overrides.images ?? (await createImageModeration(config.images));
     if (!overrides.images) closers.push(() => images.close());
-    // [metering] build
     const usage = createUsageStore(db);
     const meter = createMeter({ store: usage, clock, log, flushMs: config.meteringFlushMs, maxPending: config.meteringMaxPending });
     closers.unshift(() => meter.close());
@@ -96,7 +92,6 @@ export async function createAppContext(config: Config, overrides: AppContextOver
       rateLimiter,
       signingKeys,
       images,
-      // [metering] context value
       usage, meter, dashboard,
       async close() {
         for (const close of closers) await close().catch((err: unknown) => log.warn({ err }, "error while closing"));

@@ -17,7 +17,6 @@ import { answerClientError, frameworkErrorHandler } from "../http/framework-erro
 /** How long in-flight requests may take to finish once shutdown starts. */
 const SHUTDOWN_GRACE_MS = 5_000;
 import { registerJwksRoute } from "../http/jwks-route.js";
-// [metering] server import
 import { registerUsageRoute } from "../http/usage-route.js";
 import { registerDashboardRoutes } from "../dashboard/dashboard-routes.js";
 
@@ -57,7 +56,6 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
     });
     registerHealthRoutes(app, ctx, isServing);
     registerJwksRoute(app, { keys: ctx.signingKeys });
-    // [metering] http routes
     registerUsageRoute(app, ctx, interceptors);
     await registerDashboardRoutes(app, ctx);
     return app;

@@ -6,7 +6,6 @@ import { runPlanCommand } from "./commands/plan.js";
 import { UsageError } from "./usage-error.js";
 import { runSigningCommand } from "./commands/signing.js";
 import { runVerifyCommand } from "./commands/verify.js";
-// [metering] cli import
 import { runUsageCommand } from "./commands/usage.js";
 
 type Command = (args: string[]) => Promise<number>;
@@ -17,7 +16,6 @@ const COMMANDS: Record<string, Command> = {
   plan: runPlanCommand,
   signing: runSigningCommand,
   verify: runVerifyCommand,
-  // [metering] cli commands
   usage: runUsageCommand,
 };
 

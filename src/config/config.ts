@@ -30,7 +30,6 @@ export interface Config {
   images: ImageModerationOptions;
   /** "trained" (default): the model in models/; "pattern": the transparent rule-based fallback. */
   textClassifier: "trained" | "pattern";
-  // [metering] config field
   /** Usage is written to SQL at least this often (METERING_FLUSH_MS, default 1000). */
   meteringFlushMs: number;
   /** Buffered requests that force a write; bounds what a crash can lose (METERING_MAX_PENDING, default 1000). */
@@ -70,7 +69,6 @@ export function readConfig(env: Readonly<Record<string, string | undefined>> = p
     signing: readSigningConfig(env, { dataDir: path.resolve(nonEmpty(env.DATA_DIR) ?? "./data"), toError: (message) => new ConfigError(message) }),
     images: readImageConfig(env),
     textClassifier: readChoice(env, "TEXT_CLASSIFIER", ["trained", "pattern"] as const, "trained"),
-    // [metering] config value
     meteringFlushMs: readPositiveInt(env, "METERING_FLUSH_MS", 1000),
     meteringMaxPending: readPositiveInt(env, "METERING_MAX_PENDING", 1000),
     dashboardOrigin: readUrl(env, "DASHBOARD_ORIGIN", ["http:", "https:"])?.replace(/\/+$/, ""),

@@ -4,7 +4,6 @@ import { createAuthInterceptor } from "./auth.js";
 import { createErrorMappingInterceptor } from "./error-mapping.js";
 import { createSigningInterceptor } from "./signing.js";
 import { createRateLimitInterceptor } from "./rate-limit.js";
-// [metering] interceptor import
 import { createMeteringInterceptor } from "./metering.js";
 
 /**
@@ -22,7 +21,6 @@ export function createInterceptorChain(ctx: AppContext): Interceptor[] {
     createErrorMappingInterceptor(ctx.log),
     createAuthInterceptor({ accounts: ctx.accounts, onKeyUsed: ctx.keyUsage.record }),
     createRateLimitInterceptor({ limiter: ctx.rateLimiter, failureMode: ctx.config.rateLimit.failureMode, log: ctx.log }),
-    // [metering] interceptor entry
     createMeteringInterceptor({ meter: ctx.meter }),
   ];
 }

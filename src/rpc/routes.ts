@@ -8,7 +8,6 @@ import type { AppContext } from "../app/app-context.js";
 import { createHealthServiceImpl } from "./health-service.js";
 import { createModerationServiceImpl } from "./moderation-service.js";
 import { registerReflection } from "./reflection-service.js";
-// [metering] account service import
 import { createAccountServiceImpl } from "./account-service.js";
 
 /**
@@ -18,7 +17,6 @@ import { createAccountServiceImpl } from "./account-service.js";
 export function createRoutes(ctx: AppContext, interceptors: Interceptor[], isServing: () => boolean) {
   return (router: ConnectRouter) => {
     router.service(ModerationService, createModerationServiceImpl(ctx), { interceptors });
-    // [metering] account service registration
     router.service(AccountService, createAccountServiceImpl(ctx), { interceptors });
     const served = [ModerationService, AccountService, Health, ReflectionV1, ReflectionV1alpha];
     router.service(Health, createHealthServiceImpl(served.map((s) => s.typeName), isServing));

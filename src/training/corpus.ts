@@ -32,6 +32,11 @@ export interface CorpusOptions {
   calibrationShare: number;
   /** A dataset's rows count as at most this many rows in total. */
   datasetCap: number;
+  /** Cap for datasets of everyday benign text only (assistant queries): higher, so common words
+   * ("tomorrow", "plan", "kill time") are not learned as harm from a few harm-heavy corpora. */
+  everydayCap?: number;
+  /** Cap for datasets whose labels are copied from the user to every post (see NOISY). */
+  noisyCap?: number;
   /** Extra weight for benign look-alike rows (see isLookalike); 1 = none. */
   lookalikeWeight?: number;
 }
@@ -43,6 +48,15 @@ export interface CorpusOptions {
  * with extra weight. A fold that holds one of these datasets out drops its rows from training like
  * any other held-out dataset, so its false-positive rate is measured on text the model never saw.
  */
+/**
+ * Reddit C-SSRS labels are per user, copied to every post: many "self-harm intent" posts are
+ * ordinary text ("see you tomorrow"), so the set counts less than a post-labelled one.
+ */
+export const NOISY = new Set(["reddit-cssrs-suicide"]);
+
+/** Datasets of ordinary, benign assistant queries. */
+export const EVERYDAY = new Set(["clinc150", "banking77"]);
+
 export function isLookalike(e: Pick<Example, "dataset" | "slice" | "labels">): boolean {
   if (!e.labels.every((v) => v === 0)) return false;
   if (e.dataset === "hatecheck") return e.slice.endsWith("_nh");
@@ -95,7 +109,9 @@ export function buildCorpus(examples: readonly Example[], opts: CorpusOptions): 
   const weight = new Float32Array(rows);
   const boost = opts.lookalikeWeight ?? 1;
   for (let r = 0; r < rows; r++) {
-    weight[r] = Math.min(1, opts.datasetCap / counts[dataset[r]!]!) * (boost !== 1 && isLookalike(examples[rowEx[r]!]!) ? boost : 1);
+    const name = datasets[dataset[r]!]!;
+    const cap = EVERYDAY.has(name) ? (opts.everydayCap ?? opts.datasetCap) : NOISY.has(name) ? (opts.noisyCap ?? opts.datasetCap) : opts.datasetCap;
+    weight[r] = Math.min(1, cap / counts[dataset[r]!]!) * (boost !== 1 && isLookalike(examples[rowEx[r]!]!) ? boost : 1);
   }
   return { rows, offsets, feats, labels, dataset, datasets, split: Uint8Array.from(rowSplit), weight, example: Uint32Array.from(rowEx) };
 }

@@ -23,6 +23,8 @@ export interface FoldLogits {
   logits: Float64Array;
   /** rows x CATEGORY_IDS labels (-1 unknown). */
   labels: Int8Array;
+  /** The fold model's own (random-split) calibration per head. */
+  platt: Partial<Record<CategoryId, Platt>>;
 }
 
 /** Raw per-head logits of a fold model on the rows of the dataset it never saw (deduplicated as in scoreHeldOut). */
@@ -48,7 +50,7 @@ export function heldOutLogits(model: ModelFile, examples: readonly Example[], da
     for (let k = 0; k < K; k++) logits.push(best[k]!);
     for (let c = 0; c < H; c++) labels.push(e.labels[c]!);
   }
-  return { dataset, heads: header.heads, rows: seen.size, logits: Float64Array.from(logits), labels: Int8Array.from(labels) };
+  return { dataset, heads: header.heads, rows: seen.size, logits: Float64Array.from(logits), labels: Int8Array.from(labels), platt: header.calibration };
 }
 
 export interface HeldOutHeadReport {
@@ -57,13 +59,20 @@ export interface HeldOutHeadReport {
   positives: number;
   negatives: number;
   auprc: number;
-  platt: Platt;
+  platt?: Platt | undefined;
   chosen: PrPoint;
+  /** Benign held-out rows available to the guard, and the guard threshold itself. */
+  benign: number;
+  guard: number;
+  /** Operating points on the pooled held-out scores: pick a lower threshold for more recall. */
+  curve: { threshold: number; precision: number; recall: number; fpr: number; benignFpr: number }[];
 }
 
 export interface HeldOutCalibration {
   calibration: Partial<Record<CategoryId, Platt>>;
   thresholds: Partial<Record<CategoryId, number>>;
+  /** "floor": thresholds only raise the model's own random-split thresholds (the benign guard). */
+  mode?: "replace" | "floor";
   reports: HeldOutHeadReport[];
 }
 
@@ -77,22 +86,29 @@ export const THRESHOLD_RANGE = [0.1, 0.9] as const;
  * threshold on the calibrated scores. Heads without enough held-out data of both classes are left
  * out (the caller keeps their random-split calibration and the conservative threshold).
  */
-export function fitHeldOutCalibration(folds: readonly FoldLogits[], opts: { maxFpr: number } = { maxFpr: DEFAULT_MAX_FPR }): HeldOutCalibration {
+export function fitHeldOutCalibration(folds: readonly FoldLogits[], opts: { maxFpr: number; refit?: boolean; guardOnly?: boolean } = { maxFpr: DEFAULT_MAX_FPR }): HeldOutCalibration {
   const H = CATEGORY_IDS.length;
-  const result: HeldOutCalibration = { calibration: {}, thresholds: {}, reports: [] };
+  const result: HeldOutCalibration = { calibration: {}, thresholds: {}, reports: [], mode: opts.guardOnly ? "floor" : "replace" };
   const heads = folds[0]?.heads ?? [];
   heads.forEach((cat, k) => {
     const c = CATEGORY_IDS.indexOf(cat);
     const x: number[] = [];
     const y: number[] = [];
+    const benign: boolean[] = [];
     const used = new Set<string>();
     for (const f of folds) {
       const K = f.heads.length;
       for (let r = 0; r < f.rows; r++) {
         const l = f.labels[r * H + c]!;
         if (l < 0) continue;
-        x.push(f.logits[r * K + k]!);
+        const raw = f.logits[r * K + k]!;
+        // Without refit, each fold's own calibration maps its logits to its (comparable) scores.
+        const own = f.platt[cat] ?? { a: 1, b: 0 };
+        x.push(opts.refit ? raw : 1 / (1 + Math.exp(-(own.a * raw + own.b))));
         y.push(l);
+        let allZero = true;
+        for (let q = 0; q < H; q++) if (f.labels[r * H + q] !== 0) allZero = false;
+        benign.push(allZero);
         used.add(f.dataset);
       }
     }
@@ -101,22 +117,37 @@ export function fitHeldOutCalibration(folds: readonly FoldLogits[], opts: { maxF
     if (pos < MIN_HELD_OUT || neg < MIN_HELD_OUT) return;
     // Each fold contributes both classes only for some heads; a head calibrated on one dataset's
     // positives and another's negatives still ranks by the same logit, so the fit stays monotonic.
-    const platt = fitPlatt(x, y);
-    // fitPlatt falls back to identity when held-out logits rank backwards: keep the random-split fit.
-    if (platt.a === 1 && platt.b === 0) return;
-    const s = x.map((v) => 1 / (1 + Math.exp(-(platt.a * v + platt.b))));
+    let platt: Platt | undefined;
+    let s = x;
+    if (opts.refit) {
+      platt = fitPlatt(x, y);
+      // fitPlatt falls back to identity when held-out logits rank backwards: keep the random-split fit.
+      if (platt.a === 1 && platt.b === 0) return;
+      const p = platt;
+      s = x.map((v) => 1 / (1 + Math.exp(-(p.a * v + p.b))));
+    }
     const best = chooseThreshold(s, y, undefined, THRESHOLD_RANGE[0]);
-    // Best F1, but never a bar that flags more than maxFpr of the held-out negatives (many of them
-    // are benign look-alikes; a user sees the sum of the heads' false positives).
-    const guard = thresholdForFpr(s, y, opts.maxFpr);
-    const threshold = Math.min(THRESHOLD_RANGE[1], Math.max(THRESHOLD_RANGE[0], best.threshold, guard));
+    // Best F1, but never a bar that flags more than maxFpr of the held-out benign rows (the benign
+    // look-alike sets: a user sees the sum of the heads' false positives). Other negatives (e.g. a
+    // hate corpus's "not hate" posts, which can still be abusive) only count through F1.
+    const bs = s.filter((_, i) => benign[i]);
+    const guard = bs.length >= MIN_HELD_OUT ? thresholdForFpr(bs, bs.map(() => 0), opts.maxFpr) : 0;
+    const threshold = opts.guardOnly ? Math.min(THRESHOLD_RANGE[1], guard) : Math.min(THRESHOLD_RANGE[1], Math.max(THRESHOLD_RANGE[0], best.threshold, guard));
     const chosen = pointAt(s, y, threshold);
-    result.calibration[cat] = platt;
+    if (platt) result.calibration[cat] = platt;
     result.thresholds[cat] = threshold;
-    result.reports.push({ category: cat, datasets: [...used].sort(), positives: pos, negatives: neg, auprc: averagePrecision(s, y), platt, chosen });
+    const curve = CURVE_AT.map((t) => {
+      const p = pointAt(s, y, t);
+      let fp = 0;
+      for (let i = 0; i < s.length; i++) if (y[i] === 0 && s[i]! >= t) fp++;
+      return { threshold: t, precision: p.precision, recall: p.recall, fpr: neg > 0 ? fp / neg : 0, benignFpr: bs.length > 0 ? bs.filter((v) => v >= t).length / bs.length : 0 };
+    });
+    result.reports.push({ category: cat, datasets: [...used].sort(), positives: pos, negatives: neg, auprc: averagePrecision(s, y), platt, chosen, benign: bs.length, guard, curve });
   });
   return result;
 }
+
+const CURVE_AT = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7];
 
 /** Default cap on a head's false-positive rate over the pooled held-out negatives. */
 export const DEFAULT_MAX_FPR = 0.05;
@@ -149,14 +180,16 @@ export function ruleThresholds(thresholds: Partial<Record<CategoryId, number>>):
 }
 
 /** The same weights with held-out calibration and thresholds swapped in (heads not covered keep theirs). */
-export function withCalibration(model: ModelFile, cal: Pick<HeldOutCalibration, "calibration" | "thresholds">): ModelFile {
+export function withCalibration(model: ModelFile, cal: Pick<HeldOutCalibration, "calibration" | "thresholds" | "mode">): ModelFile {
   const { header } = model;
+  const thresholds = { ...header.thresholds };
+  for (const [c, t] of Object.entries(cal.thresholds) as [CategoryId, number][]) thresholds[c] = cal.mode === "floor" ? Math.max(thresholds[c] ?? 0.5, t) : t;
   return {
     tensors: model.tensors,
     header: {
       ...header,
       calibration: { ...header.calibration, ...cal.calibration },
-      thresholds: ruleThresholds({ ...header.thresholds, ...cal.thresholds }),
+      thresholds: ruleThresholds(thresholds),
     },
   };
 }

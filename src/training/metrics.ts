@@ -106,20 +106,31 @@ export function chooseThreshold(s: ArrayLike<number>, y: ArrayLike<number>, w?: 
   return best;
 }
 
-/** Average precision (area under the step precision-recall curve). NaN without positives. */
+/**
+ * Average precision (area under the step precision-recall curve). NaN without positives. Tied scores
+ * form one step (precision at the end of the tie), so a model that gives every row the same score
+ * gets the base rate, not a perfect score from a lucky tie order.
+ */
 export function averagePrecision(s: ArrayLike<number>, y: ArrayLike<number>): number {
-  const idx = Array.from({ length: s.length }, (_, i) => i).sort((i, j) => s[j]! - s[i]! || y[j]! - y[i]!);
+  const idx = Array.from({ length: s.length }, (_, i) => i).sort((i, j) => s[j]! - s[i]!);
   let pos = 0;
   for (let i = 0; i < s.length; i++) if (y[i] === 1) pos++;
   if (pos === 0) return NaN;
   let tp = 0;
+  let seen = 0;
   let ap = 0;
-  idx.forEach((i, k) => {
-    if (y[i] === 1) {
-      tp++;
-      ap += tp / (k + 1);
+  for (let k = 0; k < idx.length; ) {
+    let groupPos = 0;
+    let j = k;
+    while (j < idx.length && s[idx[j]!] === s[idx[k]!]) {
+      if (y[idx[j]!] === 1) groupPos++;
+      j++;
     }
-  });
+    tp += groupPos;
+    seen += j - k;
+    ap += (groupPos * tp) / seen;
+    k = j;
+  }
   return ap / pos;
 }
 

@@ -15,6 +15,8 @@ export interface Evaluation {
   /** Per head: calibration and threshold fitted on the pooled leave-one-dataset-out logits. */
   heldOutCalibration?: HeldOutHeadReport[] | undefined;
   thresholds?: Partial<Record<string, number>> | undefined;
+  maxFpr?: number | undefined;
+  policy?: string | undefined;
   /** The figures of the model this one replaced, for before/after columns. */
   previous?: { id: string; pooled: Partial<Record<string, CategorySummary>>; benign: Record<string, { benign: number; flagged: number }>; selection?: Record<string, { mean: number; pairs: number }> } | undefined;
   heldOut: Record<string, {
@@ -100,10 +102,23 @@ export function writeReport(path: string, ev: Evaluation): void {
     lines.push("");
   }
   if (ev.heldOutCalibration?.length) {
-    lines.push("## Calibration and thresholds (fitted on held-out datasets)", "");
-    lines.push("Each head's Platt scaling and flag threshold are fitted on the pooled logits that the leave-one-dataset-out models gave the datasets they never saw: threshold = best F1, raised if needed so that at most 5% of the pooled held-out negatives are flagged, clamped to [0.1, 0.9]. Figures here are in-sample for that choice; the per-category table above is the honest (nested) version. Heads not listed keep their random-split calibration and threshold (below).", "");
-    lines.push("| head | held-out datasets | positives | negatives | AUPRC | threshold | precision | recall |", "|---|---|---|---|---|---|---|---|");
-    for (const r of ev.heldOutCalibration) lines.push(`| ${r.category} | ${r.datasets.join(", ")} | ${r.positives} | ${r.negatives} | ${f3(r.auprc)} | ${f3(r.chosen.threshold)} | ${f3(r.chosen.precision)} | ${f3(r.chosen.recall)} |`);
+    const pctFpr = `${((ev.maxFpr ?? 0.05) * 100).toFixed(0)}%`;
+    lines.push("## Flag thresholds", "");
+    if (ev.policy === "guard") {
+      lines.push(`Each head keeps its random-split calibration (Platt) and best-F1 threshold, raised where needed by a **benign guard** chosen on held-out data: the lowest threshold at which at most ${pctFpr} of the benign look-alike rows of the held-out datasets (HateCheck non-hateful cases, XSTest safe prompts, AILuminate benign prompts) flag, using the scores the leave-one-dataset-out models gave them. In the held-out tables above each fold's guard is fitted on the other folds only. Threshold-setting on held-out *positives* was tried and rejected: the held-out datasets differ so much that thresholds tuned on some folds did not transfer to the others (see "Choosing thresholds" in the notes).`, "");
+    } else {
+      lines.push(`Calibration and thresholds fitted on the pooled held-out logits: threshold = best F1, raised so that at most ${pctFpr} of the pooled held-out benign rows flag, clamped to [0.1, 0.9].`, "");
+    }
+    lines.push("| head | held-out datasets | positives | negatives | benign rows | benign guard | random-split threshold | shipped threshold |", "|---|---|---|---|---|---|---|---|");
+    const own = new Map(ev.calibration.map((r) => [r.category, r.chosen.threshold]));
+    for (const r of ev.heldOutCalibration) lines.push(`| ${r.category} | ${r.datasets.join(", ")} | ${r.positives} | ${r.negatives} | ${r.benign} | ${f3(r.guard)} | ${f3(own.get(r.category))} | ${f3(ev.thresholds?.[r.category])} |`);
+    lines.push("");
+    lines.push("### Operating points for callers who need more recall", "");
+    lines.push("Pooled leave-one-dataset-out scores (each row scored by a model that never saw its dataset): recall, precision and false-positive rates if a caller flags at `score >= t` instead of the shipped flag. Scores in responses are on the same scale, so a demanding caller can apply a lower bar itself. \"benign FPR\" = share of benign look-alike rows over the bar.", "");
+    lines.push("| head | t | recall | precision | FPR (all negatives) | benign FPR |", "|---|---|---|---|---|---|");
+    for (const r of ev.heldOutCalibration) {
+      for (const p of r.curve ?? []) lines.push(`| ${r.category} | ${p.threshold.toFixed(2)} | ${f3(p.recall)} | ${f3(p.precision)} | ${f3(p.fpr)} | ${f3(p.benignFpr)} |`);
+    }
     lines.push("");
   }
   if (ev.thresholds) {

@@ -21,7 +21,7 @@ import { buildCorpus, type Corpus } from "./corpus.js";
 import { readAll } from "./datasets/index.js";
 import { datasetsRoot } from "./datasets/files.js";
 import { decodeModel, encodeModel, type ModelFile } from "../classifiers/trained/model-file.js";
-import { DEFAULT_MAX_FPR, fitHeldOutCalibration, heldOutLogits, withCalibration, type FoldLogits } from "./heldout-calibration.js";
+import { DEFAULT_MAX_FPR, fitHeldOutCalibration, heldOutLogits, withCalibration, type FoldLogits, type HeldOutCalibration } from "./heldout-calibration.js";
 import { meanFoldAuprc, scoreHeldOut, summarize, type HeldOut } from "./evaluate.js";
 import { writeReport, type Evaluation } from "./report.js";
 import { trainLinear } from "./train-linear.js";
@@ -36,6 +36,10 @@ const WINDOW = { size: 480, stride: 240 };
 const DEFAULT_FOLDS = ["hatecheck", "xstest", "toxic-spans", "implicit-hate", "reddit-cssrs-suicide", "adversarial-nibbler", "ailuminate-demo"];
 // Benign look-alike rows (corpus.ts isLookalike) count this many times in training.
 const LOOKALIKE_WEIGHT = 2;
+// Everyday benign query sets (corpus.ts EVERYDAY) count up to this many rows instead of 6000.
+const EVERYDAY_CAP = Number(process.env["EVERYDAY_CAP"] ?? 30000);
+// Reddit C-SSRS (user-level labels copied to posts, corpus.ts NOISY) counts as at most this many rows.
+const NOISY_CAP = Number(process.env["NOISY_CAP"] ?? 2000);
 const FAMILIES: Record<string, (c: Corpus, rows: Uint32Array, heads: number[], seed: number, epochs: number) => TrainedModel> = {
   linear: (c, rows, heads, seed, epochs) => trainLinear(c, rows, HASHING.buckets, { heads, seed, epochs }),
   "embedding-mlp": (c, rows, heads, seed, epochs) => trainMlp(c, rows, HASHING.buckets, { heads, seed, epochs }),
@@ -57,6 +61,10 @@ const { values } = parseArgs({
     cache: { type: "string" },
     reuse: { type: "boolean", default: false },
     "max-fpr": { type: "string" },
+    // Thresholds: "guard" (default: random-split best F1, raised by the held-out benign guard),
+    // "heldout" (best F1 on the folds' pooled held-out scores, plus the guard), "refit" (also refit
+    // Platt on the held-out logits), "random" (random-split best F1 only). See models/README.md.
+    policy: { type: "string", default: "guard" },
     // evaluation.json of the model being replaced (default: the one in the output directory), for before/after columns.
     previous: { type: "string" },
     quick: { type: "boolean", default: false },
@@ -86,7 +94,7 @@ mkdirSync(cacheDir, { recursive: true });
 let corpus: Corpus | undefined;
 function getCorpus(): Corpus {
   if (!corpus) {
-    corpus = buildCorpus(examples, { hashing: HASHING, window: WINDOW, seed, calibrationShare: 0.15, datasetCap: 6000, lookalikeWeight: LOOKALIKE_WEIGHT });
+    corpus = buildCorpus(examples, { hashing: HASHING, window: WINDOW, seed, calibrationShare: 0.15, datasetCap: 6000, everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP, lookalikeWeight: LOOKALIKE_WEIGHT });
     log(`featurised ${corpus.rows} rows (${corpus.feats.length} features)`);
   }
   return corpus;
@@ -113,6 +121,11 @@ function fit(family: string, exclude: string | undefined, id: string, training: 
   return built;
 }
 
+function calibrate(fl: FoldLogits[]): HeldOutCalibration | undefined {
+  if (values.policy === "random") return undefined;
+  return fitHeldOutCalibration(fl, { maxFpr, refit: values.policy === "refit", guardOnly: values.policy === "guard" });
+}
+
 const present = new Set(examples.map((e) => e.dataset));
 const heldOut: Record<string, HeldOut[]> = {};
 const foldLogits: Record<string, FoldLogits[]> = {};
@@ -133,8 +146,8 @@ if (!values.quick) {
     // Nested, so the figures stay honest: each held-out dataset is scored with calibration and
     // thresholds fitted on the other folds' held-out logits only.
     for (const { dataset, model } of models) {
-      const cal = fitHeldOutCalibration(foldLogits[family]!.filter((f) => f.dataset !== dataset), { maxFpr });
-      heldOut[family]!.push(scoreHeldOut(withCalibration(model, cal), examples, dataset));
+      const cal = calibrate(foldLogits[family]!.filter((f) => f.dataset !== dataset));
+      heldOut[family]!.push(scoreHeldOut(cal ? withCalibration(model, cal) : model, examples, dataset));
     }
     selection[family] = { ...meanFoldAuprc(heldOut[family]!), seconds: (Date.now() - t0) / 1000 };
     log(`${family}: mean held-out-dataset AUPRC ${selection[family]!.mean.toFixed(3)} over ${selection[family]!.pairs} (dataset, category) pairs`);
@@ -147,11 +160,11 @@ const id = `text-${winner}-${MODEL_VERSION}`;
 const base = fit(winner, undefined, id);
 // Provenance only, and nothing that varies run to run (no timings): the file is byte-identical given the seed.
 const training = {
-  seed, epochs, foldEpochs, lookalikeWeight: LOOKALIKE_WEIGHT, maxFpr, datasets: (base.model.header.training["datasets"] as string[] | undefined) ?? corpus?.datasets,
+  seed, epochs, foldEpochs, lookalikeWeight: LOOKALIKE_WEIGHT, everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP, maxFpr, policy: values.policy, datasets: (base.model.header.training["datasets"] as string[] | undefined) ?? corpus?.datasets,
   rows: base.model.header.training["rows"] ?? corpus?.rows, hashing: HASHING, window: WINDOW, folds,
   selection: Object.fromEntries(Object.entries(selection).map(([f, s]) => [f, { mean: s.mean, pairs: s.pairs }])),
 };
-const heldOutCal = foldLogits[winner]?.length ? fitHeldOutCalibration(foldLogits[winner]!, { maxFpr }) : undefined;
+const heldOutCal = foldLogits[winner]?.length ? calibrate(foldLogits[winner]!) : undefined;
 const final = heldOutCal ? withCalibration(base.model, heldOutCal) : base.model;
 const { tensors: _entries, ...finalHeader } = final.header;
 const bytes = encodeModel({ ...finalHeader, id, training }, Object.fromEntries(final.tensors));
@@ -167,7 +180,10 @@ const evaluation = {
   calibration: base.reports,
   heldOutCalibration: heldOutCal?.reports ?? [],
   thresholds: final.header.thresholds,
-  seconds: Math.round((Date.now() - started) / 1000),
+  maxFpr,
+  policy: values.policy,
+  // With --reuse, the report keeps the wall-clock time of the run that trained the cached weights.
+  seconds: trainingSeconds(),
   heldOut: Object.fromEntries(Object.entries(heldOut).map(([f, rs]) => [f, {
     pooled: summarize(rs),
     perDataset: rs.map((r) => ({ dataset: r.dataset, benign: r.benign, benignFlagged: r.benignFlagged, benignByCategory: r.benignByCategory, slices: r.slices, categories: summarize([r]) })),
@@ -192,4 +208,12 @@ function previousFigures(path: string): Evaluation["previous"] {
     for (const [slice, v] of Object.entries(d.slices)) benign[`${d.dataset}/${slice}`] = { benign: v.benign, flagged: v.flagged };
   }
   return { id: ev.id, pooled: h.pooled, benign, selection: Object.fromEntries(Object.entries(ev.selection).map(([f, s]) => [f, { mean: s.mean, pairs: s.pairs }])) };
+}
+
+function trainingSeconds(): number {
+  const file = join(cacheDir, "timing.json");
+  if (values.reuse && existsSync(file)) return (JSON.parse(readFileSync(file, "utf8")) as { seconds: number }).seconds;
+  const seconds = Math.round((Date.now() - started) / 1000);
+  if (!values.reuse) writeFileSync(file, JSON.stringify({ seconds }));
+  return seconds;
 }

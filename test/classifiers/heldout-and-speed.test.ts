@@ -79,14 +79,15 @@ describe("held-out calibration", () => {
         logits[r * 2] = (y ? 2 : -2) + (rand() * 2 - 1) * 3;
         logits[r * 2 + 1] = 0;
       }
-      return { dataset, heads: ["hate", "sexual"], rows: n, logits, labels };
+      return { dataset, heads: ["hate", "sexual"], rows: n, logits, labels, platt: {} };
     };
-    const cal = fitHeldOutCalibration([fold("a", 400, 0.3), fold("b", 400, 0.5)], { maxFpr: 0.05 });
+    const cal = fitHeldOutCalibration([fold("a", 400, 0.3), fold("b", 400, 0.5)], { maxFpr: 0.05, refit: true });
     expect(cal.calibration.hate?.a).toBeGreaterThan(0);
     expect(cal.thresholds.hate).toBeGreaterThanOrEqual(0.1);
     expect(cal.thresholds.hate).toBeLessThanOrEqual(0.9);
     const r = cal.reports.find((x) => x.category === "hate")!;
-    expect(r.chosen.precision).toBeGreaterThan(0.8);
+    expect(r.chosen.precision).toBeGreaterThan(0.6);
+    expect(r.curve.length).toBeGreaterThan(3);
     // No labels for sexual: left to the random-split calibration.
     expect(cal.calibration.sexual).toBeUndefined();
   });

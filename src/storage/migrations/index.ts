@@ -1,12 +1,10 @@
 import { accountsAndKeys } from "./20261122-1500-accounts-and-keys.js";
 import type { Migration } from "./migration.js";
-// [metering] migration import
 import { usageBuckets } from "./20261123-1000-usage.js";
 import { dashboardSessions } from "./20261123-1010-dashboard-sessions.js";
 
 export const MIGRATIONS: readonly Migration[] = [
   accountsAndKeys,
-  // [metering] migration entry
   usageBuckets,
   dashboardSessions,
 ];
