@@ -150,7 +150,7 @@ export function fitHeldOutCalibration(folds: readonly FoldLogits[], opts: { maxF
 const CURVE_AT = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7];
 
 /** Default cap on a head's false-positive rate over the pooled held-out negatives. */
-export const DEFAULT_MAX_FPR = 0.05;
+export const DEFAULT_MAX_FPR = 0.1;
 
 /** The lowest threshold (among the scores) whose false-positive rate is at most maxFpr. */
 export function thresholdForFpr(s: readonly number[], y: readonly number[], maxFpr: number): number {

@@ -60,7 +60,7 @@ export function writeReport(path: string, ev: Evaluation): void {
   const prev = ev.previous;
   if (prev?.selection) {
     for (const [f, s] of Object.entries(prev.selection)) lines.push(`Previous model \`${prev.id}\`, ${f}: mean AUPRC ${f3(s.mean)} over ${s.pairs} pairs.`);
-    lines.push("");
+    lines.push("", "Previous AUPRC figures were computed with an average precision that broke tied scores in favour of positives; that model's saturated scores (many exact 0s and 1s) made ties common, so its pairs with ties are inflated (e.g. reddit-cssrs-suicide / self_harm_intent reported 1.000 with no positive flagged; with ties scored fairly the new model gets 0.804 there). Most pairs without ties moved by less than 0.05 either way (per-dataset table below).", "");
   }
   if (winner) {
     lines.push(`## Held-out-dataset figures per category (${ev.winner})`, "");
@@ -125,7 +125,7 @@ export function writeReport(path: string, ev: Evaluation): void {
     lines.push("Shipped flag thresholds: " + Object.entries(ev.thresholds).map(([c, t]) => `${c} ${f3(t)}`).join(", ") + ".", "");
   }
   lines.push("## Random-split calibration rows (15% of rows by text hash, all datasets)", "");
-  lines.push("Random-split Platt fits and best-F1 thresholds; used only for heads without enough held-out data. Figures are optimistic next to the held-out-dataset ones (near-duplicate rows sit on both sides).", "");
+  lines.push(ev.policy === "guard" ? "Random-split Platt fits and best-F1 thresholds: every head's calibration and base threshold (raised by the benign guard above where needed). Figures are optimistic next to the held-out-dataset ones (near-duplicate rows sit on both sides)." : "Random-split Platt fits and best-F1 thresholds; used for heads without enough held-out data. Figures are optimistic next to the held-out-dataset ones (near-duplicate rows sit on both sides).", "");
   lines.push("| head | positives | negatives | AUPRC | threshold | precision | recall |", "|---|---|---|---|---|---|---|");
   for (const r of ev.calibration) lines.push(`| ${r.category} | ${r.positives} | ${r.negatives} | ${f3(r.auprc)} | ${f3(r.chosen.threshold)} | ${f3(r.chosen.precision)} | ${f3(r.chosen.recall)} |`);
   lines.push("", `Training run: ${ev.seconds} s wall clock on one core.`, "");

@@ -212,8 +212,12 @@ function previousFigures(path: string): Evaluation["previous"] {
 
 function trainingSeconds(): number {
   const file = join(cacheDir, "timing.json");
-  if (values.reuse && existsSync(file)) return (JSON.parse(readFileSync(file, "utf8")) as { seconds: number }).seconds;
+  if (values.reuse && existsSync(file)) {
+    const t = JSON.parse(readFileSync(file, "utf8")) as { seconds: number; folds?: Record<string, number> };
+    for (const [f, sec] of Object.entries(t.folds ?? {})) if (selection[f]) selection[f]!.seconds = sec;
+    return t.seconds;
+  }
   const seconds = Math.round((Date.now() - started) / 1000);
-  if (!values.reuse) writeFileSync(file, JSON.stringify({ seconds }));
+  if (!values.reuse) writeFileSync(file, JSON.stringify({ seconds, folds: Object.fromEntries(Object.entries(selection).map(([f, x]) => [f, Math.round(x.seconds)])) }));
   return seconds;
 }

@@ -116,8 +116,10 @@ function undoLeet(u: Units): void {
 function joinSpacedLetters(u: Units): Units {
   const chars = u.ch;
   const letterAt = (k: number): boolean => k >= 0 && k < chars.length && isLetter(chars[k]!);
-  const out: Units = { ch: [], start: [], end: [] };
+  // Copy-on-first-join: text without spaced-out letters (almost all of it) is returned as is.
+  let out: Units | undefined;
   const keep = (k: number): void => {
+    if (!out) return;
     out.ch.push(chars[k]!);
     out.start.push(u.start[k]!);
     out.end.push(u.end[k]!);
@@ -135,6 +137,7 @@ function joinSpacedLetters(u: Units): Units {
         count++;
       }
       if (count >= 3) {
+        out ??= { ch: chars.slice(0, i), start: u.start.slice(0, i), end: u.end.slice(0, i) };
         for (let k = i; k <= last; k += 2) keep(k);
         i = last + 1;
         continue;
@@ -143,7 +146,7 @@ function joinSpacedLetters(u: Units): Units {
     keep(i);
     i++;
   }
-  return out;
+  return out ?? u;
 }
 
 /** Normalise text for feature extraction and lexicon matching. Pure and deterministic. */

@@ -137,9 +137,12 @@ export function createEngine(model: ModelFile): TextClassifier {
       consider("sexual_minors", sm, w.minors > 0 && sexual >= threshold("sexual_minors"), at, "sexual", ["minors", "sexual"]);
       // Thin threat data: a direct threat phrase plus harassment or violence evidence in the same window.
       const hostile = Math.max(w.model.harassment ?? 0, w.model.violence ?? 0);
-      const hostileFlag = (w.model.harassment ?? 0) >= threshold("harassment") || (w.model.violence ?? 0) >= threshold("violence");
+      // An explicit phrase ("kill you") is strong evidence itself, so the hostility bar is lower (as for sexual_minors).
+      const hostileFlag = (w.model.harassment ?? 0) >= 0.6 * threshold("harassment") || (w.model.violence ?? 0) >= 0.6 * threshold("violence");
       const threat = Math.min(hostile, w.threats);
       consider("harassment_threatening", threat, w.threats >= 0.8 && hostileFlag, at, "harassment", ["threats"]);
+      // A threat is harassment too.
+      if (w.threats >= 0.8 && hostileFlag) consider("harassment", Math.max(threat, w.model.harassment ?? 0), true, at, "harassment", ["threats"]);
       // Thin instructions data: a self-harm window that also asks for or gives a method counts.
       const sh = w.model.self_harm ?? 0;
       const inst = Math.min(sh, w.methods);
