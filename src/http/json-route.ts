@@ -1,14 +1,14 @@
 import { create, toJson } from "@bufbuild/protobuf";
-import { ConnectError, createContextValues, createHandlerContext, createMethodImplSpec, type Interceptor, type MethodImplSpec } from "@connectrpc/connect";
-import { invokeUnaryImplementation } from "@connectrpc/connect/protocol";
+import { createContextValues, type Interceptor } from "@connectrpc/connect";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { ModerateRequestSchema, ModerateResponseSchema, ModerationService, type ModerateResponse } from "../../gen/moderation/v1/moderation_pb.js";
+import { ModerateRequestSchema, ModerateResponseSchema, ModerationService } from "../../gen/moderation/v1/moderation_pb.js";
 import type { AppContext } from "../app/app-context.js";
-import { ApiError, ERROR_CODE_HEADER, ERROR_CODES, isErrorCode } from "../errors/api-error.js";
+import { ApiError } from "../errors/api-error.js";
 import { rawJsonBodyKey, transportKey } from "../interceptors/context-keys.js";
 import { MAX_REQUEST_BYTES } from "../moderation/limits.js";
 import { createModerationServiceImpl } from "../rpc/moderation-service.js";
 import { parseModerateJson } from "./json-body.js";
+import { invokeThroughChain } from "./invoke-chain.js";
 import { readBody } from "./read-body.js";
 import { sendJson } from "./send-json.js";
 import { signHttpResponse } from "../signing/http-signature.js";
@@ -44,21 +44,6 @@ export function registerJsonRoute(app: FastifyInstance, ctx: AppContext, interce
         bodyError = error;
       }
 
-      const spec = createMethodImplSpec(method, async (req, handlerContext) => {
-        if (bodyError) throw bodyError;
-        return service.moderate!(req, handlerContext);
-      }) as Extract<MethodImplSpec, { kind: "unary" }>;
-      const context = createHandlerContext({
-        service: ModerationService,
-        method,
-        protocolName: "json",
-        requestMethod: "POST",
-        url: request.url,
-        requestHeader: toHeaders(request),
-        requestSignal: abortSignalFor(request),
-        contextValues,
-      });
-
       // Serialize once and sign exactly the bytes that go on the wire.
       const sendSigned = (status: number, body: unknown, headerSets: Headers[]) => {
         const bytes = Buffer.from(JSON.stringify(body));
@@ -66,23 +51,22 @@ export function registerJsonRoute(app: FastifyInstance, ctx: AppContext, interce
           status,
           contentType: JSON_CONTENT_TYPE,
           body: bytes,
-          // undefined: the body was refused unread (wrong type, too large); bind to "no body".
+          // undefined: the body was refused unread (too large); bind to "no body".
           requestBody: contextValues.get(rawJsonBodyKey) ?? new Uint8Array(),
           created: Math.floor(ctx.clock() / 1000),
         }));
         return sendJson(reply, status, bytes, headerSets);
       };
 
-      try {
-        const output = (await invokeUnaryImplementation(spec, context, input, interceptors)) as ModerateResponse;
-        const body = toJson(ModerateResponseSchema, output, { useProtoFieldName: true, alwaysEmitImplicit: true });
-        return sendSigned(200, body, [context.responseHeader, context.responseTrailer]);
-      } catch (error) {
-        const { status, code, message, headers } = describeError(error);
-        // A body we stopped reading cannot be followed by another request on this connection.
-        if (code === "payload_too_large" && request.raw.httpVersionMajor === 1) reply.header("connection", "close");
-        return sendSigned(status, { error: { code, message } }, [context.responseHeader, headers]);
+      const outcome = await invokeThroughChain({
+        request, service: ModerationService, method, impl: service.moderate!, input, interceptors, contextValues, deferredError: bodyError,
+      });
+      if (outcome.ok) {
+        return sendSigned(200, toJson(ModerateResponseSchema, outcome.output, { useProtoFieldName: true, alwaysEmitImplicit: true }), outcome.headers);
       }
+      // A body we stopped reading cannot be followed by another request on this connection.
+      if (outcome.code === "payload_too_large" && request.raw.httpVersionMajor === 1) reply.header("connection", "close");
+      return sendSigned(outcome.status, { error: { code: outcome.code, message: outcome.message } }, outcome.headers);
     });
   });
 }
@@ -99,32 +83,6 @@ function declaredLength(request: FastifyRequest): number | undefined {
   return raw === undefined ? undefined : Number(raw);
 }
 
-function toHeaders(request: FastifyRequest): Headers {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (name.startsWith(":") || value === undefined) continue;
-    headers.set(name, Array.isArray(value) ? value.join(", ") : value);
-  }
-  return headers;
-}
 
-function abortSignalFor(request: FastifyRequest): AbortSignal {
-  const controller = new AbortController();
-  request.raw.once("close", () => {
-    if (!request.raw.complete) controller.abort();
-  });
-  return controller.signal;
-}
 
-/** The chain only lets ConnectErrors out (see error-mapping); anything else is a bug. */
-function describeError(error: unknown): { status: number; code: string; message: string; headers: Headers } {
-  if (error instanceof ConnectError) {
-    const code = error.metadata.get(ERROR_CODE_HEADER);
-    if (code && isErrorCode(code)) {
-      return { status: ERROR_CODES[code].http, code, message: error.rawMessage, headers: error.metadata };
-    }
-  }
-  return { status: 500, code: "internal_error", message: "The server failed to process the request.", headers: new Headers() };
-}
 
-export type { FastifyReply };

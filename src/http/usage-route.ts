@@ -1,14 +1,14 @@
 import { create } from "@bufbuild/protobuf";
-import { ConnectError, createContextValues, createHandlerContext, createMethodImplSpec, type Interceptor, type MethodImplSpec } from "@connectrpc/connect";
-import { invokeUnaryImplementation } from "@connectrpc/connect/protocol";
-import type { FastifyInstance, FastifyRequest } from "fastify";
-import { AccountService, GetUsageRequestSchema, type GetUsageResponse } from "../../gen/moderation/v1/account_pb.js";
+import { createContextValues, type Interceptor } from "@connectrpc/connect";
+import type { FastifyInstance } from "fastify";
+import { AccountService, GetUsageRequestSchema } from "../../gen/moderation/v1/account_pb.js";
 import type { AppContext } from "../app/app-context.js";
-import { ApiError, ERROR_CODE_HEADER, ERROR_CODES, isErrorCode } from "../errors/api-error.js";
+import { ApiError } from "../errors/api-error.js";
 import { transportKey } from "../interceptors/context-keys.js";
 import { usageResponseToJson } from "../metering/usage-json.js";
 import { parseTimeParam } from "../metering/usage-query.js";
 import { createAccountServiceImpl } from "../rpc/account-service.js";
+import { invokeThroughChain } from "./invoke-chain.js";
 import { sendJson } from "./send-json.js";
 
 const method = AccountService.method.getUsage;
@@ -31,39 +31,12 @@ export function registerUsageRoute(app: FastifyInstance, ctx: AppContext, interc
       if (!(error instanceof ApiError)) throw error;
       queryError = error;
     }
-    const spec = createMethodImplSpec(method, async (req, handlerContext) => {
-      if (queryError) throw queryError;
-      return service.getUsage!(req, handlerContext);
-    }) as Extract<MethodImplSpec, { kind: "unary" }>;
-    const context = createHandlerContext({
-      service: AccountService,
-      method,
-      protocolName: "json",
-      requestMethod: "GET",
-      url: request.url,
-      requestHeader: toHeaders(request),
-      requestSignal: new AbortController().signal,
-      contextValues: createContextValues().set(transportKey, "json"),
+    const outcome = await invokeThroughChain({
+      request, service: AccountService, method, impl: service.getUsage!, input, interceptors,
+      contextValues: createContextValues().set(transportKey, "json"), deferredError: queryError,
     });
-    try {
-      const output = (await invokeUnaryImplementation(spec, context, input, interceptors)) as GetUsageResponse;
-      const body = usageResponseToJson(output, input.granularity || "day");
-      return sendJson(reply, 200, body, [context.responseHeader, context.responseTrailer]);
-    } catch (error) {
-      const code = error instanceof ConnectError ? error.metadata.get(ERROR_CODE_HEADER) : null;
-      if (error instanceof ConnectError && code && isErrorCode(code)) {
-        return sendJson(reply, ERROR_CODES[code].http, { error: { code, message: error.rawMessage } }, [context.responseHeader, error.metadata]);
-      }
-      return sendJson(reply, 500, { error: { code: "internal_error", message: "The server failed to process the request." } }, []);
-    }
+    if (outcome.ok) return sendJson(reply, 200, usageResponseToJson(outcome.output, input.granularity || "day"), outcome.headers);
+    return sendJson(reply, outcome.status, { error: { code: outcome.code, message: outcome.message } }, outcome.headers);
   });
 }
 
-function toHeaders(request: FastifyRequest): Headers {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (name.startsWith(":") || value === undefined) continue;
-    headers.set(name, Array.isArray(value) ? value.join(", ") : value);
-  }
-  return headers;
-}

@@ -3,7 +3,7 @@ import http2 from "node:http2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_IMAGE_BYTES, MAX_ITEMS, MAX_REQUEST_BYTES } from "../../src/moderation/limits.js";
 import { callJson } from "../support/protocol-clients.js";
-import { startTestServer, type TestServer } from "../support/test-server.js";
+import { startServerWithKey, type TestServer } from "../support/test-server.js";
 import { expectApiError } from "./error-expectations.js";
 
 // What only the plain JSON route can get wrong: bytes that are not JSON, JSON of the wrong
@@ -12,8 +12,7 @@ import { expectApiError } from "./error-expectations.js";
 let server: TestServer;
 let key: string;
 beforeAll(async () => {
-  server = await startTestServer();
-  ({ key } = await server.createAccount("enterprise", 1_000_000));
+  ({ server, key } = await startServerWithKey());
 });
 afterAll(() => server?.close());
 

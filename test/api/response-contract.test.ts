@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CATEGORY_IDS } from "../../src/classifiers/categories.js";
 import { callModerate, PROTOCOLS, type ModerateBody, type Protocol } from "../support/protocol-clients.js";
-import { startTestServer, type TestServer } from "../support/test-server.js";
+import { startServerWithKey, type TestServer } from "../support/test-server.js";
 import { PNG_DATA_URI } from "./error-expectations.js";
 
 /** The API's category ids, from the spec: responses may use these and nothing else. */
@@ -49,8 +49,7 @@ const TOXIC = "😀😀 I will kill you, you worthless idiot. Watch your back.";
 let server: TestServer;
 let key: string;
 beforeAll(async () => {
-  server = await startTestServer();
-  ({ key } = await server.createAccount("enterprise", 1_000_000));
+  ({ server, key } = await startServerWithKey());
 });
 afterAll(() => server?.close());
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callModerate, PROTOCOLS, type ModerateBody } from "../support/protocol-clients.js";
-import { startTestServer, type TestServer } from "../support/test-server.js";
+import { startServerWithKey, type TestServer } from "../support/test-server.js";
 import { expectApiError, PNG_DATA_URI, type ExpectedCode } from "./error-expectations.js";
 
 // Request validation is shared by every protocol: the same body must fail the same way,
@@ -50,8 +50,7 @@ const CASES: Case[] = [
 let server: TestServer;
 let key: string;
 beforeAll(async () => {
-  server = await startTestServer();
-  ({ key } = await server.createAccount("enterprise", 1_000_000));
+  ({ server, key } = await startServerWithKey());
 });
 afterAll(() => server?.close());
 

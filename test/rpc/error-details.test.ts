@@ -8,7 +8,7 @@ import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ErrorDetailSchema, ModerateRequestSchema, ModerationService } from "../../gen/moderation/v1/moderation_pb.js";
-import { startTestServer, type TestServer } from "../support/test-server.js";
+import { startServerWithKey, type TestServer } from "../support/test-server.js";
 
 // Connect, gRPC-Web and gRPC callers get the stable error code twice: as an ErrorDetail in the
 // error's details and as x-error-code metadata. Checked here with the Connect clients, with raw
@@ -17,8 +17,7 @@ import { startTestServer, type TestServer } from "../support/test-server.js";
 let server: TestServer;
 let key: string;
 beforeAll(async () => {
-  server = await startTestServer();
-  ({ key } = await server.createAccount("enterprise", 1_000_000));
+  ({ server, key } = await startServerWithKey());
 });
 afterAll(() => server?.close());
 

@@ -92,3 +92,10 @@ export async function dropSchema(schema: string): Promise<void> {
     await client.end();
   }
 }
+
+/** A server plus a key whose account limit never gets in the way of the test's own calls. */
+export async function startServerWithKey(options: Parameters<typeof startTestServer>[0] = {}): Promise<{ server: TestServer; key: string }> {
+  const server = await startTestServer(options);
+  const { key } = await server.createAccount("enterprise", 1_000_000);
+  return { server, key };
+}
