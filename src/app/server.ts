@@ -1,7 +1,7 @@
 import { createContextValues } from "@connectrpc/connect";
 import { fastifyConnectPlugin } from "@connectrpc/connect-fastify";
 import fastify, { type FastifyInstance } from "fastify";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Server } from "node:net";
 import { registerErrorHandlers } from "../http/error-handlers.js";
 import { registerHealthRoutes } from "../http/health-routes.js";
 import { registerJsonRoute } from "../http/json-route.js";
@@ -12,6 +12,7 @@ import { createRoutes } from "../rpc/routes.js";
 import type { AppContext } from "./app-context.js";
 import { registerGrpcMessageEncoding } from "./grpc-message-encoding.js";
 import { trackForGracefulClose } from "./graceful-close.js";
+import { listenOnSharedPort } from "./shared-port.js";
 import { answerClientError, frameworkErrorHandler } from "../http/framework-errors.js";
 
 /** How long in-flight requests may take to finish once shutdown starts. */
@@ -77,25 +78,37 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
   const closeHttp1 = trackForGracefulClose(http1, SHUTDOWN_GRACE_MS);
   const closeH2c = trackForGracefulClose(h2c, SHUTDOWN_GRACE_MS);
 
+  // PORT == GRPC_PORT: one listener that hands each connection to the right server.
+  // (Port 0 means "any free port" for each listener, as the tests use it.)
+  const sharedPort = ctx.config.port === ctx.config.grpcPort && ctx.config.port !== 0;
+  let front: Server | undefined;
   try {
-    await http1.listen({ port: ctx.config.port, host: ctx.config.host });
-    await h2c.listen({ port: ctx.config.grpcPort, host: ctx.config.host });
+    if (sharedPort) {
+      await Promise.all([http1.ready(), h2c.ready()]);
+      front = await listenOnSharedPort({ port: ctx.config.port, host: ctx.config.host, http1: http1.server, h2c: h2c.server });
+    } else {
+      await http1.listen({ port: ctx.config.port, host: ctx.config.host });
+      await h2c.listen({ port: ctx.config.grpcPort, host: ctx.config.host });
+    }
   } catch (error) {
     await Promise.allSettled([http1.close(), h2c.close()]);
     throw error;
   }
-  const urlOf = (app: FastifyInstance) => {
-    const address = app.server.address() as AddressInfo;
+  const urlOf = (server: Server) => {
+    const address = server.address() as AddressInfo;
     const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
     return `http://${host === "0.0.0.0" || host === "[::]" ? "127.0.0.1" : host}:${address.port}`;
   };
-  ctx.log.info({ http: urlOf(http1), grpc: urlOf(h2c) }, "listening");
+  const httpUrl = urlOf(front ?? http1.server);
+  const grpcUrl = urlOf(front ?? h2c.server);
+  ctx.log.info({ http: httpUrl, grpc: grpcUrl }, "listening");
 
   return {
-    httpUrl: urlOf(http1),
-    grpcUrl: urlOf(h2c),
+    httpUrl,
+    grpcUrl,
     async close() {
       serving = false;
+      front?.close();
       await Promise.allSettled([closeHttp1(), closeH2c()]);
     },
   };

@@ -11,7 +11,7 @@ import { readSigningConfig, type SigningConfig } from "../signing/read-signing-c
 export interface Config {
   /** HTTP/1.1 listener: JSON route, Connect, gRPC-Web, dashboard. */
   port: number;
-  /** h2c listener: gRPC (and every other protocol over HTTP/2). */
+  /** h2c listener: gRPC (and every other protocol over HTTP/2). Equal to port: one listener serves both. */
   grpcPort: number;
   host: string;
   dataDir: string;
@@ -47,11 +47,6 @@ const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"
 export function readConfig(env: Readonly<Record<string, string | undefined>> = process.env): Config {
   const port = readPort(env, "PORT", 8080);
   const grpcPort = readPort(env, "GRPC_PORT", 8081);
-  if (port === grpcPort && port !== 0) {
-    throw new ConfigError(
-      `PORT and GRPC_PORT are both ${port}: this service serves HTTP/1.1 and h2c gRPC on separate listeners; give GRPC_PORT another port.`,
-    );
-  }
   const logLevel = (env.LOG_LEVEL ?? "info").toLowerCase();
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}; got "${env.LOG_LEVEL}".`);

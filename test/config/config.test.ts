@@ -41,12 +41,8 @@ describe("readConfig", () => {
     expect(() => read({ [name]: value })).toThrow(new RegExp(`${name} must be a port number between 0 and 65535; got "${value.replace(".", "\\.")}"`));
   });
 
-  it("refuses PORT equal to GRPC_PORT, explaining why", () => {
-    expect(() => read({ PORT: "9000", GRPC_PORT: "9000" })).toThrow(ConfigError);
-    expect(() => read({ PORT: "9000", GRPC_PORT: "9000" })).toThrow(/PORT and GRPC_PORT are both 9000.*separate listeners/);
-    // Also when only one is set and it collides with the other's default.
-    expect(() => read({ PORT: "8081" })).toThrow(/PORT and GRPC_PORT are both 8081/);
-    expect(() => read({ GRPC_PORT: "8080" })).toThrow(/PORT and GRPC_PORT are both 8080/);
+  it("accepts PORT equal to GRPC_PORT: one listener then serves both", () => {
+    expect(read({ PORT: "9000", GRPC_PORT: "9000" })).toMatchObject({ port: 9000, grpcPort: 9000 });
   });
 
   it.each(["loud", "warning", "0"])("refuses LOG_LEVEL=%s, listing the levels", (value) => {
@@ -80,11 +76,11 @@ describe("readConfig", () => {
 describe("the service's start-up", () => {
   it("stops with exit code 2 and names the variable on a bad config", () => {
     const result = spawnSync(process.execPath, ["--import", "tsx", "src/main.ts"], {
-      env: { PATH: process.env.PATH ?? "", PORT: "9100", GRPC_PORT: "9100", DATA_DIR: "/tmp/moderation-config-test" },
+      env: { PATH: process.env.PATH ?? "", PORT: "9100", LOG_LEVEL: "loud", DATA_DIR: "/tmp/moderation-config-test" },
       encoding: "utf8",
       timeout: 20_000,
     });
     expect(result.status).toBe(2);
-    expect(result.stderr).toMatch(/^configuration error: PORT and GRPC_PORT are both 9100/);
+    expect(result.stderr).toMatch(/^configuration error: LOG_LEVEL must be one of/);
   });
 });

@@ -1,0 +1,33 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../../bench/support/spawn-service.js";
+import { callModerate, PROTOCOLS } from "../support/protocol-clients.js";
+import { startTestServer, type TestServer } from "../support/test-server.js";
+
+// PORT == GRPC_PORT: one listener tells HTTP/2 (h2c preface) from HTTP/1.1 by the first bytes.
+let server: TestServer;
+let key: string;
+beforeAll(async () => {
+  const port = String(await freePort());
+  server = await startTestServer({ env: { PORT: port, GRPC_PORT: port } });
+  ({ key } = await server.createAccount("enterprise", 1_000_000));
+});
+afterAll(() => server?.close());
+
+describe("one port for every protocol", () => {
+  it("reports the same URL for both listeners", () => {
+    expect(server.httpUrl).toBe(server.grpcUrl);
+  });
+
+  it.each(PROTOCOLS)("serves %s on it, errors and successes alike", async (protocol) => {
+    const body = { input: [{ type: "text", text: "see you at lunch" }] };
+    expect(await callModerate(protocol, server, body)).toMatchObject({ ok: false, code: "missing_api_key" });
+    const outcome = await callModerate(protocol, server, body, key);
+    expect(outcome.ok).toBe(true);
+    if (outcome.ok) expect(outcome.body.results).toHaveLength(1);
+  });
+
+  it("answers plain HTTP/1.1 routes too", async () => {
+    const response = await fetch(`${server.httpUrl}/healthz`);
+    expect(await response.json()).toEqual({ status: "ok" });
+  });
+});
