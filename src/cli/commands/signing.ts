@@ -55,10 +55,12 @@ export async function runSigningCommand(args: string[], env: NodeJS.ProcessEnv =
       print({ ...rotateDataDirKey(config.dir), note: "restart the server to sign with the new key" });
       return 0;
     }
-    const { positionals } = parseArgs({ args: rest, allowPositionals: true, options: {} });
-    if (positionals.length !== 1) throw new UsageError("signing retire needs exactly one KID");
-    retireDataDirKey(config.dir, positionals[0] ?? "");
-    print({ retired: positionals[0], note: "restart the server to stop publishing it" });
+    // A kid is a base64url thumbprint and may start with "-", so it is taken as is, not parsed
+    // as an option ("--" before it is accepted too).
+    const kids = rest[0] === "--" ? rest.slice(1) : rest;
+    if (kids.length !== 1 || !kids[0]) throw new UsageError("signing retire needs exactly one KID");
+    retireDataDirKey(config.dir, kids[0]);
+    print({ retired: kids[0], note: "restart the server to stop publishing it" });
     return 0;
   }
   throw new UsageError(USAGE);
