@@ -85,7 +85,7 @@ add(
 add("Ed25519 sign alone (node:crypto)", await measureOne(() => ring.signer.sign(requestBody)));
 
 // Verification, as a caller pays it.
-const headers = { "content-type": "application/json; charset=utf-8", ...signJsonBody(ring.signer, { status: 200, body, requestBody, nowMs: Date.now() }) };
+const headers = { "content-type": "application/json; charset=utf-8", ...signJsonBody(ring.signer, { status: 200, body, requestBody, nowMs: Date.now() }).headers };
 const bodyBytes = new TextEncoder().encode(JSON.stringify(body));
 add("verifyModerationResponse (WebCrypto)", await measureOne(() => verifyModerationResponse({ requestBody, status: 200, headers, body: bodyBytes, jwks })));
 const publicKey = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: jwks.keys[0]!.x }, format: "jwk" });

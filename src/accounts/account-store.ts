@@ -32,6 +32,8 @@ export interface Caller {
   requestsPerMinute: number;
 }
 
+const KEY_COLUMNS = "id, account_id, name, prefix, created_at, last_used_at, revoked_at";
+
 type AccountRow = { id: string; email: string; plan: string; custom_rpm: unknown; created_at: unknown };
 type KeyRow = {
   id: string; account_id: string; name: string; prefix: string;
@@ -72,15 +74,13 @@ export function createAccountStore(db: Database, clock: () => number = Date.now)
       }
       const { plan, customRpm } = checkPlan(input.plan, input.rpm);
       const id = newId("acct");
-      const existing = await db.query(`SELECT id FROM accounts WHERE email = $1`, [email]);
-      if (existing.length > 0) throw new ApiError("email_taken", "An account with this email already exists.");
       try {
         await db.execute(
           `INSERT INTO accounts (id, email, plan, custom_rpm, password_hash, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
           [id, email, plan, customRpm, input.passwordHash ?? null, clock()],
         );
       } catch (error) {
-        // Two sign-ups racing for one email: the UNIQUE constraint decides.
+        // The UNIQUE constraint on email decides, also between two sign-ups racing for one email.
         if (/unique|duplicate/i.test(String(error))) throw new ApiError("email_taken", "An account with this email already exists.");
         throw error;
       }
@@ -127,13 +127,13 @@ export function createAccountStore(db: Database, clock: () => number = Date.now)
 
     async getKey(keyId: string): Promise<ApiKeyInfo | undefined> {
       const rows = await db.query<KeyRow>(
-        `SELECT id, account_id, name, prefix, created_at, last_used_at, revoked_at FROM api_keys WHERE id = $1`, [keyId]);
+        `SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = $1`, [keyId]);
       return rows[0] ? toKey(rows[0]) : undefined;
     },
 
     async listKeys(accountId: string): Promise<ApiKeyInfo[]> {
       const rows = await db.query<KeyRow>(
-        `SELECT id, account_id, name, prefix, created_at, last_used_at, revoked_at FROM api_keys WHERE account_id = $1 ORDER BY created_at DESC, id`,
+        `SELECT ${KEY_COLUMNS} FROM api_keys WHERE account_id = $1 ORDER BY created_at DESC, id`,
         [accountId],
       );
       return rows.map(toKey);
@@ -146,7 +146,7 @@ export function createAccountStore(db: Database, clock: () => number = Date.now)
     async revokeKey(keyId: string, options: { accountId?: string } = {}): Promise<ApiKeyInfo> {
       return db.transaction(async (tx) => {
         const rows = await tx.query<KeyRow>(
-          `SELECT id, account_id, name, prefix, created_at, last_used_at, revoked_at FROM api_keys WHERE id = $1`, [keyId]);
+          `SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = $1`, [keyId]);
         const row = rows[0];
         if (!row || (options.accountId !== undefined && row.account_id !== options.accountId)) {
           throw new ApiError("not_found", `No API key with id "${keyId}".`);
@@ -156,7 +156,7 @@ export function createAccountStore(db: Database, clock: () => number = Date.now)
           await recordEvent(tx, keyId, row.account_id, "revoked");
         }
         return toKey((await tx.query<KeyRow>(
-          `SELECT id, account_id, name, prefix, created_at, last_used_at, revoked_at FROM api_keys WHERE id = $1`, [keyId]))[0]!);
+          `SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = $1`, [keyId]))[0]!);
       });
     },
 

@@ -1,7 +1,10 @@
 import { readImageConfig, type ImageModerationOptions } from "../images/config.js";
 import path from "node:path";
+import { ConfigError, nonEmpty, readChoice } from "./env-values.js";
 import { readRateLimitConfig, type RateLimitConfig } from "../rate-limit/read-rate-limit-config.js";
 import { readSigningConfig, type SigningConfig } from "../signing/read-signing-config.js";
+
+export { ConfigError } from "./env-values.js";
 
 /**
  * All settings, read and checked in one place. Step one turns the environment into a
@@ -38,9 +41,6 @@ export interface Config {
   dashboardOrigin: string | undefined;
 }
 
-export class ConfigError extends Error {
-  override name = "ConfigError";
-}
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
@@ -70,10 +70,6 @@ export function readConfig(env: Readonly<Record<string, string | undefined>> = p
   };
 }
 
-function nonEmpty(value: string | undefined): string | undefined {
-  const trimmed = value?.trim();
-  return trimmed ? trimmed : undefined;
-}
 
 function readPort(env: Readonly<Record<string, string | undefined>>, name: string, fallback: number): number {
   const raw = nonEmpty(env[name]);
@@ -116,16 +112,4 @@ export function readPositiveInt(
     throw new ConfigError(`${name} must be a positive integer; got "${raw}".`);
   }
   return Number(raw);
-}
-
-function readChoice<T extends string>(
-  env: Readonly<Record<string, string | undefined>>,
-  name: string,
-  choices: readonly T[],
-  fallback: T,
-): T {
-  const raw = nonEmpty(env[name])?.toLowerCase();
-  if (raw === undefined) return fallback;
-  if (!(choices as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${choices.join(", ")}; got "${raw}".`);
-  return raw as T;
 }

@@ -11,8 +11,7 @@ import { parseModerateJson } from "./json-body.js";
 import { invokeThroughChain } from "./invoke-chain.js";
 import { readBody } from "./read-body.js";
 import { sendJson } from "./send-json.js";
-import { signHttpResponse } from "../signing/http-signature.js";
-import { JSON_CONTENT_TYPE } from "../signing/json-body-signature.js";
+import { signJsonBody } from "../signing/json-body-signature.js";
 
 const method = ModerationService.method.moderate;
 
@@ -44,18 +43,10 @@ export function registerJsonRoute(app: FastifyInstance, ctx: AppContext, interce
         bodyError = error;
       }
 
-      // Serialize once and sign exactly the bytes that go on the wire.
       const sendSigned = (status: number, body: unknown, headerSets: Headers[]) => {
-        const bytes = Buffer.from(JSON.stringify(body));
-        reply.headers(signHttpResponse(ctx.signingKeys.signer, {
-          status,
-          contentType: JSON_CONTENT_TYPE,
-          body: bytes,
-          // undefined: the body was refused unread (too large); bind to "no body".
-          requestBody: contextValues.get(rawJsonBodyKey) ?? new Uint8Array(),
-          created: Math.floor(ctx.clock() / 1000),
-        }));
-        return sendJson(reply, status, bytes, headerSets);
+        const signed = signJsonBody(ctx.signingKeys.signer, { status, body, requestBody: contextValues.get(rawJsonBodyKey), nowMs: ctx.clock() });
+        reply.headers(signed.headers);
+        return sendJson(reply, status, signed.bytes, headerSets);
       };
 
       const outcome = await invokeThroughChain({

@@ -1,5 +1,5 @@
 import os from "node:os";
-import { ConfigError } from "../config/config.js";
+import { ConfigError, nonEmpty, readChoice, type Env } from "../config/env-values.js";
 import type { GuardOptions } from "../providers/guarded-analyzer.js";
 import type { OpenAiCompatibleOptions } from "../providers/openai-compatible.js";
 import type { DecodeLimits } from "./decode.js";
@@ -23,7 +23,6 @@ export interface ImageModerationOptions {
   deepAnalysis?: DeepAnalysisOptions;
 }
 
-type Env = Readonly<Record<string, string | undefined>>;
 
 /**
  * Reads the image settings from a plain environment object. Every variable is optional; the
@@ -32,15 +31,15 @@ type Env = Readonly<Record<string, string | undefined>>;
 export function readImageConfig(env: Env): ImageModerationOptions {
   const options: ImageModerationOptions = {
     workers: int(env, "IMAGE_WORKERS", Math.min(2, os.availableParallelism()), 1, 16),
-    modelLoad: oneOf(env, "IMAGE_MODEL_LOAD", ["eager", "lazy"], "eager"),
+    modelLoad: readChoice(env, "IMAGE_MODEL_LOAD", ["eager", "lazy"], "eager"),
     maxQueue: int(env, "IMAGE_QUEUE_MAX", 64, 1, 10_000),
     decode: {
       maxPixels: int(env, "IMAGE_MAX_PIXELS", 40_000_000, 1, 268_402_689),
       maxFramesSampled: int(env, "IMAGE_MAX_FRAMES_SAMPLED", 4, 1, 16),
     },
   };
-  const baseUrl = text(env, "VISION_BASE_URL");
-  const model = text(env, "VISION_MODEL");
+  const baseUrl = nonEmpty(env.VISION_BASE_URL);
+  const model = nonEmpty(env.VISION_MODEL);
   if (baseUrl === undefined && model === undefined) return options;
   if (baseUrl === undefined || model === undefined) {
     throw new ConfigError("VISION_BASE_URL and VISION_MODEL must be set together to configure deep image analysis.");
@@ -54,9 +53,9 @@ export function readImageConfig(env: Env): ImageModerationOptions {
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new ConfigError(`VISION_BASE_URL must be an http(s) URL; got "${baseUrl}".`);
   }
-  const apiKey = text(env, "VISION_API_KEY");
-  const apiVersion = text(env, "VISION_API_VERSION");
-  const providerName = text(env, "VISION_PROVIDER_NAME");
+  const apiKey = nonEmpty(env.VISION_API_KEY);
+  const apiVersion = nonEmpty(env.VISION_API_VERSION);
+  const providerName = nonEmpty(env.VISION_PROVIDER_NAME);
   const attemptTimeoutMs = int(env, "VISION_TIMEOUT_MS", 20_000, 100, 600_000);
   options.deepAnalysis = {
     baseUrl,
@@ -64,9 +63,9 @@ export function readImageConfig(env: Env): ImageModerationOptions {
     ...(apiKey === undefined ? {} : { apiKey }),
     ...(apiVersion === undefined ? {} : { apiVersion }),
     ...(providerName === undefined ? {} : { providerName }),
-    apiKeyHeader: oneOf(env, "VISION_API_KEY_HEADER", ["authorization", "api-key"], apiVersion ? "api-key" : "authorization"),
-    responseFormat: oneOf(env, "VISION_RESPONSE_FORMAT", ["json_schema", "json_object", "none"], "json_schema"),
-    imageDetail: oneOf(env, "VISION_IMAGE_DETAIL", ["low", "high", "auto"], "auto"),
+    apiKeyHeader: readChoice(env, "VISION_API_KEY_HEADER", ["authorization", "api-key"], apiVersion ? "api-key" : "authorization"),
+    responseFormat: readChoice(env, "VISION_RESPONSE_FORMAT", ["json_schema", "json_object", "none"], "json_schema"),
+    imageDetail: readChoice(env, "VISION_IMAGE_DETAIL", ["low", "high", "auto"], "auto"),
     guard: {
       attemptTimeoutMs,
       totalTimeoutMs: int(env, "VISION_TOTAL_TIMEOUT_MS", Math.max(45_000, attemptTimeoutMs), attemptTimeoutMs, 1_800_000),
@@ -80,26 +79,13 @@ export function readImageConfig(env: Env): ImageModerationOptions {
   return options;
 }
 
-function text(env: Env, name: string): string | undefined {
-  const value = env[name]?.trim();
-  return value ? value : undefined;
-}
 
 function int(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = text(env, name);
+  const raw = nonEmpty(env[name]);
   if (raw === undefined) return fallback;
   const value = Number(raw);
   if (!/^\d+$/.test(raw) || value < min || value > max) {
     throw new ConfigError(`${name} must be an integer from ${min} to ${max}; got "${raw}".`);
   }
   return value;
-}
-
-function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
-  const raw = text(env, name)?.toLowerCase();
-  if (raw === undefined) return fallback;
-  if (!(allowed as readonly string[]).includes(raw)) {
-    throw new ConfigError(`${name} must be one of ${allowed.join(", ")}; got "${raw}".`);
-  }
-  return raw as T;
 }

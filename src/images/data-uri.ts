@@ -1,8 +1,7 @@
 import { ApiError } from "../errors/api-error.js";
 import { SUPPORTED_MEDIA_TYPES, type ImageMediaType } from "./sniff.js";
 
-/** The API's limit on an image's decoded size. */
-export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+import { MAX_IMAGE_BYTES } from "../moderation/limits.js";
 
 export interface ParsedDataUri {
   /** The media type the caller declared, lower-cased, with "image/jpg" read as "image/jpeg". */

@@ -1,7 +1,8 @@
 import sharp, { type Metadata } from "sharp";
 import { ApiError } from "../errors/api-error.js";
 import { checkContainer } from "./container-check.js";
-import { MAX_IMAGE_BYTES, parseDataUri } from "./data-uri.js";
+import { MAX_IMAGE_BYTES } from "../moderation/limits.js";
+import { parseDataUri } from "./data-uri.js";
 import { MODEL_INPUT_SIZE, type DecodedImage } from "./decoded-image.js";
 import { sampleFrameIndices } from "./frame-sampling.js";
 import { SUPPORTED_MEDIA_TYPES, sniffImageType, type ImageMediaType } from "./sniff.js";

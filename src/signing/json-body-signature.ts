@@ -5,21 +5,21 @@ import type { Signer } from "./signer.js";
 export const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
 
 /**
- * Signature headers for a JSON-route answer, for the route to set just before sendJson.
- * It signs JSON.stringify(body), which is exactly what sendJson writes: JSON.stringify is
- * deterministic for the same object. If sendJson ever serializes differently, the
- * end-to-end tests in test/signing fail.
+ * Serializes a JSON-route answer once and signs those bytes: the route sends `bytes` as they
+ * are (sendJson), so what is signed is exactly what goes on the wire.
  */
 export function signJsonBody(
   signer: Signer,
   response: { status: number; body: unknown; requestBody: Uint8Array | undefined; nowMs: number },
-): HttpSignatureHeaders {
-  return signHttpResponse(signer, {
+): { bytes: Uint8Array; headers: HttpSignatureHeaders } {
+  const bytes = new TextEncoder().encode(JSON.stringify(response.body));
+  const headers = signHttpResponse(signer, {
     status: response.status,
     contentType: JSON_CONTENT_TYPE,
-    body: new TextEncoder().encode(JSON.stringify(response.body)),
-    // undefined: the route refused the body unread (wrong type, too large); bind to "no body".
+    body: bytes,
+    // undefined: the route refused the body unread (too large); bind to "no body".
     requestBody: response.requestBody ?? new Uint8Array(),
     created: Math.floor(response.nowMs / 1000),
   });
+  return { bytes, headers };
 }
