@@ -2,6 +2,7 @@ import { ApiError } from "../errors/api-error.js";
 import type { Database } from "../storage/database.js";
 import { toNumber, toOptionalNumber } from "../storage/database.js";
 import { generateApiKey, hashApiKey, looksLikeApiKey } from "./api-key-format.js";
+import { createCallerCache } from "./caller-cache.js";
 import { newId } from "./ids.js";
 import { isPlan, requestsPerMinute, type Plan } from "./plans.js";
 
@@ -54,6 +55,8 @@ export function checkPlan(plan: string, rpm: number | undefined): { plan: Plan; 
 
 /** Accounts and API keys, on either SQL driver. */
 export function createAccountStore(db: Database, clock: () => number = Date.now) {
+  // Only where the driver can tell cheaply that something changed (SQLite); see caller-cache.
+  const callerCache = db.changeToken ? createCallerCache(db.changeToken.bind(db)) : undefined;
   const toAccount = (row: AccountRow): Account => {
     const plan = row.plan as Plan;
     const customRpm = toOptionalNumber(row.custom_rpm);
@@ -166,16 +169,21 @@ export function createAccountStore(db: Database, clock: () => number = Date.now)
      */
     async authenticate(key: string): Promise<Caller | undefined> {
       if (!looksLikeApiKey(key)) return undefined;
+      const hash = hashApiKey(key);
+      const cached = callerCache?.get(hash);
+      if (cached?.found) return cached.caller;
+      const tokenBefore = callerCache?.token() ?? "";
       const rows = await db.query<{ key_id: string; account_id: string; plan: string; custom_rpm: unknown }>(
         `SELECT k.id AS key_id, a.id AS account_id, a.plan, a.custom_rpm
            FROM api_keys k JOIN accounts a ON a.id = k.account_id
           WHERE k.secret_hash = $1 AND k.revoked_at IS NULL`,
-        [hashApiKey(key)],
+        [hash],
       );
       const row = rows[0];
-      if (!row) return undefined;
-      const plan = row.plan as Plan;
-      return { accountId: row.account_id, keyId: row.key_id, plan, requestsPerMinute: requestsPerMinute(plan, toOptionalNumber(row.custom_rpm)) };
+      const plan = row?.plan as Plan;
+      const caller = row && { accountId: row.account_id, keyId: row.key_id, plan, requestsPerMinute: requestsPerMinute(plan, toOptionalNumber(row.custom_rpm)) };
+      callerCache?.set(hash, caller, tokenBefore);
+      return caller;
     },
 
     /** last_used_at is display information, so it is written at most once a minute per key. */

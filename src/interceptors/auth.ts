@@ -10,8 +10,9 @@ const MISSING = "An API key is required: include it in the X-API-Key header (x-a
 const INVALID = "The API key is invalid or has been revoked.";
 
 /**
- * Resolves X-API-Key to an account on every call. There is no key cache: a revoked key or
- * changed plan takes effect on the next request, even when modctl changed it from outside.
+ * Resolves X-API-Key to an account on every call. A revoked key or changed plan takes effect on
+ * the next request, even when modctl changed it from outside (the store's caller cache is
+ * emptied by any committed change).
  */
 export function createAuthInterceptor(deps: { accounts: AccountStore; onKeyUsed?: (keyId: string) => void }): Interceptor {
   return (next) => async (req) => {

@@ -10,11 +10,23 @@ export interface Database {
   query<Row extends Record<string, unknown>>(sql: string, params?: readonly SqlValue[]): Promise<Row[]>;
   /** Runs statements and returns the number of rows changed. */
   execute(sql: string, params?: readonly SqlValue[]): Promise<number>;
-  /** Runs `work` in one transaction; concurrent callers on one connection are serialised. */
+  /**
+   * Runs `work` in one transaction; concurrent callers on one connection are serialised.
+   * Statements of the transaction must go through `tx`, never through the outer handle.
+   */
   transaction<T>(work: (tx: Database) => Promise<T>): Promise<T>;
-  /** Runs `work` while holding a cross-process lock (used for migrations). */
-  withExclusiveLock<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` while holding a cross-process lock (used for migrations). Statements inside
+   * must go through the handle `work` receives.
+   */
+  withExclusiveLock<T>(work: (db: Database) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /**
+   * A cheap token that changes whenever any connection, in this process or another (modctl),
+   * may have committed a change. Drivers that cannot tell cheaply leave it out, and callers
+   * then must not cache what they read.
+   */
+  changeToken?(): string;
 }
 
 /** BIGINT columns come back as strings from pg and numbers from SQLite. */

@@ -14,7 +14,8 @@ export function createPostgresDatabase(connectionString: string, options: { sche
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on("error", () => undefined);
 
-  function over(client: pg.Pool | pg.PoolClient): Database {
+  /** `inTransaction`: statements on `client` already run inside a BEGIN that we opened. */
+  function over(client: pg.Pool | pg.PoolClient, inTransaction = false): Database {
     const db: Database = {
       dialect: "postgres",
       async query(sql, params: readonly SqlValue[] = []) {
@@ -26,18 +27,20 @@ export function createPostgresDatabase(connectionString: string, options: { sche
         return result.rowCount ?? 0;
       },
       async transaction(work) {
-        if (client !== pool) return work(db);
-        const conn = await pool.connect();
+        if (inTransaction) return work(db);
+        // On the pool, a transaction takes a connection of its own; on a dedicated connection
+        // (inside withExclusiveLock) it runs there.
+        const conn = client === pool ? await pool.connect() : (client as pg.PoolClient);
         try {
           await conn.query("BEGIN");
-          const result = await work(over(conn));
+          const result = await work(over(conn, true));
           await conn.query("COMMIT");
           return result;
         } catch (error) {
           await conn.query("ROLLBACK").catch(() => undefined);
           throw error;
         } finally {
-          conn.release();
+          if (client === pool) conn.release();
         }
       },
       async withExclusiveLock(work) {
@@ -45,7 +48,7 @@ export function createPostgresDatabase(connectionString: string, options: { sche
         try {
           await conn.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_ID]);
           try {
-            return await work();
+            return await work(over(conn));
           } finally {
             await conn.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_ID]);
           }

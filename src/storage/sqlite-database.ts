@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import fs from "node:fs";
 import path from "node:path";
 import BetterSqlite3 from "better-sqlite3";
@@ -36,18 +35,23 @@ export function createSqliteDatabase(file: string): Database {
 
   // better-sqlite3 is synchronous, so a transaction's statements cannot interleave with
   // other callers' statements except across the awaits inside `work`; a queue prevents that.
-  // One connection means one transaction for everybody: `owner` marks the async call chain
-  // that opened it, so only that chain (and transactions it nests) runs inside it, while other
-  // callers' transactions and writes wait their turn instead of being committed or rolled back
-  // with it. (Reads are not queued: they may see a transaction's uncommitted rows.)
+  // One connection means one transaction for everybody, so `work` gets a handle bound to the
+  // open transaction (as the Postgres driver hands out its pooled client): statements through
+  // that handle run inside it, while other callers' transactions and writes wait their turn
+  // instead of being committed or rolled back with it. (Reads are not queued: they may see a
+  // transaction's uncommitted rows.) No AsyncLocalStorage: on Node 20 it installs promise
+  // hooks that tax every promise in the process, which the request path cannot afford.
   let queue: Promise<unknown> = Promise.resolve();
-  const owner = new AsyncLocalStorage<true>();
   const enqueue = <T>(task: () => Promise<T>): Promise<T> => {
     const result = queue.then(task, task);
     queue = result.catch(() => undefined);
     return result;
   };
+  // data_version moves when another connection commits; our own writes are counted here.
+  const dataVersion = db.prepare("PRAGMA data_version").pluck();
+  let ownWrites = 0;
   const write = (sql: string, params: readonly SqlValue[]): number => {
+    ownWrites++;
     if (params.length === 0 && sql.includes(";")) {
       db.exec(sql);
       return 0;
@@ -55,37 +59,53 @@ export function createSqliteDatabase(file: string): Database {
     const { stmt, order } = prepare(sql);
     return stmt.run(...bind(order, params)).changes;
   };
+  const query = async (sql: string, params: readonly SqlValue[] = []) => {
+    const { stmt, order } = prepare(sql);
+    return stmt.all(...bind(order, params)) as never;
+  };
+
+  const runTransaction = async <T>(work: (tx: Database) => Promise<T>): Promise<T> => {
+    db.exec("BEGIN IMMEDIATE");
+    try {
+      const result = await work(insideTransaction);
+      db.exec("COMMIT");
+      return result;
+    } catch (error) {
+      db.exec("ROLLBACK");
+      throw error;
+    } finally {
+      ownWrites++; // reads inside the transaction may have seen rows that are now gone
+    }
+  };
+
+  /** The handle given to transaction work: writes go straight in, nested transactions join. */
+  const insideTransaction: Database = {
+    dialect: "sqlite",
+    query,
+    async execute(sql, params = []) {
+      return write(sql, params);
+    },
+    transaction: (work) => work(insideTransaction),
+    withExclusiveLock: (work) => work(insideTransaction),
+    async close() {
+      throw new Error("close the database, not a transaction handle");
+    },
+  };
 
   const database: Database = {
     dialect: "sqlite",
-    async query(sql, params = []) {
-      const { stmt, order } = prepare(sql);
-      return stmt.all(...bind(order, params)) as never;
-    },
+    query,
     async execute(sql, params = []) {
-      if (owner.getStore()) return write(sql, params);
       return enqueue(async () => write(sql, params));
     },
-    transaction(work) {
-      if (owner.getStore()) return work(database);
-      return enqueue(async () => {
-        db.exec("BEGIN IMMEDIATE");
-        try {
-          const result = await owner.run(true, () => work(database));
-          db.exec("COMMIT");
-          return result;
-        } catch (error) {
-          db.exec("ROLLBACK");
-          throw error;
-        }
-      });
-    },
-    async withExclusiveLock(work) {
-      return database.transaction(() => work());
-    },
+    transaction: (work) => enqueue(() => runTransaction(work)),
+    // One connection per process: the lock is the write transaction itself (BEGIN IMMEDIATE
+    // takes SQLite's RESERVED lock, which other processes such as modctl wait for).
+    withExclusiveLock: (work) => enqueue(() => runTransaction(work)),
     async close() {
       db.close();
     },
+    changeToken: () => `${String(dataVersion.get())}:${ownWrites}`,
   };
   return database;
 }

@@ -223,6 +223,32 @@ describe.each(STORE_KINDS)("account store on %s", (kind) => {
       expect(events).toEqual([{ event: "created", account_id: account.id }, { event: "revoked", account_id: account.id }]);
     });
 
+    it("sees a revocation or plan change made through another connection (as modctl does) on the next call", async () => {
+      const account = await accounts.createAccount({ email: email(), plan: "free" });
+      const first = await accounts.createKey(account.id);
+      const second = await accounts.createKey(account.id);
+      // Authenticate twice first, so a cache (if the driver has one) holds both answers.
+      for (let i = 0; i < 2; i++) {
+        expect(await accounts.authenticate(first.key)).toMatchObject({ plan: "free" });
+        expect(await accounts.authenticate(second.key)).toMatchObject({ plan: "free" });
+      }
+      const other = await location.open();
+      try {
+        const elsewhere = createAccountStore(other, clock);
+        await elsewhere.revokeKey(first.id);
+        expect(await accounts.authenticate(first.key)).toBeUndefined();
+        await elsewhere.setPlan(account.id, "pro");
+        expect(await accounts.authenticate(second.key)).toMatchObject({ plan: "pro", requestsPerMinute: 300 });
+        // And a key created elsewhere works at once, although its hash was just looked up in vain.
+        const unknown = `mod_AAAAAAAA_${"A".repeat(43)}`;
+        expect(await accounts.authenticate(unknown)).toBeUndefined();
+        const created = await elsewhere.createKey(account.id);
+        expect(await accounts.authenticate(created.key)).toMatchObject({ keyId: created.id });
+      } finally {
+        await other.close();
+      }
+    });
+
     it("scopes revocation by account: A cannot revoke B's key, and the refusal looks like a missing key", async () => {
       const a = await accounts.createAccount({ email: email("a"), plan: "free" });
       const b = await accounts.createAccount({ email: email("b"), plan: "free" });
