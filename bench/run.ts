@@ -5,6 +5,7 @@
  *
  *   npm run bench                      # embedded defaults (SQLite, in-memory limiter)
  *   BENCH_REDIS=1 npm run bench        # also with REDIS_URL (shared limiter) for comparison
+ *   BENCH_NO_WORKERS=1 npm run bench   # also with WORKER_THREADS=0 (all on the event loop)
  *   BENCH_SECONDS=10 npm run bench
  */
 import fs from "node:fs/promises";
@@ -13,7 +14,7 @@ import path from "node:path";
 import autocannon from "autocannon";
 import { createAccountStore } from "../src/accounts/account-store.js";
 import { openDatabase } from "../src/storage/open-database.js";
-import { freePort, spawnNode, stop } from "./support/spawn-service.js";
+import { cpuMicros, freePort, spawnNode, stop } from "./support/spawn-service.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -21,13 +22,16 @@ const BODY = JSON.stringify({
   input: [{ type: "text", text: "Thanks for the quick reply, see you at the meeting tomorrow. I think the plan is good." }],
 });
 
-interface Figures { name: string; rps: number; p50: number; p99: number; errors: number; non2xx: number }
+interface Figures { name: string; rps: number; p50: number; p99: number; errors: number; non2xx: number; cpuPerRequest: number }
 
-async function drive(name: string, url: string, headers: Record<string, string>): Promise<Figures> {
+/** Drives `url` on the server process `pid`; also reports that process's CPU time per request. */
+async function drive(name: string, url: string, headers: Record<string, string>, pid: number): Promise<Figures> {
   const options = { url, method: "POST" as const, headers: { "content-type": "application/json", ...headers }, body: BODY, connections: CONNECTIONS };
   await autocannon({ ...options, duration: 2 }); // warm-up: JIT, caches, model pages
+  const cpuBefore = await cpuMicros(pid);
   const result = await autocannon({ ...options, duration: SECONDS });
-  return { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors, non2xx: result.non2xx };
+  const cpuPerRequest = (await cpuMicros(pid) - cpuBefore) / Math.max(1, result.requests.total);
+  return { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors, non2xx: result.non2xx, cpuPerRequest };
 }
 
 async function benchService(name: string, extraEnv: Record<string, string>): Promise<Figures> {
@@ -42,7 +46,7 @@ async function benchService(name: string, extraEnv: Record<string, string>): Pro
   const [port, grpcPort] = [await freePort(), await freePort()];
   const child = await spawnNode("src/main.ts", { PORT: String(port), GRPC_PORT: String(grpcPort), HOST: "127.0.0.1", DATA_DIR: dataDir, ...extraEnv }, `http://127.0.0.1:${port}/healthz`);
   try {
-    const figures = await drive(name, `http://127.0.0.1:${port}/v1/moderate`, { "x-api-key": key });
+    const figures = await drive(name, `http://127.0.0.1:${port}/v1/moderate`, { "x-api-key": key }, child.pid!);
     return figures;
   } finally {
     await stop(child);
@@ -54,7 +58,7 @@ async function benchEcho(): Promise<Figures> {
   const port = await freePort();
   const child = await spawnNode("bench/echo-server.ts", { PORT: String(port) }, `http://127.0.0.1:${port}/healthz`);
   try {
-    return await drive("bare fastify echo", `http://127.0.0.1:${port}/v1/moderate`, {});
+    return await drive("bare fastify echo", `http://127.0.0.1:${port}/v1/moderate`, {}, child.pid!);
   } finally {
     await stop(child);
   }
@@ -62,11 +66,14 @@ async function benchEcho(): Promise<Figures> {
 
 const echo = await benchEcho();
 const runs = [await benchService("moderation, embedded defaults", {})];
+// WORKER_THREADS=0: classification and signing on the event loop, for comparison.
+if (process.env.BENCH_NO_WORKERS) runs.push(await benchService("moderation, WORKER_THREADS=0", { WORKER_THREADS: "0" }));
 if (process.env.BENCH_REDIS) runs.push(await benchService("moderation, REDIS_URL set", { REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379" }));
 
 const row = (f: Figures) =>
   `${f.name.padEnd(34)} ${f.rps.toFixed(0).padStart(8)} req/s  p50 ${String(f.p50).padStart(4)} ms  p99 ${String(f.p99).padStart(4)} ms  ` +
-  `${(f.rps / echo.rps * 100).toFixed(1).padStart(5)}% of echo  errors ${f.errors} non-2xx ${f.non2xx}`;
+  `${(f.rps / echo.rps * 100).toFixed(1).padStart(5)}% of echo  server CPU ${f.cpuPerRequest.toFixed(0).padStart(4)} µs/req ` +
+  `(${(echo.cpuPerRequest / f.cpuPerRequest * 100).toFixed(1)}% of echo's rate)  errors ${f.errors} non-2xx ${f.non2xx}`;
 console.log(`\n${CONNECTIONS} connections, ${SECONDS}s per run, one 90-character text item per request\n`);
 console.log(row(echo));
 for (const f of runs) console.log(row(f));

@@ -85,11 +85,11 @@ add(
 add("Ed25519 sign alone (node:crypto)", await measureOne(() => ring.signer.sign(requestBody)));
 
 // Verification, as a caller pays it.
-const headers = { "content-type": "application/json; charset=utf-8", ...signJsonBody(ring.signer, { status: 200, body, requestBody, nowMs: Date.now() }).headers };
+const headers = { "content-type": "application/json; charset=utf-8", ...(await signJsonBody(ring.signer, { status: 200, body, requestBody, nowMs: Date.now() })).headers };
 const bodyBytes = new TextEncoder().encode(JSON.stringify(body));
 add("verifyModerationResponse (WebCrypto)", await measureOne(() => verifyModerationResponse({ requestBody, status: 200, headers, body: bodyBytes, jwks })));
 const publicKey = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: jwks.keys[0]!.x }, format: "jwk" });
-const rawSig = ring.signer.sign(requestBody);
+const rawSig = await ring.signer.sign(requestBody);
 add("Ed25519 verify alone (node:crypto)", await measureOne(() => nodeVerify(null, requestBody, publicKey, rawSig)));
 
 // A whole in-process Moderate call through Connect, with and without the signing interceptor.

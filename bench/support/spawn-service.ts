@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs/promises";
 import net from "node:net";
 
 /** Finds a free TCP port on loopback. */
@@ -12,6 +13,21 @@ export async function freePort(): Promise<number> {
     server.on("error", reject);
   });
 }
+
+/**
+ * CPU time (user + system, all threads) a child process has used so far, in microseconds,
+ * read from /proc (Linux). Per-request CPU is steadier than throughput on a shared 2-core box.
+ */
+export async function cpuMicros(pid: number): Promise<number> {
+  const stat = await fs.readFile(`/proc/${pid}/stat`, "utf8");
+  // Fields after the command name (which may contain spaces) start after the last ")".
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime
+  return (ticks / CLOCK_TICKS_PER_SECOND) * 1e6;
+}
+
+// USER_HZ is 100 on every mainstream Linux build.
+const CLOCK_TICKS_PER_SECOND = 100;
 
 /** Starts `node --import tsx <entry>` as a child and waits until `readyUrl` answers. */
 export async function spawnNode(entry: string, env: Record<string, string>, readyUrl: string): Promise<ChildProcess> {

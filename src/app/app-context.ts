@@ -6,6 +6,7 @@ import { createKeyUsageTracker, type KeyUsageTracker } from "../accounts/key-usa
 import type { Config } from "../config/config.js";
 import type { Database } from "../storage/database.js";
 import { openDatabase } from "../storage/open-database.js";
+import { startComputeWorkers } from "../workers/start-compute-workers.js";
 import { silentLogger, type Logger } from "./logger.js";
 import { createRateLimiter } from "../rate-limit/create-rate-limiter.js";
 import type { RateLimiter } from "../rate-limit/rate-limiter.js";
@@ -69,8 +70,13 @@ export async function createAppContext(config: Config, overrides: AppContextOver
     const accounts = createAccountStore(db, clock);
     const keyUsage = createKeyUsageTracker(accounts, { clock });
     closers.unshift(() => keyUsage.close());
+    const ring = overrides.signingKeys ?? loadSigningKeyRing(config.signing, { now: clock });
+    const compute = await startComputeWorkers(config, overrides, ring);
+    if (compute) closers.push(() => compute.pool.close());
     // The trained model is the default; TEXT_CLASSIFIER=pattern selects the small rule-based fallback.
-    const textClassifier = overrides.textClassifier ?? (config.textClassifier === "pattern" ? createPatternClassifier() : loadTrainedClassifier());
+    const textClassifier = overrides.textClassifier ?? compute?.textClassifier
+      ?? (config.textClassifier === "pattern" ? createPatternClassifier() : loadTrainedClassifier());
+    const signingKeys = compute?.signingKeys ?? ring;
     const rateLimiter = overrides.rateLimiter ?? (await createRateLimiter({
       redisUrl: config.redisUrl,
       config: config.rateLimit,
@@ -78,7 +84,6 @@ export async function createAppContext(config: Config, overrides: AppContextOver
       ...(overrides.clock ? { clock: { now: overrides.clock } } : {}),
     }));
     if (!overrides.rateLimiter) closers.push(() => rateLimiter.close());
-    const signingKeys = overrides.signingKeys ?? loadSigningKeyRing(config.signing, { now: clock });
     // IMAGE_MODEL_LOAD=lazy (tests) defers the model to the first image; the default proves at start-up it runs.
     const images = overrides.images ?? (await createImageModeration(config.images));
     if (!overrides.images) closers.push(() => images.close());

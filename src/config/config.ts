@@ -1,4 +1,5 @@
 import { readImageConfig, type ImageModerationOptions } from "../images/config.js";
+import os from "node:os";
 import path from "node:path";
 import { ConfigError, nonEmpty, readChoice } from "./env-values.js";
 import { readRateLimitConfig, type RateLimitConfig } from "../rate-limit/read-rate-limit-config.js";
@@ -33,6 +34,11 @@ export interface Config {
   images: ImageModerationOptions;
   /** "trained" (default): the model in models/; "pattern": the transparent rule-based fallback. */
   textClassifier: "trained" | "pattern";
+  /**
+   * Worker threads for text classification and response signing (WORKER_THREADS; default one
+   * fewer than the cores, at most 4). 0 runs both on the event loop, which suits one core.
+   */
+  computeWorkers: number;
   /** Usage is written to SQL at least this often (METERING_FLUSH_MS, default 1000). */
   meteringFlushMs: number;
   /** Buffered requests that force a write; bounds what a crash can lose (METERING_MAX_PENDING, default 1000). */
@@ -64,12 +70,22 @@ export function readConfig(env: Readonly<Record<string, string | undefined>> = p
     signing: readSigningConfig(env, { dataDir: path.resolve(nonEmpty(env.DATA_DIR) ?? "./data"), toError: (message) => new ConfigError(message) }),
     images: readImageConfig(env),
     textClassifier: readChoice(env, "TEXT_CLASSIFIER", ["trained", "pattern"] as const, "trained"),
+    computeWorkers: readWorkerThreads(env),
     meteringFlushMs: readPositiveInt(env, "METERING_FLUSH_MS", 1000),
     meteringMaxPending: readPositiveInt(env, "METERING_MAX_PENDING", 1000),
     dashboardOrigin: readUrl(env, "DASHBOARD_ORIGIN", ["http:", "https:"])?.replace(/\/+$/, ""),
   };
 }
 
+
+function readWorkerThreads(env: Readonly<Record<string, string | undefined>>): number {
+  const raw = nonEmpty(env.WORKER_THREADS);
+  if (raw === undefined) return Math.min(4, os.availableParallelism() - 1);
+  if (!/^\d+$/.test(raw) || Number(raw) > 32) {
+    throw new ConfigError(`WORKER_THREADS must be a whole number from 0 to 32; got "${raw}".`);
+  }
+  return Number(raw);
+}
 
 function readPort(env: Readonly<Record<string, string | undefined>>, name: string, fallback: number): number {
   const raw = nonEmpty(env[name]);

@@ -43,8 +43,8 @@ export function registerJsonRoute(app: FastifyInstance, ctx: AppContext, interce
         bodyError = error;
       }
 
-      const sendSigned = (status: number, body: unknown, headerSets: Headers[]) => {
-        const signed = signJsonBody(ctx.signingKeys.signer, { status, body, requestBody: contextValues.get(rawJsonBodyKey), nowMs: ctx.clock() });
+      const sendSigned = async (status: number, body: unknown, headerSets: Headers[]) => {
+        const signed = await signJsonBody(ctx.signingKeys.signer, { status, body, requestBody: contextValues.get(rawJsonBodyKey), nowMs: ctx.clock() });
         reply.headers(signed.headers);
         return sendJson(reply, status, signed.bytes, headerSets);
       };

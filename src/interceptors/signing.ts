@@ -33,7 +33,7 @@ export function createSigningInterceptor(deps: SigningInterceptorDeps): Intercep
     } catch (error) {
       const connectError = ConnectError.from(error);
       const errorCode = connectError.metadata.get(ERROR_CODE_HEADER);
-      const metadata = signRpcOutcome(deps.keys.signer, {
+      const metadata = await signRpcOutcome(deps.keys.signer, {
         requestBytes,
         outcome: {
           ok: false,
@@ -51,7 +51,7 @@ export function createSigningInterceptor(deps: SigningInterceptorDeps): Intercep
     // Sorted maps make the serialized bytes on the wire equal the canonical bytes we sign.
     const message = sortMapsInPlace(res.method.output, res.message);
     const messageBytes = toBinary(res.method.output, message, { writeUnknownFields: false });
-    const metadata = signRpcOutcome(deps.keys.signer, {
+    const metadata = await signRpcOutcome(deps.keys.signer, {
       requestBytes,
       outcome: { ok: true, messageBytes },
       created: Math.floor(now() / 1000),

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomToken } from "./random-token.js";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { ModerateRequest, ModerateResponseSchema } from "../../gen/moderation/v1/moderation_pb.js";
 import { CATEGORY_IDS } from "../classifiers/categories.js";
@@ -24,7 +24,8 @@ export const COMBINED_SEPARATOR = "\n\n";
  * judge all text items together when there are two or more, and fold it into one answer.
  */
 export function createModerator(deps: ModerationDeps) {
-  return async function moderate(request: ModerateRequest, signal?: AbortSignal): Promise<ModerateResponseInit> {
+  /** `signal` is read only when an image needs it: making an AbortSignal is not free. */
+  return async function moderate(request: ModerateRequest, signal?: () => AbortSignal): Promise<ModerateResponseInit> {
     const items = validateModerateRequest(request);
     // Check every image's form before any model runs, so a bad item costs nothing.
     const hasImages = items.some((item) => item.type === "image");
@@ -40,7 +41,7 @@ export function createModerator(deps: ModerationDeps) {
 
     const flagged = results.some((r) => r.flagged) || (combined?.flagged ?? false);
     return {
-      id: `modr_${randomBytes(12).toString("base64url")}`,
+      id: `modr_${randomToken(12)}`,
       model: deps.textClassifier.id,
       flagged,
       results,
@@ -48,7 +49,7 @@ export function createModerator(deps: ModerationDeps) {
     };
   };
 
-  async function judgeItem(item: ValidItem, analyzeImages: boolean, signal: AbortSignal | undefined) {
+  async function judgeItem(item: ValidItem, analyzeImages: boolean, signal: (() => AbortSignal) | undefined) {
     if (item.type === "text") {
       const verdict = toCategories(await deps.textClassifier.classify(item.text));
       return { index: item.index, type: "text", models: [deps.textClassifier.id], ...verdict };
@@ -58,7 +59,7 @@ export function createModerator(deps: ModerationDeps) {
       return { index: item.index, type: "image", flagged: false, categories: {}, explanations: [], models: [] };
     }
     const images = deps.images;
-    const judged = await withItemIndex(item.index, () => images.moderate(item.dataUri, { analyzeImages, ...(signal ? { signal } : {}) }));
+    const judged = await withItemIndex(item.index, () => images.moderate(item.dataUri, { analyzeImages, ...(signal ? { signal: signal() } : {}) }));
     const deep = judged.deepAnalysis;
     return {
       index: item.index,

@@ -11,7 +11,8 @@ export function createModerationServiceImpl(ctx: AppContext): ServiceImpl<typeof
     images: ctx.images,
   });
   return {
-    moderate: (request, context) => moderate(request, context.signal),
+    // A getter, not the signal: some contexts make their signal on first read (see invoke-chain).
+    moderate: (request, context) => moderate(request, () => context.signal),
     listSigningKeys: createListSigningKeys({ keys: ctx.signingKeys }),
   };
 }

@@ -33,7 +33,7 @@ export type HttpSignatureHeaders = SignatureHeaders & Record<typeof CONTENT_DIGE
  * content-digest, moderation-request-digest, signature-input, signature. The route must
  * send `contentType` and `body` exactly as given, after which nothing may touch them.
  */
-export function signHttpResponse(signer: Signer, response: HttpResponseToSign): HttpSignatureHeaders {
+export async function signHttpResponse(signer: Signer, response: HttpResponseToSign): Promise<HttpSignatureHeaders> {
   const contentDigest = formatSha256DigestHeader(sha256(response.body));
   const requestDigest = formatSha256DigestHeader(sha256(response.requestBody));
   const values = new Map<string, string>([
@@ -42,20 +42,20 @@ export function signHttpResponse(signer: Signer, response: HttpResponseToSign): 
     [CONTENT_DIGEST_HEADER, contentDigest],
     [REQUEST_DIGEST_HEADER, requestDigest],
   ]);
-  const signed = signComponents(signer, [...HTTP_SIGNED_COMPONENTS], values, response.created);
+  const signed = await signComponents(signer, [...HTTP_SIGNED_COMPONENTS], values, response.created);
   return { [CONTENT_DIGEST_HEADER]: contentDigest, [REQUEST_DIGEST_HEADER]: requestDigest, ...signed };
 }
 
 /** Signs already-derived component values; returns the Signature-Input and Signature headers. */
-export function signComponents(
+export async function signComponents(
   signer: Signer,
   components: string[],
   values: ReadonlyMap<string, string>,
   created: number = Math.floor(Date.now() / 1000),
-): SignatureHeaders {
+): Promise<SignatureHeaders> {
   const paramsList = toSignatureParamsList({ components, created, keyId: signer.keyId, alg: SIGNATURE_ALGORITHM });
   const base = buildSignatureBase(paramsList, values);
-  const signature = signer.sign(new TextEncoder().encode(base));
+  const signature = await signer.sign(new TextEncoder().encode(base));
   return {
     [SIGNATURE_INPUT_HEADER]: serializeDictionary(new Map([[SIGNATURE_LABEL, paramsList]])),
     [SIGNATURE_HEADER]: serializeDictionary(new Map([[SIGNATURE_LABEL, { item: { type: "bytes", value: signature }, params: [] }]])),

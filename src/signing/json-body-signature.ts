@@ -8,12 +8,12 @@ export const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
  * Serializes a JSON-route answer once and signs those bytes: the route sends `bytes` as they
  * are (sendJson), so what is signed is exactly what goes on the wire.
  */
-export function signJsonBody(
+export async function signJsonBody(
   signer: Signer,
   response: { status: number; body: unknown; requestBody: Uint8Array | undefined; nowMs: number },
-): { bytes: Uint8Array; headers: HttpSignatureHeaders } {
+): Promise<{ bytes: Uint8Array; headers: HttpSignatureHeaders }> {
   const bytes = new TextEncoder().encode(JSON.stringify(response.body));
-  const headers = signHttpResponse(signer, {
+  const headers = await signHttpResponse(signer, {
     status: response.status,
     contentType: JSON_CONTENT_TYPE,
     body: bytes,

@@ -17,10 +17,10 @@ export type RpcOutcome =
  * (no derived components like "@status", which mean nothing for gRPC), so every covered
  * value travels in the response metadata. Returns the metadata to add, lower-case.
  */
-export function signRpcOutcome(
+export async function signRpcOutcome(
   signer: Signer,
   input: { requestBytes: Uint8Array; outcome: RpcOutcome; created?: number },
-): Record<string, string> {
+): Promise<Record<string, string>> {
   const { outcome } = input;
   const responseDigest = formatSha256DigestHeader(sha256(outcome.ok ? outcome.messageBytes : outcome.message));
   const requestDigest = formatSha256DigestHeader(sha256(input.requestBytes));
@@ -34,6 +34,6 @@ export function signRpcOutcome(
   components.push(RESPONSE_DIGEST_HEADER, REQUEST_DIGEST_HEADER); // RPC_SIGNED_COMPONENTS, in order
   values.set(RESPONSE_DIGEST_HEADER, responseDigest);
   values.set(REQUEST_DIGEST_HEADER, requestDigest);
-  const signed = signComponents(signer, components, values, input.created);
+  const signed = await signComponents(signer, components, values, input.created);
   return { [RPC_STATUS_HEADER]: status, [RESPONSE_DIGEST_HEADER]: responseDigest, [REQUEST_DIGEST_HEADER]: requestDigest, ...signed };
 }

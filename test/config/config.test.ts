@@ -25,6 +25,15 @@ describe("readConfig", () => {
     expect(config.dataDir).toBe("/tmp/moderation-config-test");
   });
 
+  it("reads WORKER_THREADS (0 = none) and refuses anything but a small whole number", () => {
+    expect(read({ WORKER_THREADS: "0" }).computeWorkers).toBe(0);
+    expect(read({ WORKER_THREADS: "3" }).computeWorkers).toBe(3);
+    expect(read({}).computeWorkers).toBeGreaterThanOrEqual(0);
+    for (const bad of ["-1", "two", "1.5", "33"]) {
+      expect(() => read({ WORKER_THREADS: bad }), bad).toThrow(new ConfigError(`WORKER_THREADS must be a whole number from 0 to 32; got "${bad}".`));
+    }
+  });
+
   it("treats blank values as unset", () => {
     expect(read({ PORT: "  ", DATABASE_URL: "" })).toMatchObject({ port: 8080, databaseUrl: undefined });
   });

@@ -9,7 +9,7 @@ import { UsageError } from "../../src/cli/usage-error.js";
 import { makeKeyRing, signedHttpResponse } from "./fixtures.js";
 
 const ring = makeKeyRing();
-const response = signedHttpResponse(ring);
+const response = await signedHttpResponse(ring);
 const dir = mkdtempSync(join(tmpdir(), "verify-cli-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -31,12 +31,12 @@ describe("parseHttpCapture", () => {
     expect(parsed.headers).toContainEqual(["signature", response.headers.signature]);
   });
 
-  it("keeps a body's own trailing newline and CRLFs", () => {
+  it("keeps a body's own trailing newline and CRLFs", async () => {
     const raw = Buffer.from("HTTP/1.1 400 Bad Request\r\ncontent-type: text/plain\r\n\r\nline one\r\n\r\nline two\n");
     expect(Buffer.from(parseHttpCapture(raw).body).toString()).toBe("line one\r\n\r\nline two\n");
   });
 
-  it("refuses text that is not a response", () => {
+  it("refuses text that is not a response", async () => {
     expect(() => parseHttpCapture(Buffer.from('{"id":"modr_1"}'))).toThrow(/ends before the blank line|no HTTP status line/);
   });
 });

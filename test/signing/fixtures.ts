@@ -18,18 +18,18 @@ export const CONTENT_TYPE = "application/json; charset=utf-8";
 export const CREATED = 1_800_000_123;
 
 /** A signed JSON-route response, as the caller receives it. */
-export function signedHttpResponse(ring: SigningKeyRing, overrides: { body?: Uint8Array; status?: number; requestBody?: Uint8Array } = {}) {
+export async function signedHttpResponse(ring: SigningKeyRing, overrides: { body?: Uint8Array; status?: number; requestBody?: Uint8Array } = {}) {
   const body = overrides.body ?? RESPONSE_BODY;
   const status = overrides.status ?? 200;
   const headers = {
     "content-type": CONTENT_TYPE,
-    ...signHttpResponse(ring.signer, {
+    ...(await signHttpResponse(ring.signer, {
       status,
       contentType: CONTENT_TYPE,
       body,
       requestBody: overrides.requestBody ?? REQUEST_BODY,
       created: CREATED,
-    }),
+    })),
   };
   return { status, headers, body, requestBody: overrides.requestBody ?? REQUEST_BODY, jwks: toJwks(ring) };
 }

@@ -5,7 +5,7 @@ import { base64ToBytes, bytesToBase64 } from "../../src/signing/structured-field
 import { changeChar, CREATED, flipBit, makeKeyRing, signedHttpResponse } from "./fixtures.js";
 
 const ring = makeKeyRing();
-const good = signedHttpResponse(ring);
+const good = await signedHttpResponse(ring);
 
 describe("JSON-route response signatures", () => {
   it("verify for the request they answer, naming key and time", async () => {

@@ -4,9 +4,10 @@ import { verifyByHand } from "./verify-by-hand.js";
 import { CONTENT_TYPE, makeKeyRing, RESPONSE_BODY, signedHttpResponse } from "./fixtures.js";
 import { toJwks } from "../../src/signing/key-ring.js";
 
+const ring = makeKeyRing();
+const response = await signedHttpResponse(ring);
+
 describe("independent verification (WebCrypto, hand-built signature base)", () => {
-  const ring = makeKeyRing();
-  const response = signedHttpResponse(ring);
 
   it("accepts a genuine response", async () => {
     expect(response.headers["content-type"]).toBe(CONTENT_TYPE);

@@ -21,7 +21,7 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("DATA_DIR key store", () => {
-  it("creates a key on first start with 0700 dir and 0600 private key, and reuses it after", () => {
+  it("creates a key on first start with 0700 dir and 0600 private key, and reuses it after", async () => {
     const store = join(dir, "signing");
     const ring = openDataDirKeyRing(store, { now: () => 1_800_000_000_000 });
     expect(statSync(store).mode & 0o777).toBe(0o700);
@@ -34,7 +34,7 @@ describe("DATA_DIR key store", () => {
   it("rotation: the new key signs, the old key still verifies old responses until retired", async () => {
     const store = join(dir, "signing");
     const before = openDataDirKeyRing(store);
-    const oldResponse = signedHttpResponse(before);
+    const oldResponse = await signedHttpResponse(before);
 
     const { activeKid, retiringKid } = rotateDataDirKey(store);
     expect(retiringKid).toBe(before.signer.keyId);
@@ -45,7 +45,7 @@ describe("DATA_DIR key store", () => {
     expect(readdirSync(store).filter((f) => f.endsWith(".key.pem"))).toEqual([`${activeKid}.key.pem`]);
 
     expect(await verifyModerationResponse({ ...oldResponse, jwks: toJwks(after) })).toMatchObject({ valid: true, keyId: retiringKid });
-    expect(await verifyModerationResponse({ ...signedHttpResponse(after), jwks: toJwks(after) })).toMatchObject({ valid: true, keyId: activeKid });
+    expect(await verifyModerationResponse({ ...await signedHttpResponse(after), jwks: toJwks(after) })).toMatchObject({ valid: true, keyId: activeKid });
 
     expect(() => retireDataDirKey(store, activeKid)).toThrow(`key ${activeKid} is active; rotate first, then retire it`);
     retireDataDirKey(store, retiringKid);
@@ -57,7 +57,7 @@ describe("DATA_DIR key store", () => {
     });
   });
 
-  it("running servers publish a rotation at once, keep signing with their key, and never unpublish it", () => {
+  it("running servers publish a rotation at once, keep signing with their key, and never unpublish it", async () => {
     const store = join(dir, "signing");
     const running = openDataDirKeyRing(store);
     const ownKid = running.signer.keyId;
@@ -83,7 +83,7 @@ describe("DATA_DIR key store", () => {
     expect(readdirSync(store).filter((f) => f.endsWith(".key.pem"))).toEqual([`${kids[0]}.key.pem`]);
   });
 
-  it("refuses a private key others can read, and a manifest without one active key", () => {
+  it("refuses a private key others can read, and a manifest without one active key", async () => {
     const store = join(dir, "signing");
     const ring = openDataDirKeyRing(store);
     const keyFile = join(store, `${ring.signer.keyId}.key.pem`);
@@ -102,11 +102,11 @@ describe("readSigningConfig", () => {
       .export({ format: "pem", type: "pkcs8" })
       .toString();
 
-  it("defaults to DATA_DIR/signing", () => {
+  it("defaults to DATA_DIR/signing", async () => {
     expect(readSigningConfig({}, { dataDir: "/srv/data" })).toEqual({ source: "data-dir", dir: "/srv/data/signing" });
   });
 
-  it("rejects ambiguous or incomplete settings with the variable's name", () => {
+  it("rejects ambiguous or incomplete settings with the variable's name", async () => {
     expect(() => readSigningConfig({ SIGNING_KEY_FILE: "/k.pem", SIGNING_KEY: pkcs8("ed25519") }, { dataDir: dir })).toThrow(
       new SigningConfigError("set SIGNING_KEY_FILE or SIGNING_KEY, not both"),
     );
@@ -115,7 +115,7 @@ describe("readSigningConfig", () => {
     expect(() => readSigningConfig({ SIGNING_KEY: pkcs8("rsa") }, { dataDir: dir })).toThrow("SIGNING_KEY holds a rsa key; response signing needs Ed25519");
   });
 
-  it("never echoes a bad SIGNING_KEY, and readConfig reports it as a ConfigError", () => {
+  it("never echoes a bad SIGNING_KEY, and readConfig reports it as a ConfigError", async () => {
     const secret = "-----BEGIN PRIVATE KEY-----\nTOP-SECRET-MATERIAL\n-----END PRIVATE KEY-----";
     let caught: unknown;
     try {
@@ -129,7 +129,7 @@ describe("readSigningConfig", () => {
     expect(String((caught as Error).stack)).not.toContain("TOP-SECRET");
   });
 
-  it("loads SIGNING_KEY (also with literal \\n) and publishes SIGNING_RETIRING_KEYS_FILE as retiring; the key never prints", () => {
+  it("loads SIGNING_KEY (also with literal \\n) and publishes SIGNING_RETIRING_KEYS_FILE as retiring; the key never prints", async () => {
     const pem = pkcs8("ed25519");
     const old = generateKeyPairSync("ed25519").publicKey.export({ format: "pem", type: "spki" }).toString();
     const retiringFile = join(dir, "retiring.pem");
@@ -144,7 +144,7 @@ describe("readSigningConfig", () => {
     expect(existsSync(join(dir, "signing"))).toBe(false);
   });
 
-  it("loads SIGNING_KEY_FILE and names the file when it is missing", () => {
+  it("loads SIGNING_KEY_FILE and names the file when it is missing", async () => {
     const file = join(dir, "active.pem");
     writeFileSync(file, pkcs8("ed25519"), { mode: 0o600 });
     expect(loadSigningKeyRing(readSigningConfig({ SIGNING_KEY_FILE: file }, { dataDir: dir })).publishedKeys).toHaveLength(1);

@@ -25,7 +25,7 @@ function responseWithCategories(order: string[]) {
 }
 
 describe("canonical message bytes", () => {
-  it("do not depend on map insertion order, and leave the caller's message alone", () => {
+  it("do not depend on map insertion order, and leave the caller's message alone", async () => {
     const a = responseWithCategories(["violence", "hate", "self_harm_intent", "self_harm_instructions"]);
     const b = responseWithCategories(["self_harm_instructions", "violence", "self_harm_intent", "hate"]);
     expect(toBinary(ModerateResponseSchema, a)).not.toEqual(toBinary(ModerateResponseSchema, b));
@@ -33,29 +33,29 @@ describe("canonical message bytes", () => {
     expect(Object.keys(a.results[0]!.categories)[0]).toBe("violence");
   });
 
-  it("survive a parse round trip, as a caller re-encoding a received message does", () => {
+  it("survive a parse round trip, as a caller re-encoding a received message does", async () => {
     const message = responseWithCategories(["violence", "hate"]);
     const wire = canonicalMessageBytes(ModerateResponseSchema, message);
     expect(canonicalMessageBytes(ModerateResponseSchema, fromBinary(ModerateResponseSchema, wire))).toEqual(wire);
   });
 });
 
-describe("RPC signatures", () => {
-  const messageBytes = canonicalMessageBytes(ModerateResponseSchema, responseWithCategories(["hate"]));
-  const ok = signRpcOutcome(ring.signer, { requestBytes, outcome: { ok: true, messageBytes }, created: 1_800_000_000 });
-  const err = signRpcOutcome(ring.signer, {
-    requestBytes,
-    outcome: { ok: false, code: Code.Unauthenticated, message: "The API key is invalid or has been revoked.", errorCode: "invalid_api_key" },
-    created: 1_800_000_000,
-  });
-  const okInput = { requestBytes, outcome: { ok: true as const, messageBytes }, metadata: ok, jwks };
-  const errInput = {
-    requestBytes,
-    outcome: { ok: false as const, code: Code.Unauthenticated, message: "The API key is invalid or has been revoked." },
-    metadata: { ...err, "x-error-code": "invalid_api_key" },
-    jwks,
-  };
+const messageBytes = canonicalMessageBytes(ModerateResponseSchema, responseWithCategories(["hate"]));
+const ok = await signRpcOutcome(ring.signer, { requestBytes, outcome: { ok: true, messageBytes }, created: 1_800_000_000 });
+const err = await signRpcOutcome(ring.signer, {
+  requestBytes,
+  outcome: { ok: false, code: Code.Unauthenticated, message: "The API key is invalid or has been revoked.", errorCode: "invalid_api_key" },
+  created: 1_800_000_000,
+});
+const okInput = { requestBytes, outcome: { ok: true as const, messageBytes }, metadata: ok, jwks };
+const errInput = {
+  requestBytes,
+  outcome: { ok: false as const, code: Code.Unauthenticated, message: "The API key is invalid or has been revoked." },
+  metadata: { ...err, "x-error-code": "invalid_api_key" },
+  jwks,
+};
 
+describe("RPC signatures", () => {
   it("verify successes and errors, covering x-error-code on errors", async () => {
     expect(err["signature-input"]).toContain('("moderation-status" "x-error-code" "moderation-response-digest" "moderation-request-digest")');
     expect(await verifyRpcResponse(okInput)).toMatchObject({ valid: true, keyId: ring.signer.keyId });

@@ -1,0 +1,185 @@
+import { Worker } from "node:worker_threads";
+import type { Verdict } from "../classifiers/classifier.js";
+import type { ComputeJob, ComputeResult, ComputeWorkerSetup, JobBatch, WorkerReply } from "./messages.js";
+
+const WORKER_URL = new URL("./compute-worker.mjs", import.meta.url);
+
+/** A job that was running when its worker died this many times is given up on, not retried. */
+const MAX_CRASHES = 2;
+
+export interface ComputePoolOptions {
+  /** Worker threads; each holds its own copy of the text model. */
+  size: number;
+  setup: ComputeWorkerSetup;
+}
+
+export interface ComputePool {
+  /** The id of the classifier the workers loaded (undefined when they have none). */
+  readonly classifierId: string | undefined;
+  classify(text: string): Promise<Verdict>;
+  sign(data: Uint8Array): Promise<Uint8Array>;
+  close(): Promise<void>;
+}
+
+type Pending = { job: ComputeJob; crashes: number; resolve: (result: ComputeResult) => void; reject: (error: Error) => void };
+
+interface Slot {
+  worker: Worker;
+  /** [0]: id of the job the worker is running (it stores it before each job), to tell the culprit of a crash. */
+  progress: Int32Array;
+  /** Posted, not yet answered, by batch number. */
+  inFlight: Map<number, Pending[]>;
+  /** Queued for the next flush. */
+  queued: Pending[];
+  load: number;
+}
+
+/**
+ * Worker threads for the CPU-bound steps of a request (text classification, Ed25519 signing),
+ * so the event loop spends its time on HTTP. Jobs queued during one event-loop turn go to a
+ * worker in a single message (batching keeps the messaging cost per request small under load),
+ * each to the least-loaded worker. A worker that dies is replaced and its unanswered jobs are
+ * re-run once on the replacement: they are pure functions of their input, so nothing accepted
+ * is lost or done twice with a different answer.
+ */
+export async function createComputePool(options: ComputePoolOptions): Promise<ComputePool> {
+  if (!(options.size >= 1)) throw new RangeError("a compute pool needs at least one worker");
+  const slots: Slot[] = [];
+  let nextId = 0;
+  // Ids live in an Int32Array slot (progress), so they wrap before 2^31; 0 means "none yet".
+  const takeId = () => (nextId = nextId >= 0x7fffffff ? 1 : nextId + 1);
+  let nextBatch = 1;
+  let flushScheduled = false;
+  let closed = false;
+
+  const start = (): Promise<{ slot: Slot; classifierId: string | undefined }> =>
+    new Promise((resolve, reject) => {
+      const progress = new Int32Array(new SharedArrayBuffer(4));
+      const worker = new Worker(WORKER_URL, { workerData: { ...options.setup, progress } });
+      const slot: Slot = { worker, progress, inFlight: new Map(), queued: [], load: 0 };
+      let ready = false;
+      worker.on("message", (message: WorkerReply) => {
+        if (message.type === "ready") {
+          ready = true;
+          resolve({ slot, classifierId: message.classifierId });
+        } else if (message.type === "fatal") {
+          reject(new Error(`compute worker failed to start: ${message.message}`));
+          void worker.terminate();
+        } else {
+          settle(slot, message.batch, message.results);
+        }
+      });
+      worker.on("error", (error) => {
+        if (!ready) reject(error);
+      });
+      worker.on("exit", () => {
+        if (ready) replace(slot);
+        else reject(new Error("compute worker exited before it was ready"));
+      });
+    });
+
+  const settle = (slot: Slot, batchNumber: number, results: ComputeResult[]) => {
+    const batch = slot.inFlight.get(batchNumber) ?? [];
+    slot.inFlight.delete(batchNumber);
+    const byId = new Map(batch.map((p) => [p.job.id, p]));
+    for (const result of results) {
+      const pending = byId.get(result.id);
+      if (!pending) continue;
+      slot.load--;
+      if (result.ok) pending.resolve(result);
+      else pending.reject(new Error(result.message));
+    }
+  };
+
+  /**
+   * A worker died with jobs on it: start another and give it those jobs again. Only the job it
+   * was running takes the blame, so a job that kills every worker cannot take its neighbours
+   * in the batch down with it.
+   */
+  const replace = (dead: Slot) => {
+    const index = slots.indexOf(dead);
+    if (index < 0) return;
+    const orphans = [...[...dead.inFlight.values()].flat(), ...dead.queued];
+    const culprit = orphans.find((p) => p.job.id === Atomics.load(dead.progress, 0));
+    if (culprit && ++culprit.crashes >= MAX_CRASHES) {
+      orphans.splice(orphans.indexOf(culprit), 1);
+      culprit.reject(new Error("a compute worker died twice while running this job"));
+    }
+    dead.inFlight = new Map();
+    dead.queued = [];
+    dead.load = 0;
+    if (closed) {
+      for (const p of orphans) p.reject(new Error("the compute pool is closed"));
+      return;
+    }
+    start().then(
+      ({ slot }) => {
+        slots[index] = slot;
+        for (const p of orphans) enqueue(p);
+      },
+      (error: Error) => {
+        // A replacement that cannot start leaves the slot's dead worker in place; its jobs fail.
+        for (const p of orphans) p.reject(error);
+      },
+    );
+  };
+
+  const enqueue = (pending: Pending) => {
+    let best = slots[0]!;
+    for (const slot of slots) if (slot.load < best.load) best = slot;
+    best.queued.push(pending);
+    best.load++;
+    if (!flushScheduled) {
+      flushScheduled = true;
+      setImmediate(flush);
+    }
+  };
+
+  const flush = () => {
+    flushScheduled = false;
+    for (const slot of slots) {
+      if (slot.queued.length === 0) continue;
+      const batch = slot.queued;
+      slot.queued = [];
+      const batchNumber = nextBatch++;
+      slot.inFlight.set(batchNumber, batch);
+      slot.worker.postMessage({ batch: batchNumber, jobs: batch.map((p) => p.job) } satisfies JobBatch);
+    }
+  };
+
+  const submit = (job: ComputeJob): Promise<ComputeResult> =>
+    new Promise((resolve, reject) => {
+      if (closed) return reject(new Error("the compute pool is closed"));
+      enqueue({ job, crashes: 0, resolve, reject });
+    });
+
+  const started = await Promise.allSettled(Array.from({ length: options.size }, start));
+  const failure = started.find((s): s is PromiseRejectedResult => s.status === "rejected");
+  for (const s of started) if (s.status === "fulfilled") slots.push(s.value.slot);
+  if (failure) {
+    closed = true;
+    await Promise.all(slots.map((s) => s.worker.terminate()));
+    throw failure.reason;
+  }
+  const classifierId = (started[0] as PromiseFulfilledResult<{ classifierId: string | undefined }>).value.classifierId;
+
+  return {
+    classifierId,
+    async classify(text) {
+      const result = await submit({ id: takeId(), kind: "classify", text });
+      if (!("verdict" in result)) throw new Error("compute worker answered a classify job without a verdict");
+      return result.verdict;
+    },
+    async sign(data) {
+      const result = await submit({ id: takeId(), kind: "sign", data });
+      if (!("signature" in result)) throw new Error("compute worker answered a sign job without a signature");
+      return result.signature;
+    },
+    async close() {
+      closed = true;
+      const pending = slots.flatMap((s) => [...[...s.inFlight.values()].flat(), ...s.queued]);
+      await Promise.all(slots.map((s) => s.worker.terminate()));
+      for (const p of pending) p.reject(new Error("the compute pool is closed"));
+    },
+  };
+}

@@ -1,0 +1,42 @@
+import type { TextClassifier } from "../classifiers/classifier.js";
+import type { Config } from "../config/config.js";
+import type { SigningKeyRing } from "../signing/key-ring.js";
+import { createDelegatingSigner, privateKeyForWorkers } from "../signing/signer.js";
+import { createComputePool, type ComputePool } from "./compute-pool.js";
+
+export interface ComputeWorkers {
+  pool: ComputePool;
+  /** Classifies in the workers; undefined when a test supplied its own classifier. */
+  textClassifier: TextClassifier | undefined;
+  /** The same ring whose signer signs in the workers; undefined when its key is not ours to hand over. */
+  signingKeys: SigningKeyRing | undefined;
+}
+
+/**
+ * Starts WORKER_THREADS compute workers (none when it is 0) and hands them what they can take
+ * over: the configured text classifier (unless a test injected its own) and the active signing
+ * key (unless the ring came from a test without a key we created).
+ */
+export async function startComputeWorkers(
+  config: Pick<Config, "computeWorkers" | "textClassifier">,
+  overrides: { textClassifier?: TextClassifier },
+  ring: SigningKeyRing,
+): Promise<ComputeWorkers | undefined> {
+  if (config.computeWorkers === 0) return undefined;
+  const signingKey = privateKeyForWorkers(ring.signer);
+  const classify = overrides.textClassifier === undefined;
+  if (!classify && !signingKey) return undefined;
+
+  const pool = await createComputePool({
+    size: config.computeWorkers,
+    setup: { ...(classify ? { textClassifier: config.textClassifier } : {}), ...(signingKey ? { signingKey } : {}) },
+  });
+  const classifierId = pool.classifierId;
+  return {
+    pool,
+    textClassifier: classify && classifierId !== undefined ? { id: classifierId, classify: (text) => pool.classify(text) } : undefined,
+    signingKeys: signingKey
+      ? { publishedKeys: ring.publishedKeys, signer: createDelegatingSigner(ring.signer.keyId, (data) => pool.sign(data)) }
+      : undefined,
+  };
+}

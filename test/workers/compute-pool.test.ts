@@ -1,0 +1,96 @@
+import { generateKeyPairSync, verify } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPatternClassifier } from "../../src/classifiers/pattern/pattern-classifier.js";
+import { loadTrainedClassifier } from "../../src/classifiers/trained/index.js";
+import { createComputePool, type ComputePool } from "../../src/workers/compute-pool.js";
+
+const TEXTS = [
+  "Thanks for the quick reply, see you at the meeting tomorrow.",
+  "I will kill you, you worthless idiot.",
+  "",
+  "Ünïcödé, emoji 🙂 and\u200bzero-width characters",
+  "A long benign paragraph. ".repeat(80),
+];
+
+describe("compute pool", () => {
+  const keys = generateKeyPairSync("ed25519");
+  let pool: ComputePool;
+  beforeAll(async () => {
+    pool = await createComputePool({ size: 2, setup: { textClassifier: "trained", signingKey: keys.privateKey } });
+  });
+  afterAll(async () => {
+    await pool?.close();
+  });
+
+  it("classifies exactly as the same model on the event loop does", async () => {
+    const inline = loadTrainedClassifier();
+    expect(pool.classifierId).toBe(inline.id);
+    for (const text of TEXTS) expect(await pool.classify(text), text.slice(0, 30)).toEqual(await inline.classify(text));
+  });
+
+  it("makes Ed25519 signatures that verify with the public key", async () => {
+    const data = new TextEncoder().encode("signature base");
+    const signature = await pool.sign(data);
+    expect(signature).toHaveLength(64);
+    expect(verify(null, data, keys.publicKey, signature)).toBe(true);
+    expect(verify(null, new TextEncoder().encode("other base"), keys.publicKey, signature)).toBe(false);
+  });
+
+  it("matches every answer to its own job when many are in flight at once", async () => {
+    const inline = loadTrainedClassifier();
+    const texts = Array.from({ length: 300 }, (_, i) => (i % 3 === 0 ? `you are a worthless idiot number ${i}` : `a calm sentence about item ${i}`));
+    const datas = texts.map((t) => new TextEncoder().encode(t));
+    const [verdicts, signatures] = await Promise.all([
+      Promise.all(texts.map((t) => pool.classify(t))),
+      Promise.all(datas.map((d) => pool.sign(d))),
+    ]);
+    for (let i = 0; i < texts.length; i += 37) expect(verdicts[i]).toEqual(await inline.classify(texts[i]!));
+    for (let i = 0; i < datas.length; i++) expect(verify(null, datas[i]!, keys.publicKey, signatures[i]!)).toBe(true);
+  });
+
+  it("refuses work once closed", async () => {
+    const closing = await createComputePool({ size: 1, setup: { textClassifier: "pattern" } });
+    await closing.close();
+    await expect(closing.classify("hello")).rejects.toThrow(/closed/);
+  });
+
+  it("says which job kinds a worker was not set up for", async () => {
+    const classifyOnly = await createComputePool({ size: 1, setup: { textClassifier: "pattern" } });
+    try {
+      await expect(classifyOnly.sign(new Uint8Array(3))).rejects.toThrow(/no signing key/);
+      expect(classifyOnly.classifierId).toBe(createPatternClassifier().id);
+    } finally {
+      await classifyOnly.close();
+    }
+  });
+});
+
+describe("compute pool when a worker dies", () => {
+  const POISON = "this text makes the worker thread exit";
+  let pool: ComputePool;
+  beforeAll(async () => {
+    pool = await createComputePool({ size: 1, setup: { textClassifier: "pattern", exitOnText: POISON } });
+  });
+  afterAll(async () => {
+    await pool?.close();
+  });
+
+  it("re-runs the dead worker's other jobs on a replacement, and gives up on a job that kills it twice", async () => {
+    const inline = createPatternClassifier();
+    const before = Array.from({ length: 20 }, (_, i) => `sentence ${i} before the crash`);
+    const after = Array.from({ length: 20 }, (_, i) => `sentence ${i} after the crash, you idiot`);
+    // All queued in one turn, so they share the poisoned worker's batch.
+    const outcomes = await Promise.allSettled([...before, POISON, ...after].map((t) => pool.classify(t)));
+    const poisoned = outcomes[before.length]!;
+    expect(poisoned.status).toBe("rejected");
+    expect((poisoned as PromiseRejectedResult).reason.message).toMatch(/died twice/);
+    const others = outcomes.filter((_, i) => i !== before.length);
+    expect(others.every((o) => o.status === "fulfilled")).toBe(true);
+    const texts = [...before, ...after];
+    for (let i = 0; i < texts.length; i++) {
+      expect((others[i] as PromiseFulfilledResult<unknown>).value).toEqual(await inline.classify(texts[i]!));
+    }
+    // And the pool keeps serving afterwards.
+    expect(await pool.classify("still here")).toEqual(await inline.classify("still here"));
+  });
+});
