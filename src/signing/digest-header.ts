@@ -1,8 +1,12 @@
-import { parseDictionary, serializeDictionary, isInnerList, StructuredFieldError } from "./structured-fields.js";
+import { bytesToBase64, parseDictionary, isInnerList, StructuredFieldError } from "./structured-fields.js";
 
-/** RFC 9530 field value for one SHA-256 digest: `sha-256=:<base64>:`. */
+/**
+ * RFC 9530 field value for one SHA-256 digest: `sha-256=:<base64>:`, i.e. a structured-field
+ * dictionary with one byte-sequence member and no parameters, written directly because it is
+ * on every response's path (tests check it against the generic serializer).
+ */
 export function formatSha256DigestHeader(digest: Uint8Array): string {
-  return serializeDictionary(new Map([["sha-256", { item: { type: "bytes", value: digest }, params: [] }]]));
+  return `sha-256=:${bytesToBase64(digest)}:`;
 }
 
 /** The sha-256 member of a Content-Digest style header, or undefined when absent or malformed. */

@@ -1,5 +1,6 @@
 import { Worker } from "node:worker_threads";
 import type { Verdict } from "../classifiers/classifier.js";
+import { decodeVerdict } from "./verdict-codec.js";
 import type { ComputeJob, ComputeResult, ComputeWorkerSetup, JobBatch, WorkerReply } from "./messages.js";
 
 const WORKER_URL = new URL("./compute-worker.mjs", import.meta.url);
@@ -168,7 +169,7 @@ export async function createComputePool(options: ComputePoolOptions): Promise<Co
     async classify(text) {
       const result = await submit({ id: takeId(), kind: "classify", text });
       if (!("verdict" in result)) throw new Error("compute worker answered a classify job without a verdict");
-      return result.verdict;
+      return decodeVerdict(result.verdict);
     },
     async sign(data) {
       const result = await submit({ id: takeId(), kind: "sign", data });

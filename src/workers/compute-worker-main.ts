@@ -3,6 +3,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import type { TextClassifier } from "../classifiers/classifier.js";
 import { createPatternClassifier } from "../classifiers/pattern/pattern-classifier.js";
 import { loadTrainedClassifier } from "../classifiers/trained/index.js";
+import { encodeVerdict } from "./verdict-codec.js";
 import type { ComputeJob, ComputeResult, ComputeWorkerSetup, JobBatch, WorkerReply } from "./messages.js";
 
 /**
@@ -24,7 +25,7 @@ try {
       if (job.kind === "classify") {
         if (setup.exitOnText !== undefined && job.text === setup.exitOnText) process.exit(1);
         if (!classifier) throw new Error("this worker has no text classifier");
-        return { id: job.id, ok: true, verdict: await classifier.classify(job.text) };
+        return { id: job.id, ok: true, verdict: encodeVerdict(await classifier.classify(job.text)) };
       }
       if (!signingKey) throw new Error("this worker has no signing key");
       return { id: job.id, ok: true, signature: new Uint8Array(sign(null, job.data, signingKey)) };

@@ -1,5 +1,5 @@
 import type { KeyObject } from "node:crypto";
-import type { Verdict } from "../classifiers/classifier.js";
+import type { EncodedVerdict } from "./verdict-codec.js";
 
 /** What each compute worker is set up with; the parent passes it as workerData. */
 export interface ComputeWorkerSetup {
@@ -16,7 +16,7 @@ export type ComputeJob =
   | { id: number; kind: "sign"; data: Uint8Array };
 
 export type ComputeResult =
-  | { id: number; ok: true; verdict: Verdict }
+  | { id: number; ok: true; verdict: EncodedVerdict }
   | { id: number; ok: true; signature: Uint8Array }
   | { id: number; ok: false; message: string };
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
 import { verifyModerationResponse } from "../../src/client/verify-response.js";
-import { base64ToBytes, bytesToBase64 } from "../../src/signing/structured-fields.js";
+import { base64ToBytes, bytesToBase64, serializeDictionary } from "../../src/signing/structured-fields.js";
+import { formatSha256DigestHeader, parseSha256DigestHeader } from "../../src/signing/digest-header.js";
 import { changeChar, CREATED, flipBit, makeKeyRing, signedHttpResponse } from "./fixtures.js";
 
 const ring = makeKeyRing();
@@ -107,3 +108,14 @@ function otherRingJwk(r: ReturnType<typeof makeKeyRing>) {
   const [key] = r.publishedKeys;
   return { kty: "OKP" as const, crv: "Ed25519" as const, x: key!.x, kid: key!.kid };
 }
+
+describe("Content-Digest formatting", () => {
+  it("writes exactly what the generic structured-field serializer writes, and parses back", () => {
+    for (const text of ["", "a", "{\"id\":\"modr_1\"}", "ü".repeat(1000)]) {
+      const digest = new Uint8Array(createHash("sha256").update(text).digest());
+      const fast = formatSha256DigestHeader(digest);
+      expect(fast).toBe(serializeDictionary(new Map([["sha-256", { item: { type: "bytes", value: digest }, params: [] }]])));
+      expect(parseSha256DigestHeader(fast)).toEqual(digest);
+    }
+  });
+});
