@@ -8,6 +8,7 @@ import { registerJsonRoute } from "../http/json-route.js";
 import { createInterceptorChain } from "../interceptors/chain.js";
 import { transportKey } from "../interceptors/context-keys.js";
 import { MAX_REQUEST_BYTES } from "../moderation/limits.js";
+import { limitRpcRequestBodies } from "../rpc/limit-request-body.js";
 import { createRoutes } from "../rpc/routes.js";
 import type { AppContext } from "./app-context.js";
 import { registerGrpcMessageEncoding } from "./grpc-message-encoding.js";
@@ -43,8 +44,13 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
   const build = async (app: FastifyInstance) => {
     registerErrorHandlers(app, ctx.log);
     await app.register(fastifyConnectPlugin, {
-      routes,
-      readMaxBytes: MAX_REQUEST_BYTES,
+      routes: (router) => {
+        routes(router);
+        limitRpcRequestBodies(router, { limit: MAX_REQUEST_BYTES, signer: ctx.signingKeys.signer, now: ctx.clock });
+      },
+      // Our own limit (limitRpcRequestBodies) answers first, with the API's code and a signature;
+      // Connect's stays as a backstop (its size check of a compressed message is after inflating).
+      readMaxBytes: MAX_REQUEST_BYTES + 1,
       shutdownTimeoutMs: 2_000,
       contextValues: (req) => createContextValues().set(transportKey, protocolOf(req.headers["content-type"])),
     });

@@ -3,9 +3,11 @@ import { MAX_REQUEST_BYTES } from "../../src/moderation/limits.js";
 import { callModerate, PROTOCOLS, type Outcome, type Protocol } from "../support/protocol-clients.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 import { GRPC } from "../api/error-expectations.js";
+import { verifyRpcResponse } from "../../src/client/verify-rpc-response.js";
+import { toJwks } from "../../src/signing/key-ring.js";
 
-// The RPC side of the body limit: a request larger than MAX_REQUEST_BYTES is refused by
-// Connect's readMaxBytes before any interceptor runs.
+// The RPC side of the body limit: a request larger than MAX_REQUEST_BYTES is refused before it
+// is read (limit-request-body.ts), with the API's code and a signature like every other error.
 const RPC_PROTOCOLS = PROTOCOLS.filter((p): p is Exclude<Protocol, "json"> => p !== "json");
 
 let server: TestServer;
@@ -19,8 +21,22 @@ beforeAll(async () => {
 }, 120_000);
 
 describe.each(RPC_PROTOCOLS)("an oversized request over %s", (protocol) => {
-  it("is refused with RESOURCE_EXHAUSTED, the payload_too_large status", () => {
-    expect(outcomes.get(protocol)).toMatchObject({ ok: false, status: GRPC.RESOURCE_EXHAUSTED });
+  it("is refused with RESOURCE_EXHAUSTED and the payload_too_large code", () => {
+    expect(outcomes.get(protocol)).toMatchObject({
+      ok: false,
+      status: GRPC.RESOURCE_EXHAUSTED,
+      code: "payload_too_large",
+      message: `The request is larger than ${MAX_REQUEST_BYTES} bytes, more than ten maximal items need.`,
+    });
+  });
+
+  it("is signed, bound to an empty request (the body was never read)", async () => {
+    const outcome = outcomes.get(protocol)!;
+    if (outcome.ok) throw new Error("expected a refusal");
+    const jwks = toJwks(server.ctx.signingKeys);
+    const received = { ok: false as const, code: outcome.status, message: outcome.message };
+    expect(await verifyRpcResponse({ requestBytes: new Uint8Array(), outcome: received, metadata: outcome.headers, jwks })).toMatchObject({ valid: true });
+    expect(await verifyRpcResponse({ requestBytes: new Uint8Array([1]), outcome: received, metadata: outcome.headers, jwks })).toMatchObject({ valid: false });
   });
 });
 
