@@ -10,8 +10,7 @@ import { createModerationServiceImpl } from "../rpc/moderation-service.js";
 import { parseModerateJson } from "./json-body.js";
 import { invokeThroughChain } from "./invoke-chain.js";
 import { readBody } from "./read-body.js";
-import { sendJson } from "./send-json.js";
-import { signJsonBody } from "../signing/json-body-signature.js";
+import { sendSignedJson } from "./send-json.js";
 
 const method = ModerationService.method.moderate;
 
@@ -43,11 +42,8 @@ export function registerJsonRoute(app: FastifyInstance, ctx: AppContext, interce
         bodyError = error;
       }
 
-      const sendSigned = async (status: number, body: unknown, headerSets: Headers[]) => {
-        const signed = await signJsonBody(ctx.signingKeys.signer, { status, body, requestBody: contextValues.get(rawJsonBodyKey), nowMs: ctx.clock() });
-        reply.headers(signed.headers);
-        return sendJson(reply, status, signed.bytes, headerSets);
-      };
+      const sendSigned = (status: number, body: unknown, headerSets: Headers[]) =>
+        sendSignedJson(reply, { signer: ctx.signingKeys.signer, nowMs: ctx.clock(), requestBody: contextValues.get(rawJsonBodyKey) }, status, body, headerSets);
 
       const outcome = await invokeThroughChain({
         request, service: ModerationService, method, impl: service.moderate!, input, interceptors, contextValues, deferredError: bodyError,

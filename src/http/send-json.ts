@@ -1,4 +1,6 @@
 import type { FastifyReply } from "fastify";
+import { signJsonBody } from "../signing/json-body-signature.js";
+import type { Signer } from "../signing/signer.js";
 
 /** Headers that describe one HTTP message and must not be copied from RPC metadata. */
 const HOP_HEADERS = new Set(["content-type", "content-length", "content-encoding", "transfer-encoding", "connection"]);
@@ -15,4 +17,20 @@ export function sendJson(reply: FastifyReply, status: number, body: unknown, hea
   }
   const payload = body instanceof Uint8Array ? Buffer.from(body.buffer, body.byteOffset, body.byteLength) : JSON.stringify(body);
   return reply.code(status).header("content-type", "application/json; charset=utf-8").send(payload);
+}
+
+/**
+ * Serializes `body` once, signs those bytes (RFC 9421, bound to `requestBody`; empty when the
+ * request had none or it was never read) and sends them with the signature headers.
+ */
+export async function sendSignedJson(
+  reply: FastifyReply,
+  signing: { signer: Signer; nowMs: number; requestBody: Uint8Array | undefined },
+  status: number,
+  body: unknown,
+  headerSets: Headers[],
+): Promise<FastifyReply> {
+  const signed = await signJsonBody(signing.signer, { status, body, requestBody: signing.requestBody, nowMs: signing.nowMs });
+  reply.headers(signed.headers);
+  return sendJson(reply, status, signed.bytes, headerSets);
 }

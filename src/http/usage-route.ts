@@ -9,14 +9,15 @@ import { usageResponseToJson } from "../metering/usage-json.js";
 import { parseTimeParam } from "../metering/usage-query.js";
 import { createAccountServiceImpl } from "../rpc/account-service.js";
 import { invokeThroughChain } from "./invoke-chain.js";
-import { sendJson } from "./send-json.js";
+import { sendSignedJson } from "./send-json.js";
 
 const method = AccountService.method.getUsage;
 
 /**
  * GET /v1/usage?granularity=day&from=&to= with X-API-Key: AccountService.GetUsage as plain
  * JSON. Like POST /v1/moderate it runs the one interceptor chain and the one service method;
- * a bad query string is raised inside the chain so it is authenticated first.
+ * a bad query string is raised inside the chain so it is authenticated first. Answers are
+ * signed; the signature covers the body and status, not the query string.
  */
 export function registerUsageRoute(app: FastifyInstance, ctx: AppContext, interceptors: Interceptor[]): void {
   const service = createAccountServiceImpl(ctx);
@@ -35,8 +36,10 @@ export function registerUsageRoute(app: FastifyInstance, ctx: AppContext, interc
       request, service: AccountService, method, impl: service.getUsage!, input, interceptors,
       contextValues: createContextValues().set(transportKey, "json"), deferredError: queryError,
     });
-    if (outcome.ok) return sendJson(reply, 200, usageResponseToJson(outcome.output, input.granularity || "day"), outcome.headers);
-    return sendJson(reply, outcome.status, { error: { code: outcome.code, message: outcome.message } }, outcome.headers);
+    // Signed like /v1/moderate; a GET has no body, so the signature binds to an empty one.
+    const signing = { signer: ctx.signingKeys.signer, nowMs: ctx.clock(), requestBody: new Uint8Array() };
+    if (outcome.ok) return sendSignedJson(reply, signing, 200, usageResponseToJson(outcome.output, input.granularity || "day"), outcome.headers);
+    return sendSignedJson(reply, signing, outcome.status, { error: { code: outcome.code, message: outcome.message } }, outcome.headers);
   });
 }
 

@@ -4,6 +4,7 @@ import { createClient, ConnectError, Code } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AccountService } from "../../gen/moderation/v1/account_pb.js";
+import { verifyModerationResponse } from "../../src/client/verify-response.js";
 import { callJson, callModerate } from "../support/protocol-clients.js";
 import { startTestServer, type StoreKind, type TestServer } from "../support/test-server.js";
 
@@ -78,6 +79,19 @@ describe.each<StoreKind>(["sqlite", "postgres"])("metering and the usage API on 
   it("requires a valid key, through the same chain as Moderate", async () => {
     expect(await getUsage(server, undefined)).toMatchObject({ status: 401, body: { error: { code: "missing_api_key" } } });
     expect(await getUsage(server, "mod_AAAAAAAA_" + "A".repeat(43))).toMatchObject({ status: 401, body: { error: { code: "invalid_api_key" } } });
+  });
+
+  it("signs its JSON answers, errors included, like /v1/moderate (bound to the empty GET body)", async () => {
+    const jwks = await (await fetch(`${server.httpUrl}/.well-known/jwks.json`)).json();
+    for (const [key, status] of [[a.key, 200], [undefined, 401]] as const) {
+      const response = await fetch(`${server.httpUrl}/v1/usage`, { headers: key ? { "x-api-key": key } : {} });
+      expect(response.status).toBe(status);
+      const body = new Uint8Array(await response.arrayBuffer());
+      const headers = Object.fromEntries(response.headers);
+      expect(await verifyModerationResponse({ requestBody: "", status, headers, body, jwks })).toMatchObject({ valid: true });
+      const altered = new TextEncoder().encode(new TextDecoder().decode(body).replace(/"requests":\d+/, '"requests":999999'));
+      if (status === 200) expect(await verifyModerationResponse({ requestBody: "", status, headers, body: altered, jwks })).toMatchObject({ valid: false });
+    }
   });
 
   it("serves AccountService.GetUsage over Connect with the same numbers", async () => {
