@@ -47,6 +47,8 @@ export function registerJsonRoute(app: FastifyInstance, ctx: AppContext, interce
 
       const outcome = await invokeThroughChain({
         request, service: ModerationService, method, impl: service.moderate!, input, interceptors, contextValues, deferredError: bodyError,
+        // Only images (decoding, the vision provider) take long enough to be worth cancelling.
+        abortable: input.input.some((item) => item.type === "image"),
       });
       if (outcome.ok) {
         return sendSigned(200, toJson(ModerateResponseSchema, outcome.output, { useProtoFieldName: true, alwaysEmitImplicit: true }), outcome.headers);

@@ -34,7 +34,7 @@ export function registerUsageRoute(app: FastifyInstance, ctx: AppContext, interc
     }
     const outcome = await invokeThroughChain({
       request, service: AccountService, method, impl: service.getUsage!, input, interceptors,
-      contextValues: createContextValues().set(transportKey, "json"), deferredError: queryError,
+      contextValues: createContextValues().set(transportKey, "json"), deferredError: queryError, abortable: false,
     });
     // Signed like /v1/moderate; a GET has no body, so the signature binds to an empty one.
     const signing = { signer: ctx.signingKeys.signer, nowMs: ctx.clock(), requestBody: new Uint8Array() };

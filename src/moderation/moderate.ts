@@ -24,8 +24,7 @@ export const COMBINED_SEPARATOR = "\n\n";
  * judge all text items together when there are two or more, and fold it into one answer.
  */
 export function createModerator(deps: ModerationDeps) {
-  /** `signal` is read only when an image needs it: making an AbortSignal is not free. */
-  return async function moderate(request: ModerateRequest, signal?: () => AbortSignal): Promise<ModerateResponseInit> {
+  return async function moderate(request: ModerateRequest, signal?: AbortSignal): Promise<ModerateResponseInit> {
     const items = validateModerateRequest(request);
     // Check every image's form before any model runs, so a bad item costs nothing.
     const hasImages = items.some((item) => item.type === "image");
@@ -49,7 +48,7 @@ export function createModerator(deps: ModerationDeps) {
     };
   };
 
-  async function judgeItem(item: ValidItem, analyzeImages: boolean, signal: (() => AbortSignal) | undefined) {
+  async function judgeItem(item: ValidItem, analyzeImages: boolean, signal: AbortSignal | undefined) {
     if (item.type === "text") {
       const verdict = toCategories(await deps.textClassifier.classify(item.text));
       return { index: item.index, type: "text", models: [deps.textClassifier.id], ...verdict };
@@ -59,7 +58,7 @@ export function createModerator(deps: ModerationDeps) {
       return { index: item.index, type: "image", flagged: false, categories: {}, explanations: [], models: [] };
     }
     const images = deps.images;
-    const judged = await withItemIndex(item.index, () => images.moderate(item.dataUri, { analyzeImages, ...(signal ? { signal: signal() } : {}) }));
+    const judged = await withItemIndex(item.index, () => images.moderate(item.dataUri, { analyzeImages, ...(signal ? { signal } : {}) }));
     const deep = judged.deepAnalysis;
     return {
       index: item.index,

@@ -11,8 +11,7 @@ export function createModerationServiceImpl(ctx: AppContext): ServiceImpl<typeof
     images: ctx.images,
   });
   return {
-    // A getter, not the signal: some contexts make their signal on first read (see invoke-chain).
-    moderate: (request, context) => moderate(request, () => context.signal),
+    moderate: (request, context) => moderate(request, context.signal),
     listSigningKeys: createListSigningKeys({ keys: ctx.signingKeys }),
   };
 }
