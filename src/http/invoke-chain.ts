@@ -8,7 +8,7 @@ import {
   type MethodImplSpec,
 } from "@connectrpc/connect";
 import { invokeUnaryImplementation } from "@connectrpc/connect/protocol";
-import type { FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import { ApiError, ERROR_CODE_HEADER, ERROR_CODES, isErrorCode } from "../errors/api-error.js";
 
 export type ChainOutcome<O extends DescMessage> =
@@ -23,6 +23,8 @@ export type ChainOutcome<O extends DescMessage> =
  */
 export async function invokeThroughChain<I extends DescMessage, O extends DescMessage>(options: {
   request: FastifyRequest;
+  /** The route's reply: when its connection closes before the answer is sent, the call is aborted. */
+  reply: FastifyReply;
   service: DescService;
   method: DescMethodUnary<I, O>;
   impl: (input: MessageShape<I>, context: HandlerContext) => unknown;
@@ -42,7 +44,8 @@ export async function invokeThroughChain<I extends DescMessage, O extends DescMe
     if (deferredError) throw deferredError;
     return (await options.impl(input, handlerContext)) as never;
   }) as Extract<MethodImplSpec, { kind: "unary" }>;
-  const context = createJsonHandlerContext(request, options.service, options.method, options.contextValues, options.abortable ?? true);
+  const signal = options.abortable ?? true ? abortSignalFor(options.reply) : NEVER_ABORTED;
+  const context = createJsonHandlerContext(request, options.service, options.method, options.contextValues, signal);
   try {
     const output = (await invokeUnaryImplementation(spec, context, options.input, options.interceptors)) as MessageShape<O>;
     return { ok: true, output, headers: [context.responseHeader, context.responseTrailer] };
@@ -71,7 +74,7 @@ function requestHeaders(request: FastifyRequest): Headers {
  * JSON callers cannot send a deadline, so there is no timeout.
  */
 function createJsonHandlerContext(
-  request: FastifyRequest, service: DescService, method: DescMethod, values: ContextValues, abortable: boolean,
+  request: FastifyRequest, service: DescService, method: DescMethod, values: ContextValues, signal: AbortSignal,
 ): HandlerContext {
   return {
     service,
@@ -84,19 +87,24 @@ function createJsonHandlerContext(
     responseTrailer: new Headers(),
     values,
     timeoutMs: () => undefined,
-    signal: abortable ? abortControllerFor(request).signal : NEVER_ABORTED,
+    signal,
   };
 }
 
 /** Shared by short calls; nothing on their path adds listeners to it, so nothing accumulates. */
 const NEVER_ABORTED = new AbortController().signal;
 
-/** Aborts when the caller goes away before the request was fully received. */
-function abortControllerFor(request: FastifyRequest): AbortController {
+/**
+ * Aborts when the caller goes away before the answer is sent (e.g. a paid vision-provider call
+ * is then cancelled). The response's "close" is the signal: the request's own "close" fires as
+ * soon as its body has been read.
+ */
+function abortSignalFor(reply: FastifyReply): AbortSignal {
   const controller = new AbortController();
-  if (request.raw.destroyed && !request.raw.complete) controller.abort();
-  request.raw.once("close", () => {
-    if (!request.raw.complete) controller.abort();
+  const response = reply.raw;
+  if (response.destroyed && !response.writableFinished) controller.abort();
+  response.once("close", () => {
+    if (!response.writableFinished) controller.abort();
   });
-  return controller;
+  return controller.signal;
 }

@@ -46,7 +46,7 @@ export function registerJsonRoute(app: FastifyInstance, ctx: AppContext, interce
         sendSignedJson(reply, { signer: ctx.signingKeys.signer, nowMs: ctx.clock(), requestBody: contextValues.get(rawJsonBodyKey) }, status, body, headerSets);
 
       const outcome = await invokeThroughChain({
-        request, service: ModerationService, method, impl: service.moderate!, input, interceptors, contextValues, deferredError: bodyError,
+        request, reply, service: ModerationService, method, impl: service.moderate!, input, interceptors, contextValues, deferredError: bodyError,
         // Only images (decoding, the vision provider) take long enough to be worth cancelling.
         abortable: input.input.some((item) => item.type === "image"),
       });

@@ -33,7 +33,7 @@ export function registerUsageRoute(app: FastifyInstance, ctx: AppContext, interc
       queryError = error;
     }
     const outcome = await invokeThroughChain({
-      request, service: AccountService, method, impl: service.getUsage!, input, interceptors,
+      request, reply, service: AccountService, method, impl: service.getUsage!, input, interceptors,
       contextValues: createContextValues().set(transportKey, "json"), deferredError: queryError, abortable: false,
     });
     // Signed like /v1/moderate; a GET has no body, so the signature binds to an empty one.

@@ -159,3 +159,31 @@ describe("inference off the event loop", () => {
     expect(order[0]).toBe("text");
   });
 });
+
+describe("a JSON caller that hangs up", () => {
+  const waitFor = async (condition: () => boolean, what: string) => {
+    const deadline = Date.now() + 10_000;
+    while (!condition()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
+
+  it("cancels the vision-provider call it was waiting for", async () => {
+    vision.enqueue(vision.hold());
+    const before = vision.requests.length;
+    const caller = new AbortController();
+    const pending = fetch(`${server.httpUrl}/v1/moderate`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": key },
+      body: JSON.stringify({ input: [{ type: "image", base64: pngUri }], analyze_images: true }),
+      signal: caller.signal,
+    }).catch(() => undefined);
+    await waitFor(() => vision.requests.length > before && vision.inFlight === 1, "the provider call");
+    caller.abort();
+    await pending;
+    // The held provider request closes because the service gave up on it, not because it was released.
+    await waitFor(() => vision.inFlight === 0, "the provider call to be cancelled");
+    vision.releaseHeld();
+  });
+});
