@@ -53,3 +53,46 @@ describe("after oversized requests", () => {
 afterAll(async () => {
   await server.close().catch(() => undefined);
 });
+
+describe("an oversized Connect request that does not announce its size", () => {
+  it("is refused once the bytes received pass the limit, with the code and a signature", async () => {
+    const own = await startTestServer();
+    try {
+      const { key } = await own.createAccount("enterprise", 1_000_000);
+      const { request } = await import("node:http");
+      const url = new URL(`${own.httpUrl}/moderation.v1.ModerationService/Moderate`);
+      const chunk = Buffer.alloc(1024 * 1024, 0x41);
+      const response = await new Promise<{ status: number; headers: Record<string, string>; body: string }>((resolve, reject) => {
+        // No Content-Length: chunked transfer, so only counting the bytes can stop it.
+        const req = request(url, { method: "POST", headers: { "content-type": "application/proto", "x-api-key": key, "transfer-encoding": "chunked" } }, (res) => {
+          let body = "";
+          res.on("data", (d: Buffer) => (body += d.toString()));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers as Record<string, string>, body }));
+        });
+        req.on("error", reject);
+        let sent = 0;
+        const pump = () => {
+          while (sent <= MAX_REQUEST_BYTES) {
+            sent += chunk.length;
+            if (!req.write(chunk)) return void req.once("drain", pump);
+          }
+          req.end();
+        };
+        pump();
+      });
+      expect(response.status).toBe(429); // Connect's HTTP status for RESOURCE_EXHAUSTED
+      expect(response.headers["x-error-code"]).toBe("payload_too_large");
+      const error = JSON.parse(response.body) as { code: string; message: string };
+      expect(error).toMatchObject({ code: "resource_exhausted", message: `The request is larger than ${MAX_REQUEST_BYTES} bytes, more than ten maximal items need.` });
+      const verdict = await verifyRpcResponse({
+        requestBytes: new Uint8Array(),
+        outcome: { ok: false, code: GRPC.RESOURCE_EXHAUSTED, message: error.message },
+        metadata: response.headers,
+        jwks: toJwks(own.ctx.signingKeys),
+      });
+      expect(verdict).toMatchObject({ valid: true });
+    } finally {
+      await own.close();
+    }
+  }, 60_000);
+});
