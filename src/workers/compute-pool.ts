@@ -33,6 +33,8 @@ interface Slot {
   /** Queued for the next flush. */
   queued: Pending[];
   load: number;
+  /** False from the moment the worker died until its replacement takes the slot. */
+  alive: boolean;
 }
 
 /**
@@ -52,12 +54,16 @@ export async function createComputePool(options: ComputePoolOptions): Promise<Co
   let nextBatch = 1;
   let flushScheduled = false;
   let closed = false;
+  /** Jobs submitted while no worker is alive (all restarting); handed out when one is back. */
+  const waiting: Pending[] = [];
+  /** Set when a worker could not be replaced and none is left: later jobs fail at once. */
+  let broken: Error | undefined;
 
   const start = (): Promise<{ slot: Slot; classifierId: string | undefined }> =>
     new Promise((resolve, reject) => {
       const progress = new Int32Array(new SharedArrayBuffer(4));
       const worker = new Worker(WORKER_URL, { workerData: { ...options.setup, progress } });
-      const slot: Slot = { worker, progress, inFlight: new Map(), queued: [], load: 0 };
+      const slot: Slot = { worker, progress, inFlight: new Map(), queued: [], load: 0, alive: true };
       let ready = false;
       worker.on("message", (message: WorkerReply) => {
         if (message.type === "ready") {
@@ -93,7 +99,8 @@ export async function createComputePool(options: ComputePoolOptions): Promise<Co
   };
 
   /**
-   * A worker died with jobs on it: start another and give it those jobs again. Only the job it
+   * A worker died with jobs on it: its jobs go to the other workers (or wait for its
+   * replacement) and a replacement starts. Only the job it
    * was running takes the blame, so a job that kills every worker cannot take its neighbours
    * in the batch down with it.
    */
@@ -106,6 +113,7 @@ export async function createComputePool(options: ComputePoolOptions): Promise<Co
       orphans.splice(orphans.indexOf(culprit), 1);
       culprit.reject(new Error("a compute worker died twice while running this job"));
     }
+    dead.alive = false;
     dead.inFlight = new Map();
     dead.queued = [];
     dead.load = 0;
@@ -113,21 +121,26 @@ export async function createComputePool(options: ComputePoolOptions): Promise<Co
       for (const p of orphans) p.reject(new Error("the compute pool is closed"));
       return;
     }
+    // To the other workers now, or (none alive) to `waiting` until the replacement is up.
+    for (const p of orphans) enqueue(p);
     start().then(
       ({ slot }) => {
         slots[index] = slot;
-        for (const p of orphans) enqueue(p);
+        for (const p of waiting.splice(0)) enqueue(p);
       },
       (error: Error) => {
-        // A replacement that cannot start leaves the slot's dead worker in place; its jobs fail.
-        for (const p of orphans) p.reject(error);
+        if (!slots.some((s) => s.alive)) {
+          broken = error;
+          for (const p of waiting.splice(0)) p.reject(error);
+        }
       },
     );
   };
 
   const enqueue = (pending: Pending) => {
-    let best = slots[0]!;
-    for (const slot of slots) if (slot.load < best.load) best = slot;
+    let best: Slot | undefined;
+    for (const slot of slots) if (slot.alive && (!best || slot.load < best.load)) best = slot;
+    if (!best) return void waiting.push(pending);
     best.queued.push(pending);
     best.load++;
     if (!flushScheduled) {
@@ -139,7 +152,7 @@ export async function createComputePool(options: ComputePoolOptions): Promise<Co
   const flush = () => {
     flushScheduled = false;
     for (const slot of slots) {
-      if (slot.queued.length === 0) continue;
+      if (!slot.alive || slot.queued.length === 0) continue;
       const batch = slot.queued;
       slot.queued = [];
       const batchNumber = nextBatch++;
@@ -151,6 +164,7 @@ export async function createComputePool(options: ComputePoolOptions): Promise<Co
   const submit = (job: ComputeJob): Promise<ComputeResult> =>
     new Promise((resolve, reject) => {
       if (closed) return reject(new Error("the compute pool is closed"));
+      if (broken) return reject(broken);
       enqueue({ job, crashes: 0, resolve, reject });
     });
 
@@ -178,7 +192,7 @@ export async function createComputePool(options: ComputePoolOptions): Promise<Co
     },
     async close() {
       closed = true;
-      const pending = slots.flatMap((s) => [...[...s.inFlight.values()].flat(), ...s.queued]);
+      const pending = [...slots.flatMap((s) => [...[...s.inFlight.values()].flat(), ...s.queued]), ...waiting.splice(0)];
       await Promise.all(slots.map((s) => s.worker.terminate()));
       for (const p of pending) p.reject(new Error("the compute pool is closed"));
     },

@@ -93,4 +93,18 @@ describe("compute pool when a worker dies", () => {
     // And the pool keeps serving afterwards.
     expect(await pool.classify("still here")).toEqual(await inline.classify("still here"));
   });
+
+  it("holds jobs submitted while its only worker restarts, and runs them on the replacement", async () => {
+    const inline = createPatternClassifier();
+    const poisoned = pool.classify(POISON).catch((error: Error) => error);
+    const late: Promise<unknown>[] = [];
+    // Keep submitting across the crash and the restart (a replacement takes a while to load).
+    for (let i = 0; i < 25; i++) {
+      late.push(pool.classify(`late sentence ${i}`));
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(await poisoned).toBeInstanceOf(Error);
+    const answers = await Promise.all(late);
+    for (let i = 0; i < answers.length; i++) expect(answers[i]).toEqual(await inline.classify(`late sentence ${i}`));
+  }, 20_000);
 });
