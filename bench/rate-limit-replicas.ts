@@ -108,7 +108,7 @@ async function createFreeAccount(env: Record<string, string>): Promise<string> {
 }
 
 function startReplica(env: Record<string, string>): Promise<Replica> {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+  const child = spawn(process.execPath, ["--import", "./src/boot/ts-loader.mjs", "src/main.ts"], {
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "inherit"],
   });

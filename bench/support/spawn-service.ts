@@ -30,9 +30,12 @@ export async function cpuMicros(pid: number, thread?: number): Promise<number> {
 // USER_HZ is 100 on every mainstream Linux build.
 const CLOCK_TICKS_PER_SECOND = 100;
 
-/** Starts `node --import tsx <entry>` as a child and waits until `readyUrl` answers. */
+/**
+ * Starts `<entry>` as a child the way npm start runs the service (src/boot/ts-loader.mjs) and
+ * waits until `readyUrl` answers.
+ */
 export async function spawnNode(entry: string, env: Record<string, string>, readyUrl: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", entry], {
+  const child = spawn(process.execPath, ["--import", "./src/boot/ts-loader.mjs", entry], {
     env: { ...process.env, LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "ignore", "inherit"],
   });

@@ -84,7 +84,7 @@ describe("readConfig", () => {
 
 describe("the service's start-up", () => {
   it("stops with exit code 2 and names the variable on a bad config", () => {
-    const result = spawnSync(process.execPath, ["--import", "tsx", "src/main.ts"], {
+    const result = spawnSync(process.execPath, ["--import", "./src/boot/ts-loader.mjs", "src/main.ts"], {
       env: { PATH: process.env.PATH ?? "", PORT: "9100", LOG_LEVEL: "loud", DATA_DIR: "/tmp/moderation-config-test" },
       encoding: "utf8",
       timeout: 20_000,

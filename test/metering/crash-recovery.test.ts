@@ -16,7 +16,7 @@ const TARGET_SUCCESSES = 600;
  * than `npx tsx` so the pid we kill is the server itself, not a wrapper that would orphan it.
  */
 function startChild(env: Record<string, string>): Promise<{ child: ChildProcess; httpUrl: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+  const child = spawn(process.execPath, ["--import", "./src/boot/ts-loader.mjs", "src/main.ts"], {
     env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"],
   });
   children.push(child);
