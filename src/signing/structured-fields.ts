@@ -227,6 +227,9 @@ class Parser {
 // --- base64 (no Buffer, so browsers can use this file) ----------------------------------
 
 export function bytesToBase64(bytes: Uint8Array): string {
+  // Node's Buffer where there is one (every response's digests and signature pass here);
+  // browsers, where the client verifies, take the btoa path.
+  if (typeof Buffer !== "undefined") return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
   let binary = "";
   for (let i = 0; i < bytes.length; i += 0x8000) {
     binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));

@@ -22,9 +22,9 @@ export interface Database {
   withExclusiveLock<T>(work: (db: Database) => Promise<T>): Promise<T>;
   close(): Promise<void>;
   /**
-   * A cheap token that changes whenever any connection, in this process or another (modctl),
-   * may have committed a change. Drivers that cannot tell cheaply leave it out, and callers
-   * then must not cache what they read.
+   * A cheap token that changes whenever any connection may have committed a change: at once
+   * for writes in this process, from the next event-loop turn for another process's (modctl).
+   * Drivers that cannot tell cheaply leave it out, and callers then must not cache what they read.
    */
   changeToken?(): string;
 }

@@ -7,6 +7,9 @@ import type { Database, SqlValue } from "./database.js";
  * Embedded store. WAL mode lets `modctl` write while the server reads; busy_timeout makes
  * the two processes wait for each other instead of failing with SQLITE_BUSY.
  */
+/** Writes by every SQLite connection of this process (see changeToken). */
+let processWrites = 0;
+
 export function createSqliteDatabase(file: string): Database {
   if (file !== ":memory:") fs.mkdirSync(path.dirname(file), { recursive: true });
   const db = new BetterSqlite3(file);
@@ -47,11 +50,12 @@ export function createSqliteDatabase(file: string): Database {
     queue = result.catch(() => undefined);
     return result;
   };
-  // data_version moves when another connection commits; our own writes are counted here.
+  // data_version moves when another connection commits; writes made in this process, on any
+  // connection, are counted in processWrites.
   const dataVersion = db.prepare("PRAGMA data_version").pluck();
-  let ownWrites = 0;
+  let dataVersionThisTurn: unknown;
   const write = (sql: string, params: readonly SqlValue[]): number => {
-    ownWrites++;
+    processWrites++;
     if (params.length === 0 && sql.includes(";")) {
       db.exec(sql);
       return 0;
@@ -74,7 +78,7 @@ export function createSqliteDatabase(file: string): Database {
       db.exec("ROLLBACK");
       throw error;
     } finally {
-      ownWrites++; // reads inside the transaction may have seen rows that are now gone
+      processWrites++; // reads inside the transaction may have seen rows that are now gone
     }
   };
 
@@ -105,7 +109,16 @@ export function createSqliteDatabase(file: string): Database {
     async close() {
       db.close();
     },
-    changeToken: () => `${String(dataVersion.get())}:${ownWrites}`,
+    changeToken() {
+      // Asking SQLite costs a read transaction (file-lock system calls), so it is asked once per
+      // event-loop turn: a commit by another process is seen from the next turn on, a write in
+      // this process at once.
+      if (dataVersionThisTurn === undefined) {
+        dataVersionThisTurn = dataVersion.get();
+        setImmediate(() => (dataVersionThisTurn = undefined));
+      }
+      return `${String(dataVersionThisTurn)}:${processWrites}`;
+    },
   };
   return database;
 }
