@@ -60,7 +60,9 @@ export function writeReport(path: string, ev: Evaluation): void {
   const prev = ev.previous;
   if (prev?.selection) {
     for (const [f, s] of Object.entries(prev.selection)) lines.push(`Previous model \`${prev.id}\`, ${f}: mean AUPRC ${f3(s.mean)} over ${s.pairs} pairs.`);
-    lines.push("", "Previous AUPRC figures were computed with an average precision that broke tied scores in favour of positives; that model's saturated scores (many exact 0s and 1s) made ties common, so its pairs with ties are inflated (e.g. reddit-cssrs-suicide / self_harm_intent reported 1.000 with no positive flagged; with ties scored fairly the new model gets 0.804 there). Most pairs without ties moved by less than 0.05 either way (per-dataset table below).", "");
+    lines.push("");
+    // Only true of 2026-11-a, whose saturated scores made ties common.
+    if (prev.id.endsWith("-2026-11-a")) lines.push("Previous AUPRC figures were computed with an average precision that broke tied scores in favour of positives; that model's saturated scores (many exact 0s and 1s) made ties common, so its pairs with ties are inflated (e.g. reddit-cssrs-suicide / self_harm_intent reported 1.000 with no positive flagged; with ties scored fairly the new model gets 0.804 there). Most pairs without ties moved by less than 0.05 either way (per-dataset table below).", "");
   }
   if (winner) {
     lines.push(`## Held-out-dataset figures per category (${ev.winner})`, "");

@@ -8,7 +8,8 @@
  * models/; train into a scratch directory to compare before replacing the committed model),
  * --cache DIR (fold and final weights, default $TMPDIR/text-moderation-train-cache), --reuse (load them
  * instead of training: recompute calibration, thresholds and report in about a minute), --max-fpr X,
- * --quick (no held-out-dataset evaluation; for iterating on features).
+ * --quick (no held-out-dataset evaluation; for iterating on features), --dim N, --hidden N, --lr X
+ * (embedding-mlp shape and AdaGrad step size), --lookalike-weight X (weight of benign look-alike rows).
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -28,22 +29,16 @@ import { trainLinear } from "./train-linear.js";
 import { trainMlp } from "./train-mlp.js";
 import type { TrainedModel } from "./trainer.js";
 
-const MODEL_VERSION = "2026-11-b";
+const MODEL_VERSION = "2026-11-c";
 const HASHING = { buckets: 1 << 18, minN: 3, maxN: 5 };
 const WINDOW = { size: 480, stride: 240 };
 // Held out one at a time: every dataset with positives that is not a near-copy of another's style,
 // plus the benign look-alike sets whose false-positive rate the issue asks for.
 const DEFAULT_FOLDS = ["hatecheck", "xstest", "toxic-spans", "implicit-hate", "reddit-cssrs-suicide", "adversarial-nibbler", "ailuminate-demo"];
-// Benign look-alike rows (corpus.ts isLookalike) count this many times in training.
-const LOOKALIKE_WEIGHT = 2;
 // Everyday benign query sets (corpus.ts EVERYDAY) count up to this many rows instead of 6000.
 const EVERYDAY_CAP = Number(process.env["EVERYDAY_CAP"] ?? 30000);
 // Reddit C-SSRS (user-level labels copied to posts, corpus.ts NOISY) counts as at most this many rows.
 const NOISY_CAP = Number(process.env["NOISY_CAP"] ?? 2000);
-const FAMILIES: Record<string, (c: Corpus, rows: Uint32Array, heads: number[], seed: number, epochs: number) => TrainedModel> = {
-  linear: (c, rows, heads, seed, epochs) => trainLinear(c, rows, HASHING.buckets, { heads, seed, epochs }),
-  "embedding-mlp": (c, rows, heads, seed, epochs) => trainMlp(c, rows, HASHING.buckets, { heads, seed, epochs }),
-};
 
 const { values } = parseArgs({
   options: {
@@ -68,8 +63,20 @@ const { values } = parseArgs({
     // evaluation.json of the model being replaced (default: the one in the output directory), for before/after columns.
     previous: { type: "string" },
     quick: { type: "boolean", default: false },
+    // Network shape and step size of the embedding-mlp family (see models/README.md for what was compared).
+    dim: { type: "string", default: "32" },
+    hidden: { type: "string", default: "48" },
+    lr: { type: "string", default: "0.05" },
+    "lookalike-weight": { type: "string", default: "2" },
   },
 });
+// Benign look-alike rows (corpus.ts isLookalike) count this many times in training.
+const LOOKALIKE_WEIGHT = Number(values["lookalike-weight"]);
+const MLP = { dim: Number(values.dim), hidden: Number(values.hidden), lr: Number(values.lr) };
+const FAMILIES: Record<string, (c: Corpus, rows: Uint32Array, heads: number[], seed: number, epochs: number) => TrainedModel> = {
+  linear: (c, rows, heads, seed, epochs) => trainLinear(c, rows, HASHING.buckets, { heads, seed, epochs }),
+  "embedding-mlp": (c, rows, heads, seed, epochs) => trainMlp(c, rows, HASHING.buckets, { heads, seed, epochs, ...MLP }),
+};
 const seed = Number(values.seed);
 const epochs = Number(values.epochs);
 const foldEpochs = Number(values["fold-epochs"] ?? values.epochs);
@@ -160,7 +167,7 @@ const id = `text-${winner}-${MODEL_VERSION}`;
 const base = fit(winner, undefined, id);
 // Provenance only, and nothing that varies run to run (no timings): the file is byte-identical given the seed.
 const training = {
-  seed, epochs, foldEpochs, lookalikeWeight: LOOKALIKE_WEIGHT, everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP, maxFpr, policy: values.policy, datasets: (base.model.header.training["datasets"] as string[] | undefined) ?? corpus?.datasets,
+  seed, epochs, foldEpochs, mlp: MLP, lookalikeWeight: LOOKALIKE_WEIGHT, everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP, maxFpr, policy: values.policy, datasets: (base.model.header.training["datasets"] as string[] | undefined) ?? corpus?.datasets,
   rows: base.model.header.training["rows"] ?? corpus?.rows, hashing: HASHING, window: WINDOW, folds,
   selection: Object.fromEntries(Object.entries(selection).map(([f, s]) => [f, { mean: s.mean, pairs: s.pairs }])),
 };

@@ -1,7 +1,10 @@
 import { compileTermList, type CompiledTermList } from "./lexicon.js";
-import { GRAPHIC_VIOLENCE, MINOR_INDICATORS, SELF_HARM_METHODS, SEXUAL_EXPLICIT, THREATS } from "./terms.js";
+import { DIRECT_ABUSE, INSULTS, SELF_HARM_INTENT } from "./personal-terms.js";
+import { GRAPHIC_VIOLENCE, MINOR_INDICATORS, NUDITY, SELF_HARM_METHODS, SEXUAL_EXPLICIT, THREATS } from "./terms.js";
 
 export { compileTermList, evidenceScore, scanText, strongestHit, type CompiledTermList, type LexiconHit } from "./lexicon.js";
+export { aimedAtReader, combinePhrases, dropNegated } from "./context.js";
+export * from "./personal-terms.js";
 export * from "./terms.js";
 
 export interface Lexicons {
@@ -10,6 +13,10 @@ export interface Lexicons {
   minors: CompiledTermList;
   selfHarmMethods: CompiledTermList;
   threats: CompiledTermList;
+  selfHarmIntent: CompiledTermList;
+  insults: CompiledTermList;
+  directAbuse: CompiledTermList;
+  nudity: CompiledTermList;
 }
 
 let cached: Lexicons | undefined;
@@ -22,6 +29,10 @@ export function getLexicons(): Lexicons {
     minors: compileTermList(MINOR_INDICATORS),
     selfHarmMethods: compileTermList(SELF_HARM_METHODS),
     threats: compileTermList(THREATS),
+    selfHarmIntent: compileTermList(SELF_HARM_INTENT),
+    insults: compileTermList(INSULTS),
+    directAbuse: compileTermList(DIRECT_ABUSE),
+    nudity: compileTermList(NUDITY),
   };
   return cached;
 }

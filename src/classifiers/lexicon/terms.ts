@@ -92,3 +92,22 @@ export const THREATS: TermList = {
     "watch your back": 0.8, "i will kill": 0.6, "i'll kill": 0.6, "gonna kill": 0.6, "going to kill": 0.6,
   },
 };
+
+/**
+ * Nudity and sexualised-appearance words as they appear in short requests such as image prompts
+ * ("a topless woman on the beach, sexy pose"). Explicit-vocabulary density (SEXUAL_EXPLICIT) needs
+ * several explicit words, which euphemistic prompts avoid. Used only for short texts (engine.ts),
+ * because in prose the same words are common and innocent ("naked branches", "a sensual melody").
+ */
+export const NUDITY: TermList = {
+  name: "nudity",
+  terms: {
+    "naked": 0.6, "nude": 0.6, "nudes": 0.8, "nudity": 0.6, "topless": 0.8, "bottomless": 0.6, "bare breasts": 1,
+    "bare chested": 0.2, "exposed breasts": 1, "without clothes": 0.6, "no clothes": 0.6, "without clothing": 0.6,
+    "undressed": 0.5, "undressing": 0.6, "lingerie": 0.4, "underwear": 0.3, "see through": 0.4, "sexy": 0.5,
+    "seductive": 0.5, "seductively": 0.6, "sensual": 0.4, "provocative": 0.4, "erotic": 0.8, "nsfw": 0.8,
+    "porn*": 0.6, "playboy": 0.6, "stripper*": 0.6, "striptease": 0.8, "bikini": 0.3, "busty": 0.6, "cleavage": 0.5,
+    // Body words are also medical ("nipple pain", "a rash on the genitals"): they need support.
+    "breasts": 0.4, "nipple*": 0.4, "genitals": 0.4, "buttocks": 0.4, "in the nude": 1, "skinny dipping": 0.5,
+  },
+};

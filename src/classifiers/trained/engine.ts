@@ -1,14 +1,25 @@
 import { CATEGORY_IDS, type CategoryId } from "../categories.js";
 import type { CategoryVerdict, EvidenceSpan, TextClassifier, Verdict } from "../classifier.js";
-import { evidenceScore, getLexicons, strongestHit, type LexiconHit } from "../lexicon/index.js";
+import { aimedAtReader, combinePhrases, dropNegated, evidenceScore, getLexicons, strongestHit, type LexiconHit } from "../lexicon/index.js";
 import { normalizeText, type NormalizedText } from "../normalize/normalize.js";
-import { featuresOfTokens, featurize, tokenFeaturesOf, tokenize, type Token, type TokenFeatures } from "./features.js";
+import { featuresOfTokens, featurize, firstTokenAtOrAfter, tokenFeaturesOf, tokenize, type Token, type TokenFeatures } from "./features.js";
 import type { ModelFile } from "./model-file.js";
 import { createLinearScorer, createMlpScorer, type Scorer } from "./scorers.js";
 import { windowsOf, type Window } from "./windows.js";
 
 const sigmoid = (x: number): number => 1 / (1 + Math.exp(-x));
 const MAX_SPANS = 3;
+
+/**
+ * Phrase rules for harm aimed at a person (lexicon/personal-terms.ts), where the learned heads miss
+ * plain statements phrased unlike their training text. Evidence at or above ALONE flags by itself;
+ * weaker evidence (at least SUPPORTED) flags when the learned head is over SUPPORT x its own bar.
+ */
+export const PERSONAL_RULES = { alone: 0.8, supported: 0.4, support: 0.5 } as const;
+/** Texts of at most this many words are short requests (prompts), where nudity words count. */
+export const SHORT_TEXT_WORDS = 60;
+
+const foldApostrophes = (w: string): string => (w.includes("\u2019") || w.includes("\u2018") ? w.replace(/[\u2018\u2019]/g, "'") : w);
 
 export function scorerOf(model: ModelFile): Scorer {
   const { header, tensors } = model;
@@ -43,6 +54,12 @@ interface WindowEvidence {
   minors: number;
   methods: number;
   threats: number;
+  /** First-person self-harm phrase, not negated. */
+  intent: number;
+  /** Insult aimed at the reader, or a direct abuse phrase. */
+  insult: number;
+  /** Nudity / sexualised-appearance words, for short texts only. */
+  nudity: number;
 }
 
 interface Candidate {
@@ -50,20 +67,11 @@ interface Candidate {
   flagged: boolean;
   at: number;
   /** Which evidence to explain: the learned head, lexicon hits, or both. */
-  lexicons: ("sexual" | "graphicViolence" | "minors" | "selfHarmMethods" | "threats")[];
+  lexicons: ("sexual" | "graphicViolence" | "minors" | "selfHarmMethods" | "threats" | "selfHarmIntent" | "insults" | "nudity")[];
   /** The learned head whose features explain this category, if any. */
   head: CategoryId | undefined;
-}
-
-/** Index of the first token starting at or after x (tokens are sorted by start). */
-function lowerBound(tokens: readonly Token[], x: number): number {
-  let lo = 0, hi = tokens.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (tokens[mid]!.start < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  /** That head's score in this window: breaks ties between windows with equal scores. */
+  support: number;
 }
 
 export function createEngine(model: ModelFile): TextClassifier {
@@ -72,6 +80,9 @@ export function createEngine(model: ModelFile): TextClassifier {
   const lex = getLexicons();
   const headIndex = new Map<CategoryId, number>(header.heads.map((c, i) => [c, i]));
   const threshold = (c: CategoryId): number => header.thresholds[c] ?? 0.5;
+  /** Whether phrase evidence flags: plain on its own, or weaker with the learned head's support. */
+  const personal = (evidence: number, model: number, bar: number): boolean =>
+    evidence >= PERSONAL_RULES.alone || (evidence >= PERSONAL_RULES.supported && model >= PERSONAL_RULES.support * bar);
 
   type Evidence = { windows: WindowEvidence[]; tokens: Token[]; tf: TokenFeatures; hits: Record<string, LexiconHit[]> };
 
@@ -79,19 +90,25 @@ export function createEngine(model: ModelFile): TextClassifier {
     const tokens = tokenize(norm.text);
     // Hash every token once; overlapping windows and explanations reuse it.
     const tf = tokenFeaturesOf(norm.text, tokens, header.hashing);
-    const words = tokens.map((t) => norm.text.slice(t.start, t.end));
+    // Typographic apostrophes match the lists' plain ones ("you’re dead", "i’m suicidal").
+    const words = tokens.map((t) => foldApostrophes(norm.text.slice(t.start, t.end)));
     const hits = {
       sexual: lex.sexual.scan(norm.text, tokens, words),
       graphicViolence: lex.graphicViolence.scan(norm.text, tokens, words),
       minors: lex.minors.scan(norm.text, tokens, words),
       selfHarmMethods: lex.selfHarmMethods.scan(norm.text, tokens, words),
       threats: lex.threats.scan(norm.text, tokens, words),
+      selfHarmIntent: dropNegated(norm.text, tokens, words, lex.selfHarmIntent.scan(norm.text, tokens, words)),
+      // Insult words count only when aimed at the reader: counting third-person insults too ("he is
+      // an idiot") found more held-out harassment but flagged more benign counter-speech (models/README.md).
+      nudity: tokens.length <= SHORT_TEXT_WORDS ? lex.nudity.scan(norm.text, tokens, words) : [],
+      insults: [...aimedAtReader(norm.text, tokens, words, lex.insults.scan(norm.text, tokens, words)), ...lex.directAbuse.scan(norm.text, tokens, words)],
     };
     const logits = new Float64Array(scorer.heads);
     const windows = windowsOf(norm.text, header.window).map((window): WindowEvidence => {
       const inside = (h: LexiconHit): boolean => h.start >= window.from && h.start < window.to;
-      const tFrom = lowerBound(tokens, window.from);
-      const tTo = lowerBound(tokens, window.to);
+      const tFrom = firstTokenAtOrAfter(tokens, window.from);
+      const tTo = firstTokenAtOrAfter(tokens, window.to);
       const count = tTo - tFrom;
       // A bound that cuts a token (no space to snap to) tokenises differently: featurise that window as is.
       const cut = (tFrom > 0 && tokens[tFrom - 1]!.end > window.from) || (tTo > 0 && tokens[tTo - 1]!.end > window.to);
@@ -110,6 +127,9 @@ export function createEngine(model: ModelFile): TextClassifier {
         minors: strongestHit(pick(hits.minors)),
         methods: strongestHit(pick(hits.selfHarmMethods)),
         threats: strongestHit(pick(hits.threats)),
+        intent: combinePhrases(pick(hits.selfHarmIntent)),
+        insult: combinePhrases(pick(hits.insults)),
+        nudity: combinePhrases(pick(hits.nudity)),
       };
     });
     return { windows, tokens, tf, hits };
@@ -119,8 +139,13 @@ export function createEngine(model: ModelFile): TextClassifier {
     const out: Partial<Record<CategoryId, Candidate>> = {};
     const consider = (c: CategoryId, score: number, flagged: boolean, at: number, head: CategoryId | undefined, lexicons: Candidate["lexicons"]): void => {
       const cur = out[c];
-      // Flagging evidence beats non-flagging; then the higher score wins.
-      if (!cur || (flagged && !cur.flagged) || (flagged === cur.flagged && score > cur.score)) out[c] = { score, flagged, at, head, lexicons };
+      // Phrase rules give several windows the same score (1 for a plain statement); among those the
+      // window where the learned head agrees most wins, so explanations come from the harmful part.
+      const support = head !== undefined ? (windows[at]!.model[head] ?? 0) : 0;
+      // Flagging evidence beats non-flagging; then the higher score wins, then the head's support.
+      if (!cur || (flagged && !cur.flagged) || (flagged === cur.flagged && (score > cur.score || (score === cur.score && support > cur.support)))) {
+        out[c] = { score, flagged, at, head, lexicons, support };
+      }
     };
     windows.forEach((w, at) => {
       for (const c of header.heads) {
@@ -143,10 +168,26 @@ export function createEngine(model: ModelFile): TextClassifier {
       consider("harassment_threatening", threat, w.threats >= 0.8 && hostileFlag, at, "harassment", ["threats"]);
       // A threat is harassment too.
       if (w.threats >= 0.8 && hostileFlag) consider("harassment", Math.max(threat, w.model.harassment ?? 0), true, at, "harassment", ["threats"]);
+      // A first-person self-harm phrase ("I want to end my life"): the learned heads rarely see
+      // long first-person posts, so plain statements are missed without it.
+      const intentFlag = personal(w.intent, w.model.self_harm ?? 0, threshold("self_harm"));
+      if (intentFlag) {
+        consider("self_harm", Math.max(w.intent, w.model.self_harm ?? 0), true, at, "self_harm", ["selfHarmIntent"]);
+        consider("self_harm_intent", Math.max(w.intent, w.model.self_harm_intent ?? 0), true, at, "self_harm_intent", ["selfHarmIntent"]);
+      }
+      // An insult aimed at the reader ("you worthless idiot") or a direct abuse phrase ("fuck you").
+      if (personal(w.insult, w.model.harassment ?? 0, threshold("harassment"))) {
+        consider("harassment", Math.max(w.insult, w.model.harassment ?? 0), true, at, "harassment", ["insults"]);
+      }
+      // A short request built on nudity words ("topless woman, sexy pose"): euphemistic prompts avoid
+      // the explicit vocabulary the density evidence needs.
+      if (personal(w.nudity, w.model.sexual ?? 0, threshold("sexual"))) {
+        consider("sexual", Math.max(w.nudity, w.model.sexual ?? 0), true, at, "sexual", ["nudity"]);
+      }
       // Thin instructions data: a self-harm window that also asks for or gives a method counts.
-      const sh = w.model.self_harm ?? 0;
+      const sh = Math.max(w.model.self_harm ?? 0, intentFlag ? w.intent : 0);
       const inst = Math.min(sh, w.methods);
-      consider("self_harm_instructions", inst, w.methods >= 0.6 && sh >= threshold("self_harm") && inst >= threshold("self_harm_instructions"), at, "self_harm", ["selfHarmMethods"]);
+      consider("self_harm_instructions", inst, w.methods >= 0.6 && (intentFlag || sh >= threshold("self_harm")) && inst >= threshold("self_harm_instructions"), at, "self_harm", ["selfHarmMethods"]);
     });
     return out;
   }

@@ -16,6 +16,17 @@ export interface Token {
   end: number;
 }
 
+/** Index of the first token starting at or after `x` (tokens are sorted by start). */
+export function firstTokenAtOrAfter(tokens: readonly Token[], x: number): number {
+  let lo = 0, hi = tokens.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (tokens[mid]!.start < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 const SEED_WORD = 0x2f6b1a3d;
 const SEED_BIGRAM = 0x51ed270b;
 const SEED_CHAR = 0x6c8e9cf5;

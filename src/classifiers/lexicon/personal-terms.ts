@@ -1,0 +1,127 @@
+import type { TermList } from "./terms.js";
+
+/**
+ * Phrase lists for harm aimed at a person: the writer (self-harm intent) or the reader (insults).
+ * Public training text for both is thin or stylistically narrow (short prompts, one Reddit corpus),
+ * so the learned heads miss plain statements phrased unlike their training rows. These lists were
+ * written from general knowledge of how such statements are phrased, not mined from any dataset.
+ * Context (negation, who is addressed) is checked in context.ts; weights follow terms.ts: 1 = plain
+ * evidence on its own, lower = only with support from the learned head.
+ */
+
+/**
+ * First-person statements of wanting to die or to hurt oneself. Anchored on first-person words
+ * ("myself", "my life", "I ...") so talk about someone else ("she wants to kill herself") and
+ * questions about the topic ("what is suicide") do not match.
+ */
+export const SELF_HARM_INTENT: TermList = {
+  name: "self_harm_intent",
+  terms: {
+    "kill myself": 1, "killing myself": 1, "killed myself": 0.8, "unalive myself": 1, "end my life": 1,
+    "ending my life": 1, "end my own life": 1, "take my own life": 1, "taking my own life": 1, "take my life": 0.8,
+    "i want to die": 1, "i wanna die": 1, "i just want to die": 1, "i really want to die": 1, "i want to be dead": 1,
+    "i wish i was dead": 1, "i wish i were dead": 1, "wish i was dead": 0.8, "wish i were dead": 0.8,
+    "wish i was never born": 0.6, "wish i had never been born": 0.6,
+    "i'm suicidal": 1, "im suicidal": 1, "i am suicidal": 1, "i feel suicidal": 1, "feeling suicidal": 0.8,
+    "i've been suicidal": 1, "ive been suicidal": 1, "been feeling suicidal": 1, "i get suicidal": 1,
+    "my suicidal thoughts": 0.8, "i have suicidal thoughts": 1, "having suicidal thoughts": 0.8,
+    "my suicide": 0.8, "my suicide note": 1, "suicide note": 0.5, "my suicide attempt": 0.8,
+    "don't want to live": 1, "dont want to live": 1, "do not want to live": 1, "don't wanna live": 1,
+    "dont wanna live": 1, "don't want to be alive": 1, "dont want to be alive": 1, "don't want to exist": 0.8,
+    "dont want to exist": 0.8, "don't want to wake up": 0.6, "dont want to wake up": 0.6,
+    "no reason to live": 0.8, "nothing to live for": 0.8, "life is not worth living": 0.6, "better off dead": 0.8,
+    "better off without me": 1, "hang myself": 1, "hanging myself": 1, "shoot myself": 1, "drown myself": 1,
+    "slit my wrists": 1, "cut my wrists": 1, "cut myself": 0.8, "cutting myself": 0.8, "hurt myself": 0.6,
+    "hurting myself": 0.6, "harm myself": 0.8, "harming myself": 0.8, "starve myself": 0.6, "overdose on": 0.5,
+    "end it all": 0.6, "ending it all": 0.6, "can't go on": 0.4, "cant go on": 0.4, "can't do this anymore": 0.4,
+    "cant do this anymore": 0.4, "want to disappear forever": 0.5, "my last day alive": 1,
+    // Weaker signs (C-SSRS style ideation, hopelessness, self-injury talk): each needs support, from
+    // the learned head or from other phrases in the same window (see combinePhrases in context.ts).
+    "thinking about suicide": 0.6, "thoughts of suicide": 0.6, "thinking of suicide": 0.6,
+    "contemplating suicide": 0.8, "considering suicide": 0.8, "suicidal ideation": 0.5, "attempted suicide": 0.5,
+    "tried to overdose": 0.8, "i attempted": 0.4, "my attempt": 0.4, "wrote a note": 0.4, "goodbye letter": 0.5,
+    "tired of living": 0.6, "tired of life": 0.5, "sick of living": 0.6, "no point in living": 0.6,
+    "no point living": 0.6, "life is pointless": 0.5, "what's the point of living": 0.6, "why am i still alive": 0.8,
+    "why am i alive": 0.6, "nobody would miss me": 0.6, "no one would miss me": 0.6, "nobody would care if i died": 0.8,
+    "no one would care if i died": 0.8, "i'm a burden": 0.5, "im a burden": 0.5, "i am a burden": 0.5,
+    "wish i could disappear": 0.4, "sleep forever": 0.4, "never wake up": 0.5, "not wake up": 0.4,
+    "i hate myself": 0.3, "i hate my life": 0.3, "hate being alive": 0.8, "i can't take it anymore": 0.4,
+    "i cant take it anymore": 0.4, "i give up": 0.3, "relapsed": 0.3, "my scars": 0.4, "my cuts": 0.5,
+    "cutting again": 0.6, "started cutting": 0.6, "self harming": 0.4, "self harm": 0.3, "my wrists": 0.5,
+  },
+};
+
+/**
+ * Words that undo a following self-harm phrase when they appear up to three words before it in the
+ * same clause ("I would never kill myself", "I'm not suicidal", "I used to cut myself"). Matched after
+ * normalisation.
+ */
+export const NEGATIONS: ReadonlySet<string> = new Set([
+  "not", "never", "no", "don't", "dont", "didn't", "didnt", "won't", "wont", "wouldn't", "wouldnt", "isn't",
+  "isnt", "aren't", "arent", "wasn't", "wasnt", "nobody",
+  // Hyperbole, not intent: "I'd rather kill myself than sit through that meeting".
+  "rather",
+  // Past habit, not current intent: "I used to cut myself".
+  "used",
+]);
+
+/**
+ * Insult words that count when aimed at the reader ("you are a worthless idiot", "you moron"); see
+ * context.ts for the "you ... insult" pattern. Slurs are left to the hate head.
+ */
+export const INSULTS: TermList = {
+  name: "insults",
+  terms: {
+    "idiot*": 1, "moron*": 1, "imbecile*": 1, "stupid*": 0.8, "dumb": 0.8, "dumbass*": 1, "dumbest": 0.8,
+    "loser*": 1, "worthless": 1, "pathetic": 0.8, "useless": 0.6, "ugly": 0.8, "fat": 0.5, "disgusting": 0.8,
+    "bitch*": 1, "bastard*": 1, "asshole*": 1, "arsehole*": 1, "jerk": 0.8, "scum*": 1, "trash": 0.8,
+    "garbage": 0.6, "piece of shit": 1, "dickhead*": 1, "prick": 1, "twat": 1, "cunt": 1, "clown": 0.6,
+    "fool": 0.8, "freak": 0.8, "creep": 0.8, "slut": 1, "whore": 1, "pig": 0.6, "coward": 0.6, "liar": 0.6,
+    "hypocrite": 0.6, "ignorant": 0.6, "braindead": 1, "brain dead": 1, "retard*": 1, "waste of space": 1,
+    "waste of oxygen": 1, "failure": 0.6, "nobody": 0.4, "joke": 0.4, "shit": 0.6, "douche*": 1, "wanker": 1,
+  },
+};
+
+/**
+ * Insults that name a person: alone in a clause they address the reader as a vocative ("Shut up,
+ * idiot.", "Moron!"), which adjectives ("Stupid.", "Trash." about a film) do not. Keys as in INSULTS.
+ */
+export const VOCATIVE_INSULTS: ReadonlySet<string> = new Set([
+  "idiot*", "moron*", "imbecile*", "dumbass*", "loser*", "bitch*", "bastard*", "asshole*", "arsehole*", "jerk",
+  "scum*", "piece of shit", "dickhead*", "twat", "cunt", "slut", "whore", "retard*", "douche*", "wanker",
+]);
+
+/** Words that say the reader is addressed ("you", "you're", "ur", chat spellings). */
+export const SECOND_PERSON: ReadonlySet<string> = new Set(["you", "u", "ya", "you're", "youre", "ur"]);
+
+/**
+ * Possessive "your" aims an insult at the reader too ("your stupid face") but also at things ("take
+ * out your trash"), so its matches count at POSSESSIVE_FACTOR of the insult weight (support needed).
+ */
+export const POSSESSIVE: ReadonlySet<string> = new Set(["your", "yor"]);
+export const POSSESSIVE_FACTOR = 0.6;
+
+/**
+ * Words allowed between "you" and the insult: copulas, articles, intensifiers and other adjectives
+ * ("you are such a fucking stupid idiot"). Anything else breaks the pattern, so "did you see the
+ * stupid movie" does not match while "you stupid idiot" does.
+ */
+export const INSULT_FILLERS: ReadonlySet<string> = new Set([
+  "are", "r", "is", "were", "a", "an", "the", "such", "so", "really", "truly", "total", "totally", "complete",
+  "completely", "absolute", "absolutely", "utter", "fucking", "fuckin", "fking", "freaking", "frigging", "bloody",
+  "damn", "goddamn", "little", "big", "biggest", "most", "just", "being", "one", "sad", "lazy", "dirty", "filthy",
+  "look", "sound", "act", "like", "nothing", "but", "ugly", "fat", "dumb", "stupid", "worthless", "pathetic",
+  "old", "sorry", "dumbest", "stupidest", "ugliest", "worst", "of", "all", "ever", "guys", "people", "lot", "two",
+]);
+
+/** Direct abuse phrases that need no insult word ("fuck you", "nobody likes you", "kill yourself"). */
+export const DIRECT_ABUSE: TermList = {
+  name: "direct_abuse",
+  terms: {
+    "fuck you": 1, "fuck u": 1, "fuck yourself": 1, "fuck off": 0.8, "screw you": 0.8, "shut up": 0.5,
+    "shut the fuck up": 1, "stfu": 0.8, "kill yourself": 1, "kys": 0.8, "go die": 0.8,
+    "neck yourself": 1, "hope you die": 1, "you should die": 1, "drop dead": 0.8, "go to hell": 0.6,
+    "nobody likes you": 0.8, "no one likes you": 0.8, "everyone hates you": 0.8, "everybody hates you": 0.8,
+    "you suck": 0.8, "you disgust me": 1, "eat shit": 0.8, "piss off": 0.6, "get lost": 0.4,
+  },
+};

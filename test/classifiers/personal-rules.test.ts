@@ -1,0 +1,154 @@
+import { describe, expect, it } from "vitest";
+import { CATEGORY_IDS, type CategoryId } from "../../src/classifiers/categories.js";
+import type { Verdict } from "../../src/classifiers/classifier.js";
+import { aimedAtReader, combinePhrases, dropNegated, getLexicons } from "../../src/classifiers/lexicon/index.js";
+import { normalizeForMatching } from "../../src/classifiers/normalize/normalize.js";
+import { createEngine, loadTrainedClassifier } from "../../src/classifiers/trained/index.js";
+import { tokenize } from "../../src/classifiers/trained/features.js";
+import type { ModelFile } from "../../src/classifiers/trained/model-file.js";
+
+// Sentences written for these tests (not from any dataset).
+
+/** Context-checked phrase evidence of one text, combined as the engine does per window. */
+function strength(list: "selfHarmIntent" | "insults", text: string): number {
+  const norm = normalizeForMatching(text);
+  const tokens = tokenize(norm);
+  const words = tokens.map((t) => norm.slice(t.start, t.end));
+  const lex = getLexicons();
+  const hits = list === "selfHarmIntent"
+    ? dropNegated(norm, tokens, words, lex.selfHarmIntent.scan(norm, tokens, words))
+    : [...aimedAtReader(norm, tokens, words, lex.insults.scan(norm, tokens, words)), ...lex.directAbuse.scan(norm, tokens, words)];
+  return combinePhrases(hits);
+}
+
+/**
+ * A model whose learned heads score about 0 on everything: whatever it flags comes from the
+ * lexicon rules alone, so these tests do not depend on the trained weights.
+ */
+function silentModel(): ModelFile {
+  const heads: CategoryId[] = CATEGORY_IDS.filter((c) => c !== "sexual_minors");
+  const dim = 2, hidden = 2, buckets = 1 << 10;
+  const calibration = Object.fromEntries(heads.map((c) => [c, { a: 1, b: -12 }]));
+  const thresholds = Object.fromEntries(CATEGORY_IDS.map((c) => [c, 0.5]));
+  return {
+    header: {
+      format: "moderation-text-model", version: 1, id: "text-test-silent", family: "embedding-mlp", heads,
+      hashing: { buckets, minN: 3, maxN: 5 }, window: { size: 480, stride: 240 }, calibration, thresholds,
+      lexicon: { sexual: 0.7, graphicViolence: 0.7 }, params: { dim, hidden, embScale: 1 }, tensors: [], training: {},
+    },
+    tensors: new Map<string, Int8Array | Float32Array>([
+      ["emb", new Int8Array(buckets * dim)], ["w1", new Float32Array(hidden * dim)], ["b1", new Float32Array(hidden)],
+      ["w2", new Float32Array(heads.length * hidden)], ["b2", new Float32Array(heads.length)],
+    ]),
+  };
+}
+
+const rulesOnly = createEngine(silentModel());
+const flagsOf = (text: string, classifier = rulesOnly): string[] =>
+  Object.entries((classifier.classify(text) as Verdict).categories).filter(([, v]) => v?.flagged).map(([k]) => k);
+
+const STORY =
+  "We spent the summer at my grandmother's house by the lake. Most mornings I rowed out to the island with " +
+  "my cousins, and in the evenings we played cards on the porch while the radio played old songs. ";
+
+describe("first-person self-harm phrases", () => {
+  it("match plain first-person statements, also obfuscated", () => {
+    expect(strength("selfHarmIntent", "I want to end my life")).toBe(1);
+    expect(strength("selfHarmIntent", "honestly i just want to die")).toBe(1);
+    expect(strength("selfHarmIntent", "I dont want to live anymore")).toBe(1);
+    expect(strength("selfHarmIntent", "i'm going to k1ll mys3lf")).toBe(1);
+  });
+
+  it("skip negated, hyperbolic and third-person uses", () => {
+    expect(strength("selfHarmIntent", "I would never kill myself, I love my kids")).toBe(0);
+    expect(strength("selfHarmIntent", "I'm not suicidal, just exhausted")).toBe(0);
+    expect(strength("selfHarmIntent", "I'd rather kill myself than sit through that meeting")).toBe(0);
+    expect(strength("selfHarmIntent", "my friend says she wants to kill herself, how can I help her?")).toBe(0);
+    expect(strength("selfHarmIntent", "How do I kill a Python process?")).toBe(0);
+    expect(strength("selfHarmIntent", "I used to cut myself in high school, five years clean now")).toBe(0);
+  });
+
+  it("add weak signs up, while one weak sign stays below the bar", () => {
+    expect(strength("selfHarmIntent", "I hate myself for eating the whole cake")).toBeLessThan(0.4);
+    // The same phrase repeated counts once.
+    expect(strength("selfHarmIntent", "i hate myself. i hate myself. i hate myself.")).toBeLessThan(0.4);
+    expect(strength("selfHarmIntent", "I'm so tired of living like this, nobody would miss me")).toBeGreaterThanOrEqual(0.8);
+  });
+
+  it("a negation in an earlier sentence does not cancel a later statement", () => {
+    expect(strength("selfHarmIntent", "Not today. I want to die.")).toBe(1);
+  });
+
+  it("flag self_harm and self_harm_intent by rule, also for one paragraph in a long benign story", () => {
+    const confession = "Some nights I think everyone would be better off without me and I want to end my life.";
+    const flags = flagsOf(`${STORY.repeat(6)}${confession} ${STORY.repeat(6)}`);
+    expect(flags).toContain("self_harm");
+    expect(flags).toContain("self_harm_intent");
+    expect(flagsOf(STORY.repeat(12))).toEqual([]);
+  });
+
+  it("do not flag everyday uses of kill, die and suicide by rule", () => {
+    for (const text of ["How do I kill a Python process?", "I'm dying to see the new film", "What are the warning signs that a friend is suicidal?", "This traffic is killing me", "The battery will die if you leave the lights on"]) {
+      expect(flagsOf(text)).toEqual([]);
+    }
+  });
+
+  it("count as self-harm evidence for the instructions rule", () => {
+    expect(flagsOf("I want to kill myself, what is the most painless method?")).toContain("self_harm_instructions");
+  });
+});
+
+describe("insults aimed at the reader", () => {
+  it("match 'you ... insult' with fillers between, and direct abuse phrases", () => {
+    expect(strength("insults", "you are such a fucking stupid idiot")).toBe(1);
+    expect(strength("insults", "shut up you m0ron")).toBe(1);
+    expect(strength("insults", "you're a waste of space")).toBe(1);
+    expect(strength("insults", "fuck you")).toBe(1);
+    expect(strength("insults", "nobody likes you")).toBeGreaterThanOrEqual(0.8);
+  });
+
+  it("count a person insult that stands alone in its clause as a vocative", () => {
+    expect(strength("insults", "Shut up, idiot.")).toBe(1);
+    expect(strength("insults", "Moron!")).toBe(1);
+    expect(strength("insults", "What an idiot.")).toBe(0);
+    expect(strength("insults", "idiot drivers everywhere this morning")).toBe(0);
+    // Adjectives alone often judge things, not people: "Stupid." about a film.
+    expect(strength("insults", "Stupid.")).toBe(0);
+  });
+
+  it("need the insult to be aimed at the reader, without negation", () => {
+    expect(strength("insults", "did you see the stupid movie last night?")).toBe(0);
+    expect(strength("insults", "you are not stupid, you are learning")).toBe(0);
+    expect(strength("insults", "I'm not calling you an idiot")).toBe(0);
+    expect(strength("insults", "thank you, the trash was collected on time")).toBe(0);
+    expect(strength("insults", "the idiot who parked here left")).toBe(0);
+    // Possessive "your" aims at things as often as at people: weaker, needs support from the head.
+    expect(strength("insults", "please take out your trash")).toBeLessThan(0.8);
+  });
+
+  it("flag harassment by rule; 'shut up' alone needs support from the learned head", () => {
+    expect(flagsOf("you worthless idiot")).toContain("harassment");
+    expect(flagsOf("shut up and take my money")).toEqual([]);
+    expect(flagsOf("Thank you so much, you are a star!")).toEqual([]);
+  });
+});
+
+describe("nudity words in short texts", () => {
+  it("flag a short nudity request by rule, not medical questions or prose using the same words", () => {
+    expect(flagsOf("photo of a topless woman on the beach, sexy pose")).toContain("sexual");
+    expect(flagsOf("What causes nipple pain while breastfeeding?")).toEqual([]);
+    expect(flagsOf("Can you see a naked mole rat at the city zoo?")).toEqual([]);
+    const prose = "The naked branches of the oaks swayed over the lane, and a sensual melody drifted from the open window. ";
+    expect(flagsOf(`${prose.repeat(3)}We walked home past the sexy new cafe and the topless tour bus.`)).not.toContain("sexual");
+  });
+});
+
+describe("the committed model with the phrase rules", () => {
+  const classifier = loadTrainedClassifier();
+  it("flags first-person intent in a long post and leaves the homonyms alone", () => {
+    const post = `${STORY.repeat(4)}I have been feeling suicidal for weeks and I don't want to be alive anymore. ${STORY.repeat(4)}`;
+    expect(flagsOf(post, classifier)).toContain("self_harm");
+    expect(flagsOf("how do I kill a python process that hangs?", classifier)).toEqual([]);
+    expect(flagsOf("I killed it at the gym today, new personal best on squats!", classifier)).toEqual([]);
+  });
+});
