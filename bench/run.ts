@@ -1,9 +1,10 @@
 /**
  * Throughput and latency of POST /v1/moderate (one text item, full path: auth, limits,
  * signing, metering, classifier) against a bare fastify echo of the same JSON, in one run.
- * Each server runs in its own process; autocannon drives them from this one.
+ * Each server runs in its own process; autocannon (or wrk) drives them from this one.
  *
  *   npm run bench                      # embedded defaults (SQLite, in-memory limiter)
+ *   BENCH_LOAD=wrk npm run bench       # wrk instead of autocannon (apt-get install wrk)
  *   BENCH_REDIS=1 npm run bench        # also with REDIS_URL (shared limiter) for comparison
  *   BENCH_NO_WORKERS=1 npm run bench   # also with WORKER_THREADS=0 (all on the event loop)
  *   BENCH_SECONDS=10 BENCH_ROUNDS=5 npm run bench
@@ -11,9 +12,9 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import autocannon from "autocannon";
 import { createAccountStore } from "../src/accounts/account-store.js";
 import { openDatabase } from "../src/storage/open-database.js";
+import { hasWrk, useAutocannon, useWrk } from "./support/load-generators.js";
 import { cpuMicros, freePort, spawnNode, stop } from "./support/spawn-service.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -28,16 +29,22 @@ interface Figures {
   cpuPerRequest: number; mainCpuPerRequest: number;
 }
 
+// BENCH_LOAD=autocannon (default) | wrk (a C load generator that leaves more of the 2 cores to the server).
+const LOAD = process.env.BENCH_LOAD ?? "autocannon";
+if (LOAD !== "wrk" && LOAD !== "autocannon") throw new Error(`BENCH_LOAD must be wrk or autocannon; got "${LOAD}"`);
+if (LOAD === "wrk" && !(await hasWrk())) throw new Error("BENCH_LOAD=wrk needs wrk: apt-get install wrk");
+const generate = LOAD === "wrk" ? useWrk : useAutocannon;
+
 /** Drives `url` on the server process `pid`; also reports that process's CPU time per request. */
 async function drive(name: string, url: string, headers: Record<string, string>, pid: number): Promise<Figures> {
-  const options = { url, method: "POST" as const, headers: { "content-type": "application/json", ...headers }, body: BODY, connections: CONNECTIONS };
-  await autocannon({ ...options, duration: 2 }); // warm-up: JIT, caches, model pages
+  const spec = { url, headers: { "content-type": "application/json", ...headers }, body: BODY, connections: CONNECTIONS };
+  await generate({ ...spec, seconds: 2 }); // warm-up: JIT, caches, model pages
   const [cpuBefore, mainBefore] = [await cpuMicros(pid), await cpuMicros(pid, pid)];
-  const result = await autocannon({ ...options, duration: SECONDS });
-  const requests = Math.max(1, result.requests.total);
+  const result = await generate({ ...spec, seconds: SECONDS });
+  const requests = Math.max(1, result.requests);
   const cpuPerRequest = (await cpuMicros(pid) - cpuBefore) / requests;
   const mainCpuPerRequest = (await cpuMicros(pid, pid) - mainBefore) / requests;
-  return { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors, non2xx: result.non2xx, cpuPerRequest, mainCpuPerRequest };
+  return { name, rps: result.rps, p50: result.p50, p99: result.p99, errors: result.errors, non2xx: result.non2xx, cpuPerRequest, mainCpuPerRequest };
 }
 
 async function benchService(name: string, extraEnv: Record<string, string>): Promise<Figures> {
@@ -90,10 +97,10 @@ const median = (figures: Figures[]) => [...figures].sort((a, b) => a.rps - b.rps
 const [echo, ...runs] = configurations.map(([name]) => median(rounds.get(name)!)) as [Figures, ...Figures[]];
 
 const row = (f: Figures) =>
-  `${f.name.padEnd(34)} ${f.rps.toFixed(0).padStart(8)} req/s  p50 ${String(f.p50).padStart(4)} ms  p99 ${String(f.p99).padStart(4)} ms  ` +
+  `${f.name.padEnd(34)} ${f.rps.toFixed(0).padStart(8)} req/s  p50 ${f.p50.toFixed(1).padStart(5)} ms  p99 ${f.p99.toFixed(1).padStart(5)} ms  ` +
   `${(f.rps / echo.rps * 100).toFixed(1).padStart(5)}% of echo  server CPU ${f.cpuPerRequest.toFixed(0).padStart(4)} µs/req ` +
   `(event loop ${f.mainCpuPerRequest.toFixed(0)})  errors ${f.errors} non-2xx ${f.non2xx}`;
-console.log(`\n${CONNECTIONS} connections, ${SECONDS}s per run, one 90-character text item per request, median of ${ROUNDS} alternating rounds\n`);
+console.log(`\n${LOAD}, ${CONNECTIONS} connections, ${SECONDS}s per run, one 90-character text item per request, median of ${ROUNDS} alternating rounds\n`);
 console.log(row(echo));
 for (const f of runs) console.log(row(f));
 console.log("\ntargets: >= 25% of echo throughput, p99 <= 15 ms");
