@@ -9,8 +9,9 @@ import { INSULT_FILLERS, NEGATIONS, POSSESSIVE, POSSESSIVE_FACTOR, SECOND_PERSON
  * normalised text and its tokens, so they run per text and windows reuse the result.
  */
 
-// Cue words are normalised like the text ("really" -> "realy"), so they compare with tokens as is.
-const norm = (set: ReadonlySet<string>): ReadonlySet<string> => new Set([...set].map((w) => normalizeForMatching(w)));
+/** Cue words normalised like the text ("really" -> "realy"), so they compare with tokens as is. */
+export const normalizedCues = (set: ReadonlySet<string>): ReadonlySet<string> => new Set([...set].map((w) => normalizeForMatching(w)));
+const norm = normalizedCues;
 const NEG = norm(NEGATIONS);
 const YOU = norm(SECOND_PERSON);
 const YOUR = norm(POSSESSIVE);

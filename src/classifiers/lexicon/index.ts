@@ -1,9 +1,12 @@
 import { compileTermList, type CompiledTermList } from "./lexicon.js";
 import { DIRECT_ABUSE, INSULTS, SELF_HARM_INTENT } from "./personal-terms.js";
+import { DEROGATORY_PREDICATES, EVERYDAY_NUDITY, REJECTION_CUES, REPORTING_CUES } from "./framing-terms.js";
 import { GRAPHIC_VIOLENCE, MINOR_INDICATORS, NUDITY, SELF_HARM_METHODS, SEXUAL_EXPLICIT, THREATS } from "./terms.js";
 
 export { compileTermList, evidenceScore, scanText, strongestHit, type CompiledTermList, type LexiconHit } from "./lexicon.js";
 export { aimedAtReader, combinePhrases, dropNegated } from "./context.js";
+export { dropHyperbole, hasQuotation, negatedClaims, outside } from "./framing.js";
+export * from "./framing-terms.js";
 export * from "./personal-terms.js";
 export * from "./terms.js";
 
@@ -17,6 +20,10 @@ export interface Lexicons {
   insults: CompiledTermList;
   directAbuse: CompiledTermList;
   nudity: CompiledTermList;
+  derogatory: CompiledTermList;
+  reporting: CompiledTermList;
+  rejection: CompiledTermList;
+  everydayNudity: CompiledTermList;
 }
 
 let cached: Lexicons | undefined;
@@ -33,6 +40,10 @@ export function getLexicons(): Lexicons {
     insults: compileTermList(INSULTS),
     directAbuse: compileTermList(DIRECT_ABUSE),
     nudity: compileTermList(NUDITY),
+    derogatory: compileTermList(DEROGATORY_PREDICATES),
+    reporting: compileTermList(REPORTING_CUES),
+    rejection: compileTermList(REJECTION_CUES),
+    everydayNudity: compileTermList(EVERYDAY_NUDITY),
   };
   return cached;
 }

@@ -1,6 +1,6 @@
 import { CATEGORY_IDS, type CategoryId } from "../categories.js";
 import type { CategoryVerdict, EvidenceSpan, TextClassifier, Verdict } from "../classifier.js";
-import { aimedAtReader, combinePhrases, dropNegated, evidenceScore, getLexicons, strongestHit, type LexiconHit } from "../lexicon/index.js";
+import { aimedAtReader, combinePhrases, dropHyperbole, dropNegated, evidenceScore, getLexicons, hasQuotation, negatedClaims, outside, strongestHit, type LexiconHit } from "../lexicon/index.js";
 import { normalizeText, type NormalizedText } from "../normalize/normalize.js";
 import { featuresOfTokens, featurize, firstTokenAtOrAfter, tokenFeaturesOf, tokenize, type Token, type TokenFeatures } from "./features.js";
 import type { ModelFile } from "./model-file.js";
@@ -18,6 +18,14 @@ const MAX_SPANS = 3;
 export const PERSONAL_RULES = { alone: 0.8, supported: 0.4, support: 0.5 } as const;
 /** Texts of at most this many words are short requests (prompts), where nudity words count. */
 export const SHORT_TEXT_WORDS = 60;
+/**
+ * Heads that a counter-speech or negation frame keeps from flagging on their own in a short text
+ * ("saying X are vermin is disgusting", "X are not vermin"): the learned heads score the slur,
+ * not the frame around it. Phrase and lexicon rules still flag.
+ */
+export const FRAMED_HEADS: ReadonlySet<CategoryId> = new Set(["hate", "hate_threatening", "harassment", "violence"]);
+/** Heads that a short text's hyperbolic self-harm phrase ("I could kill myself for ...") keeps from flagging alone. */
+export const HYPERBOLE_HEADS: ReadonlySet<CategoryId> = new Set(["self_harm", "self_harm_intent", "self_harm_instructions"]);
 
 const foldApostrophes = (w: string): string => (w.includes("\u2019") || w.includes("\u2018") ? w.replace(/[\u2018\u2019]/g, "'") : w);
 
@@ -60,6 +68,8 @@ interface WindowEvidence {
   insult: number;
   /** Nudity / sexualised-appearance words, for short texts only. */
   nudity: number;
+  /** A nudity word in an everyday sense ("nude lipstick", "the naked truth") and no other sexual word. */
+  everydaySense: boolean;
 }
 
 interface Candidate {
@@ -84,7 +94,25 @@ export function createEngine(model: ModelFile): TextClassifier {
   const personal = (evidence: number, model: number, bar: number): boolean =>
     evidence >= PERSONAL_RULES.alone || (evidence >= PERSONAL_RULES.supported && model >= PERSONAL_RULES.support * bar);
 
-  type Evidence = { windows: WindowEvidence[]; tokens: Token[]; tf: TokenFeatures; hits: Record<string, LexiconHit[]> };
+  type Evidence = { windows: WindowEvidence[]; tokens: Token[]; tf: TokenFeatures; hits: Record<string, LexiconHit[]>; frames: Frames };
+  /** Frames of a short text that keep some learned heads from flagging on their own. */
+  type Frames = { negated: boolean; counter: boolean; hyperbole: boolean };
+
+  /**
+   * Whether a short text frames a derogatory claim so as to reject it: negated ("X are not vermin",
+   * "I don't think X are criminals") or reported and condemned ("saying X are vermin is disgusting",
+   * "I can't believe you'd say ..."). Short texts only, where the frame governs the one statement;
+   * in longer text other sentences may be hateful on their own.
+   */
+  function negatedClaim(text: string, tokens: Token[], words: string[]): boolean {
+    // Every derogatory word must be negated: "X are not stupid, they are vermin" asserts the second.
+    const predicates = lex.derogatory.scan(text, tokens, words);
+    return predicates.length > 0 && negatedClaims(text, tokens, words, predicates).length === predicates.length;
+  }
+  function counterSpeech(text: string, tokens: Token[], words: string[]): boolean {
+    if (lex.rejection.scan(text, tokens, words).length === 0) return false;
+    return hasQuotation(text) || lex.reporting.scan(text, tokens, words).length > 0;
+  }
 
   function evaluate(norm: NormalizedText): Evidence {
     const tokens = tokenize(norm.text);
@@ -92,17 +120,30 @@ export function createEngine(model: ModelFile): TextClassifier {
     const tf = tokenFeaturesOf(norm.text, tokens, header.hashing);
     // Typographic apostrophes match the lists' plain ones ("you’re dead", "i’m suicidal").
     const words = tokens.map((t) => foldApostrophes(norm.text.slice(t.start, t.end)));
+    const short = tokens.length <= SHORT_TEXT_WORDS;
+    // A nudity word inside an everyday collocation ("nude lipstick", "the naked truth") is not sexual evidence.
+    const everydayNudity = lex.everydayNudity.scan(norm.text, tokens, words);
+    const intent = dropNegated(norm.text, tokens, words, lex.selfHarmIntent.scan(norm.text, tokens, words));
     const hits = {
-      sexual: lex.sexual.scan(norm.text, tokens, words),
+      sexual: outside(lex.sexual.scan(norm.text, tokens, words), everydayNudity),
       graphicViolence: lex.graphicViolence.scan(norm.text, tokens, words),
       minors: lex.minors.scan(norm.text, tokens, words),
       selfHarmMethods: lex.selfHarmMethods.scan(norm.text, tokens, words),
       threats: lex.threats.scan(norm.text, tokens, words),
-      selfHarmIntent: dropNegated(norm.text, tokens, words, lex.selfHarmIntent.scan(norm.text, tokens, words)),
+      // Negated ("I would never kill myself") and hyperbolic ("I could kill myself for forgetting my
+      // keys", "ugh I want to die") phrases are not statements of intent.
+      selfHarmIntent: dropHyperbole(norm.text, tokens, words, intent),
+      everydayNudity,
       // Insult words count only when aimed at the reader: counting third-person insults too ("he is
       // an idiot") found more held-out harassment but flagged more benign counter-speech (models/README.md).
-      nudity: tokens.length <= SHORT_TEXT_WORDS ? lex.nudity.scan(norm.text, tokens, words) : [],
+      nudity: short ? outside(lex.nudity.scan(norm.text, tokens, words), everydayNudity) : [],
       insults: [...aimedAtReader(norm.text, tokens, words, lex.insults.scan(norm.text, tokens, words)), ...lex.directAbuse.scan(norm.text, tokens, words)],
+    };
+    const frames: Frames = {
+      negated: short && negatedClaim(norm.text, tokens, words),
+      counter: short && counterSpeech(norm.text, tokens, words),
+      // Every first-person phrase of a short text was hyperbole: the head, which saw the same words, does not flag alone.
+      hyperbole: short && intent.length > 0 && hits.selfHarmIntent.length === 0,
     };
     const logits = new Float64Array(scorer.heads);
     const windows = windowsOf(norm.text, header.window).map((window): WindowEvidence => {
@@ -130,12 +171,17 @@ export function createEngine(model: ModelFile): TextClassifier {
         intent: combinePhrases(pick(hits.selfHarmIntent)),
         insult: combinePhrases(pick(hits.insults)),
         nudity: combinePhrases(pick(hits.nudity)),
+        everydaySense: false,
       };
     });
-    return { windows, tokens, tf, hits };
+    for (const w of windows) {
+      const inside = (h: LexiconHit): boolean => h.start >= w.window.from && h.start < w.window.to;
+      w.everydaySense = w.sexualLex === 0 && w.nudity === 0 && hits.everydayNudity.some(inside);
+    }
+    return { windows, tokens, tf, hits, frames };
   }
 
-  function decide(windows: WindowEvidence[]): Partial<Record<CategoryId, Candidate>> {
+  function decide(windows: WindowEvidence[], frames: Frames): Partial<Record<CategoryId, Candidate>> {
     const out: Partial<Record<CategoryId, Candidate>> = {};
     const consider = (c: CategoryId, score: number, flagged: boolean, at: number, head: CategoryId | undefined, lexicons: Candidate["lexicons"]): void => {
       const cur = out[c];
@@ -150,7 +196,11 @@ export function createEngine(model: ModelFile): TextClassifier {
     windows.forEach((w, at) => {
       for (const c of header.heads) {
         const s = w.model[c]!;
-        consider(c, s, s >= threshold(c), at, c, []);
+        // A framed claim or an everyday sense of a nudity word: the head's score stands, but the head
+        // alone does not flag (it scores the words, not the frame).
+        const claim = frames.negated || frames.counter;
+        const unframed = !(claim && FRAMED_HEADS.has(c)) && !(frames.hyperbole && HYPERBOLE_HEADS.has(c)) && !(c === "sexual" && w.everydaySense);
+        consider(c, s, s >= threshold(c) && unframed, at, c, []);
       }
       // Lexicon evidence backs up the thin classes; it can raise a score, never lower one.
       consider("sexual", w.sexualLex, w.sexualLex >= header.lexicon.sexual, at, undefined, ["sexual"]);
@@ -233,7 +283,7 @@ export function createEngine(model: ModelFile): TextClassifier {
     classify(text: string): Verdict {
       const norm = normalizeText(text);
       const ev = evaluate(norm);
-      const decided = decide(ev.windows);
+      const decided = decide(ev.windows, ev.frames);
       const categories: Partial<Record<CategoryId, CategoryVerdict>> = {};
       const explanations: Partial<Record<CategoryId, EvidenceSpan[]>> = {};
       let original: string[] | undefined;

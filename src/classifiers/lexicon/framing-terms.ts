@@ -1,0 +1,138 @@
+import type { TermList } from "./terms.js";
+
+/**
+ * Word lists for statements whose surface words look harmful but whose frame is not: a derogatory
+ * claim that is negated or reported in order to reject it (counter-speech), hyperbolic self-harm
+ * talk, and everyday senses of nudity words. Written from general knowledge of English (negation
+ * scope, reporting verbs, interjections, fixed collocations), not mined from any dataset. Context
+ * logic is in framing.ts.
+ */
+
+/**
+ * Derogatory predicates said of people ("X are vermin", "X are criminals"). Negating one of these
+ * ("X are not vermin") rejects the slur, whereas negating a positive word ("X are not human") is
+ * itself derogatory, so only these count for the negation frame. Matched as whole normalised words
+ * ("*" = prefix).
+ */
+export const DEROGATORY_PREDICATES: TermList = {
+  name: "derogatory_predicates",
+  terms: {
+    "vermin": 1, "parasite*": 1, "rat": 1, "rats": 1, "cockroach*": 1, "animal*": 1, "beast*": 1, "savage*": 1,
+    "subhuman*": 1, "sub human": 1, "inferior": 1, "scum*": 1, "filth*": 1, "trash": 1, "garbage": 1, "pest*": 1,
+    "plague": 1, "disease*": 1, "cancer": 1, "virus": 1, "criminal*": 1, "thug*": 1, "terrorist*": 1,
+    "rapist*": 1, "pedophile*": 1, "paedophile*": 1, "predator*": 1, "monster*": 1, "evil": 1, "dangerous": 1,
+    "violent": 1, "stupid*": 1, "dumb": 1, "idiot*": 1, "lazy": 1, "dirty": 1, "disgusting": 1, "gross": 1,
+    "worthless": 1, "useless": 1, "pathetic": 1, "freak*": 1, "abomination*": 1, "sick": 1, "mentally ill": 1,
+    "perverts": 1, "pervert": 1, "degenerate*": 1, "a burden": 1, "a threat": 1, "threat": 1, "liars": 1,
+    "thieves": 1, "greedy": 1, "ugly": 1, "scary": 1, "the problem": 1, "a problem": 1, "less than": 1,
+    "to blame": 1, "a joke": 1, "filthy": 1, "primitive": 1, "backward": 1, "barbaric": 1, "barbarians": 1,
+    "uncivilised": 1, "uncivilized": 1, "incompetent": 1, "weak": 1, "cowards": 1, "frauds": 1, "dishonest": 1,
+    "untrustworthy": 1, "pigs": 1, "dogs": 1, "apes": 1, "monkeys": 1, "insects": 1, "leeches": 1, "a waste": 1,
+    "a disgrace": 1, "invaders": 1, "an infestation": 1,
+    // Hostile verbs: "I don't hate X", "X should not be killed", "nobody should hurt X".
+    "hate": 1, "hates": 1, "despise": 1, "loathe": 1, "detest": 1, "kill": 1, "killed": 1, "hurt": 1, "harmed": 1,
+    "attacked": 1, "deported": 1, "banned": 1, "excluded": 1, "punished": 1, "shot": 1, "beaten": 1,
+    "exterminated": 1, "eradicated": 1, "wiped out": 1, "deserve to die": 1, "deserve": 1,
+  },
+};
+
+/** Negation words for the group-claim frame ("are not", "aren't", "never", "no longer"). */
+export const CLAIM_NEGATIONS: ReadonlySet<string> = new Set([
+  "not", "never", "aren't", "arent", "isn't", "isnt", "wasn't", "wasnt", "weren't", "werent", "ain't", "aint",
+  "don't", "dont", "doesn't", "doesnt", "didn't", "didnt", "shouldn't", "shouldnt", "won't", "wont", "wouldn't",
+  "wouldnt",
+]);
+
+/**
+ * Words between a negation and the predicate that keep the predicate asserted: exceptives and
+ * "not only" readings ("they are nothing but parasites", "not just criminals but ...", "never stop
+ * being ...", "no better than animals"). "no" and "nothing" are not negations above for the same reason.
+ */
+export const NEGATION_BREAKERS: ReadonlySet<string> = new Set([
+  "but", "than", "except", "more", "less", "only", "just", "merely", "simply", "stop", "anything", "even", "always",
+]);
+
+/** Negations that start an imperative before "be" ("don't be stupid" is aimed at the reader, not a negated claim). */
+export const IMPERATIVE_NEGATIONS: ReadonlySet<string> = new Set(["don't", "dont", "do not", "never"]);
+
+/**
+ * Verbs of belief or saying that carry a preceding negation over a whole clause: "I don't think X
+ * are criminals", "nobody should say X are vermin".
+ */
+export const BELIEF_VERBS: ReadonlySet<string> = new Set([
+  "think", "believe", "agree", "say", "said", "claim", "accept", "buy", "mean", "suggest", "pretend", "imply",
+]);
+
+/**
+ * Cues that a statement is reported rather than asserted: verbs and nouns of saying. Quotation
+ * marks count too (checked as characters in framing.ts).
+ */
+export const REPORTING_CUES: TermList = {
+  name: "reporting_cues",
+  terms: {
+    "say": 1, "says": 1, "said": 1, "saying": 1, "claim*": 1, "call": 1, "calls": 1, "called": 1, "calling": 1,
+    "think": 1, "thinks": 1, "thinking": 1, "believe*": 1, "tell": 1, "tells": 1, "telling": 1, "told": 1,
+    "suggest*": 1, "write": 1, "writes": 1, "wrote": 1, "writing": 1, "post": 1, "posts": 1, "posted": 1,
+    "posting": 1, "tweet*": 1, "statement*": 1, "comment*": 1, "remark*": 1, "words": 1, "rhetoric": 1,
+    "slur": 1, "slurs": 1, "phrase": 1, "quote*": 1, "repeat*": 1, "spread*": 1, "shout*": 1, "chant*": 1,
+    "the idea that": 1, "the notion that": 1,
+  },
+};
+
+/**
+ * Words that reject what was reported as bigotry or as an outrage ("saying X are vermin is
+ * disgusting", "I can't believe you'd say ..."). Moral condemnation only: words that dispute a
+ * claim's truth ("nonsense", "a lie") are left out, since hateful posts use them about
+ * statements in a group's favour too.
+ */
+export const REJECTION_CUES: TermList = {
+  name: "rejection_cues",
+  terms: {
+    "disgusting": 1, "wrong": 1, "hateful": 1, "hate speech": 1, "racist": 1, "racism": 1, "sexist": 1,
+    "sexism": 1, "bigot*": 1, "homophob*": 1, "transphob*": 1, "xenophob*": 1, "islamophob*": 1,
+    "antisemit*": 1, "anti semitic": 1, "misogyn*": 1, "ableist": 1, "prejudice*": 1, "offensive": 1,
+    "unacceptable": 1, "appalling": 1, "shameful": 1, "vile": 1, "awful": 1, "horrible": 1, "terrible": 1,
+    "harmful": 1, "hurtful": 1, "ignorant": 1, "ignorance": 1, "disgrace*": 1, "outrageous": 1, "abhorrent": 1,
+    "despicable": 1, "deplorable": 1, "dehumani*": 1, "misguided": 1, "ashamed": 1, "condemn*": 1,
+    "inexcusable": 1, "intolerable": 1, "sickening": 1, "cruel": 1, "stereotyp*": 1, "stop saying": 1,
+    "stop calling": 1, "stop spreading": 1, "can't believe": 1, "cant believe": 1, "cannot believe": 1,
+    "how dare": 1, "how can you": 1, "how could you": 1, "shouldn't say": 1, "should not say": 1,
+    "not ok": 1, "not okay": 1, "never ok": 1, "never okay": 1, "no place": 1, "not acceptable": 1,
+  },
+};
+
+/**
+ * Interjections of frustration that mark self-harm talk as venting when they share a sentence
+ * with the phrase ("ugh I want to die, this exam"). Matched after normalisation, which collapses
+ * repeated letters ("ughhh" -> "ugh"). Laughter and "jk" are deliberately not markers: humour
+ * often masks real distress ("I want to die lol"), and a missed self-harm statement costs more
+ * than a flagged joke.
+ */
+export const HYPERBOLE_MARKERS: ReadonlySet<string> = new Set([
+  "ugh", "ug", "argh", "arg", "omg", "omfg", "smh", "welp", "ffs",
+]);
+
+/**
+ * Words after the phrase that name a trivial cause or an emotion, marking hyperbole: "kill myself
+ * for forgetting my keys", "die of embarrassment", "die laughing".
+ */
+export const HYPERBOLE_CAUSES: ReadonlySet<string> = new Set([
+  "embarrassment", "shame", "boredom", "cringe", "cringing", "laughing", "laughter", "jealousy", "envy", "happiness",
+]);
+
+/**
+ * Everyday senses of nudity words: a colour ("nude lipstick", "a nude shade") or a figurative
+ * "naked" ("the naked truth", "the naked eye"). Inside these, the nudity word is not sexual evidence.
+ */
+export const EVERYDAY_NUDITY: TermList = {
+  name: "everyday_nudity",
+  terms: {
+    "nude shade": 1, "nude shades": 1, "nude lipstick": 1, "nude lip": 1, "nude lips": 1, "nude gloss": 1,
+    "nude polish": 1, "nude nail": 1, "nude nails": 1, "nude manicure": 1, "nude palette": 1, "nude eyeshadow": 1,
+    "nude makeup": 1, "nude tone": 1, "nude tones": 1, "nude colour": 1, "nude color": 1, "nude beige": 1,
+    "nude pink": 1, "nude heels": 1, "nude pumps": 1, "nude sandals": 1, "nude flats": 1, "shade of nude": 1,
+    "naked truth": 1, "naked eye": 1, "naked flame": 1, "naked ambition": 1, "naked aggression": 1, "naked greed": 1,
+    "naked lie": 1, "naked branches": 1, "naked trees": 1, "naked wire": 1, "naked bulb": 1, "naked mole": 1,
+    "naked singularity": 1, "naked cake": 1, "naked juice": 1, "naked power": 1, "naked self interest": 1,
+  },
+};

@@ -1,0 +1,96 @@
+import { normalizedCues } from "./context.js";
+import { firstTokenAtOrAfter, type Token } from "../trained/features.js";
+import { BELIEF_VERBS, CLAIM_NEGATIONS, HYPERBOLE_CAUSES, HYPERBOLE_MARKERS, IMPERATIVE_NEGATIONS, NEGATION_BREAKERS } from "./framing-terms.js";
+import type { LexiconHit } from "./lexicon.js";
+
+/**
+ * Frame checks: whether harmful-looking words are asserted or framed otherwise (negated, reported
+ * to be rejected, hyperbole, an everyday sense). Pure functions over the normalised text and its
+ * tokens; the engine decides what a frame changes (trained/engine.ts).
+ */
+
+const norm = normalizedCues;
+const NEG = norm(CLAIM_NEGATIONS);
+const BELIEF = norm(BELIEF_VERBS);
+const BREAKERS = norm(NEGATION_BREAKERS);
+const IMPERATIVE = norm(IMPERATIVE_NEGATIONS);
+const MARKERS = norm(HYPERBOLE_MARKERS);
+const CAUSES = norm(HYPERBOLE_CAUSES);
+/** Short negation scope: "are not vermin", "aren't all criminals", "are not really dangerous". */
+const NEGATION_REACH = 3;
+/** Longer scope through a belief verb: "I don't think those people are criminals". */
+const BELIEF_REACH = 7;
+
+/** Whether only the characters in `stops` are absent between offsets a and b. */
+function noneBetween(text: string, a: number, b: number, stops: string): boolean {
+  for (let k = a; k < b; k++) if (stops.includes(text.charAt(k))) return false;
+  return true;
+}
+const CLAUSE_STOPS = ",;:.!?\n()\"";
+const SENTENCE_STOPS = ".!?\n";
+/** Same clause: no punctuation that ends a clause between the two tokens. */
+const sameClause = (text: string, tokens: readonly Token[], i: number, j: number): boolean =>
+  noneBetween(text, tokens[Math.min(i, j)]!.end, tokens[Math.max(i, j)]!.start, CLAUSE_STOPS);
+
+/**
+ * Derogatory predicate hits that are negated: a negation up to NEGATION_REACH words before the
+ * predicate ("X are not vermin"), or a negated belief verb further back in the same clause ("I
+ * don't think X are criminals"). Negating a positive word ("X are not human") is not a frame: the
+ * hits passed in are derogatory words only.
+ */
+export function negatedClaims(text: string, tokens: readonly Token[], words: readonly string[], predicates: readonly LexiconHit[]): LexiconHit[] {
+  return predicates.filter((h) => {
+    const i = firstTokenAtOrAfter(tokens, h.start);
+    let belief = false;
+    for (let j = i - 1; j >= Math.max(0, i - BELIEF_REACH); j--) {
+      if (!sameClause(text, tokens, j, i)) return false;
+      const w = words[j]!;
+      if (BREAKERS.has(w)) return false;
+      // "don't be an idiot": an imperative to the reader.
+      if (IMPERATIVE.has(w) && words[j + 1] === "be" && (j === 0 || !sameClause(text, tokens, j - 1, j) || words[j - 1] === "please")) return false;
+      if (NEG.has(w) && (i - j <= NEGATION_REACH || belief)) return true;
+      if (BELIEF.has(w)) belief = true;
+    }
+    return false;
+  });
+}
+
+/** Whether the text quotes something: a pair of straight or curly double quotes. */
+export function hasQuotation(text: string): boolean {
+  const first = text.indexOf('"');
+  if (first >= 0 && text.indexOf('"', first + 1) > first) return true;
+  const open = text.indexOf("\u201c");
+  return open >= 0 && text.indexOf("\u201d", open + 1) > open;
+}
+
+/**
+ * Drops self-harm phrase hits that read as hyperbole: an interjection of frustration in the same
+ * sentence ("ugh I want to die"), or a trivial cause right after ("kill myself for forgetting my
+ * keys", "die of embarrassment"). A bare "I could kill myself" is kept: the counterfactual "could"
+ * is also how a real plan is phrased ("I could end it tonight"), so it alone is not enough.
+ */
+export function dropHyperbole(text: string, tokens: readonly Token[], words: readonly string[], hits: readonly LexiconHit[]): LexiconHit[] {
+  return hits.filter((h) => !isHyperbole(text, tokens, words, h));
+}
+
+function isHyperbole(text: string, tokens: readonly Token[], words: readonly string[], h: LexiconHit): boolean {
+  const i = firstTokenAtOrAfter(tokens, h.start);
+  let last = i;
+  while (last + 1 < tokens.length && tokens[last + 1]!.start < h.end) last++;
+  // Token by token, stopping at a clause or sentence boundary (so the work stays linear in the text).
+  const clauseGap = (j: number): boolean => !noneBetween(text, tokens[j]!.end, tokens[j + 1]!.start, CLAUSE_STOPS);
+  const sentenceGap = (j: number): boolean => !noneBetween(text, tokens[j]!.end, tokens[j + 1]!.start, SENTENCE_STOPS);
+  for (let j = i - 1; j >= 0 && !sentenceGap(j); j--) if (MARKERS.has(words[j]!)) return true;
+  for (let j = last + 1; j < tokens.length && !sentenceGap(j - 1); j++) if (MARKERS.has(words[j]!)) return true;
+  const next = last + 1 < tokens.length && !clauseGap(last) ? words[last + 1] : undefined;
+  const after = next !== undefined && last + 2 < tokens.length && !clauseGap(last + 1) ? words[last + 2] : undefined;
+  if (next !== undefined && CAUSES.has(next)) return true;
+  if ((next === "for" || next === "over") && after !== undefined && after.length > 4 && after.endsWith("ing")) return true;
+  return next === "of" && after !== undefined && CAUSES.has(after);
+}
+
+/** Hits of `hits` that do not overlap any hit of `inside` (a nudity word within "nude lipstick"). */
+export function outside(hits: readonly LexiconHit[], inside: readonly LexiconHit[]): LexiconHit[] {
+  if (inside.length === 0) return [...hits];
+  return hits.filter((h) => !inside.some((x) => h.start < x.end && x.start < h.end));
+}

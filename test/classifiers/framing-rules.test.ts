@@ -1,0 +1,177 @@
+import { describe, expect, it } from "vitest";
+import { CATEGORY_IDS, type CategoryId } from "../../src/classifiers/categories.js";
+import type { Verdict } from "../../src/classifiers/classifier.js";
+import { dropHyperbole, dropNegated, getLexicons, hasQuotation, negatedClaims } from "../../src/classifiers/lexicon/index.js";
+import { normalizeForMatching } from "../../src/classifiers/normalize/normalize.js";
+import { createEngine, loadTrainedClassifier } from "../../src/classifiers/trained/index.js";
+import { tokenize } from "../../src/classifiers/trained/features.js";
+import type { ModelFile } from "../../src/classifiers/trained/model-file.js";
+
+// Sentences written for these tests (not from any dataset).
+
+function parse(text: string): { norm: string; tokens: ReturnType<typeof tokenize>; words: string[] } {
+  const norm = normalizeForMatching(text);
+  const tokens = tokenize(norm);
+  return { norm, tokens, words: tokens.map((t) => norm.slice(t.start, t.end)) };
+}
+
+/** Derogatory words of `text` that the negation frame covers, and how many there are. */
+function negation(text: string): { negated: number; predicates: number } {
+  const { norm, tokens, words } = parse(text);
+  const predicates = getLexicons().derogatory.scan(norm, tokens, words);
+  return { negated: negatedClaims(norm, tokens, words, predicates).length, predicates: predicates.length };
+}
+
+/** First-person self-harm phrases that survive the negation and hyperbole checks. */
+function intent(text: string): number {
+  const { norm, tokens, words } = parse(text);
+  return dropHyperbole(norm, tokens, words, dropNegated(norm, tokens, words, getLexicons().selfHarmIntent.scan(norm, tokens, words))).length;
+}
+
+/**
+ * A model whose learned heads score about 1 on everything: every head flags unless a frame keeps
+ * it from flagging alone, so these tests check the frames without depending on trained weights.
+ */
+function loudModel(): ModelFile {
+  const heads: CategoryId[] = CATEGORY_IDS.filter((c) => c !== "sexual_minors");
+  const dim = 2, hidden = 2, buckets = 1 << 10;
+  const calibration = Object.fromEntries(heads.map((c) => [c, { a: 1, b: 12 }]));
+  const thresholds = Object.fromEntries(CATEGORY_IDS.map((c) => [c, 0.5]));
+  return {
+    header: {
+      format: "moderation-text-model", version: 1, id: "text-test-loud", family: "embedding-mlp", heads,
+      hashing: { buckets, minN: 3, maxN: 5 }, window: { size: 480, stride: 240 }, calibration, thresholds,
+      lexicon: { sexual: 0.7, graphicViolence: 0.7 }, params: { dim, hidden, embScale: 1 }, tensors: [], training: {},
+    },
+    tensors: new Map<string, Int8Array | Float32Array>([
+      ["emb", new Int8Array(buckets * dim)], ["w1", new Float32Array(hidden * dim)], ["b1", new Float32Array(hidden)],
+      ["w2", new Float32Array(heads.length * hidden)], ["b2", new Float32Array(heads.length)],
+    ]),
+  };
+}
+
+const loud = createEngine(loudModel());
+const flagsOf = (text: string, classifier = loud): string[] =>
+  Object.entries((classifier.classify(text) as Verdict).categories).filter(([, v]) => v?.flagged).map(([k]) => k);
+
+describe("negated derogatory claims", () => {
+  it("cover a negation just before the predicate or before a belief verb", () => {
+    expect(negation("Muslims are not vermin")).toEqual({ negated: 1, predicates: 1 });
+    expect(negation("immigrants aren't criminals")).toEqual({ negated: 1, predicates: 1 });
+    expect(negation("I don't think immigrants are criminals")).toEqual({ negated: 1, predicates: 1 });
+    expect(negation("I don't hate gay people")).toEqual({ negated: 1, predicates: 1 });
+  });
+
+  it("do not cover exceptives, imperatives, other clauses or a negation after the predicate", () => {
+    expect(negation("they are nothing but parasites").negated).toBe(0);
+    expect(negation("they are not just criminals, they are animals").negated).toBe(0);
+    expect(negation("no better than animals").negated).toBe(0);
+    expect(negation("don't be stupid").negated).toBe(0);
+    expect(negation("Not true. They are vermin").negated).toBe(0);
+    expect(negation("they are vermin, not people").negated).toBe(0);
+  });
+
+  it("count only derogatory predicates: negating a positive word is itself derogatory", () => {
+    expect(negation("those people are not human")).toEqual({ negated: 0, predicates: 0 });
+  });
+});
+
+describe("framed claims keep hate, harassment and violence heads from flagging alone (short texts)", () => {
+  it("negation and counter-speech", () => {
+    for (const text of [
+      "Muslims are not vermin",
+      "I don't think immigrants are criminals",
+      "I can't believe you'd say immigrants are parasites",
+      "Saying that women are vermin is disgusting",
+      "\"Gay people are animals\" is a hateful thing to post",
+    ]) {
+      const flags = flagsOf(text);
+      expect(flags, text).not.toContain("hate");
+      expect(flags, text).not.toContain("harassment");
+      expect(flags, text).not.toContain("violence");
+    }
+  });
+
+  it("not when any derogatory claim stays asserted, or without a rejecting word", () => {
+    expect(flagsOf("Muslims are not stupid, they are vermin")).toContain("hate");
+    expect(flagsOf("Immigrants are parasites")).toContain("hate");
+    expect(flagsOf("They say immigrants are parasites")).toContain("hate");
+    expect(flagsOf("those people are not human")).toContain("hate");
+  });
+
+  it("not in long texts, where other sentences may be hateful on their own", () => {
+    const long = `Muslims are not vermin. ${"We walked along the river and talked about the weather for hours. ".repeat(8)}`;
+    expect(flagsOf(long)).toContain("hate");
+  });
+
+  it("and phrase rules still flag: a framed text can insult the reader", () => {
+    expect(flagsOf("Saying women are vermin is disgusting, you idiot", createEngine(loudModel()))).toContain("harassment");
+  });
+
+  it("quotations are pairs of double quotes", () => {
+    expect(hasQuotation("\"X are vermin\" is a vile thing to say")).toBe(true);
+    expect(hasQuotation("\u201cX are vermin\u201d is vile")).toBe(true);
+    expect(hasQuotation("I don't know what you're saying")).toBe(false);
+  });
+});
+
+describe("hyperbolic self-harm phrases", () => {
+  it("are dropped with an interjection in the same sentence or a trivial cause right after", () => {
+    expect(intent("ugh I want to die, this exam")).toBe(0);
+    expect(intent("I could kill myself for forgetting my keys")).toBe(0);
+  });
+
+  it("are kept when laughter or a 'just kidding' goes with them: humour often masks distress", () => {
+    expect(intent("I want to kill myself lol")).toBe(1);
+    expect(intent("haha I want to die")).toBe(1);
+    expect(intent("I want to end my life jk")).toBe(1);
+  });
+
+  it("are kept when plain, or when the marker is in another sentence", () => {
+    expect(intent("I want to kill myself")).toBe(1);
+    expect(intent("I could kill myself tonight")).toBe(1);
+    expect(intent("lol. I want to die.")).toBe(1);
+    expect(intent("I want to kill myself for real")).toBe(1);
+  });
+
+  it("keep the self-harm heads from flagging alone in a short text", () => {
+    const flags = flagsOf("I could kill myself for forgetting my keys");
+    expect(flags).not.toContain("self_harm");
+    expect(flags).not.toContain("self_harm_intent");
+    expect(flagsOf("I want to kill myself")).toContain("self_harm");
+  });
+});
+
+describe("everyday senses of nudity words", () => {
+  it("keep the sexual head from flagging alone", () => {
+    expect(flagsOf("the naked truth")).not.toContain("sexual");
+    expect(flagsOf("lipstick in a nude shade")).not.toContain("sexual");
+    expect(flagsOf("visible to the naked eye")).not.toContain("sexual");
+  });
+
+  it("but not when other nudity or sexual words are there", () => {
+    expect(flagsOf("a naked woman")).toContain("sexual");
+    expect(flagsOf("nude lipstick, topless, sexy pose")).toContain("sexual");
+  });
+});
+
+describe("the shipped model on the examples these rules were written for", () => {
+  const trained = loadTrainedClassifier();
+  it.each([
+    ["Muslims are not vermin", "hate"],
+    ["I can't believe you'd say immigrants are parasites", "hate"],
+    ["I could kill myself for forgetting my keys", "self_harm"],
+    ["ugh I want to die, this exam", "self_harm"],
+    ["the naked truth", "sexual"],
+    ["lipstick in a nude shade", "sexual"],
+  ])("does not flag %j as %s", (text, category) => {
+    expect(flagsOf(text, trained)).not.toContain(category);
+  });
+
+  it.each([
+    ["I want to kill myself", "self_harm"],
+    ["Immigrants are vermin", "hate"],
+  ])("flags %j as %s", (text, category) => {
+    expect(flagsOf(text, trained)).toContain(category);
+  });
+});
