@@ -29,7 +29,7 @@ interface Figures {
   cpuPerRequest: number; mainCpuPerRequest: number;
 }
 
-// BENCH_LOAD=autocannon (default) | wrk (a C load generator that leaves more of the 2 cores to the server).
+// BENCH_LOAD=autocannon (default) | wrk (a C load generator, to cross-check the figures).
 const LOAD = process.env.BENCH_LOAD ?? "autocannon";
 if (LOAD !== "wrk" && LOAD !== "autocannon") throw new Error(`BENCH_LOAD must be wrk or autocannon; got "${LOAD}"`);
 if (LOAD === "wrk" && !(await hasWrk())) throw new Error("BENCH_LOAD=wrk needs wrk: apt-get install wrk");

@@ -34,9 +34,9 @@ export const useAutocannon: LoadGenerator = async (spec) => {
 };
 
 /**
- * wrk (C, Debian package "wrk") with one thread. On a 2-core machine the load generator shares
- * the cores with the server: autocannon spends about 20 µs of CPU per request, wrk a fraction of
- * that, so more of the machine is left to the server under test.
+ * wrk (C, Debian package "wrk") with one thread: an independent load generator to cross-check
+ * autocannon's figures. (On the 2-core development machine it drove both servers slightly
+ * slower than autocannon, so autocannon stays the default.)
  */
 export const useWrk: LoadGenerator = async (spec) => {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), "bench-wrk-"));
