@@ -25,7 +25,8 @@ const CALLS = Number(process.env.BENCH_CALLS ?? 3000);
 const TEXT = "Thanks for the quick reply, see you at the meeting tomorrow. I think the plan is good.";
 
 const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "moderation-layers-"));
-const ctx = await createAppContext(readConfig({ DATA_DIR: dataDir, IMAGE_MODEL_LOAD: "lazy", PORT: "0", GRPC_PORT: "0" }));
+// WORKER_THREADS=0: one call at a time would mostly measure waking the compute worker, not the layers.
+const ctx = await createAppContext(readConfig({ DATA_DIR: dataDir, IMAGE_MODEL_LOAD: "lazy", PORT: "0", GRPC_PORT: "0", WORKER_THREADS: "0" }));
 const account = await ctx.accounts.createAccount({ email: "layers@example.test", plan: "enterprise", rpm: 1_000_000_000 });
 const { key } = await ctx.accounts.createKey(account.id);
 const redisLimiter = process.env.REDIS_URL
