@@ -11,7 +11,7 @@ import {
 import { sha256 } from "./sha256.js";
 import { buildSignatureBase, toSignatureParamsList } from "./signature-base.js";
 import type { Signer } from "./signer.js";
-import { serializeDictionary } from "./structured-fields.js";
+import { bytesToBase64, serializeInnerList, type InnerList } from "./structured-fields.js";
 
 export interface HttpResponseToSign {
   status: number;
@@ -53,11 +53,24 @@ export async function signComponents(
   values: ReadonlyMap<string, string>,
   created: number = Math.floor(Date.now() / 1000),
 ): Promise<SignatureHeaders> {
-  const paramsList = toSignatureParamsList({ components, created, keyId: signer.keyId, alg: SIGNATURE_ALGORITHM });
-  const base = buildSignatureBase(paramsList, values);
+  const params = signatureParams(components, created, signer.keyId);
+  const base = buildSignatureBase(params.list, values, params.serialized);
   const signature = await signer.sign(new TextEncoder().encode(base));
+  // Both are one-member dictionaries, `label=value`, written directly (tests parse them back).
   return {
-    [SIGNATURE_INPUT_HEADER]: serializeDictionary(new Map([[SIGNATURE_LABEL, paramsList]])),
-    [SIGNATURE_HEADER]: serializeDictionary(new Map([[SIGNATURE_LABEL, { item: { type: "bytes", value: signature }, params: [] }]])),
+    [SIGNATURE_INPUT_HEADER]: `${SIGNATURE_LABEL}=${params.serialized}`,
+    [SIGNATURE_HEADER]: `${SIGNATURE_LABEL}=:${bytesToBase64(signature)}:`,
   };
+}
+
+// The parameters change only with `created` (seconds), so consecutive responses share them.
+let lastParams: { key: string; list: InnerList; serialized: string } | undefined;
+
+function signatureParams(components: string[], created: number, keyId: string): { list: InnerList; serialized: string } {
+  const key = `${created}\u0000${keyId}\u0000${components.join("\u0000")}`;
+  if (lastParams?.key !== key) {
+    const list = toSignatureParamsList({ components, created, keyId, alg: SIGNATURE_ALGORITHM });
+    lastParams = { key, list, serialized: serializeInnerList(list) };
+  }
+  return lastParams;
 }

@@ -35,7 +35,12 @@ export function toSignatureParamsList(params: SignatureParams): InnerList {
  * `"@signature-params"` line; lines joined by "\n" with no trailing newline.
  * `values` maps each component name to its already-derived value (e.g. "@status" -> "200").
  */
-export function buildSignatureBase(paramsList: InnerList, values: ReadonlyMap<string, string>): string {
+export function buildSignatureBase(
+  paramsList: InnerList,
+  values: ReadonlyMap<string, string>,
+  /** serializeInnerList(paramsList), when the caller has it already. */
+  serializedParams: string = serializeInnerList(paramsList),
+): string {
   const lines: string[] = [];
   for (const { item, params } of paramsList.items) {
     if (item.type !== "string" || params.length > 0) throw new SignatureInputError("unsupported component identifier");
@@ -44,7 +49,7 @@ export function buildSignatureBase(paramsList: InnerList, values: ReadonlyMap<st
     if (/[\r\n]/.test(value)) throw new SignatureInputError(`covered component "${item.value}" holds a line break`);
     lines.push(`"${item.value}": ${value}`);
   }
-  lines.push(`"@signature-params": ${serializeInnerList(paramsList)}`);
+  lines.push(`"@signature-params": ${serializedParams}`);
   return lines.join("\n");
 }
 
