@@ -1,11 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { CATEGORY_IDS, type CategoryId } from "../../src/classifiers/categories.js";
-import type { Verdict } from "../../src/classifiers/classifier.js";
+import { constantEngine, flaggedCategories } from "./constant-model.js";
 import { dropHyperbole, dropNegated, getLexicons, hasQuotation, negatedClaims } from "../../src/classifiers/lexicon/index.js";
 import { normalizeForMatching } from "../../src/classifiers/normalize/normalize.js";
-import { createEngine, loadTrainedClassifier } from "../../src/classifiers/trained/index.js";
+import { loadTrainedClassifier } from "../../src/classifiers/trained/index.js";
 import { tokenize } from "../../src/classifiers/trained/features.js";
-import type { ModelFile } from "../../src/classifiers/trained/model-file.js";
 
 // Sentences written for these tests (not from any dataset).
 
@@ -28,31 +26,8 @@ function intent(text: string): number {
   return dropHyperbole(norm, tokens, words, dropNegated(norm, tokens, words, getLexicons().selfHarmIntent.scan(norm, tokens, words))).length;
 }
 
-/**
- * A model whose learned heads score about 1 on everything: every head flags unless a frame keeps
- * it from flagging alone, so these tests check the frames without depending on trained weights.
- */
-function loudModel(): ModelFile {
-  const heads: CategoryId[] = CATEGORY_IDS.filter((c) => c !== "sexual_minors");
-  const dim = 2, hidden = 2, buckets = 1 << 10;
-  const calibration = Object.fromEntries(heads.map((c) => [c, { a: 1, b: 12 }]));
-  const thresholds = Object.fromEntries(CATEGORY_IDS.map((c) => [c, 0.5]));
-  return {
-    header: {
-      format: "moderation-text-model", version: 1, id: "text-test-loud", family: "embedding-mlp", heads,
-      hashing: { buckets, minN: 3, maxN: 5 }, window: { size: 480, stride: 240 }, calibration, thresholds,
-      lexicon: { sexual: 0.7, graphicViolence: 0.7 }, params: { dim, hidden, embScale: 1 }, tensors: [], training: {},
-    },
-    tensors: new Map<string, Int8Array | Float32Array>([
-      ["emb", new Int8Array(buckets * dim)], ["w1", new Float32Array(hidden * dim)], ["b1", new Float32Array(hidden)],
-      ["w2", new Float32Array(heads.length * hidden)], ["b2", new Float32Array(heads.length)],
-    ]),
-  };
-}
-
-const loud = createEngine(loudModel());
-const flagsOf = (text: string, classifier = loud): string[] =>
-  Object.entries((classifier.classify(text) as Verdict).categories).filter(([, v]) => v?.flagged).map(([k]) => k);
+const loud = constantEngine("loud");
+const flagsOf = (text: string, classifier = loud): string[] => flaggedCategories(classifier, text);
 
 describe("negated derogatory claims", () => {
   it("cover a negation just before the predicate or before a belief verb", () => {
@@ -105,7 +80,7 @@ describe("framed claims keep hate, harassment and violence heads from flagging a
   });
 
   it("and phrase rules still flag: a framed text can insult the reader", () => {
-    expect(flagsOf("Saying women are vermin is disgusting, you idiot", createEngine(loudModel()))).toContain("harassment");
+    expect(flagsOf("Saying women are vermin is disgusting, you idiot", constantEngine("loud"))).toContain("harassment");
   });
 
   it("quotations are pairs of double quotes", () => {

@@ -1,11 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { CATEGORY_IDS, type CategoryId } from "../../src/classifiers/categories.js";
-import type { Verdict } from "../../src/classifiers/classifier.js";
+import { constantEngine, flaggedCategories } from "./constant-model.js";
 import { aimedAtReader, combinePhrases, dropNegated, getLexicons } from "../../src/classifiers/lexicon/index.js";
 import { normalizeForMatching } from "../../src/classifiers/normalize/normalize.js";
-import { createEngine, loadTrainedClassifier } from "../../src/classifiers/trained/index.js";
+import { loadTrainedClassifier } from "../../src/classifiers/trained/index.js";
 import { tokenize } from "../../src/classifiers/trained/features.js";
-import type { ModelFile } from "../../src/classifiers/trained/model-file.js";
 
 // Sentences written for these tests (not from any dataset).
 
@@ -21,31 +19,8 @@ function strength(list: "selfHarmIntent" | "insults", text: string): number {
   return combinePhrases(hits);
 }
 
-/**
- * A model whose learned heads score about 0 on everything: whatever it flags comes from the
- * lexicon rules alone, so these tests do not depend on the trained weights.
- */
-function silentModel(): ModelFile {
-  const heads: CategoryId[] = CATEGORY_IDS.filter((c) => c !== "sexual_minors");
-  const dim = 2, hidden = 2, buckets = 1 << 10;
-  const calibration = Object.fromEntries(heads.map((c) => [c, { a: 1, b: -12 }]));
-  const thresholds = Object.fromEntries(CATEGORY_IDS.map((c) => [c, 0.5]));
-  return {
-    header: {
-      format: "moderation-text-model", version: 1, id: "text-test-silent", family: "embedding-mlp", heads,
-      hashing: { buckets, minN: 3, maxN: 5 }, window: { size: 480, stride: 240 }, calibration, thresholds,
-      lexicon: { sexual: 0.7, graphicViolence: 0.7 }, params: { dim, hidden, embScale: 1 }, tensors: [], training: {},
-    },
-    tensors: new Map<string, Int8Array | Float32Array>([
-      ["emb", new Int8Array(buckets * dim)], ["w1", new Float32Array(hidden * dim)], ["b1", new Float32Array(hidden)],
-      ["w2", new Float32Array(heads.length * hidden)], ["b2", new Float32Array(heads.length)],
-    ]),
-  };
-}
-
-const rulesOnly = createEngine(silentModel());
-const flagsOf = (text: string, classifier = rulesOnly): string[] =>
-  Object.entries((classifier.classify(text) as Verdict).categories).filter(([, v]) => v?.flagged).map(([k]) => k);
+const rulesOnly = constantEngine("silent");
+const flagsOf = (text: string, classifier = rulesOnly): string[] => flaggedCategories(classifier, text);
 
 const STORY =
   "We spent the summer at my grandmother's house by the lake. Most mornings I rowed out to the island with " +

@@ -1,11 +1,14 @@
 import { compileTermList, type CompiledTermList } from "./lexicon.js";
 import { DIRECT_ABUSE, INSULTS, SELF_HARM_INTENT } from "./personal-terms.js";
 import { DEROGATORY_PREDICATES, EVERYDAY_NUDITY, REJECTION_CUES, REPORTING_CUES } from "./framing-terms.js";
+import { DEHUMANISING_PREDICATES, EXTERMINATION_PREDICATES, GROUP_TERMS } from "./group-terms.js";
 import { GRAPHIC_VIOLENCE, MINOR_INDICATORS, NUDITY, SELF_HARM_METHODS, SEXUAL_EXPLICIT, THREATS } from "./terms.js";
 
 export { compileTermList, evidenceScore, scanText, strongestHit, type CompiledTermList, type LexiconHit } from "./lexicon.js";
 export { aimedAtReader, combinePhrases, dropNegated } from "./context.js";
 export { dropHyperbole, hasQuotation, negatedClaims, outside } from "./framing.js";
+export { groupClaims } from "./group-claims.js";
+export * from "./group-terms.js";
 export * from "./framing-terms.js";
 export * from "./personal-terms.js";
 export * from "./terms.js";
@@ -24,6 +27,9 @@ export interface Lexicons {
   reporting: CompiledTermList;
   rejection: CompiledTermList;
   everydayNudity: CompiledTermList;
+  groups: CompiledTermList;
+  dehumanising: CompiledTermList;
+  extermination: CompiledTermList;
 }
 
 let cached: Lexicons | undefined;
@@ -44,6 +50,9 @@ export function getLexicons(): Lexicons {
     reporting: compileTermList(REPORTING_CUES),
     rejection: compileTermList(REJECTION_CUES),
     everydayNudity: compileTermList(EVERYDAY_NUDITY),
+    groups: compileTermList(GROUP_TERMS),
+    dehumanising: compileTermList(DEHUMANISING_PREDICATES),
+    extermination: compileTermList(EXTERMINATION_PREDICATES),
   };
   return cached;
 }

@@ -1,6 +1,6 @@
 import { CATEGORY_IDS, type CategoryId } from "../categories.js";
 import type { CategoryVerdict, EvidenceSpan, TextClassifier, Verdict } from "../classifier.js";
-import { aimedAtReader, combinePhrases, dropHyperbole, dropNegated, evidenceScore, getLexicons, hasQuotation, negatedClaims, outside, strongestHit, type LexiconHit } from "../lexicon/index.js";
+import { aimedAtReader, combinePhrases, dropHyperbole, dropNegated, evidenceScore, getLexicons, groupClaims, hasQuotation, negatedClaims, outside, strongestHit, type LexiconHit } from "../lexicon/index.js";
 import { normalizeText, type NormalizedText } from "../normalize/normalize.js";
 import { featuresOfTokens, featurize, firstTokenAtOrAfter, tokenFeaturesOf, tokenize, type Token, type TokenFeatures } from "./features.js";
 import type { ModelFile } from "./model-file.js";
@@ -68,6 +68,10 @@ interface WindowEvidence {
   insult: number;
   /** Nudity / sexualised-appearance words, for short texts only. */
   nudity: number;
+  /** A dehumanising claim about a group ("immigrants are vermin"), or an exterminationist one. */
+  dehumanising: number;
+  /** The exterminationist part alone ("X should be exterminated"), which also threatens. */
+  extermination: number;
   /** A nudity word in an everyday sense ("nude lipstick", "the naked truth") and no other sexual word. */
   everydaySense: boolean;
 }
@@ -77,7 +81,7 @@ interface Candidate {
   flagged: boolean;
   at: number;
   /** Which evidence to explain: the learned head, lexicon hits, or both. */
-  lexicons: ("sexual" | "graphicViolence" | "minors" | "selfHarmMethods" | "threats" | "selfHarmIntent" | "insults" | "nudity")[];
+  lexicons: ("sexual" | "graphicViolence" | "minors" | "selfHarmMethods" | "threats" | "selfHarmIntent" | "insults" | "nudity" | "groupClaims" | "exterminationClaims")[];
   /** The learned head whose features explain this category, if any. */
   head: CategoryId | undefined;
   /** That head's score in this window: breaks ties between windows with equal scores. */
@@ -137,8 +141,16 @@ export function createEngine(model: ModelFile): TextClassifier {
       // Insult words count only when aimed at the reader: counting third-person insults too ("he is
       // an idiot") found more held-out harassment but flagged more benign counter-speech (models/README.md).
       nudity: short ? outside(lex.nudity.scan(norm.text, tokens, words), everydayNudity) : [],
+      // A group named as the subject of a dehumanising or exterminationist predicate (group-claims.ts).
+      groupClaims: [] as LexiconHit[],
+      exterminationClaims: [] as LexiconHit[],
       insults: [...aimedAtReader(norm.text, tokens, words, lex.insults.scan(norm.text, tokens, words)), ...lex.directAbuse.scan(norm.text, tokens, words)],
     };
+    const groups = lex.groups.scan(norm.text, tokens, words);
+    if (groups.length > 0) {
+      hits.exterminationClaims = groupClaims(norm.text, tokens, words, groups, lex.extermination.scan(norm.text, tokens, words));
+      hits.groupClaims = [...groupClaims(norm.text, tokens, words, groups, lex.dehumanising.scan(norm.text, tokens, words)), ...hits.exterminationClaims];
+    }
     const frames: Frames = {
       negated: short && negatedClaim(norm.text, tokens, words),
       counter: short && counterSpeech(norm.text, tokens, words),
@@ -171,6 +183,8 @@ export function createEngine(model: ModelFile): TextClassifier {
         intent: combinePhrases(pick(hits.selfHarmIntent)),
         insult: combinePhrases(pick(hits.insults)),
         nudity: combinePhrases(pick(hits.nudity)),
+        dehumanising: combinePhrases(pick(hits.groupClaims)),
+        extermination: combinePhrases(pick(hits.exterminationClaims)),
         everydaySense: false,
       };
     });
@@ -233,6 +247,16 @@ export function createEngine(model: ModelFile): TextClassifier {
       // the explicit vocabulary the density evidence needs.
       if (personal(w.nudity, w.model.sexual ?? 0, threshold("sexual"))) {
         consider("sexual", Math.max(w.nudity, w.model.sexual ?? 0), true, at, "sexual", ["nudity"]);
+      }
+      // A dehumanising claim about a group ("immigrants are vermin"): plain statements the hate head
+      // misses held out. A counter-speech frame ("saying X are vermin is disgusting") keeps it off;
+      // negated claims never match (group-claims.ts).
+      if (!frames.counter && personal(w.dehumanising, w.model.hate ?? 0, threshold("hate"))) {
+        consider("hate", Math.max(w.dehumanising, w.model.hate ?? 0), true, at, "hate", ["groupClaims"]);
+        // Calls for a group's extermination or death threaten too.
+        if (personal(w.extermination, w.model.hate ?? 0, threshold("hate"))) {
+          consider("hate_threatening", Math.max(w.extermination, w.model.hate_threatening ?? 0), true, at, "hate_threatening", ["exterminationClaims"]);
+        }
       }
       // Thin instructions data: a self-harm window that also asks for or gives a method counts.
       const sh = Math.max(w.model.self_harm ?? 0, intentFlag ? w.intent : 0);

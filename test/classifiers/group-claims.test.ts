@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { constantEngine, flaggedCategories } from "./constant-model.js";
+import type { Verdict } from "../../src/classifiers/classifier.js";
+import { loadTrainedClassifier } from "../../src/classifiers/trained/index.js";
+
+// Sentences written for these tests (not from any dataset).
+
+const quiet = constantEngine("silent");
+const flagsOf = (text: string, classifier = quiet): string[] => flaggedCategories(classifier, text).sort();
+
+describe("dehumanising claims about a group (rule alone)", () => {
+  it("flag a group named as the subject of a dehumanising predicate", () => {
+    expect(flagsOf("Immigrants are vermin and should be deported")).toContain("hate");
+    expect(flagsOf("Trans people are nothing but parasites.")).toContain("hate");
+    expect(flagsOf("muslims are no better than animals")).toContain("hate");
+    expect(flagsOf("Honestly, women are all just filthy animals")).toContain("hate");
+  });
+
+  it("flag calls for a group's extermination as hate_threatening too", () => {
+    expect(flagsOf("Gay people should be exterminated")).toEqual(["hate", "hate_threatening"]);
+    expect(flagsOf("Jews deserve to die.")).toEqual(["hate", "hate_threatening"]);
+    expect(flagsOf("Refugees are vermin")).not.toContain("hate_threatening");
+  });
+
+  it("do not flag negated, rejected, questioned or non-group statements", () => {
+    expect(flagsOf("Immigrants are not vermin")).toEqual([]);
+    expect(flagsOf("I don't think women are animals")).toEqual([]);
+    expect(flagsOf("Saying immigrants are vermin is disgusting")).toEqual([]);
+    expect(flagsOf("Why are immigrants called vermin?")).toEqual([]);
+    expect(flagsOf("Rats are vermin")).toEqual([]);
+    expect(flagsOf("My neighbours' cats are animals")).toEqual([]);
+    expect(flagsOf("Immigrants are welcome here, and rats are vermin")).toEqual([]);
+  });
+
+  it("need the hate head's support for the weaker predicates", () => {
+    // "should be deported" is a political position as well as hate: not enough on its own.
+    expect(flagsOf("Illegal immigrants should be deported")).toEqual([]);
+  });
+
+  it("explain the flag by the group and predicate", () => {
+    const spans = (quiet.classify("Immigrants are vermin") as Verdict).explanations.hate ?? [];
+    expect(spans.map((s) => s.text)).toEqual(["Immigrants", "are", "vermin"]);
+  });
+});
+
+describe("dehumanising claims with the shipped model", () => {
+  const shipped = loadTrainedClassifier();
+  it("flag the plain statement and keep the negated and rejected ones unflagged", () => {
+    expect(flagsOf("Immigrants are vermin and should be deported", shipped)).toContain("hate");
+    expect(flagsOf("Immigrants are not vermin", shipped)).not.toContain("hate");
+    expect(flagsOf("Saying immigrants are vermin is disgusting", shipped)).not.toContain("hate");
+    expect(flagsOf("My neighbours' cats are animals", shipped)).toEqual([]);
+  });
+});
