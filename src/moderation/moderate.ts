@@ -1,4 +1,4 @@
-import { randomToken } from "./random-token.js";
+import { newId } from "../accounts/ids.js";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { ModerateRequest, ModerateResponseSchema } from "../../gen/moderation/v1/moderation_pb.js";
 import { CATEGORY_IDS } from "../classifiers/categories.js";
@@ -40,7 +40,7 @@ export function createModerator(deps: ModerationDeps) {
 
     const flagged = results.some((r) => r.flagged) || (combined?.flagged ?? false);
     return {
-      id: `modr_${randomToken(12)}`,
+      id: newId("modr"),
       model: deps.textClassifier.id,
       flagged,
       results,
