@@ -1,6 +1,5 @@
 import type { TextClassifier } from "../classifiers/classifier.js";
-import { createPatternClassifier } from "../classifiers/pattern/pattern-classifier.js";
-import { loadTrainedClassifier } from "../classifiers/trained/index.js";
+import { createConfiguredTextClassifier } from "../classifiers/configured-text-classifier.js";
 import { createAccountStore, type AccountStore } from "../accounts/account-store.js";
 import { createKeyUsageTracker, type KeyUsageTracker } from "../accounts/key-usage-tracker.js";
 import type { Config } from "../config/config.js";
@@ -73,9 +72,7 @@ export async function createAppContext(config: Config, overrides: AppContextOver
     const ring = overrides.signingKeys ?? loadSigningKeyRing(config.signing, { now: clock });
     const compute = await startComputeWorkers(config, overrides, ring);
     if (compute) closers.push(() => compute.pool.close());
-    // The trained model is the default; TEXT_CLASSIFIER=pattern selects the small rule-based fallback.
-    const textClassifier = overrides.textClassifier ?? compute?.textClassifier
-      ?? (config.textClassifier === "pattern" ? createPatternClassifier() : loadTrainedClassifier());
+    const textClassifier = overrides.textClassifier ?? compute?.textClassifier ?? createConfiguredTextClassifier(config.textClassifier);
     const signingKeys = compute?.signingKeys ?? ring;
     const rateLimiter = overrides.rateLimiter ?? (await createRateLimiter({
       redisUrl: config.redisUrl,

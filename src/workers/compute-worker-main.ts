@@ -1,8 +1,6 @@
 import { sign } from "node:crypto";
 import { parentPort, workerData } from "node:worker_threads";
-import type { TextClassifier } from "../classifiers/classifier.js";
-import { createPatternClassifier } from "../classifiers/pattern/pattern-classifier.js";
-import { loadTrainedClassifier } from "../classifiers/trained/index.js";
+import { createConfiguredTextClassifier } from "../classifiers/configured-text-classifier.js";
 import { encodeVerdict } from "./verdict-codec.js";
 import type { ComputeJob, ComputeResult, ComputeWorkerSetup, JobBatch, WorkerReply } from "./messages.js";
 
@@ -17,7 +15,7 @@ const reply = (message: WorkerReply) => port.postMessage(message);
 
 try {
   const setup = workerData as ComputeWorkerSetup & { progress: Int32Array };
-  const classifier = loadClassifier(setup.textClassifier);
+  const classifier = setup.textClassifier === undefined ? undefined : createConfiguredTextClassifier(setup.textClassifier);
   const signingKey = setup.signingKey;
 
   const run = async (job: ComputeJob): Promise<ComputeResult> => {
@@ -45,9 +43,4 @@ try {
   reply({ type: "ready", classifierId: classifier?.id });
 } catch (error) {
   reply({ type: "fatal", message: error instanceof Error ? (error.stack ?? error.message) : String(error) });
-}
-
-function loadClassifier(kind: ComputeWorkerSetup["textClassifier"]): TextClassifier | undefined {
-  if (kind === undefined) return undefined;
-  return kind === "pattern" ? createPatternClassifier() : loadTrainedClassifier();
 }
