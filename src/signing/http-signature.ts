@@ -11,7 +11,7 @@ import {
 import { sha256 } from "./sha256.js";
 import { buildSignatureBase, toSignatureParamsList } from "./signature-base.js";
 import type { Signer } from "./signer.js";
-import { bytesToBase64, serializeInnerList, type InnerList } from "./structured-fields.js";
+import { serializeByteSequenceMember, serializeInnerList, type InnerList } from "./structured-fields.js";
 
 export interface HttpResponseToSign {
   status: number;
@@ -56,10 +56,10 @@ export async function signComponents(
   const params = signatureParams(components, created, signer.keyId);
   const base = buildSignatureBase(params.list, values, params.serialized);
   const signature = await signer.sign(new TextEncoder().encode(base));
-  // Both are one-member dictionaries, `label=value`, written directly (tests parse them back).
+  // Both are one-member dictionaries; the inner list is serialized once (see signatureParams).
   return {
     [SIGNATURE_INPUT_HEADER]: `${SIGNATURE_LABEL}=${params.serialized}`,
-    [SIGNATURE_HEADER]: `${SIGNATURE_LABEL}=:${bytesToBase64(signature)}:`,
+    [SIGNATURE_HEADER]: serializeByteSequenceMember(SIGNATURE_LABEL, signature),
   };
 }
 

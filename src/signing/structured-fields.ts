@@ -74,6 +74,15 @@ export function serializeMember(member: DictionaryMember): string {
   return isInnerList(member) ? serializeInnerList(member) : serializeItem(member);
 }
 
+/**
+ * A dictionary of one byte-sequence member without parameters, `key=:<base64>:`: what
+ * serializeDictionary writes for it, without the generic walk (digest and signature headers
+ * are written on every response).
+ */
+export function serializeByteSequenceMember(key: string, bytes: Uint8Array): string {
+  return `${key}=:${bytesToBase64(bytes)}:`;
+}
+
 export function serializeDictionary(dict: Dictionary): string {
   return [...dict]
     .map(([key, member]) => {
