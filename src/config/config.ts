@@ -47,7 +47,6 @@ export interface Config {
   dashboardOrigin: string | undefined;
 }
 
-
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
 export function readConfig(env: Readonly<Record<string, string | undefined>> = process.env): Config {
@@ -76,7 +75,6 @@ export function readConfig(env: Readonly<Record<string, string | undefined>> = p
     dashboardOrigin: readUrl(env, "DASHBOARD_ORIGIN", ["http:", "https:"])?.replace(/\/+$/, ""),
   };
 }
-
 
 function readWorkerThreads(env: Readonly<Record<string, string | undefined>>): number {
   const raw = nonEmpty(env.WORKER_THREADS);

@@ -71,7 +71,3 @@ function declaredLength(request: FastifyRequest): number | undefined {
   const raw = request.headers["content-length"];
   return raw === undefined ? undefined : Number(raw);
 }
-
-
-
-

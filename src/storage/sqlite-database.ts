@@ -3,13 +3,13 @@ import path from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import type { Database, SqlValue } from "./database.js";
 
+/** Writes by every SQLite connection of this process (see changeToken). */
+let processWrites = 0;
+
 /**
  * Embedded store. WAL mode lets `modctl` write while the server reads; busy_timeout makes
  * the two processes wait for each other instead of failing with SQLITE_BUSY.
  */
-/** Writes by every SQLite connection of this process (see changeToken). */
-let processWrites = 0;
-
 export function createSqliteDatabase(file: string): Database {
   if (file !== ":memory:") fs.mkdirSync(path.dirname(file), { recursive: true });
   const db = new BetterSqlite3(file);

@@ -41,8 +41,8 @@ interface Slot {
  * Worker threads for the CPU-bound steps of a request (text classification, Ed25519 signing),
  * so the event loop spends its time on HTTP. Jobs queued during one event-loop turn go to a
  * worker in a single message (batching keeps the messaging cost per request small under load),
- * each to the least-loaded worker. A worker that dies is replaced and its unanswered jobs are
- * re-run once on the replacement: they are pure functions of their input, so nothing accepted
+ * each to the least-loaded worker. A worker that dies is replaced and its unanswered jobs run
+ * again elsewhere (see replace): they are pure functions of their input, so nothing accepted
  * is lost or done twice with a different answer.
  */
 export async function createComputePool(options: ComputePoolOptions): Promise<ComputePool> {
@@ -100,9 +100,8 @@ export async function createComputePool(options: ComputePoolOptions): Promise<Co
 
   /**
    * A worker died with jobs on it: its jobs go to the other workers (or wait for its
-   * replacement) and a replacement starts. Only the job it
-   * was running takes the blame, so a job that kills every worker cannot take its neighbours
-   * in the batch down with it.
+   * replacement) and a replacement starts. Only the job it was running takes the blame (one
+   * retry), so a job that kills every worker cannot take its neighbours in the batch down with it.
    */
   const replace = (dead: Slot) => {
     const index = slots.indexOf(dead);
