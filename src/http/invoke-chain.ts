@@ -10,6 +10,7 @@ import {
 import { invokeUnaryImplementation } from "@connectrpc/connect/protocol";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { ApiError, ERROR_CODE_HEADER, ERROR_CODES, isErrorCode } from "../errors/api-error.js";
+import { PlainHeaders } from "./plain-headers.js";
 
 export type ChainOutcome<O extends DescMessage> =
   | { ok: true; output: MessageShape<O>; headers: Headers[] }
@@ -59,15 +60,6 @@ export async function invokeThroughChain<I extends DescMessage, O extends DescMe
   }
 }
 
-function requestHeaders(request: FastifyRequest): Headers {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (name.startsWith(":") || value === undefined) continue;
-    headers.set(name, Array.isArray(value) ? value.join(", ") : value);
-  }
-  return headers;
-}
-
 /**
  * The HandlerContext for a JSON request, built by hand rather than with Connect's
  * createHandlerContext, which makes three AbortControllers per call (deadline, link, request).
@@ -82,9 +74,9 @@ function createJsonHandlerContext(
     protocolName: "json",
     requestMethod: request.method,
     url: request.url,
-    requestHeader: requestHeaders(request),
-    responseHeader: new Headers(),
-    responseTrailer: new Headers(),
+    requestHeader: PlainHeaders.fromIncoming(request.headers),
+    responseHeader: new PlainHeaders(),
+    responseTrailer: new PlainHeaders(),
     values,
     timeoutMs: () => undefined,
     signal,

@@ -1,5 +1,6 @@
-import { sign, type KeyObject } from "node:crypto";
+import type { KeyObject } from "node:crypto";
 import { inspect } from "node:util";
+import { createEd25519SignFunction } from "./ed25519-sign.js";
 
 /**
  * Makes signatures with one private key; the key itself never leaves the object (except into
@@ -32,9 +33,10 @@ export function createEd25519Signer(privateKey: KeyObject, keyId: string): Signe
     throw new TypeError("createEd25519Signer needs an Ed25519 private key");
   }
   // The key lives in a closure, not a property, so logging or JSON-serializing a Signer shows only its id.
+  const signWithKey = createEd25519SignFunction(privateKey);
   const signer: Signer = {
     keyId,
-    sign: async (data) => new Uint8Array(sign(null, data, privateKey)),
+    sign: async (data) => signWithKey(data),
   };
   privateKeys.set(signer, privateKey);
   Object.defineProperty(signer, inspect.custom, { value: () => `Signer(${keyId})` });

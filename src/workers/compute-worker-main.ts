@@ -1,6 +1,6 @@
-import { sign } from "node:crypto";
 import { parentPort, workerData } from "node:worker_threads";
 import { createConfiguredTextClassifier } from "../classifiers/configured-text-classifier.js";
+import { createEd25519SignFunction } from "../signing/ed25519-sign.js";
 import { encodeVerdict } from "./verdict-codec.js";
 import type { ComputeJob, ComputeResult, ComputeWorkerSetup, JobBatch, WorkerReply } from "./messages.js";
 
@@ -16,7 +16,7 @@ const reply = (message: WorkerReply) => port.postMessage(message);
 try {
   const setup = workerData as ComputeWorkerSetup & { progress: Int32Array };
   const classifier = setup.textClassifier === undefined ? undefined : createConfiguredTextClassifier(setup.textClassifier);
-  const signingKey = setup.signingKey;
+  const signWithKey = setup.signingKey === undefined ? undefined : createEd25519SignFunction(setup.signingKey);
 
   const run = async (job: ComputeJob): Promise<ComputeResult> => {
     try {
@@ -25,8 +25,8 @@ try {
         if (!classifier) throw new Error("this worker has no text classifier");
         return { id: job.id, ok: true, verdict: encodeVerdict(await classifier.classify(job.text)) };
       }
-      if (!signingKey) throw new Error("this worker has no signing key");
-      return { id: job.id, ok: true, signature: new Uint8Array(sign(null, job.data, signingKey)) };
+      if (!signWithKey) throw new Error("this worker has no signing key");
+      return { id: job.id, ok: true, signature: signWithKey(job.data) };
     } catch (error) {
       return { id: job.id, ok: false, message: error instanceof Error ? error.message : String(error) };
     }
