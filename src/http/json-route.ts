@@ -1,7 +1,7 @@
-import { create, toJson } from "@bufbuild/protobuf";
+import { create } from "@bufbuild/protobuf";
 import { createContextValues, type Interceptor } from "@connectrpc/connect";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { ModerateRequestSchema, ModerateResponseSchema, ModerationService } from "../../gen/moderation/v1/moderation_pb.js";
+import { ModerateRequestSchema, ModerationService } from "../../gen/moderation/v1/moderation_pb.js";
 import type { AppContext } from "../app/app-context.js";
 import { ApiError } from "../errors/api-error.js";
 import { rawJsonBodyKey, transportKey } from "../interceptors/context-keys.js";
@@ -10,7 +10,8 @@ import { createModerationServiceImpl } from "../rpc/moderation-service.js";
 import { parseModerateJson } from "./json-body.js";
 import { invokeThroughChain } from "./invoke-chain.js";
 import { readBody } from "./read-body.js";
-import { sendSignedJson } from "./send-json.js";
+import { moderateAnswerJson, signedJsonFor } from "./moderate-answer-json.js";
+import { sendJsonSignedAhead, sendSignedJson } from "./send-json.js";
 
 const method = ModerationService.method.moderate;
 
@@ -51,7 +52,9 @@ export function registerJsonRoute(app: FastifyInstance, ctx: AppContext, interce
         abortable: input.input.some((item) => item.type === "image"),
       });
       if (outcome.ok) {
-        return sendSigned(200, toJson(ModerateResponseSchema, outcome.output, { useProtoFieldName: true, alwaysEmitImplicit: true }), outcome.headers);
+        const signedAhead = signedJsonFor(outcome.output);
+        if (signedAhead) return sendJsonSignedAhead(reply, 200, signedAhead, outcome.headers);
+        return sendSigned(200, moderateAnswerJson(outcome.output), outcome.headers);
       }
       // A body we stopped reading cannot be followed by another request on this connection.
       if (outcome.code === "payload_too_large" && request.raw.httpVersionMajor === 1) reply.header("connection", "close");

@@ -1,6 +1,7 @@
 import type { FastifyReply } from "fastify";
 import { signJsonBody } from "../signing/json-body-signature.js";
 import type { Signer } from "../signing/signer.js";
+import type { SignedJsonAnswer } from "./moderate-answer-json.js";
 
 /** Headers that describe one HTTP message and must not be copied from RPC metadata. */
 const HOP_HEADERS = new Set(["content-type", "content-length", "content-encoding", "transfer-encoding", "connection"]);
@@ -31,6 +32,11 @@ export async function sendSignedJson(
   headerSets: Headers[],
 ): Promise<FastifyReply> {
   const signed = await signJsonBody(signing.signer, { status, body, requestBody: signing.requestBody, nowMs: signing.nowMs });
+  return sendJsonSignedAhead(reply, status, signed, headerSets);
+}
+
+/** Sends bytes that signJsonBody already signed (here or in a compute worker) with their signature headers. */
+export function sendJsonSignedAhead(reply: FastifyReply, status: number, signed: SignedJsonAnswer, headerSets: Headers[]): FastifyReply {
   reply.headers(signed.headers);
   return sendJson(reply, status, signed.bytes, headerSets);
 }

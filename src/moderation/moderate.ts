@@ -34,25 +34,12 @@ export function createModerator(deps: ModerationDeps) {
 
     const results = await Promise.all(items.map((item) => judgeItem(item, request.analyzeImages, signal)));
     const texts = items.filter((i): i is Extract<ValidItem, { type: "text" }> => i.type === "text");
-    const combined = texts.length >= 2
-      ? toCategories(await deps.textClassifier.classify(texts.map((t) => t.text).join(COMBINED_SEPARATOR)))
-      : undefined;
-
-    const flagged = results.some((r) => r.flagged) || (combined?.flagged ?? false);
-    return {
-      id: newId("modr"),
-      model: deps.textClassifier.id,
-      flagged,
-      results,
-      ...(combined ? { combined } : {}),
-    };
+    const combined = texts.length >= 2 ? await deps.textClassifier.classify(joinForCombined(texts.map((t) => t.text))) : undefined;
+    return assembleAnswer(newId("modr"), deps.textClassifier.id, results, combined);
   };
 
   async function judgeItem(item: ValidItem, analyzeImages: boolean, signal: AbortSignal | undefined) {
-    if (item.type === "text") {
-      const verdict = toCategories(await deps.textClassifier.classify(item.text));
-      return { index: item.index, type: "text", models: [deps.textClassifier.id], ...verdict };
-    }
+    if (item.type === "text") return textItemResult(item.index, await deps.textClassifier.classify(item.text), deps.textClassifier.id);
     if (!deps.images) {
       // Without an image model, images are validated but not evaluated: no categories, nothing faked.
       return { index: item.index, type: "image", flagged: false, categories: {}, explanations: [], models: [] };
@@ -69,6 +56,34 @@ export function createModerator(deps: ModerationDeps) {
       ...(deep ? { deepAnalysis: { provider: deep.provider, model: deep.model, reason: deep.reason, categories: toCategories({ categories: deep.categories, explanations: {} }).categories } } : {}),
     };
   }
+}
+
+type ItemResultInit = NonNullable<ModerateResponseInit["results"]>[number];
+
+/**
+ * The answer from its parts. Shared by every thread that assembles one (see
+ * src/workers/json-answers.ts), so equal parts always make equal answers.
+ */
+export function assembleAnswer(id: string, model: string, results: ItemResultInit[], combined: Verdict | undefined): ModerateResponseInit {
+  const combinedResult = combined ? toCategories(combined) : undefined;
+  return {
+    id,
+    model,
+    // The top-level flag reflects both layers: any item alone, or all text items together.
+    flagged: results.some((r) => r.flagged) || (combinedResult?.flagged ?? false),
+    results,
+    ...(combinedResult ? { combined: combinedResult } : {}),
+  };
+}
+
+/** One text item's result. */
+export function textItemResult(index: number, verdict: Verdict, model: string): ItemResultInit {
+  return { index, type: "text", models: [model], ...toCategories(verdict) };
+}
+
+/** The text the combined layer judges: every text item, in order. */
+export function joinForCombined(texts: string[]): string {
+  return texts.join(COMBINED_SEPARATOR);
 }
 
 /** Converts a classifier verdict into the response's map form, categories in their fixed order. */

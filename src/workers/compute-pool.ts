@@ -19,8 +19,13 @@ export interface ComputePool {
   readonly classifierId: string | undefined;
   classify(text: string): Promise<Verdict>;
   sign(data: Uint8Array): Promise<Uint8Array>;
+  /** A whole JSON answer to a call of text items only (see json-answers.ts). */
+  answerJson(job: Omit<AnswerJsonJob, "id" | "kind">): Promise<AnswerJsonResult>;
   close(): Promise<void>;
 }
+
+type AnswerJsonJob = Extract<ComputeJob, { kind: "answer-json" }>;
+type AnswerJsonResult = Extract<ComputeResult, { bytes: Uint8Array }>;
 
 type Pending = { job: ComputeJob; crashes: number; resolve: (result: ComputeResult) => void; reject: (error: Error) => void };
 
@@ -188,6 +193,11 @@ export async function createComputePool(options: ComputePoolOptions): Promise<Co
       const result = await submit({ id: takeId(), kind: "sign", data });
       if (!("signature" in result)) throw new Error("compute worker answered a sign job without a signature");
       return result.signature;
+    },
+    async answerJson(job) {
+      const result = await submit({ id: takeId(), kind: "answer-json", ...job });
+      if (!("bytes" in result)) throw new Error("compute worker answered an answer-json job without an answer");
+      return result;
     },
     async close() {
       closed = true;

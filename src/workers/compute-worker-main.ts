@@ -1,13 +1,21 @@
+import { create } from "@bufbuild/protobuf";
 import { parentPort, workerData } from "node:worker_threads";
+import { ModerateResponseSchema } from "../../gen/moderation/v1/moderation_pb.js";
 import { createConfiguredTextClassifier } from "../classifiers/configured-text-classifier.js";
+import type { TextClassifier } from "../classifiers/classifier.js";
+import { moderateAnswerJson } from "../http/moderate-answer-json.js";
+import { joinForCombined } from "../moderation/moderate.js";
 import { createEd25519SignFunction } from "../signing/ed25519-sign.js";
+import { signJsonBody } from "../signing/json-body-signature.js";
+import { createDelegatingSigner, type Signer } from "../signing/signer.js";
+import { assembleAnswerFromEncoded } from "./json-answers.js";
 import { encodeVerdict } from "./verdict-codec.js";
 import type { ComputeJob, ComputeResult, ComputeWorkerSetup, JobBatch, WorkerReply } from "./messages.js";
 
 /**
  * The body of a compute worker: CPU-bound, side-effect-free steps of a request (text
- * classification, Ed25519 signing) moved off the event loop that serves HTTP. Each batch is
- * answered in one message.
+ * classification, Ed25519 signing, and whole JSON answers to text-only calls) moved off the
+ * event loop that serves HTTP. Each batch is answered in one message.
  */
 if (!parentPort) throw new Error("compute-worker-main must run in a worker thread");
 const port = parentPort;
@@ -17,13 +25,16 @@ try {
   const setup = workerData as ComputeWorkerSetup & { progress: Int32Array };
   const classifier = setup.textClassifier === undefined ? undefined : createConfiguredTextClassifier(setup.textClassifier);
   const signWithKey = setup.signingKey === undefined ? undefined : createEd25519SignFunction(setup.signingKey);
+  const signer = signWithKey && setup.signingKeyId ? createDelegatingSigner(setup.signingKeyId, async (data) => signWithKey(data)) : undefined;
 
   const run = async (job: ComputeJob): Promise<ComputeResult> => {
     try {
-      if (job.kind === "classify") {
-        if (setup.exitOnText !== undefined && job.text === setup.exitOnText) process.exit(1);
+      if (job.kind === "classify" || job.kind === "answer-json") {
+        if (setup.exitOnText !== undefined && (job.kind === "classify" ? [job.text] : job.texts).includes(setup.exitOnText)) process.exit(1);
         if (!classifier) throw new Error("this worker has no text classifier");
-        return { id: job.id, ok: true, verdict: encodeVerdict(await classifier.classify(job.text)) };
+        if (job.kind === "classify") return { id: job.id, ok: true, verdict: encodeVerdict(await classifier.classify(job.text)) };
+        if (!signer) throw new Error("this worker has no signing key");
+        return { id: job.id, ok: true, ...(await answerJson(job, classifier, signer)) };
       }
       if (!signWithKey) throw new Error("this worker has no signing key");
       return { id: job.id, ok: true, signature: signWithKey(job.data) };
@@ -43,4 +54,18 @@ try {
   reply({ type: "ready", classifierId: classifier?.id });
 } catch (error) {
   reply({ type: "fatal", message: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+}
+
+/**
+ * One whole answer, assembled by the same function as the parent's (assembleAnswerFromEncoded),
+ * so the parent's message and these bytes say the same thing.
+ */
+async function answerJson(job: Extract<ComputeJob, { kind: "answer-json" }>, classifier: TextClassifier, signer: Signer) {
+  const verdicts = [];
+  for (const text of job.texts) verdicts.push(encodeVerdict(await classifier.classify(text)));
+  const combined = job.texts.length >= 2 ? encodeVerdict(await classifier.classify(joinForCombined(job.texts))) : undefined;
+  // Assembled from the encoded verdicts, exactly what the parent receives and assembles from.
+  const answer = create(ModerateResponseSchema, assembleAnswerFromEncoded(job.answerId, classifier.id, verdicts, combined));
+  const signed = await signJsonBody(signer, { status: 200, body: moderateAnswerJson(answer), requestBody: job.requestBody, nowMs: job.nowMs });
+  return { verdicts, combined, bytes: signed.bytes, headers: signed.headers };
 }

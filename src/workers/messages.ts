@@ -1,4 +1,5 @@
 import type { KeyObject } from "node:crypto";
+import type { HttpSignatureHeaders } from "../signing/http-signature.js";
 import type { EncodedVerdict } from "./verdict-codec.js";
 
 /** What each compute worker is set up with; the parent passes it as workerData. */
@@ -7,17 +8,27 @@ export interface ComputeWorkerSetup {
   textClassifier?: "trained" | "pattern";
   /** The active Ed25519 signing key (KeyObjects are cloned into workers safely); absent: no sign jobs. */
   signingKey?: KeyObject;
+  /** Its key id, named in the signatures of answers the worker renders (answer-json jobs). */
+  signingKeyId?: string;
   /** Tests only: the worker thread exits when asked to classify exactly this text. */
   exitOnText?: string;
 }
 
 export type ComputeJob =
   | { id: number; kind: "classify"; text: string }
-  | { id: number; kind: "sign"; data: Uint8Array };
+  | { id: number; kind: "sign"; data: Uint8Array }
+  /**
+   * A JSON-route Moderate call of text items only, answered whole: classify each text (and all
+   * together when there are two or more), assemble the answer with id `answerId`, render it
+   * as the route would and sign it for the request body `requestBody` at time `nowMs`.
+   */
+  | { id: number; kind: "answer-json"; texts: string[]; answerId: string; requestBody: Uint8Array; nowMs: number };
 
 export type ComputeResult =
   | { id: number; ok: true; verdict: EncodedVerdict }
   | { id: number; ok: true; signature: Uint8Array }
+  /** The verdicts let the parent assemble the same answer message; bytes and headers are what the route sends. */
+  | { id: number; ok: true; verdicts: EncodedVerdict[]; combined: EncodedVerdict | undefined; bytes: Uint8Array; headers: HttpSignatureHeaders }
   | { id: number; ok: false; message: string };
 
 /** Parent → worker: every job queued during one event-loop turn, in one message. */

@@ -3,6 +3,7 @@ import type { Config } from "../config/config.js";
 import type { SigningKeyRing } from "../signing/key-ring.js";
 import { createDelegatingSigner, privateKeyForWorkers } from "../signing/signer.js";
 import { createComputePool, type ComputePool } from "./compute-pool.js";
+import { createJsonAnswerer, type JsonAnswerer } from "./json-answers.js";
 
 export interface ComputeWorkers {
   pool: ComputePool;
@@ -10,6 +11,8 @@ export interface ComputeWorkers {
   textClassifier: TextClassifier | undefined;
   /** The same ring whose signer signs in the workers; undefined when its key is not ours to hand over. */
   signingKeys: SigningKeyRing | undefined;
+  /** Whole JSON answers to text-only calls, when the workers both classify and sign. */
+  jsonAnswerer: JsonAnswerer | undefined;
 }
 
 /**
@@ -29,7 +32,10 @@ export async function startComputeWorkers(
 
   const pool = await createComputePool({
     size: config.computeWorkers,
-    setup: { ...(classify ? { textClassifier: config.textClassifier } : {}), ...(signingKey ? { signingKey } : {}) },
+    setup: {
+      ...(classify ? { textClassifier: config.textClassifier } : {}),
+      ...(signingKey ? { signingKey, signingKeyId: ring.signer.keyId } : {}),
+    },
   });
   const classifierId = pool.classifierId;
   return {
@@ -38,5 +44,6 @@ export async function startComputeWorkers(
     signingKeys: signingKey
       ? { publishedKeys: ring.publishedKeys, signer: createDelegatingSigner(ring.signer.keyId, (data) => pool.sign(data)) }
       : undefined,
+    jsonAnswerer: classify && classifierId !== undefined && signingKey ? createJsonAnswerer(pool, classifierId) : undefined,
   };
 }

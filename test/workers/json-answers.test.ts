@@ -1,0 +1,85 @@
+import { create } from "@bufbuild/protobuf";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ModerateRequestSchema, ModerateResponseSchema } from "../../gen/moderation/v1/moderation_pb.js";
+import { loadTrainedClassifier } from "../../src/classifiers/trained/index.js";
+import { verifyModerationResponse } from "../../src/client/verify-response.js";
+import { ApiError } from "../../src/errors/api-error.js";
+import { moderateAnswerJson, signedJsonFor } from "../../src/http/moderate-answer-json.js";
+import { createModerator } from "../../src/moderation/moderate.js";
+import { toJwks } from "../../src/signing/key-ring.js";
+import { privateKeyForWorkers } from "../../src/signing/signer.js";
+import { createComputePool, type ComputePool } from "../../src/workers/compute-pool.js";
+import { createJsonAnswerer, isTextOnly, type JsonAnswerer } from "../../src/workers/json-answers.js";
+import { makeKeyRing } from "../signing/fixtures.js";
+
+const CALLS = [
+  ["one benign text", ["Thanks for the quick reply, see you at the meeting tomorrow."]],
+  ["one harmful text", ["I will find you and kill you, you worthless idiot."]],
+  ["several texts (combined layer)", ["you are so", "worthless, I will hurt you", "see you at noon"]],
+  ["long text with one harmful sentence", ["A calm paragraph about gardening. ".repeat(60) + "I want to kill myself tonight."]],
+  ["Unicode and zero-width characters", ["Ünïcödé, emoji 🙂 and\u200bzero-width i\u200bd\u200bi\u200bo\u200bt"]],
+] as const;
+
+const requestOf = (texts: readonly string[]) => create(ModerateRequestSchema, { input: texts.map((text) => ({ type: "text", text })) });
+const NOW_MS = 1_800_000_123_456;
+
+// One worker job answers a text-only JSON call whole: the message the chain sees, the bytes
+// the route sends and their signature must all agree, and match the event loop's answer.
+describe("JSON answers made in a compute worker", () => {
+  const ring = makeKeyRing();
+  const jwks = toJwks(ring);
+  const inline = createModerator({ textClassifier: loadTrainedClassifier() });
+  let pool: ComputePool;
+  let answer: JsonAnswerer;
+  beforeAll(async () => {
+    pool = await createComputePool({
+      size: 1,
+      setup: { textClassifier: "trained", signingKey: privateKeyForWorkers(ring.signer)!, signingKeyId: ring.signer.keyId },
+    });
+    answer = createJsonAnswerer(pool, pool.classifierId!);
+  });
+  afterAll(async () => {
+    await pool?.close();
+  });
+
+  it.each(CALLS)("%s: bytes render the message, the signature verifies, the answer equals the event loop's", async (_name, texts) => {
+    const requestBody = new TextEncoder().encode(JSON.stringify({ input: texts.map((text) => ({ type: "text", text })) }));
+    const message = await answer(requestOf(texts), requestBody, NOW_MS);
+    const signed = signedJsonFor(message)!;
+    expect(signed).toBeDefined();
+    const sent = JSON.parse(new TextDecoder().decode(signed.bytes));
+    expect(sent).toEqual(moderateAnswerJson(message));
+
+    const expected = create(ModerateResponseSchema, await inline(requestOf(texts)));
+    expect({ ...sent, id: "" }).toEqual({ ...(moderateAnswerJson(expected) as object), id: "" });
+    expect(message.id).toMatch(/^modr_/);
+
+    const headers = { "content-type": "application/json; charset=utf-8", ...signed.headers };
+    const verified = await verifyModerationResponse({ requestBody, status: 200, headers, body: signed.bytes, jwks });
+    expect(verified).toEqual({ valid: true, keyId: ring.signer.keyId, created: Math.floor(NOW_MS / 1000) });
+    // Bound to its own request: another body does not verify.
+    const otherRequest = new TextEncoder().encode('{"input":[{"type":"text","text":"other"}]}');
+    expect((await verifyModerationResponse({ requestBody: otherRequest, status: 200, headers, body: signed.bytes, jwks })).valid).toBe(false);
+  });
+
+  it("refuses invalid calls with the same errors as the event loop, before any job", async () => {
+    const empty = create(ModerateRequestSchema, { input: [{ type: "text", text: "" }] });
+    const tooMany = requestOf(Array.from({ length: 11 }, () => "hello"));
+    for (const request of [empty, tooMany]) {
+      const fromWorker = await answer(request, new Uint8Array(), NOW_MS).catch((error: unknown) => error);
+      const fromLoop = await inline(request).catch((error: unknown) => error);
+      expect(fromWorker).toBeInstanceOf(ApiError);
+      expect(fromWorker).toEqual(fromLoop);
+    }
+  });
+
+  it("is only for calls of text items only", () => {
+    expect(isTextOnly(requestOf(["a", "b"]))).toBe(true);
+    expect(isTextOnly(create(ModerateRequestSchema, { input: [{ type: "text", text: "a" }, { type: "image", base64: "data:" }] }))).toBe(false);
+    expect(isTextOnly(create(ModerateRequestSchema, { input: [{ type: "video", text: "a" }] }))).toBe(false);
+  });
+
+  it("leaves nothing signed ahead for messages it did not make", () => {
+    expect(signedJsonFor(create(ModerateResponseSchema, { id: "modr_x" }))).toBeUndefined();
+  });
+});
