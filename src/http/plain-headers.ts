@@ -6,8 +6,8 @@ import type { IncomingHttpHeaders } from "node:http";
  * showed in profiles at a handful of headers per request). Node has already validated what it
  * parsed off the wire, and the values our interceptors set are our own constants and numbers.
  *
- * Names are stored lower-cased, as Headers does; iteration is in sorted name order, as
- * Headers' is. It is a Headers as far as Connect and our interceptors use one (get, set, has,
+ * Names are stored lower-cased, as Headers does; iteration is in insertion order (Headers sorts,
+ * which nothing here relies on: HTTP header order carries no meaning). It is a Headers as far as Connect and our interceptors use one (get, set, has,
  * append, delete, forEach, entries).
  */
 export class PlainHeaders implements Headers {
@@ -52,20 +52,19 @@ export class PlainHeaders implements Headers {
   }
 
   forEach(callback: (value: string, name: string, parent: Headers) => void, thisArg?: unknown): void {
-    for (const [name, value] of this.entries()) callback.call(thisArg, value, name, this);
+    for (const [name, value] of this.byName) callback.call(thisArg, value, name, this);
   }
 
-  *entries(): HeadersIterator<[string, string]> {
-    const names = [...this.byName.keys()].sort();
-    for (const name of names) yield [name, this.byName.get(name)!];
+  entries(): HeadersIterator<[string, string]> {
+    return this.byName.entries();
   }
 
-  *keys(): HeadersIterator<string> {
-    for (const [name] of this.entries()) yield name;
+  keys(): HeadersIterator<string> {
+    return this.byName.keys();
   }
 
-  *values(): HeadersIterator<string> {
-    for (const [, value] of this.entries()) yield value;
+  values(): HeadersIterator<string> {
+    return this.byName.values();
   }
 
   [Symbol.iterator](): HeadersIterator<[string, string]> {

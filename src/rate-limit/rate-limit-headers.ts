@@ -10,8 +10,10 @@ export const RATE_LIMIT_POLICY_NAME = "per-minute";
  */
 export function formatRateLimitHeaders(decision: RateLimitDecision): Record<string, string> {
   const resetSeconds = Math.ceil(decision.resetMs / 1000);
+  const policy = policyValues(decision.limit, decision.windowMs);
   const headers: Record<string, string> = {
-    ...formatPolicyHeaders(decision.limit, decision.windowMs),
+    "X-RateLimit-Limit": policy.limit,
+    "RateLimit-Policy": policy.policy,
     "X-RateLimit-Remaining": String(decision.remaining),
     "X-RateLimit-Reset": String(resetSeconds),
     RateLimit: `"${RATE_LIMIT_POLICY_NAME}";r=${decision.remaining};t=${resetSeconds}`,
@@ -22,8 +24,21 @@ export function formatRateLimitHeaders(decision: RateLimitDecision): Record<stri
 
 /** What is known without asking the store: used when the store is unavailable. */
 export function formatPolicyHeaders(limit: number, windowMs: number): Record<string, string> {
-  return {
-    "X-RateLimit-Limit": String(limit),
-    "RateLimit-Policy": `"${RATE_LIMIT_POLICY_NAME}";q=${limit};w=${Math.ceil(windowMs / 1000)}`,
-  };
+  const policy = policyValues(limit, windowMs);
+  return { "X-RateLimit-Limit": policy.limit, "RateLimit-Policy": policy.policy };
+}
+
+// A plan's policy strings never change, and every request sends them: format them once.
+const policyCache = new Map<string, { limit: string; policy: string }>();
+
+function policyValues(limit: number, windowMs: number): { limit: string; policy: string } {
+  const key = `${limit}/${windowMs}`;
+  let values = policyCache.get(key);
+  if (!values) {
+    values = { limit: String(limit), policy: `"${RATE_LIMIT_POLICY_NAME}";q=${limit};w=${Math.ceil(windowMs / 1000)}` };
+    // Enterprise limits are custom numbers: bound the cache all the same.
+    if (policyCache.size >= 1000) policyCache.clear();
+    policyCache.set(key, values);
+  }
+  return values;
 }
