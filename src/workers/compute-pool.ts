@@ -8,6 +8,14 @@ const WORKER_URL = new URL("./compute-worker.mjs", import.meta.url);
 /** A job that was running when its worker died this many times is given up on, not retried. */
 const MAX_CRASHES = 2;
 
+/**
+ * Batches posted to one worker and not yet answered, at most. Two keep the worker busy (the
+ * next batch waits in its port while it runs one); beyond that, jobs wait here and go in one
+ * larger message when a batch comes back. Each message costs both threads a wake-up and a
+ * (de)serialisation, which under load was the event loop's largest single cost.
+ */
+const MAX_BATCHES_IN_FLIGHT = 2;
+
 export interface ComputePoolOptions {
   /** Worker threads; each holds its own copy of the text model. */
   size: number;
@@ -93,6 +101,8 @@ export async function createComputePool(options: ComputePoolOptions): Promise<Co
   const settle = (slot: Slot, batchNumber: number, results: ComputeResult[]) => {
     const batch = slot.inFlight.get(batchNumber) ?? [];
     slot.inFlight.delete(batchNumber);
+    // Jobs held back while the worker had enough to do go now.
+    if (slot.queued.length > 0) scheduleFlush();
     const byId = new Map(batch.map((p) => [p.job.id, p]));
     for (const result of results) {
       const pending = byId.get(result.id);
@@ -147,16 +157,20 @@ export async function createComputePool(options: ComputePoolOptions): Promise<Co
     if (!best) return void waiting.push(pending);
     best.queued.push(pending);
     best.load++;
-    if (!flushScheduled) {
-      flushScheduled = true;
-      setImmediate(flush);
-    }
+    scheduleFlush();
+  };
+
+  // Once per event-loop turn, so that every job queued in the turn shares the message.
+  const scheduleFlush = () => {
+    if (flushScheduled) return;
+    flushScheduled = true;
+    setImmediate(flush);
   };
 
   const flush = () => {
     flushScheduled = false;
     for (const slot of slots) {
-      if (!slot.alive || slot.queued.length === 0) continue;
+      if (!slot.alive || slot.queued.length === 0 || slot.inFlight.size >= MAX_BATCHES_IN_FLIGHT) continue;
       const batch = slot.queued;
       slot.queued = [];
       const batchNumber = nextBatch++;
