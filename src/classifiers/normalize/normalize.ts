@@ -1,3 +1,4 @@
+import { newInt32Array } from "../trained/typed-slab.js";
 import { foldConfusable } from "./confusables.js";
 
 /**
@@ -29,81 +30,152 @@ const LEET: Record<string, string> = {
 // Separators that obfuscators put between single letters ("k i l l", "k.i.l.l", "k-i-l-l").
 const SPACER = new Set([" ", ".", "-", "_", "*", "~", "/", "·"]);
 
-/** Parallel arrays (not one object per character): normalisation runs on every request. */
-interface Units { ch: string[]; start: number[]; end: number[] }
+/*
+ * Normalisation runs on every request, so the steps work on code points in typed arrays rather than
+ * on one-character strings: each unit is one code point of output and the input code-point offset
+ * it came from (its source ends one code point later). The tables below are the string tables
+ * above, keyed by code point.
+ */
+const NONE = -1;
+const SPACE = 32;
+const cp = (ch: string): number => ch.codePointAt(0)!;
+const LEET_BY_CP = new Map<number, number>(Object.entries(LEET).map(([k, v]) => [cp(k), cp(v)]));
+const LEET_ASCII = Int32Array.from({ length: 128 }, (_, c) => LEET_BY_CP.get(c) ?? NONE);
+const SPACER_CPS = new Set<number>([...SPACER].map(cp));
+const BANG = cp("!"), BAR = cp("|"), PLUS = cp("+"), DOLLAR = cp("$");
 
-const LOWER_ASCII: string[] = Array.from({ length: 128 }, (_, c) => (c >= 65 && c <= 90 ? String.fromCharCode(c + 32) : isSpaceCode(c) ? " " : String.fromCharCode(c)));
+/**
+ * Growable parallel arrays of units. One scratch set is reused, as normalisation is synchronous; it
+ * keeps the size of the longest text seen (requests are capped at 10,000 code points).
+ */
+interface Units { cps: Int32Array; at: Int32Array; length: number }
+const scratch: Units = { cps: new Int32Array(256), at: new Int32Array(256), length: 0 };
 
-/** Step 1: per code point, fold compatibility forms, diacritics, look-alikes and case; drop invisibles. */
-function foldCodePoints(input: string): Units {
-  const u: Units = { ch: [], start: [], end: [] };
-  let cp = 0;
-  for (let i = 0; i < input.length; i++) {
+function push(u: Units, point: number, at: number): void {
+  if (u.length === u.cps.length) {
+    const cps = new Int32Array(u.length * 2), ats = new Int32Array(u.length * 2);
+    cps.set(u.cps);
+    ats.set(u.at);
+    u.cps = cps;
+    u.at = ats;
+  }
+  u.cps[u.length] = point;
+  u.at[u.length++] = at;
+}
+
+/** Lower-case ASCII, with ASCII whitespace as a plain space. */
+const LOWER_ASCII = Int32Array.from({ length: 128 }, (_, c) => (c >= 65 && c <= 90 ? c + 32 : isSpaceCode(c) ? SPACE : c));
+
+/**
+ * Step 1: per code point, fold compatibility forms, diacritics, look-alikes and case; drop invisibles.
+ * Returns whether any unit is a leetspeak symbol (most text has none, and step 2 can be skipped).
+ */
+function foldCodePoints(input: string, u: Units): boolean {
+  u.length = 0;
+  let leet = false;
+  let at = 0;
+  for (let i = 0; i < input.length; i++, at++) {
     const code = input.charCodeAt(i);
-    const at = cp++;
     if (code < 128) {
-      u.ch.push(LOWER_ASCII[code]!);
-      u.start.push(at);
-      u.end.push(at + 1);
+      const folded = LOWER_ASCII[code]!;
+      push(u, folded, at);
+      if (LEET_ASCII[folded] !== NONE) leet = true;
       continue;
     }
     const point = input.codePointAt(i) ?? code;
-    const raw = String.fromCodePoint(point);
     if (point > 0xffff) i++;
-    if (INVISIBLE.test(raw)) continue;
-    if (/\s/u.test(raw)) {
-      u.ch.push(" ");
-      u.start.push(at);
-      u.end.push(at + 1);
-      continue;
-    }
-    const decomposed = (foldConfusable(raw) ?? raw).normalize("NFKD");
-    for (const part of decomposed) {
-      if (COMBINING.test(part)) continue;
-      const folded = foldConfusable(part) ?? part.toLowerCase();
-      for (const out of folded) {
-        u.ch.push(out);
-        u.start.push(at);
-        u.end.push(at + 1);
-      }
+    for (const out of foldedNonAscii(point)) {
+      push(u, out, at);
+      if (leetOf(out) !== NONE) leet = true;
     }
   }
-  return u;
+  return leet;
+}
+
+/** Memo of foldNonAscii: a text repeats its few non-ASCII characters, and Unicode tables are slow to ask. */
+const foldMemo = new Map<number, readonly number[]>();
+/** Bounds the memo (there are over a million code points); past it, characters are folded afresh. */
+const FOLD_MEMO_LIMIT = 8192;
+
+function foldedNonAscii(point: number): readonly number[] {
+  let out = foldMemo.get(point);
+  if (out === undefined) {
+    out = foldNonAscii(point);
+    if (foldMemo.size < FOLD_MEMO_LIMIT) foldMemo.set(point, out);
+  }
+  return out;
+}
+
+/** The code points one non-ASCII code point folds to (none for an invisible one). */
+function foldNonAscii(point: number): number[] {
+  const raw = String.fromCodePoint(point);
+  if (INVISIBLE.test(raw)) return [];
+  if (/\s/u.test(raw)) return [SPACE];
+  const out: number[] = [];
+  const decomposed = (foldConfusable(raw) ?? raw).normalize("NFKD");
+  for (const part of decomposed) {
+    if (COMBINING.test(part)) continue;
+    const folded = foldConfusable(part) ?? part.toLowerCase();
+    for (const ch of folded) out.push(cp(ch));
+  }
+  return out;
 }
 
 function isSpaceCode(code: number): boolean {
   return code === 32 || (code >= 9 && code <= 13);
 }
 
-function isLetter(ch: string): boolean {
-  return (ch >= "a" && ch <= "z") || (ch > "\u007f" && LETTER.test(ch));
+/** Letter test per BMP code point, filled in as met: 0 = not asked yet, 1 = letter, 2 = not. */
+const BMP_LETTER = new Uint8Array(0x10000);
+
+function isLetter(point: number): boolean {
+  // The ASCII test stays small enough to be inlined into the loops that call it for every unit.
+  return point < 128 ? point >= 97 && point <= 122 : isNonAsciiLetter(point);
+}
+
+function isNonAsciiLetter(point: number): boolean {
+  if (point > 0xffff) return LETTER.test(String.fromCodePoint(point));
+  let known = BMP_LETTER[point]!;
+  if (known === 0) {
+    // A lone surrogate makes a one-unit string that is not a letter, as the string test would say.
+    known = LETTER.test(String.fromCharCode(point)) ? 1 : 2;
+    BMP_LETTER[point] = known;
+  }
+  return known === 1;
+}
+
+function leetOf(point: number): number {
+  if (point < 128) return point < 0 ? NONE : LEET_ASCII[point]!;
+  return LEET_BY_CP.get(point) ?? NONE;
 }
 
 /** Step 2: leetspeak inside tokens that contain at least one letter. */
 function undoLeet(u: Units): void {
-  const chars = u.ch;
+  const chars = u.cps;
+  const len = u.length;
+  const wordish = (c: number): boolean => isLetter(c) || leetOf(c) !== NONE;
   let i = 0;
-  const wordish = (c: string): boolean => isLetter(c) || LEET[c] !== undefined;
-  while (i < chars.length) {
-    if (chars[i] === " ") { i++; continue; }
+  while (i < len) {
+    if (chars[i] === SPACE) { i++; continue; }
     let j = i;
     let letters = 0;
     let leet = 0;
-    while (j < chars.length && chars[j] !== " ") {
+    while (j < len && chars[j] !== SPACE) {
       if (isLetter(chars[j]!)) letters++;
-      else if (LEET[chars[j]!] !== undefined) leet++;
+      else if (leetOf(chars[j]!) !== NONE) leet++;
       j++;
     }
     if (letters > 0 && leet > 0) {
       for (let k = i; k < j; k++) {
         const c = chars[k]!;
-        const mapped = LEET[c];
-        if (mapped === undefined) continue;
-        const prev = k > i ? chars[k - 1]! : "";
-        const next = k + 1 < j ? chars[k + 1]! : "";
+        const mapped = leetOf(c);
+        if (mapped === NONE) continue;
+        // prev sees a symbol this loop already rewrote, as in "a$$" -> "as$" -> "ass".
+        const prev = k > i ? chars[k - 1]! : NONE;
+        const next = k + 1 < j ? chars[k + 1]! : NONE;
         // "!", "|" and "+" stand for letters only between letters ("sh!t"); "$" also at a word end ("a$$").
-        if ((c === "!" || c === "|" || c === "+") && !(isLetter(prev) && isLetter(next))) continue;
-        if (c === "$" && !wordish(prev)) continue;
+        if ((c === BANG || c === BAR || c === PLUS) && !(isLetter(prev) && isLetter(next))) continue;
+        if (c === DOLLAR && !wordish(prev)) continue;
         if (!wordish(prev) && !wordish(next)) continue;
         chars[k] = mapped;
       }
@@ -113,73 +185,127 @@ function undoLeet(u: Units): void {
 }
 
 /** Step 3: join runs of >= 3 single letters split by one spacer ("k i l l" -> "kill"). */
-function joinSpacedLetters(u: Units): Units {
-  const chars = u.ch;
-  const letterAt = (k: number): boolean => k >= 0 && k < chars.length && isLetter(chars[k]!);
-  // Copy-on-first-join: text without spaced-out letters (almost all of it) is returned as is.
-  let out: Units | undefined;
-  const keep = (k: number): void => {
-    if (!out) return;
-    out.ch.push(chars[k]!);
-    out.start.push(u.start[k]!);
-    out.end.push(u.end[k]!);
-  };
+function joinSpacedLetters(u: Units): void {
+  const { cps: chars, at } = u;
+  const len = u.length;
+  // Compacts in place: the write position never passes the read position, and while they differ
+  // every unit read (from i - 1 on) lies beyond those written. Nothing moves until a run is joined.
+  let w = 0;
   let i = 0;
-  while (i < chars.length) {
+  while (i < len) {
     // A lone letter (no letter on either side) opens a candidate run.
-    if (letterAt(i) && !letterAt(i - 1) && !letterAt(i + 1)) {
-      const spacer = chars[i + 1];
+    if (letterAt(chars, len, i) && !letterAt(chars, len, i - 1) && !letterAt(chars, len, i + 1)) {
+      const spacer = i + 1 < len ? chars[i + 1]! : NONE;
       let last = i;
       let count = 1;
       // One spacer kind per run, so "k.i.l.l y.o.u" stays two words.
-      while (spacer !== undefined && SPACER.has(spacer) && chars[last + 1] === spacer && letterAt(last + 2) && !letterAt(last + 3)) {
+      while (SPACER_CPS.has(spacer) && last + 1 < len && chars[last + 1] === spacer && letterAt(chars, len, last + 2) && !letterAt(chars, len, last + 3)) {
         last += 2;
         count++;
       }
       if (count >= 3) {
-        out ??= { ch: chars.slice(0, i), start: u.start.slice(0, i), end: u.end.slice(0, i) };
-        for (let k = i; k <= last; k += 2) keep(k);
+        // Keep the letters, drop the spacers between them.
+        for (let k = i; k <= last; k += 2, w++) {
+          chars[w] = chars[k]!;
+          at[w] = at[k]!;
+        }
         i = last + 1;
         continue;
       }
     }
-    keep(i);
+    if (w !== i) {
+      chars[w] = chars[i]!;
+      at[w] = at[i]!;
+    }
+    w++;
     i++;
   }
-  return out ?? u;
+  u.length = w;
 }
+
+function letterAt(chars: Int32Array, len: number, k: number): boolean {
+  return k >= 0 && k < len && isLetter(chars[k]!);
+}
+
+/** Output scratch: UTF-16 units of the text and their source offsets, grown as needed. */
+let outUnits = new Uint16Array(256);
+let outStart = new Int32Array(256);
+let outEnd = new Int32Array(256);
 
 /** Normalise text for feature extraction and lexicon matching. Pure and deterministic. */
 export function normalizeText(input: string): NormalizedText {
-  const folded = foldCodePoints(input);
-  undoLeet(folded);
-  const u = joinSpacedLetters(folded);
+  const u = scratch;
+  if (foldCodePoints(input, u)) undoLeet(u);
+  joinSpacedLetters(u);
   // Step 4: collapse repeated letters ("kiiiill" -> "kil") and runs of spaces; trim.
-  // Offsets go straight into typed arrays (a unit is at most two UTF-16 code units).
-  const units = u.ch.length;
-  const start = new Int32Array(units * 2);
-  const end = new Int32Array(units * 2);
-  const parts: string[] = [];
+  // A unit is at most two UTF-16 code units.
+  if (outUnits.length < u.length * 2) {
+    outUnits = new Uint16Array(u.length * 2);
+    outStart = new Int32Array(u.length * 2);
+    outEnd = new Int32Array(u.length * 2);
+  }
+  const chars = u.cps;
   let n = 0;
-  let last = " ";
-  for (let k = 0; k < units; k++) {
-    const c = u.ch[k]!;
-    if (c === last && (c === " " || isLetter(c))) {
-      if (n > 0) end[n - 1] = u.end[k]!;
+  let last = SPACE;
+  let wide = false;
+  let loneSurrogate = false;
+  for (let k = 0; k < u.length; k++) {
+    const c = chars[k]!;
+    const at = u.at[k]!;
+    if (c === last && (c === SPACE || isLetter(c))) {
+      if (n > 0) outEnd[n - 1] = at + 1;
       continue;
     }
     last = c;
-    parts.push(c);
-    for (let q = 0; q < c.length; q++) {
-      start[n] = u.start[k]!;
-      end[n] = u.end[k]!;
+    if (c > 0xff) wide = true;
+    if (c >= 0xd800 && c <= 0xdfff) loneSurrogate = true;
+    if (c > 0xffff) {
+      outUnits[n] = 0xd800 + ((c - 0x10000) >> 10);
+      outUnits[n + 1] = 0xdc00 + ((c - 0x10000) & 0x3ff);
+      outStart[n] = outStart[n + 1] = at;
+      outEnd[n] = outEnd[n + 1] = at + 1;
+      n += 2;
+    } else {
+      outUnits[n] = c;
+      outStart[n] = at;
+      outEnd[n] = at + 1;
       n++;
     }
   }
-  const text = parts.join("");
   let m = n;
-  while (m > 0 && text.charCodeAt(m - 1) === 32) m--;
-  return { text: m === n ? text : text.slice(0, m), start: start.slice(0, m), end: end.slice(0, m) };
+  while (m > 0 && outUnits[m - 1] === SPACE) m--;
+  // One array cut in two for both offsets: allocating typed arrays costs more than filling them.
+  const offsets = newInt32Array(2 * m);
+  const start = offsets.subarray(0, m);
+  const end = offsets.subarray(m);
+  start.set(outStart.subarray(0, m));
+  end.set(outEnd.subarray(0, m));
+  return { text: stringOf(outUnits, m, wide, loneSurrogate), start, end };
+}
+
+/** Characters passed to one String.fromCharCode call (arguments live on the stack). */
+const CHUNK = 4096;
+let latin1 = Buffer.alloc(256);
+
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/**
+ * The string of UTF-16 units [0, n): `wide` if any unit is over 0xff, `loneSurrogate` if any unit
+ * is a surrogate that was not half of a pair in the input. Decoding a buffer is several times
+ * faster than fromCharCode, which is kept for lone surrogates (a decoder would replace them).
+ */
+function stringOf(units: Uint16Array, n: number, wide: boolean, loneSurrogate: boolean): string {
+  if (!wide) {
+    // Nearly all text is Latin-1 after folding.
+    if (latin1.length < n) latin1 = Buffer.alloc(units.length);
+    latin1.set(units.subarray(0, n));
+    return latin1.toString("latin1", 0, n);
+  }
+  if (!loneSurrogate && LITTLE_ENDIAN) return Buffer.from(units.buffer, units.byteOffset, 2 * n).toString("utf16le");
+  if (n <= CHUNK) return String.fromCharCode.apply(null, units.subarray(0, n) as unknown as number[]);
+  const parts: string[] = [];
+  for (let i = 0; i < n; i += CHUNK) parts.push(String.fromCharCode.apply(null, units.subarray(i, Math.min(n, i + CHUNK)) as unknown as number[]));
+  return parts.join("");
 }
 
 /** Convenience for callers that need only the string (training, lexicon building). */

@@ -4,6 +4,7 @@ import { aimedAtReader, combinePhrases, dropHyperbole, dropNegated, evidenceScor
 import { normalizeText, type NormalizedText } from "../normalize/normalize.js";
 import { featuresOfTokens, featurize, firstTokenAtOrAfter, tokenFeaturesOf, tokenize, type Token, type TokenFeatures } from "./features.js";
 import type { ModelFile } from "./model-file.js";
+import { newFloat64Array } from "./typed-slab.js";
 import { createLinearScorer, createMlpScorer, type Scorer } from "./scorers.js";
 import { windowsOf, type Window } from "./windows.js";
 
@@ -28,6 +29,16 @@ export const FRAMED_HEADS: ReadonlySet<CategoryId> = new Set(["hate", "hate_thre
 export const HYPERBOLE_HEADS: ReadonlySet<CategoryId> = new Set(["self_harm", "self_harm_intent", "self_harm_instructions"]);
 
 const foldApostrophes = (w: string): string => (w.includes("\u2019") || w.includes("\u2018") ? w.replace(/[\u2018\u2019]/g, "'") : w);
+
+/**
+ * Slices `text` by code-point offsets (spans report code points). Without surrogates a code point is
+ * one UTF-16 unit, so the offsets index the string as they are and no code-point array is built.
+ */
+function codePointSlicer(text: string): (start: number, end: number) => string {
+  if (!/[\ud800-\udfff]/.test(text)) return (start, end) => text.slice(start, end);
+  const points = Array.from(text);
+  return (start, end) => points.slice(start, end).join("");
+}
 
 export function scorerOf(model: ModelFile): Scorer {
   const { header, tensors } = model;
@@ -94,6 +105,10 @@ export function createEngine(model: ModelFile): TextClassifier {
   const lex = getLexicons();
   const headIndex = new Map<CategoryId, number>(header.heads.map((c, i) => [c, i]));
   const threshold = (c: CategoryId): number => header.thresholds[c] ?? 0.5;
+  /** Each head's category, Platt calibration and flag threshold, in head order. */
+  const heads = header.heads.map((category) => ({ category, ...(header.calibration[category] ?? { a: 1, b: 0 }), threshold: threshold(category) }));
+  // Raw logits of the window being scored (classify is synchronous, so one array serves every call).
+  const logits = new Float64Array(scorer.heads);
   /** Whether phrase evidence flags: plain on its own, or weaker with the learned head's support. */
   const personal = (evidence: number, model: number, bar: number): boolean =>
     evidence >= PERSONAL_RULES.alone || (evidence >= PERSONAL_RULES.supported && model >= PERSONAL_RULES.support * bar);
@@ -108,12 +123,12 @@ export function createEngine(model: ModelFile): TextClassifier {
    * "I can't believe you'd say ..."). Short texts only, where the frame governs the one statement;
    * in longer text other sentences may be hateful on their own.
    */
-  function negatedClaim(text: string, tokens: Token[], words: string[]): boolean {
+  function negatedClaim(text: string, tokens: Token[], words: readonly string[]): boolean {
     // Every derogatory word must be negated: "X are not stupid, they are vermin" asserts the second.
     const predicates = lex.derogatory.scan(text, tokens, words);
     return predicates.length > 0 && negatedClaims(text, tokens, words, predicates).length === predicates.length;
   }
-  function counterSpeech(text: string, tokens: Token[], words: string[]): boolean {
+  function counterSpeech(text: string, tokens: Token[], words: readonly string[]): boolean {
     if (lex.rejection.scan(text, tokens, words).length === 0) return false;
     return hasQuotation(text) || lex.reporting.scan(text, tokens, words).length > 0;
   }
@@ -123,7 +138,9 @@ export function createEngine(model: ModelFile): TextClassifier {
     // Hash every token once; overlapping windows and explanations reuse it.
     const tf = tokenFeaturesOf(norm.text, tokens, header.hashing);
     // Typographic apostrophes match the lists' plain ones ("you’re dead", "i’m suicidal").
-    const words = tokens.map((t) => foldApostrophes(norm.text.slice(t.start, t.end)));
+    const curly = /[\u2018\u2019]/.test(norm.text);
+    // Frozen, so the lexicons know these words stay as they are and share their lookups (lexicon.ts).
+    const words = Object.freeze(tokens.map((t) => (curly ? foldApostrophes(norm.text.slice(t.start, t.end)) : norm.text.slice(t.start, t.end))));
     const short = tokens.length <= SHORT_TEXT_WORDS;
     // A nudity word inside an everyday collocation ("nude lipstick", "the naked truth") is not sexual evidence.
     const everydayNudity = lex.everydayNudity.scan(norm.text, tokens, words);
@@ -157,7 +174,6 @@ export function createEngine(model: ModelFile): TextClassifier {
       // Every first-person phrase of a short text was hyperbole: the head, which saw the same words, does not flag alone.
       hyperbole: short && intent.length > 0 && hits.selfHarmIntent.length === 0,
     };
-    const logits = new Float64Array(scorer.heads);
     const windows = windowsOf(norm.text, header.window).map((window): WindowEvidence => {
       const inside = (h: LexiconHit): boolean => h.start >= window.from && h.start < window.to;
       const tFrom = firstTokenAtOrAfter(tokens, window.from);
@@ -168,10 +184,7 @@ export function createEngine(model: ModelFile): TextClassifier {
       const features = cut ? featurize(norm.text, header.hashing, window.from, window.to) : featuresOfTokens(tf, header.hashing.buckets, tFrom, tTo);
       scorer.logits(features, logits);
       const scores: Partial<Record<CategoryId, number>> = {};
-      header.heads.forEach((c, i) => {
-        const p = header.calibration[c] ?? { a: 1, b: 0 };
-        scores[c] = sigmoid(p.a * logits[i]! + p.b);
-      });
+      for (let i = 0; i < heads.length; i++) scores[heads[i]!.category] = sigmoid(heads[i]!.a * logits[i]! + heads[i]!.b);
       const pick = (list: LexiconHit[]): LexiconHit[] => (list.length === 0 ? list : list.filter(inside));
       return {
         window, tFrom, tTo, features, model: scores,
@@ -208,13 +221,13 @@ export function createEngine(model: ModelFile): TextClassifier {
       }
     };
     windows.forEach((w, at) => {
-      for (const c of header.heads) {
+      for (const { category: c, threshold: bar } of heads) {
         const s = w.model[c]!;
         // A framed claim or an everyday sense of a nudity word: the head's score stands, but the head
         // alone does not flag (it scores the words, not the frame).
         const claim = frames.negated || frames.counter;
         const unframed = !(claim && FRAMED_HEADS.has(c)) && !(frames.hyperbole && HYPERBOLE_HEADS.has(c)) && !(c === "sexual" && w.everydaySense);
-        consider(c, s, s >= threshold(c) && unframed, at, c, []);
+        consider(c, s, s >= bar && unframed, at, c, []);
       }
       // Lexicon evidence backs up the thin classes; it can raise a score, never lower one.
       consider("sexual", w.sexualLex, w.sexualLex >= header.lexicon.sexual, at, undefined, ["sexual"]);
@@ -266,10 +279,10 @@ export function createEngine(model: ModelFile): TextClassifier {
     return out;
   }
 
-  function explain(cand: Candidate, ev: Evidence, norm: NormalizedText, original: string[], explainers: Map<number, (head: number) => Float64Array>): EvidenceSpan[] {
+  function explain(cand: Candidate, ev: Evidence, norm: NormalizedText, original: (start: number, end: number) => string, explainers: Map<number, (head: number) => Float64Array>): EvidenceSpan[] {
     const w = ev.windows[cand.at]!;
     const { tFrom, tTo } = w;
-    const weights = new Float64Array(tTo - tFrom);
+    const weights = newFloat64Array(tTo - tFrom);
     const hi = cand.head !== undefined ? headIndex.get(cand.head) : undefined;
     if (hi !== undefined) {
       // One explainer per window, shared by every category explained from it.
@@ -297,7 +310,7 @@ export function createEngine(model: ModelFile): TextClassifier {
       const t = ev.tokens[tFrom + k]!;
       const start = norm.start[t.start] ?? 0;
       const end = norm.end[t.end - 1] ?? start;
-      return { start, end, text: original.slice(start, end).join(""), weight: Math.round(weights[k]! * 1000) / 1000 };
+      return { start, end, text: original(start, end), weight: Math.round(weights[k]! * 1000) / 1000 };
     });
     return spans.sort((a, b) => a.start - b.start);
   }
@@ -310,14 +323,14 @@ export function createEngine(model: ModelFile): TextClassifier {
       const decided = decide(ev.windows, ev.frames);
       const categories: Partial<Record<CategoryId, CategoryVerdict>> = {};
       const explanations: Partial<Record<CategoryId, EvidenceSpan[]>> = {};
-      let original: string[] | undefined;
+      let original: ((start: number, end: number) => string) | undefined;
       const explainers = new Map<number, (head: number) => Float64Array>();
       for (const c of CATEGORY_IDS) {
         const cand = decided[c];
         if (!cand) continue;
         categories[c] = { score: Math.round(cand.score * 1e6) / 1e6, flagged: cand.flagged };
         if (cand.flagged) {
-          original ??= Array.from(text);
+          original ??= codePointSlicer(text);
           explanations[c] = explain(cand, ev, norm, original, explainers);
         }
       }

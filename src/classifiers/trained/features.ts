@@ -1,3 +1,5 @@
+import { newUint32Array } from "./typed-slab.js";
+
 /**
  * Hashed n-gram features of normalised text: word unigrams, word bigrams and character n-grams of
  * each word (with boundary marks, fastText style). Shared by training and inference, so a model
@@ -66,42 +68,77 @@ function mix(a: number, b: number): number {
 
 /** Calls `emit(bucket)` for every feature of one token (unigram and its char n-grams). */
 export function tokenFeatures(text: string, tok: Token, spec: HashingSpec, emit: (bucket: number) => void): void {
+  // A list of its own, so `emit` may hash other text meanwhile.
+  const list: BucketList = { buf: new Uint32Array(64), n: 0 };
+  appendTokenFeatures(text, tok, spec, list);
+  for (let i = 0; i < list.n; i++) emit(list.buf[i]!);
+}
+
+/** A growable list of buckets: the hashing loops below append to it directly, not through a callback. */
+interface BucketList { buf: Uint32Array; n: number }
+/** featurize's buckets of one token (and its bigram) before they are deduplicated. */
+const featurizeTokenList: BucketList = { buf: new Uint32Array(256), n: 0 };
+
+function reserve(list: BucketList, more: number): void {
+  if (list.n + more <= list.buf.length) return;
+  const bigger = new Uint32Array(Math.max(list.n + more, list.buf.length * 2));
+  bigger.set(list.buf.subarray(0, list.n));
+  list.buf = bigger;
+}
+
+/** The token's characters between the boundary marks of "<token>" (codes 1 and 2), reused per token. */
+const marked = new Int32Array(MAX_TOKEN + 2);
+
+/**
+ * Appends the features of one token, in tokenFeatures order: its unigram, then its char n-grams.
+ * `hash` is the token's wordHash, when the caller has it already.
+ */
+function appendTokenFeatures(text: string, tok: Token, spec: HashingSpec, list: BucketList, hash = wordHash(text, tok)): void {
   const mask = spec.buckets - 1;
   const end = Math.min(tok.end, tok.start + MAX_TOKEN);
-  emit(hashRange(text, tok.start, end, SEED_WORD) & mask);
-  // Char n-grams over "<token>": boundary marks are folded into the hash as code 1 and 2.
   const len = end - tok.start + 2;
+  reserve(list, 1 + len * Math.max(0, spec.maxN - spec.minN + 1));
+  const buf = list.buf;
+  let n = list.n;
+  buf[n++] = hash & mask;
+  // Char n-grams over "<token>": boundary marks are folded into the hash as code 1 and 2.
+  marked[0] = 1;
+  for (let p = 1; p < len - 1; p++) marked[p] = text.charCodeAt(tok.start + p - 1);
+  marked[len - 1] = 2;
+  const { minN, maxN } = spec;
   for (let i = 0; i < len; i++) {
     let h = SEED_CHAR;
-    for (let n = 1; n <= spec.maxN && i + n <= len; n++) {
-      const p = i + n - 1;
-      const code = p === 0 ? 1 : p === len - 1 ? 2 : text.charCodeAt(tok.start + p - 1);
-      h = Math.imul(h ^ code, FNV_PRIME);
-      if (n >= spec.minN) emit(mix(h, n) & mask);
+    const longest = Math.min(maxN, len - i);
+    for (let k = 1; k <= longest; k++) {
+      h = Math.imul(h ^ marked[i + k - 1]!, FNV_PRIME);
+      if (k >= minN) buf[n++] = mix(h, k) & mask;
     }
   }
+  list.n = n;
 }
 
 /** Bucket of the bigram of two adjacent tokens. */
 export function bigramFeature(text: string, a: Token, b: Token, spec: HashingSpec): number {
-  const ha = hashRange(text, a.start, Math.min(a.end, a.start + MAX_TOKEN), SEED_BIGRAM);
-  const hb = hashRange(text, b.start, Math.min(b.end, b.start + MAX_TOKEN), SEED_WORD);
-  return mix(ha, hb) & (spec.buckets - 1);
+  return mix(bigramHash(text, a), wordHash(text, b)) & (spec.buckets - 1);
+}
+
+/** Unmasked hashes of a token as a word and as the first half of a bigram. */
+function wordHash(text: string, t: Token): number {
+  return hashRange(text, t.start, Math.min(t.end, t.start + MAX_TOKEN), SEED_WORD);
+}
+function bigramHash(text: string, t: Token): number {
+  return hashRange(text, t.start, Math.min(t.end, t.start + MAX_TOKEN), SEED_BIGRAM);
 }
 
 interface Scratch { marks: Uint32Array; stamp: number; out: Uint32Array; n: number }
 const scratch = new Map<number, Scratch>();
 
-/**
- * The distinct feature buckets of `text[from, to)`. Features are binary (present or not) so a word
- * repeated for emphasis does not swamp the rest; models scale the sum by 1/sqrt(count).
- * Synchronous and allocation-light: a per-bucket-count scratch area is reused across calls.
- */
-export function featurize(text: string, spec: HashingSpec, from = 0, to = text.length): Uint32Array {
-  let st = scratch.get(spec.buckets);
+/** The dedup area for a bucket count, with a fresh stamp: a bucket is taken when marks[bucket] === stamp. */
+function scratchFor(buckets: number): Scratch {
+  let st = scratch.get(buckets);
   if (!st) {
-    st = { marks: new Uint32Array(spec.buckets), stamp: 0, out: new Uint32Array(4096), n: 0 };
-    scratch.set(spec.buckets, st);
+    st = { marks: new Uint32Array(buckets), stamp: 0, out: new Uint32Array(4096), n: 0 };
+    scratch.set(buckets, st);
   }
   st.stamp = (st.stamp + 1) >>> 0;
   if (st.stamp === 0) {
@@ -109,23 +146,39 @@ export function featurize(text: string, spec: HashingSpec, from = 0, to = text.l
     st.stamp = 1;
   }
   st.n = 0;
-  const s = st;
-  const emit = (bucket: number): void => {
-    if (s.marks[bucket] === s.stamp) return;
-    s.marks[bucket] = s.stamp;
-    if (s.n === s.out.length) {
-      const bigger = new Uint32Array(s.out.length * 2);
-      bigger.set(s.out);
-      s.out = bigger;
-    }
-    s.out[s.n++] = bucket;
-  };
+  return st;
+}
+
+/**
+ * The distinct feature buckets of `text[from, to)`. Features are binary (present or not) so a word
+ * repeated for emphasis does not swamp the rest; models scale the sum by 1/sqrt(count).
+ * Synchronous and allocation-light: a per-bucket-count scratch area is reused across calls.
+ */
+export function featurize(text: string, spec: HashingSpec, from = 0, to = text.length): Uint32Array {
+  const st = scratchFor(spec.buckets);
+  const { marks, stamp } = st;
+  const list = featurizeTokenList;
   const tokens = tokenize(text, from, to);
   for (let t = 0; t < tokens.length; t++) {
-    tokenFeatures(text, tokens[t]!, spec, emit);
-    if (t > 0) emit(bigramFeature(text, tokens[t - 1]!, tokens[t]!, spec));
+    list.n = 0;
+    appendTokenFeatures(text, tokens[t]!, spec, list);
+    if (t > 0) {
+      reserve(list, 1);
+      list.buf[list.n++] = bigramFeature(text, tokens[t - 1]!, tokens[t]!, spec);
+    }
+    if (st.out.length < st.n + list.n) {
+      const bigger = new Uint32Array(Math.max(st.n + list.n, st.out.length * 2));
+      bigger.set(st.out.subarray(0, st.n));
+      st.out = bigger;
+    }
+    for (let i = 0; i < list.n; i++) {
+      const b = list.buf[i]!;
+      if (marks[b] === stamp) continue;
+      marks[b] = stamp;
+      st.out[st.n++] = b;
+    }
   }
-  return s.out.slice(0, s.n);
+  return st.out.slice(0, st.n);
 }
 
 /** Every token's features (unigram and char n-grams, in tokenFeatures order) and bigrams, computed once per text. */
@@ -143,81 +196,159 @@ export interface TokenFeatures {
 
 export function tokenFeaturesOf(text: string, tokens: readonly Token[], spec: HashingSpec): TokenFeatures {
   const T = tokens.length;
-  const from = new Uint32Array(T);
-  const to = new Uint32Array(T);
-  const word = new Uint32Array(T);
-  const bigram = new Uint32Array(T);
-  const ids = new Map<string, number>();
-  let buf = new Uint32Array(Math.max(64, T * 12));
-  let n = 0;
-  const emit = (bucket: number): void => {
-    if (n === buf.length) {
-      const bigger = new Uint32Array(buf.length * 2);
-      bigger.set(buf);
-      buf = bigger;
-    }
-    buf[n++] = bucket;
-  };
+  const mask = spec.buckets - 1;
+  // One array for four results, cut into views: allocating typed arrays costs more than filling them.
+  const perToken = newUint32Array(4 * T);
+  const from = perToken.subarray(0, T);
+  const to = perToken.subarray(T, 2 * T);
+  const word = perToken.subarray(2 * T, 3 * T);
+  const bigram = perToken.subarray(3 * T);
+  const s = perTextScratch(T);
+  const { first, asWord, asBigram, slots } = s;
+  const slotMask = slots.length - 1;
+  slots.fill(0, 0, slotMask + 1);
+  const list = s.feats;
+  list.n = 0;
+  let words = 0;
   for (let t = 0; t < T; t++) {
     const tok = tokens[t]!;
-    // Features depend only on the token's characters: hash each distinct word once.
-    const w = text.slice(tok.start, Math.min(tok.end, tok.start + MAX_TOKEN));
-    const seen = ids.get(w);
-    if (seen !== undefined) {
-      word[t] = seen;
-      from[t] = from[firstOf[seen]!]!;
-      to[t] = to[firstOf[seen]!]!;
-    } else {
-      const id = ids.size;
-      ids.set(w, id);
-      firstOf[id] = t;
-      word[t] = id;
-      from[t] = n;
-      tokenFeatures(text, tok, spec, emit);
-      to[t] = n;
+    // Features depend only on the token's characters: hash each distinct word once. Distinct words
+    // are found by their hash (open addressing, slot = id + 1), confirmed on the characters.
+    const hash = wordHash(text, tok);
+    let slot = hash & slotMask;
+    let id = -1;
+    for (let at = slots[slot]!; at !== 0; slot = (slot + 1) & slotMask, at = slots[slot]!) {
+      if (asWord[at - 1] === hash && sameWord(text, tokens[first[at - 1]!]!, tok)) {
+        id = at - 1;
+        break;
+      }
     }
-    if (t > 0) bigram[t] = bigramFeature(text, tokens[t - 1]!, tok, spec);
+    if (id !== -1) {
+      from[t] = from[first[id]!]!;
+      to[t] = to[first[id]!]!;
+    } else {
+      id = words++;
+      slots[slot] = id + 1;
+      first[id] = t;
+      asWord[id] = hash;
+      asBigram[id] = bigramHash(text, tok);
+      from[t] = list.n;
+      appendTokenFeatures(text, tok, spec, list, hash);
+      to[t] = list.n;
+    }
+    word[t] = id;
+    if (t > 0) bigram[t] = mix(asBigram[word[t - 1]!]!, hash) & mask;
   }
-  firstOf.length = 0;
-  return { from, to, feats: buf.subarray(0, n), word, words: ids.size, bigram };
+  const feats = newUint32Array(list.n);
+  feats.set(list.buf.subarray(0, list.n));
+  return { from, to, feats, word, words, bigram };
 }
-const firstOf: number[] = [];
+
+/** Whether two tokens are the same word as far as features go (their first MAX_TOKEN characters). */
+function sameWord(text: string, a: Token, b: Token): boolean {
+  const length = Math.min(a.end - a.start, MAX_TOKEN);
+  if (Math.min(b.end - b.start, MAX_TOKEN) !== length) return false;
+  for (let i = 0; i < length; i++) if (text.charCodeAt(a.start + i) !== text.charCodeAt(b.start + i)) return false;
+  return true;
+}
+
+/** Work arrays of tokenFeaturesOf, grown to the longest text seen. */
+interface PerTextScratch {
+  size: number;
+  /** Per distinct word: its first token, and its hashes as a word and as the first half of a bigram. */
+  first: Uint32Array; asWord: Uint32Array; asBigram: Uint32Array;
+  /** Hash table of distinct words, at most half full: id + 1 per used slot. */
+  slots: Uint32Array;
+  feats: BucketList;
+}
+let perText: PerTextScratch | undefined;
+
+function perTextScratch(tokens: number): PerTextScratch {
+  if (perText === undefined || perText.size < tokens) {
+    // A power of two, so the hash table's size is one too.
+    let size = Math.max(64, 2 * (perText?.size ?? 0));
+    while (size < tokens) size *= 2;
+    const a = (): Uint32Array => new Uint32Array(size);
+    perText = { size, first: a(), asWord: a(), asBigram: a(), slots: new Uint32Array(2 * size), feats: { buf: new Uint32Array(size * 12), n: 0 } };
+  }
+  return perText;
+}
 
 /**
  * The distinct buckets of tokens [tFrom, tTo): the same set featurize() gives for a range whose
  * bounds do not cut a token, without hashing each token again for every overlapping window.
+ * (`_buckets`, the bucket count, is no longer needed: the set is sized by the window, not the model.)
  */
-export function featuresOfTokens(tf: TokenFeatures, buckets: number, tFrom: number, tTo: number): Uint32Array {
-  let st = scratch.get(buckets);
-  if (!st) {
-    st = { marks: new Uint32Array(buckets), stamp: 0, out: new Uint32Array(4096), n: 0 };
-    scratch.set(buckets, st);
-  }
-  st.stamp = (st.stamp + 1) >>> 0;
-  if (st.stamp === 0) {
-    st.marks.fill(0);
-    st.stamp = 1;
-  }
-  const { marks, stamp } = st;
+export function featuresOfTokens(tf: TokenFeatures, _buckets: number, tFrom: number, tTo: number): Uint32Array {
+  // At most this many distinct buckets: every token's features and bigram.
   let total = tTo - tFrom;
   for (let t = tFrom; t < tTo; t++) total += tf.to[t]! - tf.from[t]!;
-  if (st.out.length < total) st.out = new Uint32Array(Math.max(total, st.out.length * 2));
-  const out = st.out;
+  const set = windowSet(total, tf.words);
+  const { table, mask, out, wordSeen, stamp } = set;
   let n = 0;
   for (let t = tFrom; t < tTo; t++) {
-    for (let i = tf.from[t]!, e = tf.to[t]!; i < e; i++) {
-      const b = tf.feats[i]!;
-      if (marks[b] === stamp) continue;
-      marks[b] = stamp;
-      out[n++] = b;
+    // A word met before in this window (repeated words share one slice) adds nothing new.
+    const w = tf.word[t]!;
+    if (wordSeen[w] !== stamp) {
+      wordSeen[w] = stamp;
+      for (let i = tf.from[t]!, e = tf.to[t]!; i < e; i++) {
+        const b = tf.feats[i]!;
+        if (insert(table, mask, b)) out[n++] = b;
+      }
     }
     if (t > tFrom) {
       const b = tf.bigram[t]!;
-      if (marks[b] !== stamp) {
-        marks[b] = stamp;
-        out[n++] = b;
-      }
+      if (insert(table, mask, b)) out[n++] = b;
     }
   }
-  return out.slice(0, n);
+  const distinct = newUint32Array(n);
+  distinct.set(out.subarray(0, n));
+  return distinct;
+}
+
+/**
+ * Scratch of featuresOfTokens. The distinct buckets are kept in a small hash table (open addressing,
+ * bucket + 1 per used slot, at most half full) rather than one mark per bucket: a window's few hundred
+ * buckets then stay in the core's cache instead of touching a megabyte of marks.
+ */
+interface WindowSet {
+  table: Int32Array;
+  mask: number;
+  out: Uint32Array;
+  /** wordSeen[id] === stamp when the word's features are in this window's set already. */
+  wordSeen: Uint32Array;
+  stamp: number;
+}
+const windowScratch: WindowSet = { table: new Int32Array(1024), mask: 0, out: new Uint32Array(512), wordSeen: new Uint32Array(256), stamp: 0 };
+
+/** The scratch, emptied and sized for `total` buckets and `words` distinct words. */
+function windowSet(total: number, words: number): WindowSet {
+  const s = windowScratch;
+  let size = 16;
+  while (size < 2 * total) size *= 2;
+  if (s.table.length < size) s.table = new Int32Array(size);
+  s.table.fill(0, 0, size);
+  s.mask = size - 1;
+  if (s.out.length < total) s.out = new Uint32Array(Math.max(total, 2 * s.out.length));
+  if (s.wordSeen.length < words) s.wordSeen = new Uint32Array(Math.max(words, 2 * s.wordSeen.length));
+  s.stamp = (s.stamp + 1) >>> 0;
+  if (s.stamp === 0) {
+    s.wordSeen.fill(0);
+    s.stamp = 1;
+  }
+  return s;
+}
+
+/** Adds `bucket` to the table; false if it was there already. */
+function insert(table: Int32Array, mask: number, bucket: number): boolean {
+  const key = bucket + 1;
+  // Buckets are hash values already, so their low bits spread evenly.
+  for (let slot = bucket & mask; ; slot = (slot + 1) & mask) {
+    const at = table[slot]!;
+    if (at === key) return false;
+    if (at === 0) {
+      table[slot] = key;
+      return true;
+    }
+  }
 }

@@ -1,4 +1,5 @@
 import type { TokenFeatures } from "./features.js";
+import { newFloat64Array, newInt32Array, newUint32Array, newUint8Array } from "./typed-slab.js";
 
 /**
  * The two model families compared in training, as pure scoring functions over hashed features.
@@ -86,41 +87,66 @@ export function createMlpScorer(m: MlpWeights): Scorer {
   const { heads, dim, hidden, emb, embScale, w1, b1, w2, b2 } = m;
   // Sums of int8 embeddings are integers: accumulate in int32 (exact, and faster than float64).
   const acc = new Int32Array(dim);
-  const bag = (features: Uint32Array): Float64Array => {
-    acc.fill(0);
-    for (let i = 0; i < features.length; i++) {
-      const base = features[i]! * dim;
-      for (let d = 0; d < dim; d++) acc[d]! += emb[base + d]!;
-    }
-    const h0 = new Float64Array(dim);
+  const sumRows = createRowSummer(emb, dim);
+  // Input and hidden layer of the window being scored: scratch, as scoring is synchronous.
+  const input = new Float64Array(dim);
+  const hiddenScratch = new Float64Array(hidden);
+  const bag = (features: Uint32Array, h0: Float64Array = newFloat64Array(dim)): Float64Array => {
+    sumRows(features, 0, features.length, acc);
     const norm = embScale / Math.sqrt(Math.max(1, features.length));
     for (let d = 0; d < dim; d++) h0[d] = acc[d]! * norm;
     return h0;
   };
   let cache: { window: Uint32Array; head: number; grad: Float64Array } | undefined;
-  // Hidden activations of scored windows, keyed by the features array (collected with it).
-  const hiddenCache = new WeakMap<Uint32Array, Float64Array>();
-  const hiddenOf = (h0: Float64Array): Float64Array => {
-    const h1 = new Float64Array(hidden);
-    for (let k = 0; k < hidden; k++) {
-      let s = b1[k]!;
-      for (let d = 0; d < dim; d++) s += w1[k * dim + d]! * h0[d]!;
-      h1[k] = s > 0 ? s : 0;
-    }
+  const hiddenOf = (h0: Float64Array, h1: Float64Array = newFloat64Array(hidden)): Float64Array => {
+    affine(w1, b1, h0, hidden, dim, h1);
+    for (let k = 0; k < hidden; k++) h1[k] = h1[k]! > 0 ? h1[k]! : 0;
     return h1;
   };
+  /**
+   * d logit[head] / d input: the sum over active hidden units k of w2[head, k] * w1[k, d], in k order
+   * per d as the plain loop adds them (so the same to the bit), four d at a time so their chains
+   * of dependent additions overlap.
+   */
+  const gradient = (h1: Float64Array, head: number): Float64Array => {
+    const grad = newFloat64Array(dim);
+    const w2Row = head * hidden;
+    let d = 0;
+    for (; d + 4 <= dim; d += 4) {
+      let g0 = 0, g1 = 0, g2 = 0, g3 = 0;
+      for (let k = 0; k < hidden; k++) {
+        if (!(h1[k]! > 0)) continue;
+        const w = w2[w2Row + k]!;
+        const at = k * dim + d;
+        g0 += w * w1[at]!;
+        g1 += w * w1[at + 1]!;
+        g2 += w * w1[at + 2]!;
+        g3 += w * w1[at + 3]!;
+      }
+      grad[d] = g0;
+      grad[d + 1] = g1;
+      grad[d + 2] = g2;
+      grad[d + 3] = g3;
+    }
+    for (; d < dim; d++) {
+      let g = 0;
+      for (let k = 0; k < hidden; k++) if (h1[k]! > 0) g += w2[w2Row + k]! * w1[k * dim + d]!;
+      grad[d] = g;
+    }
+    return grad;
+  };
+  // The last scored window: explanations usually ask about it (a short text has one window), and
+  // then reuse its hidden layer instead of computing it again.
+  let lastScored: Uint32Array | undefined;
   return {
     heads,
     logits(features, out) {
-      const h1 = hiddenOf(bag(features));
-      hiddenCache.set(features, h1);
-      for (let h = 0; h < heads; h++) {
-        let s = b2[h]!;
-        for (let k = 0; k < hidden; k++) s += w2[h * hidden + k]! * h1[k]!;
-        out[h] = s;
-      }
+      const h1 = hiddenOf(bag(features, input), hiddenScratch);
+      lastScored = features;
+      affine(w2, b2, h1, heads, hidden, out);
     },
     attribution(window, subset, head) {
+      // The plain per-token form, which explainer() batches (tests hold the two equal).
       // Explanations ask once per token of the same window: reuse its hidden layer and gradient.
       if (cache?.window !== window || cache.head !== head) {
         const h1 = hiddenOf(bag(window));
@@ -145,52 +171,169 @@ export function createMlpScorer(m: MlpWeights): Scorer {
     explainer(window, tf, tFrom, tTo) {
       const T = tTo - tFrom;
       // Per-word embedding sums (integers, so exact), computed once per distinct word and shared by every head.
-      const row = new Int32Array(tf.words).fill(-1);
-      const rowOf = new Uint32Array(T);
+      const row = newInt32Array(tf.words).fill(-1);
+      const rowOf = newUint32Array(T);
       let rows = 0;
       for (let t = tFrom; t < tTo; t++) {
         const w = tf.word[t]!;
         if (row[w] === -1) row[w] = rows++;
         rowOf[t - tFrom] = row[w]!;
       }
-      const vecs = new Float64Array(rows * dim);
-      const done = new Uint8Array(rows);
+      const vecs = newFloat64Array(rows * dim);
+      const done = newUint8Array(rows);
       for (let t = tFrom; t < tTo; t++) {
         const r = rowOf[t - tFrom]!;
         if (done[r]) continue;
         done[r] = 1;
-        const at = r * dim;
-        for (let i = tf.from[t]!, e = tf.to[t]!; i < e; i++) {
-          const base = tf.feats[i]! * dim;
-          for (let d = 0; d < dim; d++) vecs[at + d]! += emb[base + d]!;
-        }
+        sumRows(tf.feats, tf.from[t]!, tf.to[t]!, acc);
+        vecs.set(acc, r * dim);
       }
-      // The engine scored this window already: reuse its hidden layer.
-      const h1 = hiddenCache.get(window) ?? hiddenOf(bag(window));
+      // The engine scored this window already, often last: reuse its hidden layer (a copy, as the
+      // returned function may run after other windows are scored).
+      const h1 = window === lastScored ? copyOf(hiddenScratch) : hiddenOf(bag(window));
       const norm = embScale / Math.sqrt(Math.max(1, window.length));
       const cache = new Map<number, Float64Array>();
       return (head) => {
         let out = cache.get(head);
         if (out) return out;
-        const grad = new Float64Array(dim);
-        for (let d = 0; d < dim; d++) {
-          let g = 0;
-          for (let k = 0; k < hidden; k++) if (h1[k]! > 0) g += w2[head * hidden + k]! * w1[k * dim + d]!;
-          grad[d] = g;
-        }
-        const perRow = new Float64Array(rows);
+        const grad = gradient(h1, head);
+        const perRow = newFloat64Array(rows);
         for (let r = 0; r < rows; r++) {
           let total = 0;
           for (let d = 0; d < dim; d++) total += grad[d]! * vecs[r * dim + d]! * norm;
           perRow[r] = total;
         }
-        out = new Float64Array(T);
+        out = newFloat64Array(T);
         for (let t = 0; t < T; t++) out[t] = perRow[rowOf[t]!]!;
         cache.set(head, out);
         return out;
       };
     },
   };
+}
+
+/**
+ * out[r] = bias[r] + sum over c of m[r * cols + c] * x[c], each sum added up in column order, as the
+ * plain loop does, so results are the same to the bit. Four rows at a time: their chains of
+ * dependent additions then overlap instead of each waiting for the one before.
+ */
+function affine(m: Float32Array, bias: Float32Array, x: Float64Array, rows: number, cols: number, out: Float64Array): void {
+  let r = 0;
+  for (; r + 4 <= rows; r += 4) {
+    const a0 = r * cols, a1 = a0 + cols, a2 = a1 + cols, a3 = a2 + cols;
+    let s0: number = bias[r]!, s1: number = bias[r + 1]!, s2: number = bias[r + 2]!, s3: number = bias[r + 3]!;
+    for (let c = 0; c < cols; c++) {
+      const v = x[c]!;
+      s0 += m[a0 + c]! * v;
+      s1 += m[a1 + c]! * v;
+      s2 += m[a2 + c]! * v;
+      s3 += m[a3 + c]! * v;
+    }
+    out[r] = s0;
+    out[r + 1] = s1;
+    out[r + 2] = s2;
+    out[r + 3] = s3;
+  }
+  for (; r < rows; r++) {
+    let s: number = bias[r]!;
+    for (let c = 0; c < cols; c++) s += m[r * cols + c]! * x[c]!;
+    out[r] = s;
+  }
+}
+
+function copyOf(values: Float64Array): Float64Array {
+  const copy = newFloat64Array(values.length);
+  copy.set(values);
+  return copy;
+}
+
+/** Adds up the int8 embedding rows of features[from, to) into `acc` (overwritten); exact integer sums. */
+type RowSummer = (features: Uint32Array, from: number, to: number, acc: Int32Array) => void;
+
+/**
+ * The embedding bag is most of a short text's scoring time, and most of that is waiting on memory:
+ * the table (buckets x dim bytes, 8 MB for the default model) does not fit in a core's cache. Rows
+ * of 32 values (the default dim) or multiples are read a 32-bit word at a time (packedRowSummer);
+ * other shapes, or a big-endian machine, byte by byte.
+ */
+function createRowSummer(emb: Int8Array, dim: number): RowSummer {
+  const littleEndian = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+  if (dim % 32 !== 0 || !littleEndian) return plainRowSummer(emb, dim);
+  // A view needs a 4-byte aligned offset; model-file.ts aligns tensors, but copy if handed a stray view.
+  const bytes = emb.byteOffset % 4 === 0 ? emb : emb.slice();
+  return packedRowSummer(new Int32Array(bytes.buffer, bytes.byteOffset, bytes.length >> 2), dim);
+}
+
+function plainRowSummer(emb: Int8Array, dim: number): RowSummer {
+  return (features, from, to, acc) => {
+    acc.fill(0);
+    for (let i = from; i < to; i++) {
+      const base = features[i]! * dim;
+      for (let d = 0; d < dim; d++) acc[d]! += emb[base + d]!;
+    }
+  };
+}
+
+/** Rows summed between two unpackings: 128 values of at most 255 keep the upper lane under 2^15, so sums stay small ints. */
+const LANE_ROWS = 128;
+const BYTE_BIAS = 0x80808080 | 0;
+const LOW_BYTES = 0x00ff00ff;
+
+/**
+ * Sums rows four int8 values (one little-endian int32 word) at a time, SIMD within a register: each
+ * byte is biased to unsigned (x ^ 0x80 = x + 128), the even and odd bytes of a word add into two
+ * 16-bit lanes, and every LANE_ROWS rows the lanes are unpacked and the bias taken off again.
+ * Integer arithmetic throughout, so the sums equal the byte-by-byte ones exactly. The eight words of
+ * a 32-value block are spelled out so their sixteen accumulators stay in registers.
+ */
+function packedRowSummer(words: Int32Array, dim: number): RowSummer {
+  const perRow = dim >> 2;
+  let touched = 0;
+  return (features, first, end, acc) => {
+    acc.fill(0);
+    // Touch every row first: these loads do not depend on each other, so their cache misses overlap
+    // instead of queueing behind the summing loop, which then finds its rows in cache. (The result
+    // is kept so the loads are not optimised away.)
+    let touch = 0;
+    for (let i = first; i < end; i++) touch ^= words[features[i]! * perRow]!;
+    touched ^= touch;
+    for (let block = 0; block < perRow; block += 8) {
+      for (let from = first; from < end; from += LANE_ROWS) {
+        const to = Math.min(end, from + LANE_ROWS);
+        let e0 = 0, o0 = 0, e1 = 0, o1 = 0, e2 = 0, o2 = 0, e3 = 0, o3 = 0;
+        let e4 = 0, o4 = 0, e5 = 0, o5 = 0, e6 = 0, o6 = 0, e7 = 0, o7 = 0;
+        for (let i = from; i < to; i++) {
+          const base = features[i]! * perRow + block;
+          const w0 = words[base]! ^ BYTE_BIAS, w1 = words[base + 1]! ^ BYTE_BIAS;
+          const w2 = words[base + 2]! ^ BYTE_BIAS, w3 = words[base + 3]! ^ BYTE_BIAS;
+          const w4 = words[base + 4]! ^ BYTE_BIAS, w5 = words[base + 5]! ^ BYTE_BIAS;
+          const w6 = words[base + 6]! ^ BYTE_BIAS, w7 = words[base + 7]! ^ BYTE_BIAS;
+          e0 += w0 & LOW_BYTES; o0 += (w0 >>> 8) & LOW_BYTES;
+          e1 += w1 & LOW_BYTES; o1 += (w1 >>> 8) & LOW_BYTES;
+          e2 += w2 & LOW_BYTES; o2 += (w2 >>> 8) & LOW_BYTES;
+          e3 += w3 & LOW_BYTES; o3 += (w3 >>> 8) & LOW_BYTES;
+          e4 += w4 & LOW_BYTES; o4 += (w4 >>> 8) & LOW_BYTES;
+          e5 += w5 & LOW_BYTES; o5 += (w5 >>> 8) & LOW_BYTES;
+          e6 += w6 & LOW_BYTES; o6 += (w6 >>> 8) & LOW_BYTES;
+          e7 += w7 & LOW_BYTES; o7 += (w7 >>> 8) & LOW_BYTES;
+        }
+        const bias = 128 * (to - from);
+        const at = block * 4;
+        unpack(acc, at, e0, o0, bias); unpack(acc, at + 4, e1, o1, bias);
+        unpack(acc, at + 8, e2, o2, bias); unpack(acc, at + 12, e3, o3, bias);
+        unpack(acc, at + 16, e4, o4, bias); unpack(acc, at + 20, e5, o5, bias);
+        unpack(acc, at + 24, e6, o6, bias); unpack(acc, at + 28, e7, o7, bias);
+      }
+    }
+  };
+}
+
+/** Adds the four lane sums of one word position (bytes 0 and 2 in `even`, 1 and 3 in `odd`) to acc[at..at+4). */
+function unpack(acc: Int32Array, at: number, even: number, odd: number, bias: number): void {
+  acc[at]! += (even & 0xffff) - bias;
+  acc[at + 1]! += (odd & 0xffff) - bias;
+  acc[at + 2]! += (even >>> 16) - bias;
+  acc[at + 3]! += (odd >>> 16) - bias;
 }
 
 /** Symmetric int8 quantisation of a float array with one scale (max |x| maps to 127). */
