@@ -41,8 +41,10 @@ interface Slot {
   worker: Worker;
   /** [0]: id of the job the worker is running (it stores it before each job), to tell the culprit of a crash. */
   progress: Int32Array;
-  /** Posted, not yet answered, by batch number. */
-  inFlight: Map<number, Pending[]>;
+  /** Posted, not yet answered, by job id. */
+  inFlight: Map<number, Pending>;
+  /** Batches posted whose last answers have not come back. */
+  batchesInFlight: number;
   /** Queued for the next flush. */
   queued: Pending[];
   load: number;
@@ -64,7 +66,6 @@ export async function createComputePool(options: ComputePoolOptions): Promise<Co
   let nextId = 0;
   // Ids live in an Int32Array slot (progress), so they wrap before 2^31; 0 means "none yet".
   const takeId = () => (nextId = nextId >= 0x7fffffff ? 1 : nextId + 1);
-  let nextBatch = 1;
   let flushScheduled = false;
   let closed = false;
   /** Jobs submitted while no worker is alive (all restarting); handed out when one is back. */
@@ -76,7 +77,7 @@ export async function createComputePool(options: ComputePoolOptions): Promise<Co
     new Promise((resolve, reject) => {
       const progress = new Int32Array(new SharedArrayBuffer(4));
       const worker = new Worker(WORKER_URL, { workerData: { ...options.setup, progress } });
-      const slot: Slot = { worker, progress, inFlight: new Map(), queued: [], load: 0, alive: true };
+      const slot: Slot = { worker, progress, inFlight: new Map(), batchesInFlight: 0, queued: [], load: 0, alive: true };
       let ready = false;
       worker.on("message", (message: WorkerReply) => {
         if (message.type === "ready") {
@@ -86,7 +87,7 @@ export async function createComputePool(options: ComputePoolOptions): Promise<Co
           reject(new Error(`compute worker failed to start: ${message.message}`));
           void worker.terminate();
         } else {
-          settle(slot, message.batch, message.results);
+          settle(slot, message.results, message.last);
         }
       });
       worker.on("error", (error) => {
@@ -98,15 +99,16 @@ export async function createComputePool(options: ComputePoolOptions): Promise<Co
       });
     });
 
-  const settle = (slot: Slot, batchNumber: number, results: ComputeResult[]) => {
-    const batch = slot.inFlight.get(batchNumber) ?? [];
-    slot.inFlight.delete(batchNumber);
-    // Jobs held back while the worker had enough to do go now.
-    if (slot.queued.length > 0) scheduleFlush();
-    const byId = new Map(batch.map((p) => [p.job.id, p]));
+  const settle = (slot: Slot, results: ComputeResult[], lastOfBatch: boolean) => {
+    if (lastOfBatch) {
+      slot.batchesInFlight--;
+      // Jobs held back while the worker had enough to do go now.
+      if (slot.queued.length > 0) scheduleFlush();
+    }
     for (const result of results) {
-      const pending = byId.get(result.id);
+      const pending = slot.inFlight.get(result.id);
       if (!pending) continue;
+      slot.inFlight.delete(result.id);
       slot.load--;
       if (result.ok) pending.resolve(result);
       else pending.reject(new Error(result.message));
@@ -121,7 +123,7 @@ export async function createComputePool(options: ComputePoolOptions): Promise<Co
   const replace = (dead: Slot) => {
     const index = slots.indexOf(dead);
     if (index < 0) return;
-    const orphans = [...[...dead.inFlight.values()].flat(), ...dead.queued];
+    const orphans = [...dead.inFlight.values(), ...dead.queued];
     const culprit = orphans.find((p) => p.job.id === Atomics.load(dead.progress, 0));
     if (culprit && ++culprit.crashes >= MAX_CRASHES) {
       orphans.splice(orphans.indexOf(culprit), 1);
@@ -129,6 +131,7 @@ export async function createComputePool(options: ComputePoolOptions): Promise<Co
     }
     dead.alive = false;
     dead.inFlight = new Map();
+    dead.batchesInFlight = 0;
     dead.queued = [];
     dead.load = 0;
     if (closed) {
@@ -170,13 +173,16 @@ export async function createComputePool(options: ComputePoolOptions): Promise<Co
   const flush = () => {
     flushScheduled = false;
     for (const slot of slots) {
-      if (!slot.alive || slot.queued.length === 0 || slot.inFlight.size >= MAX_BATCHES_IN_FLIGHT) continue;
-      const batch = slot.queued;
-      slot.queued = [];
-      const batchNumber = nextBatch++;
-      slot.inFlight.set(batchNumber, batch);
-      slot.worker.postMessage({ batch: batchNumber, jobs: batch.map((p) => p.job) } satisfies JobBatch);
+      if (slot.alive && slot.queued.length > 0 && slot.batchesInFlight < MAX_BATCHES_IN_FLIGHT) post(slot);
     }
+  };
+
+  const post = (slot: Slot) => {
+    const batch = slot.queued;
+    slot.queued = [];
+    for (const pending of batch) slot.inFlight.set(pending.job.id, pending);
+    slot.batchesInFlight++;
+    slot.worker.postMessage({ jobs: batch.map((p) => p.job) } satisfies JobBatch);
   };
 
   const submit = (job: ComputeJob): Promise<ComputeResult> =>
@@ -215,7 +221,7 @@ export async function createComputePool(options: ComputePoolOptions): Promise<Co
     },
     async close() {
       closed = true;
-      const pending = [...slots.flatMap((s) => [...[...s.inFlight.values()].flat(), ...s.queued]), ...waiting.splice(0)];
+      const pending = [...slots.flatMap((s) => [...s.inFlight.values(), ...s.queued]), ...waiting.splice(0)];
       await Promise.all(slots.map((s) => s.worker.terminate()));
       for (const p of pending) p.reject(new Error("the compute pool is closed"));
     },

@@ -33,7 +33,6 @@ export type ComputeResult =
 
 /** Parent → worker: every job queued during one event-loop turn, in one message. */
 export interface JobBatch {
-  batch: number;
   jobs: ComputeJob[];
 }
 
@@ -41,4 +40,5 @@ export interface JobBatch {
 export type WorkerReply =
   | { type: "ready"; classifierId: string | undefined }
   | { type: "fatal"; message: string }
-  | { type: "results"; batch: number; results: ComputeResult[] };
+  /** Answers to jobs of one batch; a batch may be answered in several parts, `last` marks its final one. */
+  | { type: "results"; results: ComputeResult[]; last: boolean };
