@@ -31,11 +31,17 @@ export async function cpuMicros(pid: number, thread?: number): Promise<number> {
 const CLOCK_TICKS_PER_SECOND = 100;
 
 /**
+ * Node flags of `npm start` (package.json). A larger young generation: each request leaves a
+ * few kilobytes of short-lived objects, and fewer scavenges measured about 4% more throughput.
+ */
+const START_FLAGS = ["--max-semi-space-size=32"];
+
+/**
  * Starts `<entry>` as a child the way npm start runs the service (src/boot/ts-loader.mjs) and
  * waits until `readyUrl` answers.
  */
 export async function spawnNode(entry: string, env: Record<string, string>, readyUrl: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ["--import", "./src/boot/ts-loader.mjs", entry], {
+  const child = spawn(process.execPath, [...START_FLAGS, "--import", "./src/boot/ts-loader.mjs", entry], {
     env: { ...process.env, LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "ignore", "inherit"],
   });
