@@ -1,5 +1,6 @@
 // Cost of signing one moderation response, and of verifying it, against not signing at all.
 // Usage: npm run bench:signing [-- --ms 1500]
+import { ed25519Backend } from "../src/signing/ed25519-sign.js";
 import { generateKeyPairSync, verify as nodeVerify, createPublicKey } from "node:crypto";
 import os from "node:os";
 import { parseArgs } from "node:util";
@@ -82,7 +83,7 @@ add(
     }),
   ),
 );
-add("Ed25519 sign alone (node:crypto)", await measureOne(() => ring.signer.sign(requestBody)));
+add(`Ed25519 sign alone (${ed25519Backend})`, await measureOne(() => ring.signer.sign(requestBody)));
 
 // Verification, as a caller pays it.
 const headers = { "content-type": "application/json; charset=utf-8", ...(await signJsonBody(ring.signer, { status: 200, body, requestBody, nowMs: Date.now() })).headers };
