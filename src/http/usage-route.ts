@@ -17,7 +17,8 @@ const method = AccountService.method.getUsage;
  * GET /v1/usage?granularity=day&from=&to= with X-API-Key: AccountService.GetUsage as plain
  * JSON. Like POST /v1/moderate it runs the one interceptor chain and the one service method;
  * a bad query string is raised inside the chain so it is authenticated first. Answers are
- * signed; the signature covers the body and status, not the query string.
+ * signed, bound to the request target (path and query string, as sent): a GET has no body, and
+ * without it an answer for one period could be passed off as the answer for another.
  */
 export function registerUsageRoute(app: FastifyInstance, ctx: AppContext, interceptors: Interceptor[]): void {
   const service = createAccountServiceImpl(ctx);
@@ -36,8 +37,8 @@ export function registerUsageRoute(app: FastifyInstance, ctx: AppContext, interc
       request, reply, service: AccountService, method, impl: service.getUsage!, input, interceptors,
       contextValues: createContextValues().set(transportKey, "json"), deferredError: queryError, abortable: false,
     });
-    // Signed like /v1/moderate; a GET has no body, so the signature binds to an empty one.
-    const signing = { signer: ctx.signingKeys.signer, nowMs: ctx.clock(), requestBody: new Uint8Array() };
+    // Signed like /v1/moderate, with the request target standing in for the body a GET lacks.
+    const signing = { signer: ctx.signingKeys.signer, nowMs: ctx.clock(), requestBody: Buffer.from(request.url, "utf8") };
     if (outcome.ok) return sendSignedJson(reply, signing, 200, usageResponseToJson(outcome.output, input.granularity || "day"), outcome.headers);
     return sendSignedJson(reply, signing, outcome.status, { error: { code: outcome.code, message: outcome.message } }, outcome.headers);
   });

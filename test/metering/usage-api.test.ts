@@ -81,16 +81,20 @@ describe.each<StoreKind>(["sqlite", "postgres"])("metering and the usage API on 
     expect(await getUsage(server, "mod_AAAAAAAA_" + "A".repeat(43))).toMatchObject({ status: 401, body: { error: { code: "invalid_api_key" } } });
   });
 
-  it("signs its JSON answers, errors included, like /v1/moderate (bound to the empty GET body)", async () => {
+  it("signs its JSON answers, errors included, bound to the request target (path and query)", async () => {
     const jwks = await (await fetch(`${server.httpUrl}/.well-known/jwks.json`)).json();
-    for (const [key, status] of [[a.key, 200], [undefined, 401]] as const) {
-      const response = await fetch(`${server.httpUrl}/v1/usage`, { headers: key ? { "x-api-key": key } : {} });
+    for (const [key, status, target] of [[a.key, 200, "/v1/usage"], [a.key, 200, "/v1/usage?granularity=hour&from=2026-11-01"], [undefined, 401, "/v1/usage?granularity=day"]] as const) {
+      const response = await fetch(`${server.httpUrl}${target}`, { headers: key ? { "x-api-key": key } : {} });
       expect(response.status).toBe(status);
       const body = new Uint8Array(await response.arrayBuffer());
       const headers = Object.fromEntries(response.headers);
-      expect(await verifyModerationResponse({ requestBody: "", status, headers, body, jwks })).toMatchObject({ valid: true });
+      expect(await verifyModerationResponse({ requestBody: target, status, headers, body, jwks })).toMatchObject({ valid: true });
+      // Not valid as the answer to another query, nor to none.
+      for (const other of ["", "/v1/usage?granularity=minute", `${target}&to=2026-12-01`]) {
+        expect(await verifyModerationResponse({ requestBody: other, status, headers, body, jwks }), other).toMatchObject({ valid: false });
+      }
       const altered = new TextEncoder().encode(new TextDecoder().decode(body).replace(/"requests":\d+/, '"requests":999999'));
-      if (status === 200) expect(await verifyModerationResponse({ requestBody: "", status, headers, body: altered, jwks })).toMatchObject({ valid: false });
+      if (status === 200) expect(await verifyModerationResponse({ requestBody: target, status, headers, body: altered, jwks })).toMatchObject({ valid: false });
     }
   });
 
