@@ -27,6 +27,8 @@ interface Figures {
   name: string; rps: number; p50: number; p99: number; errors: number; non2xx: number;
   /** Server CPU per request, all threads, and the event loop's (main thread's) share, in µs. */
   cpuPerRequest: number; mainCpuPerRequest: number;
+  /** autocannon's own CPU per request (it runs in this process), in µs; undefined for wrk. */
+  loadCpuPerRequest: number | undefined;
 }
 
 // BENCH_LOAD=autocannon (default) | wrk (a C load generator, to cross-check the figures).
@@ -39,12 +41,14 @@ const generate = LOAD === "wrk" ? useWrk : useAutocannon;
 async function drive(name: string, url: string, headers: Record<string, string>, pid: number): Promise<Figures> {
   const spec = { url, headers: { "content-type": "application/json", ...headers }, body: BODY, connections: CONNECTIONS };
   await generate({ ...spec, seconds: 2 }); // warm-up: JIT, caches, model pages
-  const [cpuBefore, mainBefore] = [await cpuMicros(pid), await cpuMicros(pid, pid)];
+  const [cpuBefore, mainBefore, loadBefore] = [await cpuMicros(pid), await cpuMicros(pid, pid), process.cpuUsage()];
   const result = await generate({ ...spec, seconds: SECONDS });
+  const load = process.cpuUsage(loadBefore);
   const requests = Math.max(1, result.requests);
   const cpuPerRequest = (await cpuMicros(pid) - cpuBefore) / requests;
   const mainCpuPerRequest = (await cpuMicros(pid, pid) - mainBefore) / requests;
-  return { name, rps: result.rps, p50: result.p50, p99: result.p99, errors: result.errors, non2xx: result.non2xx, cpuPerRequest, mainCpuPerRequest };
+  const loadCpuPerRequest = LOAD === "autocannon" ? (load.user + load.system) / requests : undefined;
+  return { name, rps: result.rps, p50: result.p50, p99: result.p99, errors: result.errors, non2xx: result.non2xx, cpuPerRequest, mainCpuPerRequest, loadCpuPerRequest };
 }
 
 async function benchService(name: string, extraEnv: Record<string, string>): Promise<Figures> {
@@ -104,3 +108,13 @@ console.log(`\n${LOAD}, ${CONNECTIONS} connections, ${SECONDS}s per run, one 90-
 console.log(row(echo));
 for (const f of runs) console.log(row(f));
 console.log("\ntargets: >= 25% of echo throughput, p99 <= 15 ms");
+
+// The load generator shares the cores, so server + generator CPU per request bounds throughput
+// whatever the overlap: this says whether a shortfall is CPU cost or idle time.
+const cores = os.availableParallelism();
+console.log(`\nCPU ceiling on ${cores} cores (server + load generator CPU per request; measured req/s as a share of it):`);
+for (const f of [echo, ...runs]) {
+  if (f.loadCpuPerRequest === undefined) continue;
+  const ceiling = (cores * 1e6) / (f.cpuPerRequest + f.loadCpuPerRequest);
+  console.log(`${f.name.padEnd(34)} load generator ${f.loadCpuPerRequest.toFixed(0).padStart(3)} µs/req  ceiling ${ceiling.toFixed(0).padStart(6)} req/s  reached ${(f.rps / ceiling * 100).toFixed(0)}%`);
+}
