@@ -9,7 +9,7 @@ import { MAX_REQUEST_BYTES } from "../moderation/limits.js";
 import { createModerationServiceImpl } from "../rpc/moderation-service.js";
 import { parseModerateJson } from "./json-body.js";
 import { invokeThroughChain } from "./invoke-chain.js";
-import { readBody } from "./read-body.js";
+import { CallerHungUpError, readBody } from "./read-body.js";
 import { moderateAnswerJson, signedJsonFor } from "./moderate-answer-json.js";
 import { sendJsonSignedAhead, sendSignedJson } from "./send-json.js";
 
@@ -39,6 +39,8 @@ export function registerJsonRoute(app: FastifyInstance, ctx: AppContext, interce
         checkContentType(request);
         input = parseModerateJson(bytes);
       } catch (error) {
+        // Nobody is left to answer (and it is not the server's error to log).
+        if (error instanceof CallerHungUpError) return reply.hijack();
         if (!(error instanceof ApiError)) throw error;
         bodyError = error;
       }

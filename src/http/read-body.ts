@@ -1,6 +1,11 @@
 import type { Readable } from "node:stream";
 import { ApiError } from "../errors/api-error.js";
 
+/** The caller closed the connection before its whole body arrived: there is no one to answer. */
+export class CallerHungUpError extends Error {
+  override readonly name = "CallerHungUpError";
+}
+
 /**
  * Reads a request body into memory, refusing (without buffering more) once it passes `limit`.
  * Plain "data"/"end" listeners rather than `for await`: the async iterator costs a few promises
@@ -27,12 +32,12 @@ export function readBody(stream: Readable, limit: number, declaredLength: number
       stopListening();
       resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
     };
-    const onError = (error: Error) => {
+    // The caller hung up mid-body: "error" (aborted) and/or "close" without "end".
+    const onError = (cause?: Error) => {
       stopListening();
-      reject(error);
+      reject(new CallerHungUpError("the connection closed before the whole request body arrived", { cause }));
     };
-    // The caller hung up mid-body: "close" without "end" (Node may or may not emit "error" first).
-    const onClose = () => onError(Object.assign(new Error("The request body ended prematurely."), { code: "ERR_STREAM_PREMATURE_CLOSE" }));
+    const onClose = () => onError();
     const stopListening = () => {
       stream.off("data", onData);
       stream.off("end", onEnd);

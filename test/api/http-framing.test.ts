@@ -49,19 +49,28 @@ describe("requests fastify cannot route still get the API's error shape", () => 
 });
 
 describe("a caller that hangs up in the middle of a body", () => {
-  it("costs the server nothing: the next requests are answered as usual", async () => {
-    const port = Number(new URL(server.httpUrl).port);
-    for (let i = 0; i < 5; i++) {
-      await new Promise<void>((resolve) => {
-        const socket = net.connect(port, "127.0.0.1", () => {
-          socket.write(`POST /v1/moderate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"input":[{"type":"te`);
-          setTimeout(() => socket.destroy(), 20);
+  it("costs the server nothing: no error logged, and the next requests are answered as usual", async () => {
+    const logged: string[] = [];
+    const record = (level: string) => (obj: object, msg?: string) => logged.push(`${level}: ${msg ?? ""} ${JSON.stringify(obj)}`);
+    const watched = await startTestServer({ overrides: { log: { error: record("error"), warn: record("warn"), info() {}, debug() {} } } });
+    try {
+      const port = Number(new URL(watched.httpUrl).port);
+      for (let i = 0; i < 5; i++) {
+        await new Promise<void>((resolve) => {
+          const socket = net.connect(port, "127.0.0.1", () => {
+            socket.write(`POST /v1/moderate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"input":[{"type":"te`);
+            setTimeout(() => socket.destroy(), 20);
+          });
+          socket.on("close", () => resolve());
         });
-        socket.on("close", () => resolve());
-      });
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const response = await fetch(`${watched.httpUrl}/v1/moderate`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+      expect(response.status).toBe(401);
+      expect(await response.json()).toMatchObject({ error: { code: "missing_api_key" } });
+      expect(logged).toEqual([]);
+    } finally {
+      await watched.close();
     }
-    const response = await fetch(`${server.httpUrl}/v1/moderate`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
-    expect(response.status).toBe(401);
-    expect(await response.json()).toMatchObject({ error: { code: "missing_api_key" } });
   });
 });
