@@ -6,6 +6,7 @@
  *   npm run bench                      # embedded defaults (SQLite, in-memory limiter)
  *   BENCH_LOAD=wrk npm run bench       # wrk instead of autocannon (apt-get install wrk)
  *   BENCH_REDIS=1 npm run bench        # also with REDIS_URL (shared limiter) for comparison
+ *   BENCH_CONNECT=1 npm run bench      # also the same call as Connect unary (JSON, HTTP/1.1)
  *   BENCH_NO_WORKERS=1 npm run bench   # also with WORKER_THREADS=0 (all on the event loop)
  *   BENCH_SECONDS=10 BENCH_ROUNDS=5 npm run bench
  */
@@ -51,7 +52,11 @@ async function drive(name: string, url: string, headers: Record<string, string>,
   return { name, rps: result.rps, p50: result.p50, p99: result.p99, errors: result.errors, non2xx: result.non2xx, cpuPerRequest, mainCpuPerRequest, loadCpuPerRequest };
 }
 
-async function benchService(name: string, extraEnv: Record<string, string>): Promise<Figures> {
+/** The spec's JSON route; Connect unary takes the same JSON body (proto field names) at the RPC's path. */
+const JSON_ROUTE = "/v1/moderate";
+const CONNECT_ROUTE = "/moderation.v1.ModerationService/Moderate";
+
+async function benchService(name: string, extraEnv: Record<string, string>, route = JSON_ROUTE): Promise<Figures> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "moderation-bench-"));
   // An enterprise account with a limit the benchmark cannot reach: we measure the path, not the 429s.
   const db = await openDatabase({ databaseUrl: undefined, dataDir });
@@ -63,7 +68,7 @@ async function benchService(name: string, extraEnv: Record<string, string>): Pro
   const [port, grpcPort] = [await freePort(), await freePort()];
   const child = await spawnNode("src/main.ts", { PORT: String(port), GRPC_PORT: String(grpcPort), HOST: "127.0.0.1", DATA_DIR: dataDir, ...extraEnv }, `http://127.0.0.1:${port}/healthz`);
   try {
-    const figures = await drive(name, `http://127.0.0.1:${port}/v1/moderate`, { "x-api-key": key }, child.pid!);
+    const figures = await drive(name, `http://127.0.0.1:${port}${route}`, { "x-api-key": key }, child.pid!);
     return figures;
   } finally {
     await stop(child);
@@ -89,6 +94,9 @@ const configurations: Array<[string, () => Promise<Figures>]> = [
   ["moderation, embedded defaults", () => benchService("moderation, embedded defaults", {})],
   // WORKER_THREADS=0: classification and signing on the event loop, for comparison.
   ...(process.env.BENCH_NO_WORKERS ? [["moderation, WORKER_THREADS=0", () => benchService("moderation, WORKER_THREADS=0", { WORKER_THREADS: "0" })] as [string, () => Promise<Figures>]] : []),
+  ...(process.env.BENCH_CONNECT
+    ? [["moderation, Connect (JSON)", () => benchService("moderation, Connect (JSON)", {}, CONNECT_ROUTE)] as [string, () => Promise<Figures>]]
+    : []),
   ...(process.env.BENCH_REDIS
     ? [["moderation, REDIS_URL set", () => benchService("moderation, REDIS_URL set", { REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379" })] as [string, () => Promise<Figures>]]
     : []),
