@@ -6,7 +6,7 @@ import type { Config } from "../config/config.js";
 import type { Database } from "../storage/database.js";
 import { openDatabase } from "../storage/open-database.js";
 import { startComputeWorkers } from "../workers/start-compute-workers.js";
-import type { JsonAnswerer } from "../workers/json-answers.js";
+import type { WorkerAnswerer } from "../workers/worker-answers.js";
 import { silentLogger, type Logger } from "./logger.js";
 import { createRateLimiter } from "../rate-limit/create-rate-limiter.js";
 import type { RateLimiter } from "../rate-limit/rate-limiter.js";
@@ -32,8 +32,8 @@ export interface AppContext {
   rateLimiter: RateLimiter;
   /** The key that signs every response, and the public keys still published. */
   signingKeys: SigningKeyRing;
-  /** Answers JSON-route calls of text items only in one compute-worker job; absent without workers. */
-  jsonAnswerer?: JsonAnswerer;
+  /** Answers calls of text items only in one compute-worker job each; absent without workers. */
+  workerAnswerer?: WorkerAnswerer;
   images: ImageModeration;
   usage: UsageStore;
   /** Buffers usage and flushes it to `usage`; see meter.ts for what a crash can lose. */
@@ -96,7 +96,7 @@ export async function createAppContext(config: Config, overrides: AppContextOver
       config, log, clock, db, accounts, keyUsage, textClassifier,
       rateLimiter,
       signingKeys,
-      ...(compute?.jsonAnswerer ? { jsonAnswerer: compute.jsonAnswerer } : {}),
+      ...(compute?.answerer ? { workerAnswerer: compute.answerer } : {}),
       images,
       usage, meter, dashboard,
       async close() {

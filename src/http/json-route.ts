@@ -10,7 +10,8 @@ import { createModerationServiceImpl } from "../rpc/moderation-service.js";
 import { parseModerateJson } from "./json-body.js";
 import { invokeThroughChain } from "./invoke-chain.js";
 import { CallerHungUpError, readBody } from "./read-body.js";
-import { moderateAnswerJson, signedJsonFor } from "./moderate-answer-json.js";
+import { moderateAnswerJson } from "./moderate-answer-json.js";
+import { signedJsonFor } from "../signing/signed-ahead.js";
 import { sendJsonSignedAhead, sendSignedJson } from "./send-json.js";
 
 const method = ModerationService.method.moderate;

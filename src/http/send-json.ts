@@ -1,7 +1,7 @@
 import type { FastifyReply } from "fastify";
 import { signJsonBody } from "../signing/json-body-signature.js";
 import type { Signer } from "../signing/signer.js";
-import type { SignedJsonAnswer } from "./moderate-answer-json.js";
+import type { SignedJsonAnswer } from "../signing/signed-ahead.js";
 
 /** Headers that describe one HTTP message and must not be copied from RPC metadata. */
 const HOP_HEADERS = new Set(["content-type", "content-length", "content-encoding", "transfer-encoding", "connection"]);

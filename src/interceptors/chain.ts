@@ -14,8 +14,8 @@ import { createMeteringInterceptor } from "./metering.js";
  *   3. auth          — resolves X-API-Key to an account;
  *   4. rate limit    — per account, so it needs auth's answer;
  *   5. metering      — counts only requests that were let through.
- * None changes an answer message in place: the JSON route may send bytes a compute worker
- * rendered and signed for that very message (src/http/moderate-answer-json.ts).
+ * None changes an answer message in place: the JSON route and the signing interceptor may use
+ * a signature a compute worker made ahead for that very message (src/signing/signed-ahead.ts).
  */
 export function createInterceptorChain(ctx: AppContext): Interceptor[] {
   return [

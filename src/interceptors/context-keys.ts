@@ -12,3 +12,10 @@ export const rawJsonBodyKey = createContextKey<Uint8Array | undefined>(undefined
 
 /** The protocol a call arrived on: "json" for POST /v1/moderate, else Connect's protocol name. */
 export const transportKey = createContextKey<"json" | "connect" | "grpc" | "grpc-web">("connect", { description: "transport" });
+
+/**
+ * The canonical bytes of an RPC request message (canonicalMessageBytes), set by the signing
+ * interceptor, which binds the answer's signature to them; compute workers that sign an
+ * answer ahead bind it to the same bytes.
+ */
+export const canonicalRequestKey = createContextKey<Uint8Array | undefined>(undefined, { description: "canonical RPC request bytes" });

@@ -4,7 +4,8 @@ import { ERROR_CODE_HEADER } from "../errors/api-error.js";
 import { canonicalMessageBytes, sortMapsInPlace } from "../signing/canonical-message.js";
 import { signRpcOutcome } from "../signing/rpc-signature.js";
 import type { Signer } from "../signing/signer.js";
-import { transportKey } from "./context-keys.js";
+import { signedRpcFor } from "../signing/signed-ahead.js";
+import { canonicalRequestKey, transportKey } from "./context-keys.js";
 
 export interface SigningInterceptorDeps {
   /** Usually the SigningKeyRing: its active signer signs every response. */
@@ -27,6 +28,7 @@ export function createSigningInterceptor(deps: SigningInterceptorDeps): Intercep
     // The JSON route signs the exact bytes it sends (signJsonBody), which no interceptor sees.
     if (req.stream || req.contextValues.get(transportKey) === "json") return next(req);
     const requestBytes = canonicalMessageBytes(req.method.input, req.message);
+    req.contextValues.set(canonicalRequestKey, requestBytes);
     let res;
     try {
       res = await next(req);
@@ -48,6 +50,11 @@ export function createSigningInterceptor(deps: SigningInterceptorDeps): Intercep
       throw connectError;
     }
     if (res.stream) return res;
+    const signedAhead = signedRpcFor(res.message);
+    if (signedAhead) {
+      for (const [name, value] of Object.entries(signedAhead)) res.header.set(name, value);
+      return res;
+    }
     // Sorted maps make the serialized bytes on the wire equal the canonical bytes we sign.
     const message = sortMapsInPlace(res.method.output, res.message);
     const messageBytes = toBinary(res.method.output, message, { writeUnknownFields: false });

@@ -62,7 +62,7 @@ type ItemResultInit = NonNullable<ModerateResponseInit["results"]>[number];
 
 /**
  * The answer from its parts. Shared by every thread that assembles one (see
- * src/workers/json-answers.ts), so equal parts always make equal answers.
+ * src/workers/worker-answers.ts), so equal parts always make equal answers.
  */
 export function assembleAnswer(id: string, model: string, results: ItemResultInit[], combined: Verdict | undefined): ModerateResponseInit {
   const combinedResult = combined ? toCategories(combined) : undefined;

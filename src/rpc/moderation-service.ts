@@ -3,12 +3,12 @@ import type { ModerationService } from "../../gen/moderation/v1/moderation_pb.js
 import type { AppContext } from "../app/app-context.js";
 import { createModerator } from "../moderation/moderate.js";
 import { createListSigningKeys } from "./list-signing-keys.js";
-import { rawJsonBodyKey, transportKey } from "../interceptors/context-keys.js";
-import { isTextOnly } from "../workers/json-answers.js";
+import { canonicalRequestKey, rawJsonBodyKey, transportKey } from "../interceptors/context-keys.js";
+import { isTextOnly } from "../workers/worker-answers.js";
 
 /**
- * The one implementation of ModerationService behind every protocol. JSON-route calls of text
- * items only are answered whole by a compute worker when there are workers (json-answers.ts):
+ * The one implementation of ModerationService behind every protocol. Calls of text items only
+ * are answered whole, signed, by a compute worker when there are workers (worker-answers.ts):
  * the same logic, one thread hop fewer.
  */
 export function createModerationServiceImpl(ctx: AppContext): ServiceImpl<typeof ModerationService> {
@@ -16,12 +16,18 @@ export function createModerationServiceImpl(ctx: AppContext): ServiceImpl<typeof
     textClassifier: ctx.textClassifier,
     images: ctx.images,
   });
-  const answerJson = ctx.jsonAnswerer;
+  const answerer = ctx.workerAnswerer;
   return {
     moderate: (request, context) => {
-      const requestBody = context.values.get(rawJsonBodyKey);
-      if (answerJson && requestBody && context.values.get(transportKey) === "json" && isTextOnly(request)) {
-        return answerJson(request, requestBody, ctx.clock());
+      if (answerer && isTextOnly(request)) {
+        // What the answer's signature is bound to: the JSON body, or the RPC request's canonical bytes.
+        const requestBody = context.values.get(rawJsonBodyKey);
+        if (context.values.get(transportKey) === "json") {
+          if (requestBody) return answerer.json(request, requestBody, ctx.clock());
+        } else {
+          const requestBytes = context.values.get(canonicalRequestKey);
+          if (requestBytes) return answerer.rpc(request, requestBytes, ctx.clock());
+        }
       }
       return moderate(request, context.signal);
     },

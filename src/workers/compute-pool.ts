@@ -27,13 +27,16 @@ export interface ComputePool {
   readonly classifierId: string | undefined;
   classify(text: string): Promise<Verdict>;
   sign(data: Uint8Array): Promise<Uint8Array>;
-  /** A whole JSON answer to a call of text items only (see json-answers.ts). */
+  /** A whole signed answer to a call of text items only (see worker-answers.ts), for the JSON route or RPC. */
   answerJson(job: Omit<AnswerJsonJob, "id" | "kind">): Promise<AnswerJsonResult>;
+  answerRpc(job: Omit<AnswerRpcJob, "id" | "kind">): Promise<AnswerRpcResult>;
   close(): Promise<void>;
 }
 
 type AnswerJsonJob = Extract<ComputeJob, { kind: "answer-json" }>;
 type AnswerJsonResult = Extract<ComputeResult, { bytes: Uint8Array }>;
+type AnswerRpcJob = Extract<ComputeJob, { kind: "answer-rpc" }>;
+type AnswerRpcResult = Extract<ComputeResult, { metadata: Record<string, string> }>;
 
 type Pending = { job: ComputeJob; crashes: number; resolve: (result: ComputeResult) => void; reject: (error: Error) => void };
 
@@ -217,6 +220,11 @@ export async function createComputePool(options: ComputePoolOptions): Promise<Co
     async answerJson(job) {
       const result = await submit({ id: takeId(), kind: "answer-json", ...job });
       if (!("bytes" in result)) throw new Error("compute worker answered an answer-json job without an answer");
+      return result;
+    },
+    async answerRpc(job) {
+      const result = await submit({ id: takeId(), kind: "answer-rpc", ...job });
+      if (!("metadata" in result)) throw new Error("compute worker answered an answer-rpc job without an answer");
       return result;
     },
     async close() {

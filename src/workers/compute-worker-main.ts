@@ -1,4 +1,4 @@
-import { create } from "@bufbuild/protobuf";
+import { create, toBinary } from "@bufbuild/protobuf";
 import { parentPort, workerData } from "node:worker_threads";
 import { ModerateResponseSchema } from "../../gen/moderation/v1/moderation_pb.js";
 import { createConfiguredTextClassifier } from "../classifiers/configured-text-classifier.js";
@@ -6,15 +6,17 @@ import type { TextClassifier } from "../classifiers/classifier.js";
 import { moderateAnswerJson } from "../http/moderate-answer-json.js";
 import { joinForCombined } from "../moderation/moderate.js";
 import { createEd25519SignFunction } from "../signing/ed25519-sign.js";
+import { sortMapsInPlace } from "../signing/canonical-message.js";
 import { signJsonBody } from "../signing/json-body-signature.js";
+import { signRpcOutcome } from "../signing/rpc-signature.js";
 import { createDelegatingSigner, type Signer } from "../signing/signer.js";
-import { assembleAnswerFromEncoded } from "./json-answers.js";
+import { assembleAnswerFromEncoded } from "./worker-answers.js";
 import { encodeVerdict } from "./verdict-codec.js";
 import type { ComputeJob, ComputeResult, ComputeWorkerSetup, JobBatch, WorkerReply } from "./messages.js";
 
 /**
  * The body of a compute worker: CPU-bound, side-effect-free steps of a request (text
- * classification, Ed25519 signing, and whole JSON answers to text-only calls) moved off the
+ * classification, Ed25519 signing, and whole signed answers to text-only calls) moved off the
  * event loop that serves HTTP. Each batch is answered in one message.
  */
 if (!parentPort) throw new Error("compute-worker-main must run in a worker thread");
@@ -35,12 +37,13 @@ try {
 
   const run = async (job: ComputeJob): Promise<ComputeResult> => {
     try {
-      if (job.kind === "classify" || job.kind === "answer-json") {
+      if (job.kind !== "sign") {
         if (setup.exitOnText !== undefined && (job.kind === "classify" ? [job.text] : job.texts).includes(setup.exitOnText)) process.exit(1);
         if (!classifier) throw new Error("this worker has no text classifier");
         if (job.kind === "classify") return { id: job.id, ok: true, verdict: encodeVerdict(await classifier.classify(job.text)) };
         if (!signer) throw new Error("this worker has no signing key");
-        return { id: job.id, ok: true, ...(await answerJson(job, classifier, signer)) };
+        if (job.kind === "answer-json") return { id: job.id, ok: true, ...(await answerJson(job, classifier, signer)) };
+        return { id: job.id, ok: true, ...(await answerRpc(job, classifier, signer)) };
       }
       if (!signWithKey) throw new Error("this worker has no signing key");
       return { id: job.id, ok: true, signature: signWithKey(job.data) };
@@ -67,16 +70,28 @@ try {
   reply({ type: "fatal", message: error instanceof Error ? (error.stack ?? error.message) : String(error) });
 }
 
-/**
- * One whole answer, assembled by the same function as the parent's (assembleAnswerFromEncoded),
- * so the parent's message and these bytes say the same thing.
- */
-async function answerJson(job: Extract<ComputeJob, { kind: "answer-json" }>, classifier: TextClassifier, signer: Signer) {
+/** Classifies every text (and all together when there are two or more) and assembles the answer. */
+async function answerTexts(job: { texts: string[]; answerId: string }, classifier: TextClassifier) {
   const verdicts = [];
   for (const text of job.texts) verdicts.push(encodeVerdict(await classifier.classify(text)));
   const combined = job.texts.length >= 2 ? encodeVerdict(await classifier.classify(joinForCombined(job.texts))) : undefined;
-  // Assembled from the encoded verdicts, exactly what the parent receives and assembles from.
+  // Assembled from the encoded verdicts, exactly what the parent receives and assembles from
+  // (assembleAnswerFromEncoded), so the parent's message and what is signed here say the same.
   const answer = create(ModerateResponseSchema, assembleAnswerFromEncoded(job.answerId, classifier.id, verdicts, combined));
+  return { verdicts, combined, answer };
+}
+
+/** A JSON-route answer, rendered as the route sends it and signed. */
+async function answerJson(job: Extract<ComputeJob, { kind: "answer-json" }>, classifier: TextClassifier, signer: Signer) {
+  const { verdicts, combined, answer } = await answerTexts(job, classifier);
   const signed = await signJsonBody(signer, { status: 200, body: moderateAnswerJson(answer), requestBody: job.requestBody, nowMs: job.nowMs });
   return { verdicts, combined, bytes: signed.bytes, headers: signed.headers };
+}
+
+/** An RPC answer's signature metadata, over its canonical bytes, as the signing interceptor makes it. */
+async function answerRpc(job: Extract<ComputeJob, { kind: "answer-rpc" }>, classifier: TextClassifier, signer: Signer) {
+  const { verdicts, combined, answer } = await answerTexts(job, classifier);
+  const messageBytes = toBinary(ModerateResponseSchema, sortMapsInPlace(ModerateResponseSchema, answer), { writeUnknownFields: false });
+  const metadata = await signRpcOutcome(signer, { requestBytes: job.requestBytes, outcome: { ok: true, messageBytes }, created: Math.floor(job.nowMs / 1000) });
+  return { verdicts, combined, metadata };
 }

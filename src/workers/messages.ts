@@ -22,13 +22,20 @@ export type ComputeJob =
    * together when there are two or more), assemble the answer with id `answerId`, render it
    * as the route would and sign it for the request body `requestBody` at time `nowMs`.
    */
-  | { id: number; kind: "answer-json"; texts: string[]; answerId: string; requestBody: Uint8Array; nowMs: number };
+  | { id: number; kind: "answer-json"; texts: string[]; answerId: string; requestBody: Uint8Array; nowMs: number }
+  /**
+   * The same for a gRPC / gRPC-Web / Connect call: the answer's canonical protobuf bytes are
+   * signed for the request's canonical bytes `requestBytes` (what the signing interceptor signs).
+   */
+  | { id: number; kind: "answer-rpc"; texts: string[]; answerId: string; requestBytes: Uint8Array; nowMs: number };
 
 export type ComputeResult =
   | { id: number; ok: true; verdict: EncodedVerdict }
   | { id: number; ok: true; signature: Uint8Array }
   /** The verdicts let the parent assemble the same answer message; bytes and headers are what the route sends. */
   | { id: number; ok: true; verdicts: EncodedVerdict[]; combined: EncodedVerdict | undefined; bytes: Uint8Array; headers: HttpSignatureHeaders }
+  /** The verdicts, and the signature metadata for the answer's canonical bytes. */
+  | { id: number; ok: true; verdicts: EncodedVerdict[]; combined: EncodedVerdict | undefined; metadata: Record<string, string> }
   | { id: number; ok: false; message: string };
 
 /** Parent → worker: every job queued during one event-loop turn, in one message. */

@@ -3,7 +3,7 @@ import type { Config } from "../config/config.js";
 import type { SigningKeyRing } from "../signing/key-ring.js";
 import { createDelegatingSigner, privateKeyForWorkers } from "../signing/signer.js";
 import { createComputePool, type ComputePool } from "./compute-pool.js";
-import { createJsonAnswerer, type JsonAnswerer } from "./json-answers.js";
+import { createWorkerAnswerer, type WorkerAnswerer } from "./worker-answers.js";
 
 export interface ComputeWorkers {
   pool: ComputePool;
@@ -11,8 +11,8 @@ export interface ComputeWorkers {
   textClassifier: TextClassifier | undefined;
   /** The same ring whose signer signs in the workers; undefined when its key is not ours to hand over. */
   signingKeys: SigningKeyRing | undefined;
-  /** Whole JSON answers to text-only calls, when the workers both classify and sign. */
-  jsonAnswerer: JsonAnswerer | undefined;
+  /** Whole signed answers to text-only calls, when the workers both classify and sign. */
+  answerer: WorkerAnswerer | undefined;
 }
 
 /**
@@ -44,6 +44,6 @@ export async function startComputeWorkers(
     signingKeys: signingKey
       ? { publishedKeys: ring.publishedKeys, signer: createDelegatingSigner(ring.signer.keyId, (data) => pool.sign(data)) }
       : undefined,
-    jsonAnswerer: classify && classifierId !== undefined && signingKey ? createJsonAnswerer(pool, classifierId) : undefined,
+    answerer: classify && classifierId !== undefined && signingKey ? createWorkerAnswerer(pool, classifierId) : undefined,
   };
 }

@@ -41,9 +41,9 @@ describe("WORKER_THREADS=2 against WORKER_THREADS=0", () => {
     // The pooled server's signer delegates (holds no key); the inline one signs itself.
     expect(privateKeyForWorkers(pooled.server.ctx.signingKeys.signer)).toBeUndefined();
     expect(privateKeyForWorkers(inline.server.ctx.signingKeys.signer)).toBeDefined();
-    // Text-only JSON calls are answered whole (classified, rendered, signed) by one worker job.
-    expect(pooled.server.ctx.jsonAnswerer).toBeDefined();
-    expect(inline.server.ctx.jsonAnswerer).toBeUndefined();
+    // Text-only calls are answered whole (classified, rendered, signed) by one worker job.
+    expect(pooled.server.ctx.workerAnswerer).toBeDefined();
+    expect(inline.server.ctx.workerAnswerer).toBeUndefined();
     const jwks = await (await fetch(`${pooled.server.httpUrl}/.well-known/jwks.json`)).json();
     const requests = INPUTS.map((body) => JSON.stringify(body));
     // Concurrent, so several signatures share a batch.

@@ -4,12 +4,16 @@ import { ModerateRequestSchema, ModerateResponseSchema } from "../../gen/moderat
 import { loadTrainedClassifier } from "../../src/classifiers/trained/index.js";
 import { verifyModerationResponse } from "../../src/client/verify-response.js";
 import { ApiError } from "../../src/errors/api-error.js";
-import { moderateAnswerJson, signedJsonFor } from "../../src/http/moderate-answer-json.js";
+import { moderateAnswerJson } from "../../src/http/moderate-answer-json.js";
+import { signedJsonFor, signedRpcFor } from "../../src/signing/signed-ahead.js";
 import { createModerator } from "../../src/moderation/moderate.js";
 import { toJwks } from "../../src/signing/key-ring.js";
 import { privateKeyForWorkers } from "../../src/signing/signer.js";
 import { createComputePool, type ComputePool } from "../../src/workers/compute-pool.js";
-import { createJsonAnswerer, isTextOnly, type JsonAnswerer } from "../../src/workers/json-answers.js";
+import { createWorkerAnswerer, isTextOnly, type WorkerAnswerer } from "../../src/workers/worker-answers.js";
+import { canonicalMessageBytes } from "../../src/signing/canonical-message.js";
+import { verifyRpcResponse } from "../../src/client/verify-rpc-response.js";
+import { toBinary } from "@bufbuild/protobuf";
 import { makeKeyRing } from "../signing/fixtures.js";
 
 const CALLS = [
@@ -23,28 +27,28 @@ const CALLS = [
 const requestOf = (texts: readonly string[]) => create(ModerateRequestSchema, { input: texts.map((text) => ({ type: "text", text })) });
 const NOW_MS = 1_800_000_123_456;
 
-// One worker job answers a text-only JSON call whole: the message the chain sees, the bytes
-// the route sends and their signature must all agree, and match the event loop's answer.
-describe("JSON answers made in a compute worker", () => {
+// One worker job answers a text-only call whole: the message the chain sees, the bytes sent
+// and their signature must all agree, and match the event loop's answer.
+describe("answers made whole in a compute worker", () => {
   const ring = makeKeyRing();
   const jwks = toJwks(ring);
   const inline = createModerator({ textClassifier: loadTrainedClassifier() });
   let pool: ComputePool;
-  let answer: JsonAnswerer;
+  let answerer: WorkerAnswerer;
   beforeAll(async () => {
     pool = await createComputePool({
       size: 1,
       setup: { textClassifier: "trained", signingKey: privateKeyForWorkers(ring.signer)!, signingKeyId: ring.signer.keyId },
     });
-    answer = createJsonAnswerer(pool, pool.classifierId!);
+    answerer = createWorkerAnswerer(pool, pool.classifierId!);
   });
   afterAll(async () => {
     await pool?.close();
   });
 
-  it.each(CALLS)("%s: bytes render the message, the signature verifies, the answer equals the event loop's", async (_name, texts) => {
+  it.each(CALLS)("JSON, %s: bytes render the message, the signature verifies, the answer equals the event loop's", async (_name, texts) => {
     const requestBody = new TextEncoder().encode(JSON.stringify({ input: texts.map((text) => ({ type: "text", text })) }));
-    const message = await answer(requestOf(texts), requestBody, NOW_MS);
+    const message = await answerer.json(requestOf(texts), requestBody, NOW_MS);
     const signed = signedJsonFor(message)!;
     expect(signed).toBeDefined();
     const sent = JSON.parse(new TextDecoder().decode(signed.bytes));
@@ -66,10 +70,14 @@ describe("JSON answers made in a compute worker", () => {
     const empty = create(ModerateRequestSchema, { input: [{ type: "text", text: "" }] });
     const tooMany = requestOf(Array.from({ length: 11 }, () => "hello"));
     for (const request of [empty, tooMany]) {
-      const fromWorker = await answer(request, new Uint8Array(), NOW_MS).catch((error: unknown) => error);
       const fromLoop = await inline(request).catch((error: unknown) => error);
-      expect(fromWorker).toBeInstanceOf(ApiError);
-      expect(fromWorker).toEqual(fromLoop);
+      for (const fromWorker of [
+        await answerer.json(request, new Uint8Array(), NOW_MS).catch((error: unknown) => error),
+        await answerer.rpc(request, new Uint8Array(), NOW_MS).catch((error: unknown) => error),
+      ]) {
+        expect(fromWorker).toBeInstanceOf(ApiError);
+        expect(fromWorker).toEqual(fromLoop);
+      }
     }
   });
 
@@ -79,7 +87,26 @@ describe("JSON answers made in a compute worker", () => {
     expect(isTextOnly(create(ModerateRequestSchema, { input: [{ type: "video", text: "a" }] }))).toBe(false);
   });
 
+  it.each(CALLS)("RPC, %s: the metadata signs the message's wire bytes for this request, the answer equals the event loop's", async (_name, texts) => {
+    const request = requestOf(texts);
+    const requestBytes = canonicalMessageBytes(ModerateRequestSchema, request);
+    const message = await answerer.rpc(request, requestBytes, NOW_MS);
+    const metadata = signedRpcFor(message)!;
+    expect(metadata).toBeDefined();
+    expect(signedJsonFor(message)).toBeUndefined();
+    // What gRPC and Connect+proto put on the wire (the message as is) is what was signed.
+    const wireBytes = toBinary(ModerateResponseSchema, message);
+    const verified = await verifyRpcResponse({ requestBytes, outcome: { ok: true, messageBytes: wireBytes }, metadata, jwks });
+    expect(verified).toEqual({ valid: true, keyId: ring.signer.keyId, created: Math.floor(NOW_MS / 1000) });
+    const otherRequest = canonicalMessageBytes(ModerateRequestSchema, requestOf(["other"]));
+    expect((await verifyRpcResponse({ requestBytes: otherRequest, outcome: { ok: true, messageBytes: wireBytes }, metadata, jwks })).valid).toBe(false);
+
+    const expected = create(ModerateResponseSchema, await inline(request));
+    expect({ ...(moderateAnswerJson(message) as object), id: "" }).toEqual({ ...(moderateAnswerJson(expected) as object), id: "" });
+  });
+
   it("leaves nothing signed ahead for messages it did not make", () => {
     expect(signedJsonFor(create(ModerateResponseSchema, { id: "modr_x" }))).toBeUndefined();
+    expect(signedRpcFor(create(ModerateResponseSchema, { id: "modr_x" }))).toBeUndefined();
   });
 });

@@ -1,0 +1,65 @@
+import { create } from "@bufbuild/protobuf";
+import { ModerateResponseSchema, type ModerateRequest, type ModerateResponse } from "../../gen/moderation/v1/moderation_pb.js";
+import { newId } from "../accounts/ids.js";
+import { assembleAnswer, textItemResult } from "../moderation/moderate.js";
+import { validateModerateRequest } from "../moderation/validate-request.js";
+import { sortMapsInPlace } from "../signing/canonical-message.js";
+import { attachSignedJson, attachSignedRpc } from "../signing/signed-ahead.js";
+import type { ComputePool } from "./compute-pool.js";
+import { decodeVerdict, type EncodedVerdict } from "./verdict-codec.js";
+
+/**
+ * Answers a Moderate call of text items only with ONE compute-worker job that classifies,
+ * assembles and signs the answer, instead of a classify job and, after the chain, a sign job.
+ * That saves a round trip between threads and takes the rendering and signing off the event
+ * loop. The answer message still goes back through the interceptor chain as usual; the JSON
+ * route and the signing interceptor use the signature made ahead only for that very message
+ * (src/signing/signed-ahead.ts).
+ */
+export interface WorkerAnswerer {
+  /** For POST /v1/moderate: signed over the JSON the route sends, bound to the request body. */
+  json(request: ModerateRequest, requestBody: Uint8Array, nowMs: number): Promise<ModerateResponse>;
+  /** For gRPC, gRPC-Web and Connect: signed over the canonical bytes, bound to the request's (`requestBytes`). */
+  rpc(request: ModerateRequest, requestBytes: Uint8Array, nowMs: number): Promise<ModerateResponse>;
+}
+
+export function createWorkerAnswerer(pool: ComputePool, model: string): WorkerAnswerer {
+  /** The same checks, with the same errors, that createModerator makes first; then the texts. */
+  const textsOf = (request: ModerateRequest) =>
+    validateModerateRequest(request).map((item) => (item.type === "text" ? item.text : unreachable()));
+  // Copies: a body may be a view into a larger buffer, all of which a message would clone.
+  return {
+    async json(request, requestBody, nowMs) {
+      const texts = textsOf(request);
+      const answerId = newId("modr");
+      const result = await pool.answerJson({ texts, answerId, requestBody: new Uint8Array(requestBody), nowMs });
+      const answer = create(ModerateResponseSchema, assembleAnswerFromEncoded(answerId, model, result.verdicts, result.combined));
+      attachSignedJson(answer, { bytes: result.bytes, headers: result.headers });
+      return answer;
+    },
+    async rpc(request, requestBytes, nowMs) {
+      const texts = textsOf(request);
+      const answerId = newId("modr");
+      const result = await pool.answerRpc({ texts, answerId, requestBytes: new Uint8Array(requestBytes), nowMs });
+      // Sorted as the worker sorted it before signing: these are the bytes that go on the wire.
+      const answer = sortMapsInPlace(ModerateResponseSchema, create(ModerateResponseSchema, assembleAnswerFromEncoded(answerId, model, result.verdicts, result.combined)));
+      attachSignedRpc(answer, result.metadata);
+      return answer;
+    },
+  };
+}
+
+/** Whether a call can be answered by a worker answerer: text items only (images need the event loop's pipeline). */
+export function isTextOnly(request: ModerateRequest): boolean {
+  return request.input.every((item) => item.type === "text");
+}
+
+/** The answer from encoded verdicts; the worker and the parent both assemble it this way. */
+export function assembleAnswerFromEncoded(id: string, model: string, verdicts: EncodedVerdict[], combined: EncodedVerdict | undefined) {
+  const results = verdicts.map((verdict, index) => textItemResult(index, decodeVerdict(verdict), model));
+  return assembleAnswer(id, model, results, combined && decodeVerdict(combined));
+}
+
+function unreachable(): never {
+  throw new Error("a worker answerer was given a call with non-text items");
+}
