@@ -7,8 +7,8 @@ import type { IncomingHttpHeaders } from "node:http";
  * parsed off the wire, and the values our interceptors set are our own constants and numbers.
  *
  * Names are stored lower-cased, as Headers does; iteration is in insertion order (Headers sorts,
- * which nothing here relies on: HTTP header order carries no meaning). It is a Headers as far as Connect and our interceptors use one (get, set, has,
- * append, delete, forEach, entries).
+ * which nothing here relies on: HTTP header order carries no meaning). It is a Headers as far
+ * as Connect and our interceptors use one (get, set, has, append, delete, forEach, entries).
  */
 export class PlainHeaders implements Headers {
   private readonly byName = new Map<string, string>();

@@ -1,8 +1,7 @@
 import { ConnectError, type Interceptor } from "@connectrpc/connect";
-import { toBinary } from "@bufbuild/protobuf";
 import { ERROR_CODE_HEADER } from "../errors/api-error.js";
-import { canonicalMessageBytes, sortMapsInPlace } from "../signing/canonical-message.js";
-import { signRpcOutcome } from "../signing/rpc-signature.js";
+import { canonicalMessageBytes } from "../signing/canonical-message.js";
+import { signRpcAnswer, signRpcOutcome } from "../signing/rpc-signature.js";
 import type { Signer } from "../signing/signer.js";
 import { signedRpcFor } from "../signing/signed-ahead.js";
 import { canonicalRequestKey, transportKey } from "./context-keys.js";
@@ -55,12 +54,10 @@ export function createSigningInterceptor(deps: SigningInterceptorDeps): Intercep
       for (const [name, value] of Object.entries(signedAhead)) res.header.set(name, value);
       return res;
     }
-    // Sorted maps make the serialized bytes on the wire equal the canonical bytes we sign.
-    const message = sortMapsInPlace(res.method.output, res.message);
-    const messageBytes = toBinary(res.method.output, message, { writeUnknownFields: false });
-    const metadata = await signRpcOutcome(deps.keys.signer, {
+    const { message, metadata } = await signRpcAnswer(deps.keys.signer, {
+      schema: res.method.output,
+      message: res.message,
       requestBytes,
-      outcome: { ok: true, messageBytes },
       created: Math.floor(now() / 1000),
     });
     for (const [name, value] of Object.entries(metadata)) res.header.set(name, value);

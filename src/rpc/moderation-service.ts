@@ -21,8 +21,8 @@ export function createModerationServiceImpl(ctx: AppContext): ServiceImpl<typeof
     moderate: (request, context) => {
       if (answerer && isTextOnly(request)) {
         // What the answer's signature is bound to: the JSON body, or the RPC request's canonical bytes.
-        const requestBody = context.values.get(rawJsonBodyKey);
         if (context.values.get(transportKey) === "json") {
+          const requestBody = context.values.get(rawJsonBodyKey);
           if (requestBody) return answerer.json(request, requestBody, ctx.clock());
         } else {
           const requestBytes = context.values.get(canonicalRequestKey);

@@ -29,16 +29,10 @@ export function createDelegatingSigner(keyId: string, sign: (data: Uint8Array) =
 }
 
 export function createEd25519Signer(privateKey: KeyObject, keyId: string): Signer {
-  if (privateKey.type !== "private" || privateKey.asymmetricKeyType !== "ed25519") {
-    throw new TypeError("createEd25519Signer needs an Ed25519 private key");
-  }
-  // The key lives in a closure, not a property, so logging or JSON-serializing a Signer shows only its id.
+  // createEd25519SignFunction refuses anything but an Ed25519 private key. The key lives in its
+  // closure, not a property, so logging or JSON-serializing a Signer shows only its id.
   const signWithKey = createEd25519SignFunction(privateKey);
-  const signer: Signer = {
-    keyId,
-    sign: async (data) => signWithKey(data),
-  };
+  const signer = createDelegatingSigner(keyId, async (data) => signWithKey(data));
   privateKeys.set(signer, privateKey);
-  Object.defineProperty(signer, inspect.custom, { value: () => `Signer(${keyId})` });
   return signer;
 }

@@ -59,9 +59,9 @@ interface Slot {
  * Worker threads for the CPU-bound steps of a request (text classification, Ed25519 signing),
  * so the event loop spends its time on HTTP. Jobs queued during one event-loop turn go to a
  * worker in a single message (batching keeps the messaging cost per request small under load),
- * each to the least-loaded worker, which answers it in parts as it goes. A worker that dies is replaced and its unanswered jobs run
- * again elsewhere (see replace): they are pure functions of their input, so nothing accepted
- * is lost or done twice with a different answer.
+ * each to the least-loaded worker, which answers it in parts as it goes. A worker that dies is
+ * replaced and its unanswered jobs run again elsewhere (see replace): they are pure functions
+ * of their input, so nothing accepted is lost or done twice with a different answer.
  */
 export async function createComputePool(options: ComputePoolOptions): Promise<ComputePool> {
   if (!(options.size >= 1)) throw new RangeError("a compute pool needs at least one worker");

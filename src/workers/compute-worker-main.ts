@@ -1,4 +1,4 @@
-import { create, toBinary } from "@bufbuild/protobuf";
+import { create } from "@bufbuild/protobuf";
 import { parentPort, workerData } from "node:worker_threads";
 import { ModerateResponseSchema } from "../../gen/moderation/v1/moderation_pb.js";
 import { createConfiguredTextClassifier } from "../classifiers/configured-text-classifier.js";
@@ -6,9 +6,8 @@ import type { TextClassifier } from "../classifiers/classifier.js";
 import { moderateAnswerJson } from "../http/moderate-answer-json.js";
 import { joinForCombined } from "../moderation/moderate.js";
 import { createEd25519SignFunction } from "../signing/ed25519-sign.js";
-import { sortMapsInPlace } from "../signing/canonical-message.js";
 import { signJsonBody } from "../signing/json-body-signature.js";
-import { signRpcOutcome } from "../signing/rpc-signature.js";
+import { signRpcAnswer } from "../signing/rpc-signature.js";
 import { createDelegatingSigner, type Signer } from "../signing/signer.js";
 import { assembleAnswerFromEncoded } from "./worker-answers.js";
 import { encodeVerdict } from "./verdict-codec.js";
@@ -17,7 +16,7 @@ import type { ComputeJob, ComputeResult, ComputeWorkerSetup, JobBatch, WorkerRep
 /**
  * The body of a compute worker: CPU-bound, side-effect-free steps of a request (text
  * classification, Ed25519 signing, and whole signed answers to text-only calls) moved off the
- * event loop that serves HTTP. Each batch is answered in one message.
+ * event loop that serves HTTP. Each batch is answered in parts (REPLY_EVERY).
  */
 if (!parentPort) throw new Error("compute-worker-main must run in a worker thread");
 const port = parentPort;
@@ -91,7 +90,6 @@ async function answerJson(job: Extract<ComputeJob, { kind: "answer-json" }>, cla
 /** An RPC answer's signature metadata, over its canonical bytes, as the signing interceptor makes it. */
 async function answerRpc(job: Extract<ComputeJob, { kind: "answer-rpc" }>, classifier: TextClassifier, signer: Signer) {
   const { verdicts, combined, answer } = await answerTexts(job, classifier);
-  const messageBytes = toBinary(ModerateResponseSchema, sortMapsInPlace(ModerateResponseSchema, answer), { writeUnknownFields: false });
-  const metadata = await signRpcOutcome(signer, { requestBytes: job.requestBytes, outcome: { ok: true, messageBytes }, created: Math.floor(job.nowMs / 1000) });
+  const { metadata } = await signRpcAnswer(signer, { schema: ModerateResponseSchema, message: answer, requestBytes: job.requestBytes, created: Math.floor(job.nowMs / 1000) });
   return { verdicts, combined, metadata };
 }
