@@ -126,6 +126,10 @@ describe("dashboard in Chromium", () => {
     await page.goto("/dashboard/keys");
     await page.fill("input[name=name]", "phone key");
     await page.click("button:has-text('Create key')");
+    // The click only starts the form's navigation: measure the new page once its stylesheet has
+    // applied, not the bare HTML of a page still loading (that race failed CI once with 56 px).
+    await page.locator("#new-key-secret").waitFor();
+    await page.waitForLoadState("load");
     expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
     await screenshot(page, "phone-key-created");
   });
