@@ -37,12 +37,15 @@ describe.each(STORE_KINDS)("transactions on %s", (kind) => {
       await sleep(20);
       throw new Error("abort");
     });
+    // Expected before anything else is awaited: on a busy machine it may fail first, and an
+    // unobserved rejection would fail the whole run.
+    const failed = expect(failing).rejects.toThrow("abort");
     await sleep(5); // the failing transaction is open now
     const succeeding = db.transaction(async (tx) => {
       await tx.execute(`INSERT INTO tx_probe (id) VALUES ($1)`, ["survivor"]);
     });
     await expect(succeeding).resolves.toBeUndefined();
-    await expect(failing).rejects.toThrow("abort");
+    await failed;
     expect(await exists("doomed")).toBe(false);
     expect(await exists("survivor")).toBe(true);
   });
@@ -53,9 +56,10 @@ describe.each(STORE_KINDS)("transactions on %s", (kind) => {
       await sleep(20);
       throw new Error("abort");
     });
+    const failed = expect(failing).rejects.toThrow("abort"); // observed at once, as above
     await sleep(5); // the failing transaction is open now
     await db.execute(`INSERT INTO tx_probe (id) VALUES ($1)`, ["plain-write"]);
-    await expect(failing).rejects.toThrow("abort");
+    await failed;
     expect(await exists("doomed-2")).toBe(false);
     expect(await exists("plain-write")).toBe(true);
   });
