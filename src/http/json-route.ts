@@ -1,14 +1,14 @@
 import { create } from "@bufbuild/protobuf";
 import { createContextValues, type Interceptor } from "@connectrpc/connect";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { ModerateRequestSchema, ModerationService } from "../../gen/moderation/v1/moderation_pb.js";
+import { ModerateRequestSchema, ModerationService, type ModerateRequest } from "../../gen/moderation/v1/moderation_pb.js";
 import type { AppContext } from "../app/app-context.js";
 import { ApiError } from "../errors/api-error.js";
 import { rawJsonBodyKey, transportKey } from "../interceptors/context-keys.js";
 import { MAX_REQUEST_BYTES } from "../moderation/limits.js";
 import { createModerationServiceImpl } from "../rpc/moderation-service.js";
 import { parseModerateJson } from "./json-body.js";
-import { invokeThroughChain } from "./invoke-chain.js";
+import { createChainInvoker } from "./invoke-chain.js";
 import { CallerHungUpError, readBody } from "./read-body.js";
 import { moderateAnswerJson } from "./moderate-answer-json.js";
 import { signedJsonFor } from "../signing/signed-ahead.js";
@@ -24,6 +24,7 @@ const method = ModerationService.method.moderate;
  */
 export function registerJsonRoute(app: FastifyInstance, ctx: AppContext, interceptors: Interceptor[]): void {
   const service = createModerationServiceImpl(ctx);
+  const invoke = createChainInvoker({ service: ModerationService, method, impl: service.moderate!, interceptors });
   app.register(async (scope) => {
     // Read the body ourselves: the chain must run even when the body is unacceptable.
     scope.removeAllContentTypeParsers();
@@ -32,7 +33,7 @@ export function registerJsonRoute(app: FastifyInstance, ctx: AppContext, interce
     scope.post("/v1/moderate", async (request, reply) => {
       const contextValues = createContextValues().set(transportKey, "json");
       let bodyError: ApiError | undefined;
-      let input = create(ModerateRequestSchema);
+      let input: ModerateRequest | undefined;
       try {
         // Read first (within the limit) so that even a 415 is signed over the caller's bytes.
         const bytes = await readBody(request.raw, MAX_REQUEST_BYTES, declaredLength(request));
@@ -49,8 +50,10 @@ export function registerJsonRoute(app: FastifyInstance, ctx: AppContext, interce
       const sendSigned = (status: number, body: unknown, headerSets: Headers[]) =>
         sendSignedJson(reply, { signer: ctx.signingKeys.signer, nowMs: ctx.clock(), requestBody: contextValues.get(rawJsonBodyKey) }, status, body, headerSets);
 
-      const outcome = await invokeThroughChain({
-        request, reply, service: ModerationService, method, impl: service.moderate!, input, interceptors, contextValues, deferredError: bodyError,
+      // A body that could not be read or parsed leaves an empty request: bodyError is raised instead.
+      input ??= create(ModerateRequestSchema);
+      const outcome = await invoke({
+        request, reply, input, contextValues, deferredError: bodyError,
         // Only images (decoding, the vision provider) take long enough to be worth cancelling.
         abortable: input.input.some((item) => item.type === "image"),
       });

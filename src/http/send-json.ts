@@ -1,24 +1,11 @@
+import type { OutgoingHttpHeaders } from "node:http";
 import type { FastifyReply } from "fastify";
-import { signJsonBody } from "../signing/json-body-signature.js";
+import { JSON_CONTENT_TYPE, signJsonBody } from "../signing/json-body-signature.js";
 import type { Signer } from "../signing/signer.js";
 import type { SignedJsonAnswer } from "../signing/signed-ahead.js";
 
 /** Headers that describe one HTTP message and must not be copied from RPC metadata. */
 const HOP_HEADERS = new Set(["content-type", "content-length", "content-encoding", "transfer-encoding", "connection"]);
-
-/**
- * Sends a JSON body with extra headers (e.g. rate limit, signature) copied from RPC metadata.
- * `body` may be bytes already serialized (and signed): they are sent exactly as given.
- */
-export function sendJson(reply: FastifyReply, status: number, body: unknown, headerSets: Headers[]): FastifyReply {
-  for (const headers of headerSets) {
-    headers.forEach((value, name) => {
-      if (!HOP_HEADERS.has(name)) reply.header(name, value);
-    });
-  }
-  const payload = body instanceof Uint8Array ? Buffer.from(body.buffer, body.byteOffset, body.byteLength) : JSON.stringify(body);
-  return reply.code(status).header("content-type", "application/json; charset=utf-8").send(payload);
-}
 
 /**
  * Serializes `body` once, signs those bytes (RFC 9421, bound to `requestBody`; empty when the
@@ -35,8 +22,24 @@ export async function sendSignedJson(
   return sendJsonSignedAhead(reply, status, signed, headerSets);
 }
 
-/** Sends bytes that signJsonBody already signed (here or in a compute worker) with their signature headers. */
+/**
+ * Sends bytes that signJsonBody already signed (here or in a compute worker) with their
+ * signature headers, plus headers copied from RPC metadata (e.g. rate limit). The bytes go out
+ * exactly as signed, written straight to Node's response: fastify's send would re-parse the
+ * Content-Type and copy every header once more, which showed in profiles on every answer.
+ * Headers already set on the reply (e.g. Connection: close) are kept.
+ */
 export function sendJsonSignedAhead(reply: FastifyReply, status: number, signed: SignedJsonAnswer, headerSets: Headers[]): FastifyReply {
-  reply.headers(signed.headers);
-  return sendJson(reply, status, signed.bytes, headerSets);
+  const headers: OutgoingHttpHeaders = { ...(reply.getHeaders() as OutgoingHttpHeaders), ...signed.headers };
+  for (const set of headerSets) {
+    set.forEach((value, name) => {
+      if (!HOP_HEADERS.has(name)) headers[name] = value;
+    });
+  }
+  headers["content-type"] = JSON_CONTENT_TYPE;
+  headers["content-length"] = signed.bytes.byteLength;
+  reply.hijack();
+  reply.raw.writeHead(status, headers);
+  reply.raw.end(signed.bytes);
+  return reply;
 }

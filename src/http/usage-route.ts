@@ -8,7 +8,7 @@ import { transportKey } from "../interceptors/context-keys.js";
 import { usageResponseToJson } from "../metering/usage-json.js";
 import { parseTimeParam } from "../metering/usage-query.js";
 import { createAccountServiceImpl } from "../rpc/account-service.js";
-import { invokeThroughChain } from "./invoke-chain.js";
+import { createChainInvoker } from "./invoke-chain.js";
 import { sendSignedJson } from "./send-json.js";
 
 const method = AccountService.method.getUsage;
@@ -22,6 +22,7 @@ const method = AccountService.method.getUsage;
  */
 export function registerUsageRoute(app: FastifyInstance, ctx: AppContext, interceptors: Interceptor[]): void {
   const service = createAccountServiceImpl(ctx);
+  const invoke = createChainInvoker({ service: AccountService, method, impl: service.getUsage!, interceptors });
   app.get("/v1/usage", async (request, reply) => {
     const query = request.query as Record<string, string | undefined>;
     let queryError: ApiError | undefined;
@@ -33,9 +34,8 @@ export function registerUsageRoute(app: FastifyInstance, ctx: AppContext, interc
       if (!(error instanceof ApiError)) throw error;
       queryError = error;
     }
-    const outcome = await invokeThroughChain({
-      request, reply, service: AccountService, method, impl: service.getUsage!, input, interceptors,
-      contextValues: createContextValues().set(transportKey, "json"), deferredError: queryError, abortable: false,
+    const outcome = await invoke({
+      request, reply, input, contextValues: createContextValues().set(transportKey, "json"), deferredError: queryError, abortable: false,
     });
     // Signed like /v1/moderate, with the request target standing in for the body a GET lacks.
     const signing = { signer: ctx.signingKeys.signer, nowMs: ctx.clock(), requestBody: Buffer.from(request.url, "utf8") };

@@ -2,7 +2,7 @@ import { newId } from "../accounts/ids.js";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { ModerateRequest, ModerateResponseSchema } from "../../gen/moderation/v1/moderation_pb.js";
 import { CATEGORY_IDS } from "../classifiers/categories.js";
-import type { TextClassifier, Verdict } from "../classifiers/classifier.js";
+import type { EvidenceSpan, TextClassifier, Verdict } from "../classifiers/classifier.js";
 import { precheckDataUri } from "../images/data-uri.js";
 import { validateModerateRequest, type ValidItem } from "./validate-request.js";
 import { ApiError } from "../errors/api-error.js";
@@ -60,11 +60,28 @@ export function createModerator(deps: ModerationDeps) {
 
 type ItemResultInit = NonNullable<ModerateResponseInit["results"]>[number];
 
+/** A verdict in the response's form: the item's or the combined layer's flag, scores and explanations. */
+export interface CategoriesInit {
+  flagged: boolean;
+  categories: Record<string, { score: number; flagged: boolean }>;
+  explanations: { category: string; spans: EvidenceSpan[] }[];
+}
+export type TextItemResultInit = CategoriesInit & { index: number; type: "text"; models: string[] };
+
+/** An answer's parts as assembleAnswer puts them together (a ModerateResponse init). */
+export interface AnswerInit<R extends ItemResultInit> {
+  id: string;
+  model: string;
+  flagged: boolean;
+  results: R[];
+  combined?: CategoriesInit;
+}
+
 /**
  * The answer from its parts. Shared by every thread that assembles one (see
  * src/workers/worker-answers.ts), so equal parts always make equal answers.
  */
-export function assembleAnswer(id: string, model: string, results: ItemResultInit[], combined: Verdict | undefined): ModerateResponseInit {
+export function assembleAnswer<R extends ItemResultInit>(id: string, model: string, results: R[], combined: Verdict | undefined): AnswerInit<R> {
   const combinedResult = combined ? toCategories(combined) : undefined;
   return {
     id,
@@ -77,7 +94,7 @@ export function assembleAnswer(id: string, model: string, results: ItemResultIni
 }
 
 /** One text item's result. */
-export function textItemResult(index: number, verdict: Verdict, model: string): ItemResultInit {
+export function textItemResult(index: number, verdict: Verdict, model: string): TextItemResultInit {
   return { index, type: "text", models: [model], ...toCategories(verdict) };
 }
 
@@ -87,9 +104,9 @@ export function joinForCombined(texts: string[]): string {
 }
 
 /** Converts a classifier verdict into the response's map form, categories in their fixed order. */
-export function toCategories(verdict: Verdict) {
-  const categories: Record<string, { score: number; flagged: boolean }> = {};
-  const explanations: { category: string; spans: { start: number; end: number; text: string; weight: number }[] }[] = [];
+export function toCategories(verdict: Verdict): CategoriesInit {
+  const categories: CategoriesInit["categories"] = {};
+  const explanations: CategoriesInit["explanations"] = [];
   let flagged = false;
   for (const id of CATEGORY_IDS) {
     const entry = verdict.categories[id];

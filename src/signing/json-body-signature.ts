@@ -6,13 +6,21 @@ export const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
 
 /**
  * Serializes a JSON-route answer once and signs those bytes: the route sends `bytes` as they
- * are (sendJson), so what is signed is exactly what goes on the wire.
+ * are (sendJsonSignedAhead), so what is signed is exactly what goes on the wire.
  */
 export async function signJsonBody(
   signer: Signer,
   response: { status: number; body: unknown; requestBody: Uint8Array | undefined; nowMs: number },
 ): Promise<{ bytes: Uint8Array; headers: HttpSignatureHeaders }> {
-  const bytes = new TextEncoder().encode(JSON.stringify(response.body));
+  return signJsonText(signer, { ...response, json: JSON.stringify(response.body) });
+}
+
+/** signJsonBody for a body already rendered as JSON text. */
+export async function signJsonText(
+  signer: Signer,
+  response: { status: number; json: string; requestBody: Uint8Array | undefined; nowMs: number },
+): Promise<{ bytes: Uint8Array; headers: HttpSignatureHeaders }> {
+  const bytes = Buffer.from(response.json, "utf8");
   const headers = await signHttpResponse(signer, {
     status: response.status,
     contentType: JSON_CONTENT_TYPE,

@@ -1,6 +1,8 @@
 import { Worker } from "node:worker_threads";
 import type { Verdict } from "../classifiers/classifier.js";
-import { decodeVerdict } from "./verdict-codec.js";
+import type { HttpSignatureHeaders } from "../signing/http-signature.js";
+import { bytesToLatin1, latin1ToBytes } from "./byte-strings.js";
+import { decodeVerdict, type EncodedVerdict } from "./verdict-codec.js";
 import type { ComputeJob, ComputeResult, ComputeWorkerSetup, JobBatch, WorkerReply } from "./messages.js";
 
 const WORKER_URL = new URL("./compute-worker.mjs", import.meta.url);
@@ -28,15 +30,19 @@ export interface ComputePool {
   classify(text: string): Promise<Verdict>;
   sign(data: Uint8Array): Promise<Uint8Array>;
   /** A whole signed answer to a call of text items only (see worker-answers.ts), for the JSON route or RPC. */
-  answerJson(job: Omit<AnswerJsonJob, "id" | "kind">): Promise<AnswerJsonResult>;
-  answerRpc(job: Omit<AnswerRpcJob, "id" | "kind">): Promise<AnswerRpcResult>;
+  answerJson(job: { texts: string[]; answerId: string; requestBody: Uint8Array; nowMs: number }): Promise<AnswerJsonResult>;
+  answerRpc(job: { texts: string[]; answerId: string; requestBytes: Uint8Array; nowMs: number }): Promise<AnswerRpcResult>;
   close(): Promise<void>;
 }
 
-type AnswerJsonJob = Extract<ComputeJob, { kind: "answer-json" }>;
-type AnswerJsonResult = Extract<ComputeResult, { bytes: Uint8Array }>;
-type AnswerRpcJob = Extract<ComputeJob, { kind: "answer-rpc" }>;
-type AnswerRpcResult = Extract<ComputeResult, { metadata: Record<string, string> }>;
+interface AnsweredTexts {
+  verdicts: EncodedVerdict[];
+  combined: EncodedVerdict | undefined;
+}
+/** The answer's JSON bytes and their signature headers (see signJsonBody). */
+type AnswerJsonResult = AnsweredTexts & { bytes: Buffer; headers: HttpSignatureHeaders };
+/** The signature metadata for the answer's canonical bytes. */
+type AnswerRpcResult = AnsweredTexts & { metadata: Record<string, string> };
 
 type Pending = { job: ComputeJob; crashes: number; resolve: (result: ComputeResult) => void; reject: (error: Error) => void };
 
@@ -213,17 +219,17 @@ export async function createComputePool(options: ComputePoolOptions): Promise<Co
       return decodeVerdict(result.verdict);
     },
     async sign(data) {
-      const result = await submit({ id: takeId(), kind: "sign", data });
+      const result = await submit({ id: takeId(), kind: "sign", data: bytesToLatin1(data) });
       if (!("signature" in result)) throw new Error("compute worker answered a sign job without a signature");
-      return result.signature;
+      return latin1ToBytes(result.signature);
     },
-    async answerJson(job) {
-      const result = await submit({ id: takeId(), kind: "answer-json", ...job });
+    async answerJson({ texts, answerId, requestBody, nowMs }) {
+      const result = await submit({ id: takeId(), kind: "answer-json", texts, answerId, requestBody: bytesToLatin1(requestBody), nowMs });
       if (!("bytes" in result)) throw new Error("compute worker answered an answer-json job without an answer");
-      return result;
+      return { verdicts: result.verdicts, combined: result.combined, bytes: latin1ToBytes(result.bytes), headers: result.headers };
     },
-    async answerRpc(job) {
-      const result = await submit({ id: takeId(), kind: "answer-rpc", ...job });
+    async answerRpc({ texts, answerId, requestBytes, nowMs }) {
+      const result = await submit({ id: takeId(), kind: "answer-rpc", texts, answerId, requestBytes: bytesToLatin1(requestBytes), nowMs });
       if (!("metadata" in result)) throw new Error("compute worker answered an answer-rpc job without an answer");
       return result;
     },

@@ -1,14 +1,15 @@
-import { create } from "@bufbuild/protobuf";
 import { parentPort, workerData } from "node:worker_threads";
 import { ModerateResponseSchema } from "../../gen/moderation/v1/moderation_pb.js";
 import { createConfiguredTextClassifier } from "../classifiers/configured-text-classifier.js";
 import type { TextClassifier } from "../classifiers/classifier.js";
-import { moderateAnswerJson } from "../http/moderate-answer-json.js";
+import { textAnswerJsonText } from "../http/moderate-answer-json.js";
 import { joinForCombined } from "../moderation/moderate.js";
+import { textAnswerMessage } from "../moderation/text-answer-message.js";
 import { createEd25519SignFunction } from "../signing/ed25519-sign.js";
-import { signJsonBody } from "../signing/json-body-signature.js";
+import { signJsonText } from "../signing/json-body-signature.js";
 import { signRpcAnswer } from "../signing/rpc-signature.js";
 import { createDelegatingSigner, type Signer } from "../signing/signer.js";
+import { bytesToLatin1, latin1ToBytes } from "./byte-strings.js";
 import { assembleAnswerFromEncoded } from "./worker-answers.js";
 import { encodeVerdict } from "./verdict-codec.js";
 import type { ComputeJob, ComputeResult, ComputeWorkerSetup, JobBatch, WorkerReply } from "./messages.js";
@@ -45,7 +46,7 @@ try {
         return { id: job.id, ok: true, ...(await answerRpc(job, classifier, signer)) };
       }
       if (!signWithKey) throw new Error("this worker has no signing key");
-      return { id: job.id, ok: true, signature: signWithKey(job.data) };
+      return { id: job.id, ok: true, signature: bytesToLatin1(signWithKey(latin1ToBytes(job.data))) };
     } catch (error) {
       return { id: job.id, ok: false, message: error instanceof Error ? error.message : String(error) };
     }
@@ -76,20 +77,20 @@ async function answerTexts(job: { texts: string[]; answerId: string }, classifie
   const combined = job.texts.length >= 2 ? encodeVerdict(await classifier.classify(joinForCombined(job.texts))) : undefined;
   // Assembled from the encoded verdicts, exactly what the parent receives and assembles from
   // (assembleAnswerFromEncoded), so the parent's message and what is signed here say the same.
-  const answer = create(ModerateResponseSchema, assembleAnswerFromEncoded(job.answerId, classifier.id, verdicts, combined));
+  const answer = assembleAnswerFromEncoded(job.answerId, classifier.id, verdicts, combined);
   return { verdicts, combined, answer };
 }
 
 /** A JSON-route answer, rendered as the route sends it and signed. */
 async function answerJson(job: Extract<ComputeJob, { kind: "answer-json" }>, classifier: TextClassifier, signer: Signer) {
   const { verdicts, combined, answer } = await answerTexts(job, classifier);
-  const signed = await signJsonBody(signer, { status: 200, body: moderateAnswerJson(answer), requestBody: job.requestBody, nowMs: job.nowMs });
-  return { verdicts, combined, bytes: signed.bytes, headers: signed.headers };
+  const signed = await signJsonText(signer, { status: 200, json: textAnswerJsonText(answer), requestBody: latin1ToBytes(job.requestBody), nowMs: job.nowMs });
+  return { verdicts, combined, bytes: bytesToLatin1(signed.bytes), headers: signed.headers };
 }
 
 /** An RPC answer's signature metadata, over its canonical bytes, as the signing interceptor makes it. */
 async function answerRpc(job: Extract<ComputeJob, { kind: "answer-rpc" }>, classifier: TextClassifier, signer: Signer) {
   const { verdicts, combined, answer } = await answerTexts(job, classifier);
-  const { metadata } = await signRpcAnswer(signer, { schema: ModerateResponseSchema, message: answer, requestBytes: job.requestBytes, created: Math.floor(job.nowMs / 1000) });
+  const { metadata } = await signRpcAnswer(signer, { schema: ModerateResponseSchema, message: textAnswerMessage(answer), requestBytes: latin1ToBytes(job.requestBytes), created: Math.floor(job.nowMs / 1000) });
   return { verdicts, combined, metadata };
 }

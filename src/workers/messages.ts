@@ -14,26 +14,30 @@ export interface ComputeWorkerSetup {
   exitOnText?: string;
 }
 
+/**
+ * Jobs and results as they cross threads. Bytes travel as latin1 strings (byte-strings.ts),
+ * not Uint8Arrays, which cost several microseconds each to clone; the pool converts at its edge.
+ */
 export type ComputeJob =
   | { id: number; kind: "classify"; text: string }
-  | { id: number; kind: "sign"; data: Uint8Array }
+  | { id: number; kind: "sign"; data: string }
   /**
    * A JSON-route Moderate call of text items only, answered whole: classify each text (and all
    * together when there are two or more), assemble the answer with id `answerId`, render it
    * as the route would and sign it for the request body `requestBody` at time `nowMs`.
    */
-  | { id: number; kind: "answer-json"; texts: string[]; answerId: string; requestBody: Uint8Array; nowMs: number }
+  | { id: number; kind: "answer-json"; texts: string[]; answerId: string; requestBody: string; nowMs: number }
   /**
    * The same for a gRPC / gRPC-Web / Connect call: the answer's canonical protobuf bytes are
    * signed for the request's canonical bytes `requestBytes` (what the signing interceptor signs).
    */
-  | { id: number; kind: "answer-rpc"; texts: string[]; answerId: string; requestBytes: Uint8Array; nowMs: number };
+  | { id: number; kind: "answer-rpc"; texts: string[]; answerId: string; requestBytes: string; nowMs: number };
 
 export type ComputeResult =
   | { id: number; ok: true; verdict: EncodedVerdict }
-  | { id: number; ok: true; signature: Uint8Array }
+  | { id: number; ok: true; signature: string }
   /** The verdicts let the parent assemble the same answer message; bytes and headers are what the route sends. */
-  | { id: number; ok: true; verdicts: EncodedVerdict[]; combined: EncodedVerdict | undefined; bytes: Uint8Array; headers: HttpSignatureHeaders }
+  | { id: number; ok: true; verdicts: EncodedVerdict[]; combined: EncodedVerdict | undefined; bytes: string; headers: HttpSignatureHeaders }
   /** The verdicts, and the signature metadata for the answer's canonical bytes. */
   | { id: number; ok: true; verdicts: EncodedVerdict[]; combined: EncodedVerdict | undefined; metadata: Record<string, string> }
   | { id: number; ok: false; message: string };

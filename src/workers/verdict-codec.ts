@@ -2,18 +2,20 @@ import { CATEGORY_IDS } from "../classifiers/categories.js";
 import type { Verdict } from "../classifiers/classifier.js";
 
 /**
- * A Verdict as it crosses between threads: scores in one typed array (NaN: not evaluated),
+ * A Verdict as it crosses between threads: scores in one plain array (NaN: not evaluated),
  * flags in a bitmask, explanations (only present when something is flagged) as JSON. Cloning
- * the nested object instead cost several microseconds on each side of every request.
+ * the nested object instead cost several microseconds on each side of every request, and so
+ * does a typed array (each gets its own ArrayBuffer).
  */
 export interface EncodedVerdict {
-  scores: Float64Array;
+  scores: number[];
   flagged: number;
   explanations: string | undefined;
 }
 
 export function encodeVerdict(verdict: Verdict): EncodedVerdict {
-  const scores = new Float64Array(CATEGORY_IDS.length).fill(Number.NaN);
+  // Packed (map, not new Array(n)): V8 clones a holey array property by property.
+  const scores: number[] = CATEGORY_IDS.map(() => Number.NaN);
   let flagged = 0;
   CATEGORY_IDS.forEach((id, i) => {
     const entry = verdict.categories[id];

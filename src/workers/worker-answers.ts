@@ -1,7 +1,7 @@
-import { create } from "@bufbuild/protobuf";
 import { ModerateResponseSchema, type ModerateRequest, type ModerateResponse } from "../../gen/moderation/v1/moderation_pb.js";
 import { newId } from "../accounts/ids.js";
 import { assembleAnswer, textItemResult } from "../moderation/moderate.js";
+import { textAnswerMessage } from "../moderation/text-answer-message.js";
 import { validateModerateRequest } from "../moderation/validate-request.js";
 import { sortMapsInPlace } from "../signing/canonical-message.js";
 import { attachSignedJson, attachSignedRpc } from "../signing/signed-ahead.js";
@@ -27,22 +27,21 @@ export function createWorkerAnswerer(pool: ComputePool, model: string): WorkerAn
   /** The same checks, with the same errors, that createModerator makes first; then the texts. */
   const textsOf = (request: ModerateRequest) =>
     validateModerateRequest(request).map((item) => (item.type === "text" ? item.text : unreachable()));
-  // Copies: a body may be a view into a larger buffer, all of which a message would clone.
   return {
     async json(request, requestBody, nowMs) {
       const texts = textsOf(request);
       const answerId = newId("modr");
-      const result = await pool.answerJson({ texts, answerId, requestBody: new Uint8Array(requestBody), nowMs });
-      const answer = create(ModerateResponseSchema, assembleAnswerFromEncoded(answerId, model, result.verdicts, result.combined));
+      const result = await pool.answerJson({ texts, answerId, requestBody, nowMs });
+      const answer = textAnswerMessage(assembleAnswerFromEncoded(answerId, model, result.verdicts, result.combined));
       attachSignedJson(answer, { bytes: result.bytes, headers: result.headers });
       return answer;
     },
     async rpc(request, requestBytes, nowMs) {
       const texts = textsOf(request);
       const answerId = newId("modr");
-      const result = await pool.answerRpc({ texts, answerId, requestBytes: new Uint8Array(requestBytes), nowMs });
+      const result = await pool.answerRpc({ texts, answerId, requestBytes, nowMs });
       // Sorted as the worker sorted it before signing: these are the bytes that go on the wire.
-      const answer = sortMapsInPlace(ModerateResponseSchema, create(ModerateResponseSchema, assembleAnswerFromEncoded(answerId, model, result.verdicts, result.combined)));
+      const answer = sortMapsInPlace(ModerateResponseSchema, textAnswerMessage(assembleAnswerFromEncoded(answerId, model, result.verdicts, result.combined)));
       attachSignedRpc(answer, result.metadata);
       return answer;
     },

@@ -96,6 +96,14 @@ describe("the JSON body", () => {
     expect((await raw(' \n{"input":[{"type":"text","text":"hi"}], "analyze_images": false}\n ')).ok).toBe(true);
   });
 
+  it("accepts a body that starts with a UTF-8 byte-order mark, and refuses a BOM-only or doubled-BOM body", async () => {
+    const bom = [0xef, 0xbb, 0xbf];
+    const json = [...new TextEncoder().encode('{"input":[{"type":"text","text":"hi"}]}')];
+    expect((await raw(new Uint8Array([...bom, ...json]))).ok).toBe(true);
+    expectApiError(await raw(new Uint8Array(bom)), "json", "invalid_request", /not valid JSON/);
+    expectApiError(await raw(new Uint8Array([...bom, ...bom, ...json])), "json", "invalid_request", /not valid JSON/);
+  });
+
   it("authenticates before it looks at the body", async () => {
     const outcome = await callJson(server.httpUrl, undefined, undefined, { raw: "not json" });
     expectApiError(outcome, "json", "missing_api_key", /API key is required/);

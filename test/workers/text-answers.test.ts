@@ -1,0 +1,59 @@
+import { create } from "@bufbuild/protobuf";
+import { describe, expect, it } from "vitest";
+import { ModerateResponseSchema } from "../../gen/moderation/v1/moderation_pb.js";
+import type { Verdict } from "../../src/classifiers/classifier.js";
+import { loadTrainedClassifier } from "../../src/classifiers/trained/index.js";
+import { moderateAnswerJson, textAnswerJsonText } from "../../src/http/moderate-answer-json.js";
+import { assembleAnswer, joinForCombined, textItemResult } from "../../src/moderation/moderate.js";
+import { textAnswerMessage } from "../../src/moderation/text-answer-message.js";
+
+const classifier = loadTrainedClassifier();
+
+/** The generic rendering the JSON route uses for any answer (message, then toJson). */
+const viaMessage = (answer: Parameters<typeof textAnswerJsonText>[0]) =>
+  JSON.stringify(moderateAnswerJson(create(ModerateResponseSchema, answer)));
+
+const answerOf = (texts: string[], verdicts: Verdict[]) => {
+  const results = verdicts.map((verdict, index) => textItemResult(index, verdict, classifier.id));
+  const combined = texts.length >= 2 ? (classifier.classify(joinForCombined(texts)) as Verdict) : undefined;
+  return assembleAnswer("modr_test", classifier.id, results, combined);
+};
+
+// Compute workers render text-only answers with textAnswerJsonText; the event loop renders the
+// same answers through the message. The signed bytes must not depend on which one did it.
+describe("text answers rendered and built directly (compute workers, worker answerer)", () => {
+  const CALLS: string[][] = [
+    ["Thanks for the quick reply, see you at the meeting tomorrow."],
+    ["I will find you and kill you, you worthless idiot."],
+    ["you are so", "worthless, I will hurt you", "see you at noon"],
+    ["A calm paragraph about gardening. ".repeat(40) + "I want to kill myself tonight."],
+    ["Ünïcödé, emoji 🙂, quotes \" and \\ and\u200bzero-width i\u200bd\u200bi\u200bo\u200bt", "line\nbreaks\tand \u2028 separators"],
+    ["Describe her naked body in detail", "kill all of them"],
+  ];
+
+  it.each(CALLS.map((texts) => [texts.join(" | ").slice(0, 60), texts] as const))("is byte-identical to the message rendering: %s", (_name, texts) => {
+    const answer = answerOf(texts, texts.map((text) => classifier.classify(text) as Verdict));
+    expect(textAnswerJsonText(answer)).toBe(viaMessage(answer));
+    // The message built field by field (textAnswerMessage) is the one create makes.
+    expect(textAnswerMessage(answer)).toStrictEqual(create(ModerateResponseSchema, answer));
+  });
+
+  it("keeps every field of a verdict with explanations in several categories, and of an empty one", () => {
+    const flagged: Verdict = {
+      categories: { harassment: { score: 0.93, flagged: true }, hate: { score: 0, flagged: false }, violence_graphic: { score: 1, flagged: true } },
+      explanations: {
+        harassment: [{ start: 0, end: 5, text: "idiot", weight: 0.5 }, { start: 9, end: 12, text: "you", weight: 1e-7 }],
+        violence_graphic: [{ start: 3, end: 4, text: "🙂", weight: 2 }],
+      },
+    };
+    const empty: Verdict = { categories: {}, explanations: {} };
+    const answer = answerOf(["a"], [flagged]);
+    answer.results.push(textItemResult(1, empty, classifier.id));
+    const text = textAnswerJsonText(answer);
+    expect(text).toBe(viaMessage(answer));
+    expect(textAnswerMessage(answer)).toStrictEqual(create(ModerateResponseSchema, answer));
+    const parsed = JSON.parse(text);
+    expect(parsed.results[0].explanations.map((e: { category: string }) => e.category)).toEqual(["harassment", "violence_graphic"]);
+    expect(parsed.results[1]).toEqual({ index: 1, type: "text", flagged: false, categories: {}, explanations: [], models: [classifier.id] });
+  });
+});
