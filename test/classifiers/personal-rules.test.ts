@@ -108,6 +108,30 @@ describe("insults aimed at the reader", () => {
   });
 });
 
+describe("threats the writer declares as their own", () => {
+  it("flag harassment_threatening, harassment and violence by rule, also when the phrase comes words later", () => {
+    for (const text of ["I will find where you live and hurt you", "I'm going to kill you", "imma k1ll you", "We will break your legs", "I want to hurt you so bad"]) {
+      expect(flagsOf(text)).toEqual(["harassment", "harassment_threatening", "violence"]);
+    }
+  });
+
+  it("and inside one paragraph of a long benign story", () => {
+    expect(flagsOf(`${STORY.repeat(6)}Listen to me: I will find you and I will cut your throat. ${STORY.repeat(6)}`)).toContain("harassment_threatening");
+  });
+
+  it("not when negated, asked, said of others, or a weak phrase such as 'beat you'", () => {
+    for (const text of [
+      "I will never hurt you", "I'm not gonna hurt you, I promise", "I would never say I will hurt you",
+      "Am I going to hurt you if I tell you?", "He said he would kill you", "I'll beat you at chess",
+      "I will kill the process and restart it", "I'll find you a seat near the front",
+      // A marker in an earlier sentence does not reach a phrase in the next one.
+      "I will be there at six. Nobody can hurt you here.",
+    ]) {
+      expect(flagsOf(text), text).toEqual([]);
+    }
+  });
+});
+
 describe("nudity words in short texts", () => {
   it("flag a short nudity request by rule, not medical questions or prose using the same words", () => {
     expect(flagsOf("photo of a topless woman on the beach, sexy pose")).toContain("sexual");

@@ -1,7 +1,7 @@
 import { normalizeForMatching } from "../normalize/normalize.js";
 import { firstTokenAtOrAfter, type Token } from "../trained/features.js";
 import type { LexiconHit } from "./lexicon.js";
-import { INSULT_FILLERS, NEGATIONS, POSSESSIVE, POSSESSIVE_FACTOR, SECOND_PERSON, VOCATIVE_INSULTS } from "./personal-terms.js";
+import { FIRST_PERSON_FUTURE, INSULT_FILLERS, NEGATIONS, POSSESSIVE, POSSESSIVE_FACTOR, SECOND_PERSON, VOCATIVE_INSULTS } from "./personal-terms.js";
 
 /**
  * Context checks for phrase hits whose meaning depends on the words around them: a self-harm phrase
@@ -71,6 +71,70 @@ export function aimedAtReader(text: string, tokens: readonly Token[], words: rea
       }
       if (!FILLER.has(w)) break;
       fillers++;
+    }
+  }
+  return out;
+}
+
+const FUTURE = FIRST_PERSON_FUTURE.map((marker) => marker.map((w) => normalizeForMatching(w)));
+/** Words between a first-person future and its threat ("I will find where you live and hurt you"). */
+const THREAT_LOOKBACK = 8;
+
+/** True when tokens i-1 and i are in the same sentence: no ".", "!", "?" or line break between them. */
+function sameSentence(text: string, tokens: readonly Token[], i: number): boolean {
+  for (let k = tokens[i - 1]!.end; k < tokens[i]!.start; k++) {
+    const c = text.charCodeAt(k);
+    if (c === 46 || c === 33 || c === 63 || c === 10) return false;
+  }
+  return true;
+}
+
+/** Whether the sentence that holds offset `from` ends with a question mark. */
+function questionAfter(text: string, from: number): boolean {
+  for (let k = from; k < text.length; k++) {
+    const c = text.charCodeAt(k);
+    if (c === 63) return true;
+    if (c === 46 || c === 33 || c === 10) return false;
+  }
+  return false;
+}
+
+/** Length of the FIRST_PERSON_FUTURE marker that ends at token j, or 0. */
+function futureEndingAt(words: readonly string[], j: number): number {
+  for (const marker of FUTURE) {
+    const start = j - marker.length + 1;
+    if (start < 0) continue;
+    let same = true;
+    for (let k = 0; k < marker.length && same; k++) same = words[start + k] === marker[k];
+    if (same) return marker.length;
+  }
+  return 0;
+}
+
+/**
+ * Keeps threat hits that the writer declares as their own coming act: a first-person future, plan
+ * or wish up to THREAT_LOOKBACK words before the phrase in the same sentence ("I will hurt you",
+ * "I'm going to find where you live and hurt you", "imma kill you"), with no negation between them
+ * or just before the marker ("I will never hurt you", "I'm not gonna hurt you"), in a sentence that
+ * is not a question ("am I going to hurt you if I say it?"). Talk of others' threats ("he said he
+ * would kill you") has no first-person marker and stays with the learned heads.
+ */
+export function declaredThreats(text: string, tokens: readonly Token[], words: readonly string[], hits: readonly LexiconHit[]): LexiconHit[] {
+  const out: LexiconHit[] = [];
+  for (const h of hits) {
+    const i = firstTokenAtOrAfter(tokens, h.start);
+    if (questionAfter(text, h.end)) continue;
+    let negated = false;
+    for (let j = i - 1; j >= Math.max(0, i - THREAT_LOOKBACK) && !negated; j--) {
+      if (!sameSentence(text, tokens, j + 1)) break;
+      const length = futureEndingAt(words, j);
+      if (length > 0) {
+        // A negation just before the marker ("I'm not gonna ...", "we will never ...") undoes it too.
+        const markerStart = j - length + 1;
+        if (!negatedAt(text, tokens, words, markerStart)) out.push(h);
+        break;
+      }
+      negated = NEG.has(words[j]!);
     }
   }
   return out;

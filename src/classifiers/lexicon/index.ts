@@ -5,7 +5,7 @@ import { DEHUMANISING_PREDICATES, EXTERMINATION_PREDICATES, GROUP_TERMS } from "
 import { GRAPHIC_VIOLENCE, MINOR_INDICATORS, NUDITY, SELF_HARM_METHODS, SEXUAL_EXPLICIT, THREATS } from "./terms.js";
 
 export { compileTermList, evidenceScore, scanText, strongestHit, type CompiledTermList, type LexiconHit } from "./lexicon.js";
-export { aimedAtReader, combinePhrases, dropNegated } from "./context.js";
+export { aimedAtReader, combinePhrases, declaredThreats, dropNegated } from "./context.js";
 export { dropHyperbole, hasQuotation, negatedClaims, outside } from "./framing.js";
 export { groupClaims } from "./group-claims.js";
 export * from "./group-terms.js";

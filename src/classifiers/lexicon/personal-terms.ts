@@ -91,6 +91,16 @@ export const VOCATIVE_INSULTS: ReadonlySet<string> = new Set([
   "scum*", "piece of shit", "dickhead*", "twat", "cunt", "slut", "whore", "retard*", "douche*", "wanker",
 ]);
 
+/**
+ * How a writer declares a harm as their own coming act: a first-person future, plan or wish, as
+ * word sequences (matched after normalisation). See declaredThreats in context.ts.
+ */
+export const FIRST_PERSON_FUTURE: readonly (readonly string[])[] = [
+  ["i", "will"], ["we", "will"], ["i", "shall"], ["i'll"], ["we'll"], ["i", "am", "going", "to"], ["i'm", "going", "to"],
+  ["im", "going", "to"], ["we're", "going", "to"], ["were", "going", "to"], ["gonna"], ["imma"], ["i", "want", "to"],
+  ["i", "wanna"], ["i'm", "coming", "to"], ["im", "coming", "to"], ["i", "am", "coming", "to"],
+];
+
 /** Words that say the reader is addressed ("you", "you're", "ur", chat spellings). */
 export const SECOND_PERSON: ReadonlySet<string> = new Set(["you", "u", "ya", "you're", "youre", "ur"]);
 

@@ -1,6 +1,6 @@
 import { CATEGORY_IDS, type CategoryId } from "../categories.js";
 import type { CategoryVerdict, EvidenceSpan, TextClassifier, Verdict } from "../classifier.js";
-import { aimedAtReader, combinePhrases, dropHyperbole, dropNegated, evidenceScore, getLexicons, groupClaims, hasQuotation, negatedClaims, outside, strongestHit, type LexiconHit } from "../lexicon/index.js";
+import { aimedAtReader, combinePhrases, declaredThreats, dropHyperbole, dropNegated, evidenceScore, getLexicons, groupClaims, hasQuotation, negatedClaims, outside, strongestHit, type LexiconHit } from "../lexicon/index.js";
 import { normalizeText, type NormalizedText } from "../normalize/normalize.js";
 import { featuresOfTokens, featurize, firstTokenAtOrAfter, tokenFeaturesOf, tokenize, type Token, type TokenFeatures } from "./features.js";
 import type { ModelFile } from "./model-file.js";
@@ -73,6 +73,8 @@ interface WindowEvidence {
   minors: number;
   methods: number;
   threats: number;
+  /** A threat phrase the writer declares as their own coming act ("I will hurt you"). */
+  declaredThreat: number;
   /** First-person self-harm phrase, not negated. */
   intent: number;
   /** Insult aimed at the reader, or a direct abuse phrase. */
@@ -151,6 +153,7 @@ export function createEngine(model: ModelFile): TextClassifier {
       minors: lex.minors.scan(norm.text, tokens, words),
       selfHarmMethods: lex.selfHarmMethods.scan(norm.text, tokens, words),
       threats: lex.threats.scan(norm.text, tokens, words),
+      declaredThreats: [] as LexiconHit[],
       // Negated ("I would never kill myself") and hyperbolic ("I could kill myself for forgetting my
       // keys", "ugh I want to die") phrases are not statements of intent.
       selfHarmIntent: dropHyperbole(norm.text, tokens, words, intent),
@@ -163,6 +166,8 @@ export function createEngine(model: ModelFile): TextClassifier {
       exterminationClaims: [] as LexiconHit[],
       insults: [...aimedAtReader(norm.text, tokens, words, lex.insults.scan(norm.text, tokens, words)), ...lex.directAbuse.scan(norm.text, tokens, words)],
     };
+    // Only phrases that name a harm plainly (weight 0.8 or more: "hurt you", not "beat you" or "find you").
+    hits.declaredThreats = declaredThreats(norm.text, tokens, words, hits.threats.filter((h) => h.weight >= 0.8));
     const groups = lex.groups.scan(norm.text, tokens, words);
     if (groups.length > 0) {
       hits.exterminationClaims = groupClaims(norm.text, tokens, words, groups, lex.extermination.scan(norm.text, tokens, words));
@@ -193,6 +198,7 @@ export function createEngine(model: ModelFile): TextClassifier {
         minors: strongestHit(pick(hits.minors)),
         methods: strongestHit(pick(hits.selfHarmMethods)),
         threats: strongestHit(pick(hits.threats)),
+        declaredThreat: strongestHit(pick(hits.declaredThreats)),
         intent: combinePhrases(pick(hits.selfHarmIntent)),
         insult: combinePhrases(pick(hits.insults)),
         nudity: combinePhrases(pick(hits.nudity)),
@@ -245,6 +251,13 @@ export function createEngine(model: ModelFile): TextClassifier {
       consider("harassment_threatening", threat, w.threats >= 0.8 && hostileFlag, at, "harassment", ["threats"]);
       // A threat is harassment too.
       if (w.threats >= 0.8 && hostileFlag) consider("harassment", Math.max(threat, w.model.harassment ?? 0), true, at, "harassment", ["threats"]);
+      // A threat the writer declares as their own ("I will find where you live and hurt you") needs no
+      // support from the heads, which rarely saw one phrased so plainly: it threatens, harasses and is violent.
+      if (w.declaredThreat > 0) {
+        consider("harassment_threatening", Math.max(w.declaredThreat, w.model.harassment_threatening ?? 0), true, at, "harassment", ["threats"]);
+        consider("harassment", Math.max(w.declaredThreat, w.model.harassment ?? 0), true, at, "harassment", ["threats"]);
+        consider("violence", Math.max(w.declaredThreat, w.model.violence ?? 0), true, at, "violence", ["threats"]);
+      }
       // A first-person self-harm phrase ("I want to end my life"): the learned heads rarely see
       // long first-person posts, so plain statements are missed without it.
       const intentFlag = personal(w.intent, w.model.self_harm ?? 0, threshold("self_harm"));
