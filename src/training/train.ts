@@ -9,7 +9,9 @@
  * --cache DIR (fold and final weights, default $TMPDIR/text-moderation-train-cache), --reuse (load them
  * instead of training: recompute calibration, thresholds and report in about a minute), --max-fpr X,
  * --quick (no held-out-dataset evaluation; for iterating on features), --dim N, --hidden N, --lr X
- * (embedding-mlp shape and AdaGrad step size), --lookalike-weight X (weight of benign look-alike rows).
+ * (embedding-mlp shape and AdaGrad step size), --lookalike-weight X (weight of benign look-alike rows),
+ * --identity-words keep|drop|placeholder (how words naming protected groups are hashed; see
+ * src/classifiers/lexicon/identity-words.ts and models/README.md).
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,6 +19,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { CATEGORY_IDS } from "../classifiers/categories.js";
+import type { HashingSpec } from "../classifiers/trained/features.js";
 import { buildModelFile, type HeadReport } from "./build-model.js";
 import { buildCorpus, type Corpus } from "./corpus.js";
 import { readAll } from "./datasets/index.js";
@@ -29,8 +32,8 @@ import { trainLinear } from "./train-linear.js";
 import { trainMlp } from "./train-mlp.js";
 import type { TrainedModel } from "./trainer.js";
 
-const MODEL_VERSION = "2026-11-c";
-const HASHING = { buckets: 1 << 18, minN: 3, maxN: 5 };
+const MODEL_VERSION = "2026-11-d";
+const HASHING_BASE = { buckets: 1 << 18, minN: 3, maxN: 5 };
 const WINDOW = { size: 480, stride: 240 };
 // Held out one at a time: every dataset with positives that is not a near-copy of another's style,
 // plus the benign look-alike sets whose false-positive rate the issue asks for.
@@ -68,10 +71,17 @@ const { values } = parseArgs({
     hidden: { type: "string", default: "48" },
     lr: { type: "string", default: "0.05" },
     "lookalike-weight": { type: "string", default: "2" },
+    "identity-words": { type: "string", default: "placeholder" },
   },
 });
 // Benign look-alike rows (corpus.ts isLookalike) count this many times in training.
 const LOOKALIKE_WEIGHT = Number(values["lookalike-weight"]);
+// Words naming protected groups add no features (src/classifiers/lexicon/identity-words.ts).
+const IDENTITY_MODES = { keep: undefined, drop: "drop", placeholder: "placeholder" } as const;
+const identityMode = values["identity-words"] as keyof typeof IDENTITY_MODES;
+if (!(identityMode in IDENTITY_MODES)) throw new Error(`--identity-words must be keep, drop or placeholder; got "${identityMode}"`);
+const identityWords = IDENTITY_MODES[identityMode];
+const HASHING: HashingSpec = { ...HASHING_BASE, ...(identityWords ? { identityWords } : {}) };
 const MLP = { dim: Number(values.dim), hidden: Number(values.hidden), lr: Number(values.lr) };
 const FAMILIES: Record<string, (c: Corpus, rows: Uint32Array, heads: number[], seed: number, epochs: number) => TrainedModel> = {
   linear: (c, rows, heads, seed, epochs) => trainLinear(c, rows, HASHING.buckets, { heads, seed, epochs }),

@@ -1,3 +1,4 @@
+import { IDENTITY_WORDS } from "../lexicon/identity-words.js";
 import { newUint32Array } from "./typed-slab.js";
 
 /**
@@ -11,7 +12,17 @@ export interface HashingSpec {
   /** Character n-gram lengths, inclusive. */
   minN: number;
   maxN: number;
+  /**
+   * Words naming a protected group (lexicon/identity-words.ts): "drop" = they add no features (no
+   * unigram, char n-grams or bigrams); "placeholder" = every such word hashes as one shared word,
+   * without char n-grams, so a model knows a group is named but not which. Absent in model files
+   * made before it existed, which hash every word as itself.
+   */
+  identityWords?: "drop" | "placeholder";
 }
+
+/** A bigram slot with no feature (a bigram that touches a dropped word); real buckets are below 2^31. */
+export const NO_BUCKET = 0xffffffff;
 
 export interface Token {
   start: number;
@@ -159,13 +170,21 @@ export function featurize(text: string, spec: HashingSpec, from = 0, to = text.l
   const { marks, stamp } = st;
   const list = featurizeTokenList;
   const tokens = tokenize(text, from, to);
+  const mode = spec.identityWords;
+  const mask = spec.buckets - 1;
+  let previousIdentity = false;
   for (let t = 0; t < tokens.length; t++) {
     list.n = 0;
-    appendTokenFeatures(text, tokens[t]!, spec, list);
-    if (t > 0) {
-      reserve(list, 1);
-      list.buf[list.n++] = bigramFeature(text, tokens[t - 1]!, tokens[t]!, spec);
+    const tok = tokens[t]!;
+    const identity = mode !== undefined && isIdentityWord(text, tok);
+    reserve(list, 2);
+    if (!identity) appendTokenFeatures(text, tok, spec, list);
+    else if (mode === "placeholder") list.buf[list.n++] = PLACEHOLDER_WORD & mask;
+    if (t > 0 && (mode !== "drop" || (!identity && !previousIdentity))) {
+      const first = previousIdentity ? PLACEHOLDER_BIGRAM : bigramHash(text, tokens[t - 1]!);
+      list.buf[list.n++] = mix(first, identity ? PLACEHOLDER_WORD : wordHash(text, tok)) & mask;
     }
+    previousIdentity = identity;
     if (st.out.length < st.n + list.n) {
       const bigger = new Uint32Array(Math.max(st.n + list.n, st.out.length * 2));
       bigger.set(st.out.subarray(0, st.n));
@@ -190,7 +209,7 @@ export interface TokenFeatures {
   /** Distinct-word id of each token (same word, same id), and the number of distinct words. */
   word: Uint32Array;
   words: number;
-  /** bigram[t] = bucket of (token t - 1, token t); bigram[0] is unused. */
+  /** bigram[t] = bucket of (token t - 1, token t), or NO_BUCKET; bigram[0] is unused. */
   bigram: Uint32Array;
 }
 
@@ -204,7 +223,8 @@ export function tokenFeaturesOf(text: string, tokens: readonly Token[], spec: Ha
   const word = perToken.subarray(2 * T, 3 * T);
   const bigram = perToken.subarray(3 * T);
   const s = perTextScratch(T);
-  const { first, asWord, asBigram, slots } = s;
+  const { first, asWord, asBigram, identity, slots } = s;
+  const mode = spec.identityWords;
   const slotMask = slots.length - 1;
   slots.fill(0, 0, slotMask + 1);
   const list = s.feats;
@@ -231,18 +251,39 @@ export function tokenFeaturesOf(text: string, tokens: readonly Token[], spec: Ha
       slots[slot] = id + 1;
       first[id] = t;
       asWord[id] = hash;
-      asBigram[id] = bigramHash(text, tok);
+      identity[id] = mode !== undefined && isIdentityWord(text, tok, hash) ? 1 : 0;
+      asBigram[id] = identity[id] ? PLACEHOLDER_BIGRAM : bigramHash(text, tok);
       from[t] = list.n;
-      appendTokenFeatures(text, tok, spec, list, hash);
+      if (!identity[id]) appendTokenFeatures(text, tok, spec, list, hash);
+      else if (mode === "placeholder") {
+        reserve(list, 1);
+        list.buf[list.n++] = PLACEHOLDER_WORD & mask;
+      }
       to[t] = list.n;
     }
     word[t] = id;
-    if (t > 0) bigram[t] = mix(asBigram[word[t - 1]!]!, hash) & mask;
+    if (t > 0) {
+      const touchesIdentity = identity[id] === 1 || identity[word[t - 1]!] === 1;
+      bigram[t] = mode === "drop" && touchesIdentity ? NO_BUCKET : mix(asBigram[word[t - 1]!]!, identity[id] ? PLACEHOLDER_WORD : hash) & mask;
+    }
   }
   const feats = newUint32Array(list.n);
   feats.set(list.buf.subarray(0, list.n));
   return { from, to, feats, word, words, bigram };
 }
+
+/**
+ * Whether the token is one of IDENTITY_WORDS. Its word hash is looked up first, so the common case
+ * (not an identity word) makes no string; a hash hit is confirmed on the characters.
+ */
+function isIdentityWord(text: string, tok: Token, hash = wordHash(text, tok)): boolean {
+  return IDENTITY_HASHES.has(hash) && IDENTITY_WORDS.has(text.slice(tok.start, tok.end));
+}
+const IDENTITY_HASHES: ReadonlySet<number> = new Set([...IDENTITY_WORDS].map((w) => wordHash(w, { start: 0, end: w.length })));
+/** The shared word every identity word hashes as in "placeholder" mode (not a word the tokenizer can make). */
+const PLACEHOLDER = "<identity>";
+const PLACEHOLDER_WORD = wordHash(PLACEHOLDER, { start: 0, end: PLACEHOLDER.length });
+const PLACEHOLDER_BIGRAM = bigramHash(PLACEHOLDER, { start: 0, end: PLACEHOLDER.length });
 
 /** Whether two tokens are the same word as far as features go (their first MAX_TOKEN characters). */
 function sameWord(text: string, a: Token, b: Token): boolean {
@@ -257,6 +298,8 @@ interface PerTextScratch {
   size: number;
   /** Per distinct word: its first token, and its hashes as a word and as the first half of a bigram. */
   first: Uint32Array; asWord: Uint32Array; asBigram: Uint32Array;
+  /** 1 when the distinct word is an identity word hashed per HashingSpec.identityWords. */
+  identity: Uint8Array;
   /** Hash table of distinct words, at most half full: id + 1 per used slot. */
   slots: Uint32Array;
   feats: BucketList;
@@ -269,7 +312,7 @@ function perTextScratch(tokens: number): PerTextScratch {
     let size = Math.max(64, 2 * (perText?.size ?? 0));
     while (size < tokens) size *= 2;
     const a = (): Uint32Array => new Uint32Array(size);
-    perText = { size, first: a(), asWord: a(), asBigram: a(), slots: new Uint32Array(2 * size), feats: { buf: new Uint32Array(size * 12), n: 0 } };
+    perText = { size, first: a(), asWord: a(), asBigram: a(), identity: new Uint8Array(size), slots: new Uint32Array(2 * size), feats: { buf: new Uint32Array(size * 12), n: 0 } };
   }
   return perText;
 }
@@ -298,7 +341,7 @@ export function featuresOfTokens(tf: TokenFeatures, _buckets: number, tFrom: num
     }
     if (t > tFrom) {
       const b = tf.bigram[t]!;
-      if (insert(table, mask, b)) out[n++] = b;
+      if (b !== NO_BUCKET && insert(table, mask, b)) out[n++] = b;
     }
   }
   const distinct = newUint32Array(n);
