@@ -59,7 +59,7 @@ export function buildModelFile(args: {
     const platt = fitPlatt(x, y, w);
     calibration[cat] = platt;
     const s = x.map((v) => 1 / (1 + Math.exp(-(platt.a * v + platt.b))));
-    const chosen = chooseThreshold(s, y, w);
+    const chosen = chooseThreshold(s, y, w, undefined, FLAT_F1_WITHIN);
     // Too few held-out positives to choose on: stay conservative with a fixed bar.
     thresholds[cat] = y.filter((v) => v === 1).length >= 10 ? Math.min(0.9, Math.max(0.3, chosen.threshold)) : 0.5;
     reports.push({ category: cat, positives: y.filter((v) => v === 1).length, negatives: y.filter((v) => v === 0).length, auprc: averagePrecision(s, y), chosen });
@@ -86,3 +86,6 @@ export function buildModelFile(args: {
   const bytes = encodeModel(header, trained.tensors);
   return { model: decodeModel(bytes), bytes, reports };
 }
+
+/** Best-F1 thresholds take the highest bar whose F1 is within this of the best (see chooseThreshold). */
+export const FLAT_F1_WITHIN = 0.01;

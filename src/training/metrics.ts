@@ -85,12 +85,14 @@ export interface PrPoint {
 }
 
 /** The threshold with the best weighted F1 (ties: the higher threshold, i.e. fewer flags). */
-export function chooseThreshold(s: ArrayLike<number>, y: ArrayLike<number>, w?: ArrayLike<number>, min = 0.2): PrPoint {
+export function chooseThreshold(s: ArrayLike<number>, y: ArrayLike<number>, w?: ArrayLike<number>, min = 0.2, flatWithin = 0): PrPoint {
   const idx = Array.from({ length: s.length }, (_, i) => i).sort((i, j) => s[j]! - s[i]!);
   let totalPos = 0;
   for (let i = 0; i < s.length; i++) if (y[i] === 1) totalPos += w?.[i] ?? 1;
   let tp = 0, fp = 0;
   let best: PrPoint = { threshold: 0.5, precision: 0, recall: 0, f1: 0 };
+  // Every candidate, from the highest threshold down, for the flat-top choice below.
+  const points: PrPoint[] = [];
   for (let k = 0; k < idx.length; k++) {
     const i = idx[k]!;
     if (y[i] === 1) tp += w?.[i] ?? 1;
@@ -101,8 +103,14 @@ export function chooseThreshold(s: ArrayLike<number>, y: ArrayLike<number>, w?: 
     const precision = tp / Math.max(1e-12, tp + fp);
     const recall = tp / Math.max(1e-12, totalPos);
     const f1 = (2 * precision * recall) / Math.max(1e-12, precision + recall);
-    if (f1 > best.f1) best = { threshold: s[i]!, precision, recall, f1 };
+    const point = { threshold: s[i]!, precision, recall, f1 };
+    points.push(point);
+    if (f1 > best.f1) best = point;
   }
+  // Where F1 is flat near its top, the highest bar within `flatWithin` of the best: the exact argmax
+  // is noise there (one seed chose 0.41, another 0.27 for the same head), and the stricter bar flags
+  // less ordinary text the calibration split does not hold.
+  if (flatWithin > 0) return points.find((p) => p.f1 >= best.f1 - flatWithin) ?? best;
   return best;
 }
 

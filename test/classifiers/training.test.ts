@@ -53,6 +53,17 @@ describe("metrics", () => {
     expect(t.precision).toBe(1);
     expect(t.recall).toBe(1);
   });
+
+  it("on a flat F1 top, takes the highest bar within the allowance instead of the exact best", () => {
+    // F1 by bar: 0.6 -> 0.800, 0.4 -> 0.833, 0.2 -> 0.857 (the best).
+    const s = [0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1];
+    const y = [1, 1, 1, 1, 0, 1, 0, 1, 0];
+    expect(chooseThreshold(s, y, undefined, 0.05).threshold).toBe(0.2);
+    expect(chooseThreshold(s, y, undefined, 0.05, 0.03).threshold).toBe(0.4);
+    expect(chooseThreshold(s, y, undefined, 0.05, 0.06).threshold).toBe(0.6);
+    // An allowance smaller than every gap keeps the best.
+    expect(chooseThreshold(s, y, undefined, 0.05, 0.01).threshold).toBe(0.2);
+  });
 });
 
 describe("trainers", () => {
