@@ -101,6 +101,15 @@ describe("insults aimed at the reader", () => {
     expect(strength("insults", "please take out your trash")).toBeLessThan(0.8);
   });
 
+  it("count wishes of harm or death on the reader, not good wishes", () => {
+    for (const text of ["I hope you get cancer and die", "i hope u get cancer", "I wish you were dead", "You deserve to die, loser", "I hope your family dies in a fire"]) {
+      expect(flagsOf(text), text).toContain("harassment");
+    }
+    for (const text of ["I hope you get better soon", "I hope you get the job!", "I hope you get here before the rain"]) {
+      expect(flagsOf(text), text).toEqual([]);
+    }
+  });
+
   it("flag harassment by rule; 'shut up' alone needs support from the learned head", () => {
     expect(flagsOf("you worthless idiot")).toContain("harassment");
     expect(flagsOf("shut up and take my money")).toEqual([]);

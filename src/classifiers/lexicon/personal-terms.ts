@@ -133,5 +133,11 @@ export const DIRECT_ABUSE: TermList = {
     "neck yourself": 1, "hope you die": 1, "you should die": 1, "drop dead": 0.8, "go to hell": 0.6,
     "nobody likes you": 0.8, "no one likes you": 0.8, "everyone hates you": 0.8, "everybody hates you": 0.8,
     "you suck": 0.8, "you disgust me": 1, "eat shit": 0.8, "piss off": 0.6, "get lost": 0.4,
+    // Wishing harm or death on the reader ("I hope you get cancer and die").
+    "hope you get cancer": 1, "hope you get aids": 1, "hope you get raped": 1, "hope you get hit by a": 1,
+    "hope u die": 1, "hope u get cancer": 1, "hope you rot": 0.8, "hope you suffer": 0.8,
+    "hope your family dies": 1, "hope your mom dies": 1, "hope your kids die": 1, "wish you were dead": 1,
+    "wish you would die": 1, "you deserve to die": 1, "you don't deserve to live": 1, "you dont deserve to live": 1,
+    "world would be better without you": 1,
   },
 };
