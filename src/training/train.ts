@@ -32,7 +32,7 @@ import { trainLinear } from "./train-linear.js";
 import { trainMlp } from "./train-mlp.js";
 import type { TrainedModel } from "./trainer.js";
 
-const MODEL_VERSION = "2026-11-d";
+const MODEL_VERSION = "2026-11-e";
 const HASHING_BASE = { buckets: 1 << 18, minN: 3, maxN: 5 };
 const WINDOW = { size: 480, stride: 240 };
 // Held out one at a time: every dataset with positives that is not a near-copy of another's style,

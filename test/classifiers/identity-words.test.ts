@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { IDENTITY_WORDS } from "../../src/classifiers/lexicon/identity-words.js";
+import { NORMALIZED_IDENTITY_WORDS as IDENTITY_WORDS } from "../../src/classifiers/lexicon/identity-words.js";
+import { normalizeForMatching } from "../../src/classifiers/normalize/normalize.js";
 import { featuresOfTokens, featurize, tokenFeaturesOf, tokenize, type HashingSpec } from "../../src/classifiers/trained/features.js";
 
 // Sentences written for these tests (not from any dataset).
@@ -46,6 +47,15 @@ describe("identity words in the hashed features", () => {
   it("are hashed like any word by specs without the flag (model files made before it)", () => {
     expect(sorted(featurize("gay people deserve equal rights", KEEP))).not.toEqual(sorted(featurize("people deserve equal rights", KEEP)));
     expect(sorted(viaTokens("gay people deserve equal rights", KEEP))).toEqual(sorted(featurize("gay people deserve equal rights", KEEP)));
+  });
+
+  it("match the words as normalised text spells them, doubled letters and all", () => {
+    // Features are hashed from normalised text, where "immigrants" becomes "imigrants".
+    for (const text of ["Immigrants make our city better", "Refugees are welcome here", "Buddhists meditate", "QUEER joy", "Handicapped parking"]) {
+      const norm = normalizeForMatching(text);
+      const withoutFirst = norm.slice(norm.indexOf(" ") + 1);
+      expect(sorted(featurize(norm, DROP)), text).toEqual(sorted(featurize(withoutFirst, DROP)));
+    }
   });
 
   it("match whole words only: longer words that contain one keep their features", () => {

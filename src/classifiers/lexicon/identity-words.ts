@@ -1,8 +1,10 @@
+import { normalizeForMatching } from "../normalize/normalize.js";
+
 /**
  * Words that name a protected group of people (religion, ethnicity or nationality, migration,
- * gender, sexual orientation, gender identity, disability), as single normalised words. With a
- * model whose hashing spec sets `dropIdentityWords`, these words add no features at all: no
- * unigram, no character n-grams, no bigram with a neighbour.
+ * gender, sexual orientation, gender identity, disability), as single lower-case words. A model
+ * whose hashing spec sets `identityWords` hashes them specially (features.ts): "placeholder" (the
+ * shipped model) makes them all one shared word, "drop" leaves them no features at all.
  *
  * Why: most public text that names a group is hateful (Stormfront, Gab, implicit-hate), so a model
  * learns the group's name itself as hate evidence and flags "Gay people deserve equal rights" or
@@ -37,3 +39,9 @@ export const IDENTITY_WORDS: ReadonlySet<string> = new Set([
   // disability
   "disabled", "autistic", "deaf", "blind", "handicapped",
 ]);
+
+/**
+ * The same words as the normaliser spells them (doubled letters collapse: "immigrants" ->
+ * "imigrants", "refugee" -> "refuge"), since features are hashed from normalised text.
+ */
+export const NORMALIZED_IDENTITY_WORDS: ReadonlySet<string> = new Set([...IDENTITY_WORDS].map((w) => normalizeForMatching(w)));

@@ -1,4 +1,4 @@
-import { IDENTITY_WORDS } from "../lexicon/identity-words.js";
+import { NORMALIZED_IDENTITY_WORDS } from "../lexicon/identity-words.js";
 import { newUint32Array } from "./typed-slab.js";
 
 /**
@@ -273,13 +273,13 @@ export function tokenFeaturesOf(text: string, tokens: readonly Token[], spec: Ha
 }
 
 /**
- * Whether the token is one of IDENTITY_WORDS. Its word hash is looked up first, so the common case
+ * Whether the token is an identity word (as normalised text spells it). Its word hash is looked up first, so the common case
  * (not an identity word) makes no string; a hash hit is confirmed on the characters.
  */
 function isIdentityWord(text: string, tok: Token, hash = wordHash(text, tok)): boolean {
-  return IDENTITY_HASHES.has(hash) && IDENTITY_WORDS.has(text.slice(tok.start, tok.end));
+  return IDENTITY_HASHES.has(hash) && NORMALIZED_IDENTITY_WORDS.has(text.slice(tok.start, tok.end));
 }
-const IDENTITY_HASHES: ReadonlySet<number> = new Set([...IDENTITY_WORDS].map((w) => wordHash(w, { start: 0, end: w.length })));
+const IDENTITY_HASHES: ReadonlySet<number> = new Set([...NORMALIZED_IDENTITY_WORDS].map((w) => wordHash(w, { start: 0, end: w.length })));
 /** The shared word every identity word hashes as in "placeholder" mode (not a word the tokenizer can make). */
 const PLACEHOLDER = "<identity>";
 const PLACEHOLDER_WORD = wordHash(PLACEHOLDER, { start: 0, end: PLACEHOLDER.length });
