@@ -23,8 +23,8 @@ export async function sendSignedJson(
 }
 
 /**
- * Sends bytes that signJsonBody already signed (here or in a compute worker) with their
- * signature headers, plus headers copied from RPC metadata (e.g. rate limit). The bytes go out
+ * Sends JSON that signJsonBody already signed (here or in a compute worker) with its
+ * signature headers, plus headers copied from RPC metadata (e.g. rate limit). The text goes out
  * exactly as signed, written straight to Node's response: fastify's send would re-parse the
  * Content-Type and copy every header once more, which showed in profiles on every answer.
  * Headers already set on the reply (e.g. Connection: close) are kept.
@@ -37,9 +37,10 @@ export function sendJsonSignedAhead(reply: FastifyReply, status: number, signed:
     });
   }
   headers["content-type"] = JSON_CONTENT_TYPE;
-  headers["content-length"] = signed.bytes.byteLength;
+  headers["content-length"] = signed.byteLength;
   reply.hijack();
   reply.raw.writeHead(status, headers);
-  reply.raw.end(signed.bytes);
+  // A string body goes out with the head in one write (as UTF-8: the bytes that were signed).
+  reply.raw.end(signed.json, "utf8");
   return reply;
 }

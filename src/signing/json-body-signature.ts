@@ -5,13 +5,25 @@ import type { Signer } from "./signer.js";
 export const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
 
 /**
- * Serializes a JSON-route answer once and signs those bytes: the route sends `bytes` as they
- * are (sendJsonSignedAhead), so what is signed is exactly what goes on the wire.
+ * A JSON answer as signed: its text, whose UTF-8 bytes (`byteLength` of them) the signature
+ * covers, and the signature headers. The text, not the bytes, travels on: Node writes a string
+ * body with the response head in one piece (a Buffer body is a second chunk, a writev), and a
+ * string crosses threads in one copy. Node's UTF-8 encoder makes the same bytes every time.
+ */
+export interface SignedJson {
+  json: string;
+  byteLength: number;
+  headers: HttpSignatureHeaders;
+}
+
+/**
+ * Serializes a JSON-route answer once and signs those bytes: the route sends `json` as it is
+ * (sendJsonSignedAhead), so what is signed is exactly what goes on the wire.
  */
 export async function signJsonBody(
   signer: Signer,
   response: { status: number; body: unknown; requestBody: Uint8Array | undefined; nowMs: number },
-): Promise<{ bytes: Uint8Array; headers: HttpSignatureHeaders }> {
+): Promise<SignedJson> {
   return signJsonText(signer, { ...response, json: JSON.stringify(response.body) });
 }
 
@@ -19,7 +31,7 @@ export async function signJsonBody(
 export async function signJsonText(
   signer: Signer,
   response: { status: number; json: string; requestBody: Uint8Array | undefined; nowMs: number },
-): Promise<{ bytes: Uint8Array; headers: HttpSignatureHeaders }> {
+): Promise<SignedJson> {
   const bytes = Buffer.from(response.json, "utf8");
   const headers = await signHttpResponse(signer, {
     status: response.status,
@@ -29,5 +41,5 @@ export async function signJsonText(
     requestBody: response.requestBody ?? new Uint8Array(),
     created: Math.floor(response.nowMs / 1000),
   });
-  return { bytes, headers };
+  return { json: response.json, byteLength: bytes.byteLength, headers };
 }

@@ -1,5 +1,5 @@
 import type { ModerateResponse } from "../../gen/moderation/v1/moderation_pb.js";
-import type { HttpSignatureHeaders } from "./http-signature.js";
+import type { SignedJson } from "./json-body-signature.js";
 
 /**
  * Answers that a compute worker already rendered and signed (src/workers/worker-answers.ts),
@@ -10,11 +10,8 @@ import type { HttpSignatureHeaders } from "./http-signature.js";
  * src/interceptors/chain.ts).
  */
 
-/** A JSON-route answer's bytes and their RFC 9421 signature headers (see signJsonBody). */
-export interface SignedJsonAnswer {
-  bytes: Uint8Array;
-  headers: HttpSignatureHeaders;
-}
+/** A JSON-route answer's text and its RFC 9421 signature headers (see signJsonBody). */
+export type SignedJsonAnswer = SignedJson;
 
 const jsonAhead = new WeakMap<ModerateResponse, SignedJsonAnswer>();
 /** RPC signature metadata (see signRpcOutcome) for the answer's canonical bytes. */

@@ -39,8 +39,8 @@ interface AnsweredTexts {
   verdicts: EncodedVerdict[];
   combined: EncodedVerdict | undefined;
 }
-/** The answer's JSON bytes and their signature headers (see signJsonBody). */
-type AnswerJsonResult = AnsweredTexts & { bytes: Buffer; headers: HttpSignatureHeaders };
+/** The answer's JSON text, its UTF-8 length and its signature headers (see signJsonBody). */
+type AnswerJsonResult = AnsweredTexts & { json: string; byteLength: number; headers: HttpSignatureHeaders };
 /** The signature metadata for the answer's canonical bytes. */
 type AnswerRpcResult = AnsweredTexts & { metadata: Record<string, string> };
 
@@ -225,8 +225,8 @@ export async function createComputePool(options: ComputePoolOptions): Promise<Co
     },
     async answerJson({ texts, answerId, requestBody, nowMs }) {
       const result = await submit({ id: takeId(), kind: "answer-json", texts, answerId, requestBody: bytesToLatin1(requestBody), nowMs });
-      if (!("bytes" in result)) throw new Error("compute worker answered an answer-json job without an answer");
-      return { verdicts: result.verdicts, combined: result.combined, bytes: latin1ToBytes(result.bytes), headers: result.headers };
+      if (!("json" in result)) throw new Error("compute worker answered an answer-json job without an answer");
+      return result;
     },
     async answerRpc({ texts, answerId, requestBytes, nowMs }) {
       const result = await submit({ id: takeId(), kind: "answer-rpc", texts, answerId, requestBytes: bytesToLatin1(requestBytes), nowMs });

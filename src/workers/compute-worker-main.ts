@@ -85,7 +85,7 @@ async function answerTexts(job: { texts: string[]; answerId: string }, classifie
 async function answerJson(job: Extract<ComputeJob, { kind: "answer-json" }>, classifier: TextClassifier, signer: Signer) {
   const { verdicts, combined, answer } = await answerTexts(job, classifier);
   const signed = await signJsonText(signer, { status: 200, json: textAnswerJsonText(answer), requestBody: latin1ToBytes(job.requestBody), nowMs: job.nowMs });
-  return { verdicts, combined, bytes: bytesToLatin1(signed.bytes), headers: signed.headers };
+  return { verdicts, combined, json: signed.json, byteLength: signed.byteLength, headers: signed.headers };
 }
 
 /** An RPC answer's signature metadata, over its canonical bytes, as the signing interceptor makes it. */

@@ -36,8 +36,8 @@ export type ComputeJob =
 export type ComputeResult =
   | { id: number; ok: true; verdict: EncodedVerdict }
   | { id: number; ok: true; signature: string }
-  /** The verdicts let the parent assemble the same answer message; bytes and headers are what the route sends. */
-  | { id: number; ok: true; verdicts: EncodedVerdict[]; combined: EncodedVerdict | undefined; bytes: string; headers: HttpSignatureHeaders }
+  /** The verdicts let the parent assemble the same answer message; json (UTF-8 on the wire) and headers are what the route sends. */
+  | { id: number; ok: true; verdicts: EncodedVerdict[]; combined: EncodedVerdict | undefined; json: string; byteLength: number; headers: HttpSignatureHeaders }
   /** The verdicts, and the signature metadata for the answer's canonical bytes. */
   | { id: number; ok: true; verdicts: EncodedVerdict[]; combined: EncodedVerdict | undefined; metadata: Record<string, string> }
   | { id: number; ok: false; message: string };

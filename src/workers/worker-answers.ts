@@ -33,7 +33,7 @@ export function createWorkerAnswerer(pool: ComputePool, model: string): WorkerAn
       const answerId = newId("modr");
       const result = await pool.answerJson({ texts, answerId, requestBody, nowMs });
       const answer = textAnswerMessage(assembleAnswerFromEncoded(answerId, model, result.verdicts, result.combined));
-      attachSignedJson(answer, { bytes: result.bytes, headers: result.headers });
+      attachSignedJson(answer, { json: result.json, byteLength: result.byteLength, headers: result.headers });
       return answer;
     },
     async rpc(request, requestBytes, nowMs) {

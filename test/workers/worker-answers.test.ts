@@ -51,7 +51,8 @@ describe("answers made whole in a compute worker", () => {
     const message = await answerer.json(requestOf(texts), requestBody, NOW_MS);
     const signed = signedJsonFor(message)!;
     expect(signed).toBeDefined();
-    const sent = JSON.parse(new TextDecoder().decode(signed.bytes));
+    expect(signed.byteLength).toBe(Buffer.byteLength(signed.json, "utf8"));
+    const sent = JSON.parse(signed.json);
     expect(sent).toEqual(moderateAnswerJson(message));
 
     const expected = create(ModerateResponseSchema, await inline(requestOf(texts)));
@@ -59,11 +60,11 @@ describe("answers made whole in a compute worker", () => {
     expect(message.id).toMatch(/^modr_/);
 
     const headers = { "content-type": "application/json; charset=utf-8", ...signed.headers };
-    const verified = await verifyModerationResponse({ requestBody, status: 200, headers, body: signed.bytes, jwks });
+    const verified = await verifyModerationResponse({ requestBody, status: 200, headers, body: Buffer.from(signed.json, "utf8"), jwks });
     expect(verified).toEqual({ valid: true, keyId: ring.signer.keyId, created: Math.floor(NOW_MS / 1000) });
     // Bound to its own request: another body does not verify.
     const otherRequest = new TextEncoder().encode('{"input":[{"type":"text","text":"other"}]}');
-    expect((await verifyModerationResponse({ requestBody: otherRequest, status: 200, headers, body: signed.bytes, jwks })).valid).toBe(false);
+    expect((await verifyModerationResponse({ requestBody: otherRequest, status: 200, headers, body: Buffer.from(signed.json, "utf8"), jwks })).valid).toBe(false);
   });
 
   it("refuses invalid calls with the same errors as the event loop, before any job", async () => {
