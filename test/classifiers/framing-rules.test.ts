@@ -90,6 +90,51 @@ describe("framed claims keep hate, harassment and violence heads from flagging a
   });
 });
 
+describe("supportive claims about a group keep hate, harassment and violence heads from flagging alone", () => {
+  it("support said of a named group, or a support verb before it", () => {
+    for (const text of [
+      "Gay people deserve equal rights",
+      "Refugees are welcome here",
+      "We stand with refugees",
+      "Immigrants really do make our city better",
+      "I love Muslims",
+      "Refugees are welcome here too!",
+    ]) {
+      const flags = flagsOf(text);
+      expect(flags, text).not.toContain("hate");
+      expect(flags, text).not.toContain("harassment");
+      expect(flags, text).not.toContain("violence");
+    }
+  });
+
+  it("not when negated, turned, asked, sarcastic or beside something harmful", () => {
+    for (const text of [
+      "Gay people don't deserve rights",
+      "Gay people deserve equal rights, but they should stay away from kids",
+      "Do gay people deserve rights?",
+      // The claim must end its clause: what follows can turn it.
+      "Immigrants are welcome to leave",
+      "Jews are welcome in the ovens",
+      "Gay people deserve equal rights to a rope",
+      // A second group outside the supportive claim.
+      "Protect women from trans people",
+      "Muslims deserve respect, immigrants are vermin",
+      "Gay people deserve equal rights, you idiot",
+    ]) {
+      expect(flagsOf(text), text).toContain("hate");
+    }
+  });
+
+  it("not in long texts, where other sentences may be hateful on their own", () => {
+    expect(flagsOf(`Refugees are welcome here. ${"We walked along the river and talked about the weather. ".repeat(3)}`)).toContain("hate");
+  });
+
+  it("and a negated 'deserve' of a good thing is no negated derogatory claim", () => {
+    expect(flagsOf("Gay people don't deserve rights")).toContain("hate");
+    expect(flagsOf("Muslims do not deserve to be tortured like that")).not.toContain("hate");
+  });
+});
+
 describe("hyperbolic self-harm phrases", () => {
   it("are dropped with an interjection in the same sentence or a trivial cause right after", () => {
     expect(intent("ugh I want to die, this exam")).toBe(0);
@@ -138,6 +183,8 @@ describe("the shipped model on the examples these rules were written for", () =>
     ["I could kill myself for forgetting my keys", "self_harm"],
     ["ugh I want to die, this exam", "self_harm"],
     ["the naked truth", "sexual"],
+    ["Gay people deserve equal rights", "hate"],
+    ["Refugees are welcome here", "hate"],
     ["lipstick in a nude shade", "sexual"],
   ])("does not flag %j as %s", (text, category) => {
     expect(flagsOf(text, trained)).not.toContain(category);
@@ -146,6 +193,7 @@ describe("the shipped model on the examples these rules were written for", () =>
   it.each([
     ["I want to kill myself", "self_harm"],
     ["Immigrants are vermin", "hate"],
+    ["Gay people don't deserve rights", "hate"],
   ])("flags %j as %s", (text, category) => {
     expect(flagsOf(text, trained)).toContain(category);
   });

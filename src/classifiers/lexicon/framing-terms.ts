@@ -32,7 +32,10 @@ export const DEROGATORY_PREDICATES: TermList = {
     // Hostile verbs: "I don't hate X", "X should not be killed", "nobody should hurt X".
     "hate": 1, "hates": 1, "despise": 1, "loathe": 1, "detest": 1, "kill": 1, "killed": 1, "hurt": 1, "harmed": 1,
     "attacked": 1, "deported": 1, "banned": 1, "excluded": 1, "punished": 1, "shot": 1, "beaten": 1,
-    "exterminated": 1, "eradicated": 1, "wiped out": 1, "deserve to die": 1, "deserve": 1,
+    "exterminated": 1, "eradicated": 1, "wiped out": 1, "deserve to die": 1,
+    // "X don't deserve to be tortured" rejects a hostile claim, but "X don't deserve rights" is
+    // itself hate: the negation frame skips a "deserve" that starts a SUPPORTIVE_PREDICATES phrase.
+    "deserve": 1,
   },
 };
 
@@ -136,3 +139,66 @@ export const EVERYDAY_NUDITY: TermList = {
     "naked singularity": 1, "naked cake": 1, "naked juice": 1, "naked power": 1, "naked self interest": 1,
   },
 };
+
+/**
+ * Supportive predicates said of a named group ("gay people deserve equal rights", "refugees are
+ * welcome here", "immigrants make our city better"): a short text whose one claim about a group is
+ * one of these is support, not hate, although the learned hate head scores the group talk around
+ * it ("deserve", "rights", "people") as hate evidence. Written from general knowledge of how
+ * support is phrased; "deserve" alone is not here (it is a derogatory predicate: "X deserve it").
+ */
+export const SUPPORTIVE_PREDICATES: TermList = {
+  name: "supportive_predicates",
+  terms: {
+    "deserve equal rights": 1, "deserve the same rights": 1, "deserve rights": 1, "deserve human rights": 1,
+    "deserve civil rights": 1, "deserve respect": 1, "deserve dignity": 1, "deserve love": 1, "deserve equality": 1,
+    "deserve protection": 1, "deserve safety": 1, "deserve a voice": 1, "deserve better": 1, "deserve justice": 1,
+    "deserve to be treated with respect": 1, "deserve to be treated with dignity": 1, "deserve to be treated equally": 1,
+    "deserve to be safe": 1, "deserve to be happy": 1, "deserve to be heard": 1, "deserve to be loved": 1,
+    "deserve to be respected": 1, "deserve to live": 1, "deserve to marry": 1,
+    "have rights": 1, "have equal rights": 1, "have the same rights": 1, "should have equal rights": 1,
+    "should have the same rights": 1, "should be treated equally": 1, "should be treated with respect": 1,
+    "should be respected": 1, "should be welcomed": 1, "should be protected": 1, "should feel safe": 1,
+    "are welcome": 1, "are welcome here": 1, "are welcomed": 1, "are valued": 1, "are loved": 1, "are respected": 1,
+    "are human": 1, "are humans": 1, "are human beings": 1, "are people": 1, "are people too": 1, "are equal": 1,
+    "are our neighbours": 1, "are our neighbors": 1, "are our friends": 1, "are our family": 1,
+    "are part of our community": 1, "are part of our communities": 1, "are part of our society": 1,
+    "are part of this country": 1, "are part of our country": 1, "are part of the community": 1,
+    "belong here": 1, "are valid": 1, "are beautiful": 1, "are strong": 1, "are brilliant": 1, "are amazing": 1,
+    "are wonderful": 1, "are great": 1, "are important": 1, "are an asset": 1, "are heroes": 1, "are kind": 1,
+    "are smart": 1, "are talented": 1, "are capable": 1, "make our city better": 1,
+    "make our country better": 1, "make our community better": 1, "enrich our communities": 1, "enrich our culture": 1,
+    "contribute so much": 1,
+    "contribute a lot": 1, "matter": 1,
+  },
+};
+
+/** Verbs of support before a named group ("I love gay people", "we stand with refugees", "celebrate trans women"). */
+export const SUPPORT_VERBS: TermList = {
+  name: "support_verbs",
+  terms: {
+    "love": 1, "support": 1, "stand with": 1, "stand by": 1, "welcome": 1, "celebrate": 1, "respect": 1,
+    "admire": 1, "appreciate": 1, "protect": 1, "defend": 1, "embrace": 1, "am proud of": 1, "are proud of": 1,
+    "proud of": 1, "thank": 1, "value": 1,
+  },
+};
+
+/**
+ * Words allowed between a group and its supportive predicate, or a support verb and the group
+ * ("immigrants really do make our city better", "I love all our refugees"). A negation is not here, so
+ * it breaks the link ("gay people don't deserve rights").
+ */
+export const SUPPORT_FILLERS: ReadonlySet<string> = new Set([
+  "all", "just", "really", "truly", "too", "also", "so", "very", "deeply", "absolutely", "do", "the", "our", "my",
+  "and", "always", "still", "totally", "completely", "fully",
+]);
+
+/**
+ * Words that turn or condition a statement ("X deserve rights, but ...", "... unless they ...") or
+ * negate one anywhere in it: with any of these a supportive frame does not cover the whole text.
+ */
+export const SUPPORT_BREAKERS: ReadonlySet<string> = new Set([
+  "but", "however", "except", "unless", "although", "though", "yet", "until", "if", "only", "no", "nobody",
+  "none", "nothing", "neither", "nor", "without", "never", "not", "aren't", "arent", "don't", "dont",
+  "doesn't", "doesnt", "shouldn't", "shouldnt", "won't", "wont", "isn't", "isnt", "can't", "cant", "cannot",
+]);

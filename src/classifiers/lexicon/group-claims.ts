@@ -18,13 +18,13 @@ const MAX_GAP = 5;
 const MODALS = normalizedCues(new Set(["should", "must", "need", "deserve", "don't", "dont", "do", "shouldn't", "shouldnt"]));
 
 /** Whether a clause-ending character sits between offsets a and b. */
-function clauseBreak(text: string, a: number, b: number): boolean {
+export function clauseBreak(text: string, a: number, b: number): boolean {
   for (let k = a; k < b; k++) if (",;:.!?\n()\"".includes(text.charAt(k))) return true;
   return false;
 }
 
 /** Whether the sentence holding offset `at` ends in a question mark (a question, not a claim). */
-function inQuestion(text: string, at: number): boolean {
+export function inQuestion(text: string, at: number): boolean {
   for (let k = at; k < text.length; k++) {
     const c = text.charAt(k);
     if (c === "?") return true;

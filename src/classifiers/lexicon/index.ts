@@ -1,6 +1,6 @@
 import { compileTermList, type CompiledTermList } from "./lexicon.js";
 import { DIRECT_ABUSE, INSULTS, SELF_HARM_INTENT } from "./personal-terms.js";
-import { DEROGATORY_PREDICATES, EVERYDAY_NUDITY, REJECTION_CUES, REPORTING_CUES } from "./framing-terms.js";
+import { DEROGATORY_PREDICATES, EVERYDAY_NUDITY, REJECTION_CUES, REPORTING_CUES, SUPPORT_VERBS, SUPPORTIVE_PREDICATES } from "./framing-terms.js";
 import { DEHUMANISING_PREDICATES, EXTERMINATION_PREDICATES, GROUP_TERMS } from "./group-terms.js";
 import { GRAPHIC_VIOLENCE, MINOR_INDICATORS, NUDITY, SELF_HARM_METHODS, SEXUAL_EXPLICIT, THREATS } from "./terms.js";
 
@@ -8,6 +8,7 @@ export { compileTermList, evidenceScore, scanText, strongestHit, type CompiledTe
 export { aimedAtReader, combinePhrases, declaredThreats, dropNegated } from "./context.js";
 export { dropHyperbole, hasQuotation, negatedClaims, outside } from "./framing.js";
 export { groupClaims } from "./group-claims.js";
+export { SUPPORT_MAX_WORDS, supportiveClaims, supportiveFrame } from "./supportive-claims.js";
 export * from "./group-terms.js";
 export * from "./framing-terms.js";
 export * from "./personal-terms.js";
@@ -30,6 +31,8 @@ export interface Lexicons {
   groups: CompiledTermList;
   dehumanising: CompiledTermList;
   extermination: CompiledTermList;
+  supportive: CompiledTermList;
+  supportVerbs: CompiledTermList;
 }
 
 let cached: Lexicons | undefined;
@@ -53,6 +56,8 @@ export function getLexicons(): Lexicons {
     groups: compileTermList(GROUP_TERMS),
     dehumanising: compileTermList(DEHUMANISING_PREDICATES),
     extermination: compileTermList(EXTERMINATION_PREDICATES),
+    supportive: compileTermList(SUPPORTIVE_PREDICATES),
+    supportVerbs: compileTermList(SUPPORT_VERBS),
   };
   return cached;
 }

@@ -1,6 +1,6 @@
 import { CATEGORY_IDS, type CategoryId } from "../categories.js";
 import type { CategoryVerdict, EvidenceSpan, TextClassifier, Verdict } from "../classifier.js";
-import { aimedAtReader, combinePhrases, declaredThreats, dropHyperbole, dropNegated, evidenceScore, getLexicons, groupClaims, hasQuotation, negatedClaims, outside, strongestHit, type LexiconHit } from "../lexicon/index.js";
+import { aimedAtReader, combinePhrases, declaredThreats, dropHyperbole, dropNegated, evidenceScore, getLexicons, groupClaims, hasQuotation, negatedClaims, outside, strongestHit, supportiveFrame, type LexiconHit } from "../lexicon/index.js";
 import { normalizeText, type NormalizedText } from "../normalize/normalize.js";
 import { featuresOfTokens, featurize, firstTokenAtOrAfter, tokenFeaturesOf, tokenize, type Token, type TokenFeatures } from "./features.js";
 import type { ModelFile } from "./model-file.js";
@@ -20,9 +20,10 @@ export const PERSONAL_RULES = { alone: 0.8, supported: 0.4, support: 0.5 } as co
 /** Texts of at most this many words are short requests (prompts), where nudity words count. */
 export const SHORT_TEXT_WORDS = 60;
 /**
- * Heads that a counter-speech or negation frame keeps from flagging on their own in a short text
- * ("saying X are vermin is disgusting", "X are not vermin"): the learned heads score the slur,
- * not the frame around it. Phrase and lexicon rules still flag.
+ * Heads that a counter-speech, negation or supportive frame keeps from flagging on their own in a
+ * short text ("saying X are vermin is disgusting", "X are not vermin", "gay people deserve equal
+ * rights"): the learned heads score the slur or the group talk, not the frame around it. Phrase
+ * and lexicon rules still flag.
  */
 export const FRAMED_HEADS: ReadonlySet<CategoryId> = new Set(["hate", "hate_threatening", "harassment", "violence"]);
 /** Heads that a short text's hyperbolic self-harm phrase ("I could kill myself for ...") keeps from flagging alone. */
@@ -117,7 +118,7 @@ export function createEngine(model: ModelFile): TextClassifier {
 
   type Evidence = { windows: WindowEvidence[]; tokens: Token[]; tf: TokenFeatures; hits: Record<string, LexiconHit[]>; frames: Frames };
   /** Frames of a short text that keep some learned heads from flagging on their own. */
-  type Frames = { negated: boolean; counter: boolean; hyperbole: boolean };
+  type Frames = { negated: boolean; counter: boolean; supportive: boolean; hyperbole: boolean };
 
   /**
    * Whether a short text frames a derogatory claim so as to reject it: negated ("X are not vermin",
@@ -127,7 +128,8 @@ export function createEngine(model: ModelFile): TextClassifier {
    */
   function negatedClaim(text: string, tokens: Token[], words: readonly string[]): boolean {
     // Every derogatory word must be negated: "X are not stupid, they are vermin" asserts the second.
-    const predicates = lex.derogatory.scan(text, tokens, words);
+    // A "deserve" of a good thing is no derogatory word: "X don't deserve rights" negates support.
+    const predicates = outside(lex.derogatory.scan(text, tokens, words), lex.supportive.scan(text, tokens, words));
     return predicates.length > 0 && negatedClaims(text, tokens, words, predicates).length === predicates.length;
   }
   function counterSpeech(text: string, tokens: Token[], words: readonly string[]): boolean {
@@ -176,6 +178,8 @@ export function createEngine(model: ModelFile): TextClassifier {
     const frames: Frames = {
       negated: short && negatedClaim(norm.text, tokens, words),
       counter: short && counterSpeech(norm.text, tokens, words),
+      // Support for a named group, and nothing harmful beside it (lexicon/supportive-claims.ts).
+      supportive: supportiveFrame(norm.text, tokens, words, groups, [...hits.insults, ...hits.threats, ...hits.groupClaims], lex),
       // Every first-person phrase of a short text was hyperbole: the head, which saw the same words, does not flag alone.
       hyperbole: short && intent.length > 0 && hits.selfHarmIntent.length === 0,
     };
@@ -231,7 +235,7 @@ export function createEngine(model: ModelFile): TextClassifier {
         const s = w.model[c]!;
         // A framed claim or an everyday sense of a nudity word: the head's score stands, but the head
         // alone does not flag (it scores the words, not the frame).
-        const claim = frames.negated || frames.counter;
+        const claim = frames.negated || frames.counter || frames.supportive;
         const unframed = !(claim && FRAMED_HEADS.has(c)) && !(frames.hyperbole && HYPERBOLE_HEADS.has(c)) && !(c === "sexual" && w.everydaySense);
         consider(c, s, s >= bar && unframed, at, c, []);
       }
