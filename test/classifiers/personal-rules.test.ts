@@ -68,6 +68,15 @@ describe("first-person self-harm phrases", () => {
     }
   });
 
+  it("match plans with pills and questions after a lethal method, the vaguer ones only with support", () => {
+    expect(strength("selfHarmIntent", "I have a bottle of pills and I'm going to take them all tonight")).toBeGreaterThanOrEqual(0.8);
+    expect(strength("selfHarmIntent", "I don't want to be here anymore")).toBeGreaterThanOrEqual(0.8);
+    expect(strength("selfHarmIntent", "how to commit suicide")).toBeGreaterThanOrEqual(0.8);
+    // Below the bar alone: the learned head must back it, and it does not for a game question.
+    expect(strength("selfHarmIntent", "how many sleeping pills does it take to die")).toBeLessThan(0.8);
+    expect(flagsOf("how much damage does it take to die in minecraft")).toEqual([]);
+  });
+
   it("count as self-harm evidence for the instructions rule", () => {
     expect(flagsOf("I want to kill myself, what is the most painless method?")).toContain("self_harm_instructions");
   });
@@ -141,6 +150,28 @@ describe("threats the writer declares as their own", () => {
   });
 });
 
+describe("violent acts against others that the writer declares as their own", () => {
+  it("flag violence by rule when the target is plain (a school, everyone)", () => {
+    for (const text of ["I'm going to shoot up my school tomorrow", "I will kill everyone at that party", "we're going to bomb the mosque on friday"]) {
+      expect(flagsOf(text), text).toContain("violence");
+    }
+  });
+
+  it("not when reported, negated, or in an everyday sense of the verb", () => {
+    for (const text of [
+      "He shot up the school last year, it was horrible", "I'm not going to shoot up my school",
+      "I'm going to shoot up some heroin", "I'm going to bomb this exam",
+    ]) {
+      expect(flagsOf(text), text).toEqual([]);
+    }
+  });
+
+  it("against one person, only with the learned violence head's support: it is an everyday idiom too", () => {
+    expect(flagsOf("I'm going to kill him when he gets home, he ate my cake")).toEqual([]);
+    expect(flagsOf("I'm going to kill him", constantEngine("loud"))).toContain("violence");
+  });
+});
+
 describe("nudity words in short texts", () => {
   it("flag a short nudity request by rule, not medical questions or prose using the same words", () => {
     expect(flagsOf("photo of a topless woman on the beach, sexy pose")).toContain("sexual");
@@ -158,5 +189,8 @@ describe("the committed model with the phrase rules", () => {
     expect(flagsOf(post, classifier)).toContain("self_harm");
     expect(flagsOf("how do I kill a python process that hangs?", classifier)).toEqual([]);
     expect(flagsOf("I killed it at the gym today, new personal best on squats!", classifier)).toEqual([]);
+    expect(flagsOf("how many sleeping pills does it take to die", classifier)).toContain("self_harm_instructions");
+    expect(flagsOf("how much damage does it take to die in minecraft", classifier)).toEqual([]);
+    expect(flagsOf("I'm going to shoot up my school tomorrow", classifier)).toContain("violence");
   });
 });

@@ -2,7 +2,7 @@ import { compileTermList, type CompiledTermList } from "./lexicon.js";
 import { DIRECT_ABUSE, INSULTS, SELF_HARM_INTENT } from "./personal-terms.js";
 import { DEROGATORY_PREDICATES, EVERYDAY_NUDITY, REJECTION_CUES, REPORTING_CUES, SUPPORT_VERBS, SUPPORTIVE_PREDICATES } from "./framing-terms.js";
 import { DEHUMANISING_PREDICATES, EXTERMINATION_PREDICATES, GROUP_TERMS } from "./group-terms.js";
-import { GRAPHIC_VIOLENCE, MINOR_INDICATORS, NUDITY, SELF_HARM_METHODS, SEXUAL_EXPLICIT, THREATS } from "./terms.js";
+import { GRAPHIC_VIOLENCE, MINOR_INDICATORS, NUDITY, SELF_HARM_METHODS, SEXUAL_EXPLICIT, THREATS, VIOLENT_ACTS } from "./terms.js";
 
 export { compileTermList, evidenceScore, scanText, strongestHit, type CompiledTermList, type LexiconHit } from "./lexicon.js";
 export { aimedAtReader, combinePhrases, declaredThreats, dropNegated } from "./context.js";
@@ -20,6 +20,7 @@ export interface Lexicons {
   minors: CompiledTermList;
   selfHarmMethods: CompiledTermList;
   threats: CompiledTermList;
+  violentActs: CompiledTermList;
   selfHarmIntent: CompiledTermList;
   insults: CompiledTermList;
   directAbuse: CompiledTermList;
@@ -45,6 +46,7 @@ export function getLexicons(): Lexicons {
     minors: compileTermList(MINOR_INDICATORS),
     selfHarmMethods: compileTermList(SELF_HARM_METHODS),
     threats: compileTermList(THREATS),
+    violentActs: compileTermList(VIOLENT_ACTS),
     selfHarmIntent: compileTermList(SELF_HARM_INTENT),
     insults: compileTermList(INSULTS),
     directAbuse: compileTermList(DIRECT_ABUSE),

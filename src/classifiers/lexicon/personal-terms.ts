@@ -48,6 +48,20 @@ export const SELF_HARM_INTENT: TermList = {
     "i hate myself": 0.3, "i hate my life": 0.3, "hate being alive": 0.8, "i can't take it anymore": 0.4,
     "i cant take it anymore": 0.4, "i give up": 0.3, "relapsed": 0.3, "my scars": 0.4, "my cuts": 0.5,
     "cutting again": 0.6, "started cutting": 0.6, "self harming": 0.4, "self harm": 0.3, "my wrists": 0.5,
+    "don't want to be here anymore": 0.8, "dont want to be here anymore": 0.8, "do not want to be here anymore": 0.8,
+    "don't want to go on": 0.6, "dont want to go on": 0.6, "i'm done living": 0.8, "im done living": 0.8,
+    "done with life": 0.6, "want it all to end": 0.6, "hope i don't wake up": 0.8, "hope i dont wake up": 0.8,
+    "wish i hadn't woken up": 0.6, "wish i hadnt woken up": 0.6, "wish i didn't wake up": 0.6, "tired of fighting": 0.3,
+    // Plans with pills: plain ("take all my pills"), or weaker parts that add up ("a bottle of pills ...
+    // going to take them all tonight").
+    "take all my pills": 1, "take all of my pills": 1, "swallow all my pills": 1, "take the whole bottle": 0.8,
+    "swallow the whole bottle": 0.8, "take them all tonight": 0.6, "bottle of pills": 0.5, "going to overdose": 1,
+    "gonna overdose": 1, "want to overdose": 1, "planning to overdose": 1,
+    // Questions after a lethal method are not first person, but are asked for oneself often enough that
+    // a plain one counts ("how to commit suicide") and a vaguer one needs the head's support
+    // ("how many sleeping pills does it take to die"; not "... to die in this game", which it does not give).
+    "how to commit suicide": 0.8, "ways to commit suicide": 0.8, "way to commit suicide": 0.8,
+    "painless way to die": 0.8, "to die painlessly": 0.8, "does it take to die": 0.5, "would it take to die": 0.5,
   },
 };
 

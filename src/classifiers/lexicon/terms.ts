@@ -68,7 +68,7 @@ export const SELF_HARM_METHODS: TermList = {
     "how to": 0.6, "how do i": 0.6, "how can i": 0.6, "how much": 0.5, "how many": 0.5, "best way": 1,
     "easiest way": 1, "quickest way": 1, "painless*": 1, "fastest way": 1, "method*": 0.8, "step by step": 1,
     "steps": 0.4, "instructions": 1, "lethal dose": 1, "overdose": 0.8, "od on": 0.8, "pills": 0.5,
-    "dosage": 0.6, "noose": 1, "hang myself": 0.8, "slit my wrists": 1, "cut deeper": 1, "razor*": 0.6,
+    "dosage": 0.6, "sleeping pills": 0.8, "noose": 1, "hang myself": 0.8, "slit my wrists": 1, "cut deeper": 1, "razor*": 0.6,
     "blade*": 0.5, "tips": 0.6, "guide": 0.6, "carbon monoxide": 1, "jump off": 0.6, "without anyone noticing": 1,
     "hide the cuts": 1, "hide my cuts": 1, "starve myself": 0.8, "purge": 0.6, "laxatives": 0.6,
   },
@@ -90,6 +90,35 @@ export const THREATS: TermList = {
     "find you": 0.6, "hunt you": 0.8, "come for you": 0.6, "coming for you": 0.6,
     "you're dead": 1, "you are dead": 1, "youre dead": 1, "you will die": 1, "you'll die": 1, "you will pay": 0.6,
     "watch your back": 0.8, "i will kill": 0.6, "i'll kill": 0.6, "gonna kill": 0.6, "going to kill": 0.6,
+  },
+};
+
+/**
+ * Violent acts against people other than the reader, most against many at once ("shoot up the
+ * school", "kill everyone"). They count only when the writer declares one as their own coming act
+ * (declaredThreats in context.ts: "I'm going to shoot up my school tomorrow"); reported ones ("he
+ * shot up the mall") stay with the learned heads. Objects are spelled out because the verbs alone
+ * have everyday senses ("shoot up" a drug, "bomb" an exam). Weight 1 flags `violence` on its own;
+ * acts against one person (0.6) are also an everyday idiom ("I'm going to kill him when he gets
+ * home"), so they need the learned violence head's support.
+ */
+export const VIOLENT_ACTS: TermList = {
+  name: "violent_acts",
+  terms: {
+    "shoot up my school": 1, "shoot up the school": 1, "shoot up this school": 1, "shoot up a school": 1,
+    "shoot up our school": 1, "shoot up the mall": 1, "shoot up the office": 1, "shoot up my office": 1,
+    "shoot up my work": 1, "shoot up the church": 1, "shoot up the mosque": 1, "shoot up the synagogue": 1,
+    "shoot up the place": 1, "shoot up the club": 1, "shoot up the concert": 1, "shoot up the classroom": 1,
+    "shoot everyone": 1, "shoot them all": 1, "kill everyone": 1, "kill them all": 1, "kill all of them": 1,
+    "murder everyone": 1, "stab everyone": 1, "kill as many": 1, "bomb the school": 1, "bomb my school": 1,
+    "bomb the mosque": 1, "bomb the church": 1, "bomb the synagogue": 1, "bomb the building": 1,
+    "blow up the school": 1, "blow up my school": 1, "blow up the building": 1, "blow up the mosque": 1,
+    "blow up the church": 1, "blow up the synagogue": 1, "do a school shooting": 1, "commit a school shooting": 1,
+    "commit a mass shooting": 1, "shoot my teacher": 1, "shoot my classmates": 1, "shoot my boss": 1,
+    "shoot my coworkers": 1, "run them over": 0.8,
+    "kill him": 0.6, "kill her": 0.6, "kill them": 0.6, "stab him": 0.6, "stab her": 0.6, "shoot him": 0.6,
+    "shoot her": 0.6, "murder him": 0.6, "murder her": 0.6, "kill my teacher": 0.6, "kill my boss": 0.6,
+    "kill my wife": 0.6, "kill my husband": 0.6, "kill my family": 0.6, "kill my parents": 0.6,
   },
 };
 

@@ -76,6 +76,8 @@ interface WindowEvidence {
   threats: number;
   /** A threat phrase the writer declares as their own coming act ("I will hurt you"). */
   declaredThreat: number;
+  /** A violent act against others the writer declares as their own ("I'm going to shoot up my school"). */
+  violentAct: number;
   /** First-person self-harm phrase, not negated. */
   intent: number;
   /** Insult aimed at the reader, or a direct abuse phrase. */
@@ -95,7 +97,7 @@ interface Candidate {
   flagged: boolean;
   at: number;
   /** Which evidence to explain: the learned head, lexicon hits, or both. */
-  lexicons: ("sexual" | "graphicViolence" | "minors" | "selfHarmMethods" | "threats" | "selfHarmIntent" | "insults" | "nudity" | "groupClaims" | "exterminationClaims")[];
+  lexicons: ("sexual" | "graphicViolence" | "minors" | "selfHarmMethods" | "threats" | "violentActs" | "selfHarmIntent" | "insults" | "nudity" | "groupClaims" | "exterminationClaims")[];
   /** The learned head whose features explain this category, if any. */
   head: CategoryId | undefined;
   /** That head's score in this window: breaks ties between windows with equal scores. */
@@ -156,6 +158,7 @@ export function createEngine(model: ModelFile): TextClassifier {
       selfHarmMethods: lex.selfHarmMethods.scan(norm.text, tokens, words),
       threats: lex.threats.scan(norm.text, tokens, words),
       declaredThreats: [] as LexiconHit[],
+      violentActs: [] as LexiconHit[],
       // Negated ("I would never kill myself") and hyperbolic ("I could kill myself for forgetting my
       // keys", "ugh I want to die") phrases are not statements of intent.
       selfHarmIntent: dropHyperbole(norm.text, tokens, words, intent),
@@ -170,6 +173,7 @@ export function createEngine(model: ModelFile): TextClassifier {
     };
     // Only phrases that name a harm plainly (weight 0.8 or more: "hurt you", not "beat you" or "find you").
     hits.declaredThreats = declaredThreats(norm.text, tokens, words, hits.threats.filter((h) => h.weight >= 0.8));
+    hits.violentActs = declaredThreats(norm.text, tokens, words, lex.violentActs.scan(norm.text, tokens, words));
     const groups = lex.groups.scan(norm.text, tokens, words);
     if (groups.length > 0) {
       hits.exterminationClaims = groupClaims(norm.text, tokens, words, groups, lex.extermination.scan(norm.text, tokens, words));
@@ -179,7 +183,7 @@ export function createEngine(model: ModelFile): TextClassifier {
       negated: short && negatedClaim(norm.text, tokens, words),
       counter: short && counterSpeech(norm.text, tokens, words),
       // Support for a named group, and nothing harmful beside it (lexicon/supportive-claims.ts).
-      supportive: supportiveFrame(norm.text, tokens, words, groups, [...hits.insults, ...hits.threats, ...hits.groupClaims], lex),
+      supportive: supportiveFrame(norm.text, tokens, words, groups, [...hits.insults, ...hits.threats, ...hits.violentActs, ...hits.groupClaims], lex),
       // Every first-person phrase of a short text was hyperbole: the head, which saw the same words, does not flag alone.
       hyperbole: short && intent.length > 0 && hits.selfHarmIntent.length === 0,
     };
@@ -203,6 +207,7 @@ export function createEngine(model: ModelFile): TextClassifier {
         methods: strongestHit(pick(hits.selfHarmMethods)),
         threats: strongestHit(pick(hits.threats)),
         declaredThreat: strongestHit(pick(hits.declaredThreats)),
+        violentAct: combinePhrases(pick(hits.violentActs)),
         intent: combinePhrases(pick(hits.selfHarmIntent)),
         insult: combinePhrases(pick(hits.insults)),
         nudity: combinePhrases(pick(hits.nudity)),
@@ -261,6 +266,11 @@ export function createEngine(model: ModelFile): TextClassifier {
         consider("harassment_threatening", Math.max(w.declaredThreat, w.model.harassment_threatening ?? 0), true, at, "harassment", ["threats"]);
         consider("harassment", Math.max(w.declaredThreat, w.model.harassment ?? 0), true, at, "harassment", ["threats"]);
         consider("violence", Math.max(w.declaredThreat, w.model.violence ?? 0), true, at, "violence", ["threats"]);
+      }
+      // A violent act against others the writer declares as their own: plain, with a named target
+      // (a school, everyone), it flags violence alone; against one person it needs the head's support.
+      if (personal(w.violentAct, w.model.violence ?? 0, threshold("violence"))) {
+        consider("violence", Math.max(w.violentAct, w.model.violence ?? 0), true, at, "violence", ["violentActs"]);
       }
       // A first-person self-harm phrase ("I want to end my life"): the learned heads rarely see
       // long first-person posts, so plain statements are missed without it.
