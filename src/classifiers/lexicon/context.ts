@@ -153,3 +153,30 @@ export function combinePhrases(hits: readonly LexiconHit[]): number {
   for (const w of best.values()) miss *= 1 - Math.min(1, w);
   return 1 - miss;
 }
+
+/**
+ * Hits of `hits` followed by a hit of `anchors` at most `reach` words later in the same sentence,
+ * each weighted by the smaller of the two: a verb and its object ("seduces a 14 year old"). The
+ * other order is mostly reporting ("children being raped", "a teen was groped") and a long post
+ * that mentions abuse in one sentence and children in another is not one statement. "as a child"
+ * says when, not to whom, and does not count.
+ */
+export function followedBy(
+  text: string, tokens: readonly Token[], words: readonly string[], hits: readonly LexiconHit[], anchors: readonly LexiconHit[], reach: number,
+): LexiconHit[] {
+  if (hits.length === 0 || anchors.length === 0) return [];
+  const out: LexiconHit[] = [];
+  for (const h of hits) {
+    const next = firstTokenAtOrAfter(tokens, h.end);
+    let best = 0;
+    for (const a of anchors) {
+      const at = firstTokenAtOrAfter(tokens, a.start);
+      if (a.start < h.end || at - next > reach) continue;
+      // "molested as a child": when it happened, not to whom (a survivor's account).
+      if (words[at - 2] === "as" && words[at - 1] === "a") continue;
+      if (!/[.!?\n]/.test(text.slice(h.end, a.start))) best = Math.max(best, Math.min(h.weight, a.weight));
+    }
+    if (best > 0) out.push({ ...h, weight: best });
+  }
+  return out;
+}

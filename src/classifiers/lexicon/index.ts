@@ -2,10 +2,10 @@ import { compileTermList, type CompiledTermList } from "./lexicon.js";
 import { DIRECT_ABUSE, INSULTS, SELF_HARM_INTENT } from "./personal-terms.js";
 import { DEROGATORY_PREDICATES, EVERYDAY_NUDITY, REJECTION_CUES, REPORTING_CUES, SUPPORT_VERBS, SUPPORTIVE_PREDICATES } from "./framing-terms.js";
 import { DEHUMANISING_PREDICATES, EXTERMINATION_PREDICATES, GROUP_TERMS } from "./group-terms.js";
-import { GRAPHIC_VIOLENCE, MINOR_INDICATORS, NUDITY, SELF_HARM_METHODS, SEXUAL_EXPLICIT, THREATS, VIOLENT_ACTS } from "./terms.js";
+import { GRAPHIC_VIOLENCE, MINOR_INDICATORS, NUDITY, SELF_HARM_METHODS, SEXUAL_ACTS, SEXUAL_EXPLICIT, THREATS, VIOLENT_ACTS, WEAPON_MAKING } from "./terms.js";
 
 export { compileTermList, evidenceScore, scanText, strongestHit, type CompiledTermList, type LexiconHit } from "./lexicon.js";
-export { aimedAtReader, combinePhrases, declaredThreats, dropNegated } from "./context.js";
+export { aimedAtReader, combinePhrases, declaredThreats, dropNegated, followedBy } from "./context.js";
 export { dropHyperbole, hasQuotation, negatedClaims, outside } from "./framing.js";
 export { groupClaims } from "./group-claims.js";
 export { SUPPORT_MAX_WORDS, supportiveClaims, supportiveFrame } from "./supportive-claims.js";
@@ -16,11 +16,13 @@ export * from "./terms.js";
 
 export interface Lexicons {
   sexual: CompiledTermList;
+  sexualActs: CompiledTermList;
   graphicViolence: CompiledTermList;
   minors: CompiledTermList;
   selfHarmMethods: CompiledTermList;
   threats: CompiledTermList;
   violentActs: CompiledTermList;
+  weaponMaking: CompiledTermList;
   selfHarmIntent: CompiledTermList;
   insults: CompiledTermList;
   directAbuse: CompiledTermList;
@@ -42,11 +44,13 @@ let cached: Lexicons | undefined;
 export function getLexicons(): Lexicons {
   cached ??= {
     sexual: compileTermList(SEXUAL_EXPLICIT),
+    sexualActs: compileTermList(SEXUAL_ACTS),
     graphicViolence: compileTermList(GRAPHIC_VIOLENCE),
     minors: compileTermList(MINOR_INDICATORS),
     selfHarmMethods: compileTermList(SELF_HARM_METHODS),
     threats: compileTermList(THREATS),
     violentActs: compileTermList(VIOLENT_ACTS),
+    weaponMaking: compileTermList(WEAPON_MAKING),
     selfHarmIntent: compileTermList(SELF_HARM_INTENT),
     insults: compileTermList(INSULTS),
     directAbuse: compileTermList(DIRECT_ABUSE),

@@ -43,7 +43,9 @@ export function compileTermList(list: TermList): CompiledTermList {
   const stems: Phrase[] = [];
   for (const [raw, weight] of Object.entries(list.terms)) {
     const stem = raw.endsWith("*");
-    const words = normalizeForMatching(stem ? raw.slice(0, -1) : raw).split(" ").filter((w) => w.length > 0);
+    // Split on hyphens too, as the tokenizer does: "14-year-old" normalises to "ia-year-old" (digits
+    // inside a word read as leetspeak) and is matched as the words "ia year old".
+    const words = normalizeForMatching(stem ? raw.slice(0, -1) : raw).split(/[ -]/).filter((w) => w.length > 0);
     if (words.length === 0) continue;
     const phrase: Phrase = { words, stem, term: raw, weight };
     if (stem && words.length === 1) {

@@ -58,6 +58,48 @@ export const MINOR_INDICATORS: TermList = {
     "stepdaughter": 0.6, "son": 0.3, "niece": 0.5, "nephew": 0.5, "boy": 0.6, "girl": 0.4, "puberty": 0.8,
     "pubescent": 1, "prepubescent": 1, "grade schooler*": 1, "sixth grade*": 1, "seventh grade*": 1,
     "eighth grade*": 1, "ninth grade*": 1, "underaged": 1, "year old girl": 0.6, "year old boy": 0.6,
+    ...minorAges(),
+  },
+};
+
+/**
+ * Ages under 18 as people write them: "14 year old", "14-year-old", "14 years old", "14yo", "fourteen
+ * year old". The normaliser reads digits inside words as leetspeak ("14yo" -> "iayo"), so each form is
+ * listed and compiled through it like the text.
+ */
+function minorAges(): Record<string, number> {
+  const words = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+    "thirteen", "fourteen", "fifteen", "sixteen", "seventeen"];
+  const ages: Record<string, number> = {};
+  words.forEach((word, i) => {
+    for (const n of [String(i + 1), word]) {
+      for (const form of [`${n} year old`, `${n}-year-old`, `${n} years old`, `${n} yr old`, `${n}yo`, `${n} yo`]) ages[form] = 1;
+    }
+  });
+  return ages;
+}
+
+/**
+ * Sexual acts done to or with someone, as verbs ("seduces", "molested", "had sex with"; not the
+ * noun "molestation", which names the crime in news and awareness text). Alone they are not sexual
+ * content ("she seduced the jury"); with a minor indicator as their object they flag `sexual_minors`
+ * (engine.ts), the conservative handling a category without honest training data gets. Rape and
+ * sexual assault are left out: with children as object they are mostly reports and allegations
+ * (news, political posts), which this rule flagged by the dozen in the held-out sets; the sexual
+ * evidence rule still flags requests for such content. Weight 1 = an act on its own; 0.6 = also
+ * everyday ("slept with").
+ */
+export const SEXUAL_ACTS: TermList = {
+  name: "sexual_acts",
+  terms: {
+    "seduce": 1, "seduces": 1, "seduced": 1, "seducing": 1, "molest": 1, "molests": 1, "molested": 1,
+    "molesting": 1, "fondle": 1, "fondles": 1, "fondled": 1, "fondling": 1, "grope": 1, "gropes": 1, "groped": 1,
+    "groping": 1, "have sex with": 1,
+    "had sex with": 1, "having sex with": 1, "sex with": 1, "sexual relationship": 1, "sexual relations": 1,
+    "make out with": 0.8,
+    "made out with": 0.8, "touch her inappropriately": 1, "touch him inappropriately": 1, "touched her inappropriately": 1,
+    "touched him inappropriately": 1, "nude photos of": 1, "naked photos of": 1, "nude pictures of": 1,
+    "naked pictures of": 1, "sleep with": 0.6, "slept with": 0.6, "undress*": 0.6,
   },
 };
 
@@ -119,6 +161,22 @@ export const VIOLENT_ACTS: TermList = {
     "kill him": 0.6, "kill her": 0.6, "kill them": 0.6, "stab him": 0.6, "stab her": 0.6, "shoot him": 0.6,
     "shoot her": 0.6, "murder him": 0.6, "murder her": 0.6, "kill my teacher": 0.6, "kill my boss": 0.6,
     "kill my wife": 0.6, "kill my husband": 0.6, "kill my family": 0.6, "kill my parents": 0.6,
+  },
+};
+
+/**
+ * Making weapons built to kill or maim many ("how do I make a pipe bomb"): asked or told, it flags
+ * `violence` on its own (the taxonomy has no separate weapons category). Spelled out with their
+ * verbs because the nouns alone are everyday ("bath bomb", "the bomb squad", "napalm" in history).
+ */
+export const WEAPON_MAKING: TermList = {
+  name: "weapon_making",
+  terms: {
+    "make a pipe bomb": 1, "build a pipe bomb": 1, "make a bomb": 1, "build a bomb": 1, "make a car bomb": 1,
+    "build a car bomb": 1, "make a nail bomb": 1, "make a molotov": 1, "make molotov cocktails": 1, "make napalm": 1,
+    "make explosives": 1, "make an explosive": 1, "build an explosive": 1, "make an ied": 1, "build an ied": 1,
+    "make tatp": 1, "make ricin": 1, "make sarin": 1, "make nerve gas": 1, "make mustard gas": 1, "make a dirty bomb": 1,
+    "make a suicide vest": 1, "build a suicide vest": 1, "make a ghost gun": 1, "make a silencer": 0.6,
   },
 };
 

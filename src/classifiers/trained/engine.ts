@@ -1,6 +1,6 @@
 import { CATEGORY_IDS, type CategoryId } from "../categories.js";
 import type { CategoryVerdict, EvidenceSpan, TextClassifier, Verdict } from "../classifier.js";
-import { aimedAtReader, combinePhrases, declaredThreats, dropHyperbole, dropNegated, evidenceScore, getLexicons, groupClaims, hasQuotation, negatedClaims, outside, strongestHit, supportiveFrame, type LexiconHit } from "../lexicon/index.js";
+import { aimedAtReader, combinePhrases, declaredThreats, dropHyperbole, dropNegated, followedBy, evidenceScore, getLexicons, groupClaims, hasQuotation, negatedClaims, outside, strongestHit, supportiveFrame, type LexiconHit } from "../lexicon/index.js";
 import { normalizeText, type NormalizedText } from "../normalize/normalize.js";
 import { featuresOfTokens, featurize, firstTokenAtOrAfter, tokenFeaturesOf, tokenize, type Token, type TokenFeatures } from "./features.js";
 import type { ModelFile } from "./model-file.js";
@@ -17,6 +17,8 @@ const MAX_SPANS = 3;
  * weaker evidence (at least SUPPORTED) flags when the learned head is over SUPPORT x its own bar.
  */
 export const PERSONAL_RULES = { alone: 0.8, supported: 0.4, support: 0.5 } as const;
+/** How many words may stand between a sexual act and the minor indicator after it for the two to count together. */
+export const SEXUAL_ACT_REACH = 4;
 /** Texts of at most this many words are short requests (prompts), where nudity words count. */
 export const SHORT_TEXT_WORDS = 60;
 /**
@@ -72,12 +74,16 @@ interface WindowEvidence {
   sexualLex: number;
   graphicLex: number;
   minors: number;
+  /** A sexual act done to a minor indicator right after it ("seduces a 14 year old"); the smaller weight of the two. */
+  sexualAct: number;
   methods: number;
   threats: number;
   /** A threat phrase the writer declares as their own coming act ("I will hurt you"). */
   declaredThreat: number;
   /** A violent act against others the writer declares as their own ("I'm going to shoot up my school"). */
   violentAct: number;
+  /** Making a weapon built to kill many ("make a pipe bomb"), asked or told. */
+  weaponMaking: number;
   /** First-person self-harm phrase, not negated. */
   intent: number;
   /** Insult aimed at the reader, or a direct abuse phrase. */
@@ -97,7 +103,7 @@ interface Candidate {
   flagged: boolean;
   at: number;
   /** Which evidence to explain: the learned head, lexicon hits, or both. */
-  lexicons: ("sexual" | "graphicViolence" | "minors" | "selfHarmMethods" | "threats" | "violentActs" | "selfHarmIntent" | "insults" | "nudity" | "groupClaims" | "exterminationClaims")[];
+  lexicons: ("sexual" | "sexualActs" | "graphicViolence" | "minors" | "selfHarmMethods" | "threats" | "violentActs" | "weaponMaking" | "selfHarmIntent" | "insults" | "nudity" | "groupClaims" | "exterminationClaims")[];
   /** The learned head whose features explain this category, if any. */
   head: CategoryId | undefined;
   /** That head's score in this window: breaks ties between windows with equal scores. */
@@ -155,10 +161,13 @@ export function createEngine(model: ModelFile): TextClassifier {
       sexual: outside(lex.sexual.scan(norm.text, tokens, words), everydayNudity),
       graphicViolence: lex.graphicViolence.scan(norm.text, tokens, words),
       minors: lex.minors.scan(norm.text, tokens, words),
+      sexualActs: [] as LexiconHit[],
       selfHarmMethods: lex.selfHarmMethods.scan(norm.text, tokens, words),
       threats: lex.threats.scan(norm.text, tokens, words),
       declaredThreats: [] as LexiconHit[],
       violentActs: [] as LexiconHit[],
+      // "I would never make a bomb" is not a request for one.
+      weaponMaking: dropNegated(norm.text, tokens, words, lex.weaponMaking.scan(norm.text, tokens, words)),
       // Negated ("I would never kill myself") and hyperbolic ("I could kill myself for forgetting my
       // keys", "ugh I want to die") phrases are not statements of intent.
       selfHarmIntent: dropHyperbole(norm.text, tokens, words, intent),
@@ -173,6 +182,8 @@ export function createEngine(model: ModelFile): TextClassifier {
     };
     // Only phrases that name a harm plainly (weight 0.8 or more: "hurt you", not "beat you" or "find you").
     hits.declaredThreats = declaredThreats(norm.text, tokens, words, hits.threats.filter((h) => h.weight >= 0.8));
+    // A sexual act counts only with a plain minor indicator as its object ("seduces a 14 year old").
+    hits.sexualActs = followedBy(norm.text, tokens, words, lex.sexualActs.scan(norm.text, tokens, words), hits.minors.filter((h) => h.weight >= 0.6), SEXUAL_ACT_REACH);
     hits.violentActs = declaredThreats(norm.text, tokens, words, lex.violentActs.scan(norm.text, tokens, words));
     const groups = lex.groups.scan(norm.text, tokens, words);
     if (groups.length > 0) {
@@ -204,10 +215,12 @@ export function createEngine(model: ModelFile): TextClassifier {
         sexualLex: evidenceScore(pick(hits.sexual), count),
         graphicLex: evidenceScore(pick(hits.graphicViolence), count),
         minors: strongestHit(pick(hits.minors)),
+        sexualAct: strongestHit(pick(hits.sexualActs)),
         methods: strongestHit(pick(hits.selfHarmMethods)),
         threats: strongestHit(pick(hits.threats)),
         declaredThreat: strongestHit(pick(hits.declaredThreats)),
         violentAct: combinePhrases(pick(hits.violentActs)),
+        weaponMaking: strongestHit(pick(hits.weaponMaking)),
         intent: combinePhrases(pick(hits.selfHarmIntent)),
         insult: combinePhrases(pick(hits.insults)),
         nudity: combinePhrases(pick(hits.nudity)),
@@ -252,6 +265,9 @@ export function createEngine(model: ModelFile): TextClassifier {
       const sexual = Math.max(w.model.sexual ?? 0, w.sexualLex);
       const sm = Math.min(sexual, w.minors);
       consider("sexual_minors", sm, w.minors > 0 && sexual >= threshold("sexual_minors"), at, "sexual", ["minors", "sexual"]);
+      // A sexual act ("seduces", "molested") beside a plain minor indicator ("a 14 year old", "child")
+      // flags too: such text is rarely explicit enough for the sexual evidence above.
+      if (w.sexualAct >= 0.8) consider("sexual_minors", w.sexualAct, true, at, undefined, ["minors", "sexualActs"]);
       // Thin threat data: a direct threat phrase plus harassment or violence evidence in the same window.
       const hostile = Math.max(w.model.harassment ?? 0, w.model.violence ?? 0);
       // An explicit phrase ("kill you") is strong evidence itself, so the hostility bar is lower (as for sexual_minors).
@@ -271,6 +287,9 @@ export function createEngine(model: ModelFile): TextClassifier {
       // (a school, everyone), it flags violence alone; against one person it needs the head's support.
       if (personal(w.violentAct, w.model.violence ?? 0, threshold("violence"))) {
         consider("violence", Math.max(w.violentAct, w.model.violence ?? 0), true, at, "violence", ["violentActs"]);
+      }
+      if (personal(w.weaponMaking, w.model.violence ?? 0, threshold("violence"))) {
+        consider("violence", Math.max(w.weaponMaking, w.model.violence ?? 0), true, at, "violence", ["weaponMaking"]);
       }
       // A first-person self-harm phrase ("I want to end my life"): the learned heads rarely see
       // long first-person posts, so plain statements are missed without it.
