@@ -110,6 +110,14 @@ describe("insults aimed at the reader", () => {
     expect(strength("insults", "please take out your trash")).toBeLessThan(0.8);
   });
 
+  it("count exclusion aimed at the reader", () => {
+    expect(strength("insults", "Nobody wants you here")).toBe(1);
+    expect(strength("insults", "you don't belong here")).toBeGreaterThanOrEqual(0.8);
+    // Without "here" it is also everyday, so it needs the learned head's support.
+    expect(strength("insults", "nobody wants you to work late, go home")).toBeLessThan(0.8);
+    expect(flagsOf("nobody wants you to work late, go home")).toEqual([]);
+  });
+
   it("count wishes of harm or death on the reader, not good wishes", () => {
     for (const text of ["I hope you get cancer and die", "i hope u get cancer", "I wish you were dead", "You deserve to die, loser", "I hope your family dies in a fire"]) {
       expect(flagsOf(text), text).toContain("harassment");
@@ -145,6 +153,20 @@ describe("threats the writer declares as their own", () => {
       // A marker in an earlier sentence does not reach a phrase in the next one.
       "I will be there at six. Nobody can hurt you here.",
     ]) {
+      expect(flagsOf(text), text).toEqual([]);
+    }
+  });
+});
+
+describe("veiled threats at the reader", () => {
+  it("flag harassment_threatening and harassment by rule", () => {
+    for (const text of ["I know where your kids go to school.", "I know where you live.", "Your days are numbered"]) {
+      expect(flagsOf(text), text).toEqual(["harassment", "harassment_threatening"]);
+    }
+  });
+
+  it("not when negated or asked, and the kindly ones only with the head's support", () => {
+    for (const text of ["I don't know where you live", "Do I know where you live? No.", "I know where you work, I'll drop the parcel off there"]) {
       expect(flagsOf(text), text).toEqual([]);
     }
   });

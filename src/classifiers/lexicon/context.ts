@@ -180,3 +180,8 @@ export function followedBy(
   }
   return out;
 }
+
+/** Phrase hits that are stated: not negated just before (dropNegated) and not in a question. */
+export function statedPhrases(text: string, tokens: readonly Token[], words: readonly string[], hits: readonly LexiconHit[]): LexiconHit[] {
+  return dropNegated(text, tokens, words, hits).filter((h) => !questionAfter(text, h.end));
+}

@@ -1,11 +1,11 @@
 import { compileTermList, type CompiledTermList } from "./lexicon.js";
-import { DIRECT_ABUSE, INSULTS, SELF_HARM_INTENT } from "./personal-terms.js";
+import { DIRECT_ABUSE, INSULTS, SELF_HARM_INTENT, VEILED_THREATS } from "./personal-terms.js";
 import { DEROGATORY_PREDICATES, EVERYDAY_NUDITY, REJECTION_CUES, REPORTING_CUES, SUPPORT_VERBS, SUPPORTIVE_PREDICATES } from "./framing-terms.js";
 import { DEHUMANISING_PREDICATES, EXTERMINATION_PREDICATES, GROUP_TERMS } from "./group-terms.js";
 import { GRAPHIC_VIOLENCE, MINOR_INDICATORS, NUDITY, SELF_HARM_METHODS, SEXUAL_ACTS, SEXUAL_EXPLICIT, THREATS, VIOLENT_ACTS, WEAPON_MAKING } from "./terms.js";
 
 export { compileTermList, evidenceScore, scanText, strongestHit, type CompiledTermList, type LexiconHit } from "./lexicon.js";
-export { aimedAtReader, combinePhrases, declaredThreats, dropNegated, followedBy } from "./context.js";
+export { aimedAtReader, combinePhrases, declaredThreats, dropNegated, followedBy, statedPhrases } from "./context.js";
 export { dropHyperbole, hasQuotation, negatedClaims, outside } from "./framing.js";
 export { groupClaims } from "./group-claims.js";
 export { SUPPORT_MAX_WORDS, supportiveClaims, supportiveFrame } from "./supportive-claims.js";
@@ -21,6 +21,7 @@ export interface Lexicons {
   minors: CompiledTermList;
   selfHarmMethods: CompiledTermList;
   threats: CompiledTermList;
+  veiledThreats: CompiledTermList;
   violentActs: CompiledTermList;
   weaponMaking: CompiledTermList;
   selfHarmIntent: CompiledTermList;
@@ -49,6 +50,7 @@ export function getLexicons(): Lexicons {
     minors: compileTermList(MINOR_INDICATORS),
     selfHarmMethods: compileTermList(SELF_HARM_METHODS),
     threats: compileTermList(THREATS),
+    veiledThreats: compileTermList(VEILED_THREATS),
     violentActs: compileTermList(VIOLENT_ACTS),
     weaponMaking: compileTermList(WEAPON_MAKING),
     selfHarmIntent: compileTermList(SELF_HARM_INTENT),

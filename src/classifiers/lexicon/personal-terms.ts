@@ -153,5 +153,26 @@ export const DIRECT_ABUSE: TermList = {
     "hope your family dies": 1, "hope your mom dies": 1, "hope your kids die": 1, "wish you were dead": 1,
     "wish you would die": 1, "you deserve to die": 1, "you don't deserve to live": 1, "you dont deserve to live": 1,
     "world would be better without you": 1,
+    // Exclusion aimed at the reader.
+    "nobody wants you here": 1, "no one wants you here": 1, "nobody wants you": 0.6, "no one wants you": 0.6,
+    "you're not welcome here": 0.8, "youre not welcome here": 0.8, "you are not welcome here": 0.8,
+    "you don't belong here": 0.8, "you dont belong here": 0.8,
+  },
+};
+
+/**
+ * Veiled threats: idioms that threaten the reader without naming a harm ("I know where you live",
+ * "your days are numbered"). Weight 1 threatens on its own; 0.6 is also said kindly ("I know where
+ * you work, I'll drop the parcel off there") and needs the harassment head's support. Negated and
+ * asked ones do not count (context.ts: statedPhrases).
+ */
+export const VEILED_THREATS: TermList = {
+  name: "veiled_threats",
+  terms: {
+    "i know where you live": 1, "we know where you live": 1, "i know where your kids": 1, "i know where your children": 1,
+    "i know where your family": 1, "we know where your kids": 1, "i know where you work": 0.6, "we know where you work": 0.6,
+    "your days are numbered": 1, "sleep with one eye open": 1, "you won't see it coming": 1, "you wont see it coming": 1,
+    "you'd better watch out": 0.6, "youd better watch out": 0.6, "it would be a shame if something happened to": 1,
+    "accidents happen": 0.4, "you've been warned": 0.6, "youve been warned": 0.6, "this is your last warning": 0.8,
   },
 };

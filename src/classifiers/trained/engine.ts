@@ -1,6 +1,6 @@
 import { CATEGORY_IDS, type CategoryId } from "../categories.js";
 import type { CategoryVerdict, EvidenceSpan, TextClassifier, Verdict } from "../classifier.js";
-import { aimedAtReader, combinePhrases, declaredThreats, dropHyperbole, dropNegated, followedBy, evidenceScore, getLexicons, groupClaims, hasQuotation, negatedClaims, outside, strongestHit, supportiveFrame, type LexiconHit } from "../lexicon/index.js";
+import { aimedAtReader, combinePhrases, declaredThreats, dropHyperbole, dropNegated, followedBy, statedPhrases, evidenceScore, getLexicons, groupClaims, hasQuotation, negatedClaims, outside, strongestHit, supportiveFrame, type LexiconHit } from "../lexicon/index.js";
 import { normalizeText, type NormalizedText } from "../normalize/normalize.js";
 import { featuresOfTokens, featurize, firstTokenAtOrAfter, tokenFeaturesOf, tokenize, type Token, type TokenFeatures } from "./features.js";
 import type { ModelFile } from "./model-file.js";
@@ -80,6 +80,8 @@ interface WindowEvidence {
   threats: number;
   /** A threat phrase the writer declares as their own coming act ("I will hurt you"). */
   declaredThreat: number;
+  /** A veiled threat at the reader ("I know where you live"). */
+  veiledThreat: number;
   /** A violent act against others the writer declares as their own ("I'm going to shoot up my school"). */
   violentAct: number;
   /** Making a weapon built to kill many ("make a pipe bomb"), asked or told. */
@@ -103,7 +105,7 @@ interface Candidate {
   flagged: boolean;
   at: number;
   /** Which evidence to explain: the learned head, lexicon hits, or both. */
-  lexicons: ("sexual" | "sexualActs" | "graphicViolence" | "minors" | "selfHarmMethods" | "threats" | "violentActs" | "weaponMaking" | "selfHarmIntent" | "insults" | "nudity" | "groupClaims" | "exterminationClaims")[];
+  lexicons: ("sexual" | "sexualActs" | "graphicViolence" | "minors" | "selfHarmMethods" | "threats" | "veiledThreats" | "violentActs" | "weaponMaking" | "selfHarmIntent" | "insults" | "nudity" | "groupClaims" | "exterminationClaims")[];
   /** The learned head whose features explain this category, if any. */
   head: CategoryId | undefined;
   /** That head's score in this window: breaks ties between windows with equal scores. */
@@ -166,6 +168,7 @@ export function createEngine(model: ModelFile): TextClassifier {
       threats: lex.threats.scan(norm.text, tokens, words),
       declaredThreats: [] as LexiconHit[],
       violentActs: [] as LexiconHit[],
+      veiledThreats: statedPhrases(norm.text, tokens, words, lex.veiledThreats.scan(norm.text, tokens, words)),
       // "I would never make a bomb" is not a request for one.
       weaponMaking: dropNegated(norm.text, tokens, words, lex.weaponMaking.scan(norm.text, tokens, words)),
       // Negated ("I would never kill myself") and hyperbolic ("I could kill myself for forgetting my
@@ -194,7 +197,7 @@ export function createEngine(model: ModelFile): TextClassifier {
       negated: short && negatedClaim(norm.text, tokens, words),
       counter: short && counterSpeech(norm.text, tokens, words),
       // Support for a named group, and nothing harmful beside it (lexicon/supportive-claims.ts).
-      supportive: supportiveFrame(norm.text, tokens, words, groups, [...hits.insults, ...hits.threats, ...hits.violentActs, ...hits.groupClaims], lex),
+      supportive: supportiveFrame(norm.text, tokens, words, groups, [...hits.insults, ...hits.threats, ...hits.veiledThreats, ...hits.violentActs, ...hits.groupClaims], lex),
       // Every first-person phrase of a short text was hyperbole: the head, which saw the same words, does not flag alone.
       hyperbole: short && intent.length > 0 && hits.selfHarmIntent.length === 0,
     };
@@ -219,6 +222,7 @@ export function createEngine(model: ModelFile): TextClassifier {
         methods: strongestHit(pick(hits.selfHarmMethods)),
         threats: strongestHit(pick(hits.threats)),
         declaredThreat: strongestHit(pick(hits.declaredThreats)),
+        veiledThreat: combinePhrases(pick(hits.veiledThreats)),
         violentAct: combinePhrases(pick(hits.violentActs)),
         weaponMaking: strongestHit(pick(hits.weaponMaking)),
         intent: combinePhrases(pick(hits.selfHarmIntent)),
@@ -282,6 +286,11 @@ export function createEngine(model: ModelFile): TextClassifier {
         consider("harassment_threatening", Math.max(w.declaredThreat, w.model.harassment_threatening ?? 0), true, at, "harassment", ["threats"]);
         consider("harassment", Math.max(w.declaredThreat, w.model.harassment ?? 0), true, at, "harassment", ["threats"]);
         consider("violence", Math.max(w.declaredThreat, w.model.violence ?? 0), true, at, "violence", ["threats"]);
+      }
+      // A veiled threat at the reader ("I know where your kids go to school") threatens and harasses.
+      if (personal(w.veiledThreat, w.model.harassment ?? 0, threshold("harassment"))) {
+        consider("harassment_threatening", Math.max(w.veiledThreat, w.model.harassment_threatening ?? 0), true, at, "harassment", ["veiledThreats"]);
+        consider("harassment", Math.max(w.veiledThreat, w.model.harassment ?? 0), true, at, "harassment", ["veiledThreats"]);
       }
       // A violent act against others the writer declares as their own: plain, with a named target
       // (a school, everyone), it flags violence alone; against one person it needs the head's support.
