@@ -6,17 +6,13 @@ import { featuresOfTokens, featurize, firstTokenAtOrAfter, tokenFeaturesOf, toke
 import type { ModelFile } from "./model-file.js";
 import { newFloat64Array } from "./typed-slab.js";
 import { createLinearScorer, createMlpScorer, type Scorer } from "./scorers.js";
-import { windowsOf, type Window } from "./windows.js";
+import { windowsOf } from "./windows.js";
+import { applyPhraseRules, personal } from "./phrase-rules.js";
+import type { Candidate, WindowEvidence } from "./window-evidence.js";
 
 const sigmoid = (x: number): number => 1 / (1 + Math.exp(-x));
 const MAX_SPANS = 3;
 
-/**
- * Phrase rules for harm aimed at a person (lexicon/personal-terms.ts), where the learned heads miss
- * plain statements phrased unlike their training text. Evidence at or above ALONE flags by itself;
- * weaker evidence (at least SUPPORTED) flags when the learned head is over SUPPORT x its own bar.
- */
-export const PERSONAL_RULES = { alone: 0.8, supported: 0.4, support: 0.5 } as const;
 /** How many words may stand between a sexual act and the minor indicator after it for the two to count together. */
 export const SEXUAL_ACT_REACH = 4;
 /** Texts of at most this many words are short requests (prompts), where nudity words count. */
@@ -62,56 +58,6 @@ export function scorerOf(model: ModelFile): Scorer {
   });
 }
 
-/** Per-window evidence, kept so the winning window of each category can be explained. */
-interface WindowEvidence {
-  window: Window;
-  /** Tokens starting inside the window: [tFrom, tTo). */
-  tFrom: number;
-  tTo: number;
-  features: Uint32Array;
-  /** Calibrated model score per category with a head. */
-  model: Partial<Record<CategoryId, number>>;
-  sexualLex: number;
-  graphicLex: number;
-  minors: number;
-  /** A sexual act done to a minor indicator right after it ("seduces a 14 year old"); the smaller weight of the two. */
-  sexualAct: number;
-  methods: number;
-  threats: number;
-  /** A threat phrase the writer declares as their own coming act ("I will hurt you"). */
-  declaredThreat: number;
-  /** A veiled threat at the reader ("I know where you live"). */
-  veiledThreat: number;
-  /** A violent act against others the writer declares as their own ("I'm going to shoot up my school"). */
-  violentAct: number;
-  /** Making a weapon built to kill many ("make a pipe bomb"), asked or told. */
-  weaponMaking: number;
-  /** First-person self-harm phrase, not negated. */
-  intent: number;
-  /** Insult aimed at the reader, or a direct abuse phrase. */
-  insult: number;
-  /** Nudity / sexualised-appearance words, for short texts only. */
-  nudity: number;
-  /** A dehumanising claim about a group ("immigrants are vermin"), or an exterminationist one. */
-  dehumanising: number;
-  /** The exterminationist part alone ("X should be exterminated"), which also threatens. */
-  extermination: number;
-  /** A nudity word in an everyday sense ("nude lipstick", "the naked truth") and no other sexual word. */
-  everydaySense: boolean;
-}
-
-interface Candidate {
-  score: number;
-  flagged: boolean;
-  at: number;
-  /** Which evidence to explain: the learned head, lexicon hits, or both. */
-  lexicons: ("sexual" | "sexualActs" | "graphicViolence" | "minors" | "selfHarmMethods" | "threats" | "veiledThreats" | "violentActs" | "weaponMaking" | "selfHarmIntent" | "insults" | "nudity" | "groupClaims" | "exterminationClaims")[];
-  /** The learned head whose features explain this category, if any. */
-  head: CategoryId | undefined;
-  /** That head's score in this window: breaks ties between windows with equal scores. */
-  support: number;
-}
-
 export function createEngine(model: ModelFile): TextClassifier {
   const { header } = model;
   const scorer = scorerOf(model);
@@ -122,9 +68,6 @@ export function createEngine(model: ModelFile): TextClassifier {
   const heads = header.heads.map((category) => ({ category, ...(header.calibration[category] ?? { a: 1, b: 0 }), threshold: threshold(category) }));
   // Raw logits of the window being scored (classify is synchronous, so one array serves every call).
   const logits = new Float64Array(scorer.heads);
-  /** Whether phrase evidence flags: plain on its own, or weaker with the learned head's support. */
-  const personal = (evidence: number, model: number, bar: number): boolean =>
-    evidence >= PERSONAL_RULES.alone || (evidence >= PERSONAL_RULES.supported && model >= PERSONAL_RULES.support * bar);
 
   type Evidence = { windows: WindowEvidence[]; tokens: Token[]; tf: TokenFeatures; hits: Record<string, LexiconHit[]>; frames: Frames };
   /** Frames of a short text that keep some learned heads from flagging on their own. */
@@ -287,34 +230,15 @@ export function createEngine(model: ModelFile): TextClassifier {
         consider("harassment", Math.max(w.declaredThreat, w.model.harassment ?? 0), true, at, "harassment", ["threats"]);
         consider("violence", Math.max(w.declaredThreat, w.model.violence ?? 0), true, at, "violence", ["threats"]);
       }
-      // A veiled threat at the reader ("I know where your kids go to school") threatens and harasses.
-      if (personal(w.veiledThreat, w.model.harassment ?? 0, threshold("harassment"))) {
-        consider("harassment_threatening", Math.max(w.veiledThreat, w.model.harassment_threatening ?? 0), true, at, "harassment", ["veiledThreats"]);
-        consider("harassment", Math.max(w.veiledThreat, w.model.harassment ?? 0), true, at, "harassment", ["veiledThreats"]);
-      }
-      // A violent act against others the writer declares as their own: plain, with a named target
-      // (a school, everyone), it flags violence alone; against one person it needs the head's support.
-      if (personal(w.violentAct, w.model.violence ?? 0, threshold("violence"))) {
-        consider("violence", Math.max(w.violentAct, w.model.violence ?? 0), true, at, "violence", ["violentActs"]);
-      }
-      if (personal(w.weaponMaking, w.model.violence ?? 0, threshold("violence"))) {
-        consider("violence", Math.max(w.weaponMaking, w.model.violence ?? 0), true, at, "violence", ["weaponMaking"]);
-      }
+      // Phrase rules of one shape (phrase-rules.ts): veiled threats, violent acts, weapon making,
+      // insults aimed at the reader, nudity words in short requests.
+      applyPhraseRules(w, threshold, (c, score, explain, lexicons) => consider(c, score, true, at, explain, lexicons));
       // A first-person self-harm phrase ("I want to end my life"): the learned heads rarely see
       // long first-person posts, so plain statements are missed without it.
       const intentFlag = personal(w.intent, w.model.self_harm ?? 0, threshold("self_harm"));
       if (intentFlag) {
         consider("self_harm", Math.max(w.intent, w.model.self_harm ?? 0), true, at, "self_harm", ["selfHarmIntent"]);
         consider("self_harm_intent", Math.max(w.intent, w.model.self_harm_intent ?? 0), true, at, "self_harm_intent", ["selfHarmIntent"]);
-      }
-      // An insult aimed at the reader ("you worthless idiot") or a direct abuse phrase ("fuck you").
-      if (personal(w.insult, w.model.harassment ?? 0, threshold("harassment"))) {
-        consider("harassment", Math.max(w.insult, w.model.harassment ?? 0), true, at, "harassment", ["insults"]);
-      }
-      // A short request built on nudity words ("topless woman, sexy pose"): euphemistic prompts avoid
-      // the explicit vocabulary the density evidence needs.
-      if (personal(w.nudity, w.model.sexual ?? 0, threshold("sexual"))) {
-        consider("sexual", Math.max(w.nudity, w.model.sexual ?? 0), true, at, "sexual", ["nudity"]);
       }
       // A dehumanising claim about a group ("immigrants are vermin"): plain statements the hate head
       // misses held out. A counter-speech frame ("saying X are vermin is disgusting") keeps it off;

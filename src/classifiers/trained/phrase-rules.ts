@@ -1,0 +1,58 @@
+import type { CategoryId } from "../categories.js";
+import type { HitList, WindowEvidence } from "./window-evidence.js";
+
+/**
+ * Phrase evidence at or above ALONE flags by itself; weaker evidence (at least SUPPORTED) flags when
+ * the learned head is over SUPPORT x its own bar. Phrase rules cover harm aimed at a person
+ * (lexicon/personal-terms.ts) and plain statements the learned heads miss held out.
+ */
+export const PERSONAL_RULES = { alone: 0.8, supported: 0.4, support: 0.5 } as const;
+
+/** Whether phrase evidence flags: plain on its own, or weaker with the learned head's support. */
+export function personal(evidence: number, model: number, bar: number): boolean {
+  return evidence >= PERSONAL_RULES.alone || (evidence >= PERSONAL_RULES.supported && model >= PERSONAL_RULES.support * bar);
+}
+
+/**
+ * The phrase rules of one shape: window evidence that, by personal() with the `support` head, flags
+ * each category of `flags` at max(evidence, that category's own head), explained by the `explain`
+ * head's features and the `lexicons` hits. Rules with more logic (self-harm intent, which feeds the
+ * instructions rule; group claims, which a counter-speech frame keeps off) stay in engine.ts.
+ */
+interface PhraseRule {
+  evidence: "veiledThreat" | "violentAct" | "weaponMaking" | "insult" | "nudity";
+  support: CategoryId;
+  flags: readonly { category: CategoryId; explain: CategoryId }[];
+  lexicons: HitList[];
+}
+
+export const PHRASE_RULES: readonly PhraseRule[] = [
+  // A veiled threat at the reader ("I know where your kids go to school") threatens and harasses.
+  {
+    evidence: "veiledThreat", support: "harassment", lexicons: ["veiledThreats"],
+    flags: [{ category: "harassment_threatening", explain: "harassment" }, { category: "harassment", explain: "harassment" }],
+  },
+  // A violent act against others the writer declares as their own: plain, with a named target
+  // (a school, everyone), it flags alone; against one person it needs the head's support.
+  { evidence: "violentAct", support: "violence", lexicons: ["violentActs"], flags: [{ category: "violence", explain: "violence" }] },
+  // Making a weapon built to kill many ("how do I make a pipe bomb").
+  { evidence: "weaponMaking", support: "violence", lexicons: ["weaponMaking"], flags: [{ category: "violence", explain: "violence" }] },
+  // An insult aimed at the reader ("you worthless idiot") or a direct abuse phrase ("fuck you").
+  { evidence: "insult", support: "harassment", lexicons: ["insults"], flags: [{ category: "harassment", explain: "harassment" }] },
+  // A short request built on nudity words ("topless woman, sexy pose"): euphemistic prompts avoid
+  // the explicit vocabulary the density evidence needs.
+  { evidence: "nudity", support: "sexual", lexicons: ["nudity"], flags: [{ category: "sexual", explain: "sexual" }] },
+];
+
+/** Runs PHRASE_RULES on one window; `consider` records a flagged candidate as engine.ts does. */
+export function applyPhraseRules(
+  w: WindowEvidence,
+  threshold: (c: CategoryId) => number,
+  consider: (c: CategoryId, score: number, explain: CategoryId, lexicons: HitList[]) => void,
+): void {
+  for (const rule of PHRASE_RULES) {
+    const evidence = w[rule.evidence];
+    if (!personal(evidence, w.model[rule.support] ?? 0, threshold(rule.support))) continue;
+    for (const { category, explain } of rule.flags) consider(category, Math.max(evidence, w.model[category] ?? 0), explain, rule.lexicons);
+  }
+}

@@ -1,0 +1,62 @@
+import type { CategoryId } from "../categories.js";
+import type { Window } from "./windows.js";
+
+/**
+ * What the engine knows about each window of a text (evidence) and what it proposes for each
+ * category (a candidate), shared by engine.ts and the phrase rules (phrase-rules.ts).
+ */
+
+/** The named lexicon hit lists of a text, whose spans explain rule-based flags. */
+export type HitList =
+  | "sexual" | "sexualActs" | "graphicViolence" | "minors" | "selfHarmMethods" | "threats" | "veiledThreats"
+  | "violentActs" | "weaponMaking" | "selfHarmIntent" | "insults" | "nudity" | "groupClaims" | "exterminationClaims";
+
+/** Per-window evidence, kept so the winning window of each category can be explained. */
+export interface WindowEvidence {
+  window: Window;
+  /** Tokens starting inside the window: [tFrom, tTo). */
+  tFrom: number;
+  tTo: number;
+  features: Uint32Array;
+  /** Calibrated model score per category with a head. */
+  model: Partial<Record<CategoryId, number>>;
+  sexualLex: number;
+  graphicLex: number;
+  minors: number;
+  /** A sexual act done to a minor indicator right after it ("seduces a 14 year old"); the smaller weight of the two. */
+  sexualAct: number;
+  methods: number;
+  threats: number;
+  /** A threat phrase the writer declares as their own coming act ("I will hurt you"). */
+  declaredThreat: number;
+  /** A veiled threat at the reader ("I know where you live"). */
+  veiledThreat: number;
+  /** A violent act against others the writer declares as their own ("I'm going to shoot up my school"). */
+  violentAct: number;
+  /** Making a weapon built to kill many ("make a pipe bomb"), asked or told. */
+  weaponMaking: number;
+  /** First-person self-harm phrase, not negated. */
+  intent: number;
+  /** Insult aimed at the reader, or a direct abuse phrase. */
+  insult: number;
+  /** Nudity / sexualised-appearance words, for short texts only. */
+  nudity: number;
+  /** A dehumanising claim about a group ("immigrants are vermin"), or an exterminationist one. */
+  dehumanising: number;
+  /** The exterminationist part alone ("X should be exterminated"), which also threatens. */
+  extermination: number;
+  /** A nudity word in an everyday sense ("nude lipstick", "the naked truth") and no other sexual word. */
+  everydaySense: boolean;
+}
+
+export interface Candidate {
+  score: number;
+  flagged: boolean;
+  at: number;
+  /** Which evidence to explain: the learned head, lexicon hits, or both. */
+  lexicons: HitList[];
+  /** The learned head whose features explain this category, if any. */
+  head: CategoryId | undefined;
+  /** That head's score in this window: breaks ties between windows with equal scores. */
+  support: number;
+}
