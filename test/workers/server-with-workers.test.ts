@@ -8,6 +8,9 @@ const INPUTS = [
   { input: [{ type: "text", text: "Thanks for the quick reply, see you at the meeting tomorrow." }] },
   { input: [{ type: "text", text: "I will find you and kill you, you worthless idiot." }, { type: "text", text: "see you at noon" }] },
   { input: [{ type: "text", text: "A calm paragraph about gardening. ".repeat(60) + "I want to kill myself tonight." }] },
+  // Non-ASCII in the answer (explanation spans quote the text) and a lone surrogate: the JSON goes
+  // out as text, so its UTF-8 length and bytes must be the ones signed.
+  { input: [{ type: "text", text: "Ünïcödé 🙂 — I will kill you, you wörthless idiöt \ud800" }] },
 ];
 
 const withoutId = (body: { id?: string }) => ({ ...body, id: undefined });
