@@ -49,7 +49,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext): void 
     const form = (request.body ?? {}) as Form;
     const email = (form.email ?? "").trim().toLowerCase().slice(0, 254);
     const password = (form.password ?? "").slice(0, MAX_PASSWORD_LENGTH + 1);
-    const wait = loginLimiter.retryAfterMs(email, request.ip);
+    const wait = await loginLimiter.retryAfterMs(email, request.ip);
     if (wait > 0) {
       reply.header("retry-after", String(Math.ceil(wait / 1000)));
       return sendPage(reply, loginPage(state.csrf, { email, error: `Too many failed attempts. Try again in ${Math.ceil(wait / 60_000)} minutes.` }), 429);
@@ -58,10 +58,10 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext): void 
     // Unknown emails cost a full scrypt too, so timing does not reveal which emails exist.
     const ok = await verifyPassword(password, account?.passwordHash ?? (await dummyPasswordHash()));
     if (!account || !account.passwordHash || !ok) {
-      loginLimiter.recordFailure(email, request.ip);
+      await loginLimiter.recordFailure(email, request.ip);
       return sendPage(reply, loginPage(state.csrf, { email, error: "Email or password is incorrect." }), 401);
     }
-    loginLimiter.recordSuccess(email, request.ip);
+    await loginLimiter.recordSuccess(email, request.ip);
     // A fresh session on every log-in: nothing chosen before log-in survives it.
     if (state.session) await sessions.destroy(state.session.token);
     const session = await sessions.create(account.id);

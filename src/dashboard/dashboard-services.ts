@@ -8,10 +8,10 @@ export interface DashboardServices {
   loginLimiter: LoginLimiter;
 }
 
-/** Built once per process so both listeners share one log-in limiter. */
+/** Built once per process; sessions and log-in failures live in SQL, shared by every replica. */
 export function createDashboardServices(deps: { db: Database; accounts: AccountStore; clock: () => number }): DashboardServices {
   return {
     sessions: createSessionStore(deps.db, deps.clock),
-    loginLimiter: createLoginLimiter({ clock: deps.clock }),
+    loginLimiter: createLoginLimiter({ db: deps.db, clock: deps.clock }),
   };
 }

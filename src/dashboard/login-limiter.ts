@@ -1,44 +1,44 @@
+import { createHash } from "node:crypto";
+import type { Database } from "../storage/database.js";
+import { toNumber } from "../storage/database.js";
+
 /**
- * Failed log-ins per (email, client IP): after `maxFailures` within `windowMs` the pair is
- * refused until the window ends. Kept in memory: per process, reset on restart, and with
- * several replicas an attacker gets `maxFailures` per replica. That is acceptable for the
- * embedded single-process default; the scrypt cost still caps guesses per second.
+ * Failed log-ins per (email, client IP): after `maxFailures` within `windowMs` of the first, the
+ * pair is refused until that window ends; a successful log-in clears it. Counted in SQL (the
+ * login_failures table), so every replica on the same database and every restart share one
+ * count: an attacker gets `maxFailures` guesses per window, not per process. Only a hash of the
+ * pair is stored.
  */
-export function createLoginLimiter(options: { clock: () => number; maxFailures?: number; windowMs?: number; maxEntries?: number }) {
+export function createLoginLimiter(options: { db: Database; clock: () => number; maxFailures?: number; windowMs?: number }) {
+  const { db, clock } = options;
   const maxFailures = options.maxFailures ?? 5;
   const windowMs = options.windowMs ?? 15 * 60_000;
-  const maxEntries = options.maxEntries ?? 100_000;
-  const failures = new Map<string, { count: number; since: number }>();
-  const keyOf = (email: string, ip: string) => `${email.trim().toLowerCase()}\u0000${ip}`;
-
-  const current = (key: string) => {
-    const entry = failures.get(key);
-    if (entry && options.clock() - entry.since >= windowMs) {
-      failures.delete(key);
-      return undefined;
-    }
-    return entry;
-  };
+  const pairHash = (email: string, ip: string) => createHash("sha256").update(`${email.trim().toLowerCase()}\u0000${ip}`).digest("hex");
 
   return {
     /** Milliseconds until another attempt is allowed, or 0 when it is allowed now. */
-    retryAfterMs(email: string, ip: string): number {
-      const entry = current(keyOf(email, ip));
-      if (!entry || entry.count < maxFailures) return 0;
-      return entry.since + windowMs - options.clock();
+    async retryAfterMs(email: string, ip: string): Promise<number> {
+      const rows = await db.query<{ failures: unknown; since: unknown }>(`SELECT failures, since FROM login_failures WHERE pair_hash = $1`, [pairHash(email, ip)]);
+      const row = rows[0];
+      if (!row || toNumber(row.failures) < maxFailures) return 0;
+      return Math.max(0, toNumber(row.since) + windowMs - clock());
     },
-    recordFailure(email: string, ip: string): void {
-      const key = keyOf(email, ip);
-      const entry = current(key);
-      if (entry) entry.count++;
-      else {
-        // Bound memory under a flood of distinct pairs: drop the oldest entries first.
-        if (failures.size >= maxEntries) failures.delete(failures.keys().next().value!);
-        failures.set(key, { count: 1, since: options.clock() });
-      }
+    /** Counts a failure in one statement, so concurrent failures (other replicas too) all count. */
+    async recordFailure(email: string, ip: string): Promise<void> {
+      const now = clock();
+      const expired = now - windowMs;
+      await db.execute(
+        `INSERT INTO login_failures (pair_hash, failures, since) VALUES ($1, 1, $2)
+         ON CONFLICT (pair_hash) DO UPDATE SET
+           failures = CASE WHEN login_failures.since <= $3 THEN 1 ELSE login_failures.failures + 1 END,
+           since = CASE WHEN login_failures.since <= $3 THEN $2 ELSE login_failures.since END`,
+        [pairHash(email, ip), now, expired],
+      );
+      // Housekeeping on failures keeps the table to about one window of them.
+      await db.execute(`DELETE FROM login_failures WHERE since <= $1`, [expired]);
     },
-    recordSuccess(email: string, ip: string): void {
-      failures.delete(keyOf(email, ip));
+    async recordSuccess(email: string, ip: string): Promise<void> {
+      await db.execute(`DELETE FROM login_failures WHERE pair_hash = $1`, [pairHash(email, ip)]);
     },
   };
 }

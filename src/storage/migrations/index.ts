@@ -2,9 +2,11 @@ import { accountsAndKeys } from "./20261122-1500-accounts-and-keys.js";
 import type { Migration } from "./migration.js";
 import { usageBuckets } from "./20261123-1000-usage.js";
 import { dashboardSessions } from "./20261123-1010-dashboard-sessions.js";
+import { loginFailures } from "./20261124-1900-login-failures.js";
 
 export const MIGRATIONS: readonly Migration[] = [
   accountsAndKeys,
   usageBuckets,
   dashboardSessions,
+  loginFailures,
 ];
