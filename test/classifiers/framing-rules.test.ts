@@ -135,6 +135,26 @@ describe("supportive claims about a group keep hate, harassment and violence hea
   });
 });
 
+describe("competition talk keeps the violence head from flagging alone", () => {
+  it("a verb of beating an opponent in a short text about a game", () => {
+    for (const text of ["Our team destroyed them 5-0", "Let's beat them in the finals tomorrow!", "we crushed them at chess"]) {
+      expect(flagsOf(text), text).not.toContain("violence");
+    }
+  });
+
+  it("not without a game, nor with a threat, weapon or graphic word beside it", () => {
+    for (const text of ["We destroyed the village", "I'm going to beat you up after the game", "beat him after the match, blood everywhere"]) {
+      expect(flagsOf(text), text).toContain("violence");
+    }
+  });
+
+  it("and the committed model leaves sports talk alone", () => {
+    const trained = loadTrainedClassifier();
+    expect(flagsOf("Our team destroyed them 5-0", trained)).toEqual([]);
+    expect(flagsOf("I'm going to beat you up after the game", trained)).toContain("harassment_threatening");
+  });
+});
+
 describe("hyperbolic self-harm phrases", () => {
   it("are dropped with an interjection in the same sentence or a trivial cause right after", () => {
     expect(intent("ugh I want to die, this exam")).toBe(0);

@@ -71,7 +71,7 @@ export function createEngine(model: ModelFile): TextClassifier {
 
   type Evidence = { windows: WindowEvidence[]; tokens: Token[]; tf: TokenFeatures; hits: Record<string, LexiconHit[]>; frames: Frames };
   /** Frames of a short text that keep some learned heads from flagging on their own. */
-  type Frames = { negated: boolean; counter: boolean; supportive: boolean; hyperbole: boolean };
+  type Frames = { negated: boolean; counter: boolean; supportive: boolean; hyperbole: boolean; competition: boolean };
 
   /**
    * Whether a short text frames a derogatory claim so as to reject it: negated ("X are not vermin",
@@ -143,6 +143,11 @@ export function createEngine(model: ModelFile): TextClassifier {
       supportive: supportiveFrame(norm.text, tokens, words, groups, [...hits.insults, ...hits.threats, ...hits.veiledThreats, ...hits.violentActs, ...hits.groupClaims], lex),
       // Every first-person phrase of a short text was hyperbole: the head, which saw the same words, does not flag alone.
       hyperbole: short && intent.length > 0 && hits.selfHarmIntent.length === 0,
+      // A verb of beating an opponent in a short text about a game ("our team destroyed them 5-0"),
+      // with no threat, weapon or graphic word: the violence head does not flag alone.
+      competition: short && hits.threats.length === 0 && hits.violentActs.length === 0 && hits.weaponMaking.length === 0 &&
+        hits.graphicViolence.length === 0 && lex.competitionVerbs.scan(norm.text, tokens, words).length > 0 &&
+        lex.competitionCues.scan(norm.text, tokens, words).length > 0,
     };
     const windows = windowsOf(norm.text, header.window).map((window): WindowEvidence => {
       const inside = (h: LexiconHit): boolean => h.start >= window.from && h.start < window.to;
@@ -201,7 +206,8 @@ export function createEngine(model: ModelFile): TextClassifier {
         // A framed claim or an everyday sense of a nudity word: the head's score stands, but the head
         // alone does not flag (it scores the words, not the frame).
         const claim = frames.negated || frames.counter || frames.supportive;
-        const unframed = !(claim && FRAMED_HEADS.has(c)) && !(frames.hyperbole && HYPERBOLE_HEADS.has(c)) && !(c === "sexual" && w.everydaySense);
+        const unframed = !(claim && FRAMED_HEADS.has(c)) && !(frames.hyperbole && HYPERBOLE_HEADS.has(c)) && !(c === "sexual" && w.everydaySense) &&
+          !(frames.competition && c === "violence");
         consider(c, s, s >= bar && unframed, at, c, []);
       }
       // Lexicon evidence backs up the thin classes; it can raise a score, never lower one.
