@@ -89,8 +89,8 @@ function sameSentence(text: string, tokens: readonly Token[], i: number): boolea
   return true;
 }
 
-/** Whether the sentence that holds offset `from` ends with a question mark. */
-function questionAfter(text: string, from: number): boolean {
+/** Whether the sentence that holds offset `from` ends with a question mark (a question, not a claim). */
+export function questionAfter(text: string, from: number): boolean {
   for (let k = from; k < text.length; k++) {
     const c = text.charCodeAt(k);
     if (c === 63) return true;

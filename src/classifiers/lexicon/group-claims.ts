@@ -1,4 +1,4 @@
-import { normalizedCues } from "./context.js";
+import { normalizedCues, questionAfter } from "./context.js";
 import { firstTokenAtOrAfter, type Token } from "../trained/features.js";
 import { negatedClaims } from "./framing.js";
 import { CLAIM_FILLERS, COPULAS } from "./group-terms.js";
@@ -20,16 +20,6 @@ const MODALS = normalizedCues(new Set(["should", "must", "need", "deserve", "don
 /** Whether a clause-ending character sits between offsets a and b. */
 export function clauseBreak(text: string, a: number, b: number): boolean {
   for (let k = a; k < b; k++) if (",;:.!?\n()\"".includes(text.charAt(k))) return true;
-  return false;
-}
-
-/** Whether the sentence holding offset `at` ends in a question mark (a question, not a claim). */
-export function inQuestion(text: string, at: number): boolean {
-  for (let k = at; k < text.length; k++) {
-    const c = text.charAt(k);
-    if (c === "?") return true;
-    if (c === "." || c === "!" || c === "\n") return false;
-  }
   return false;
 }
 
@@ -55,7 +45,7 @@ export function groupClaims(text: string, tokens: readonly Token[], words: reado
         if (!FILLERS.has(w)) { ok = false; break; }
         if (LINKS.has(w)) linked = true;
       }
-      if (!ok || !linked || inQuestion(text, p.end)) continue;
+      if (!ok || !linked || questionAfter(text, p.end)) continue;
       out.push({ term: p.term, start: g.start, end: p.end, weight: p.weight });
       break;
     }

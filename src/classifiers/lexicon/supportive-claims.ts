@@ -1,8 +1,8 @@
-import { normalizedCues } from "./context.js";
+import { normalizedCues, questionAfter } from "./context.js";
 import { firstTokenAtOrAfter, type Token } from "../trained/features.js";
 import { SUPPORT_BREAKERS, SUPPORT_FILLERS } from "./framing-terms.js";
 import { outside } from "./framing.js";
-import { clauseBreak, inQuestion } from "./group-claims.js";
+import { clauseBreak } from "./group-claims.js";
 import type { CompiledTermList, LexiconHit } from "./lexicon.js";
 
 /**
@@ -21,10 +21,11 @@ export const SUPPORT_MAX_WORDS = 25;
 /** At most this many filler words between group and predicate, or verb and group. */
 const MAX_GAP = 3;
 
-/** Whether only filler words lie between token indexes `from` (inclusive) and `to` (exclusive), all in one clause. */
-function onlyFillers(text: string, tokens: readonly Token[], words: readonly string[], from: number, to: number, a: number, b: number): boolean {
-  if (to - from > MAX_GAP) return false;
-  if (clauseBreak(text, a, b)) return false;
+/** Whether at most MAX_GAP filler words, in one clause, lie between offsets `a` and `b`. */
+function onlyFillers(text: string, tokens: readonly Token[], words: readonly string[], a: number, b: number): boolean {
+  const from = firstTokenAtOrAfter(tokens, a);
+  const to = firstTokenAtOrAfter(tokens, b);
+  if (to - from > MAX_GAP || clauseBreak(text, a, b)) return false;
   for (let i = from; i < to; i++) if (!FILLERS.has(words[i]!)) return false;
   return true;
 }
@@ -53,12 +54,12 @@ export function supportiveClaims(
   if (groups.length === 0) return [];
   const out: LexiconHit[] = [];
   for (const p of predicates) {
-    const g = groups.find((g) => g.end <= p.start && onlyFillers(text, tokens, words, firstTokenAtOrAfter(tokens, g.end), firstTokenAtOrAfter(tokens, p.start), g.end, p.start));
-    if (g && endsClause(text, tokens, words, p.end) && !inQuestion(text, p.end)) out.push({ term: p.term, start: g.start, end: p.end, weight: p.weight });
+    const g = groups.find((g) => g.end <= p.start && onlyFillers(text, tokens, words, g.end, p.start));
+    if (g && endsClause(text, tokens, words, p.end) && !questionAfter(text, p.end)) out.push({ term: p.term, start: g.start, end: p.end, weight: p.weight });
   }
   for (const v of verbs) {
-    const g = groups.find((g) => g.start >= v.end && onlyFillers(text, tokens, words, firstTokenAtOrAfter(tokens, v.end), firstTokenAtOrAfter(tokens, g.start), v.end, g.start));
-    if (g && endsClause(text, tokens, words, g.end) && !inQuestion(text, g.end)) out.push({ term: v.term, start: v.start, end: g.end, weight: v.weight });
+    const g = groups.find((g) => g.start >= v.end && onlyFillers(text, tokens, words, v.end, g.start));
+    if (g && endsClause(text, tokens, words, g.end) && !questionAfter(text, g.end)) out.push({ term: v.term, start: v.start, end: g.end, weight: v.weight });
   }
   return out;
 }
