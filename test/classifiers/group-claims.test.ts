@@ -32,6 +32,15 @@ describe("dehumanising claims about a group (rule alone)", () => {
     expect(flagsOf("Immigrants are welcome here, and rats are vermin")).toEqual([]);
   });
 
+  it("flag conspiracy tropes said of a group, linked without a copula", () => {
+    expect(flagsOf("Jews control the media and the banks")).toContain("hate");
+    expect(flagsOf("Immigrants are replacing us")).toContain("hate");
+    // Not negated, asked, condemned, said of no protected group, or a praise that needs the head.
+    for (const text of ["Jews do not control the media", "Do Jews control the media?", "Saying Jews control the media is an antisemitic lie", "The government controls the media", "Women run the world"]) {
+      expect(flagsOf(text), text).toEqual([]);
+    }
+  });
+
   it("need the hate head's support for the weaker predicates", () => {
     // "should be deported" is a political position as well as hate: not enough on its own.
     expect(flagsOf("Illegal immigrants should be deported")).toEqual([]);

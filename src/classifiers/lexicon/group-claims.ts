@@ -28,12 +28,16 @@ export function clauseBreak(text: string, a: number, b: number): boolean {
  * the predicate. Dropped: questions ("why are immigrants called ...?") and claims under a negated
  * belief verb before the group ("I don't think immigrants are vermin", framing.ts).
  */
-export function groupClaims(text: string, tokens: readonly Token[], words: readonly string[], groups: readonly LexiconHit[], predicates: readonly LexiconHit[]): LexiconHit[] {
+export function groupClaims(
+  text: string, tokens: readonly Token[], words: readonly string[], groups: readonly LexiconHit[], predicates: readonly LexiconHit[],
+  /** Verb-led predicates ("control the media") link to the group without a copula or modal. */
+  selfLinking = false,
+): LexiconHit[] {
   if (groups.length === 0 || predicates.length === 0) return [];
   const out: LexiconHit[] = [];
   for (const p of predicates) {
     const pi = firstTokenAtOrAfter(tokens, p.start);
-    const modal = MODALS.has(words[pi]!);
+    const modal = selfLinking || MODALS.has(words[pi]!);
     for (const g of groups) {
       if (g.end > p.start) continue;
       let gi = firstTokenAtOrAfter(tokens, g.end);

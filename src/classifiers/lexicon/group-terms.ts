@@ -48,6 +48,24 @@ export const DEHUMANISING_PREDICATES: TermList = {
 };
 
 /**
+ * Conspiracy tropes said of a group ("Jews control the media", "immigrants are replacing us"): old
+ * hate that needs no slur or insult, so the learned head misses it. Verb-led, so they link to the
+ * group without a copula (groupClaims with selfLinking). Weight 1 flags on its own; 0.6 is also
+ * said in praise or of powerful groups ("women run the world") and needs the hate head's support.
+ */
+export const CONSPIRACY_PREDICATES: TermList = {
+  name: "conspiracy_predicates",
+  terms: {
+    "control the media": 1, "control the banks": 1, "control the government": 1, "control the world": 1,
+    "control hollywood": 1, "controls the media": 1, "controls the banks": 1, "run the media": 1, "run the banks": 1,
+    "run hollywood": 1, "own the media": 1, "own the banks": 1, "control everything": 0.6, "rule the world": 0.6,
+    "run the world": 0.6, "are replacing us": 1, "are replacing white people": 1, "want to replace us": 1,
+    "will not replace us": 1, "are behind 9/11": 1, "did 9/11": 1, "poison the wells": 1, "killed jesus": 1,
+    "spread diseases": 0.8, "spread disease": 0.8, "are taking over": 0.6, "are invading": 0.6,
+  },
+};
+
+/**
  * Exterminationist and threatening predicates: these also count for hate_threatening. Modal-led
  * phrases ("should be ...", "deserve to die") link subject and predicate without a copula.
  */

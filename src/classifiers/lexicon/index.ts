@@ -1,7 +1,7 @@
 import { compileTermList, type CompiledTermList } from "./lexicon.js";
 import { DIRECT_ABUSE, INSULTS, SELF_HARM_INTENT, VEILED_THREATS } from "./personal-terms.js";
 import { COMPETITION_CUES, COMPETITION_VERBS, DEROGATORY_PREDICATES, EVERYDAY_NUDITY, REJECTION_CUES, REPORTING_CUES, SUPPORT_VERBS, SUPPORTIVE_PREDICATES } from "./framing-terms.js";
-import { DEHUMANISING_PREDICATES, EXTERMINATION_PREDICATES, GROUP_TERMS } from "./group-terms.js";
+import { CONSPIRACY_PREDICATES, DEHUMANISING_PREDICATES, EXTERMINATION_PREDICATES, GROUP_TERMS } from "./group-terms.js";
 import { GRAPHIC_VIOLENCE, MINOR_INDICATORS, NUDITY, SELF_HARM_METHODS, SEXUAL_ACTS, SEXUAL_EXPLICIT, THREATS, VIOLENT_ACTS, WEAPON_MAKING } from "./terms.js";
 
 export { compileTermList, evidenceScore, scanText, strongestHit, type CompiledTermList, type LexiconHit } from "./lexicon.js";
@@ -36,6 +36,7 @@ export interface Lexicons {
   competitionCues: CompiledTermList;
   groups: CompiledTermList;
   dehumanising: CompiledTermList;
+  conspiracy: CompiledTermList;
   extermination: CompiledTermList;
   supportive: CompiledTermList;
   supportVerbs: CompiledTermList;
@@ -67,6 +68,7 @@ export function getLexicons(): Lexicons {
     competitionCues: compileTermList(COMPETITION_CUES),
     groups: compileTermList(GROUP_TERMS),
     dehumanising: compileTermList(DEHUMANISING_PREDICATES),
+    conspiracy: compileTermList(CONSPIRACY_PREDICATES),
     extermination: compileTermList(EXTERMINATION_PREDICATES),
     supportive: compileTermList(SUPPORTIVE_PREDICATES),
     supportVerbs: compileTermList(SUPPORT_VERBS),

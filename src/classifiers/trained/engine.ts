@@ -134,7 +134,12 @@ export function createEngine(model: ModelFile): TextClassifier {
     const groups = lex.groups.scan(norm.text, tokens, words);
     if (groups.length > 0) {
       hits.exterminationClaims = groupClaims(norm.text, tokens, words, groups, lex.extermination.scan(norm.text, tokens, words));
-      hits.groupClaims = [...groupClaims(norm.text, tokens, words, groups, lex.dehumanising.scan(norm.text, tokens, words)), ...hits.exterminationClaims];
+      hits.groupClaims = [
+        ...groupClaims(norm.text, tokens, words, groups, lex.dehumanising.scan(norm.text, tokens, words)),
+        // Conspiracy tropes ("X control the media") count as dehumanising claims do.
+        ...groupClaims(norm.text, tokens, words, groups, lex.conspiracy.scan(norm.text, tokens, words), true),
+        ...hits.exterminationClaims,
+      ];
     }
     const frames: Frames = {
       negated: short && negatedClaim(norm.text, tokens, words),
