@@ -155,6 +155,20 @@ describe("competition talk keeps the violence head from flagging alone", () => {
   });
 });
 
+describe("everyday senses of violent words keep the violence head from flagging alone", () => {
+  it("a violent-looking word inside a fixed everyday phrase, in a short text", () => {
+    for (const text of ["how to make a bath bomb with kids", "How do I kill a Python process?", "Shoot me an email when you're free", "time to bite the bullet and call the bank"]) {
+      expect(flagsOf(text), text).not.toContain("violence");
+    }
+  });
+
+  it("not with a threat, a declared act or a graphic word beside it", () => {
+    for (const text of ["I will kill you, then kill some time at the mall", "I'm going to shoot him, then take a photo shoot", "got fired and there was blood everywhere, gore on the floor"]) {
+      expect(flagsOf(text), text).toContain("violence");
+    }
+  });
+});
+
 describe("hyperbolic self-harm phrases", () => {
   it("are dropped with an interjection in the same sentence or a trivial cause right after", () => {
     expect(intent("ugh I want to die, this exam")).toBe(0);

@@ -1,6 +1,6 @@
 import { compileTermList, type CompiledTermList } from "./lexicon.js";
 import { DIRECT_ABUSE, INSULTS, SELF_HARM_INTENT, VEILED_THREATS } from "./personal-terms.js";
-import { COMPETITION_CUES, COMPETITION_VERBS, DEROGATORY_PREDICATES, EVERYDAY_NUDITY, REJECTION_CUES, REPORTING_CUES, SUPPORT_VERBS, SUPPORTIVE_PREDICATES } from "./framing-terms.js";
+import { COMPETITION_CUES, COMPETITION_VERBS, DEROGATORY_PREDICATES, EVERYDAY_NUDITY, EVERYDAY_VIOLENCE, REJECTION_CUES, REPORTING_CUES, SUPPORT_VERBS, SUPPORTIVE_PREDICATES } from "./framing-terms.js";
 import { CONSPIRACY_PREDICATES, DEHUMANISING_PREDICATES, EXTERMINATION_PREDICATES, GROUP_TERMS } from "./group-terms.js";
 import { GRAPHIC_VIOLENCE, MINOR_INDICATORS, NUDITY, SELF_HARM_METHODS, SEXUAL_ACTS, SEXUAL_EXPLICIT, THREATS, VIOLENT_ACTS, WEAPON_MAKING } from "./terms.js";
 
@@ -32,6 +32,7 @@ export interface Lexicons {
   reporting: CompiledTermList;
   rejection: CompiledTermList;
   everydayNudity: CompiledTermList;
+  everydayViolence: CompiledTermList;
   competitionVerbs: CompiledTermList;
   competitionCues: CompiledTermList;
   groups: CompiledTermList;
@@ -64,6 +65,7 @@ export function getLexicons(): Lexicons {
     reporting: compileTermList(REPORTING_CUES),
     rejection: compileTermList(REJECTION_CUES),
     everydayNudity: compileTermList(EVERYDAY_NUDITY),
+    everydayViolence: compileTermList(EVERYDAY_VIOLENCE),
     competitionVerbs: compileTermList(COMPETITION_VERBS),
     competitionCues: compileTermList(COMPETITION_CUES),
     groups: compileTermList(GROUP_TERMS),

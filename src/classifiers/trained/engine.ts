@@ -71,7 +71,7 @@ export function createEngine(model: ModelFile): TextClassifier {
 
   type Evidence = { windows: WindowEvidence[]; tokens: Token[]; tf: TokenFeatures; hits: Record<string, LexiconHit[]>; frames: Frames };
   /** Frames of a short text that keep some learned heads from flagging on their own. */
-  type Frames = { negated: boolean; counter: boolean; supportive: boolean; hyperbole: boolean; competition: boolean };
+  type Frames = { negated: boolean; counter: boolean; supportive: boolean; hyperbole: boolean; competition: boolean; everydayViolence: boolean };
 
   /**
    * Whether a short text frames a derogatory claim so as to reject it: negated ("X are not vermin",
@@ -153,6 +153,9 @@ export function createEngine(model: ModelFile): TextClassifier {
       competition: short && hits.threats.length === 0 && hits.violentActs.length === 0 && hits.weaponMaking.length === 0 &&
         hits.graphicViolence.length === 0 && lex.competitionVerbs.scan(norm.text, tokens, words).length > 0 &&
         lex.competitionCues.scan(norm.text, tokens, words).length > 0,
+      // A violent word only in an everyday fixed phrase ("kill a process", "bath bomb"), nothing violent beside it.
+      everydayViolence: short && hits.threats.length === 0 && hits.violentActs.length === 0 && hits.weaponMaking.length === 0 &&
+        hits.graphicViolence.length === 0 && lex.everydayViolence.scan(norm.text, tokens, words).length > 0,
     };
     const windows = windowsOf(norm.text, header.window).map((window): WindowEvidence => {
       const inside = (h: LexiconHit): boolean => h.start >= window.from && h.start < window.to;
@@ -212,7 +215,7 @@ export function createEngine(model: ModelFile): TextClassifier {
         // alone does not flag (it scores the words, not the frame).
         const claim = frames.negated || frames.counter || frames.supportive;
         const unframed = !(claim && FRAMED_HEADS.has(c)) && !(frames.hyperbole && HYPERBOLE_HEADS.has(c)) && !(c === "sexual" && w.everydaySense) &&
-          !(frames.competition && c === "violence");
+          !((frames.competition || frames.everydayViolence) && c === "violence");
         consider(c, s, s >= bar && unframed, at, c, []);
       }
       // Lexicon evidence backs up the thin classes; it can raise a score, never lower one.
