@@ -141,6 +141,10 @@ export function createEngine(model: ModelFile): TextClassifier {
         ...hits.exterminationClaims,
       ];
     }
+    // A short text with no threat, declared violent act, weapon or graphic word: where an everyday
+    // or sporting sense of a violent word may frame it.
+    const nothingViolent = short && hits.threats.length === 0 && hits.violentActs.length === 0 &&
+      hits.weaponMaking.length === 0 && hits.graphicViolence.length === 0;
     const frames: Frames = {
       negated: short && negatedClaim(norm.text, tokens, words),
       counter: short && counterSpeech(norm.text, tokens, words),
@@ -150,12 +154,10 @@ export function createEngine(model: ModelFile): TextClassifier {
       hyperbole: short && intent.length > 0 && hits.selfHarmIntent.length === 0,
       // A verb of beating an opponent in a short text about a game ("our team destroyed them 5-0"),
       // with no threat, weapon or graphic word: the violence head does not flag alone.
-      competition: short && hits.threats.length === 0 && hits.violentActs.length === 0 && hits.weaponMaking.length === 0 &&
-        hits.graphicViolence.length === 0 && lex.competitionVerbs.scan(norm.text, tokens, words).length > 0 &&
+      competition: nothingViolent && lex.competitionVerbs.scan(norm.text, tokens, words).length > 0 &&
         lex.competitionCues.scan(norm.text, tokens, words).length > 0,
       // A violent word only in an everyday fixed phrase ("kill a process", "bath bomb"), nothing violent beside it.
-      everydayViolence: short && hits.threats.length === 0 && hits.violentActs.length === 0 && hits.weaponMaking.length === 0 &&
-        hits.graphicViolence.length === 0 && lex.everydayViolence.scan(norm.text, tokens, words).length > 0,
+      everydayViolence: nothingViolent && lex.everydayViolence.scan(norm.text, tokens, words).length > 0,
     };
     const windows = windowsOf(norm.text, header.window).map((window): WindowEvidence => {
       const inside = (h: LexiconHit): boolean => h.start >= window.from && h.start < window.to;
