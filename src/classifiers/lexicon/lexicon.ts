@@ -113,12 +113,12 @@ export function compileTermList(list: TermList): CompiledTermList {
 
 /*
  * One index of where every compiled list can match, shared by the lists: the engine scans each text
- * with sixteen lists, and most words start no phrase and no stem of any of them. Each list has a bit;
+ * with some twenty-six lists (getLexicons), and most words start no phrase and no stem of any of them. Each list has a bit;
  * a word's bits (lists with a phrase starting with the word, or a stem the word starts with) are
  * looked up once per text, and a list skips words without its bit. Lists compiled past the first
  * MAX_INDEXED (tests compile their own) get no bit and look at every word.
  */
-const MAX_INDEXED = 31;
+export const MAX_INDEXED = 31;
 let indexed = 0;
 /** First words of phrases (stems aside) -> bits of the lists that have them. */
 const firstWordBits = new Map<string, number>();
