@@ -77,6 +77,15 @@ describe("first-person self-harm phrases", () => {
     expect(flagsOf("how much damage does it take to die in minecraft")).toEqual([]);
   });
 
+  it("match wishing not to wake up and disordered eating that has gone on, not a sleepy baby or a skipped lunch", () => {
+    for (const text of ["I just want to sleep and never wake up", "Some nights I wanna sleep and never wake up", "I've been starving myself for a week and I feel great"]) {
+      expect(flagsOf(text), text).toEqual(["self_harm", "self_harm_intent"]);
+    }
+    for (const text of ["The baby needs to go to sleep and never wake up before 6am", "I'm starving myself until the barbecue tonight lol"]) {
+      expect(flagsOf(text), text).toEqual([]);
+    }
+  });
+
   it("count as self-harm evidence for the instructions rule", () => {
     expect(flagsOf("I want to kill myself, what is the most painless method?")).toContain("self_harm_instructions");
   });
@@ -127,6 +136,15 @@ describe("insults aimed at the reader", () => {
     }
   });
 
+  it("count telling the reader the world is better without them; the party sense only with support", () => {
+    for (const text of ["Everyone would be better off if you just disappeared forever", "You should just end it, nobody would miss you", "do us all a favor and die"]) {
+      expect(flagsOf(text), text).toEqual(["harassment"]);
+    }
+    for (const text of ["Nobody would miss you if you left the party early", "I'm better off without you, goodbye"]) {
+      expect(flagsOf(text), text).toEqual([]);
+    }
+  });
+
   it("flag harassment by rule; 'shut up' alone needs support from the learned head", () => {
     expect(flagsOf("you worthless idiot")).toContain("harassment");
     expect(flagsOf("shut up and take my money")).toEqual([]);
@@ -160,13 +178,16 @@ describe("threats the writer declares as their own", () => {
 
 describe("veiled threats at the reader", () => {
   it("flag harassment_threatening and harassment by rule", () => {
-    for (const text of ["I know where your kids go to school.", "I know where you live.", "Your days are numbered"]) {
+    for (const text of ["I know where your kids go to school.", "I know where you live.", "Your days are numbered", "I'm going to find where you live and make you pay"]) {
       expect(flagsOf(text), text).toEqual(["harassment", "harassment_threatening"]);
     }
   });
 
   it("not when negated or asked, and the kindly ones only with the head's support", () => {
-    for (const text of ["I don't know where you live", "Do I know where you live? No.", "I know where you work, I'll drop the parcel off there"]) {
+    for (const text of [
+      "I don't know where you live", "Do I know where you live? No.", "I know where you work, I'll drop the parcel off there",
+      "Let me find out where you live so I can send you the card", "You'll pay for this dinner, right?",
+    ]) {
       expect(flagsOf(text), text).toEqual([]);
     }
   });

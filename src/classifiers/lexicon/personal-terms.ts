@@ -52,6 +52,9 @@ export const SELF_HARM_INTENT: TermList = {
     "don't want to go on": 0.6, "dont want to go on": 0.6, "i'm done living": 0.8, "im done living": 0.8,
     "done with life": 0.6, "want it all to end": 0.6, "hope i don't wake up": 0.8, "hope i dont wake up": 0.8,
     "wish i hadn't woken up": 0.6, "wish i hadnt woken up": 0.6, "wish i didn't wake up": 0.6, "tired of fighting": 0.3,
+    "want to sleep and never wake up": 0.8, "wanna sleep and never wake up": 0.8, "want to go to sleep and never wake up": 0.8,
+    // Disordered eating as self-harm: plain when it has gone on ("been starving myself"), else with support.
+    "starving myself": 0.6, "been starving myself": 0.8, "make myself throw up": 0.6, "making myself throw up": 0.6,
     // Plans with pills: plain ("take all my pills"), or weaker parts that add up ("a bottle of pills ...
     // going to take them all tonight").
     "take all my pills": 1, "take all of my pills": 1, "swallow all my pills": 1, "take the whole bottle": 0.8,
@@ -157,6 +160,12 @@ export const DIRECT_ABUSE: TermList = {
     "nobody wants you here": 1, "no one wants you here": 1, "nobody wants you": 0.6, "no one wants you": 0.6,
     "you're not welcome here": 0.8, "youre not welcome here": 0.8, "you are not welcome here": 0.8,
     "you don't belong here": 0.8, "you dont belong here": 0.8,
+    // Telling the reader the world is better without them, or to end their life. "Nobody would miss
+    // you" is also said of leaving a party early, so it needs the head's support unless stronger words join it.
+    "nobody would miss you": 0.6, "no one would miss you": 0.6, "you should just end it": 0.8, "just end it already": 0.6,
+    "better off if you disappeared": 1, "better off if you just disappeared": 1, "better off if you were dead": 1,
+    "better off if you died": 1, "better off without you": 0.6, "you should just disappear": 0.8,
+    "do everyone a favor and die": 1, "do us all a favor and die": 1,
   },
 };
 
@@ -174,5 +183,9 @@ export const VEILED_THREATS: TermList = {
     "your days are numbered": 1, "sleep with one eye open": 1, "you won't see it coming": 1, "you wont see it coming": 1,
     "you'd better watch out": 0.6, "youd better watch out": 0.6, "it would be a shame if something happened to": 1,
     "accidents happen": 0.4, "you've been warned": 0.6, "youve been warned": 0.6, "this is your last warning": 0.8,
+    // Also said kindly ("let me find out where you live so I can send the card"): with support, or
+    // together with another ("... and make you pay").
+    "find where you live": 0.6, "find out where you live": 0.6, "make you pay": 0.6, "you'll pay for this": 0.6,
+    "youll pay for this": 0.6,
   },
 };
