@@ -19,6 +19,7 @@ describe("dehumanising claims about a group (rule alone)", () => {
   it("flag calls for a group's extermination as hate_threatening too", () => {
     expect(flagsOf("Gay people should be exterminated")).toEqual(["hate", "hate_threatening"]);
     expect(flagsOf("Jews deserve to die.")).toEqual(["hate", "hate_threatening"]);
+    expect(flagsOf("Gays should be thrown off buildings")).toEqual(["hate", "hate_threatening"]);
     expect(flagsOf("Refugees are vermin")).not.toContain("hate_threatening");
   });
 

@@ -213,6 +213,18 @@ describe("violent acts against others that the writer declares as their own", ()
     expect(flagsOf("I'm going to kill him when he gets home, he ate my cake")).toEqual([]);
     expect(flagsOf("I'm going to kill him", constantEngine("loud"))).toContain("violence");
   });
+
+  it("stabbing, strangling or poisoning a named person needs no support: no everyday idiom to guard against", () => {
+    for (const text of ["I'm going to stab my stepdad tonight", "I will poison her", "gonna strangle my roommate"]) {
+      expect(flagsOf(text), text).toEqual(["violence"]);
+    }
+  });
+
+  it("not when what follows gives the verb its everyday sense: a thing sent, or the betrayal idiom", () => {
+    for (const text of ["I'm going to shoot my boss an email about it", "I'll shoot him a quick text later", "I'm going to stab him in the back at the meeting"]) {
+      expect(flagsOf(text), text).not.toContain("violence");
+    }
+  });
 });
 
 describe("nudity words in short texts", () => {

@@ -1,6 +1,7 @@
 import { normalizeForMatching } from "../normalize/normalize.js";
 import { firstTokenAtOrAfter, type Token } from "../trained/features.js";
 import type { LexiconHit } from "./lexicon.js";
+import { SENT_THINGS } from "./terms.js";
 import { FIRST_PERSON_FUTURE, INSULT_FILLERS, NEGATIONS, POSSESSIVE, POSSESSIVE_FACTOR, SECOND_PERSON, VOCATIVE_INSULTS } from "./personal-terms.js";
 
 /**
@@ -138,6 +139,22 @@ export function declaredThreats(text: string, tokens: readonly Token[], words: r
     }
   }
   return out;
+}
+
+/** Small words allowed between an act's object and the thing sent ("shoot him a quick text"). */
+const SENDING_FILLERS: ReadonlySet<string> = new Set(["a", "an", "the", "quick", "short", "brief", "few"]);
+
+/**
+ * Violent-act hits without an everyday sense given by what follows: a thing sent (SENT_THINGS: "shoot
+ * my boss an email" is not a shooting) or the betrayal idiom ("stab him in the back").
+ */
+export function notEverydaySense(tokens: readonly Token[], words: readonly string[], hits: readonly LexiconHit[]): LexiconHit[] {
+  return hits.filter((h) => {
+    let i = firstTokenAtOrAfter(tokens, h.end);
+    if (words[i] === "in" && words[i + 1] === "the" && words[i + 2] === "back") return false;
+    for (let skipped = 0; skipped < 2 && SENDING_FILLERS.has(words[i] ?? ""); skipped++) i++;
+    return !SENT_THINGS.has(words[i] ?? "");
+  });
 }
 
 /**

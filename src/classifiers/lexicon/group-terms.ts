@@ -80,6 +80,8 @@ export const EXTERMINATION_PREDICATES: TermList = {
     "should be sterilized": 1, "should be eliminated": 1, "must be eliminated": 1, "should die": 1,
     "must die": 1, "need to die": 1, "deserve to die": 1, "don't deserve to live": 1,
     "do not deserve to live": 1, "dont deserve to live": 1, "should not exist": 1, "shouldn't exist": 1,
+    "should be thrown off buildings": 1, "should be thrown off a building": 1, "should be beheaded": 1,
+    "should be hung": 1, "should be drowned": 1, "should be slaughtered": 1, "should be massacred": 1,
     "should be deported": 0.5, "must be deported": 0.5, "should be thrown out": 0.5, "should be locked up": 0.5,
   },
 };

@@ -136,6 +136,13 @@ export const THREATS: TermList = {
   },
 };
 
+/** People a declared act may be aimed at: pronouns and the relations a threat usually names. */
+const PEOPLE = [
+  "him", "her", "my dad", "my mom", "my mum", "my father", "my mother", "my stepdad", "my stepmom", "my brother",
+  "my sister", "my wife", "my husband", "my ex", "my boyfriend", "my girlfriend", "my boss", "my teacher",
+  "my neighbor", "my neighbour", "my roommate", "my coworker", "my classmate", "my son", "my daughter",
+];
+
 /**
  * Violent acts against people other than the reader, most against many at once ("shoot up the
  * school", "kill everyone"). They count only when the writer declares one as their own coming act
@@ -162,8 +169,26 @@ export const VIOLENT_ACTS: TermList = {
     "kill him": 0.6, "kill her": 0.6, "kill them": 0.6, "stab him": 0.6, "stab her": 0.6, "shoot him": 0.6,
     "shoot her": 0.6, "murder him": 0.6, "murder her": 0.6, "kill my teacher": 0.6, "kill my boss": 0.6,
     "kill my wife": 0.6, "kill my husband": 0.6, "kill my family": 0.6, "kill my parents": 0.6,
+    // Stabbing, strangling or poisoning a named person has no everyday idiom to guard against ("kill
+    // him" does), so declared it flags alone. Poisoning "them" is said of weeds and rats: not listed.
+    ...actsAgainst(["stab", "strangle", "poison"], PEOPLE, 1),
+    ...actsAgainst(["stab", "strangle"], ["them"], 1),
   },
 };
+
+/** Phrases "<verb> <person>" for every pair, all with one weight. */
+function actsAgainst(verbs: readonly string[], people: readonly string[], weight: number): Record<string, number> {
+  return Object.fromEntries(verbs.flatMap((verb) => people.map((person) => [`${verb} ${person}`, weight])));
+}
+
+/**
+ * Words that, right after a violent verb and its object (at most two small words between), give the
+ * verb its everyday sense of sending: "shoot my boss an email", "shoot him a quick text".
+ */
+export const SENT_THINGS: ReadonlySet<string> = new Set([
+  "email", "emails", "mail", "text", "texts", "message", "messages", "note", "line", "dm", "pm", "invite", "link",
+  "photo", "pic", "picture", "video", "look", "glance", "smile", "wink", "reminder", "update", "question",
+]);
 
 /**
  * Making weapons built to kill or maim many ("how do I make a pipe bomb"): asked or told, it flags
@@ -178,6 +203,10 @@ export const WEAPON_MAKING: TermList = {
     "make explosives": 1, "make an explosive": 1, "build an explosive": 1, "make an ied": 1, "build an ied": 1,
     "make tatp": 1, "make ricin": 1, "make sarin": 1, "make nerve gas": 1, "make mustard gas": 1, "make a dirty bomb": 1,
     "make a suicide vest": 1, "build a suicide vest": 1, "make a ghost gun": 1, "make a silencer": 0.6,
+    // Asking how to harm someone unseen or unpunished is the same kind of request.
+    "hurt someone without leaving marks": 1, "hurt someone without leaving a mark": 1, "without leaving marks": 0.6,
+    "kill someone and get away with it": 1, "kill someone without getting caught": 1, "how to poison someone": 1,
+    "poison someone without": 1, "untraceable poison": 1, "get rid of a body": 1, "dispose of a body": 1,
   },
 };
 

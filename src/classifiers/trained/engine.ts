@@ -1,6 +1,6 @@
 import { CATEGORY_IDS, type CategoryId } from "../categories.js";
 import type { CategoryVerdict, EvidenceSpan, TextClassifier, Verdict } from "../classifier.js";
-import { aimedAtReader, combinePhrases, declaredThreats, dropHyperbole, dropNegated, followedBy, statedPhrases, evidenceScore, getLexicons, groupClaims, hasQuotation, negatedClaims, outside, strongestHit, supportiveFrame, type LexiconHit } from "../lexicon/index.js";
+import { aimedAtReader, combinePhrases, declaredThreats, dropHyperbole, dropNegated, followedBy, notEverydaySense, statedPhrases, evidenceScore, getLexicons, groupClaims, hasQuotation, negatedClaims, outside, strongestHit, supportiveFrame, type LexiconHit } from "../lexicon/index.js";
 import { normalizeText, type NormalizedText } from "../normalize/normalize.js";
 import { featuresOfTokens, featurize, firstTokenAtOrAfter, tokenFeaturesOf, tokenize, type Token, type TokenFeatures } from "./features.js";
 import type { ModelFile } from "./model-file.js";
@@ -130,7 +130,7 @@ export function createEngine(model: ModelFile): TextClassifier {
     hits.declaredThreats = declaredThreats(norm.text, tokens, words, hits.threats.filter((h) => h.weight >= 0.8));
     // A sexual act counts only with a plain minor indicator as its object ("seduces a 14 year old").
     hits.sexualActs = followedBy(norm.text, tokens, words, lex.sexualActs.scan(norm.text, tokens, words), hits.minors.filter((h) => h.weight >= 0.6), SEXUAL_ACT_REACH);
-    hits.violentActs = declaredThreats(norm.text, tokens, words, lex.violentActs.scan(norm.text, tokens, words));
+    hits.violentActs = declaredThreats(norm.text, tokens, words, notEverydaySense(tokens, words, lex.violentActs.scan(norm.text, tokens, words)));
     const groups = lex.groups.scan(norm.text, tokens, words);
     if (groups.length > 0) {
       hits.exterminationClaims = groupClaims(norm.text, tokens, words, groups, lex.extermination.scan(norm.text, tokens, words));
