@@ -1,5 +1,5 @@
 import { compileTermList, type CompiledTermList } from "./lexicon.js";
-import { DIRECT_ABUSE, INSULTS, SELF_HARM_INTENT, VEILED_THREATS } from "./personal-terms.js";
+import { DIRECT_ABUSE, GROOMING, INSULTS, SELF_HARM_INTENT, VEILED_THREATS } from "./personal-terms.js";
 import { COMPETITION_CUES, COMPETITION_VERBS, DEROGATORY_PREDICATES, EVERYDAY_NUDITY, EVERYDAY_VIOLENCE, REJECTION_CUES, REPORTING_CUES, SUPPORT_VERBS, SUPPORTIVE_PREDICATES } from "./framing-terms.js";
 import { CONSPIRACY_PREDICATES, DEHUMANISING_PREDICATES, EXTERMINATION_PREDICATES, GROUP_TERMS } from "./group-terms.js";
 import { GRAPHIC_VIOLENCE, MINOR_INDICATORS, NUDITY, SELF_HARM_METHODS, SEXUAL_ACTS, SEXUAL_EXPLICIT, THREATS, VIOLENT_ACTS, WEAPON_MAKING } from "./terms.js";
@@ -22,6 +22,7 @@ export interface Lexicons {
   selfHarmMethods: CompiledTermList;
   threats: CompiledTermList;
   veiledThreats: CompiledTermList;
+  grooming: CompiledTermList;
   violentActs: CompiledTermList;
   weaponMaking: CompiledTermList;
   selfHarmIntent: CompiledTermList;
@@ -55,6 +56,7 @@ export function getLexicons(): Lexicons {
     selfHarmMethods: compileTermList(SELF_HARM_METHODS),
     threats: compileTermList(THREATS),
     veiledThreats: compileTermList(VEILED_THREATS),
+    grooming: compileTermList(GROOMING),
     violentActs: compileTermList(VIOLENT_ACTS),
     weaponMaking: compileTermList(WEAPON_MAKING),
     selfHarmIntent: compileTermList(SELF_HARM_INTENT),

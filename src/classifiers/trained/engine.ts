@@ -15,6 +15,12 @@ const MAX_SPANS = 3;
 
 /** How many words may stand between a sexual act and the minor indicator after it for the two to count together. */
 export const SEXUAL_ACT_REACH = 4;
+/**
+ * Combined grooming evidence (lexicon GROOMING, weights 0.4-0.6) that flags sexual_minors: two
+ * phrases (about 0.8) with a plain minor indicator in the window, or three (about 0.9) on their own.
+ */
+const GROOMING_WITH_MINOR = 0.8;
+const GROOMING_ALONE = 0.9;
 /** Texts of at most this many words are short requests (prompts), where nudity words count. */
 export const SHORT_TEXT_WORDS = 60;
 /**
@@ -112,6 +118,8 @@ export function createEngine(model: ModelFile): TextClassifier {
       declaredThreats: [] as LexiconHit[],
       violentActs: [] as LexiconHit[],
       veiledThreats: statedPhrases(norm.text, tokens, words, lex.veiledThreats.scan(norm.text, tokens, words)),
+      // Not statedPhrases: grooming is often asked ("are you home alone?").
+      grooming: dropNegated(norm.text, tokens, words, lex.grooming.scan(norm.text, tokens, words)),
       // "I would never make a bomb" is not a request for one.
       weaponMaking: dropNegated(norm.text, tokens, words, lex.weaponMaking.scan(norm.text, tokens, words)),
       // Negated ("I would never kill myself") and hyperbolic ("I could kill myself for forgetting my
@@ -181,6 +189,7 @@ export function createEngine(model: ModelFile): TextClassifier {
         threats: strongestHit(pick(hits.threats)),
         declaredThreat: strongestHit(pick(hits.declaredThreats)),
         veiledThreat: combinePhrases(pick(hits.veiledThreats)),
+        grooming: combinePhrases(pick(hits.grooming)),
         violentAct: combinePhrases(pick(hits.violentActs)),
         weaponMaking: strongestHit(pick(hits.weaponMaking)),
         intent: combinePhrases(pick(hits.selfHarmIntent)),
@@ -231,6 +240,9 @@ export function createEngine(model: ModelFile): TextClassifier {
       // A sexual act ("seduces", "molested") beside a plain minor indicator ("a 14 year old", "child")
       // flags too: such text is rarely explicit enough for the sexual evidence above.
       if (w.sexualAct >= 0.8) consider("sexual_minors", w.sexualAct, true, at, undefined, ["minors", "sexualActs"]);
+      // Grooming holds no sexual words: two of its phrases beside a plain minor indicator, or three.
+      const grooming = (w.grooming >= GROOMING_WITH_MINOR && w.minors >= 0.6) || w.grooming >= GROOMING_ALONE;
+      if (grooming) consider("sexual_minors", w.grooming, true, at, undefined, ["grooming", "minors"]);
       // Thin threat data: a direct threat phrase plus harassment or violence evidence in the same window.
       const hostile = Math.max(w.model.harassment ?? 0, w.model.violence ?? 0);
       // An explicit phrase ("kill you") is strong evidence itself, so the hostility bar is lower (as for sexual_minors).

@@ -9,7 +9,7 @@ import type { Window } from "./windows.js";
 /** The named lexicon hit lists of a text, whose spans explain rule-based flags. */
 export type HitList =
   | "sexual" | "sexualActs" | "graphicViolence" | "minors" | "selfHarmMethods" | "threats" | "veiledThreats"
-  | "violentActs" | "weaponMaking" | "selfHarmIntent" | "insults" | "nudity" | "groupClaims" | "exterminationClaims";
+  | "violentActs" | "weaponMaking" | "selfHarmIntent" | "insults" | "nudity" | "groupClaims" | "exterminationClaims" | "grooming";
 
 /** Per-window evidence, kept so the winning window of each category can be explained. */
 export interface WindowEvidence {
@@ -31,6 +31,8 @@ export interface WindowEvidence {
   declaredThreat: number;
   /** A veiled threat at the reader ("I know where you live"). */
   veiledThreat: number;
+  /** Grooming phrases to the reader ("our little secret", "mature for your age"), not negated; combined. */
+  grooming: number;
   /** A violent act against others the writer declares as their own ("I'm going to shoot up my school"). */
   violentAct: number;
   /** Making a weapon built to kill many ("make a pipe bomb"), asked or told. */
