@@ -154,7 +154,7 @@ describe("insults aimed at the reader", () => {
 
 describe("threats the writer declares as their own", () => {
   it("flag harassment_threatening, harassment and violence by rule, also when the phrase comes words later", () => {
-    for (const text of ["I will find where you live and hurt you", "I'm going to kill you", "imma k1ll you", "We will break your legs", "I want to hurt you so bad"]) {
+    for (const text of ["I will find where you live and hurt you", "I'm going to kill you", "imma k1ll you", "We will break your legs", "I want to hurt you so bad", "I'm going to end you"]) {
       expect(flagsOf(text)).toEqual(["harassment", "harassment_threatening", "violence"]);
     }
   });
@@ -181,6 +181,17 @@ describe("veiled threats at the reader", () => {
     for (const text of ["I know where your kids go to school.", "I know where you live.", "Your days are numbered", "I'm going to find where you live and make you pay"]) {
       expect(flagsOf(text), text).toEqual(["harassment", "harassment_threatening"]);
     }
+  });
+
+  it("count threats to expose the reader (doxxing, intimate images) and to their family", () => {
+    for (const text of ["I'll post your address online so everyone can visit", "watch what happens to your family", "i'm going to leak your nudes to everyone"]) {
+      expect(flagsOf(text), text).toEqual(expect.arrayContaining(["harassment", "harassment_threatening"]));
+    }
+    // Said as warnings too: only with the learned head's support.
+    for (const text of ["Your kids aren't safe in that car seat, it was recalled", "Did you see the news? Hackers leak your address if you reuse passwords"]) {
+      expect(flagsOf(text), text).toEqual([]);
+    }
+    expect(flagsOf("your kids aren't safe", constantEngine("loud"))).toContain("harassment_threatening");
   });
 
   it("not when negated or asked, and the kindly ones only with the head's support", () => {

@@ -187,6 +187,12 @@ export const VEILED_THREATS: TermList = {
     // together with another ("... and make you pay").
     "find where you live": 0.6, "find out where you live": 0.6, "make you pay": 0.6, "you'll pay for this": 0.6,
     "youll pay for this": 0.6,
+    // Also a warning about a recalled car seat: with support.
+    "your kids aren't safe": 0.6, "your kids arent safe": 0.6, "your family isn't safe": 0.6, "your family isnt safe": 0.6,
+    "watch what happens to your": 0.8,
+    // Exposure: publishing where the reader lives or their intimate images (doxxing, sextortion).
+    "post your address": 0.8, "leak your address": 0.6, "dox you": 1, "doxx you": 1, "leak your nudes": 1,
+    "post your nudes": 1, "send your nudes to": 1, "leak your pics": 0.8,
   },
 };
 

@@ -129,7 +129,7 @@ export const THREATS: TermList = {
     "shoot you": 1, "shoot your": 1, "stab you": 1, "strangle you": 1, "choke you": 0.8, "hang you": 0.8,
     "slit your": 1, "cut your throat": 1, "break your": 0.8, "beat you": 0.7, "beat your": 0.7,
     "beat you up": 0.9, "beat u up": 0.9, "beat the shit out of you": 1, "beat the crap out of you": 1,
-    "hurt you": 0.8, "hurt your": 0.8, "rape you": 1, "burn your": 0.8, "bury you": 0.8, "end you": 0.7,
+    "hurt you": 0.8, "hurt your": 0.8, "rape you": 1, "burn your": 0.8, "bury you": 0.8, "end you": 0.8,
     "find you": 0.6, "hunt you": 0.8, "come for you": 0.6, "coming for you": 0.6,
     "you're dead": 1, "you are dead": 1, "youre dead": 1, "you will die": 1, "you'll die": 1, "you will pay": 0.6,
     "watch your back": 0.8, "i will kill": 0.6, "i'll kill": 0.6, "gonna kill": 0.6, "going to kill": 0.6,
