@@ -145,6 +145,26 @@ describe("insults aimed at the reader", () => {
     }
   });
 
+  it("said of someone else, flag harassment only with the learned head's support and no frame", () => {
+    const leaning = constantEngine("leaning");
+    for (const text of ["He is such a pathetic idiot", "my boss is a complete asshole", "what a moron this guy is"]) {
+      expect(flagsOf(text, leaning), text).toContain("harassment");
+      expect(flagsOf(text), text).not.toContain("harassment");
+    }
+  });
+
+  it("not when said of the writer, of a named group (the hate rules judge that), or negated", () => {
+    const leaning = constantEngine("leaning");
+    for (const text of [
+      "I can be a real bastard sometimes", "Sorry I was being a dumbass", "my dumbass self fell for that",
+      "All women are stupid", "He is not an idiot, he is just shy",
+    ]) {
+      expect(flagsOf(text, leaning), text).not.toContain("harassment");
+    }
+    // The nearest person word decides: "he" is nearer than "I".
+    expect(flagsOf("I think he is an idiot", leaning)).toContain("harassment");
+  });
+
   it("flag harassment by rule; 'shut up' alone needs support from the learned head", () => {
     expect(flagsOf("you worthless idiot")).toContain("harassment");
     expect(flagsOf("shut up and take my money")).toEqual([]);

@@ -141,6 +141,53 @@ export function declaredThreats(text: string, tokens: readonly Token[], words: r
   return out;
 }
 
+const FIRST_PERSON: ReadonlySet<string> = new Set(["i", "i'm", "im", "i've", "ive", "i'd", "id", "me", "myself", "we", "we're", "were", "us", "ourselves"]);
+/** "my dumbass self" is the writer; "my boss is an asshole" is the boss. */
+const FIRST_PERSON_POSSESSIVE: ReadonlySet<string> = new Set(["my", "our"]);
+const OTHER_PERSON: ReadonlySet<string> = new Set(["he", "he's", "hes", "she", "she's", "shes", "they", "they're", "theyre", "him", "her", "them", "his", "their", "you", "your", "u", "ur"]);
+/** How far back (words, same sentence) the nearest person word is looked for. */
+const SUBJECT_LOOKBACK = 8;
+
+/**
+ * Drops insult hits said of the writer ("I can be a real bastard", "sorry I was being a dumbass",
+ * "my dumbass self"): the nearest person word before the insult, in its sentence, is a first-person
+ * pronoun, or "my" right before it. "I think he's an idiot" keeps its hit ("he" is nearer), and so
+ * does "my boss is an asshole" ("my" belongs to the boss).
+ */
+export function notAboutWriter(text: string, tokens: readonly Token[], words: readonly string[], hits: readonly LexiconHit[]): LexiconHit[] {
+  return hits.filter((h) => {
+    const i = firstTokenAtOrAfter(tokens, h.start);
+    for (let j = i - 1; j >= Math.max(0, i - SUBJECT_LOOKBACK); j--) {
+      if (!sameSentence(text, tokens, j + 1)) return true;
+      if (FIRST_PERSON.has(words[j]!)) return false;
+      if (FIRST_PERSON_POSSESSIVE.has(words[j]!)) return j < i - 1;
+      if (OTHER_PERSON.has(words[j]!)) return true;
+    }
+    return true;
+  });
+}
+
+/** How far before an insult (words, same sentence) a group named as its subject is looked for. */
+const GROUP_SUBJECT_REACH = 6;
+
+/**
+ * Drops insult hits said of a protected group named just before them ("all women are stupid"): that
+ * is a claim about a group, judged by the hate head and the group-claim rules with their frames, not
+ * harassment of a person.
+ */
+export function notOfGroup(text: string, tokens: readonly Token[], hits: readonly LexiconHit[], groups: readonly LexiconHit[]): LexiconHit[] {
+  if (groups.length === 0) return [...hits];
+  return hits.filter((h) => {
+    const i = firstTokenAtOrAfter(tokens, h.start);
+    return !groups.some((g) => {
+      const at = firstTokenAtOrAfter(tokens, g.start);
+      if (at >= i || i - at > GROUP_SUBJECT_REACH) return false;
+      for (let k = at + 1; k <= i; k++) if (!sameSentence(text, tokens, k)) return false;
+      return true;
+    });
+  });
+}
+
 /** Small words allowed between an act's object and the thing sent ("shoot him a quick text"). */
 const SENDING_FILLERS: ReadonlySet<string> = new Set(["a", "an", "the", "quick", "short", "brief", "few"]);
 

@@ -9,7 +9,7 @@ import type { Window } from "./windows.js";
 /** The named lexicon hit lists of a text, whose spans explain rule-based flags. */
 export type HitList =
   | "sexual" | "sexualActs" | "graphicViolence" | "minors" | "selfHarmMethods" | "threats" | "veiledThreats"
-  | "violentActs" | "weaponMaking" | "selfHarmIntent" | "insults" | "nudity" | "groupClaims" | "exterminationClaims" | "grooming";
+  | "violentActs" | "weaponMaking" | "selfHarmIntent" | "insults" | "nudity" | "groupClaims" | "exterminationClaims" | "grooming" | "thirdPersonInsults";
 
 /** Per-window evidence, kept so the winning window of each category can be explained. */
 export interface WindowEvidence {
@@ -41,6 +41,8 @@ export interface WindowEvidence {
   intent: number;
   /** Insult aimed at the reader, or a direct abuse phrase. */
   insult: number;
+  /** Insult said of someone other than the reader, the writer or a named group, at a reduced weight. */
+  thirdPersonInsult: number;
   /** Nudity / sexualised-appearance words, for short texts only. */
   nudity: number;
   /** A dehumanising claim about a group ("immigrants are vermin"), or an exterminationist one. */
