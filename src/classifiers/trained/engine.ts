@@ -7,7 +7,7 @@ import type { ModelFile } from "./model-file.js";
 import { newFloat64Array } from "./typed-slab.js";
 import { createLinearScorer, createMlpScorer, type Scorer } from "./scorers.js";
 import { windowsOf } from "./windows.js";
-import { applyPhraseRules, personal, PERSONAL_RULES } from "./phrase-rules.js";
+import { applyPhraseRules, groomingFlags, personal, THIRD_PERSON_FACTOR, thirdPersonInsultFlags } from "./phrase-rules.js";
 import type { Candidate, WindowEvidence } from "./window-evidence.js";
 
 const sigmoid = (x: number): number => 1 / (1 + Math.exp(-x));
@@ -15,20 +15,6 @@ const MAX_SPANS = 3;
 
 /** How many words may stand between a sexual act and the minor indicator after it for the two to count together. */
 export const SEXUAL_ACT_REACH = 4;
-/**
- * Combined grooming evidence (lexicon GROOMING, weights 0.4-0.6) that flags sexual_minors: two
- * phrases (about 0.8) with a plain minor indicator in the window, or three (about 0.9) on their own.
- */
-const GROOMING_WITH_MINOR = 0.8;
-const GROOMING_ALONE = 0.9;
-/**
- * An insult said of someone other than the reader ("he is such an idiot") counts at this share of
- * its weight, and flags harassment only when the learned head is over THIRD_PERSON_SUPPORT x its bar
- * and no frame (negation, counter-speech, support) governs the text. Held out: harassment recall
- * 0.210 -> 0.289 at higher precision (models/README.md).
- */
-const THIRD_PERSON_FACTOR = 0.5;
-const THIRD_PERSON_SUPPORT = 0.5;
 /** Texts of at most this many words are short requests (prompts), where nudity words count. */
 export const SHORT_TEXT_WORDS = 60;
 /**
@@ -234,12 +220,13 @@ export function createEngine(model: ModelFile): TextClassifier {
         out[c] = { score, flagged, at, head, lexicons, support };
       }
     };
+    // A framed claim: the learned heads of FRAMED_HEADS, and the third-person insult rule, do not flag on their own.
+    const claim = frames.negated || frames.counter || frames.supportive;
     windows.forEach((w, at) => {
       for (const { category: c, threshold: bar } of heads) {
         const s = w.model[c]!;
         // A framed claim or an everyday sense of a nudity word: the head's score stands, but the head
         // alone does not flag (it scores the words, not the frame).
-        const claim = frames.negated || frames.counter || frames.supportive;
         const unframed = !(claim && FRAMED_HEADS.has(c)) && !(frames.hyperbole && HYPERBOLE_HEADS.has(c)) && !(c === "sexual" && w.everydaySense) &&
           !((frames.competition || frames.everydayViolence) && c === "violence");
         consider(c, s, s >= bar && unframed, at, c, []);
@@ -255,9 +242,7 @@ export function createEngine(model: ModelFile): TextClassifier {
       // A sexual act ("seduces", "molested") beside a plain minor indicator ("a 14 year old", "child")
       // flags too: such text is rarely explicit enough for the sexual evidence above.
       if (w.sexualAct >= 0.8) consider("sexual_minors", w.sexualAct, true, at, undefined, ["minors", "sexualActs"]);
-      // Grooming holds no sexual words: two of its phrases beside a plain minor indicator, or three.
-      const grooming = (w.grooming >= GROOMING_WITH_MINOR && w.minors >= 0.6) || w.grooming >= GROOMING_ALONE;
-      if (grooming) consider("sexual_minors", w.grooming, true, at, undefined, ["grooming", "minors"]);
+      if (groomingFlags(w)) consider("sexual_minors", w.grooming, true, at, undefined, ["grooming", "minors"]);
       // Thin threat data: a direct threat phrase plus harassment or violence evidence in the same window.
       const hostile = Math.max(w.model.harassment ?? 0, w.model.violence ?? 0);
       // An explicit phrase ("kill you") is strong evidence itself, so the hostility bar is lower (as for sexual_minors).
@@ -276,9 +261,7 @@ export function createEngine(model: ModelFile): TextClassifier {
       // Phrase rules of one shape (phrase-rules.ts): veiled threats, violent acts, weapon making,
       // insults aimed at the reader, nudity words in short requests.
       applyPhraseRules(w, threshold, (c, score, explain, lexicons) => consider(c, score, true, at, explain, lexicons));
-      // An insult said of another person, with the head's support, in a text no frame governs.
-      const framed = frames.negated || frames.counter || frames.supportive;
-      if (!framed && w.thirdPersonInsult >= PERSONAL_RULES.supported && (w.model.harassment ?? 0) >= THIRD_PERSON_SUPPORT * threshold("harassment")) {
+      if (!claim && thirdPersonInsultFlags(w, threshold("harassment"))) {
         consider("harassment", Math.max(w.thirdPersonInsult, w.model.harassment ?? 0), true, at, "harassment", ["thirdPersonInsults"]);
       }
       // A first-person self-harm phrase ("I want to end my life"): the learned heads rarely see

@@ -56,3 +56,29 @@ export function applyPhraseRules(
     for (const { category, explain } of rule.flags) consider(category, Math.max(evidence, w.model[category] ?? 0), explain, rule.lexicons);
   }
 }
+
+/**
+ * Combined grooming evidence (lexicon GROOMING, weights 0.4-0.6) that flags sexual_minors: two
+ * phrases (about 0.8) with a plain minor indicator in the window, or three (about 0.9) on their own.
+ * Grooming holds no sexual words, which the other sexual_minors rules need.
+ */
+const GROOMING_WITH_MINOR = 0.8;
+const GROOMING_ALONE = 0.9;
+
+export function groomingFlags(w: WindowEvidence): boolean {
+  return (w.grooming >= GROOMING_WITH_MINOR && w.minors >= 0.6) || w.grooming >= GROOMING_ALONE;
+}
+
+/**
+ * An insult said of someone other than the reader ("he is such an idiot") counts at this share of
+ * its weight (engine.ts), and flags harassment only when the learned head is over
+ * THIRD_PERSON_SUPPORT x its bar; the engine also asks that no frame (negation, counter-speech,
+ * support) governs the text. Held out: harassment recall 0.210 -> 0.289 at higher precision
+ * (models/README.md).
+ */
+export const THIRD_PERSON_FACTOR = 0.5;
+const THIRD_PERSON_SUPPORT = 0.5;
+
+export function thirdPersonInsultFlags(w: WindowEvidence, harassmentBar: number): boolean {
+  return w.thirdPersonInsult >= PERSONAL_RULES.supported && (w.model.harassment ?? 0) >= THIRD_PERSON_SUPPORT * harassmentBar;
+}
