@@ -102,6 +102,8 @@ export function createEngine(model: ModelFile): TextClassifier {
     // A nudity word inside an everyday collocation ("nude lipstick", "the naked truth") is not sexual evidence.
     const everydayNudity = lex.everydayNudity.scan(norm.text, tokens, words);
     const intent = dropNegated(norm.text, tokens, words, lex.selfHarmIntent.scan(norm.text, tokens, words));
+    // Scanned once: those aimed at the reader and those said of someone else are both drawn from it.
+    const insultWords = lex.insults.scan(norm.text, tokens, words);
     const hits = {
       sexual: outside(lex.sexual.scan(norm.text, tokens, words), everydayNudity),
       graphicViolence: lex.graphicViolence.scan(norm.text, tokens, words),
@@ -126,7 +128,7 @@ export function createEngine(model: ModelFile): TextClassifier {
       exterminationClaims: [] as LexiconHit[],
       // Insults aimed at the reader flag by the phrase rule; those said of someone else count at a
       // reduced weight and only with support (thirdPersonInsults below).
-      insults: [...aimedAtReader(norm.text, tokens, words, lex.insults.scan(norm.text, tokens, words)), ...lex.directAbuse.scan(norm.text, tokens, words)],
+      insults: [...aimedAtReader(norm.text, tokens, words, insultWords), ...lex.directAbuse.scan(norm.text, tokens, words)],
       // Insults said of someone else, not of the writer or of a named group (set below, once groups are known).
       thirdPersonInsults: [] as LexiconHit[],
     };
@@ -137,7 +139,7 @@ export function createEngine(model: ModelFile): TextClassifier {
     hits.violentActs = declaredThreats(norm.text, tokens, words, notEverydaySense(tokens, words, lex.violentActs.scan(norm.text, tokens, words)));
     const groups = lex.groups.scan(norm.text, tokens, words);
     const aimed = new Set(hits.insults.map((h) => h.start));
-    const notAimed = dropNegated(norm.text, tokens, words, lex.insults.scan(norm.text, tokens, words).filter((h) => !aimed.has(h.start)));
+    const notAimed = dropNegated(norm.text, tokens, words, insultWords.filter((h) => !aimed.has(h.start)));
     hits.thirdPersonInsults = notOfGroup(norm.text, tokens, notAboutWriter(norm.text, tokens, words, notAimed), groups)
       .map((h) => ({ ...h, weight: h.weight * THIRD_PERSON_FACTOR }));
     if (groups.length > 0) {
