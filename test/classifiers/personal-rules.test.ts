@@ -145,6 +145,13 @@ describe("insults aimed at the reader", () => {
     }
   });
 
+  it("count sexual remarks and demands at the reader", () => {
+    for (const text of ["I saw your profile, you have a nice ass", "show me your tits", "hey, send me a pic of you in the shower"]) {
+      expect(flagsOf(text), text).toContain("harassment");
+    }
+    expect(flagsOf("My grandma slipped and hurt her ass on the ice")).toEqual([]);
+  });
+
   it("said of someone else, flag harassment only with the learned head's support and no frame", () => {
     const leaning = constantEngine("leaning");
     for (const text of ["He is such a pathetic idiot", "my boss is a complete asshole", "what a moron this guy is"]) {

@@ -166,6 +166,10 @@ export const DIRECT_ABUSE: TermList = {
     "better off if you disappeared": 1, "better off if you just disappeared": 1, "better off if you were dead": 1,
     "better off if you died": 1, "better off without you": 0.6, "you should just disappear": 0.8,
     "do everyone a favor and die": 1, "do us all a favor and die": 1,
+    // Sexual remarks and demands at the reader (sexual harassment).
+    "show me your tits": 1, "show me your boobs": 1, "show me your dick": 1, "show me your pussy": 1,
+    "you have a nice ass": 1, "you have nice tits": 1, "nice tits": 0.8,
+    "pic of you in the shower": 0.8, "picture of you in the shower": 0.8, "sit on my face": 1, "suck my dick": 1,
   },
 };
 
