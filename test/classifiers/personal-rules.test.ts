@@ -172,6 +172,16 @@ describe("insults aimed at the reader", () => {
     expect(flagsOf("I think he is an idiot", leaning)).toContain("harassment");
   });
 
+  it("keep the harassment head from flagging alone when every insult word is negated or said of the writer", () => {
+    const loud = constantEngine("loud");
+    for (const text of ["I'm such an idiot lol", "I feel like such an idiot for missing the bus", "my dumbass self forgot the keys", "You are not stupid, you are learning"]) {
+      expect(flagsOf(text, loud), text).not.toContain("harassment");
+    }
+    for (const text of ["I'm such an idiot, and you are a moron", "I think he is an idiot", "I hope that bitch dies", "I'm an idiot? I will hurt you"]) {
+      expect(flagsOf(text, loud), text).toContain("harassment");
+    }
+  });
+
   it("flag harassment by rule; 'shut up' alone needs support from the learned head", () => {
     expect(flagsOf("you worthless idiot")).toContain("harassment");
     expect(flagsOf("shut up and take my money")).toEqual([]);

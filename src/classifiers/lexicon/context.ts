@@ -141,30 +141,29 @@ export function declaredThreats(text: string, tokens: readonly Token[], words: r
   return out;
 }
 
-const FIRST_PERSON: ReadonlySet<string> = new Set(["i", "i'm", "im", "i've", "ive", "i'd", "id", "me", "myself", "we", "we're", "were", "us", "ourselves"]);
-/** "my dumbass self" is the writer; "my boss is an asshole" is the boss. */
-const FIRST_PERSON_POSSESSIVE: ReadonlySet<string> = new Set(["my", "our"]);
-const OTHER_PERSON: ReadonlySet<string> = new Set(["he", "he's", "hes", "she", "she's", "shes", "they", "they're", "theyre", "him", "her", "them", "his", "their", "you", "your", "u", "ur"]);
-/** How far back (words, same sentence) the nearest person word is looked for. */
-const SUBJECT_LOOKBACK = 8;
+const FIRST_PERSON = norm(new Set(["i", "i'm", "im", "i've", "ive", "i'd", "me", "myself", "we", "we're", "us", "ourselves"]));
+/** Words between the writer and an insult they say of themselves ("I can be a real bastard", "I feel like such an idiot"). */
+const SELF_FILLER = norm(new Set(["am", "was", "can", "could", "be", "been", "feel", "felt", "real", "bit", "kind", "sort"]));
 
 /**
- * Drops insult hits said of the writer ("I can be a real bastard", "sorry I was being a dumbass",
- * "my dumbass self"): the nearest person word before the insult, in its sentence, is a first-person
- * pronoun, or "my" right before it. "I think he's an idiot" keeps its hit ("he" is nearer), and so
- * does "my boss is an asshole" ("my" belongs to the boss).
+ * Drops insult hits the writer says of themselves: a first-person subject, then at most MAX_FILLERS
+ * filler words ("I'm such an idiot", "sorry I was being a dumbass", "I can be a real bastard"), or
+ * "my" right before the insult ("my dumbass self"). Anything else between keeps the hit: "I hope
+ * that bitch dies", "I think he is an idiot", "my boss is an asshole".
  */
 export function notAboutWriter(text: string, tokens: readonly Token[], words: readonly string[], hits: readonly LexiconHit[]): LexiconHit[] {
-  return hits.filter((h) => {
-    const i = firstTokenAtOrAfter(tokens, h.start);
-    for (let j = i - 1; j >= Math.max(0, i - SUBJECT_LOOKBACK); j--) {
-      if (!sameSentence(text, tokens, j + 1)) return true;
-      if (FIRST_PERSON.has(words[j]!)) return false;
-      if (FIRST_PERSON_POSSESSIVE.has(words[j]!)) return j < i - 1;
-      if (OTHER_PERSON.has(words[j]!)) return true;
-    }
-    return true;
-  });
+  return hits.filter((h) => !saidOfWriter(text, tokens, words, firstTokenAtOrAfter(tokens, h.start)));
+}
+
+function saidOfWriter(text: string, tokens: readonly Token[], words: readonly string[], i: number): boolean {
+  if (i > 0 && (words[i - 1] === "my" || words[i - 1] === "our")) return true;
+  for (let j = i - 1, fillers = 0; j >= 0 && fillers <= MAX_FILLERS; j--, fillers++) {
+    if (!joined(text, tokens, j + 1)) return false;
+    const w = words[j]!;
+    if (FIRST_PERSON.has(w)) return true;
+    if (!FILLER.has(w) && !SELF_FILLER.has(w)) return false;
+  }
+  return false;
 }
 
 /** How far before an insult (words, same sentence) a group named as its subject is looked for. */

@@ -71,7 +71,7 @@ export function createEngine(model: ModelFile): TextClassifier {
 
   type Evidence = { windows: WindowEvidence[]; tokens: Token[]; tf: TokenFeatures; hits: Record<string, LexiconHit[]>; frames: Frames };
   /** Frames of a short text that keep some learned heads from flagging on their own. */
-  type Frames = { negated: boolean; counter: boolean; supportive: boolean; hyperbole: boolean; competition: boolean; everydayViolence: boolean };
+  type Frames = { negated: boolean; counter: boolean; supportive: boolean; hyperbole: boolean; competition: boolean; everydayViolence: boolean; disownedInsults: boolean };
 
   /**
    * Whether a short text frames a derogatory claim so as to reject it: negated ("X are not vermin",
@@ -140,7 +140,8 @@ export function createEngine(model: ModelFile): TextClassifier {
     const groups = lex.groups.scan(norm.text, tokens, words);
     const aimed = new Set(hits.insults.map((h) => h.start));
     const notAimed = dropNegated(norm.text, tokens, words, insultWords.filter((h) => !aimed.has(h.start)));
-    hits.thirdPersonInsults = notOfGroup(norm.text, tokens, notAboutWriter(norm.text, tokens, words, notAimed), groups)
+    const aboutOthers = notAboutWriter(norm.text, tokens, words, notAimed);
+    hits.thirdPersonInsults = notOfGroup(norm.text, tokens, aboutOthers, groups)
       .map((h) => ({ ...h, weight: h.weight * THIRD_PERSON_FACTOR }));
     if (groups.length > 0) {
       hits.exterminationClaims = groupClaims(norm.text, tokens, words, groups, lex.extermination.scan(norm.text, tokens, words));
@@ -168,6 +169,10 @@ export function createEngine(model: ModelFile): TextClassifier {
         lex.competitionCues.scan(norm.text, tokens, words).length > 0,
       // A violent word only in an everyday fixed phrase ("kill a process", "bath bomb"), nothing violent beside it.
       everydayViolence: nothingViolent && lex.everydayViolence.scan(norm.text, tokens, words).length > 0,
+      // Every insult word of a short text is negated or said of the writer ("I'm such an idiot lol",
+      // "you are not stupid"), and nothing threatens: the harassment head does not flag alone.
+      disownedInsults: short && insultWords.length > 0 && hits.insults.length === 0 && aboutOthers.length === 0 &&
+        hits.threats.length === 0 && hits.veiledThreats.length === 0,
     };
     const windows = windowsOf(norm.text, header.window).map((window): WindowEvidence => {
       const inside = (h: LexiconHit): boolean => h.start >= window.from && h.start < window.to;
@@ -230,7 +235,7 @@ export function createEngine(model: ModelFile): TextClassifier {
         // A framed claim or an everyday sense of a nudity word: the head's score stands, but the head
         // alone does not flag (it scores the words, not the frame).
         const unframed = !(claim && FRAMED_HEADS.has(c)) && !(frames.hyperbole && HYPERBOLE_HEADS.has(c)) && !(c === "sexual" && w.everydaySense) &&
-          !((frames.competition || frames.everydayViolence) && c === "violence");
+          !((frames.competition || frames.everydayViolence) && c === "violence") && !(frames.disownedInsults && c === "harassment");
         consider(c, s, s >= bar && unframed, at, c, []);
       }
       // Lexicon evidence backs up the thin classes; it can raise a score, never lower one.

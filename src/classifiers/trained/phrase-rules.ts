@@ -73,8 +73,8 @@ export function groomingFlags(w: WindowEvidence): boolean {
  * An insult said of someone other than the reader ("he is such an idiot") counts at this share of
  * its weight (engine.ts), and flags harassment only when the learned head is over
  * THIRD_PERSON_SUPPORT x its bar; the engine also asks that no frame (negation, counter-speech,
- * support) governs the text. Held out: harassment recall 0.210 -> 0.289 at higher precision
- * (models/README.md).
+ * support) governs the text. Held out, with the disowned-insults frame (engine.ts): harassment
+ * recall 0.210 -> 0.290 at higher precision (models/README.md).
  */
 export const THIRD_PERSON_FACTOR = 0.5;
 const THIRD_PERSON_SUPPORT = 0.5;
