@@ -177,7 +177,7 @@ describe("insults aimed at the reader", () => {
     for (const text of ["I'm such an idiot lol", "I feel like such an idiot for missing the bus", "my dumbass self forgot the keys", "You are not stupid, you are learning"]) {
       expect(flagsOf(text, loud), text).not.toContain("harassment");
     }
-    for (const text of ["I'm such an idiot, and you are a moron", "I think he is an idiot", "I hope that bitch dies", "I'm an idiot? I will hurt you"]) {
+    for (const text of ["I'm such an idiot, and you are a moron", "I think he is an idiot", "I hope that bitch dies", "I'm an idiot? I will hurt you", "my stupid boss yelled again"]) {
       expect(flagsOf(text, loud), text).toContain("harassment");
     }
   });

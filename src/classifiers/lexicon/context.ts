@@ -148,15 +148,16 @@ const SELF_FILLER = norm(new Set(["am", "was", "can", "could", "be", "been", "fe
 /**
  * Drops insult hits the writer says of themselves: a first-person subject, then at most MAX_FILLERS
  * filler words ("I'm such an idiot", "sorry I was being a dumbass", "I can be a real bastard"), or
- * "my" right before the insult ("my dumbass self"). Anything else between keeps the hit: "I hope
- * that bitch dies", "I think he is an idiot", "my boss is an asshole".
+ * "my ... self" around it ("my dumbass self"). Anything else keeps the hit: "I hope that bitch dies",
+ * "I think he is an idiot", "my boss is an asshole", "my stupid boss".
  */
 export function notAboutWriter(text: string, tokens: readonly Token[], words: readonly string[], hits: readonly LexiconHit[]): LexiconHit[] {
   return hits.filter((h) => !saidOfWriter(text, tokens, words, firstTokenAtOrAfter(tokens, h.start)));
 }
 
 function saidOfWriter(text: string, tokens: readonly Token[], words: readonly string[], i: number): boolean {
-  if (i > 0 && (words[i - 1] === "my" || words[i - 1] === "our")) return true;
+  // "my dumbass self": the writer; "my stupid boss": the boss.
+  if (i > 0 && (words[i - 1] === "my" || words[i - 1] === "our") && (words[i + 1] === "self" || words[i + 1] === "selves")) return true;
   for (let j = i - 1, fillers = 0; j >= 0 && fillers <= MAX_FILLERS; j--, fillers++) {
     if (!joined(text, tokens, j + 1)) return false;
     const w = words[j]!;

@@ -74,7 +74,7 @@ export function groomingFlags(w: WindowEvidence): boolean {
  * its weight (engine.ts), and flags harassment only when the learned head is over
  * THIRD_PERSON_SUPPORT x its bar; the engine also asks that no frame (negation, counter-speech,
  * support) governs the text. Held out, with the disowned-insults frame (engine.ts): harassment
- * recall 0.210 -> 0.290 at higher precision (models/README.md).
+ * recall 0.210 -> 0.291 at higher precision (models/README.md).
  */
 export const THIRD_PERSON_FACTOR = 0.5;
 const THIRD_PERSON_SUPPORT = 0.5;
