@@ -176,15 +176,22 @@ const GROUP_SUBJECT_REACH = 6;
  * harassment of a person.
  */
 export function notOfGroup(text: string, tokens: readonly Token[], hits: readonly LexiconHit[], groups: readonly LexiconHit[]): LexiconHit[] {
-  if (groups.length === 0) return [...hits];
+  if (groups.length === 0 || hits.length === 0) return [...hits];
+  // Token index of each group word, ascending: for each insult only the nearest group before it
+  // matters (an earlier one is farther and crosses whatever sentence end the nearest one crosses).
+  const groupAt = groups.map((g) => firstTokenAtOrAfter(tokens, g.start)).sort((a, b) => a - b);
   return hits.filter((h) => {
     const i = firstTokenAtOrAfter(tokens, h.start);
-    return !groups.some((g) => {
-      const at = firstTokenAtOrAfter(tokens, g.start);
-      if (at >= i || i - at > GROUP_SUBJECT_REACH) return false;
-      for (let k = at + 1; k <= i; k++) if (!sameSentence(text, tokens, k)) return false;
-      return true;
-    });
+    let lo = 0, hi = groupAt.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (groupAt[mid]! < i) lo = mid + 1;
+      else hi = mid;
+    }
+    const at = lo > 0 ? groupAt[lo - 1]! : -1;
+    if (at < 0 || i - at > GROUP_SUBJECT_REACH) return true;
+    for (let k = at + 1; k <= i; k++) if (!sameSentence(text, tokens, k)) return true;
+    return false;
   });
 }
 
