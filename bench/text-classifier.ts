@@ -27,9 +27,17 @@ const t0 = performance.now();
 const classifier = loadTrainedClassifier();
 const loadMs = performance.now() - t0;
 
+/**
+ * The worst cases found for the phrase rules: one phrase repeated with no full stop, so every rule
+ * that looks along a hit's sentence or relates hits to other hits meets thousands of them. Before
+ * session 7 "i want to die " took 36 ms here (a scan per hit to its sentence's end).
+ */
+const ADVERSARIAL = ["i will kill you ", "muslims are vermin ", "women idiots ", "i want to die "]
+  .map((phrase) => phrase.repeat(Math.ceil(10000 / phrase.length)).slice(0, 10000));
+
 /** Best of five timed rounds after a warm-up, so JIT compilation and noisy neighbours count less. */
-function perItem(chars: number, n: number, vocabulary = WORDS.length): number {
-  const items = Array.from({ length: n }, (_, i) => makeText(i + 1, chars, vocabulary));
+function perItem(chars: number, n: number, vocabulary = WORDS.length, fixed?: string[]): number {
+  const items = fixed ?? Array.from({ length: n }, (_, i) => makeText(i + 1, chars, vocabulary));
   for (const t of items) classifier.classify(t);
   let best = Infinity;
   for (let round = 0; round < 5; round++) {
@@ -47,6 +55,7 @@ const figures: Record<string, string> = {
   "1,000-char item (mixed, flags + explanations)": `${perItem(1000, 1000).toFixed(3)} ms`,
   "1,000-char item (benign words only)": `${perItem(1000, 1000, WORDS.length - 7).toFixed(3)} ms`,
   "10,000-char item": `${perItem(10000, 100).toFixed(3)} ms`,
+  "10,000-char item repeating one harmful phrase (mean of 4)": `${perItem(10000, ADVERSARIAL.length, WORDS.length, ADVERSARIAL).toFixed(3)} ms`,
   node: process.version,
 };
 for (const [k, v] of Object.entries(figures)) console.log(`${k.padEnd(46)} ${v}`);

@@ -92,12 +92,31 @@ function sameSentence(text: string, tokens: readonly Token[], i: number): boolea
 
 /** Whether the sentence that holds offset `from` ends with a question mark (a question, not a claim). */
 export function questionAfter(text: string, from: number): boolean {
-  for (let k = from; k < text.length; k++) {
-    const c = text.charCodeAt(k);
-    if (c === 63) return true;
-    if (c === 46 || c === 33 || c === 10) return false;
+  if (text !== askedText) {
+    askedText = text;
+    asked = askedFrom(text);
   }
-  return false;
+  return from < text.length && asked![from] === 1;
+}
+
+/**
+ * For every offset of the last text asked about, whether the sentence from there on ends with "?".
+ * Computed once per text (classification is synchronous, one text at a time per thread): scanning
+ * to the sentence end for each hit took 8 ms on 10,000 characters of one phrase with no full stop.
+ */
+let askedText: string | undefined;
+let asked: Uint8Array | undefined;
+
+function askedFrom(text: string): Uint8Array {
+  const out = new Uint8Array(text.length);
+  let answer = 0;
+  for (let k = text.length - 1; k >= 0; k--) {
+    const c = text.charCodeAt(k);
+    if (c === 63) answer = 1;
+    else if (c === 46 || c === 33 || c === 10) answer = 0;
+    out[k] = answer;
+  }
+  return out;
 }
 
 /** Length of the FIRST_PERSON_FUTURE marker that ends at token j, or 0. */

@@ -70,18 +70,37 @@ export function hasQuotation(text: string): boolean {
  * is also how a real plan is phrased ("I could end it tonight"), so it alone is not enough.
  */
 export function dropHyperbole(text: string, tokens: readonly Token[], words: readonly string[], hits: readonly LexiconHit[]): LexiconHit[] {
-  return hits.filter((h) => !isHyperbole(text, tokens, words, h));
+  if (hits.length === 0) return [];
+  const markers = markersBySentence(text, tokens, words);
+  return hits.filter((h) => !isHyperbole(text, tokens, words, h, markers));
 }
 
-function isHyperbole(text: string, tokens: readonly Token[], words: readonly string[], h: LexiconHit): boolean {
+/**
+ * Per token: the first token of its sentence, the last one, and how many MARKERS words precede it in
+ * the text. Counted once per text, so the check per hit is constant time: scanning each hit's sentence
+ * took 36 ms on a 10,000-character text repeating one phrase with no full stop.
+ */
+function markersBySentence(text: string, tokens: readonly Token[], words: readonly string[]) {
+  const n = tokens.length;
+  const first = new Int32Array(n);
+  const last = new Int32Array(n);
+  const before = new Int32Array(n + 1);
+  for (let j = 0; j < n; j++) {
+    first[j] = j > 0 && noneBetween(text, tokens[j - 1]!.end, tokens[j]!.start, SENTENCE_STOPS) ? first[j - 1]! : j;
+    before[j + 1] = before[j]! + (MARKERS.has(words[j]!) ? 1 : 0);
+  }
+  for (let j = n - 1; j >= 0; j--) last[j] = j < n - 1 && first[j + 1] === first[j] ? last[j + 1]! : j;
+  return { first, last, before };
+}
+
+function isHyperbole(text: string, tokens: readonly Token[], words: readonly string[], h: LexiconHit, m: ReturnType<typeof markersBySentence>): boolean {
   const i = firstTokenAtOrAfter(tokens, h.start);
   let last = i;
   while (last + 1 < tokens.length && tokens[last + 1]!.start < h.end) last++;
-  // Token by token, stopping at a clause or sentence boundary (so the work stays linear in the text).
   const clauseGap = (j: number): boolean => !noneBetween(text, tokens[j]!.end, tokens[j + 1]!.start, CLAUSE_STOPS);
-  const sentenceGap = (j: number): boolean => !noneBetween(text, tokens[j]!.end, tokens[j + 1]!.start, SENTENCE_STOPS);
-  for (let j = i - 1; j >= 0 && !sentenceGap(j); j--) if (MARKERS.has(words[j]!)) return true;
-  for (let j = last + 1; j < tokens.length && !sentenceGap(j - 1); j++) if (MARKERS.has(words[j]!)) return true;
+  // A marker in the hit's sentence before it, or after it (the hit's own words do not count).
+  if (m.before[i]! - m.before[m.first[i]!]! > 0) return true;
+  if (m.before[m.last[last]! + 1]! - m.before[last + 1]! > 0) return true;
   const next = last + 1 < tokens.length && !clauseGap(last) ? words[last + 1] : undefined;
   const after = next !== undefined && last + 2 < tokens.length && !clauseGap(last + 1) ? words[last + 2] : undefined;
   if (next !== undefined && CAUSES.has(next)) return true;
