@@ -185,7 +185,7 @@ export function createEngine(model: ModelFile): TextClassifier {
       scorer.logits(features, logits);
       const scores: Partial<Record<CategoryId, number>> = {};
       for (let i = 0; i < heads.length; i++) scores[heads[i]!.category] = sigmoid(heads[i]!.a * logits[i]! + heads[i]!.b);
-      const pick = (list: LexiconHit[]): LexiconHit[] => (list.length === 0 ? list : list.filter(inside));
+      const pick = (list: LexiconHit[]): LexiconHit[] => (list.length === 0 ? list : hitsStartingIn(list, window.from, window.to, inside));
       return {
         window, tFrom, tTo, features, model: scores,
         sexualLex: evidenceScore(pick(hits.sexual), count),
@@ -354,4 +354,31 @@ export function createEngine(model: ModelFile): TextClassifier {
       return { categories, explanations };
     },
   };
+}
+
+/** Whether each hit list of the text being classified is in start order (checked once per list). */
+const inStartOrder = new WeakMap<readonly LexiconHit[], boolean>();
+
+/**
+ * The hits of `list` that start in [from, to), in list order: a slice found by binary search when the
+ * list is in start order (scans return hits so), else `inside` as a filter. Filtering every list for
+ * every window made a 100,000-character combined text of one repeated threat quadratic (95 ms).
+ */
+function hitsStartingIn(list: LexiconHit[], from: number, to: number, inside: (h: LexiconHit) => boolean): LexiconHit[] {
+  let sorted = inStartOrder.get(list);
+  if (sorted === undefined) {
+    sorted = list.every((h, i) => i === 0 || list[i - 1]!.start <= h.start);
+    inStartOrder.set(list, sorted);
+  }
+  if (!sorted) return list.filter(inside);
+  const firstAtOrAfter = (offset: number): number => {
+    let lo = 0, hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (list[mid]!.start < offset) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  return list.slice(firstAtOrAfter(from), firstAtOrAfter(to));
 }
