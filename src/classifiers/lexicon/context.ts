@@ -1,6 +1,7 @@
 import { normalizeForMatching } from "../normalize/normalize.js";
 import { firstTokenAtOrAfter, type Token } from "../trained/features.js";
 import type { LexiconHit } from "./lexicon.js";
+import { lowerBound } from "../lower-bound.js";
 import { SENT_THINGS } from "./terms.js";
 import { FIRST_PERSON_FUTURE, INSULT_FILLERS, NEGATIONS, POSSESSIVE, POSSESSIVE_FACTOR, SECOND_PERSON, VOCATIVE_INSULTS } from "./personal-terms.js";
 
@@ -201,13 +202,8 @@ export function notOfGroup(text: string, tokens: readonly Token[], hits: readonl
   const groupAt = groups.map((g) => firstTokenAtOrAfter(tokens, g.start)).sort((a, b) => a - b);
   return hits.filter((h) => {
     const i = firstTokenAtOrAfter(tokens, h.start);
-    let lo = 0, hi = groupAt.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (groupAt[mid]! < i) lo = mid + 1;
-      else hi = mid;
-    }
-    const at = lo > 0 ? groupAt[lo - 1]! : -1;
+    const nearest = lowerBound(groupAt.length, (k) => groupAt[k]! < i) - 1;
+    const at = nearest >= 0 ? groupAt[nearest]! : -1;
     if (at < 0 || i - at > GROUP_SUBJECT_REACH) return true;
     for (let k = at + 1; k <= i; k++) if (!sameSentence(text, tokens, k)) return true;
     return false;

@@ -3,6 +3,7 @@ import { firstTokenAtOrAfter, type Token } from "../trained/features.js";
 import { negatedClaims } from "./framing.js";
 import { CLAIM_FILLERS, COPULAS } from "./group-terms.js";
 import type { LexiconHit } from "./lexicon.js";
+import { lowerBound } from "../lower-bound.js";
 
 /**
  * The dehumanising-claim rule: a group term (GROUP_TERMS) followed in the same clause by a
@@ -42,15 +43,9 @@ export function groupClaims(
   for (const p of predicates) {
     const pi = firstTokenAtOrAfter(tokens, p.start);
     const modal = selfLinking || MODALS.has(words[pi]!);
-    let lo = 0, hi = after.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (after[mid]!.gi < pi - MAX_GAP) lo = mid + 1;
-      else hi = mid;
-    }
     // Of the groups that link, the first in the list's order, as the claim's start.
     let best: (typeof after)[number] | undefined;
-    for (let k = lo; k < after.length && after[k]!.gi <= pi; k++) {
+    for (let k = lowerBound(after.length, (j) => after[j]!.gi < pi - MAX_GAP); k < after.length && after[k]!.gi <= pi; k++) {
       const candidate = after[k]!;
       if (candidate.g.end > p.start || (best && best.index < candidate.index)) continue;
       if (clauseBreak(text, candidate.g.end, p.start) || !linksTo(words, candidate.gi, pi, modal)) continue;

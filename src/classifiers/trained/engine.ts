@@ -7,6 +7,7 @@ import type { ModelFile } from "./model-file.js";
 import { newFloat64Array } from "./typed-slab.js";
 import { createLinearScorer, createMlpScorer, type Scorer } from "./scorers.js";
 import { windowsOf } from "./windows.js";
+import { lowerBound } from "../lower-bound.js";
 import { applyPhraseRules, groomingFlags, personal, THIRD_PERSON_FACTOR, thirdPersonInsultFlags } from "./phrase-rules.js";
 import type { Candidate, WindowEvidence } from "./window-evidence.js";
 
@@ -371,14 +372,5 @@ function hitsStartingIn(list: LexiconHit[], from: number, to: number, inside: (h
     inStartOrder.set(list, sorted);
   }
   if (!sorted) return list.filter(inside);
-  const firstAtOrAfter = (offset: number): number => {
-    let lo = 0, hi = list.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (list[mid]!.start < offset) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  };
-  return list.slice(firstAtOrAfter(from), firstAtOrAfter(to));
+  return list.slice(lowerBound(list.length, (i) => list[i]!.start < from), lowerBound(list.length, (i) => list[i]!.start < to));
 }
