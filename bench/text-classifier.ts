@@ -32,8 +32,23 @@ const loadMs = performance.now() - t0;
  * that looks along a hit's sentence or relates hits to other hits meets thousands of them. Before
  * session 7 "i want to die " took 36 ms here (a scan per hit to its sentence's end).
  */
-const ADVERSARIAL = ["i will kill you ", "muslims are vermin ", "women idiots ", "i want to die "]
-  .map((phrase) => phrase.repeat(Math.ceil(10000 / phrase.length)).slice(0, 10000));
+const ADVERSARIAL_PHRASES = [
+  "i will kill you ", "muslims are vermin ", "women idiots ", "i want to die ",
+  // Session 8: sexual acts paired with minor words, joined lists of group claims, nudity words in everyday phrases.
+  "he molested a child ", "muslims are vermin muslims should die ", "nude lipstick ",
+];
+const repeatTo = (chars: number) => (phrase: string) => phrase.repeat(Math.ceil(chars / phrase.length)).slice(0, chars);
+const ADVERSARIAL = ADVERSARIAL_PHRASES.map(repeatTo(10000));
+
+/** The slowest adversarial phrase at the combined layer's longest text (10 items of 10,000 chars). */
+function worstAt100k(): string {
+  let worst = { ms: 0, phrase: "" };
+  for (const phrase of ADVERSARIAL_PHRASES) {
+    const ms = perItem(100000, 1, WORDS.length, [repeatTo(100000)(phrase)]);
+    if (ms > worst.ms) worst = { ms, phrase };
+  }
+  return `${worst.ms.toFixed(1)} ms ("${worst.phrase.trim()}")`;
+}
 
 /** Best of five timed rounds after a warm-up, so JIT compilation and noisy neighbours count less. */
 function perItem(chars: number, n: number, vocabulary = WORDS.length, fixed?: string[]): number {
@@ -55,7 +70,8 @@ const figures: Record<string, string> = {
   "1,000-char item (mixed, flags + explanations)": `${perItem(1000, 1000).toFixed(3)} ms`,
   "1,000-char item (benign words only)": `${perItem(1000, 1000, WORDS.length - 7).toFixed(3)} ms`,
   "10,000-char item": `${perItem(10000, 100).toFixed(3)} ms`,
-  "10,000-char item repeating one harmful phrase (mean of 4)": `${perItem(10000, ADVERSARIAL.length, WORDS.length, ADVERSARIAL).toFixed(3)} ms`,
+  [`10,000-char item repeating one harmful phrase (mean of ${ADVERSARIAL.length})`]: `${perItem(10000, ADVERSARIAL.length, WORDS.length, ADVERSARIAL).toFixed(3)} ms`,
+  "100,000-char text repeating one harmful phrase (worst)": worstAt100k(),
   node: process.version,
 };
 for (const [k, v] of Object.entries(figures)) console.log(`${k.padEnd(46)} ${v}`);

@@ -90,6 +90,9 @@ describe("grooming messages to a child", () => {
       "Our little secret: the cake recipe uses mayonnaise. The kids loved it",
       "Don't tell your parents but I scratched their car. Our little secret, ok?",
       "are you home alone? the plumber is coming at 3",
+      // Overlapping listed phrases are one phrase said once: two here, not three.
+      "When are your parents home? Are you home alone?",
+      "You are so mature for your age, for a twelve year old you write beautifully.",
     ]) {
       expect(flagsOf(text), text).toEqual([]);
     }

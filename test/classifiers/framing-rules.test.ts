@@ -162,6 +162,16 @@ describe("everyday senses of violent words keep the violence head from flagging 
     }
   });
 
+  it("not when a violent word stands outside the everyday phrase or the verb of beating an opponent", () => {
+    for (const text of [
+      "Those people deserve to be shot in the head. Anyway, time to hit the gym.",
+      "Kill them all. Then we kill some time at the mall.",
+      "We crushed them in the final and then we stabbed their coach",
+    ]) {
+      expect(flagsOf(text), text).toContain("violence");
+    }
+  });
+
   it("not with a threat, a declared act or a graphic word beside it", () => {
     for (const text of ["I will kill you, then kill some time at the mall", "I'm going to shoot him, then take a photo shoot", "got fired and there was blood everywhere, gore on the floor"]) {
       expect(flagsOf(text), text).toContain("violence");

@@ -200,6 +200,18 @@ describe("threats the writer declares as their own", () => {
     expect(flagsOf(`${STORY.repeat(6)}Listen to me: I will find you and I will cut your throat. ${STORY.repeat(6)}`)).toContain("harassment_threatening");
   });
 
+  it("not when the phrase's verb is a noun: 'in the end you', 'the hurt you caused'", () => {
+    for (const text of [
+      "I will be honest with you, in the end you have to decide for yourself.",
+      "I will tell you a secret: in the end you always win.",
+      "I will never forget the hurt you caused me",
+      "I'll admit the hurt you feel is real",
+    ]) {
+      expect(flagsOf(text), text).toEqual([]);
+    }
+    expect(flagsOf("I will end you")).toEqual(["harassment", "harassment_threatening", "violence"]);
+  });
+
   it("not when negated, asked, said of others, or a weak phrase such as 'beat you'", () => {
     for (const text of [
       "I will never hurt you", "I'm not gonna hurt you, I promise", "I would never say I will hurt you",
@@ -269,8 +281,13 @@ describe("violent acts against others that the writer declares as their own", ()
   });
 
   it("not when what follows gives the verb its everyday sense: a thing sent, or the betrayal idiom", () => {
+    // A head leaning towards violence (under its bar) is the support "shoot him" needs, so the
+    // everyday sense is what keeps these from flagging.
+    const leaning = constantEngine("leaning");
+    expect(flagsOf("I'm going to shoot him", leaning)).toContain("violence");
+    expect(flagsOf("I'm going to stab him at the meeting", leaning)).toContain("violence");
     for (const text of ["I'm going to shoot my boss an email about it", "I'll shoot him a quick text later", "I'm going to stab him in the back at the meeting"]) {
-      expect(flagsOf(text), text).not.toContain("violence");
+      expect(flagsOf(text, leaning), text).not.toContain("violence");
     }
   });
 });

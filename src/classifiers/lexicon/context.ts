@@ -172,12 +172,13 @@ const SELF_FILLER = norm(new Set(["am", "was", "can", "could", "be", "been", "fe
  * "I think he is an idiot", "my boss is an asshole", "my stupid boss".
  */
 export function notAboutWriter(text: string, tokens: readonly Token[], words: readonly string[], hits: readonly LexiconHit[]): LexiconHit[] {
-  return hits.filter((h) => !saidOfWriter(text, tokens, words, firstTokenAtOrAfter(tokens, h.start)));
+  return hits.filter((h) => !saidOfWriter(text, tokens, words, firstTokenAtOrAfter(tokens, h.start), firstTokenAtOrAfter(tokens, h.end)));
 }
 
-function saidOfWriter(text: string, tokens: readonly Token[], words: readonly string[], i: number): boolean {
-  // "my dumbass self": the writer; "my stupid boss": the boss.
-  if (i > 0 && (words[i - 1] === "my" || words[i - 1] === "our") && (words[i + 1] === "self" || words[i + 1] === "selves")) return true;
+/** Whether the insult at tokens [i, next) is said of the writer. */
+function saidOfWriter(text: string, tokens: readonly Token[], words: readonly string[], i: number, next: number): boolean {
+  // "my dumbass self", "my piece of shit self": the writer; "my stupid boss": the boss.
+  if (i > 0 && (words[i - 1] === "my" || words[i - 1] === "our") && (words[next] === "self" || words[next] === "selves")) return true;
   for (let j = i - 1, fillers = 0; j >= 0 && fillers <= MAX_FILLERS; j--, fillers++) {
     if (!joined(text, tokens, j + 1)) return false;
     const w = words[j]!;
@@ -226,15 +227,43 @@ export function notEverydaySense(tokens: readonly Token[], words: readonly strin
   });
 }
 
+/** Words that make the next word a noun: "the end you", "the hurt you caused". */
+const DETERMINERS: ReadonlySet<string> = new Set(["the", "a", "an", "this", "that", "no", "any", "all", "such"]);
+
+/**
+ * Threat hits whose first word is not a noun by a determiner before it: "in the end you have to
+ * decide" and "I will never forget the hurt you caused" name no act ("end you", "hurt you").
+ */
+export function notNounSense(tokens: readonly Token[], words: readonly string[], hits: readonly LexiconHit[]): LexiconHit[] {
+  return hits.filter((h) => !DETERMINERS.has(words[firstTokenAtOrAfter(tokens, h.start) - 1] ?? ""));
+}
+
 /**
  * Evidence from several phrase hits: noisy-OR over distinct terms, 1 - prod(1 - weight). One plain
  * statement (weight 1) is enough; weaker signs add up ("I hate myself" + "nobody would miss me"),
- * while the same phrase repeated counts once.
+ * while the same phrase repeated counts once. Overlapping hits are one statement and count as the
+ * strongest of them: "so mature for your age" matches two listed phrases, and "when are your parents
+ * home" two more, but each was said once.
  */
 export function combinePhrases(hits: readonly LexiconHit[]): number {
   if (hits.length === 0) return 0;
   const best = new Map<string, number>();
-  for (const h of hits) best.set(h.term, Math.max(best.get(h.term) ?? 0, h.weight));
+  const add = (h: LexiconHit): void => { best.set(h.term, Math.max(best.get(h.term) ?? 0, h.weight)); };
+  const ordered = hits.length === 1 ? hits : [...hits].sort((a, b) => a.start - b.start);
+  let strongest = ordered[0]!;
+  let clusterEnd = strongest.end;
+  for (let i = 1; i < ordered.length; i++) {
+    const h = ordered[i]!;
+    if (h.start < clusterEnd) {
+      if (h.weight > strongest.weight) strongest = h;
+      clusterEnd = Math.max(clusterEnd, h.end);
+      continue;
+    }
+    add(strongest);
+    strongest = h;
+    clusterEnd = h.end;
+  }
+  add(strongest);
   let miss = 1;
   for (const w of best.values()) miss *= 1 - Math.min(1, w);
   return 1 - miss;
@@ -251,13 +280,17 @@ export function followedBy(
   text: string, tokens: readonly Token[], words: readonly string[], hits: readonly LexiconHit[], anchors: readonly LexiconHit[], reach: number,
 ): LexiconHit[] {
   if (hits.length === 0 || anchors.length === 0) return [];
+  // Anchors in start order, so each hit looks only at those within reach after it (a text repeating
+  // "molested a child" would otherwise pair every act with every minor word: quadratic).
+  const ordered = [...anchors].sort((a, b) => a.start - b.start);
   const out: LexiconHit[] = [];
   for (const h of hits) {
     const next = firstTokenAtOrAfter(tokens, h.end);
     let best = 0;
-    for (const a of anchors) {
+    for (let k = lowerBound(ordered.length, (i) => ordered[i]!.start < h.end); k < ordered.length; k++) {
+      const a = ordered[k]!;
       const at = firstTokenAtOrAfter(tokens, a.start);
-      if (a.start < h.end || at - next > reach) continue;
+      if (at - next > reach) break;
       // "molested as a child": when it happened, not to whom (a survivor's account).
       if (words[at - 2] === "as" && words[at - 1] === "a") continue;
       if (!/[.!?\n]/.test(text.slice(h.end, a.start))) best = Math.max(best, Math.min(h.weight, a.weight));

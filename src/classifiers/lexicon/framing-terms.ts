@@ -233,6 +233,24 @@ export const COMPETITION_CUES: TermList = {
 };
 
 /**
+ * Words the violence head reads as violent. The everyday and competition frames (engine.ts) apply
+ * only when every one of them in the text sits inside an everyday phrase or a verb of beating an
+ * opponent: "Those people deserve to be shot. Anyway, time to hit the gym." is not framed by "hit the gym".
+ */
+export const VIOLENT_WORDS: TermList = {
+  name: "violent_words",
+  terms: {
+    "kill*": 1, "murder*": 1, "shoot*": 1, "shot": 1, "shots": 1, "stab*": 1, "bomb*": 1, "gun": 1, "guns": 1,
+    "gunned": 1, "gunman": 1, "bullet*": 1, "knife": 1, "knives": 1, "blow up": 1, "blew up": 1, "blown up": 1,
+    "blowing up": 1, "explode*": 1, "explosive*": 1, "attack*": 1, "beat": 1, "beats": 1, "beating": 1, "beaten": 1,
+    "punch*": 1, "hit": 1, "hits": 1, "hitting": 1, "slaughter*": 1, "massacre*": 1, "execute": 1, "executed": 1,
+    "execution*": 1, "behead*": 1, "strangl*": 1, "torture*": 1, "slash*": 1, "butcher*": 1, "assault*": 1,
+    "weapon*": 1, "destroy*": 1, "crush*": 1, "smash*": 1, "annihilat*": 1, "demolish*": 1, "thrash*": 1,
+    "hammered": 1, "dead": 1, "die": 1, "dies": 1, "blood*": 1, "violen*": 1, "fight*": 1, "hurt": 1, "wound*": 1,
+  },
+};
+
+/**
  * Everyday senses of violent words in fixed phrases ("kill a process", "bath bomb", "photo shoot",
  * "bite the bullet"). In a short text where the only violent-looking words sit inside one of these
  * (and no threat, weapon or graphic word is there) the violence head does not flag alone: it scored

@@ -2,6 +2,7 @@ import { normalizedCues } from "./context.js";
 import { firstTokenAtOrAfter, type Token } from "../trained/features.js";
 import { BELIEF_VERBS, CLAIM_NEGATIONS, HYPERBOLE_CAUSES, HYPERBOLE_MARKERS, IMPERATIVE_NEGATIONS, NEGATION_BREAKERS } from "./framing-terms.js";
 import type { LexiconHit } from "./lexicon.js";
+import { lowerBound } from "../lower-bound.js";
 
 /**
  * Frame checks: whether harmful-looking words are asserted or framed otherwise (negated, reported
@@ -111,5 +112,14 @@ function isHyperbole(text: string, tokens: readonly Token[], words: readonly str
 /** Hits of `hits` that do not overlap any hit of `inside` (a nudity word within "nude lipstick"). */
 export function outside(hits: readonly LexiconHit[], inside: readonly LexiconHit[]): LexiconHit[] {
   if (inside.length === 0) return [...hits];
-  return hits.filter((h) => !inside.some((x) => h.start < x.end && x.start < h.end));
+  // `inside` in start order with the furthest end so far: a hit overlaps one of them exactly when
+  // some hit starting before its end reaches past its start. Comparing every pair was quadratic on
+  // a long text repeating "nude lipstick".
+  const ordered = [...inside].sort((a, b) => a.start - b.start);
+  const furthestEnd: number[] = [];
+  for (const x of ordered) furthestEnd.push(Math.max(x.end, furthestEnd[furthestEnd.length - 1] ?? -Infinity));
+  return hits.filter((h) => {
+    const before = lowerBound(ordered.length, (i) => ordered[i]!.start < h.end);
+    return before === 0 || furthestEnd[before - 1]! <= h.start;
+  });
 }

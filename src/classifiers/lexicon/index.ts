@@ -1,11 +1,11 @@
 import { compileTermList, type CompiledTermList } from "./lexicon.js";
 import { DIRECT_ABUSE, GROOMING, INSULTS, SELF_HARM_INTENT, VEILED_THREATS } from "./personal-terms.js";
-import { COMPETITION_CUES, COMPETITION_VERBS, DEROGATORY_PREDICATES, EVERYDAY_NUDITY, EVERYDAY_VIOLENCE, REJECTION_CUES, REPORTING_CUES, SUPPORT_VERBS, SUPPORTIVE_PREDICATES } from "./framing-terms.js";
+import { COMPETITION_CUES, COMPETITION_VERBS, DEROGATORY_PREDICATES, EVERYDAY_NUDITY, EVERYDAY_VIOLENCE, REJECTION_CUES, VIOLENT_WORDS, REPORTING_CUES, SUPPORT_VERBS, SUPPORTIVE_PREDICATES } from "./framing-terms.js";
 import { CONSPIRACY_PREDICATES, DEHUMANISING_PREDICATES, EXTERMINATION_PREDICATES, GROUP_TERMS } from "./group-terms.js";
 import { GRAPHIC_VIOLENCE, MINOR_INDICATORS, NUDITY, SELF_HARM_METHODS, SEXUAL_ACTS, SEXUAL_EXPLICIT, THREATS, VIOLENT_ACTS, WEAPON_MAKING } from "./terms.js";
 
 export { compileTermList, evidenceScore, scanText, strongestHit, type CompiledTermList, type LexiconHit } from "./lexicon.js";
-export { aimedAtReader, combinePhrases, declaredThreats, dropNegated, followedBy, notAboutWriter, notEverydaySense, notOfGroup, statedPhrases } from "./context.js";
+export { aimedAtReader, combinePhrases, declaredThreats, dropNegated, followedBy, notAboutWriter, notEverydaySense, notNounSense, notOfGroup, statedPhrases } from "./context.js";
 export { dropHyperbole, hasQuotation, negatedClaims, outside } from "./framing.js";
 export { groupClaims } from "./group-claims.js";
 export { SUPPORT_MAX_WORDS, supportiveClaims, supportiveFrame } from "./supportive-claims.js";
@@ -34,6 +34,7 @@ export interface Lexicons {
   rejection: CompiledTermList;
   everydayNudity: CompiledTermList;
   everydayViolence: CompiledTermList;
+  violentWords: CompiledTermList;
   competitionVerbs: CompiledTermList;
   competitionCues: CompiledTermList;
   groups: CompiledTermList;
@@ -68,6 +69,7 @@ export function getLexicons(): Lexicons {
     rejection: compileTermList(REJECTION_CUES),
     everydayNudity: compileTermList(EVERYDAY_NUDITY),
     everydayViolence: compileTermList(EVERYDAY_VIOLENCE),
+    violentWords: compileTermList(VIOLENT_WORDS),
     competitionVerbs: compileTermList(COMPETITION_VERBS),
     competitionCues: compileTermList(COMPETITION_CUES),
     groups: compileTermList(GROUP_TERMS),

@@ -20,6 +20,8 @@ interface Phrase {
 /** A term list compiled for matching against normalised, tokenised text. */
 export interface CompiledTermList {
   readonly name: string;
+  /** Whether the list has a bit in the shared word index (see MAX_INDEXED); without one it reads every word. */
+  readonly indexed: boolean;
   /** `words` (the token strings) may be passed in when several lists scan the same text. */
   scan(text: string, tokens: readonly Token[], words?: readonly string[]): LexiconHit[];
 }
@@ -71,6 +73,7 @@ export function compileTermList(list: TermList): CompiledTermList {
   const none: Phrase[] = [];
   return {
     name: list.name,
+    indexed: bit !== 0,
     scan(text, tokens, words) {
       const ws = words ?? tokens.map((t) => text.slice(t.start, t.end));
       const starts = bit === 0 ? undefined : startBits(ws);

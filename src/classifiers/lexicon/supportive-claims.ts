@@ -70,15 +70,16 @@ export function supportiveClaims(
  * claim ("protect women from trans people" names a second group outside one), no word turns,
  * conditions or negates the statement (SUPPORT_BREAKERS), no derogatory word stands outside the
  * supportive claims, and `harmful` (the engine's insult, threat and group-claim hits) is empty.
- * `groups` are the text's GROUP_TERMS hits.
+ * `groups` are the text's GROUP_TERMS hits; `scanned` its SUPPORTIVE_PREDICATES and DEROGATORY_PREDICATES hits.
  */
 export function supportiveFrame(
   text: string, tokens: readonly Token[], words: readonly string[],
   groups: readonly LexiconHit[], harmful: readonly LexiconHit[],
-  lex: { supportive: CompiledTermList; supportVerbs: CompiledTermList; derogatory: CompiledTermList },
+  scanned: { supportive: readonly LexiconHit[]; derogatory: readonly LexiconHit[] },
+  lex: { supportVerbs: CompiledTermList },
 ): boolean {
   if (groups.length === 0 || tokens.length > SUPPORT_MAX_WORDS || harmful.length > 0 || words.some((w) => BREAKERS.has(w))) return false;
-  const claims = supportiveClaims(text, tokens, words, groups, lex.supportive.scan(text, tokens, words), lex.supportVerbs.scan(text, tokens, words));
+  const claims = supportiveClaims(text, tokens, words, groups, scanned.supportive, lex.supportVerbs.scan(text, tokens, words));
   if (claims.length === 0 || outside(groups, claims).length > 0) return false;
-  return outside(lex.derogatory.scan(text, tokens, words), claims).length === 0;
+  return outside(scanned.derogatory, claims).length === 0;
 }

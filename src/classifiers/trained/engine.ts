@@ -1,6 +1,6 @@
 import { CATEGORY_IDS, type CategoryId } from "../categories.js";
 import type { CategoryVerdict, EvidenceSpan, TextClassifier, Verdict } from "../classifier.js";
-import { aimedAtReader, combinePhrases, declaredThreats, dropHyperbole, dropNegated, followedBy, notAboutWriter, notEverydaySense, notOfGroup, statedPhrases, evidenceScore, getLexicons, groupClaims, hasQuotation, negatedClaims, outside, strongestHit, supportiveFrame, type LexiconHit } from "../lexicon/index.js";
+import { aimedAtReader, combinePhrases, declaredThreats, dropHyperbole, dropNegated, followedBy, notAboutWriter, notEverydaySense, notNounSense, notOfGroup, statedPhrases, evidenceScore, getLexicons, groupClaims, hasQuotation, negatedClaims, outside, strongestHit, SUPPORT_MAX_WORDS, supportiveFrame, type LexiconHit } from "../lexicon/index.js";
 import { normalizeText, type NormalizedText } from "../normalize/normalize.js";
 import { featuresOfTokens, featurize, firstTokenAtOrAfter, tokenFeaturesOf, tokenize, type Token, type TokenFeatures } from "./features.js";
 import type { ModelFile } from "./model-file.js";
@@ -9,13 +9,15 @@ import { createLinearScorer, createMlpScorer, type Scorer } from "./scorers.js";
 import { windowsOf } from "./windows.js";
 import { lowerBound } from "../lower-bound.js";
 import { applyPhraseRules, groomingFlags, personal, THIRD_PERSON_FACTOR, thirdPersonInsultFlags } from "./phrase-rules.js";
-import type { Candidate, WindowEvidence } from "./window-evidence.js";
+import type { Candidate, HitList, WindowEvidence } from "./window-evidence.js";
 
 const sigmoid = (x: number): number => 1 / (1 + Math.exp(-x));
 const MAX_SPANS = 3;
 
 /** How many words may stand between a sexual act and the minor indicator after it for the two to count together. */
 export const SEXUAL_ACT_REACH = 4;
+/** Act and minor weights (the smaller of the two) from which a sexual act done to a minor flags sexual_minors. */
+const SEXUAL_ACT_FLAG = 0.8;
 /** Texts of at most this many words are short requests (prompts), where nudity words count. */
 export const SHORT_TEXT_WORDS = 60;
 /**
@@ -70,7 +72,7 @@ export function createEngine(model: ModelFile): TextClassifier {
   // Raw logits of the window being scored (classify is synchronous, so one array serves every call).
   const logits = new Float64Array(scorer.heads);
 
-  type Evidence = { windows: WindowEvidence[]; tokens: Token[]; tf: TokenFeatures; hits: Record<string, LexiconHit[]>; frames: Frames };
+  type Evidence = { windows: WindowEvidence[]; tokens: Token[]; tf: TokenFeatures; hits: Record<HitList, LexiconHit[]> & { everydayNudity: LexiconHit[] }; frames: Frames };
   /** Frames of a short text that keep some learned heads from flagging on their own. */
   type Frames = { negated: boolean; counter: boolean; supportive: boolean; hyperbole: boolean; competition: boolean; everydayViolence: boolean; disownedInsults: boolean };
 
@@ -80,15 +82,60 @@ export function createEngine(model: ModelFile): TextClassifier {
    * "I can't believe you'd say ..."). Short texts only, where the frame governs the one statement;
    * in longer text other sentences may be hateful on their own.
    */
-  function negatedClaim(text: string, tokens: Token[], words: readonly string[]): boolean {
+  function negatedClaim(text: string, tokens: Token[], words: readonly string[], derogatory: LexiconHit[], supportive: LexiconHit[]): boolean {
     // Every derogatory word must be negated: "X are not stupid, they are vermin" asserts the second.
     // A "deserve" of a good thing is no derogatory word: "X don't deserve rights" negates support.
-    const predicates = outside(lex.derogatory.scan(text, tokens, words), lex.supportive.scan(text, tokens, words));
+    const predicates = outside(derogatory, supportive);
     return predicates.length > 0 && negatedClaims(text, tokens, words, predicates).length === predicates.length;
   }
   function counterSpeech(text: string, tokens: Token[], words: readonly string[]): boolean {
     if (lex.rejection.scan(text, tokens, words).length === 0) return false;
     return hasQuotation(text) || lex.reporting.scan(text, tokens, words).length > 0;
+  }
+
+  /**
+   * Whether the text's only violent-looking words (VIOLENT_WORDS) sit inside `phrases`: "Those people
+   * deserve to be shot. Anyway, time to hit the gym." names an everyday phrase, but "shot" is outside it.
+   */
+  function onlyViolentWordsIn(text: string, tokens: Token[], words: readonly string[], phrases: LexiconHit[]): boolean {
+    return phrases.length > 0 && outside(lex.violentWords.scan(text, tokens, words), phrases).length === 0;
+  }
+
+  /** Frames of a short text that keep some learned heads from flagging on their own. */
+  function framesOf(
+    text: string, tokens: Token[], words: readonly string[], short: boolean,
+    found: { hits: Evidence["hits"]; groups: LexiconHit[]; intent: LexiconHit[]; insultWords: LexiconHit[]; aboutOthers: LexiconHit[] },
+  ): Frames {
+    const { hits, groups } = found;
+    // Scanned once for the negation and the supportive frames.
+    const wanted = short || (groups.length > 0 && tokens.length <= SUPPORT_MAX_WORDS);
+    const derogatory = wanted ? lex.derogatory.scan(text, tokens, words) : [];
+    const supportive = wanted ? lex.supportive.scan(text, tokens, words) : [];
+    // A short text with no threat, declared violent act, weapon or graphic word: where an everyday
+    // or sporting sense of a violent word may frame it.
+    const nothingViolent = short && hits.threats.length === 0 && hits.violentActs.length === 0 &&
+      hits.weaponMaking.length === 0 && hits.graphicViolence.length === 0;
+    const competitionVerbs = nothingViolent ? lex.competitionVerbs.scan(text, tokens, words) : [];
+    const everydayViolence = nothingViolent ? lex.everydayViolence.scan(text, tokens, words) : [];
+    return {
+      negated: short && negatedClaim(text, tokens, words, derogatory, supportive),
+      counter: short && counterSpeech(text, tokens, words),
+      // Support for a named group, and nothing harmful beside it (lexicon/supportive-claims.ts).
+      supportive: supportiveFrame(text, tokens, words, groups, [...hits.insults, ...hits.threats, ...hits.veiledThreats, ...hits.violentActs, ...hits.groupClaims], { supportive, derogatory }, lex),
+      // Every first-person phrase of a short text was hyperbole: the head, which saw the same words, does not flag alone.
+      hyperbole: short && found.intent.length > 0 && hits.selfHarmIntent.length === 0,
+      // A verb of beating an opponent in a short text about a game ("our team destroyed them 5-0"),
+      // with no threat, weapon or graphic word, and no violent word outside such verbs or everyday
+      // phrases: the violence head does not flag alone.
+      competition: competitionVerbs.length > 0 && lex.competitionCues.scan(text, tokens, words).length > 0 &&
+        onlyViolentWordsIn(text, tokens, words, [...competitionVerbs, ...everydayViolence]),
+      // Violent words only in everyday fixed phrases ("kill a process", "bath bomb"), nothing violent beside them.
+      everydayViolence: onlyViolentWordsIn(text, tokens, words, everydayViolence),
+      // Every insult word of a short text is negated or said of the writer ("I'm such an idiot lol",
+      // "you are not stupid"), and nothing threatens: the harassment head does not flag alone.
+      disownedInsults: short && found.insultWords.length > 0 && hits.insults.length === 0 && found.aboutOthers.length === 0 &&
+        hits.threats.length === 0 && hits.veiledThreats.length === 0,
+    };
   }
 
   function evaluate(norm: NormalizedText): Evidence {
@@ -111,7 +158,8 @@ export function createEngine(model: ModelFile): TextClassifier {
       minors: lex.minors.scan(norm.text, tokens, words),
       sexualActs: [] as LexiconHit[],
       selfHarmMethods: lex.selfHarmMethods.scan(norm.text, tokens, words),
-      threats: lex.threats.scan(norm.text, tokens, words),
+      // "in the end you ...", "the hurt you caused": a noun, not a threat.
+      threats: notNounSense(tokens, words, lex.threats.scan(norm.text, tokens, words)),
       declaredThreats: [] as LexiconHit[],
       violentActs: [] as LexiconHit[],
       veiledThreats: statedPhrases(norm.text, tokens, words, lex.veiledThreats.scan(norm.text, tokens, words)),
@@ -129,14 +177,14 @@ export function createEngine(model: ModelFile): TextClassifier {
       exterminationClaims: [] as LexiconHit[],
       // Insults aimed at the reader flag by the phrase rule; those said of someone else count at a
       // reduced weight and only with support (thirdPersonInsults below).
-      insults: [...aimedAtReader(norm.text, tokens, words, insultWords), ...lex.directAbuse.scan(norm.text, tokens, words)],
+      insults: inStartOrderOf([...aimedAtReader(norm.text, tokens, words, insultWords), ...lex.directAbuse.scan(norm.text, tokens, words)]),
       // Insults said of someone else, not of the writer or of a named group (set below, once groups are known).
       thirdPersonInsults: [] as LexiconHit[],
     };
     // Only phrases that name a harm plainly (weight 0.8 or more: "hurt you", not "beat you" or "find you").
     hits.declaredThreats = declaredThreats(norm.text, tokens, words, hits.threats.filter((h) => h.weight >= 0.8));
     // A sexual act counts only with a plain minor indicator as its object ("seduces a 14 year old").
-    hits.sexualActs = followedBy(norm.text, tokens, words, lex.sexualActs.scan(norm.text, tokens, words), hits.minors.filter((h) => h.weight >= 0.6), SEXUAL_ACT_REACH);
+    hits.sexualActs = followedBy(norm.text, tokens, words, lex.sexualActs.scan(norm.text, tokens, words), hits.minors.filter((h) => h.weight >= SEXUAL_ACT_FLAG), SEXUAL_ACT_REACH);
     hits.violentActs = declaredThreats(norm.text, tokens, words, notEverydaySense(tokens, words, lex.violentActs.scan(norm.text, tokens, words)));
     const groups = lex.groups.scan(norm.text, tokens, words);
     const aimed = new Set(hits.insults.map((h) => h.start));
@@ -146,35 +194,14 @@ export function createEngine(model: ModelFile): TextClassifier {
       .map((h) => ({ ...h, weight: h.weight * THIRD_PERSON_FACTOR }));
     if (groups.length > 0) {
       hits.exterminationClaims = groupClaims(norm.text, tokens, words, groups, lex.extermination.scan(norm.text, tokens, words));
-      hits.groupClaims = [
+      hits.groupClaims = inStartOrderOf([
         ...groupClaims(norm.text, tokens, words, groups, lex.dehumanising.scan(norm.text, tokens, words)),
         // Conspiracy tropes ("X control the media") count as dehumanising claims do.
         ...groupClaims(norm.text, tokens, words, groups, lex.conspiracy.scan(norm.text, tokens, words), true),
         ...hits.exterminationClaims,
-      ];
+      ]);
     }
-    // A short text with no threat, declared violent act, weapon or graphic word: where an everyday
-    // or sporting sense of a violent word may frame it.
-    const nothingViolent = short && hits.threats.length === 0 && hits.violentActs.length === 0 &&
-      hits.weaponMaking.length === 0 && hits.graphicViolence.length === 0;
-    const frames: Frames = {
-      negated: short && negatedClaim(norm.text, tokens, words),
-      counter: short && counterSpeech(norm.text, tokens, words),
-      // Support for a named group, and nothing harmful beside it (lexicon/supportive-claims.ts).
-      supportive: supportiveFrame(norm.text, tokens, words, groups, [...hits.insults, ...hits.threats, ...hits.veiledThreats, ...hits.violentActs, ...hits.groupClaims], lex),
-      // Every first-person phrase of a short text was hyperbole: the head, which saw the same words, does not flag alone.
-      hyperbole: short && intent.length > 0 && hits.selfHarmIntent.length === 0,
-      // A verb of beating an opponent in a short text about a game ("our team destroyed them 5-0"),
-      // with no threat, weapon or graphic word: the violence head does not flag alone.
-      competition: nothingViolent && lex.competitionVerbs.scan(norm.text, tokens, words).length > 0 &&
-        lex.competitionCues.scan(norm.text, tokens, words).length > 0,
-      // A violent word only in an everyday fixed phrase ("kill a process", "bath bomb"), nothing violent beside it.
-      everydayViolence: nothingViolent && lex.everydayViolence.scan(norm.text, tokens, words).length > 0,
-      // Every insult word of a short text is negated or said of the writer ("I'm such an idiot lol",
-      // "you are not stupid"), and nothing threatens: the harassment head does not flag alone.
-      disownedInsults: short && insultWords.length > 0 && hits.insults.length === 0 && aboutOthers.length === 0 &&
-        hits.threats.length === 0 && hits.veiledThreats.length === 0,
-    };
+    const frames = framesOf(norm.text, tokens, words, short, { hits, groups, intent, insultWords, aboutOthers });
     const windows = windowsOf(norm.text, header.window).map((window): WindowEvidence => {
       const inside = (h: LexiconHit): boolean => h.start >= window.from && h.start < window.to;
       const tFrom = firstTokenAtOrAfter(tokens, window.from);
@@ -211,7 +238,7 @@ export function createEngine(model: ModelFile): TextClassifier {
     });
     for (const w of windows) {
       const inside = (h: LexiconHit): boolean => h.start >= w.window.from && h.start < w.window.to;
-      w.everydaySense = w.sexualLex === 0 && w.nudity === 0 && hits.everydayNudity.some(inside);
+      w.everydaySense = w.sexualLex === 0 && w.nudity === 0 && hitsStartingIn(hits.everydayNudity, w.window.from, w.window.to, inside).length > 0;
     }
     return { windows, tokens, tf, hits, frames };
   }
@@ -249,7 +276,7 @@ export function createEngine(model: ModelFile): TextClassifier {
       consider("sexual_minors", sm, w.minors > 0 && sexual >= threshold("sexual_minors"), at, "sexual", ["minors", "sexual"]);
       // A sexual act ("seduces", "molested") beside a plain minor indicator ("a 14 year old", "child")
       // flags too: such text is rarely explicit enough for the sexual evidence above.
-      if (w.sexualAct >= 0.8) consider("sexual_minors", w.sexualAct, true, at, undefined, ["minors", "sexualActs"]);
+      if (w.sexualAct >= SEXUAL_ACT_FLAG) consider("sexual_minors", w.sexualAct, true, at, undefined, ["minors", "sexualActs"]);
       if (groomingFlags(w)) consider("sexual_minors", w.grooming, true, at, undefined, ["grooming", "minors"]);
       // Thin threat data: a direct threat phrase plus harassment or violence evidence in the same window.
       const hostile = Math.max(w.model.harassment ?? 0, w.model.violence ?? 0);
@@ -355,6 +382,11 @@ export function createEngine(model: ModelFile): TextClassifier {
       return { categories, explanations };
     },
   };
+}
+
+/** A list joined from several scans, put in start order so windows can take their hits as a slice (hitsStartingIn). */
+function inStartOrderOf(list: LexiconHit[]): LexiconHit[] {
+  return list.sort((a, b) => a.start - b.start);
 }
 
 /** Whether each hit list of the text being classified is in start order (checked once per list). */

@@ -6,7 +6,7 @@ import type { HitList, WindowEvidence } from "./window-evidence.js";
  * the learned head is over SUPPORT x its own bar. Phrase rules cover harm aimed at a person
  * (lexicon/personal-terms.ts) and plain statements the learned heads miss held out.
  */
-export const PERSONAL_RULES = { alone: 0.8, supported: 0.4, support: 0.5 } as const;
+const PERSONAL_RULES = { alone: 0.8, supported: 0.4, support: 0.5 } as const;
 
 /** Whether phrase evidence flags: plain on its own, or weaker with the learned head's support. */
 export function personal(evidence: number, model: number, bar: number): boolean {
@@ -26,7 +26,7 @@ interface PhraseRule {
   lexicons: HitList[];
 }
 
-export const PHRASE_RULES: readonly PhraseRule[] = [
+const PHRASE_RULES: readonly PhraseRule[] = [
   // A veiled threat at the reader ("I know where your kids go to school") threatens and harasses.
   {
     evidence: "veiledThreat", support: "harassment", lexicons: ["veiledThreats"],
@@ -59,8 +59,9 @@ export function applyPhraseRules(
 
 /**
  * Combined grooming evidence (lexicon GROOMING, weights 0.4-0.6) that flags sexual_minors: two
- * phrases (about 0.8) with a plain minor indicator in the window, or three (about 0.9) on their own.
- * Grooming holds no sexual words, which the other sexual_minors rules need.
+ * phrases of 0.6 (0.84) with a plain minor indicator in the window, or three on their own (0.9 or
+ * more: three of 0.6, or two of 0.6 and one of 0.4). Overlapping phrases count once
+ * (combinePhrases). Grooming holds no sexual words, which the other sexual_minors rules need.
  */
 const GROOMING_WITH_MINOR = 0.8;
 const GROOMING_ALONE = 0.9;
