@@ -8,7 +8,7 @@ import { registerJsonRoute } from "../http/json-route.js";
 import { createInterceptorChain } from "../interceptors/chain.js";
 import { transportKey } from "../interceptors/context-keys.js";
 import { MAX_REQUEST_BYTES } from "../moderation/limits.js";
-import { limitRpcRequestBodies } from "../rpc/limit-request-body.js";
+import { guardRpcRequestBodies } from "../rpc/guard-request-body.js";
 import { createRoutes } from "../rpc/routes.js";
 import type { AppContext } from "./app-context.js";
 import { registerGrpcMessageEncoding } from "./grpc-message-encoding.js";
@@ -46,9 +46,9 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
     await app.register(fastifyConnectPlugin, {
       routes: (router) => {
         routes(router);
-        limitRpcRequestBodies(router, { limit: MAX_REQUEST_BYTES, signer: ctx.signingKeys.signer, now: ctx.clock });
+        guardRpcRequestBodies(router, { limit: MAX_REQUEST_BYTES, signer: ctx.signingKeys.signer, now: ctx.clock });
       },
-      // Our own limit (limitRpcRequestBodies) answers first, with the API's code and a signature;
+      // Our own limit (guardRpcRequestBodies) answers first, with the API's code and a signature;
       // Connect's stays as a backstop (its size check of a compressed message is after inflating).
       readMaxBytes: MAX_REQUEST_BYTES + 1,
       shutdownTimeoutMs: 2_000,

@@ -7,7 +7,7 @@ import { verifyRpcResponse } from "../../src/client/verify-rpc-response.js";
 import { toJwks } from "../../src/signing/key-ring.js";
 
 // The RPC side of the body limit: a request larger than MAX_REQUEST_BYTES is refused before it
-// is read (limit-request-body.ts), with the API's code and a signature like every other error.
+// is read (guard-request-body.ts), with the API's code and a signature like every other error.
 const RPC_PROTOCOLS = PROTOCOLS.filter((p): p is Exclude<Protocol, "json"> => p !== "json");
 
 let server: TestServer;

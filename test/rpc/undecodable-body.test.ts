@@ -1,0 +1,108 @@
+import * as grpc from "@grpc/grpc-js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { verifyRpcResponse } from "../../src/client/verify-rpc-response.js";
+import { toJwks } from "../../src/signing/key-ring.js";
+import { GRPC } from "../api/error-expectations.js";
+import { startServerWithKey, type TestServer } from "../support/test-server.js";
+
+// A request body that does not decode as a ModerateRequest is refused as invalid_request on every
+// RPC protocol, signed, instead of Connect's own INTERNAL ("parse binary: premature EOF") or bare
+// INVALID_ARGUMENT (guard-request-body.ts, decode-check.ts).
+
+const PATH = "/moderation.v1.ModerationService/Moderate";
+const MESSAGE = /^The request body is not a valid moderation\.v1\.ModerateRequest message: .+\.$/;
+/** Field 1 (input) announced as 16 bytes long, with 1 byte present. */
+const TRUNCATED = new Uint8Array([0x0a, 0x10, 0x0a]);
+/** A text field holding a byte that is not UTF-8. */
+const NOT_UTF8 = new Uint8Array([0x0a, 0x06, 0x0a, 0x01, 0x74, 0x12, 0x01, 0xff]);
+
+const envelope = (message: Uint8Array) => {
+  const out = new Uint8Array(5 + message.length);
+  new DataView(out.buffer).setUint32(1, message.length, false);
+  out.set(message, 5);
+  return out;
+};
+
+interface Refusal { status: number; code: string | undefined; message: string; metadata: Record<string, string> }
+
+let server: TestServer;
+let key: string;
+beforeAll(async () => {
+  ({ server, key } = await startServerWithKey());
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+async function expectSignedRefusal(refusal: Refusal): Promise<void> {
+  expect(refusal).toMatchObject({ status: GRPC.INVALID_ARGUMENT, code: "invalid_request" });
+  expect(refusal.message).toMatch(MESSAGE);
+  const outcome = { ok: false as const, code: refusal.status, message: refusal.message };
+  const jwks = toJwks(server.ctx.signingKeys);
+  expect(await verifyRpcResponse({ requestBytes: new Uint8Array(), outcome, metadata: refusal.metadata, jwks })).toMatchObject({ valid: true });
+}
+
+function grpcCall(bytes: Uint8Array): Promise<Refusal | "ok"> {
+  const client = new grpc.Client(new URL(server.grpcUrl).host, grpc.credentials.createInsecure());
+  const metadata = new grpc.Metadata();
+  metadata.set("x-api-key", key);
+  return new Promise((resolve) => {
+    client.makeUnaryRequest(PATH, (b: Buffer) => b, (b: Buffer) => b, Buffer.from(bytes), metadata, (error: grpc.ServiceError | null) => {
+      client.close();
+      if (!error) return resolve("ok");
+      const map = Object.fromEntries(Object.entries(error.metadata.getMap()).map(([k, v]) => [k, String(v)]));
+      resolve({ status: error.code, code: map["x-error-code"], message: error.details, metadata: map });
+    });
+  });
+}
+
+describe("an undecodable request body", () => {
+  it.each([["truncated", TRUNCATED], ["not UTF-8 in a string field", NOT_UTF8]])("over gRPC (%s): INVALID_ARGUMENT, invalid_request, signed", async (_name, bytes) => {
+    const refusal = await grpcCall(bytes);
+    if (refusal === "ok") throw new Error("expected a refusal");
+    await expectSignedRefusal(refusal);
+  });
+
+  it("over gRPC-Web: the same, in the trailer frame", async () => {
+    const response = await fetch(`${server.httpUrl}${PATH}`, {
+      method: "POST",
+      headers: { "content-type": "application/grpc-web+proto", "x-grpc-web": "1", "x-api-key": key },
+      body: Buffer.from(envelope(TRUNCATED)),
+    });
+    const body = new Uint8Array(await response.arrayBuffer());
+    // Trailers-only answers put grpc-status in the headers; otherwise it is the last frame (flag 0x80).
+    const trailers: Record<string, string> = Object.fromEntries(response.headers.entries());
+    if (!("grpc-status" in trailers) && body.length > 5 && body[0] === 0x80) {
+      for (const line of new TextDecoder().decode(body.subarray(5)).split("\r\n")) {
+        const at = line.indexOf(":");
+        if (at > 0) trailers[line.slice(0, at).trim().toLowerCase()] = line.slice(at + 1).trim();
+      }
+    }
+    await expectSignedRefusal({
+      status: Number(trailers["grpc-status"]), code: trailers["x-error-code"], message: decodeURIComponent(trailers["grpc-message"] ?? ""), metadata: trailers,
+    });
+  });
+
+  it.each([
+    ["binary (application/proto)", "application/proto", TRUNCATED],
+    ["JSON of the wrong shape (application/json)", "application/json", new TextEncoder().encode('{"input":[{"type":"text","text":{"not":"a string"}}]}')],
+  ])("over Connect, %s: HTTP 400, invalid_request, signed", async (_name, contentType, bytes) => {
+    const response = await fetch(`${server.httpUrl}${PATH}`, { method: "POST", headers: { "content-type": contentType, "x-api-key": key }, body: Buffer.from(bytes) });
+    expect(response.status).toBe(400);
+    const error = (await response.json()) as { code: string; message: string };
+    expect(error.code).toBe("invalid_argument");
+    await expectSignedRefusal({
+      status: GRPC.INVALID_ARGUMENT, code: response.headers.get("x-error-code") ?? undefined, message: error.message, metadata: Object.fromEntries(response.headers.entries()),
+    });
+  });
+
+  it("leaves well-formed bodies alone, unknown JSON fields included (Connect ignores them)", async () => {
+    const response = await fetch(`${server.httpUrl}${PATH}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": key },
+      body: JSON.stringify({ input: [{ type: "text", text: "hello there" }], somethingNew: 1 }),
+    });
+    expect(response.status).toBe(200);
+    expect(await grpcCall(new Uint8Array([0x0a, 0x0d, 0x0a, 0x04, 0x74, 0x65, 0x78, 0x74, 0x12, 0x05, 0x68, 0x65, 0x6c, 0x6c, 0x6f]))).toBe("ok");
+  });
+});
