@@ -162,6 +162,15 @@ describe("everyday senses of violent words keep the violence head from flagging 
     }
   });
 
+  it("and, with no insult beside it, the harassment head neither: an idiom said to the reader is not abuse", () => {
+    const idiom = flagsOf("You're killing me with these puns");
+    expect(idiom).not.toContain("harassment");
+    expect(idiom).not.toContain("violence");
+    expect(flagsOf("Hang the picture a bit higher on the wall")).not.toContain("violence");
+    expect(flagsOf("You're killing me with these puns, you idiot")).toContain("harassment");
+    expect(flagsOf("Hang the picture, then hang them all")).toContain("violence");
+  });
+
   it("not when a violent word stands outside the everyday phrase or the verb of beating an opponent", () => {
     for (const text of [
       "Those people deserve to be shot in the head. Anyway, time to hit the gym.",

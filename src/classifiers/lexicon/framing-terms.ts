@@ -246,7 +246,8 @@ export const VIOLENT_WORDS: TermList = {
     "punch*": 1, "hit": 1, "hits": 1, "hitting": 1, "slaughter*": 1, "massacre*": 1, "execute": 1, "executed": 1,
     "execution*": 1, "behead*": 1, "strangl*": 1, "torture*": 1, "slash*": 1, "butcher*": 1, "assault*": 1,
     "weapon*": 1, "destroy*": 1, "crush*": 1, "smash*": 1, "annihilat*": 1, "demolish*": 1, "thrash*": 1,
-    "hammered": 1, "dead": 1, "die": 1, "dies": 1, "blood*": 1, "violen*": 1, "fight*": 1, "hurt": 1, "wound*": 1,
+    "hammered": 1, "dead": 1, "die": 1, "dies": 1, "died": 1, "dying": 1, "blood*": 1, "violen*": 1, "fight*": 1,
+    "hurt": 1, "wound*": 1, "hang": 1, "hanged": 1, "hanging": 1,
   },
 };
 
@@ -277,5 +278,10 @@ export const EVERYDAY_VIOLENCE: TermList = {
     "smoking gun": 1, "bullet point": 1, "bullet points": 1, "bullet journal": 1, "bite the bullet": 1,
     "dodge a bullet": 1, "dodged a bullet": 1, "take a stab at": 1, "slash prices": 1, "cut the cake": 1,
     "chop the onions": 1, "butcher paper": 1, "fire an employee": 1, "got fired": 1, "fired from my job": 1,
+    "hang the picture": 1, "hang a picture": 1, "hang pictures": 1, "hang the painting": 1, "hang the curtains": 1,
+    "hang the laundry": 1, "hang up the phone": 1, "hang the lights": 1, "shoot the video": 1, "shoot the wedding": 1,
+    "shoot a wedding": 1, "shoot the scene": 1, "shoot the movie": 1, "you're killing me": 1, "youre killing me": 1,
+    "you are killing me": 1, "this is killing me": 1, "my feet are killing me": 1, "my back is killing me": 1,
+    "died laughing": 1, "dying laughing": 1, "dying to see": 1, "dying to try": 1, "murder this pizza": 1,
   },
 };

@@ -74,7 +74,11 @@ export function createEngine(model: ModelFile): TextClassifier {
 
   type Evidence = { windows: WindowEvidence[]; tokens: Token[]; tf: TokenFeatures; hits: Record<HitList, LexiconHit[]> & { everydayNudity: LexiconHit[] }; frames: Frames };
   /** Frames of a short text that keep some learned heads from flagging on their own. */
-  type Frames = { negated: boolean; counter: boolean; supportive: boolean; hyperbole: boolean; competition: boolean; everydayViolence: boolean; disownedInsults: boolean };
+  type Frames = {
+    negated: boolean; counter: boolean; supportive: boolean; hyperbole: boolean; competition: boolean; everydayViolence: boolean;
+    /** everydayViolence in a text with no insult or abuse: the harassment head does not flag alone either ("you're killing me with these puns"). */
+    everydayNoInsult: boolean; disownedInsults: boolean;
+  };
 
   /**
    * Whether a short text frames a derogatory claim so as to reject it: negated ("X are not vermin",
@@ -117,6 +121,7 @@ export function createEngine(model: ModelFile): TextClassifier {
       hits.weaponMaking.length === 0 && hits.graphicViolence.length === 0;
     const competitionVerbs = nothingViolent ? lex.competitionVerbs.scan(text, tokens, words) : [];
     const everydayViolence = nothingViolent ? lex.everydayViolence.scan(text, tokens, words) : [];
+    const everyday = onlyViolentWordsIn(text, tokens, words, everydayViolence);
     return {
       negated: short && negatedClaim(text, tokens, words, derogatory, supportive),
       counter: short && counterSpeech(text, tokens, words),
@@ -130,7 +135,8 @@ export function createEngine(model: ModelFile): TextClassifier {
       competition: competitionVerbs.length > 0 && lex.competitionCues.scan(text, tokens, words).length > 0 &&
         onlyViolentWordsIn(text, tokens, words, [...competitionVerbs, ...everydayViolence]),
       // Violent words only in everyday fixed phrases ("kill a process", "bath bomb"), nothing violent beside them.
-      everydayViolence: onlyViolentWordsIn(text, tokens, words, everydayViolence),
+      everydayViolence: everyday,
+      everydayNoInsult: everyday && found.insultWords.length === 0 && hits.insults.length === 0 && hits.veiledThreats.length === 0,
       // Every insult word of a short text is negated or said of the writer ("I'm such an idiot lol",
       // "you are not stupid"), and nothing threatens: the harassment head does not flag alone.
       disownedInsults: short && found.insultWords.length > 0 && hits.insults.length === 0 && found.aboutOthers.length === 0 &&
@@ -263,7 +269,8 @@ export function createEngine(model: ModelFile): TextClassifier {
         // A framed claim or an everyday sense of a nudity word: the head's score stands, but the head
         // alone does not flag (it scores the words, not the frame).
         const unframed = !(claim && FRAMED_HEADS.has(c)) && !(frames.hyperbole && HYPERBOLE_HEADS.has(c)) && !(c === "sexual" && w.everydaySense) &&
-          !((frames.competition || frames.everydayViolence) && c === "violence") && !(frames.disownedInsults && c === "harassment");
+          !((frames.competition || frames.everydayViolence) && c === "violence") &&
+          !((frames.disownedInsults || frames.everydayNoInsult) && c === "harassment");
         consider(c, s, s >= bar && unframed, at, c, []);
       }
       // Lexicon evidence backs up the thin classes; it can raise a score, never lower one.
