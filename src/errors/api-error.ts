@@ -65,12 +65,21 @@ export function toConnectError(error: ApiError): ConnectError {
   const metadata = new Headers(error.headers);
   metadata.set(ERROR_CODE_HEADER, error.code);
   return new ConnectError(
-    error.message,
+    wellFormed(error.message),
     ERROR_CODES[error.code].connect,
     metadata,
     [{ desc: ErrorDetailSchema, value: create(ErrorDetailSchema, { code: error.code }) }],
     error.cause,
   );
+}
+
+/**
+ * The message with lone surrogates replaced by U+FFFD. A message may quote the caller's input, and
+ * gRPC percent-encodes grpc-message with encodeURIComponent, which throws on a lone surrogate: the
+ * refusal would never be sent.
+ */
+function wellFormed(message: string): string {
+  return /[\ud800-\udfff]/.test(message) ? message.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, "\ufffd") : message;
 }
 
 /** Turns anything thrown into an ApiError; unknown errors become a bare internal_error. */

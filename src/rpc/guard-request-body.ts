@@ -55,7 +55,7 @@ function limitBody(request: UniversalServerRequest, deps: RequestBodyLimitDeps, 
       // once it has all of it: check at the same moment, before Connect sees the bytes.
       const check = async () => {
         checked = true;
-        const reason = undecodableReason(schema!, request.header, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+        const reason = await undecodableReason(schema!, request.header, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), deps.limit);
         chunks.length = 0;
         if (reason !== undefined) throw await undecodable(deps, schema!, reason);
       };

@@ -11,6 +11,8 @@ import { PNG_DATA_URI } from "./error-expectations.js";
 // valid requests; each case applies a few byte-level or structural mutations to one of them.
 
 const CASES = 250;
+/** Hundreds of sequential requests, some with images: generous, for a loaded 2-core CI machine. */
+const TIMEOUT_MS = 180_000;
 
 /** A small deterministic generator (LCG), so a failing case can be replayed by its index. */
 function random(seed: number): () => number {
@@ -120,7 +122,7 @@ describe("mutated request bodies", () => {
     // The mutations must reach both outcomes, or the test proves little.
     expect(statuses.get(200) ?? 0).toBeGreaterThan(CASES / 20);
     expect(statuses.get(400) ?? 0).toBeGreaterThan(CASES / 4);
-  });
+  }, TIMEOUT_MS);
 
   it("get an answer or a client error over Connect's JSON codec, never a server error", async () => {
     let answered = 0;
@@ -138,7 +140,7 @@ describe("mutated request bodies", () => {
       expect(response.headers.get("signature"), label).toMatch(/^sig1=:/);
     }
     expect(answered).toBeGreaterThan(0);
-  });
+  }, TIMEOUT_MS);
 
   it("get OK or INVALID_ARGUMENT over gRPC for damaged protobuf bytes, and the server keeps answering", async () => {
     const client = new grpc.Client(new URL(server.grpcUrl).host, grpc.credentials.createInsecure());
@@ -169,5 +171,5 @@ describe("mutated request bodies", () => {
       client.close();
     }
     expect(codes.get(grpc.status.INVALID_ARGUMENT) ?? 0).toBeGreaterThan(0);
-  });
+  }, TIMEOUT_MS);
 });

@@ -174,6 +174,7 @@ describe("everyday senses of violent words keep the violence head from flagging 
   it("not when a violent word stands outside the everyday phrase or the verb of beating an opponent", () => {
     for (const text of [
       "Those people deserve to be shot in the head. Anyway, time to hit the gym.",
+      "Those people deserve to be gassed. Anyway, time to kill a process.",
       "Kill them all. Then we kill some time at the mall.",
       "We crushed them in the final and then we stabbed their coach",
     ]) {

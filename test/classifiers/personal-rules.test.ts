@@ -210,6 +210,10 @@ describe("threats the writer declares as their own", () => {
       expect(flagsOf(text), text).toEqual([]);
     }
     expect(flagsOf("I will end you")).toEqual(["harassment", "harassment_threatening", "violence"]);
+    // Only a noun-like first word counts, right after its determiner: "that you're dead" still threatens.
+    for (const text of ["I'll make sure that you're dead by friday", "Nobody talks to me like this. I will hurt you."]) {
+      expect(flagsOf(text), text).toContain("harassment_threatening");
+    }
   });
 
   it("not when negated, asked, said of others, or a weak phrase such as 'beat you'", () => {

@@ -96,6 +96,32 @@ describe("an undecodable request body", () => {
     });
   });
 
+  it("judges a compressed body after inflating it, as Connect does (gzip on Connect, a flagged gRPC envelope)", async () => {
+    const { gzipSync } = await import("node:zlib");
+    const connect = await fetch(`${server.httpUrl}${PATH}`, {
+      method: "POST",
+      headers: { "content-type": "application/proto", "content-encoding": "gzip", "x-api-key": key },
+      body: gzipSync(TRUNCATED),
+    });
+    expect(connect.status).toBe(400);
+    expect(connect.headers.get("x-error-code")).toBe("invalid_request");
+    const inflated = gzipSync(Buffer.from([0x0a, 0x0d, 0x0a, 0x04, 0x74, 0x65, 0x78, 0x74, 0x12, 0x05, 0x68, 0x65, 0x6c, 0x6c, 0x6f]));
+    const ok = await fetch(`${server.httpUrl}${PATH}`, {
+      method: "POST",
+      headers: { "content-type": "application/proto", "content-encoding": "gzip", "x-api-key": key },
+      body: inflated,
+    });
+    expect(ok.status).toBe(200);
+    // An envelope whose flag says "not compressed" is judged as it is, whatever grpc-encoding says.
+    const plain = await fetch(`${server.httpUrl}${PATH}`, {
+      method: "POST",
+      headers: { "content-type": "application/grpc-web+proto", "grpc-encoding": "gzip", "x-grpc-web": "1", "x-api-key": key },
+      body: Buffer.from(envelope(TRUNCATED)),
+    });
+    const trailer = new TextDecoder().decode(new Uint8Array(await plain.arrayBuffer()));
+    expect(trailer).toMatch(/x-error-code: invalid_request/);
+  });
+
   it("leaves well-formed bodies alone, unknown JSON fields included (Connect ignores them)", async () => {
     const response = await fetch(`${server.httpUrl}${PATH}`, {
       method: "POST",

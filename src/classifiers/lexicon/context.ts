@@ -228,14 +228,19 @@ export function notEverydaySense(tokens: readonly Token[], words: readonly strin
 }
 
 /** Words that make the next word a noun: "the end you", "the hurt you caused". */
-const DETERMINERS: ReadonlySet<string> = new Set(["the", "a", "an", "this", "that", "no", "any", "all", "such"]);
+const DETERMINERS: ReadonlySet<string> = new Set(["the", "a", "an", "no", "any", "such"]);
+/** Threat phrases' first words that are also nouns ("the end", "the hurt", "a beating"); "you", "i" never are. */
+const NOUN_SENSES: ReadonlySet<string> = new Set(["end", "hurt", "beat", "beating", "burn", "cut", "kill", "shot", "punch", "hit", "find"]);
 
 /**
- * Threat hits whose first word is not a noun by a determiner before it: "in the end you have to
- * decide" and "I will never forget the hurt you caused" name no act ("end you", "hurt you").
+ * Threat hits whose first word is not a noun by a determiner right before it (same clause): "in
+ * the end you have to decide" and "I will never forget the hurt you caused" name no act.
  */
-export function notNounSense(tokens: readonly Token[], words: readonly string[], hits: readonly LexiconHit[]): LexiconHit[] {
-  return hits.filter((h) => !DETERMINERS.has(words[firstTokenAtOrAfter(tokens, h.start) - 1] ?? ""));
+export function notNounSense(text: string, tokens: readonly Token[], words: readonly string[], hits: readonly LexiconHit[]): LexiconHit[] {
+  return hits.filter((h) => {
+    const i = firstTokenAtOrAfter(tokens, h.start);
+    return !(i > 0 && NOUN_SENSES.has(words[i]!) && DETERMINERS.has(words[i - 1]!) && joined(text, tokens, i));
+  });
 }
 
 /**

@@ -247,7 +247,8 @@ export const VIOLENT_WORDS: TermList = {
     "execution*": 1, "behead*": 1, "strangl*": 1, "torture*": 1, "slash*": 1, "butcher*": 1, "assault*": 1,
     "weapon*": 1, "destroy*": 1, "crush*": 1, "smash*": 1, "annihilat*": 1, "demolish*": 1, "thrash*": 1,
     "hammered": 1, "dead": 1, "die": 1, "dies": 1, "died": 1, "dying": 1, "blood*": 1, "violen*": 1, "fight*": 1,
-    "hurt": 1, "wound*": 1, "hang": 1, "hanged": 1, "hanging": 1,
+    "hurt": 1, "wound*": 1, "hang": 1, "hanged": 1, "hanging": 1, "gas": 1, "gassed": 1, "gassing": 1, "lynch*": 1,
+    "exterminat*": 1, "genocid*": 1, "drown*": 1, "burn*": 1, "rape*": 1, "slit*": 1, "decapitat*": 1, "maim*": 1,
   },
 };
 

@@ -165,7 +165,7 @@ export function createEngine(model: ModelFile): TextClassifier {
       sexualActs: [] as LexiconHit[],
       selfHarmMethods: lex.selfHarmMethods.scan(norm.text, tokens, words),
       // "in the end you ...", "the hurt you caused": a noun, not a threat.
-      threats: notNounSense(tokens, words, lex.threats.scan(norm.text, tokens, words)),
+      threats: notNounSense(norm.text, tokens, words, lex.threats.scan(norm.text, tokens, words)),
       declaredThreats: [] as LexiconHit[],
       violentActs: [] as LexiconHit[],
       veiledThreats: statedPhrases(norm.text, tokens, words, lex.veiledThreats.scan(norm.text, tokens, words)),
