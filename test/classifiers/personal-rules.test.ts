@@ -34,6 +34,11 @@ describe("first-person self-harm phrases", () => {
     expect(strength("selfHarmIntent", "i'm going to k1ll mys3lf")).toBe(1);
   });
 
+  it("add up stated preparations until they flag by rule alone", () => {
+    expect(flagsOf("Tonight is the night, I've written my note and I have the pills ready")).toEqual(["self_harm", "self_harm_intent"]);
+    expect(flagsOf("I have written my note to the teacher")).toEqual([]);
+  });
+
   it("skip negated, hyperbolic and third-person uses", () => {
     expect(strength("selfHarmIntent", "I would never kill myself, I love my kids")).toBe(0);
     expect(strength("selfHarmIntent", "I'm not suicidal, just exhausted")).toBe(0);
@@ -98,6 +103,7 @@ describe("insults aimed at the reader", () => {
     expect(strength("insults", "you're a waste of space")).toBe(1);
     expect(strength("insults", "fuck you")).toBe(1);
     expect(strength("insults", "nobody likes you")).toBeGreaterThanOrEqual(0.8);
+    expect(strength("insults", "I hope your whole family dies in a fire")).toBe(1);
   });
 
   it("count a person insult that stands alone in its clause as a vocative", () => {

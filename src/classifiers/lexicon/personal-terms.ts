@@ -65,6 +65,9 @@ export const SELF_HARM_INTENT: TermList = {
     // ("how many sleeping pills does it take to die"; not "... to die in this game", which it does not give).
     "how to commit suicide": 0.8, "ways to commit suicide": 0.8, "way to commit suicide": 0.8,
     "painless way to die": 0.8, "to die painlessly": 0.8, "does it take to die": 0.5, "would it take to die": 0.5,
+    // Preparations stated plainly ("I've written my note and I have the pills ready") and being missed by nobody.
+    "written my note": 0.6, "have the pills ready": 0.6, "pills are ready": 0.6, "tonight is the night": 0.3,
+    "nobody would care if i disappeared": 0.6, "no one would care if i disappeared": 0.6,
   },
 };
 
@@ -154,6 +157,8 @@ export const DIRECT_ABUSE: TermList = {
     "hope you get cancer": 1, "hope you get aids": 1, "hope you get raped": 1, "hope you get hit by a": 1,
     "hope u die": 1, "hope u get cancer": 1, "hope you rot": 0.8, "hope you suffer": 0.8,
     "hope your family dies": 1, "hope your mom dies": 1, "hope your kids die": 1, "wish you were dead": 1,
+    "hope your whole family dies": 1, "hope your entire family dies": 1, "hope you and your family die": 1,
+    "hope you die in a fire": 1,
     "wish you would die": 1, "you deserve to die": 1, "you don't deserve to live": 1, "you dont deserve to live": 1,
     "world would be better without you": 1,
     // Exclusion aimed at the reader.

@@ -209,6 +209,9 @@ export const WEAPON_MAKING: TermList = {
     "hurt someone without leaving marks": 1, "hurt someone without leaving a mark": 1, "without leaving marks": 0.6,
     "kill someone and get away with it": 1, "kill someone without getting caught": 1, "how to poison someone": 1,
     "poison someone without": 1, "untraceable poison": 1, "get rid of a body": 1, "dispose of a body": 1,
+    // Cruelty to animals asked for or described as a plan.
+    "torture a cat": 1, "torture a dog": 1, "torture an animal": 1, "torture animals": 0.8, "torture a kitten": 1,
+    "torture a puppy": 1, "slowly torture": 0.8,
   },
 };
 
