@@ -37,6 +37,7 @@ describe("first-person self-harm phrases", () => {
   it("add up stated preparations until they flag by rule alone", () => {
     expect(flagsOf("Tonight is the night, I've written my note and I have the pills ready")).toEqual(["self_harm", "self_harm_intent"]);
     expect(flagsOf("I have written my note to the teacher")).toEqual([]);
+    expect(flagsOf("how many tylenol do i need to take to never wake up")).toContain("self_harm");
   });
 
   it("skip negated, hyperbolic and third-person uses", () => {
@@ -104,6 +105,8 @@ describe("insults aimed at the reader", () => {
     expect(strength("insults", "fuck you")).toBe(1);
     expect(strength("insults", "nobody likes you")).toBeGreaterThanOrEqual(0.8);
     expect(strength("insults", "I hope your whole family dies in a fire")).toBe(1);
+    expect(strength("insults", "Honestly the world would be a better place without people like you")).toBeGreaterThanOrEqual(0.8);
+    expect(strength("insults", "You're a disgrace, go back to the kitchen where you belong")).toBe(1);
   });
 
   it("count a person insult that stands alone in its clause as a vocative", () => {
@@ -240,6 +243,13 @@ describe("veiled threats at the reader", () => {
     for (const text of ["I know where your kids go to school.", "I know where you live.", "Your days are numbered", "I'm going to find where you live and make you pay"]) {
       expect(flagsOf(text), text).toEqual(["harassment", "harassment_threatening"]);
     }
+  });
+
+  it("count promised punishment and doxxing of a third person, which incites", () => {
+    for (const text of ["Let's all go to her house tonight and teach her a lesson she won't forget", "Post her address so everyone can go visit her"]) {
+      expect(flagsOf(text), text).toEqual(["harassment", "harassment_threatening"]);
+    }
+    expect(flagsOf("That exam taught me a lesson I won't forget")).toEqual([]);
   });
 
   it("count threats to expose the reader (doxxing, intimate images) and to their family", () => {

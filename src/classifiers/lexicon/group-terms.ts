@@ -62,6 +62,9 @@ export const CONSPIRACY_PREDICATES: TermList = {
     "run the world": 0.6, "are replacing us": 1, "are replacing white people": 1, "want to replace us": 1,
     "will not replace us": 1, "are behind 9/11": 1, "did 9/11": 1, "poison the wells": 1, "killed jesus": 1,
     "spread diseases": 0.8, "spread disease": 0.8, "are taking over": 0.6, "are invading": 0.6,
+    // Holocaust denial said of a group ("the Jews made it up for money").
+    "made it up for money": 1, "made up the holocaust": 1, "faked the holocaust": 1, "invented the holocaust": 1,
+    "lie about the holocaust": 1, "lied about the holocaust": 1,
   },
 };
 

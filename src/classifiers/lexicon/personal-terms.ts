@@ -68,6 +68,7 @@ export const SELF_HARM_INTENT: TermList = {
     // Preparations stated plainly ("I've written my note and I have the pills ready") and being missed by nobody.
     "written my note": 0.6, "have the pills ready": 0.6, "pills are ready": 0.6, "tonight is the night": 0.3,
     "nobody would care if i disappeared": 0.6, "no one would care if i disappeared": 0.6,
+    "take to never wake up": 0.8, "pills to never wake up": 0.8, "to never wake up": 0.5,
   },
 };
 
@@ -99,6 +100,7 @@ export const INSULTS: TermList = {
     "fool": 0.8, "freak": 0.8, "creep": 0.8, "slut": 1, "whore": 1, "pig": 0.6, "coward": 0.6, "liar": 0.6,
     "hypocrite": 0.6, "ignorant": 0.6, "braindead": 1, "brain dead": 1, "retard*": 1, "waste of space": 1,
     "waste of oxygen": 1, "failure": 0.6, "nobody": 0.4, "joke": 0.4, "shit": 0.6, "douche*": 1, "wanker": 1,
+    "disgrace": 0.6,
   },
 };
 
@@ -160,7 +162,10 @@ export const DIRECT_ABUSE: TermList = {
     "hope your whole family dies": 1, "hope your entire family dies": 1, "hope you and your family die": 1,
     "hope you die in a fire": 1,
     "wish you would die": 1, "you deserve to die": 1, "you don't deserve to live": 1, "you dont deserve to live": 1,
-    "world would be better without you": 1,
+    "world would be better without you": 1, "world would be a better place without you": 1,
+    "world would be better off without you": 1, "better place without people like you": 0.8,
+    // Telling a woman her place ("go back to the kitchen where you belong").
+    "go back to the kitchen": 0.8, "get back in the kitchen": 0.8, "back to the kitchen where you belong": 1,
     // Exclusion aimed at the reader.
     "nobody wants you here": 1, "no one wants you here": 1, "nobody wants you": 0.6, "no one wants you": 0.6,
     "you're not welcome here": 0.8, "youre not welcome here": 0.8, "you are not welcome here": 0.8,
@@ -202,6 +207,11 @@ export const VEILED_THREATS: TermList = {
     // Exposure: publishing where the reader lives or their intimate images (doxxing, sextortion).
     "post your address": 0.8, "leak your address": 0.6, "dox you": 1, "doxx you": 1, "leak your nudes": 1,
     "post your nudes": 1, "send your nudes to": 1, "leak your pics": 0.8,
+    "post her address": 0.8, "post his address": 0.8, "post their address": 0.8,
+    // Punishment promised ("I'll teach you a lesson you won't forget"); of a third person it incites.
+    "teach you a lesson": 0.6, "a lesson you won't forget": 0.8, "a lesson you wont forget": 0.8,
+    "a lesson she won't forget": 0.8, "a lesson she wont forget": 0.8, "a lesson he won't forget": 0.8,
+    "a lesson he wont forget": 0.8, "a lesson they won't forget": 0.8, "a lesson they wont forget": 0.8,
   },
 };
 

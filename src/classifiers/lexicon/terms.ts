@@ -134,6 +134,7 @@ export const THREATS: TermList = {
     "hurt you": 0.8, "hurt your": 0.8, "rape you": 1, "burn your": 0.8, "bury you": 0.8, "end you": 0.8,
     "find you": 0.6, "hunt you": 0.8, "come for you": 0.6, "coming for you": 0.6,
     "you're dead": 1, "you are dead": 1, "youre dead": 1, "you will die": 1, "you'll die": 1, "you will pay": 0.6,
+    "ur dead": 1, "u r dead": 1, "you're gonna die": 1, "youre gonna die": 1, "ur gonna die": 1,
     "watch your back": 0.8, "i will kill": 0.6, "i'll kill": 0.6, "gonna kill": 0.6, "going to kill": 0.6,
   },
 };
@@ -212,6 +213,9 @@ export const WEAPON_MAKING: TermList = {
     // Cruelty to animals asked for or described as a plan.
     "torture a cat": 1, "torture a dog": 1, "torture an animal": 1, "torture animals": 0.8, "torture a kitten": 1,
     "torture a puppy": 1, "slowly torture": 0.8,
+    // Poison gas for harming people ("what chemicals can I mix to make a toxic gas to kill someone").
+    "make poison gas": 1, "make a poison gas": 1,
+    "gas to kill someone": 1, "chemicals to kill someone": 1,
   },
 };
 
