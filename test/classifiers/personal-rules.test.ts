@@ -250,6 +250,7 @@ describe("veiled threats at the reader", () => {
       expect(flagsOf(text), text).toEqual(["harassment", "harassment_threatening"]);
     }
     expect(flagsOf("That exam taught me a lesson I won't forget")).toEqual([]);
+    expect(flagsOf("Post her address on the wedding invitations list so we can send it")).toEqual([]);
   });
 
   it("count threats to expose the reader (doxxing, intimate images) and to their family", () => {

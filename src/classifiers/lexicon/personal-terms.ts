@@ -207,7 +207,8 @@ export const VEILED_THREATS: TermList = {
     // Exposure: publishing where the reader lives or their intimate images (doxxing, sextortion).
     "post your address": 0.8, "leak your address": 0.6, "dox you": 1, "doxx you": 1, "leak your nudes": 1,
     "post your nudes": 1, "send your nudes to": 1, "leak your pics": 0.8,
-    "post her address": 0.8, "post his address": 0.8, "post their address": 0.8,
+    "post her address": 0.6, "post his address": 0.6, "post their address": 0.6, "so everyone can visit her": 0.6,
+    "so everyone can visit him": 0.6, "so everyone can go visit her": 0.6, "so everyone can go visit him": 0.6,
     // Punishment promised ("I'll teach you a lesson you won't forget"); of a third person it incites.
     "teach you a lesson": 0.6, "a lesson you won't forget": 0.8, "a lesson you wont forget": 0.8,
     "a lesson she won't forget": 0.8, "a lesson she wont forget": 0.8, "a lesson he won't forget": 0.8,
