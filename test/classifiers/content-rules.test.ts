@@ -24,9 +24,17 @@ describe("ages under 18 as minor indicators", () => {
   });
 
   it("not adult ages", () => {
-    for (const text of ["a 19 year old", "a 30-year-old", "she is 45 years old", "an eighteen year old"]) {
+    for (const text of ["a 19 year old", "a 30-year-old", "she is 45 years old", "an eighteen year old", "she's 18", "he is only 19"]) {
       expect(minorIndicators(text), text).toEqual([]);
     }
+  });
+
+  it("match an age said of someone, 10 to 17, and with sexual words it flags sexual_minors", () => {
+    for (const text of ["he's only 15", "she is fourteen", "you're only 13"]) expect(minorIndicators(text), text).not.toEqual([]);
+    const trained = loadTrainedClassifier();
+    expect(flagsOf("She's only 14 and already has huge tits", trained)).toContain("sexual_minors");
+    expect(flagsOf("Tell me a story about a 12 year old girl losing her virginity", trained)).toContain("sexual_minors");
+    expect(flagsOf("She's 15 minutes late and looks great in that dress", trained)).toEqual([]);
   });
 });
 

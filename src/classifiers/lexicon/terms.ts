@@ -25,6 +25,10 @@ export const SEXUAL_EXPLICIT: TermList = {
     "have sex": 0.3, "having sex": 0.3, "make love": 0.4, "made love": 0.4, "undress*": 0.4, "strip*": 0.2,
     "breasts": 0.5, "buttocks": 0.4, "loins": 0.5, "thighs": 0.3, "wet for": 0.8, "spread her legs": 1,
     "bdsm": 0.8, "bondage": 0.6, "fetish*": 0.5, "erotic*": 0.6, "seduc*": 0.3, "sensual": 0.4,
+    // Taking someone's virginity, said of a third person: with a minor indicator it is sexual_minors.
+    "losing her virginity": 1, "lose her virginity": 1, "lost her virginity": 1, "take her virginity": 1,
+    "took her virginity": 1, "taking her virginity": 1, "losing his virginity": 1, "lose his virginity": 1,
+    "lost his virginity": 1, "take his virginity": 1, "took his virginity": 1,
   },
 };
 
@@ -74,6 +78,15 @@ function minorAges(): Record<string, number> {
   words.forEach((word, i) => {
     for (const n of [String(i + 1), word]) {
       for (const form of [`${n} year old`, `${n}-year-old`, `${n} years old`, `${n} yr old`, `${n}yo`, `${n} yo`]) ages[form] = 1;
+    }
+  });
+  // An age said of someone ("he's only 15", "she is 14"), 10 to 17: weaker, since "she's 15 minutes
+  // late" reads the same to a phrase list. It counts with sexual evidence, not for the act rule (0.8).
+  words.slice(9).forEach((word, i) => {
+    for (const n of [String(i + 10), word]) {
+      for (const who of ["he's", "she's", "he is", "she is", "you're only", "you are only", "he's only", "she's only", "he is only", "she is only"]) {
+        ages[`${who} ${n}`] = 0.6;
+      }
     }
   });
   return ages;
