@@ -38,6 +38,7 @@ describe("first-person self-harm phrases", () => {
     expect(flagsOf("Tonight is the night, I've written my note and I have the pills ready")).toEqual(["self_harm", "self_harm_intent"]);
     expect(flagsOf("I have written my note to the teacher")).toEqual([]);
     expect(flagsOf("how many tylenol do i need to take to never wake up")).toContain("self_harm");
+    expect(flagsOf("Which veins should I cut to bleed out fastest?")).toContain("self_harm_instructions");
   });
 
   it("skip negated, hyperbolic and third-person uses", () => {

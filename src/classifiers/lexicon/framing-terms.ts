@@ -284,5 +284,9 @@ export const EVERYDAY_VIOLENCE: TermList = {
     "shoot a wedding": 1, "shoot the scene": 1, "shoot the movie": 1, "you're killing me": 1, "youre killing me": 1,
     "you are killing me": 1, "this is killing me": 1, "my feet are killing me": 1, "my back is killing me": 1,
     "died laughing": 1, "dying laughing": 1, "dying to see": 1, "dying to try": 1, "murder this pizza": 1,
+    // Blood in medicine.
+    "draw blood": 1, "blood test": 1, "blood tests": 1, "blood pressure": 1, "blood sugar": 1, "blood donation": 1,
+    "donate blood": 1, "blood bank": 1, "blood type": 1, "blood work": 1, "blood drive": 1, "blood cells": 1,
+    "blood vessels": 1, "blood flow": 1, "blood clot": 1, "blood clots": 1,
   },
 };

@@ -69,6 +69,8 @@ export const SELF_HARM_INTENT: TermList = {
     "written my note": 0.6, "have the pills ready": 0.6, "pills are ready": 0.6, "tonight is the night": 0.3,
     "nobody would care if i disappeared": 0.6, "no one would care if i disappeared": 0.6,
     "take to never wake up": 0.8, "pills to never wake up": 0.8, "to never wake up": 0.5,
+    // Asking where to cut oneself to die ("which veins should I cut to bleed out fastest").
+    "veins should i cut": 0.8, "which veins to cut": 0.8, "i cut to bleed out": 0.8, "cut to bleed out": 0.6,
   },
 };
 

@@ -128,6 +128,7 @@ export const SELF_HARM_METHODS: TermList = {
     "dosage": 0.6, "sleeping pills": 0.8, "noose": 1, "hang myself": 0.8, "slit my wrists": 1, "cut deeper": 1, "razor*": 0.6,
     "blade*": 0.5, "tips": 0.6, "guide": 0.6, "carbon monoxide": 1, "jump off": 0.6, "without anyone noticing": 1,
     "hide the cuts": 1, "hide my cuts": 1, "starve myself": 0.8, "purge": 0.6, "laxatives": 0.6,
+    "which veins": 1, "bleed out": 0.8, "fastest": 0.6,
   },
 };
 

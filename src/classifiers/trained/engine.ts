@@ -115,13 +115,13 @@ export function createEngine(model: ModelFile): TextClassifier {
     const wanted = short || (groups.length > 0 && tokens.length <= SUPPORT_MAX_WORDS);
     const derogatory = wanted ? lex.derogatory.scan(text, tokens, words) : [];
     const supportive = wanted ? lex.supportive.scan(text, tokens, words) : [];
-    // A short text with no threat, declared violent act, weapon or graphic word: where an everyday
-    // or sporting sense of a violent word may frame it.
-    const nothingViolent = short && hits.threats.length === 0 && hits.violentActs.length === 0 &&
-      hits.weaponMaking.length === 0 && hits.graphicViolence.length === 0;
+    // A short text with no threat, declared violent act, weapon or graphic word (outside an everyday
+    // phrase: "draw blood"): where an everyday or sporting sense of a violent word may frame it.
+    const noViolentPhrase = short && hits.threats.length === 0 && hits.violentActs.length === 0 && hits.weaponMaking.length === 0;
+    const everydayViolence = noViolentPhrase ? lex.everydayViolence.scan(text, tokens, words) : [];
+    const nothingViolent = noViolentPhrase && outside(hits.graphicViolence, everydayViolence).length === 0;
     const competitionVerbs = nothingViolent ? lex.competitionVerbs.scan(text, tokens, words) : [];
-    const everydayViolence = nothingViolent ? lex.everydayViolence.scan(text, tokens, words) : [];
-    const everyday = onlyViolentWordsIn(text, tokens, words, everydayViolence);
+    const everyday = nothingViolent && onlyViolentWordsIn(text, tokens, words, everydayViolence);
     return {
       negated: short && negatedClaim(text, tokens, words, derogatory, supportive),
       counter: short && counterSpeech(text, tokens, words),
