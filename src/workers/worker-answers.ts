@@ -6,6 +6,7 @@ import { validateModerateRequest } from "../moderation/validate-request.js";
 import { sortMapsInPlace } from "../signing/canonical-message.js";
 import { attachSignedJson, attachSignedRpc } from "../signing/signed-ahead.js";
 import type { ComputePool } from "./compute-pool.js";
+import { LazyTextAnswer } from "./lazy-text-answer.js";
 import { decodeVerdict, type EncodedVerdict } from "./verdict-codec.js";
 
 /**
@@ -32,7 +33,9 @@ export function createWorkerAnswerer(pool: ComputePool, model: string): WorkerAn
       const texts = textsOf(request);
       const answerId = newId("modr");
       const result = await pool.answerJson({ texts, answerId, requestBody, nowMs });
-      const answer = textAnswerMessage(assembleAnswerFromEncoded(answerId, model, result.verdicts, result.combined));
+      // Flagged as assembleAnswer decides it: any item, or the combined layer (bitmasks of flagged categories).
+      const flagged = result.verdicts.some((verdict) => verdict.flagged !== 0) || (result.combined !== undefined && result.combined.flagged !== 0);
+      const answer = new LazyTextAnswer(answerId, model, flagged, result.combined !== undefined, () => textAnswerMessage(assembleAnswerFromEncoded(answerId, model, result.verdicts, result.combined)));
       attachSignedJson(answer, { json: result.json, byteLength: result.byteLength, headers: result.headers });
       return answer;
     },
