@@ -40,7 +40,7 @@ interface AnsweredTexts {
   combined: EncodedVerdict | undefined;
 }
 /** The answer's JSON text, its UTF-8 length and its signature headers (see signJsonBody). */
-type AnswerJsonResult = AnsweredTexts & { json: string; byteLength: number; headers: HttpSignatureHeaders };
+type AnswerJsonResult = { flagged: boolean; hasCombined: boolean; json: string; byteLength: number; headers: HttpSignatureHeaders };
 /** The signature metadata for the answer's canonical bytes. */
 type AnswerRpcResult = AnsweredTexts & { metadata: Record<string, string> };
 

@@ -83,9 +83,9 @@ async function answerTexts(job: { texts: string[]; answerId: string }, classifie
 
 /** A JSON-route answer, rendered as the route sends it and signed. */
 async function answerJson(job: Extract<ComputeJob, { kind: "answer-json" }>, classifier: TextClassifier, signer: Signer) {
-  const { verdicts, combined, answer } = await answerTexts(job, classifier);
+  const { answer } = await answerTexts(job, classifier);
   const signed = await signJsonText(signer, { status: 200, json: textAnswerJsonText(answer), requestBody: latin1ToBytes(job.requestBody), nowMs: job.nowMs });
-  return { verdicts, combined, json: signed.json, byteLength: signed.byteLength, headers: signed.headers };
+  return { flagged: answer.flagged, hasCombined: answer.combined !== undefined, json: signed.json, byteLength: signed.byteLength, headers: signed.headers };
 }
 
 /** An RPC answer's signature metadata, over its canonical bytes, as the signing interceptor makes it. */

@@ -3,9 +3,10 @@ import { ModerateResponseSchema, type CombinedResult, type ItemResult, type Mode
 /**
  * The JSON route's answer message for a call a compute worker answered whole. The route sends the
  * JSON text the worker rendered and signed (src/signing/signed-ahead.ts), so on the event loop
- * usually only `flagged` is read (metering); the item results are built from the worker's verdicts
- * on first read, by `build`. Building them for every answer, unread, cost about 4 µs of CPU per
- * request under load (allocation and the garbage collection it brings), some 5% of the total.
+ * usually only `flagged` is read (metering); the item results are built on first read, by `build`
+ * (worker-answers.ts reads them back from that JSON). Building them for every answer, unread, and
+ * sending the verdicts across threads to do so, cost about 4 µs of CPU per request under load
+ * (allocation and the garbage collection it brings), some 5% of the total.
  *
  * It reads like any ModerateResponse through its fields (protobuf-es, toJson, the JSON renderer
  * and the interceptors read fields by name); `results` and `combined` are accessors, so an

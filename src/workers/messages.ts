@@ -36,8 +36,11 @@ export type ComputeJob =
 export type ComputeResult =
   | { id: number; ok: true; verdict: EncodedVerdict }
   | { id: number; ok: true; signature: string }
-  /** The verdicts let the parent assemble the same answer message; json (UTF-8 on the wire) and headers are what the route sends. */
-  | { id: number; ok: true; verdicts: EncodedVerdict[]; combined: EncodedVerdict | undefined; json: string; byteLength: number; headers: HttpSignatureHeaders }
+  /**
+   * json (UTF-8 on the wire) and headers are what the route sends; the parent reads the answer
+   * message back from json only if something asks for more than `flagged` (lazy-text-answer.ts).
+   */
+  | { id: number; ok: true; flagged: boolean; hasCombined: boolean; json: string; byteLength: number; headers: HttpSignatureHeaders }
   /** The verdicts, and the signature metadata for the answer's canonical bytes. */
   | { id: number; ok: true; verdicts: EncodedVerdict[]; combined: EncodedVerdict | undefined; metadata: Record<string, string> }
   | { id: number; ok: false; message: string };

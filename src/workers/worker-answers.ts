@@ -1,3 +1,4 @@
+import { fromJsonString } from "@bufbuild/protobuf";
 import { ModerateResponseSchema, type ModerateRequest, type ModerateResponse } from "../../gen/moderation/v1/moderation_pb.js";
 import { newId } from "../accounts/ids.js";
 import { assembleAnswer, textItemResult } from "../moderation/moderate.js";
@@ -33,9 +34,8 @@ export function createWorkerAnswerer(pool: ComputePool, model: string): WorkerAn
       const texts = textsOf(request);
       const answerId = newId("modr");
       const result = await pool.answerJson({ texts, answerId, requestBody, nowMs });
-      // Flagged as assembleAnswer decides it: any item, or the combined layer (bitmasks of flagged categories).
-      const flagged = result.verdicts.some((verdict) => verdict.flagged !== 0) || (result.combined !== undefined && result.combined.flagged !== 0);
-      const answer = new LazyTextAnswer(answerId, model, flagged, result.combined !== undefined, () => textAnswerMessage(assembleAnswerFromEncoded(answerId, model, result.verdicts, result.combined)));
+      // The JSON text is the answer in proto JSON (proto field names, every field): read back, it is the message.
+      const answer = new LazyTextAnswer(answerId, model, result.flagged, result.hasCombined, () => fromJsonString(ModerateResponseSchema, result.json));
       attachSignedJson(answer, { json: result.json, byteLength: result.byteLength, headers: result.headers });
       return answer;
     },
