@@ -5,6 +5,7 @@ import { ModerateRequestSchema } from "../../gen/moderation/v1/moderation_pb.js"
 import { ERROR_CODES } from "../../src/errors/api-error.js";
 import { startServerWithKey, type TestServer } from "../support/test-server.js";
 import { PNG_DATA_URI } from "./error-expectations.js";
+import { seededRandom } from "../support/seeded-random.js";
 
 // Mutated request bodies, the same on every run (seeded): whatever a caller sends, the answer is a
 // 200 or a stable client error, signed, and never a 500 or a dropped connection. The seeds are
@@ -13,15 +14,6 @@ import { PNG_DATA_URI } from "./error-expectations.js";
 const CASES = 250;
 /** Hundreds of sequential requests, some with images: generous, for a loaded 2-core CI machine. */
 const TIMEOUT_MS = 180_000;
-
-/** A small deterministic generator (LCG), so a failing case can be replayed by its index. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
 
 const SEEDS = [
   { input: [{ type: "text", text: "Thanks for the quick reply, see you tomorrow." }] },
@@ -76,7 +68,7 @@ function mutateBytes(next: () => number, bytes: Uint8Array): Uint8Array {
 }
 
 function caseBody(index: number): Uint8Array {
-  const next = random(1000 + index);
+  const next = seededRandom(1000 + index);
   let body: Json = pick(next, SEEDS);
   const structural = 1 + Math.floor(next() * 2);
   for (let i = 0; i < structural; i++) if (next() < 0.7) body = mutateStructure(next, body);
@@ -156,7 +148,7 @@ describe("mutated request bodies", () => {
     const codes = new Map<number, number>();
     try {
       for (let index = 0; index < CASES; index++) {
-        const next = random(5000 + index);
+        const next = seededRandom(5000 + index);
         let bytes: Uint8Array = valid;
         for (let i = 0, n = 1 + Math.floor(next() * 4); i < n; i++) {
           bytes = bytes.slice();

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { CATEGORY_IDS } from "../../src/classifiers/categories.js";
 import type { Verdict } from "../../src/classifiers/classifier.js";
 import { loadTrainedClassifier } from "../../src/classifiers/trained/index.js";
+import { seededRandom } from "../support/seeded-random.js";
 
 // Seeded random texts mixing harmful phrases with the characters normalisation has to survive
 // (surrogate pairs, lone surrogates, combining marks, zero-width and bidi controls, look-alikes,
@@ -9,14 +10,6 @@ import { loadTrainedClassifier } from "../../src/classifiers/trained/index.js";
 // explanation span points at the text it quotes, by code-point offsets into the original.
 
 const CASES = 400;
-
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
 
 const PIECES = [
   "i will kill you", "you are a worthless idiot", "i want to die", "muslims are vermin", "send nudes", "he molested a child",
@@ -43,7 +36,7 @@ describe("the committed classifier on random texts", () => {
   it("never throws, keeps scores in [0, 1] and quotes each span from the original text", () => {
     let explained = 0;
     for (let index = 0; index < CASES; index++) {
-      const text = randomText(random(77 + index));
+      const text = randomText(seededRandom(77 + index));
       const points = Array.from(text);
       const verdict = classify(text);
       for (const [category, entry] of Object.entries(verdict.categories)) {

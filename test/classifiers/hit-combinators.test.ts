@@ -2,19 +2,11 @@ import { describe, expect, it } from "vitest";
 import { combinePhrases, followedBy, getLexicons, outside, type LexiconHit } from "../../src/classifiers/lexicon/index.js";
 import { normalizeForMatching } from "../../src/classifiers/normalize/normalize.js";
 import { firstTokenAtOrAfter, tokenize } from "../../src/classifiers/trained/features.js";
+import { seededRandom } from "../support/seeded-random.js";
 
 // Sentences written for these tests (not from any dataset).
 
 const hit = (term: string, start: number, end: number, weight: number): LexiconHit => ({ term, start, end, weight });
-
-/** A small deterministic generator, so the cases are the same on every run. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
-    return state / 2 ** 32;
-  };
-}
 
 describe("combinePhrases", () => {
   it("counts overlapping hits as one statement, at the strongest of them", () => {
@@ -32,7 +24,7 @@ describe("combinePhrases", () => {
 
 describe("outside", () => {
   it("agrees with comparing every pair, on random hits", () => {
-    const next = random(7);
+    const next = seededRandom(7);
     const randomHits = (n: number) => Array.from({ length: n }, (_, i) => {
       const start = Math.floor(next() * 200);
       return hit(`t${i}`, start, start + 1 + Math.floor(next() * 12), 1);
@@ -66,7 +58,7 @@ describe("followedBy", () => {
 
   it("agrees with pairing every act with every minor word, on texts of shuffled phrases", () => {
     const parts = ["he molested", "a child", "as a child", "the kids", "and then", "seduced", "a 14 year old", ".", "at school", "groped", "a teen", "yesterday"];
-    const next = random(11);
+    const next = seededRandom(11);
     const lex = getLexicons();
     for (let round = 0; round < 100; round++) {
       const text = normalizeForMatching(Array.from({ length: 30 }, () => parts[Math.floor(next() * parts.length)]!).join(" "));
