@@ -15,8 +15,8 @@ import type { AnswerInit, CategoriesInit, TextItemResultInit } from "./moderate.
  * The ModerateResponse message of an answer of text items only, built field by field from the
  * parts assembleAnswer puts together: the same object create(ModerateResponseSchema, answer)
  * makes (a test holds them equal), at about half its cost, since create walks the descriptor
- * for each of the dozen nested messages. Every text-only answer is built this way on the event
- * loop; answers with images go through create.
+ * for each of the dozen nested messages. Text-only answers are built this way (on the JSON route
+ * only when something reads them: src/workers/lazy-text-answer.ts); answers with images go through create.
  */
 export function textAnswerMessage(answer: AnswerInit<TextItemResultInit>): ModerateResponse {
   const message: ModerateResponse = {

@@ -39,7 +39,7 @@ interface AnsweredTexts {
   verdicts: EncodedVerdict[];
   combined: EncodedVerdict | undefined;
 }
-/** The answer's JSON text, its UTF-8 length and its signature headers (see signJsonBody). */
+/** The answer's flags (top level; whether it has a combined layer), its JSON text, UTF-8 length and signature headers (see signJsonBody). */
 type AnswerJsonResult = { flagged: boolean; hasCombined: boolean; json: string; byteLength: number; headers: HttpSignatureHeaders };
 /** The signature metadata for the answer's canonical bytes. */
 type AnswerRpcResult = AnsweredTexts & { metadata: Record<string, string> };

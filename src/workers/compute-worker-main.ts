@@ -75,8 +75,9 @@ async function answerTexts(job: { texts: string[]; answerId: string }, classifie
   const verdicts = [];
   for (const text of job.texts) verdicts.push(encodeVerdict(await classifier.classify(text)));
   const combined = job.texts.length >= 2 ? encodeVerdict(await classifier.classify(joinForCombined(job.texts))) : undefined;
-  // Assembled from the encoded verdicts, exactly what the parent receives and assembles from
-  // (assembleAnswerFromEncoded), so the parent's message and what is signed here say the same.
+  // Assembled from the encoded verdicts, exactly what the parent of an answer-rpc job receives and
+  // assembles from (assembleAnswerFromEncoded), so its message and what is signed here say the same.
+  // (An answer-json job's parent reads the message back from the JSON rendered here instead.)
   const answer = assembleAnswerFromEncoded(job.answerId, classifier.id, verdicts, combined);
   return { verdicts, combined, answer };
 }

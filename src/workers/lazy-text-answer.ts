@@ -9,9 +9,10 @@ import { ModerateResponseSchema, type CombinedResult, type ItemResult, type Mode
  * (allocation and the garbage collection it brings), some 5% of the total.
  *
  * It reads like any ModerateResponse through its fields (protobuf-es, toJson, the JSON renderer
- * and the interceptors read fields by name); `results` and `combined` are accessors, so an
- * object spread would not copy them. `combined` is an own property, and only when the answer has
- * one (`hasCombined`): protobuf-es counts a message field as set only when it is an own property.
+ * and the interceptors read fields by name). `results` is an accessor on the class, so an object
+ * spread, JSON.stringify or structuredClone drops it; `combined` is an own accessor, present only
+ * when the answer has one (`hasCombined`), since protobuf-es counts a message field as set only
+ * when it is an own property.
  */
 export class LazyTextAnswer implements ModerateResponse {
   readonly $typeName = ModerateResponseSchema.typeName;

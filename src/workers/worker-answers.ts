@@ -1,7 +1,6 @@
-import { fromJsonString } from "@bufbuild/protobuf";
 import { ModerateResponseSchema, type ModerateRequest, type ModerateResponse } from "../../gen/moderation/v1/moderation_pb.js";
 import { newId } from "../accounts/ids.js";
-import { assembleAnswer, textItemResult } from "../moderation/moderate.js";
+import { assembleAnswer, textItemResult, type AnswerInit, type TextItemResultInit } from "../moderation/moderate.js";
 import { textAnswerMessage } from "../moderation/text-answer-message.js";
 import { validateModerateRequest } from "../moderation/validate-request.js";
 import { sortMapsInPlace } from "../signing/canonical-message.js";
@@ -34,8 +33,10 @@ export function createWorkerAnswerer(pool: ComputePool, model: string): WorkerAn
       const texts = textsOf(request);
       const answerId = newId("modr");
       const result = await pool.answerJson({ texts, answerId, requestBody, nowMs });
-      // The JSON text is the answer in proto JSON (proto field names, every field): read back, it is the message.
-      const answer = new LazyTextAnswer(answerId, model, result.flagged, result.hasCombined, () => fromJsonString(ModerateResponseSchema, result.json));
+      // The JSON text is the answer's parts as assembleAnswer made them (textAnswerJsonText), so parsed it
+      // builds the message the route sent. Not fromJsonString: it refuses a span quoting a lone surrogate.
+      const answer = new LazyTextAnswer(answerId, model, result.flagged, result.hasCombined, () =>
+        textAnswerMessage(JSON.parse(result.json) as AnswerInit<TextItemResultInit>));
       attachSignedJson(answer, { json: result.json, byteLength: result.byteLength, headers: result.headers });
       return answer;
     },
@@ -56,7 +57,7 @@ export function isTextOnly(request: ModerateRequest): boolean {
   return request.input.every((item) => item.type === "text");
 }
 
-/** The answer from encoded verdicts; the worker and the parent both assemble it this way. */
+/** The answer from encoded verdicts; for RPC answers the worker and the parent both assemble it this way. */
 export function assembleAnswerFromEncoded(id: string, model: string, verdicts: EncodedVerdict[], combined: EncodedVerdict | undefined) {
   const results = verdicts.map((verdict, index) => textItemResult(index, decodeVerdict(verdict), model));
   return assembleAnswer(id, model, results, combined && decodeVerdict(combined));

@@ -22,6 +22,8 @@ const CALLS = [
   ["several texts (combined layer)", ["you are so", "worthless, I will hurt you", "see you at noon"]],
   ["long text with one harmful sentence", ["A calm paragraph about gardening. ".repeat(60) + "I want to kill myself tonight."]],
   ["Unicode and zero-width characters", ["Ünïcödé, emoji 🙂 and\u200bzero-width i\u200bd\u200bi\u200bo\u200bt"]],
+  // A span quoting a lone surrogate (valid in JSON text, not in UTF-8): the answer is still read back.
+  ["a lone surrogate inside a flagged span", ["you are a worthless\udc00 idiot"]],
 ] as const;
 
 const requestOf = (texts: readonly string[]) => create(ModerateRequestSchema, { input: texts.map((text) => ({ type: "text", text })) });
