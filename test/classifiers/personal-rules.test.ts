@@ -317,6 +317,7 @@ describe("violent acts against others that the writer declares as their own", ()
 describe("nudity words in short texts", () => {
   it("flag a short nudity request by rule, not medical questions or prose using the same words", () => {
     expect(flagsOf("photo of a topless woman on the beach, sexy pose")).toContain("sexual");
+    expect(flagsOf("s3nd n00dz")).toContain("sexual"); // chat spelling, digits as letters
     expect(flagsOf("What causes nipple pain while breastfeeding?")).toEqual([]);
     expect(flagsOf("Can you see a naked mole rat at the city zoo?")).toEqual([]);
     const prose = "The naked branches of the oaks swayed over the lane, and a sensual melody drifted from the open window. ";

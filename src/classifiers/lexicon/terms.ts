@@ -17,7 +17,7 @@ export const SEXUAL_EXPLICIT: TermList = {
     "blowjob*": 1, "blow job": 1, "handjob*": 1, "cum": 1, "cumming": 1, "cumshot*": 1, "jizz": 1, "semen": 0.3,
     "orgasm*": 0.5, "ejaculat*": 0.4, "erection": 0.4, "erect": 0.4, "hard on": 0.5, "horny": 0.8,
     "masturbat*": 0.5, "fingering": 0.6, "fingered": 0.6, "porn*": 0.8, "xxx": 0.8, "nsfw": 0.5,
-    "tits": 1, "titties": 1, "boobs": 0.6, "nipple*": 0.6, "naked": 0.5, "nude": 0.5, "nudes": 0.8,
+    "tits": 1, "titties": 1, "boobs": 0.6, "nipple*": 0.6, "naked": 0.5, "nude": 0.5, "nudes": 0.8, "noodz": 0.8, "nudez": 0.8,
     "anal": 0.4, "dildo*": 1, "vibrator": 0.6, "threesome": 0.8, "gangbang*": 1, "deepthroat*": 1,
     "fuck me": 0.8, "fucked her": 1, "fucked him": 1, "fucking her": 1, "fucking him": 1, "suck my": 1,
     "sucked his": 1, "sucking his": 1, "ride me": 0.6, "lick*": 0.3, "moan*": 0.4, "thrust*": 0.4,
@@ -242,7 +242,7 @@ export const WEAPON_MAKING: TermList = {
 export const NUDITY: TermList = {
   name: "nudity",
   terms: {
-    "naked": 0.6, "nude": 0.6, "nudes": 0.8, "nudity": 0.6, "topless": 0.8, "bottomless": 0.6, "bare breasts": 1,
+    "naked": 0.6, "nude": 0.6, "nudes": 0.8, "noodz": 0.8, "nudez": 0.8, "nudity": 0.6, "topless": 0.8, "bottomless": 0.6, "bare breasts": 1,
     "bare chested": 0.2, "exposed breasts": 1, "without clothes": 0.6, "no clothes": 0.6, "without clothing": 0.6,
     "undressed": 0.5, "undressing": 0.6, "lingerie": 0.4, "underwear": 0.3, "see through": 0.4, "sexy": 0.5,
     "seductive": 0.5, "seductively": 0.6, "sensual": 0.4, "provocative": 0.4, "erotic": 0.8, "nsfw": 0.8,
