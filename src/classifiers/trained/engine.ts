@@ -280,7 +280,11 @@ export function createEngine(model: ModelFile): TextClassifier {
       // sexual_minors has no honest training data: sexual evidence AND a minor indicator in the same window.
       const sexual = Math.max(w.model.sexual ?? 0, w.sexualLex);
       const sm = Math.min(sexual, w.minors);
-      consider("sexual_minors", sm, w.minors > 0 && sexual >= threshold("sexual_minors"), at, "sexual", ["minors", "sexual"]);
+      const sexualWithMinor = w.minors > 0 && sexual >= threshold("sexual_minors");
+      consider("sexual_minors", sm, sexualWithMinor, at, "sexual", ["minors", "sexual"]);
+      // The sexual evidence that flags sexual_minors is sexual content: flag it as such too, so an
+      // answer never says "sexual content involving minors" without "sexual content".
+      if (sexualWithMinor) consider("sexual", sexual, true, at, "sexual", ["sexual"]);
       // A sexual act ("seduces", "molested") beside a plain minor indicator ("a 14 year old", "child")
       // flags too: such text is rarely explicit enough for the sexual evidence above.
       if (w.sexualAct >= SEXUAL_ACT_FLAG) consider("sexual_minors", w.sexualAct, true, at, undefined, ["minors", "sexualActs"]);
