@@ -35,6 +35,9 @@ describe("negated derogatory claims", () => {
     expect(negation("immigrants aren't criminals")).toEqual({ negated: 1, predicates: 1 });
     expect(negation("I don't think immigrants are criminals")).toEqual({ negated: 1, predicates: 1 });
     expect(negation("I don't hate gay people")).toEqual({ negated: 1, predicates: 1 });
+    // A negated quantifier reaches over the group it quantifies.
+    expect(negation("Not all Muslims are terrorists")).toEqual({ negated: 1, predicates: 1 });
+    expect(negation("not every immigrant is a criminal")).toEqual({ negated: 1, predicates: 1 });
   });
 
   it("do not cover exceptives, imperatives, other clauses or a negation after the predicate", () => {

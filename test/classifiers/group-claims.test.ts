@@ -14,6 +14,10 @@ describe("dehumanising claims about a group (rule alone)", () => {
     expect(flagsOf("Trans people are nothing but parasites.")).toContain("hate");
     expect(flagsOf("muslims are no better than animals")).toContain("hate");
     expect(flagsOf("Honestly, women are all just filthy animals")).toContain("hate");
+    // Criminalising a whole group, and confining it to a place.
+    expect(flagsOf("Mexicans are all rapists and drug dealers")).toContain("hate");
+    expect(flagsOf("Gay people are pedophiles")).toContain("hate");
+    expect(flagsOf("Women belong in the kitchen, not in parliament")).toContain("hate");
   });
 
   it("flag calls for a group's extermination as hate_threatening too", () => {
@@ -31,6 +35,8 @@ describe("dehumanising claims about a group (rule alone)", () => {
     expect(flagsOf("Rats are vermin")).toEqual([]);
     expect(flagsOf("My neighbours' cats are animals")).toEqual([]);
     expect(flagsOf("Immigrants are welcome here, and rats are vermin")).toEqual([]);
+    expect(flagsOf("Not all Muslims are terrorists")).toEqual([]);
+    expect(flagsOf("Muslims are victims of terrorists too")).toEqual([]);
   });
 
   it("flag conspiracy tropes said of a group, linked without a copula", () => {

@@ -21,6 +21,8 @@ const CAUSES = norm(HYPERBOLE_CAUSES);
 const NEGATION_REACH = 3;
 /** Longer scope through a belief verb: "I don't think those people are criminals". */
 const BELIEF_REACH = 7;
+/** A negated quantifier reaches as far, over the group it quantifies: "not all Muslims are terrorists". */
+const QUANTIFIERS = norm(new Set(["all", "every", "most", "many"]));
 
 /** Whether only the characters in `stops` are absent between offsets a and b. */
 function noneBetween(text: string, a: number, b: number, stops: string): boolean {
@@ -35,8 +37,8 @@ const sameClause = (text: string, tokens: readonly Token[], i: number, j: number
 
 /**
  * Derogatory predicate hits that are negated: a negation up to NEGATION_REACH words before the
- * predicate ("X are not vermin"), or a negated belief verb further back in the same clause ("I
- * don't think X are criminals"). Negating a positive word ("X are not human") is not a frame: the
+ * predicate ("X are not vermin"), or a negated belief verb or quantifier further back in the same
+ * clause ("I don't think X are criminals", "not all X are criminals"). Negating a positive word ("X are not human") is not a frame: the
  * hits passed in are derogatory words only.
  */
 export function negatedClaims(text: string, tokens: readonly Token[], words: readonly string[], predicates: readonly LexiconHit[]): LexiconHit[] {
@@ -49,7 +51,7 @@ export function negatedClaims(text: string, tokens: readonly Token[], words: rea
       if (BREAKERS.has(w)) return false;
       // "don't be an idiot": an imperative to the reader.
       if (IMPERATIVE.has(w) && words[j + 1] === "be" && (j === 0 || !sameClause(text, tokens, j - 1, j) || words[j - 1] === "please")) return false;
-      if (NEG.has(w) && (i - j <= NEGATION_REACH || belief)) return true;
+      if (NEG.has(w) && (i - j <= NEGATION_REACH || belief || QUANTIFIERS.has(words[j + 1]!))) return true;
       if (BELIEF.has(w)) belief = true;
     }
     return false;

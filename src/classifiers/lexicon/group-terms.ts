@@ -44,6 +44,9 @@ export const DEHUMANISING_PREDICATES: TermList = {
     "leeches": 1, "scum": 1, "filth": 1, "trash": 1, "garbage": 1, "a disease": 1, "a plague": 1,
     "a cancer": 1, "a virus": 1, "an infestation": 1, "a pest": 1, "pests": 1, "a scourge": 1,
     "worthless": 0.5, "inferior": 0.5, "a burden": 0.5, "invaders": 0.5,
+    // Criminalising a whole group ("Mexicans are all rapists", "gay people are pedophiles").
+    "rapists": 1, "terrorists": 1, "pedophiles": 1, "paedophiles": 1, "groomers": 1, "genetically inferior": 1,
+    "criminals": 0.8, "drug dealers": 0.8, "thieves": 0.8, "predators": 0.8,
   },
 };
 
@@ -62,6 +65,8 @@ export const CONSPIRACY_PREDICATES: TermList = {
     "run the world": 0.6, "are replacing us": 1, "are replacing white people": 1, "want to replace us": 1,
     "will not replace us": 1, "are behind 9/11": 1, "did 9/11": 1, "poison the wells": 1, "killed jesus": 1,
     "spread diseases": 0.8, "spread disease": 0.8, "are taking over": 0.6, "are invading": 0.6,
+    // Confining a group to a place ("women belong in the kitchen"): verb-led like the tropes.
+    "belong in the kitchen": 1,
     // Holocaust denial said of a group ("the Jews made it up for money").
     "made it up for money": 1, "made up the holocaust": 1, "faked the holocaust": 1, "invented the holocaust": 1,
     "lie about the holocaust": 1, "lied about the holocaust": 1,
