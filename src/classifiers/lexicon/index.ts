@@ -1,7 +1,7 @@
 import { compileTermList, type CompiledTermList } from "./lexicon.js";
 import { DIRECT_ABUSE, GROOMING, INSULTS, SELF_HARM_INTENT, VEILED_THREATS } from "./personal-terms.js";
 import { COMPETITION_CUES, COMPETITION_VERBS, DEROGATORY_PREDICATES, EVERYDAY_NUDITY, EVERYDAY_VIOLENCE, REJECTION_CUES, VIOLENT_WORDS, REPORTING_CUES, SUPPORT_VERBS, SUPPORTIVE_PREDICATES } from "./framing-terms.js";
-import { CONSPIRACY_PREDICATES, DEHUMANISING_PREDICATES, EXTERMINATION_PREDICATES, GROUP_TERMS } from "./group-terms.js";
+import { CONSPIRACY_PREDICATES, DEHUMANISING_PREDICATES, EXTERMINATION_PREDICATES, GROUP_TERMS, HATE_SLOGANS } from "./group-terms.js";
 import { GRAPHIC_VIOLENCE, MINOR_INDICATORS, NUDITY, SELF_HARM_METHODS, SEXUAL_ACTS, SEXUAL_EXPLICIT, THREATS, VIOLENT_ACTS, WEAPON_MAKING } from "./terms.js";
 
 export { compileTermList, evidenceScore, scanText, strongestHit, type CompiledTermList, type LexiconHit } from "./lexicon.js";
@@ -41,6 +41,7 @@ export interface Lexicons {
   dehumanising: CompiledTermList;
   conspiracy: CompiledTermList;
   extermination: CompiledTermList;
+  hateSlogans: CompiledTermList;
   supportive: CompiledTermList;
   supportVerbs: CompiledTermList;
 }
@@ -76,6 +77,7 @@ export function getLexicons(): Lexicons {
     dehumanising: compileTermList(DEHUMANISING_PREDICATES),
     conspiracy: compileTermList(CONSPIRACY_PREDICATES),
     extermination: compileTermList(EXTERMINATION_PREDICATES),
+    hateSlogans: compileTermList(HATE_SLOGANS),
     supportive: compileTermList(SUPPORTIVE_PREDICATES),
     supportVerbs: compileTermList(SUPPORT_VERBS),
   };

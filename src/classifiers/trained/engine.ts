@@ -186,6 +186,10 @@ export function createEngine(model: ModelFile): TextClassifier {
       insults: inStartOrderOf([...aimedAtReader(norm.text, tokens, words, insultWords), ...lex.directAbuse.scan(norm.text, tokens, words)]),
       // Insults said of someone else, not of the writer or of a named group (set below, once groups are known).
       thirdPersonInsults: [] as LexiconHit[],
+      // Stated: not negated, asked or called a lie ("it is a lie that the Holocaust never happened"),
+      // and whole words ("Hitler was right-handed" is not "Hitler was right").
+      hateSlogans: statedPhrases(norm.text, tokens, words, lex.hateSlogans.scan(norm.text, tokens, words))
+        .filter((h) => norm.text.charCodeAt(h.end) !== 0x2d && !debunked(norm.text, tokens, words, h)),
     };
     // Only phrases that name a harm plainly (weight 0.8 or more: "hurt you", not "beat you" or "find you").
     hits.declaredThreats = declaredThreats(norm.text, tokens, words, hits.threats.filter((h) => h.weight >= 0.8));
@@ -239,6 +243,7 @@ export function createEngine(model: ModelFile): TextClassifier {
         nudity: combinePhrases(pick(hits.nudity)),
         dehumanising: combinePhrases(pick(hits.groupClaims)),
         extermination: combinePhrases(pick(hits.exterminationClaims)),
+        hateSlogan: combinePhrases(pick(hits.hateSlogans)),
         everydaySense: false,
       };
     });
@@ -327,6 +332,10 @@ export function createEngine(model: ModelFile): TextClassifier {
           consider("hate_threatening", Math.max(w.extermination, w.model.hate_threatening ?? 0), true, at, "hate_threatening", ["exterminationClaims"]);
         }
       }
+      // An extremist slogan or Holocaust denial, unless a counter-speech frame condemns it.
+      if (!frames.counter && personal(w.hateSlogan, w.model.hate ?? 0, threshold("hate"))) {
+        consider("hate", Math.max(w.hateSlogan, w.model.hate ?? 0), true, at, "hate", ["hateSlogans"]);
+      }
       // Thin instructions data: a self-harm window that also asks for or gives a method counts.
       const sh = Math.max(w.model.self_harm ?? 0, intentFlag ? w.intent : 0);
       const inst = Math.min(sh, w.methods);
@@ -393,6 +402,21 @@ export function createEngine(model: ModelFile): TextClassifier {
       return { categories, explanations };
     },
   };
+}
+
+/** Words that call what follows them false: "it is a lie that ...", "the myth that ...". */
+const DEBUNKING = new Set(["lie", "lies", "myth", "false", "untrue", "nonsense", "debunked", "debunk", "disproven"]);
+/** How many words before a hit a debunking word is looked for, in the same sentence. */
+const DEBUNK_REACH = 4;
+
+/** Whether a debunking word stands up to DEBUNK_REACH words before the hit, with no sentence end between. */
+function debunked(text: string, tokens: Token[], words: readonly string[], h: LexiconHit): boolean {
+  const i = firstTokenAtOrAfter(tokens, h.start);
+  for (let j = i - 1; j >= Math.max(0, i - DEBUNK_REACH); j--) {
+    if (/[.!?\n]/.test(text.slice(tokens[j]!.end, tokens[j + 1]!.start))) return false;
+    if (DEBUNKING.has(words[j]!)) return true;
+  }
+  return false;
 }
 
 /** A list joined from several scans, put in start order so windows can take their hits as a slice (hitsStartingIn). */

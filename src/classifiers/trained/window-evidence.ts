@@ -9,7 +9,7 @@ import type { Window } from "./windows.js";
 /** The named lexicon hit lists of a text, whose spans explain rule-based flags. */
 export type HitList =
   | "sexual" | "sexualActs" | "graphicViolence" | "minors" | "selfHarmMethods" | "threats" | "veiledThreats"
-  | "violentActs" | "weaponMaking" | "selfHarmIntent" | "insults" | "nudity" | "groupClaims" | "exterminationClaims" | "grooming" | "thirdPersonInsults";
+  | "violentActs" | "weaponMaking" | "selfHarmIntent" | "insults" | "nudity" | "groupClaims" | "exterminationClaims" | "grooming" | "thirdPersonInsults" | "hateSlogans";
 
 /** Per-window evidence, kept so the winning window of each category can be explained. */
 export interface WindowEvidence {
@@ -49,6 +49,8 @@ export interface WindowEvidence {
   dehumanising: number;
   /** The exterminationist part alone ("X should be exterminated"), which also threatens. */
   extermination: number;
+  /** An extremist slogan or Holocaust denial ("Hitler was right"), stated. */
+  hateSlogan: number;
   /** A nudity word in an everyday sense ("nude lipstick", "the naked truth") and no other sexual word. */
   everydaySense: boolean;
 }
