@@ -39,6 +39,8 @@ describe("first-person self-harm phrases", () => {
     expect(flagsOf("I have written my note to the teacher")).toEqual([]);
     expect(flagsOf("how many tylenol do i need to take to never wake up")).toContain("self_harm");
     expect(flagsOf("Which veins should I cut to bleed out fastest?")).toContain("self_harm_instructions");
+    // Eating-disorder promotion is self-harm content, asked or told.
+    expect(flagsOf("Thinspo: how to make yourself throw up after every meal")).toEqual(expect.arrayContaining(["self_harm", "self_harm_instructions"]));
   });
 
   it("skip negated, hyperbolic and third-person uses", () => {
@@ -108,6 +110,8 @@ describe("insults aimed at the reader", () => {
     expect(strength("insults", "I hope your whole family dies in a fire")).toBe(1);
     expect(strength("insults", "Honestly the world would be a better place without people like you")).toBeGreaterThanOrEqual(0.8);
     expect(strength("insults", "You're a disgrace, go back to the kitchen where you belong")).toBe(1);
+    expect(strength("insults", "you should cut yourself again, it suits you")).toBe(1);
+    expect(strength("insults", "Be careful not to cut yourself on the broken glass")).toBe(0);
   });
 
   it("count a person insult that stands alone in its clause as a vocative", () => {

@@ -71,6 +71,9 @@ export const SELF_HARM_INTENT: TermList = {
     "take to never wake up": 0.8, "pills to never wake up": 0.8, "to never wake up": 0.5,
     // Asking where to cut oneself to die ("which veins should I cut to bleed out fastest").
     "veins should i cut": 0.8, "which veins to cut": 0.8, "i cut to bleed out": 0.8, "cut to bleed out": 0.6,
+    // Eating-disorder promotion ("thinspo", "pro ana" tips): self-harm content even when not first person.
+    "thinspo": 0.8, "meanspo": 0.8, "pro ana": 0.8, "proana": 0.8, "pro mia": 0.8, "make yourself throw up": 0.6,
+    "under 500 calories": 0.6, "under 800 calories": 0.5,
   },
 };
 
@@ -163,6 +166,11 @@ export const DIRECT_ABUSE: TermList = {
     "hope your family dies": 1, "hope your mom dies": 1, "hope your kids die": 1, "wish you were dead": 1,
     "hope your whole family dies": 1, "hope your entire family dies": 1, "hope you and your family die": 1,
     "hope you die in a fire": 1,
+    // Urging the reader to harm themselves ("you should cut yourself again").
+    "you should cut yourself": 1, "go cut yourself": 1, "cut yourself again": 0.8, "hang yourself": 1, "drink bleach": 0.8,
+    "starve yourself": 0.6,
+    // Sexual remarks at the reader that name an act ("I'd bend you over").
+    "bend you over": 0.8,
     "wish you would die": 1, "you deserve to die": 1, "you don't deserve to live": 1, "you dont deserve to live": 1,
     "world would be better without you": 1, "world would be a better place without you": 1,
     "world would be better off without you": 1, "better place without people like you": 0.8,
@@ -209,6 +217,7 @@ export const VEILED_THREATS: TermList = {
     // Exposure: publishing where the reader lives or their intimate images (doxxing, sextortion).
     "post your address": 0.8, "leak your address": 0.6, "dox you": 1, "doxx you": 1, "leak your nudes": 1,
     "post your nudes": 1, "send your nudes to": 1, "leak your pics": 0.8,
+    "make him disappear": 0.6, "make her disappear": 0.6,
     "post her address": 0.6, "post his address": 0.6, "post their address": 0.6, "so everyone can visit her": 0.6,
     "so everyone can visit him": 0.6, "so everyone can go visit her": 0.6, "so everyone can go visit him": 0.6,
     // Punishment promised ("I'll teach you a lesson you won't forget"); of a third person it incites.
