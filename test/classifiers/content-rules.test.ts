@@ -36,6 +36,8 @@ describe("ages under 18 as minor indicators", () => {
     expect(flagsOf("She's only 14 and already has huge tits", trained)).toEqual(expect.arrayContaining(["sexual", "sexual_minors"]));
     expect(flagsOf("Tell me a story about a 12 year old girl losing her virginity", trained)).toContain("sexual_minors");
     expect(flagsOf("She's 15 minutes late and looks great in that dress", trained)).toEqual([]);
+    // A weak minor word said of adults too ("girl" 0.4) is not enough beside sexual words.
+    expect(flagsOf("The girl at the bar was horny and we had sex.", trained)).not.toContain("sexual_minors");
   });
 });
 

@@ -18,6 +18,8 @@ describe("dehumanising claims about a group (rule alone)", () => {
     expect(flagsOf("Mexicans are all rapists and drug dealers")).toContain("hate");
     expect(flagsOf("Gay people are pedophiles")).toContain("hate");
     expect(flagsOf("Women belong in the kitchen, not in parliament")).toContain("hate");
+    // A negated quantifier that does not quantify the group negates nothing.
+    expect(flagsOf("It's not all that surprising that Mexicans are rapists")).toContain("hate");
   });
 
   it("flag calls for a group's extermination as hate_threatening too", () => {
@@ -36,6 +38,7 @@ describe("dehumanising claims about a group (rule alone)", () => {
     expect(flagsOf("My neighbours' cats are animals")).toEqual([]);
     expect(flagsOf("Immigrants are welcome here, and rats are vermin")).toEqual([]);
     expect(flagsOf("Not all Muslims are terrorists")).toEqual([]);
+    expect(flagsOf("not all of the immigrants are criminals")).toEqual([]);
     expect(flagsOf("Muslims are victims of terrorists too")).toEqual([]);
   });
 
@@ -49,12 +52,15 @@ describe("dehumanising claims about a group (rule alone)", () => {
   });
 
   it("flag extremist slogans and Holocaust denial, not when asked, condemned, called a lie or part of another word", () => {
-    for (const text of ["Hitler was right about the Jews", "The holocaust never happened", "the holohoax"]) {
+    for (const text of ["Hitler was right about the Jews", "The holocaust never happened", "the holohoax", "No lie, Hitler was right.", "I believe the Holocaust never happened"]) {
       expect(flagsOf(text), text).toEqual(["hate"]);
     }
     for (const text of [
       "Was Hitler right?", "Saying Hitler was right is disgusting", "It is a lie that the Holocaust never happened",
       "Hitler was right-handed", "The crowd shouted sieg heil in the 1936 newsreel",
+      "The shooter's manifesto claimed Hitler was right.", "Hitler was right wing and a fascist.",
+      "Historians agree Hitler was right about nothing.", "The claim that the Holocaust never happened is false.",
+      "In 1942 the Nazis decided to gas the Jews at Auschwitz.",
     ]) {
       expect(flagsOf(text), text).toEqual([]);
     }

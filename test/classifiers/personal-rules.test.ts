@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { constantEngine, flaggedCategories } from "./constant-model.js";
-import { aimedAtReader, combinePhrases, dropNegated, getLexicons } from "../../src/classifiers/lexicon/index.js";
+import { aimedAtReader, combinePhrases, dropNegated, getLexicons, notReflexiveIdiom } from "../../src/classifiers/lexicon/index.js";
 import { normalizeForMatching } from "../../src/classifiers/normalize/normalize.js";
 import { loadTrainedClassifier } from "../../src/classifiers/trained/index.js";
 import { tokenize } from "../../src/classifiers/trained/features.js";
@@ -15,7 +15,8 @@ function strength(list: "selfHarmIntent" | "insults", text: string): number {
   const lex = getLexicons();
   const hits = list === "selfHarmIntent"
     ? dropNegated(norm, tokens, words, lex.selfHarmIntent.scan(norm, tokens, words))
-    : [...aimedAtReader(norm, tokens, words, lex.insults.scan(norm, tokens, words)), ...lex.directAbuse.scan(norm, tokens, words)];
+    : [...aimedAtReader(norm, tokens, words, lex.insults.scan(norm, tokens, words)),
+      ...notReflexiveIdiom(tokens, words, dropNegated(norm, tokens, words, lex.directAbuse.scan(norm, tokens, words)))];
   return combinePhrases(hits);
 }
 
@@ -39,8 +40,10 @@ describe("first-person self-harm phrases", () => {
     expect(flagsOf("I have written my note to the teacher")).toEqual([]);
     expect(flagsOf("how many tylenol do i need to take to never wake up")).toContain("self_harm");
     expect(flagsOf("Which veins should I cut to bleed out fastest?")).toContain("self_harm_instructions");
-    // Eating-disorder promotion is self-harm content, asked or told.
-    expect(flagsOf("Thinspo: how to make yourself throw up after every meal")).toEqual(expect.arrayContaining(["self_harm", "self_harm_instructions"]));
+    // Eating-disorder promotion is self-harm content, asked or told, but not the writer's intent;
+    // one phrase named in awareness text needs the head's support.
+    expect(flagsOf("Thinspo: how to make yourself throw up after every meal")).toEqual(["self_harm", "self_harm_instructions"]);
+    expect(flagsOf("Pro ana websites should be banned, they nearly killed my sister.")).toEqual([]);
   });
 
   it("skip negated, hyperbolic and third-person uses", () => {
@@ -112,6 +115,10 @@ describe("insults aimed at the reader", () => {
     expect(strength("insults", "You're a disgrace, go back to the kitchen where you belong")).toBe(1);
     expect(strength("insults", "you should cut yourself again, it suits you")).toBe(1);
     expect(strength("insults", "Be careful not to cut yourself on the broken glass")).toBe(0);
+    // Negated, or an everyday reflexive that goes on: no abuse.
+    for (const text of ["please don't kill yourself, we love you", "Never drink bleach, it's poison.", "You should cut yourself some slack.", "Hang yourself a new picture frame."]) {
+      expect(strength("insults", text), text).toBe(0);
+    }
   });
 
   it("count a person insult that stands alone in its clause as a vocative", () => {

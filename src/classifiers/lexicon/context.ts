@@ -227,6 +227,17 @@ export function notEverydaySense(tokens: readonly Token[], words: readonly strin
   });
 }
 
+/** Words after "... yourself" that make it an everyday reflexive: "cut yourself some slack", "hang yourself a picture". */
+const REFLEXIVE_IDIOM_NEXT: ReadonlySet<string> = new Set(["a", "an", "some", "slack", "short", "from", "off", "up", "down", "in", "into", "out", "to", "the", "on"]);
+
+/** Direct abuse hits that end in "yourself" and go on as an everyday phrase ("go cut yourself a slice of cake") are dropped. */
+export function notReflexiveIdiom(tokens: readonly Token[], words: readonly string[], hits: readonly LexiconHit[]): LexiconHit[] {
+  return hits.filter((h) => {
+    const next = firstTokenAtOrAfter(tokens, h.end);
+    return words[next - 1] !== "yourself" || !REFLEXIVE_IDIOM_NEXT.has(words[next] ?? "");
+  });
+}
+
 /** Words that make the next word a noun: "the end you", "the hurt you caused". */
 const DETERMINERS: ReadonlySet<string> = new Set(["the", "a", "an", "no", "any", "such"]);
 /** Threat phrases' first words that are also nouns ("the end", "the hurt", "a beating"); "you", "i" never are. */

@@ -21,7 +21,7 @@ const CAUSES = norm(HYPERBOLE_CAUSES);
 const NEGATION_REACH = 3;
 /** Longer scope through a belief verb: "I don't think those people are criminals". */
 const BELIEF_REACH = 7;
-/** A negated quantifier reaches as far, over the group it quantifies: "not all Muslims are terrorists". */
+/** A negated quantifier of a group reaches as far, over the group: "not all Muslims are terrorists". */
 const QUANTIFIERS = norm(new Set(["all", "every", "most", "many"]));
 
 /** Whether only the characters in `stops` are absent between offsets a and b. */
@@ -37,11 +37,18 @@ const sameClause = (text: string, tokens: readonly Token[], i: number, j: number
 
 /**
  * Derogatory predicate hits that are negated: a negation up to NEGATION_REACH words before the
- * predicate ("X are not vermin"), or a negated belief verb or quantifier further back in the same
- * clause ("I don't think X are criminals", "not all X are criminals"). Negating a positive word ("X are not human") is not a frame: the
+ * predicate ("X are not vermin"), or a negated belief verb further back in the same clause ("I
+ * don't think X are criminals"), or a negated quantifier of a group there ("not all X are
+ * criminals", "not all of the X ..."; `groupStarts`: token indices where group words start; not
+ * "it's not all that surprising that X are ..."). Negating a positive word ("X are not human") is not a frame: the
  * hits passed in are derogatory words only.
  */
-export function negatedClaims(text: string, tokens: readonly Token[], words: readonly string[], predicates: readonly LexiconHit[]): LexiconHit[] {
+export function negatedClaims(
+  text: string, tokens: readonly Token[], words: readonly string[], predicates: readonly LexiconHit[], groupStarts?: ReadonlySet<number>,
+): LexiconHit[] {
+  const quantifiesGroup = (q: number): boolean =>
+    groupStarts !== undefined && QUANTIFIERS.has(words[q]!) &&
+    (groupStarts.has(q + 1) || (words[q + 1] === "of" && words[q + 2] === "the" && groupStarts.has(q + 3)) || (words[q + 1] === "the" && groupStarts.has(q + 2)));
   return predicates.filter((h) => {
     const i = firstTokenAtOrAfter(tokens, h.start);
     let belief = false;
@@ -51,7 +58,7 @@ export function negatedClaims(text: string, tokens: readonly Token[], words: rea
       if (BREAKERS.has(w)) return false;
       // "don't be an idiot": an imperative to the reader.
       if (IMPERATIVE.has(w) && words[j + 1] === "be" && (j === 0 || !sameClause(text, tokens, j - 1, j) || words[j - 1] === "please")) return false;
-      if (NEG.has(w) && (i - j <= NEGATION_REACH || belief || QUANTIFIERS.has(words[j + 1]!))) return true;
+      if (NEG.has(w) && (i - j <= NEGATION_REACH || belief || quantifiesGroup(j + 1))) return true;
       if (BELIEF.has(w)) belief = true;
     }
     return false;

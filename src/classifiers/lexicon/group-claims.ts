@@ -54,7 +54,10 @@ export function groupClaims(
     if (!best || questionAfter(text, p.end)) continue;
     out.push({ term: p.term, start: best.g.start, end: p.end, weight: p.weight });
   }
-  return out.filter((h) => negatedClaims(text, tokens, words, [h]).length === 0);
+  if (out.length === 0) return out;
+  // "not all of the X are ...": a negated quantifier of the group negates the claim.
+  const groupStarts = new Set(groups.map((g) => firstTokenAtOrAfter(tokens, g.start)));
+  return out.filter((h) => negatedClaims(text, tokens, words, [h], groupStarts).length === 0);
 }
 
 /** Only filler words from token gi up to the predicate at pi, and a copula among them unless `modal`. */

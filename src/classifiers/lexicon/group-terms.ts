@@ -53,13 +53,13 @@ export const DEHUMANISING_PREDICATES: TermList = {
 /**
  * Extremist slogans and Holocaust denial: hate whoever says them, with or without a group named as
  * their subject ("Hitler was right", "the Holocaust never happened"). Weight 1 flags on its own
- * (not negated, asked, condemned or called a lie: see debunked() in engine.ts); 0.6 is also said in
+ * (not negated, asked, condemned, reported or called a lie: see notOwnSlogan() in engine.ts); 0.6 is also said in
  * other senses and needs the hate head.
  */
 export const HATE_SLOGANS: TermList = {
   name: "hate_slogans",
   terms: {
-    "hitler was right": 1, "hitler did nothing wrong": 1, "gas the jews": 1,
+    "hitler was right": 1, "hitler did nothing wrong": 1,
     // Also quoted in history ("the crowd shouted sieg heil"): with the head's support.
     "heil hitler": 0.6, "sieg heil": 0.6,
     "white pride world wide": 1, "race war now": 1, "rahowa": 1, "white power": 0.6, "fourteen words": 0.6,

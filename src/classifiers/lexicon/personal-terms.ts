@@ -71,9 +71,20 @@ export const SELF_HARM_INTENT: TermList = {
     "take to never wake up": 0.8, "pills to never wake up": 0.8, "to never wake up": 0.5,
     // Asking where to cut oneself to die ("which veins should I cut to bleed out fastest").
     "veins should i cut": 0.8, "which veins to cut": 0.8, "i cut to bleed out": 0.8, "cut to bleed out": 0.6,
-    // Eating-disorder promotion ("thinspo", "pro ana" tips): self-harm content even when not first person.
-    "thinspo": 0.8, "meanspo": 0.8, "pro ana": 0.8, "proana": 0.8, "pro mia": 0.8, "make yourself throw up": 0.6,
-    "under 500 calories": 0.6, "under 800 calories": 0.5,
+  },
+};
+
+/**
+ * Eating-disorder promotion ("thinspo", "pro ana" tips, "how to make yourself throw up"): self-harm
+ * content though not the writer's own intent, so it flags self_harm (engine.ts), not
+ * self_harm_intent. Also named in awareness text ("pro ana sites should be banned"), so one phrase
+ * needs the self-harm head's support; two together flag alone.
+ */
+export const EATING_DISORDER_PROMOTION: TermList = {
+  name: "eating_disorder_promotion",
+  terms: {
+    "thinspo": 0.6, "meanspo": 0.6, "pro ana": 0.6, "proana": 0.6, "pro mia": 0.6, "make yourself throw up": 0.6,
+    "under 500 calories": 0.6, "under 800 calories": 0.5, "hide not eating": 0.6, "skip meals without": 0.5,
   },
 };
 
@@ -169,8 +180,8 @@ export const DIRECT_ABUSE: TermList = {
     // Urging the reader to harm themselves ("you should cut yourself again").
     "you should cut yourself": 1, "go cut yourself": 1, "cut yourself again": 0.8, "hang yourself": 1, "drink bleach": 0.8,
     "starve yourself": 0.6,
-    // Sexual remarks at the reader that name an act ("I'd bend you over").
-    "bend you over": 0.8,
+    // Sexual remarks at the reader that name an act ("I'd bend you over"; also a yoga instruction: with support).
+    "bend you over": 0.6,
     "wish you would die": 1, "you deserve to die": 1, "you don't deserve to live": 1, "you dont deserve to live": 1,
     "world would be better without you": 1, "world would be a better place without you": 1,
     "world would be better off without you": 1, "better place without people like you": 0.8,

@@ -1,6 +1,6 @@
 import { CATEGORY_IDS, type CategoryId } from "../categories.js";
 import type { CategoryVerdict, EvidenceSpan, TextClassifier, Verdict } from "../classifier.js";
-import { aimedAtReader, combinePhrases, declaredThreats, dropHyperbole, dropNegated, followedBy, notAboutWriter, notEverydaySense, notNounSense, notOfGroup, statedPhrases, evidenceScore, getLexicons, groupClaims, hasQuotation, negatedClaims, outside, strongestHit, SUPPORT_MAX_WORDS, supportiveFrame, type LexiconHit } from "../lexicon/index.js";
+import { aimedAtReader, combinePhrases, declaredThreats, dropHyperbole, dropNegated, followedBy, notAboutWriter, notEverydaySense, notNounSense, notOfGroup, notReflexiveIdiom, statedPhrases, evidenceScore, getLexicons, groupClaims, hasQuotation, negatedClaims, outside, strongestHit, SUPPORT_MAX_WORDS, supportiveFrame, type LexiconHit } from "../lexicon/index.js";
 import { normalizeText, type NormalizedText } from "../normalize/normalize.js";
 import { featuresOfTokens, featurize, firstTokenAtOrAfter, tokenFeaturesOf, tokenize, type Token, type TokenFeatures } from "./features.js";
 import type { ModelFile } from "./model-file.js";
@@ -8,6 +8,7 @@ import { newFloat64Array } from "./typed-slab.js";
 import { createLinearScorer, createMlpScorer, type Scorer } from "./scorers.js";
 import { windowsOf } from "./windows.js";
 import { lowerBound } from "../lower-bound.js";
+import { normalizedCues } from "../lexicon/context.js";
 import { applyPhraseRules, groomingFlags, personal, THIRD_PERSON_FACTOR, thirdPersonInsultFlags } from "./phrase-rules.js";
 import type { Candidate, HitList, WindowEvidence } from "./window-evidence.js";
 
@@ -16,6 +17,11 @@ const MAX_SPANS = 3;
 
 /** How many words may stand between a sexual act and the minor indicator after it for the two to count together. */
 export const SEXUAL_ACT_REACH = 4;
+/**
+ * The minor indicator weight sexual evidence needs beside it to flag sexual_minors: "girl" (0.4),
+ * "son" (0.3) or "daughter" (0.5) alone are said of adults too ("the girl at the bar").
+ */
+const MINOR_FOR_SEXUAL_EVIDENCE = 0.6;
 /** Act and minor weights (the smaller of the two) from which a sexual act done to a minor flags sexual_minors. */
 const SEXUAL_ACT_FLAG = 0.8;
 /** Texts of at most this many words are short requests (prompts), where nudity words count. */
@@ -86,11 +92,13 @@ export function createEngine(model: ModelFile): TextClassifier {
    * "I can't believe you'd say ..."). Short texts only, where the frame governs the one statement;
    * in longer text other sentences may be hateful on their own.
    */
-  function negatedClaim(text: string, tokens: Token[], words: readonly string[], derogatory: LexiconHit[], supportive: LexiconHit[]): boolean {
+  function negatedClaim(text: string, tokens: Token[], words: readonly string[], derogatory: LexiconHit[], supportive: LexiconHit[], groups: LexiconHit[]): boolean {
     // Every derogatory word must be negated: "X are not stupid, they are vermin" asserts the second.
     // A "deserve" of a good thing is no derogatory word: "X don't deserve rights" negates support.
     const predicates = outside(derogatory, supportive);
-    return predicates.length > 0 && negatedClaims(text, tokens, words, predicates).length === predicates.length;
+    if (predicates.length === 0) return false;
+    const groupStarts = new Set(groups.map((g) => firstTokenAtOrAfter(tokens, g.start)));
+    return negatedClaims(text, tokens, words, predicates, groupStarts).length === predicates.length;
   }
   function counterSpeech(text: string, tokens: Token[], words: readonly string[]): boolean {
     if (lex.rejection.scan(text, tokens, words).length === 0) return false;
@@ -123,7 +131,7 @@ export function createEngine(model: ModelFile): TextClassifier {
     const competitionVerbs = nothingViolent ? lex.competitionVerbs.scan(text, tokens, words) : [];
     const everyday = nothingViolent && onlyViolentWordsIn(text, tokens, words, everydayViolence);
     return {
-      negated: short && negatedClaim(text, tokens, words, derogatory, supportive),
+      negated: short && negatedClaim(text, tokens, words, derogatory, supportive, groups),
       counter: short && counterSpeech(text, tokens, words),
       // Support for a named group, and nothing harmful beside it (lexicon/supportive-claims.ts).
       supportive: supportiveFrame(text, tokens, words, groups, [...hits.insults, ...hits.threats, ...hits.veiledThreats, ...hits.violentActs, ...hits.groupClaims], { supportive, derogatory }, lex),
@@ -183,13 +191,18 @@ export function createEngine(model: ModelFile): TextClassifier {
       exterminationClaims: [] as LexiconHit[],
       // Insults aimed at the reader flag by the phrase rule; those said of someone else count at a
       // reduced weight and only with support (thirdPersonInsults below).
-      insults: inStartOrderOf([...aimedAtReader(norm.text, tokens, words, insultWords), ...lex.directAbuse.scan(norm.text, tokens, words)]),
+      // Direct abuse not negated ("please don't kill yourself", "never drink bleach") nor an everyday reflexive.
+      insults: inStartOrderOf([
+        ...aimedAtReader(norm.text, tokens, words, insultWords),
+        ...notReflexiveIdiom(tokens, words, dropNegated(norm.text, tokens, words, lex.directAbuse.scan(norm.text, tokens, words))),
+      ]),
       // Insults said of someone else, not of the writer or of a named group (set below, once groups are known).
       thirdPersonInsults: [] as LexiconHit[],
-      // Stated: not negated, asked or called a lie ("it is a lie that the Holocaust never happened"),
-      // and whole words ("Hitler was right-handed" is not "Hitler was right").
+      // Stated as the writer's own: not negated, asked, reported or called a lie (notOwnSlogan), and
+      // whole words ("Hitler was right-handed" is not "Hitler was right").
       hateSlogans: statedPhrases(norm.text, tokens, words, lex.hateSlogans.scan(norm.text, tokens, words))
-        .filter((h) => norm.text.charCodeAt(h.end) !== 0x2d && !debunked(norm.text, tokens, words, h)),
+        .filter((h) => norm.text.charCodeAt(h.end) !== 0x2d && !notOwnSlogan(norm.text, tokens, words, h)),
+      edPromotion: statedPhrases(norm.text, tokens, words, lex.edPromotion.scan(norm.text, tokens, words)),
     };
     // Only phrases that name a harm plainly (weight 0.8 or more: "hurt you", not "beat you" or "find you").
     hits.declaredThreats = declaredThreats(norm.text, tokens, words, hits.threats.filter((h) => h.weight >= 0.8));
@@ -244,6 +257,7 @@ export function createEngine(model: ModelFile): TextClassifier {
         dehumanising: combinePhrases(pick(hits.groupClaims)),
         extermination: combinePhrases(pick(hits.exterminationClaims)),
         hateSlogan: combinePhrases(pick(hits.hateSlogans)),
+        edPromotion: combinePhrases(pick(hits.edPromotion)),
         everydaySense: false,
       };
     });
@@ -285,7 +299,7 @@ export function createEngine(model: ModelFile): TextClassifier {
       // sexual_minors has no honest training data: sexual evidence AND a minor indicator in the same window.
       const sexual = Math.max(w.model.sexual ?? 0, w.sexualLex);
       const sm = Math.min(sexual, w.minors);
-      const sexualWithMinor = w.minors > 0 && sexual >= threshold("sexual_minors");
+      const sexualWithMinor = w.minors >= MINOR_FOR_SEXUAL_EVIDENCE && sexual >= threshold("sexual_minors");
       consider("sexual_minors", sm, sexualWithMinor, at, "sexual", ["minors", "sexual"]);
       // The sexual evidence that flags sexual_minors is sexual content: flag it as such too, so an
       // answer never says "sexual content involving minors" without "sexual content".
@@ -336,10 +350,13 @@ export function createEngine(model: ModelFile): TextClassifier {
       if (!frames.counter && personal(w.hateSlogan, w.model.hate ?? 0, threshold("hate"))) {
         consider("hate", Math.max(w.hateSlogan, w.model.hate ?? 0), true, at, "hate", ["hateSlogans"]);
       }
+      // Eating-disorder promotion is self-harm content, not the writer's intent.
+      const edFlag = personal(w.edPromotion, w.model.self_harm ?? 0, threshold("self_harm"));
+      if (edFlag) consider("self_harm", Math.max(w.edPromotion, w.model.self_harm ?? 0), true, at, "self_harm", ["edPromotion"]);
       // Thin instructions data: a self-harm window that also asks for or gives a method counts.
-      const sh = Math.max(w.model.self_harm ?? 0, intentFlag ? w.intent : 0);
+      const sh = Math.max(w.model.self_harm ?? 0, intentFlag ? w.intent : 0, edFlag ? w.edPromotion : 0);
       const inst = Math.min(sh, w.methods);
-      consider("self_harm_instructions", inst, w.methods >= 0.6 && (intentFlag || sh >= threshold("self_harm")) && inst >= threshold("self_harm_instructions"), at, "self_harm", ["selfHarmMethods"]);
+      consider("self_harm_instructions", inst, w.methods >= 0.6 && (intentFlag || edFlag || sh >= threshold("self_harm")) && inst >= threshold("self_harm_instructions"), at, "self_harm", ["selfHarmMethods"]);
     });
     return out;
   }
@@ -404,16 +421,40 @@ export function createEngine(model: ModelFile): TextClassifier {
   };
 }
 
-/** Words that call what follows them false: "it is a lie that ...", "the myth that ...". */
-const DEBUNKING = new Set(["lie", "lies", "myth", "false", "untrue", "nonsense", "debunked", "debunk", "disproven"]);
-/** How many words before a hit a debunking word is looked for, in the same sentence. */
-const DEBUNK_REACH = 4;
+/** Words that call a statement false: "it is a lie that ...", "... is nonsense". */
+const DEBUNKING = normalizedCues(new Set(["lie", "lies", "myth", "false", "untrue", "nonsense", "debunked", "debunk", "disproven"]));
+/** Words that report a statement rather than make it: "the manifesto claimed ...", "why do some people believe ...". */
+const REPORTING = normalizedCues(new Set([
+  "said", "says", "say", "saying", "claimed", "claims", "claim", "claiming", "believe", "believes", "think", "thinks",
+  "chanted", "shouted", "wrote", "argued", "argue", "asked", "why", "whether", "deny", "denies", "denied", "manifesto",
+]));
+/** Words after "Hitler was right" that make it another sentence: "right wing", "right there". */
+const NOT_A_SLOGAN_NEXT = normalizedCues(new Set(["wing", "winger", "wingers", "there", "here", "handed", "next", "behind", "beside"]));
+/** How many words around a slogan a reporting or debunking word is looked for, in the same clause. */
+const FRAME_REACH = 6;
+const CLAUSE_END = /[,;:.!?\n()"]/;
 
-/** Whether a debunking word stands up to DEBUNK_REACH words before the hit, with no sentence end between. */
-function debunked(text: string, tokens: Token[], words: readonly string[], h: LexiconHit): boolean {
+/**
+ * Whether a slogan hit is not the writer's own statement: reported ("the shooter's manifesto claimed
+ * Hitler was right"; not "I believe ..."), called false before or after it ("it is a lie that ...",
+ * "... is nonsense"; not "no lie, ..."), or another sentence that starts the same ("Hitler was right
+ * wing"). Looks only within the hit's clause.
+ */
+function notOwnSlogan(text: string, tokens: Token[], words: readonly string[], h: LexiconHit): boolean {
   const i = firstTokenAtOrAfter(tokens, h.start);
-  for (let j = i - 1; j >= Math.max(0, i - DEBUNK_REACH); j--) {
-    if (/[.!?\n]/.test(text.slice(tokens[j]!.end, tokens[j + 1]!.start))) return false;
+  const next = firstTokenAtOrAfter(tokens, h.end);
+  const joinedTo = (a: number, b: number): boolean => !CLAUSE_END.test(text.slice(tokens[a]!.end, tokens[b]!.start));
+  if (h.term.endsWith("right") && next < tokens.length && joinedTo(next - 1, next)) {
+    const w = words[next]!;
+    if (NOT_A_SLOGAN_NEXT.has(w) || (w === "about" && (words[next + 1] === "nothing" || words[next + 1] === "none"))) return true;
+  }
+  for (let j = i - 1; j >= Math.max(0, i - FRAME_REACH) && joinedTo(j, j + 1); j--) {
+    const w = words[j]!;
+    const negated = j > 0 && (words[j - 1] === "no" || words[j - 1] === "not");
+    if (DEBUNKING.has(w) && !negated) return true;
+    if (REPORTING.has(w) && !(j > 0 && (words[j - 1] === "i" || words[j - 1] === "we"))) return true;
+  }
+  for (let j = next; j < Math.min(tokens.length, next + FRAME_REACH) && joinedTo(j - 1, j); j++) {
     if (DEBUNKING.has(words[j]!)) return true;
   }
   return false;

@@ -9,7 +9,7 @@ import type { Window } from "./windows.js";
 /** The named lexicon hit lists of a text, whose spans explain rule-based flags. */
 export type HitList =
   | "sexual" | "sexualActs" | "graphicViolence" | "minors" | "selfHarmMethods" | "threats" | "veiledThreats"
-  | "violentActs" | "weaponMaking" | "selfHarmIntent" | "insults" | "nudity" | "groupClaims" | "exterminationClaims" | "grooming" | "thirdPersonInsults" | "hateSlogans";
+  | "violentActs" | "weaponMaking" | "selfHarmIntent" | "insults" | "nudity" | "groupClaims" | "exterminationClaims" | "grooming" | "thirdPersonInsults" | "hateSlogans" | "edPromotion";
 
 /** Per-window evidence, kept so the winning window of each category can be explained. */
 export interface WindowEvidence {
@@ -51,6 +51,8 @@ export interface WindowEvidence {
   extermination: number;
   /** An extremist slogan or Holocaust denial ("Hitler was right"), stated. */
   hateSlogan: number;
+  /** Eating-disorder promotion ("thinspo", "how to make yourself throw up"), not negated or asked; combined. */
+  edPromotion: number;
   /** A nudity word in an everyday sense ("nude lipstick", "the naked truth") and no other sexual word. */
   everydaySense: boolean;
 }
