@@ -1,9 +1,9 @@
 import { toBinary, create } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ModerateRequestSchema } from "../../gen/moderation/v1/moderation_pb.js";
 import { ERROR_CODES } from "../../src/errors/api-error.js";
-import { startServerWithKey, type TestServer } from "../support/test-server.js";
+import { useServerWithKey } from "../support/test-server.js";
 import { PNG_DATA_URI } from "./error-expectations.js";
 import { seededRandom } from "../support/seeded-random.js";
 
@@ -80,22 +80,15 @@ function caseBody(index: number): Uint8Array {
 
 const CLIENT_ERRORS = new Set(Object.keys(ERROR_CODES).filter((code) => code !== "internal_error"));
 
-let server: TestServer;
-let key: string;
-beforeAll(async () => {
-  ({ server, key } = await startServerWithKey());
-});
-afterAll(async () => {
-  await server?.close();
-});
+const file = useServerWithKey();
 
 describe("mutated request bodies", () => {
   it("get a signed 200 or a stable client error on POST /v1/moderate, never a 500", async () => {
     const statuses = new Map<number, number>();
     for (let index = 0; index < CASES; index++) {
-      const response = await fetch(`${server.httpUrl}/v1/moderate`, {
+      const response = await fetch(`${file.server.httpUrl}/v1/moderate`, {
         method: "POST",
-        headers: { "content-type": "application/json", "x-api-key": key },
+        headers: { "content-type": "application/json", "x-api-key": file.key },
         body: Buffer.from(caseBody(index)),
       });
       const text = await response.text();
@@ -119,9 +112,9 @@ describe("mutated request bodies", () => {
   it("get an answer or a client error over Connect's JSON codec, never a server error", async () => {
     let answered = 0;
     for (let index = 0; index < CASES; index++) {
-      const response = await fetch(`${server.httpUrl}/moderation.v1.ModerationService/Moderate`, {
+      const response = await fetch(`${file.server.httpUrl}/moderation.v1.ModerationService/Moderate`, {
         method: "POST",
-        headers: { "content-type": "application/json", "x-api-key": key },
+        headers: { "content-type": "application/json", "x-api-key": file.key },
         body: Buffer.from(caseBody(index)),
       });
       const text = await response.text();
@@ -135,13 +128,13 @@ describe("mutated request bodies", () => {
   }, TIMEOUT_MS);
 
   it("get OK or INVALID_ARGUMENT over gRPC for damaged protobuf bytes, and the server keeps answering", async () => {
-    const client = new grpc.Client(new URL(server.grpcUrl).host, grpc.credentials.createInsecure());
+    const client = new grpc.Client(new URL(file.server.grpcUrl).host, grpc.credentials.createInsecure());
     const valid = toBinary(ModerateRequestSchema, create(ModerateRequestSchema, {
       input: [{ type: "text", text: "hello there, friend" }, { type: "image", base64: PNG_DATA_URI }],
     }));
     const call = (bytes: Uint8Array) => new Promise<number>((resolve) => {
       const metadata = new grpc.Metadata();
-      metadata.set("x-api-key", key);
+      metadata.set("x-api-key", file.key);
       client.makeUnaryRequest("/moderation.v1.ModerationService/Moderate", (b: Buffer) => b, (b: Buffer) => b, Buffer.from(bytes), metadata,
         (error: grpc.ServiceError | null) => resolve(error ? error.code : grpc.status.OK));
     });

@@ -1,9 +1,9 @@
 import * as grpc from "@grpc/grpc-js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { verifyRpcResponse } from "../../src/client/verify-rpc-response.js";
 import { toJwks } from "../../src/signing/key-ring.js";
 import { GRPC } from "../api/error-expectations.js";
-import { startServerWithKey, type TestServer } from "../support/test-server.js";
+import { useServerWithKey } from "../support/test-server.js";
 
 // A request body that does not decode as a ModerateRequest is refused as invalid_request on every
 // RPC protocol, signed, instead of Connect's own INTERNAL ("parse binary: premature EOF") or bare
@@ -25,27 +25,20 @@ const envelope = (message: Uint8Array) => {
 
 interface Refusal { status: number; code: string | undefined; message: string; metadata: Record<string, string> }
 
-let server: TestServer;
-let key: string;
-beforeAll(async () => {
-  ({ server, key } = await startServerWithKey());
-});
-afterAll(async () => {
-  await server?.close();
-});
+const file = useServerWithKey();
 
 async function expectSignedRefusal(refusal: Refusal): Promise<void> {
   expect(refusal).toMatchObject({ status: GRPC.INVALID_ARGUMENT, code: "invalid_request" });
   expect(refusal.message).toMatch(MESSAGE);
   const outcome = { ok: false as const, code: refusal.status, message: refusal.message };
-  const jwks = toJwks(server.ctx.signingKeys);
+  const jwks = toJwks(file.server.ctx.signingKeys);
   expect(await verifyRpcResponse({ requestBytes: new Uint8Array(), outcome, metadata: refusal.metadata, jwks })).toMatchObject({ valid: true });
 }
 
 function grpcCall(bytes: Uint8Array): Promise<Refusal | "ok"> {
-  const client = new grpc.Client(new URL(server.grpcUrl).host, grpc.credentials.createInsecure());
+  const client = new grpc.Client(new URL(file.server.grpcUrl).host, grpc.credentials.createInsecure());
   const metadata = new grpc.Metadata();
-  metadata.set("x-api-key", key);
+  metadata.set("x-api-key", file.key);
   return new Promise((resolve) => {
     client.makeUnaryRequest(PATH, (b: Buffer) => b, (b: Buffer) => b, Buffer.from(bytes), metadata, (error: grpc.ServiceError | null) => {
       client.close();
@@ -64,9 +57,9 @@ describe("an undecodable request body", () => {
   });
 
   it("over gRPC-Web: the same, in the trailer frame", async () => {
-    const response = await fetch(`${server.httpUrl}${PATH}`, {
+    const response = await fetch(`${file.server.httpUrl}${PATH}`, {
       method: "POST",
-      headers: { "content-type": "application/grpc-web+proto", "x-grpc-web": "1", "x-api-key": key },
+      headers: { "content-type": "application/grpc-web+proto", "x-grpc-web": "1", "x-api-key": file.key },
       body: Buffer.from(envelope(TRUNCATED)),
     });
     const body = new Uint8Array(await response.arrayBuffer());
@@ -87,7 +80,7 @@ describe("an undecodable request body", () => {
     ["binary (application/proto)", "application/proto", TRUNCATED],
     ["JSON of the wrong shape (application/json)", "application/json", new TextEncoder().encode('{"input":[{"type":"text","text":{"not":"a string"}}]}')],
   ])("over Connect, %s: HTTP 400, invalid_request, signed", async (_name, contentType, bytes) => {
-    const response = await fetch(`${server.httpUrl}${PATH}`, { method: "POST", headers: { "content-type": contentType, "x-api-key": key }, body: Buffer.from(bytes) });
+    const response = await fetch(`${file.server.httpUrl}${PATH}`, { method: "POST", headers: { "content-type": contentType, "x-api-key": file.key }, body: Buffer.from(bytes) });
     expect(response.status).toBe(400);
     const error = (await response.json()) as { code: string; message: string };
     expect(error.code).toBe("invalid_argument");
@@ -98,24 +91,24 @@ describe("an undecodable request body", () => {
 
   it("judges a compressed body after inflating it, as Connect does (gzip on Connect, a flagged gRPC envelope)", async () => {
     const { gzipSync } = await import("node:zlib");
-    const connect = await fetch(`${server.httpUrl}${PATH}`, {
+    const connect = await fetch(`${file.server.httpUrl}${PATH}`, {
       method: "POST",
-      headers: { "content-type": "application/proto", "content-encoding": "gzip", "x-api-key": key },
+      headers: { "content-type": "application/proto", "content-encoding": "gzip", "x-api-key": file.key },
       body: gzipSync(TRUNCATED),
     });
     expect(connect.status).toBe(400);
     expect(connect.headers.get("x-error-code")).toBe("invalid_request");
     const inflated = gzipSync(Buffer.from([0x0a, 0x0d, 0x0a, 0x04, 0x74, 0x65, 0x78, 0x74, 0x12, 0x05, 0x68, 0x65, 0x6c, 0x6c, 0x6f]));
-    const ok = await fetch(`${server.httpUrl}${PATH}`, {
+    const ok = await fetch(`${file.server.httpUrl}${PATH}`, {
       method: "POST",
-      headers: { "content-type": "application/proto", "content-encoding": "gzip", "x-api-key": key },
+      headers: { "content-type": "application/proto", "content-encoding": "gzip", "x-api-key": file.key },
       body: inflated,
     });
     expect(ok.status).toBe(200);
     // An envelope whose flag says "not compressed" is judged as it is, whatever grpc-encoding says.
-    const plain = await fetch(`${server.httpUrl}${PATH}`, {
+    const plain = await fetch(`${file.server.httpUrl}${PATH}`, {
       method: "POST",
-      headers: { "content-type": "application/grpc-web+proto", "grpc-encoding": "gzip", "x-grpc-web": "1", "x-api-key": key },
+      headers: { "content-type": "application/grpc-web+proto", "grpc-encoding": "gzip", "x-grpc-web": "1", "x-api-key": file.key },
       body: Buffer.from(envelope(TRUNCATED)),
     });
     const trailer = new TextDecoder().decode(new Uint8Array(await plain.arrayBuffer()));
@@ -123,9 +116,9 @@ describe("an undecodable request body", () => {
   });
 
   it("leaves well-formed bodies alone, unknown JSON fields included (Connect ignores them)", async () => {
-    const response = await fetch(`${server.httpUrl}${PATH}`, {
+    const response = await fetch(`${file.server.httpUrl}${PATH}`, {
       method: "POST",
-      headers: { "content-type": "application/json", "x-api-key": key },
+      headers: { "content-type": "application/json", "x-api-key": file.key },
       body: JSON.stringify({ input: [{ type: "text", text: "hello there" }], somethingNew: 1 }),
     });
     expect(response.status).toBe(200);

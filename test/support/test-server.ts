@@ -2,6 +2,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
+import { afterAll, beforeAll } from "vitest";
 import { createAppContext, type AppContext, type AppContextOverrides } from "../../src/app/app-context.js";
 import { startServer } from "../../src/app/server.js";
 import { readConfig } from "../../src/config/config.js";
@@ -98,4 +99,28 @@ export async function startServerWithKey(options: Parameters<typeof startTestSer
   const server = await startTestServer(options);
   const { key } = await server.createAccount("enterprise", 1_000_000);
   return { server, key };
+}
+
+/**
+ * One server with a key for the whole test file: started before its tests, closed after. Read
+ * `server` and `key` inside tests (they are set once beforeAll has run).
+ */
+export function useServerWithKey(options: Parameters<typeof startTestServer>[0] = {}): { readonly server: TestServer; readonly key: string } {
+  let started: { server: TestServer; key: string } | undefined;
+  beforeAll(async () => {
+    started = await startServerWithKey(options);
+  });
+  afterAll(async () => {
+    await started?.server.close();
+  });
+  return {
+    get server() {
+      if (!started) throw new Error("the test server is not started yet (read it inside a test)");
+      return started.server;
+    },
+    get key() {
+      if (!started) throw new Error("the test server is not started yet (read it inside a test)");
+      return started.key;
+    },
+  };
 }
