@@ -19,7 +19,7 @@ export function createAuthInterceptor(deps: { accounts: AccountStore; onKeyUsed?
     if (PUBLIC_METHODS.has(req.method.name)) return next(req);
     const presented = req.header.get("x-api-key")?.trim();
     if (!presented) throw new ApiError("missing_api_key", MISSING);
-    const caller = await deps.accounts.authenticate(presented);
+    const caller = (deps.accounts.cachedCaller(presented) ?? { caller: await deps.accounts.authenticate(presented) }).caller;
     if (!caller) throw new ApiError("invalid_api_key", INVALID);
     req.contextValues.set(callerKey, caller);
     deps.onKeyUsed?.(caller.keyId);

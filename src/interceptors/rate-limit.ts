@@ -29,7 +29,7 @@ export function createRateLimitInterceptor(deps: RateLimitInterceptorDeps): Inte
       });
     }
 
-    const decision = await decide(deps, caller.accountId, limit);
+    const decision = deps.limiter.consumeNow ? deps.limiter.consumeNow(caller.accountId, limit) : await decide(deps, caller.accountId, limit);
     const headers = decision ? formatRateLimitHeaders(decision) : formatPolicyHeaders(limit, RATE_LIMIT_WINDOW_MS);
     if (decision && !decision.allowed) {
       const retryAfter = headers["Retry-After"];

@@ -19,7 +19,7 @@ const SWEEP_EVERY = 1_000;
  * Sliding window log kept in process memory: the same algorithm and contract as the Redis store,
  * for a single replica (REDIS_URL unset). Each replica has its own budget, so it is not for fleets.
  */
-export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}): RateLimiter {
+export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}): RateLimiter & { consumeNow(key: string, limit: number): RateLimitDecision } {
   const clock = options.clock ?? systemClock;
   const windowMs = options.windowMs ?? RATE_LIMIT_WINDOW_MS;
   // Timestamps per key, ascending, from `start` on. Expired entries are skipped by moving
@@ -35,8 +35,8 @@ export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}):
     }
   }
 
-  return {
-    async consume(key, limit) {
+  const limiter = {
+    consumeNow(key: string, limit: number): RateLimitDecision {
       assertValidLimit(limit);
       const now = clock.now();
       if (++callsSinceSweep >= SWEEP_EVERY) {
@@ -59,6 +59,12 @@ export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}):
       const count = log.times.length - log.start;
       const pivot = allowed ? log.times[log.start] : log.times[log.start + count - limit];
       return decision(allowed, limit, count, pivot === undefined ? 0 : pivot + windowMs - now, windowMs);
+    },
+  };
+  return {
+    consumeNow: limiter.consumeNow,
+    async consume(key, limit) {
+      return limiter.consumeNow(key, limit);
     },
     async checkHealth() {},
     async close() {

@@ -31,6 +31,11 @@ export interface RateLimitDecision {
  */
 export interface RateLimiter {
   consume(key: string, limit: number): Promise<RateLimitDecision>;
+  /**
+   * The decision at once, for a limiter that needs no I/O (in memory): callers skip a promise turn
+   * per request. Absent for stores that must be asked (Redis).
+   */
+  consumeNow?(key: string, limit: number): RateLimitDecision;
   /** Resolves when the store answers (for /readyz); rejects with RateLimiterUnavailableError otherwise. */
   checkHealth(): Promise<void>;
   close(): Promise<void>;

@@ -16,4 +16,12 @@ describe("memory rate limiter", () => {
     // The entry at 5 s is the oldest, so the next slot frees 60 s from now, not 65 s.
     expect((await limiter.consume("a", 3)).resetMs).toBe(60_000);
   });
+
+  it("answers at once through consumeNow, sharing its budget with consume", async () => {
+    const clock = createFakeClock();
+    const limiter = createMemoryRateLimiter({ clock });
+    expect(limiter.consumeNow("a", 2)).toMatchObject({ allowed: true, remaining: 1 });
+    expect(await limiter.consume("a", 2)).toMatchObject({ allowed: true, remaining: 0 });
+    expect(limiter.consumeNow("a", 2)).toMatchObject({ allowed: false, remaining: 0 });
+  });
 });

@@ -232,10 +232,14 @@ describe.each(STORE_KINDS)("account store on %s", (kind) => {
         expect(await accounts.authenticate(first.key)).toMatchObject({ plan: "free" });
         expect(await accounts.authenticate(second.key)).toMatchObject({ plan: "free" });
       }
+      // The synchronous path auth takes first answers from that cache, when there is one.
+      const cached = accounts.cachedCaller(first.key);
+      if (cached) expect(cached.caller).toMatchObject({ plan: "free" });
       const other = await location.open();
       try {
         const elsewhere = createAccountStore(other, clock);
         await elsewhere.revokeKey(first.id);
+        expect(accounts.cachedCaller(first.key)?.caller).toBeUndefined();
         expect(await accounts.authenticate(first.key)).toBeUndefined();
         await elsewhere.setPlan(account.id, "pro");
         expect(await accounts.authenticate(second.key)).toMatchObject({ plan: "pro", requestsPerMinute: 300 });
