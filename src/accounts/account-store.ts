@@ -164,10 +164,6 @@ export function createAccountStore(db: Database, clock: () => number = Date.now)
     },
 
     /**
-     * Resolves a presented key to its caller, reading plan and limit fresh on every call so
-     * revocations and plan changes (even from modctl in another process) apply at once.
-     */
-    /**
      * The caller for `key` when the answer is known without a query (the caller cache, valid while
      * the store is unchanged), else undefined: authenticate() then asks the store. Lets auth skip a
      * promise turn per request.
@@ -178,6 +174,10 @@ export function createAccountStore(db: Database, clock: () => number = Date.now)
       return cached?.found ? { caller: cached.caller } : undefined;
     },
 
+    /**
+     * Resolves a presented key to its caller, reading plan and limit fresh on every call so
+     * revocations and plan changes (even from modctl in another process) apply at once.
+     */
     async authenticate(key: string): Promise<Caller | undefined> {
       if (!looksLikeApiKey(key)) return undefined;
       const hash = hashApiKey(key);

@@ -35,36 +35,35 @@ export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}):
     }
   }
 
-  const limiter = {
-    consumeNow(key: string, limit: number): RateLimitDecision {
-      assertValidLimit(limit);
-      const now = clock.now();
-      if (++callsSinceSweep >= SWEEP_EVERY) {
-        callsSinceSweep = 0;
-        sweep(now);
-      }
-      let log = logs.get(key);
-      if (!log) {
-        log = { times: [], start: 0 };
-        logs.set(key, log);
-      }
-      log.start = countExpired(log.times, now - windowMs, log.start);
-      if (log.start > 1024 && log.start * 2 > log.times.length) {
-        log.times = log.times.slice(log.start);
-        log.start = 0;
-      }
+  function consumeNow(key: string, limit: number): RateLimitDecision {
+    assertValidLimit(limit);
+    const now = clock.now();
+    if (++callsSinceSweep >= SWEEP_EVERY) {
+      callsSinceSweep = 0;
+      sweep(now);
+    }
+    let log = logs.get(key);
+    if (!log) {
+      log = { times: [], start: 0 };
+      logs.set(key, log);
+    }
+    log.start = countExpired(log.times, now - windowMs, log.start);
+    if (log.start > 1024 && log.start * 2 > log.times.length) {
+      log.times = log.times.slice(log.start);
+      log.start = 0;
+    }
 
-      const allowed = log.times.length - log.start < limit;
-      if (allowed) insertSorted(log.times, now, log.start);
-      const count = log.times.length - log.start;
-      const pivot = allowed ? log.times[log.start] : log.times[log.start + count - limit];
-      return decision(allowed, limit, count, pivot === undefined ? 0 : pivot + windowMs - now, windowMs);
-    },
-  };
+    const allowed = log.times.length - log.start < limit;
+    if (allowed) insertSorted(log.times, now, log.start);
+    const count = log.times.length - log.start;
+    const pivot = allowed ? log.times[log.start] : log.times[log.start + count - limit];
+    return decision(allowed, limit, count, pivot === undefined ? 0 : pivot + windowMs - now, windowMs);
+  }
+
   return {
-    consumeNow: limiter.consumeNow,
+    consumeNow,
     async consume(key, limit) {
-      return limiter.consumeNow(key, limit);
+      return consumeNow(key, limit);
     },
     async checkHealth() {},
     async close() {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { constantEngine, flaggedCategories } from "./constant-model.js";
-import { dropHyperbole, dropNegated, getLexicons, hasQuotation, negatedClaims } from "../../src/classifiers/lexicon/index.js";
+import { dropHyperbole, dropNegated, getLexicons, groupStartTokens, hasQuotation, negatedClaims } from "../../src/classifiers/lexicon/index.js";
 import { normalizeForMatching } from "../../src/classifiers/normalize/normalize.js";
 import { loadTrainedClassifier } from "../../src/classifiers/trained/index.js";
 import { tokenize } from "../../src/classifiers/trained/features.js";
@@ -17,7 +17,7 @@ function parse(text: string): { norm: string; tokens: ReturnType<typeof tokenize
 function negation(text: string): { negated: number; predicates: number } {
   const { norm, tokens, words } = parse(text);
   const predicates = getLexicons().derogatory.scan(norm, tokens, words);
-  const groupStarts = new Set(getLexicons().groups.scan(norm, tokens, words).map((g) => tokens.findIndex((t) => t.start === g.start)));
+  const groupStarts = groupStartTokens(tokens, getLexicons().groups.scan(norm, tokens, words));
   return { negated: negatedClaims(norm, tokens, words, predicates, groupStarts).length, predicates: predicates.length };
 }
 

@@ -1,6 +1,6 @@
 import { normalizedCues, questionAfter } from "./context.js";
 import { firstTokenAtOrAfter, type Token } from "../trained/features.js";
-import { negatedClaims } from "./framing.js";
+import { groupStartTokens, negatedClaims } from "./framing.js";
 import { CLAIM_FILLERS, COPULAS } from "./group-terms.js";
 import type { LexiconHit } from "./lexicon.js";
 import { lowerBound } from "../lower-bound.js";
@@ -56,7 +56,7 @@ export function groupClaims(
   }
   if (out.length === 0) return out;
   // "not all of the X are ...": a negated quantifier of the group negates the claim.
-  const groupStarts = new Set(groups.map((g) => firstTokenAtOrAfter(tokens, g.start)));
+  const groupStarts = groupStartTokens(tokens, groups);
   return out.filter((h) => negatedClaims(text, tokens, words, [h], groupStarts).length === 0);
 }
 

@@ -53,7 +53,7 @@ export const DEHUMANISING_PREDICATES: TermList = {
 /**
  * Extremist slogans and Holocaust denial: hate whoever says them, with or without a group named as
  * their subject ("Hitler was right", "the Holocaust never happened"). Weight 1 flags on its own
- * (not negated, asked, condemned, reported or called a lie: see notOwnSlogan() in engine.ts); 0.6 is also said in
+ * (not negated, asked, condemned, reported or called a lie: see ownSlogans() in framing.ts); 0.6 is also said in
  * other senses and needs the hate head.
  */
 export const HATE_SLOGANS: TermList = {

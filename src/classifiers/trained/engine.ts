@@ -1,6 +1,6 @@
 import { CATEGORY_IDS, type CategoryId } from "../categories.js";
 import type { CategoryVerdict, EvidenceSpan, TextClassifier, Verdict } from "../classifier.js";
-import { aimedAtReader, combinePhrases, declaredThreats, dropHyperbole, dropNegated, followedBy, notAboutWriter, notEverydaySense, notNounSense, notOfGroup, notReflexiveIdiom, statedPhrases, evidenceScore, getLexicons, groupClaims, hasQuotation, negatedClaims, outside, strongestHit, SUPPORT_MAX_WORDS, supportiveFrame, type LexiconHit } from "../lexicon/index.js";
+import { aimedAtReader, combinePhrases, declaredThreats, dropHyperbole, dropNegated, followedBy, notAboutWriter, notEverydaySense, notNounSense, notOfGroup, notReflexiveIdiom, statedPhrases, evidenceScore, getLexicons, groupClaims, groupStartTokens, hasQuotation, negatedClaims, outside, ownSlogans, strongestHit, SUPPORT_MAX_WORDS, supportiveFrame, type LexiconHit } from "../lexicon/index.js";
 import { normalizeText, type NormalizedText } from "../normalize/normalize.js";
 import { featuresOfTokens, featurize, firstTokenAtOrAfter, tokenFeaturesOf, tokenize, type Token, type TokenFeatures } from "./features.js";
 import type { ModelFile } from "./model-file.js";
@@ -8,7 +8,6 @@ import { newFloat64Array } from "./typed-slab.js";
 import { createLinearScorer, createMlpScorer, type Scorer } from "./scorers.js";
 import { windowsOf } from "./windows.js";
 import { lowerBound } from "../lower-bound.js";
-import { normalizedCues } from "../lexicon/context.js";
 import { applyPhraseRules, groomingFlags, personal, THIRD_PERSON_FACTOR, thirdPersonInsultFlags } from "./phrase-rules.js";
 import type { Candidate, HitList, WindowEvidence } from "./window-evidence.js";
 
@@ -97,8 +96,7 @@ export function createEngine(model: ModelFile): TextClassifier {
     // A "deserve" of a good thing is no derogatory word: "X don't deserve rights" negates support.
     const predicates = outside(derogatory, supportive);
     if (predicates.length === 0) return false;
-    const groupStarts = new Set(groups.map((g) => firstTokenAtOrAfter(tokens, g.start)));
-    return negatedClaims(text, tokens, words, predicates, groupStarts).length === predicates.length;
+    return negatedClaims(text, tokens, words, predicates, groupStartTokens(tokens, groups)).length === predicates.length;
   }
   function counterSpeech(text: string, tokens: Token[], words: readonly string[]): boolean {
     if (lex.rejection.scan(text, tokens, words).length === 0) return false;
@@ -106,11 +104,12 @@ export function createEngine(model: ModelFile): TextClassifier {
   }
 
   /**
-   * Whether the text's only violent-looking words (VIOLENT_WORDS) sit inside `phrases`: "Those people
-   * deserve to be shot. Anyway, time to hit the gym." names an everyday phrase, but "shot" is outside it.
+   * Whether the text's only violent-looking words (`violentWords`, VIOLENT_WORDS hits) sit inside
+   * `phrases`: "Those people deserve to be shot. Anyway, time to hit the gym." names an everyday
+   * phrase, but "shot" is outside it.
    */
-  function onlyViolentWordsIn(text: string, tokens: Token[], words: readonly string[], phrases: LexiconHit[]): boolean {
-    return phrases.length > 0 && outside(lex.violentWords.scan(text, tokens, words), phrases).length === 0;
+  function onlyViolentWordsIn(violentWords: () => LexiconHit[], phrases: LexiconHit[]): boolean {
+    return phrases.length > 0 && outside(violentWords(), phrases).length === 0;
   }
 
   /** Frames of a short text that keep some learned heads from flagging on their own. */
@@ -129,7 +128,10 @@ export function createEngine(model: ModelFile): TextClassifier {
     const everydayViolence = noViolentPhrase ? lex.everydayViolence.scan(text, tokens, words) : [];
     const nothingViolent = noViolentPhrase && outside(hits.graphicViolence, everydayViolence).length === 0;
     const competitionVerbs = nothingViolent ? lex.competitionVerbs.scan(text, tokens, words) : [];
-    const everyday = nothingViolent && onlyViolentWordsIn(text, tokens, words, everydayViolence);
+    // Scanned at most once, and only when a frame below needs them.
+    let violentHits: LexiconHit[] | undefined;
+    const violentWords = (): LexiconHit[] => (violentHits ??= lex.violentWords.scan(text, tokens, words));
+    const everyday = nothingViolent && onlyViolentWordsIn(violentWords, everydayViolence);
     return {
       negated: short && negatedClaim(text, tokens, words, derogatory, supportive, groups),
       counter: short && counterSpeech(text, tokens, words),
@@ -141,7 +143,7 @@ export function createEngine(model: ModelFile): TextClassifier {
       // with no threat, weapon or graphic word, and no violent word outside such verbs or everyday
       // phrases: the violence head does not flag alone.
       competition: competitionVerbs.length > 0 && lex.competitionCues.scan(text, tokens, words).length > 0 &&
-        onlyViolentWordsIn(text, tokens, words, [...competitionVerbs, ...everydayViolence]),
+        onlyViolentWordsIn(violentWords, [...competitionVerbs, ...everydayViolence]),
       // Violent words only in everyday fixed phrases ("kill a process", "bath bomb"), nothing violent beside them.
       everydayViolence: everyday,
       everydayNoInsult: everyday && found.insultWords.length === 0 && hits.insults.length === 0 && hits.veiledThreats.length === 0,
@@ -198,10 +200,8 @@ export function createEngine(model: ModelFile): TextClassifier {
       ]),
       // Insults said of someone else, not of the writer or of a named group (set below, once groups are known).
       thirdPersonInsults: [] as LexiconHit[],
-      // Stated as the writer's own: not negated, asked, reported or called a lie (notOwnSlogan), and
-      // whole words ("Hitler was right-handed" is not "Hitler was right").
-      hateSlogans: statedPhrases(norm.text, tokens, words, lex.hateSlogans.scan(norm.text, tokens, words))
-        .filter((h) => norm.text.charCodeAt(h.end) !== 0x2d && !notOwnSlogan(norm.text, tokens, words, h)),
+      // Stated as the writer's own: not negated or asked, nor reported or called a lie (ownSlogans).
+      hateSlogans: ownSlogans(norm.text, tokens, words, statedPhrases(norm.text, tokens, words, lex.hateSlogans.scan(norm.text, tokens, words))),
       edPromotion: statedPhrases(norm.text, tokens, words, lex.edPromotion.scan(norm.text, tokens, words)),
     };
     // Only phrases that name a harm plainly (weight 0.8 or more: "hurt you", not "beat you" or "find you").
@@ -419,45 +419,6 @@ export function createEngine(model: ModelFile): TextClassifier {
       return { categories, explanations };
     },
   };
-}
-
-/** Words that call a statement false: "it is a lie that ...", "... is nonsense". */
-const DEBUNKING = normalizedCues(new Set(["lie", "lies", "myth", "false", "untrue", "nonsense", "debunked", "debunk", "disproven"]));
-/** Words that report a statement rather than make it: "the manifesto claimed ...", "why do some people believe ...". */
-const REPORTING = normalizedCues(new Set([
-  "said", "says", "say", "saying", "claimed", "claims", "claim", "claiming", "believe", "believes", "think", "thinks",
-  "chanted", "shouted", "wrote", "argued", "argue", "asked", "why", "whether", "deny", "denies", "denied", "manifesto",
-]));
-/** Words after "Hitler was right" that make it another sentence: "right wing", "right there". */
-const NOT_A_SLOGAN_NEXT = normalizedCues(new Set(["wing", "winger", "wingers", "there", "here", "handed", "next", "behind", "beside"]));
-/** How many words around a slogan a reporting or debunking word is looked for, in the same clause. */
-const FRAME_REACH = 6;
-const CLAUSE_END = /[,;:.!?\n()"]/;
-
-/**
- * Whether a slogan hit is not the writer's own statement: reported ("the shooter's manifesto claimed
- * Hitler was right"; not "I believe ..."), called false before or after it ("it is a lie that ...",
- * "... is nonsense"; not "no lie, ..."), or another sentence that starts the same ("Hitler was right
- * wing"). Looks only within the hit's clause.
- */
-function notOwnSlogan(text: string, tokens: Token[], words: readonly string[], h: LexiconHit): boolean {
-  const i = firstTokenAtOrAfter(tokens, h.start);
-  const next = firstTokenAtOrAfter(tokens, h.end);
-  const joinedTo = (a: number, b: number): boolean => !CLAUSE_END.test(text.slice(tokens[a]!.end, tokens[b]!.start));
-  if (h.term.endsWith("right") && next < tokens.length && joinedTo(next - 1, next)) {
-    const w = words[next]!;
-    if (NOT_A_SLOGAN_NEXT.has(w) || (w === "about" && (words[next + 1] === "nothing" || words[next + 1] === "none"))) return true;
-  }
-  for (let j = i - 1; j >= Math.max(0, i - FRAME_REACH) && joinedTo(j, j + 1); j--) {
-    const w = words[j]!;
-    const negated = j > 0 && (words[j - 1] === "no" || words[j - 1] === "not");
-    if (DEBUNKING.has(w) && !negated) return true;
-    if (REPORTING.has(w) && !(j > 0 && (words[j - 1] === "i" || words[j - 1] === "we"))) return true;
-  }
-  for (let j = next; j < Math.min(tokens.length, next + FRAME_REACH) && joinedTo(j - 1, j); j++) {
-    if (DEBUNKING.has(words[j]!)) return true;
-  }
-  return false;
 }
 
 /** A list joined from several scans, put in start order so windows can take their hits as a slice (hitsStartingIn). */
