@@ -28,6 +28,16 @@ describe("lexicon matching", () => {
     expect(scanText(list, n).hits.map((h) => h.term)).toEqual(["slit his throat", "decapitat*"]);
   });
 
+  it("takes the longest phrase that starts at a word, whatever the list's order or weights", () => {
+    // The short phrase comes first and weighs more: before the fix it won, as the first phrase found.
+    const list = compileTermList({ name: "t", terms: { "deserve equal pay": 1, "deserve equal pay for equal work": 0.5 } });
+    const n = normalizeText("Women deserve equal pay for equal work").text;
+    expect(scanText(list, n).hits.map((h) => [h.term, h.weight])).toEqual([["deserve equal pay for equal work", 0.5]]);
+    // Of two phrases of the same length, the heavier.
+    const same = compileTermList({ name: "t", terms: { "kill him": 0.4, "kill her": 0.9, "kill them": 0.6 } });
+    expect(scanText(same, normalizeText("I will kill her").text).hits.map((h) => h.weight)).toEqual([0.9]);
+  });
+
   it("scores density: dense explicit text high, one stray word in long text low", () => {
     const dense = scan("he fucked her, his cock in her pussy until she came, cum on her tits");
     const stray = scan(`${"The committee reviewed the annual budget and the new library wing. ".repeat(20)} naked`);

@@ -3,7 +3,7 @@ import { firstTokenAtOrAfter, type Token } from "../trained/features.js";
 import type { LexiconHit } from "./lexicon.js";
 import { lowerBound } from "../lower-bound.js";
 import { SENT_THINGS } from "./terms.js";
-import { FIRST_PERSON_FUTURE, INSULT_FILLERS, NEGATIONS, POSSESSIVE, POSSESSIVE_FACTOR, SECOND_PERSON, VOCATIVE_INSULTS } from "./personal-terms.js";
+import { FIRST_PERSON_FUTURE, INSULT_FILLERS, INSULTED_THINGS, NEGATIONS, POSSESSIVE, POSSESSIVE_FACTOR, SECOND_PERSON, VOCATIVE_INSULTS } from "./personal-terms.js";
 
 /**
  * Context checks for phrase hits whose meaning depends on the words around them: a self-harm phrase
@@ -188,6 +188,17 @@ function saidOfWriter(text: string, tokens: readonly Token[], words: readonly st
   return false;
 }
 
+const THINGS = norm(INSULTED_THINGS);
+
+/**
+ * Drops insult hits that name a thing: the insult word directly before a noun of INSULTED_THINGS
+ * ("my stupid car won't start again", "that was a dumb mistake on my part"). "my stupid boss" and
+ * "this stupid bitch" keep theirs.
+ */
+export function notOfThing(tokens: readonly Token[], words: readonly string[], hits: readonly LexiconHit[]): LexiconHit[] {
+  return hits.filter((h) => !THINGS.has(words[firstTokenAtOrAfter(tokens, h.end)] ?? ""));
+}
+
 /** How far before an insult (words, same sentence) a group named as its subject is looked for. */
 const GROUP_SUBJECT_REACH = 6;
 
@@ -314,6 +325,31 @@ export function followedBy(
     if (best > 0) out.push({ ...h, weight: best });
   }
   return out;
+}
+
+/** Words for pictures and videos, which make a nudity word a request for imagery ("nude pics of ..."). */
+const IMAGE_NOUNS = norm(new Set([
+  "pic", "pics", "picture", "pictures", "photo", "photos", "image", "images", "video", "videos", "vid", "vids",
+  "selfie", "selfies", "snaps", "footage", "webcam", "cam",
+]));
+/** How many words may stand between a nudity word and its image noun ("naked photos", "pics of her topless"). */
+const IMAGE_REACH = 3;
+
+/**
+ * Nudity hits about pictures or videos: an image noun at most IMAGE_REACH words before or after, in
+ * the same sentence ("nude pics", "photos of naked ...", "topless selfies"), or a word that is one
+ * itself ("nudes"). A nudity word alone is often innocent beside a child ("my toddler runs around
+ * naked"); a request for such imagery is not.
+ */
+export function aboutImagery(text: string, tokens: readonly Token[], words: readonly string[], hits: readonly LexiconHit[]): LexiconHit[] {
+  return hits.filter((h) => {
+    const first = firstTokenAtOrAfter(tokens, h.start);
+    const next = firstTokenAtOrAfter(tokens, h.end);
+    if (next - first === 1 && /^nude[sz]$|^nodz$/.test(words[first]!)) return true;
+    for (let k = first - 1; k >= 0 && first - k <= IMAGE_REACH + 1 && sameSentence(text, tokens, k + 1); k--) if (IMAGE_NOUNS.has(words[k]!)) return true;
+    for (let k = next; k < tokens.length && k - next <= IMAGE_REACH && sameSentence(text, tokens, k); k++) if (IMAGE_NOUNS.has(words[k]!)) return true;
+    return false;
+  });
 }
 
 /** Phrase hits that are stated: not negated just before (dropNegated) and not in a question. */

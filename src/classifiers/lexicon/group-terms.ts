@@ -47,6 +47,14 @@ export const DEHUMANISING_PREDICATES: TermList = {
     // Criminalising a whole group ("Mexicans are all rapists", "gay people are pedophiles").
     "rapists": 1, "terrorists": 1, "pedophiles": 1, "paedophiles": 1, "groomers": 1, "genetically inferior": 1,
     "criminals": 0.8, "drug dealers": 0.8, "thieves": 0.8, "predators": 0.8,
+    // Contempt and denied capacity said of a whole group ("women are too stupid to vote", "gay people
+    // are disgusting perverts"); session 9, from realistic posts the head scored under its bar.
+    "stupid": 1, "too stupid": 1, "dumb": 1, "too dumb": 1, "less intelligent": 1, "freaks": 1, "perverts": 1,
+    "degenerates": 1, "disgusting": 1, "mentally ill": 0.6, "evil": 0.6,
+    "shouldn't be allowed to vote": 1, "shouldnt be allowed to vote": 1, "should not be allowed to vote": 1,
+    "shouldn't be allowed near children": 1, "shouldnt be allowed near children": 1,
+    "should not be allowed near children": 1, "shouldn't have rights": 1, "shouldnt have rights": 1,
+    "should not have rights": 1, "should have no rights": 1, "should be banned": 0.6, "should be banned from": 0.6,
   },
 };
 
@@ -83,6 +91,7 @@ export const CONSPIRACY_PREDICATES: TermList = {
     "run the world": 0.6, "are replacing us": 1, "are replacing white people": 1, "want to replace us": 1,
     "will not replace us": 1, "are behind 9/11": 1, "did 9/11": 1, "poison the wells": 1, "killed jesus": 1,
     "spread diseases": 0.8, "spread disease": 0.8, "are taking over": 0.6, "are invading": 0.6,
+    "are behind every war": 1, "are behind all wars": 1, "start all the wars": 1, "started every war": 1,
     // Confining a group to a place ("women belong in the kitchen"): verb-led like the tropes.
     "belong in the kitchen": 1,
     // Holocaust denial said of a group ("the Jews made it up for money").

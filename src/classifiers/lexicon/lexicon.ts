@@ -84,6 +84,7 @@ export function compileTermList(list: TermList): CompiledTermList {
         if (starts !== undefined && (starts[i]! & bit) === 0) continue;
         const word = ws[i]!;
         let best: LexiconHit | undefined;
+        let bestWords = 0;
         const bucket = buckets.get(word);
         // When every phrase needs a certain second word, one lookup rules them all out.
         const phrases = bucket === undefined || (bucket.seconds !== undefined && !bucket.seconds.has(ws[i + 1]!)) ? none : bucket.phrases;
@@ -94,9 +95,11 @@ export function compileTermList(list: TermList): CompiledTermList {
             ok = w !== undefined && (k === p.words.length - 1 && p.stem ? w.startsWith(p.words[k]!) : w === p.words[k]);
           }
           if (!ok) continue;
-          // Longest phrase wins ("fucked her" over nothing, "child porn" over "child").
-          if (!best || p.words.length > best.end - best.start || p.weight > best.weight) {
+          // Longest phrase wins ("fucked her" over nothing, "child porn" over "child"), then the heavier.
+          // Counted in words: comparing with the hit's character span let the first phrase found win.
+          if (!best || p.words.length > bestWords || (p.words.length === bestWords && p.weight > best.weight)) {
             best = { term: p.term, start: tokens[i]!.start, end: tokens[i + p.words.length - 1]!.end, weight: p.weight };
+            bestWords = p.words.length;
           }
         }
         if (!best) {

@@ -71,6 +71,32 @@ export const SELF_HARM_INTENT: TermList = {
     "take to never wake up": 0.8, "pills to never wake up": 0.8, "to never wake up": 0.5,
     // Asking where to cut oneself to die ("which veins should I cut to bleed out fastest").
     "veins should i cut": 0.8, "which veins to cut": 0.8, "i cut to bleed out": 0.8, "cut to bleed out": 0.6,
+    // Session 9, from realistic messages the list missed. Hoarding a means is a plan on its own
+    // ("I've been saving up my pills"); farewells and "not waking up" add up with other signs.
+    "saving up my pills": 0.8, "stockpiling pills": 0.8, "stockpiling my pills": 0.8,
+    "hoarding my pills": 0.8, "hoarding pills": 0.6, "my goodbye letters": 0.8, "written my goodbye": 0.8,
+    "wrote my goodbye": 0.8, "goodbye letters": 0.5, "goodbye note": 0.5, "tell my mom i'm sorry": 0.5,
+    "tell my mum i'm sorry": 0.5, "tell my family i'm sorry": 0.5, "tell my parents i'm sorry": 0.5,
+    "take to not wake up": 0.8, "to not wake up": 0.5, "want the pain to stop": 0.4, "point in going on": 0.6,
+    "don't see any point": 0.6, "dont see any point": 0.6, "don't see the point anymore": 0.6,
+    "dont see the point anymore": 0.6, "see no point in": 0.5,
+    "point in living": 0.6, "reason to keep going": 0.4, "if i just disappeared": 0.6, "if i was gone": 0.5,
+    "if i were gone": 0.5, "everyone would be happier": 0.5, "everyone would be better off": 0.5,
+    "happier without me": 0.5, "easier without me": 0.6, "i cut again": 0.5, "cut again": 0.4,
+    // Hiding self-injury, and asking how deep to cut.
+    "hiding my cuts": 0.8, "hide my cuts": 0.8, "hiding cuts": 0.6, "hide cuts": 0.6, "hiding my scars": 0.6,
+    "hide my scars": 0.6, "hide self harm": 0.8, "hiding self harm": 0.8, "how deep do i need to cut": 0.8,
+    "how deep to cut": 0.8, "how deep should i cut": 0.8, "cut to hit a vein": 0.8,
+    "burned myself": 0.6, "burning myself": 0.6, "been burning myself": 0.8, "been cutting myself": 0.8,
+    "punish myself": 0.4, "nobody would notice": 0.5, "no one would notice": 0.5, "nobody would notice if i": 0.8,
+    "no one would notice if i": 0.8, "would notice if i was gone": 0.8,
+    "would notice if i were gone": 0.8, "would care if i was gone": 0.8, "would notice if i disappeared": 0.8,
+    "sleep and not wake up": 0.8, "and never wake up": 0.6,
+    // Methods said of oneself: a plain one alone ("drive my car off a bridge"); a roof also with a pool.
+    "jump off a bridge": 0.8, "jump off the bridge": 0.8, "jump off the roof": 0.6, "jump off a building": 0.6,
+    "going to jump off the roof": 0.8, "gonna jump off the roof": 0.8, "drive my car off": 0.8, "driving my car off": 0.8, "jump in front of a train": 0.8,
+    "step in front of a train": 0.8, "jump in front of a bus": 0.8, "the rope ready": 0.8, "rope is ready": 0.8,
+    "tied a noose": 0.8, "tie a noose": 0.8, "my noose": 0.8, "my last message": 0.4, "goodbye everyone": 0.3,
   },
 };
 
@@ -85,6 +111,8 @@ export const EATING_DISORDER_PROMOTION: TermList = {
   terms: {
     "thinspo": 0.6, "meanspo": 0.6, "pro ana": 0.6, "proana": 0.6, "pro mia": 0.6, "make yourself throw up": 0.6,
     "under 500 calories": 0.6, "under 800 calories": 0.5, "hide not eating": 0.6, "skip meals without": 0.5,
+    "stop feeling hungry": 0.5, "suppress my appetite": 0.5, "still feel fat": 0.6, "ignore hunger": 0.5,
+    "haven't eaten in": 0.5, "havent eaten in": 0.5,
   },
 };
 
@@ -130,13 +158,30 @@ export const VOCATIVE_INSULTS: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * Things people curse in everyday talk ("my stupid car won't start", "this useless printer", "a
+ * dumb mistake"): an insult word right before one of these names the thing, not a person, so it
+ * is no insult of anyone (notOfThing in context.ts). A list of things rather than of people: a
+ * person noun missing here keeps its insult, which is the safe side.
+ */
+export const INSULTED_THINGS: ReadonlySet<string> = new Set([
+  "car", "phone", "computer", "laptop", "printer", "keyboard", "mouse", "screen", "tv", "remote", "wifi",
+  "internet", "router", "app", "website", "site", "software", "code", "bug", "update", "game", "games",
+  "level", "movie", "film", "show", "song", "book", "ending", "plot", "question", "questions",
+  "mistake", "mistakes", "idea", "ideas", "decision", "thing", "things", "stuff", "day", "week", "weather",
+  "traffic", "bus", "train", "flight", "alarm", "clock", "meeting", "meetings", "rule", "rules", "law", "policy",
+  "exam", "test", "quiz", "homework", "assignment", "essay", "job", "work", "shift", "door", "lock", "machine",
+  "microwave", "fridge", "oven", "tire", "tyre", "engine", "bike", "cold", "headache",
+  "hat", "shirt", "shoes", "haircut", "joke", "jokes", "name", "password", "form", "paperwork",
+]);
+
+/**
  * How a writer declares a harm as their own coming act: a first-person future, plan or wish, as
  * word sequences (matched after normalisation). See declaredThreats in context.ts.
  */
 export const FIRST_PERSON_FUTURE: readonly (readonly string[])[] = [
   ["i", "will"], ["we", "will"], ["i", "shall"], ["i'll"], ["we'll"], ["i", "am", "going", "to"], ["i'm", "going", "to"],
   ["im", "going", "to"], ["we're", "going", "to"], ["were", "going", "to"], ["gonna"], ["imma"], ["i", "want", "to"],
-  ["i", "wanna"], ["i'm", "coming", "to"], ["im", "coming", "to"], ["i", "am", "coming", "to"],
+  ["i", "wanna"], ["i'm", "coming", "to"], ["im", "coming", "to"], ["i", "am", "coming", "to"], ["let's"], ["let", "us"],
 ];
 
 /** Words that say the reader is addressed ("you", "you're", "ur", chat spellings). */
@@ -225,6 +270,8 @@ export const VEILED_THREATS: TermList = {
     // Also a warning about a recalled car seat: with support.
     "your kids aren't safe": 0.6, "your kids arent safe": 0.6, "your family isn't safe": 0.6, "your family isnt safe": 0.6,
     "watch what happens to your": 0.8,
+    // Harm promised without a physical act: threatening, not violent.
+    "make your life a living hell": 0.8, "make your life hell": 0.8, "make you regret": 0.6,
     // Exposure: publishing where the reader lives or their intimate images (doxxing, sextortion).
     "post your address": 0.8, "leak your address": 0.6, "dox you": 1, "doxx you": 1, "leak your nudes": 1,
     "post your nudes": 1, "send your nudes to": 1, "leak your pics": 0.8,

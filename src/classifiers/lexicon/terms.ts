@@ -1,3 +1,5 @@
+import { GROUP_TERMS } from "./group-terms.js";
+
 /**
  * Transparent vocabulary lists. They back up the learned model where public training text is thin
  * (explicit sexual prose, graphic violence, minors, self-harm methods). Weight 1 = unambiguous on its
@@ -77,7 +79,7 @@ function minorAges(): Record<string, number> {
   const ages: Record<string, number> = {};
   words.forEach((word, i) => {
     for (const n of [String(i + 1), word]) {
-      for (const form of [`${n} year old`, `${n}-year-old`, `${n} years old`, `${n} yr old`, `${n}yo`, `${n} yo`]) ages[form] = 1;
+      for (const form of [`${n} year old`, `${n}-year-old`, `${n} years old`, `${n} yr old`, `${n}yo`, `${n} yo`, `${n} year olds`, `${n}-year-olds`, `${n}yos`]) ages[form] = 1;
     }
   });
   // An age said of someone ("he's only 15", "she is 14"), 10 to 17: weaker, since "she's 15 minutes
@@ -150,6 +152,7 @@ export const THREATS: TermList = {
     "you're dead": 1, "you are dead": 1, "youre dead": 1, "you will die": 1, "you'll die": 1, "you will pay": 0.6,
     "ur dead": 1, "u r dead": 1, "you're gonna die": 1, "youre gonna die": 1, "ur gonna die": 1,
     "watch your back": 0.8, "i will kill": 0.6, "i'll kill": 0.6, "gonna kill": 0.6, "going to kill": 0.6,
+    "put you in the hospital": 1, "put you in hospital": 1, "put you in the ground": 1, "put you in a wheelchair": 1,
   },
 };
 
@@ -183,6 +186,8 @@ export const VIOLENT_ACTS: TermList = {
     "blow up the church": 1, "blow up the synagogue": 1, "do a school shooting": 1, "commit a school shooting": 1,
     "commit a mass shooting": 1, "shoot my teacher": 1, "shoot my classmates": 1, "shoot my boss": 1,
     "shoot my coworkers": 1, "run them over": 0.8,
+    // Attacks on a named group ("let's go beat up some gays"; not "beat up some eggs").
+    ...actsAgainst(["beat up some", "beat up the", "bash some", "lynch some", "lynch the", "attack some", "go after the"], groupTargets(), 1),
     "kill him": 0.6, "kill her": 0.6, "kill them": 0.6, "stab him": 0.6, "stab her": 0.6, "shoot him": 0.6,
     "shoot her": 0.6, "murder him": 0.6, "murder her": 0.6, "kill my teacher": 0.6, "kill my boss": 0.6,
     "kill my wife": 0.6, "kill my husband": 0.6, "kill my family": 0.6, "kill my parents": 0.6,
@@ -194,6 +199,11 @@ export const VIOLENT_ACTS: TermList = {
 };
 
 /** Phrases "<verb> <person>" for every pair, all with one weight. */
+/** GROUP_TERMS as targets, plus the short plurals people write after "some" ("some gays", "some jews"). */
+function groupTargets(): string[] {
+  return [...Object.keys(GROUP_TERMS.terms), "gays", "trannies", "queers"];
+}
+
 function actsAgainst(verbs: readonly string[], people: readonly string[], weight: number): Record<string, number> {
   return Object.fromEntries(verbs.flatMap((verb) => people.map((person) => [`${verb} ${person}`, weight])));
 }
@@ -245,7 +255,7 @@ export const NUDITY: TermList = {
     "naked": 0.6, "nude": 0.6, "nudes": 0.8, "noodz": 0.8, "nudez": 0.8, "nudity": 0.6, "topless": 0.8, "bottomless": 0.6, "bare breasts": 1,
     "bare chested": 0.2, "exposed breasts": 1, "without clothes": 0.6, "no clothes": 0.6, "without clothing": 0.6,
     "undressed": 0.5, "undressing": 0.6, "lingerie": 0.4, "underwear": 0.3, "see through": 0.4, "sexy": 0.5,
-    "seductive": 0.5, "seductively": 0.6, "sensual": 0.4, "provocative": 0.4, "erotic": 0.8, "nsfw": 0.8,
+    "seductive": 0.5, "seductively": 0.6, "sensual": 0.4, "provocative": 0.4, "erotic": 0.8, "nsfw": 0.8, "sext": 0.8, "sexting": 0.6,
     "porn*": 0.6, "playboy": 0.6, "stripper*": 0.6, "striptease": 0.8, "bikini": 0.3, "busty": 0.6, "cleavage": 0.5,
     // Body words are also medical ("nipple pain", "a rash on the genitals"): they need support.
     "breasts": 0.4, "nipple*": 0.4, "genitals": 0.4, "buttocks": 0.4, "in the nude": 1, "skinny dipping": 0.5,

@@ -1,6 +1,6 @@
 import { CATEGORY_IDS, type CategoryId } from "../categories.js";
 import type { CategoryVerdict, EvidenceSpan, TextClassifier, Verdict } from "../classifier.js";
-import { aimedAtReader, combinePhrases, declaredThreats, dropHyperbole, dropNegated, followedBy, notAboutWriter, notEverydaySense, notNounSense, notOfGroup, notReflexiveIdiom, statedPhrases, evidenceScore, getLexicons, groupClaims, groupStartTokens, hasQuotation, negatedClaims, outside, ownSlogans, strongestHit, SUPPORT_MAX_WORDS, supportiveFrame, type LexiconHit } from "../lexicon/index.js";
+import { aboutImagery, aimedAtReader, combinePhrases, declaredThreats, dropHyperbole, dropNegated, followedBy, notAboutWriter, notEverydaySense, notNounSense, notOfGroup, notOfThing, notReflexiveIdiom, statedPhrases, evidenceScore, getLexicons, groupClaims, groupStartTokens, hasQuotation, negatedClaims, outside, ownSlogans, strongestHit, SUPPORT_MAX_WORDS, supportiveFrame, type LexiconHit } from "../lexicon/index.js";
 import { normalizeText, type NormalizedText } from "../normalize/normalize.js";
 import { featuresOfTokens, featurize, firstTokenAtOrAfter, tokenFeaturesOf, tokenize, type Token, type TokenFeatures } from "./features.js";
 import type { ModelFile } from "./model-file.js";
@@ -188,6 +188,8 @@ export function createEngine(model: ModelFile): TextClassifier {
       selfHarmIntent: dropHyperbole(norm.text, tokens, words, intent),
       everydayNudity,
       nudity: short ? outside(lex.nudity.scan(norm.text, tokens, words), everydayNudity) : [],
+      // Of those, the ones about pictures ("nude pics"): sexual evidence beside a minor indicator.
+      nudeImages: [] as LexiconHit[],
       // A group named as the subject of a dehumanising or exterminationist predicate (group-claims.ts).
       groupClaims: [] as LexiconHit[],
       exterminationClaims: [] as LexiconHit[],
@@ -208,11 +210,13 @@ export function createEngine(model: ModelFile): TextClassifier {
     hits.declaredThreats = declaredThreats(norm.text, tokens, words, hits.threats.filter((h) => h.weight >= 0.8));
     // A sexual act counts only with a plain minor indicator as its object ("seduces a 14 year old").
     hits.sexualActs = followedBy(norm.text, tokens, words, lex.sexualActs.scan(norm.text, tokens, words), hits.minors.filter((h) => h.weight >= SEXUAL_ACT_FLAG), SEXUAL_ACT_REACH);
+    hits.nudeImages = aboutImagery(norm.text, tokens, words, hits.nudity);
     hits.violentActs = declaredThreats(norm.text, tokens, words, notEverydaySense(tokens, words, lex.violentActs.scan(norm.text, tokens, words)));
     const groups = lex.groups.scan(norm.text, tokens, words);
     const aimed = new Set(hits.insults.map((h) => h.start));
     const notAimed = dropNegated(norm.text, tokens, words, insultWords.filter((h) => !aimed.has(h.start)));
-    const aboutOthers = notAboutWriter(norm.text, tokens, words, notAimed);
+    // Of someone else: neither the writer ("I'm such an idiot") nor a thing ("my stupid car").
+    const aboutOthers = notOfThing(tokens, words, notAboutWriter(norm.text, tokens, words, notAimed));
     hits.thirdPersonInsults = notOfGroup(norm.text, tokens, aboutOthers, groups)
       .map((h) => ({ ...h, weight: h.weight * THIRD_PERSON_FACTOR }));
     if (groups.length > 0) {
@@ -254,6 +258,7 @@ export function createEngine(model: ModelFile): TextClassifier {
         insult: combinePhrases(pick(hits.insults)),
         thirdPersonInsult: combinePhrases(pick(hits.thirdPersonInsults)),
         nudity: combinePhrases(pick(hits.nudity)),
+        nudeImagery: strongestHit(pick(hits.nudeImages)),
         dehumanising: combinePhrases(pick(hits.groupClaims)),
         extermination: combinePhrases(pick(hits.exterminationClaims)),
         hateSlogan: combinePhrases(pick(hits.hateSlogans)),
@@ -297,13 +302,15 @@ export function createEngine(model: ModelFile): TextClassifier {
       consider("violence_graphic", w.graphicLex, w.graphicLex >= header.lexicon.graphicViolence, at, undefined, ["graphicViolence"]);
       consider("violence", w.graphicLex, w.graphicLex >= header.lexicon.graphicViolence, at, undefined, ["graphicViolence"]);
       // sexual_minors has no honest training data: sexual evidence AND a minor indicator in the same window.
-      const sexual = Math.max(w.model.sexual ?? 0, w.sexualLex);
+      // Nudity words about pictures in a short request count as sexual evidence here ("nude pics of
+      // young teens"), though alone they need the head's support to flag sexual.
+      const sexual = Math.max(w.model.sexual ?? 0, w.sexualLex, w.nudeImagery);
       const sm = Math.min(sexual, w.minors);
       const sexualWithMinor = w.minors >= MINOR_FOR_SEXUAL_EVIDENCE && sexual >= threshold("sexual_minors");
-      consider("sexual_minors", sm, sexualWithMinor, at, "sexual", ["minors", "sexual"]);
+      consider("sexual_minors", sm, sexualWithMinor, at, "sexual", w.nudeImagery > 0 ? ["minors", "sexual", "nudity"] : ["minors", "sexual"]);
       // The sexual evidence that flags sexual_minors is sexual content: flag it as such too, so an
       // answer never says "sexual content involving minors" without "sexual content".
-      if (sexualWithMinor) consider("sexual", sexual, true, at, "sexual", ["sexual"]);
+      if (sexualWithMinor) consider("sexual", sexual, true, at, "sexual", w.nudeImagery > 0 ? ["sexual", "nudity"] : ["sexual"]);
       // A sexual act ("seduces", "molested") beside a plain minor indicator ("a 14 year old", "child")
       // flags too: such text is rarely explicit enough for the sexual evidence above.
       if (w.sexualAct >= SEXUAL_ACT_FLAG) consider("sexual_minors", w.sexualAct, true, at, undefined, ["minors", "sexualActs"]);

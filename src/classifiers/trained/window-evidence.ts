@@ -45,6 +45,8 @@ export interface WindowEvidence {
   thirdPersonInsult: number;
   /** Nudity / sexualised-appearance words, for short texts only. */
   nudity: number;
+  /** The strongest nudity word about pictures ("nude pics", "nudes"), short texts only. */
+  nudeImagery: number;
   /** A dehumanising claim about a group ("immigrants are vermin"), or an exterminationist one. */
   dehumanising: number;
   /** The exterminationist part alone ("X should be exterminated"), which also threatens. */
