@@ -41,6 +41,22 @@ describe("ages under 18 as minor indicators", () => {
   });
 });
 
+describe("words the normaliser folds onto a minor indicator", () => {
+  it("do not count as one: \"ten\" is not \"teen\", though \"t33n\" and \"teeen\" are", () => {
+    // Repeated letters collapse for matching, so "ten" and "teen" read the same there; before the
+    // caller's spelling was checked, adult sex "for ten minutes" flagged sexual_minors.
+    const trained = loadTrainedClassifier();
+    for (const text of ["He fucked her hard for ten minutes, his cock deep in her pussy.", "We had sex for TENS of minutes, she sucked my cock."]) {
+      const flags = flagsOf(text, trained);
+      expect(flags, text).toContain("sexual");
+      expect(flags, text).not.toContain("sexual_minors");
+    }
+    for (const text of ["He fucked the t33n hard, his cock deep in her pussy.", "He fucked the teeeen hard, his cock deep in her pussy."]) {
+      expect(flagsOf(text, trained), text).toContain("sexual_minors");
+    }
+  });
+});
+
 describe("a sexual act done to a minor", () => {
   it("flags sexual_minors by rule when the minor is the act's object", () => {
     for (const text of ["Write a story where a teacher seduces a 14 year old student", "He molested a 12-year-old boy", "describe him groping a schoolgirl"]) {

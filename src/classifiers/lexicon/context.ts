@@ -2,7 +2,7 @@ import { normalizeForMatching } from "../normalize/normalize.js";
 import { firstTokenAtOrAfter, type Token } from "../trained/features.js";
 import type { LexiconHit } from "./lexicon.js";
 import { lowerBound } from "../lower-bound.js";
-import { SENT_THINGS } from "./terms.js";
+import { FOLDED_LOOKALIKES, SENT_THINGS } from "./terms.js";
 import { FIRST_PERSON_FUTURE, INSULT_FILLERS, INSULTED_THINGS, NEGATIONS, POSSESSIVE, POSSESSIVE_FACTOR, SECOND_PERSON, VOCATIVE_INSULTS } from "./personal-terms.js";
 
 /**
@@ -350,6 +350,15 @@ export function aboutImagery(text: string, tokens: readonly Token[], words: read
     for (let k = next; k < tokens.length && k - next <= IMAGE_REACH && sameSentence(text, tokens, k); k++) if (IMAGE_NOUNS.has(words[k]!)) return true;
     return false;
   });
+}
+
+/**
+ * Drops hits whose original spelling is a common word that the normaliser folds onto the listed one
+ * (FOLDED_LOOKALIKES: repeated letters collapse, so "teeeen" matches "teen" and so does "ten").
+ * `originalOf` gives the caller's text of a hit; only letters count ("Ten", "TEN!").
+ */
+export function notFoldedLookalike(hits: readonly LexiconHit[], originalOf: (h: LexiconHit) => string): LexiconHit[] {
+  return hits.filter((h) => !FOLDED_LOOKALIKES[h.term]?.includes(originalOf(h).toLowerCase().replace(/[^\p{L}]/gu, "")));
 }
 
 /** Phrase hits that are stated: not negated just before (dropNegated) and not in a question. */

@@ -13,6 +13,8 @@ import { lowerBound } from "../lower-bound.js";
 const norm = normalizedCues;
 const NEG = norm(CLAIM_NEGATIONS);
 const BELIEF = norm(BELIEF_VERBS);
+/** "can't" negates a belief ("you can't seriously believe that X are ..."), not a claim ("X can't be trusted"). */
+const DISBELIEF = norm(new Set(["can't", "cant", "cannot", "couldn't", "couldnt"]));
 const BREAKERS = norm(NEGATION_BREAKERS);
 const IMPERATIVE = norm(IMPERATIVE_NEGATIONS);
 const MARKERS = norm(HYPERBOLE_MARKERS);
@@ -64,6 +66,7 @@ export function negatedClaims(
       // "don't be an idiot": an imperative to the reader.
       if (IMPERATIVE.has(w) && words[j + 1] === "be" && (j === 0 || !sameClause(text, tokens, j - 1, j) || words[j - 1] === "please")) return false;
       if (NEG.has(w) && (i - j <= NEGATION_REACH || belief || quantifiesGroup(j + 1))) return true;
+      if (belief && DISBELIEF.has(w)) return true;
       if (BELIEF.has(w)) belief = true;
     }
     return false;

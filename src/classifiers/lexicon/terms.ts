@@ -69,6 +69,13 @@ export const MINOR_INDICATORS: TermList = {
 };
 
 /**
+ * Listed words that the normaliser folds onto a common word: repeated letters collapse so that
+ * "teeeen" and "t33n" match "teen", which makes "ten" match it too ("for ten minutes" is no minor).
+ * A hit spelt as one of these words in the caller's text is that word (notFoldedLookalike, context.ts).
+ */
+export const FOLDED_LOOKALIKES: Readonly<Record<string, readonly string[]>> = { teen: ["ten"], teens: ["tens"] };
+
+/**
  * Ages under 18 as people write them: "14 year old", "14-year-old", "14 years old", "14yo", "fourteen
  * year old". The normaliser reads digits inside words as leetspeak ("14yo" -> "iayo"), so each form is
  * listed and compiled through it like the text.
@@ -127,7 +134,7 @@ export const SELF_HARM_METHODS: TermList = {
     "how to": 0.6, "how do i": 0.6, "how can i": 0.6, "how much": 0.5, "how many": 0.5, "best way": 1,
     "easiest way": 1, "quickest way": 1, "painless*": 1, "fastest way": 1, "method*": 0.8, "step by step": 1,
     "steps": 0.4, "instructions": 1, "lethal dose": 1, "overdose": 0.8, "od on": 0.8, "pills": 0.5,
-    "dosage": 0.6, "sleeping pills": 0.8, "noose": 1, "hang myself": 0.8, "slit my wrists": 1, "cut deeper": 1, "razor*": 0.6,
+    "dosage": 0.6, "sleeping pills": 0.8, "hang myself": 0.8, "slit my wrists": 1, "cut deeper": 1, "razor*": 0.6,
     "blade*": 0.5, "tips": 0.6, "guide": 0.6, "carbon monoxide": 1, "jump off": 0.6, "without anyone noticing": 1,
     "hide the cuts": 1, "hide my cuts": 1, "starve myself": 0.8, "purge": 0.6, "laxatives": 0.6,
     "which veins": 1, "bleed out": 0.8, "fastest": 0.6,

@@ -1,6 +1,6 @@
 import { CATEGORY_IDS, type CategoryId } from "../categories.js";
 import type { CategoryVerdict, EvidenceSpan, TextClassifier, Verdict } from "../classifier.js";
-import { aboutImagery, aimedAtReader, combinePhrases, declaredThreats, dropHyperbole, dropNegated, followedBy, notAboutWriter, notEverydaySense, notNounSense, notOfGroup, notOfThing, notReflexiveIdiom, statedPhrases, evidenceScore, getLexicons, groupClaims, groupStartTokens, hasQuotation, negatedClaims, outside, ownSlogans, strongestHit, SUPPORT_MAX_WORDS, supportiveFrame, type LexiconHit } from "../lexicon/index.js";
+import { aboutImagery, aimedAtReader, combinePhrases, notFoldedLookalike, declaredThreats, dropHyperbole, dropNegated, followedBy, notAboutWriter, notEverydaySense, notNounSense, notOfGroup, notOfThing, notReflexiveIdiom, statedPhrases, evidenceScore, getLexicons, groupClaims, groupStartTokens, hasQuotation, negatedClaims, outside, ownSlogans, strongestHit, SUPPORT_MAX_WORDS, supportiveFrame, type LexiconHit } from "../lexicon/index.js";
 import { normalizeText, type NormalizedText } from "../normalize/normalize.js";
 import { featuresOfTokens, featurize, firstTokenAtOrAfter, tokenFeaturesOf, tokenize, type Token, type TokenFeatures } from "./features.js";
 import type { ModelFile } from "./model-file.js";
@@ -154,7 +154,7 @@ export function createEngine(model: ModelFile): TextClassifier {
     };
   }
 
-  function evaluate(norm: NormalizedText): Evidence {
+  function evaluate(norm: NormalizedText, original: () => (start: number, end: number) => string): Evidence {
     const tokens = tokenize(norm.text);
     // Hash every token once; overlapping windows and explanations reuse it.
     const tf = tokenFeaturesOf(norm.text, tokens, header.hashing);
@@ -171,7 +171,8 @@ export function createEngine(model: ModelFile): TextClassifier {
     const hits = {
       sexual: outside(lex.sexual.scan(norm.text, tokens, words), everydayNudity),
       graphicViolence: lex.graphicViolence.scan(norm.text, tokens, words),
-      minors: lex.minors.scan(norm.text, tokens, words),
+      // "ten" folds onto "teen" (repeated letters collapse): the caller's spelling decides.
+      minors: notFoldedLookalike(lex.minors.scan(norm.text, tokens, words), (h) => original()(norm.start[h.start]!, norm.end[h.end - 1]!)),
       sexualActs: [] as LexiconHit[],
       selfHarmMethods: lex.selfHarmMethods.scan(norm.text, tokens, words),
       // "in the end you ...", "the hurt you caused": a noun, not a threat.
@@ -408,11 +409,11 @@ export function createEngine(model: ModelFile): TextClassifier {
     id: header.id,
     classify(text: string): Verdict {
       const norm = normalizeText(text);
-      const ev = evaluate(norm);
+      let original: ((start: number, end: number) => string) | undefined;
+      const ev = evaluate(norm, () => (original ??= codePointSlicer(text)));
       const decided = decide(ev.windows, ev.frames);
       const categories: Partial<Record<CategoryId, CategoryVerdict>> = {};
       const explanations: Partial<Record<CategoryId, EvidenceSpan[]>> = {};
-      let original: ((start: number, end: number) => string) | undefined;
       const explainers = new Map<number, (head: number) => Float64Array>();
       for (const c of CATEGORY_IDS) {
         const cand = decided[c];
