@@ -1,11 +1,11 @@
 import { compileTermList, type CompiledTermList } from "./lexicon.js";
 import { DIRECT_ABUSE, EATING_DISORDER_PROMOTION, GROOMING, INSULTS, SELF_HARM_INTENT, VEILED_THREATS } from "./personal-terms.js";
-import { COMPETITION_CUES, COMPETITION_VERBS, DEROGATORY_PREDICATES, EVERYDAY_NUDITY, EVERYDAY_VIOLENCE, REJECTION_CUES, VIOLENT_WORDS, REPORTING_CUES, SUPPORT_VERBS, SUPPORTIVE_PREDICATES } from "./framing-terms.js";
+import { COMPETITION_CUES, COMPETITION_VERBS, DEROGATORY_PREDICATES, EVERYDAY_NUDITY, EVERYDAY_VIOLENCE, HELP_CUES, REJECTION_CUES, VIOLENT_WORDS, REPORTING_CUES, SUPPORT_VERBS, SUPPORTIVE_PREDICATES } from "./framing-terms.js";
 import { CONSPIRACY_PREDICATES, DEHUMANISING_PREDICATES, EXTERMINATION_PREDICATES, GROUP_TERMS, HATE_SLOGANS } from "./group-terms.js";
 import { GRAPHIC_VIOLENCE, MINOR_INDICATORS, NUDITY, SELF_HARM_METHODS, SEXUAL_ACTS, SEXUAL_EXPLICIT, THREATS, VIOLENT_ACTS, WEAPON_MAKING } from "./terms.js";
 
 export { compileTermList, evidenceScore, scanText, strongestHit, type CompiledTermList, type LexiconHit } from "./lexicon.js";
-export { aboutImagery, aimedAtReader, combinePhrases, notFoldedLookalike, declaredThreats, dropNegated, followedBy, notAboutWriter, notEverydaySense, notNounSense, notOfGroup, notOfThing, notReflexiveIdiom, statedPhrases } from "./context.js";
+export { aboutImagery, aimedAtReader, combinePhrases, normalizedCues, notFoldedLookalike, declaredThreats, dropNegated, followedBy, notAboutWriter, notEverydaySense, notNounSense, notOfGroup, notOfThing, notReflexiveIdiom, statedPhrases } from "./context.js";
 export { dropHyperbole, groupStartTokens, hasQuotation, negatedClaims, outside, ownSlogans } from "./framing.js";
 export { groupClaims } from "./group-claims.js";
 export { SUPPORT_MAX_WORDS, supportiveClaims, supportiveFrame } from "./supportive-claims.js";
@@ -45,6 +45,7 @@ export interface Lexicons {
   edPromotion: CompiledTermList;
   supportive: CompiledTermList;
   supportVerbs: CompiledTermList;
+  helpCues: CompiledTermList;
 }
 
 let cached: Lexicons | undefined;
@@ -82,6 +83,7 @@ export function getLexicons(): Lexicons {
     edPromotion: compileTermList(EATING_DISORDER_PROMOTION),
     supportive: compileTermList(SUPPORTIVE_PREDICATES),
     supportVerbs: compileTermList(SUPPORT_VERBS),
+    helpCues: compileTermList(HELP_CUES),
   };
   return cached;
 }

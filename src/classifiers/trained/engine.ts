@@ -1,6 +1,6 @@
 import { CATEGORY_IDS, type CategoryId } from "../categories.js";
 import type { CategoryVerdict, EvidenceSpan, TextClassifier, Verdict } from "../classifier.js";
-import { aboutImagery, aimedAtReader, combinePhrases, notFoldedLookalike, declaredThreats, dropHyperbole, dropNegated, followedBy, notAboutWriter, notEverydaySense, notNounSense, notOfGroup, notOfThing, notReflexiveIdiom, statedPhrases, evidenceScore, getLexicons, groupClaims, groupStartTokens, hasQuotation, negatedClaims, outside, ownSlogans, strongestHit, SUPPORT_MAX_WORDS, supportiveFrame, type LexiconHit } from "../lexicon/index.js";
+import { aboutImagery, aimedAtReader, combinePhrases, notFoldedLookalike, declaredThreats, dropHyperbole, dropNegated, followedBy, notAboutWriter, notEverydaySense, notNounSense, notOfGroup, notOfThing, notReflexiveIdiom, statedPhrases, evidenceScore, getLexicons, groupClaims, groupStartTokens, hasQuotation, negatedClaims, normalizedCues, outside, ownSlogans, strongestHit, SUPPORT_MAX_WORDS, supportiveFrame, type LexiconHit } from "../lexicon/index.js";
 import { normalizeText, type NormalizedText } from "../normalize/normalize.js";
 import { featuresOfTokens, featurize, firstTokenAtOrAfter, tokenFeaturesOf, tokenize, type Token, type TokenFeatures } from "./features.js";
 import type { ModelFile } from "./model-file.js";
@@ -32,8 +32,15 @@ export const SHORT_TEXT_WORDS = 60;
  * and lexicon rules still flag.
  */
 export const FRAMED_HEADS: ReadonlySet<CategoryId> = new Set(["hate", "hate_threatening", "harassment", "violence"]);
-/** Heads that a short text's hyperbolic self-harm phrase ("I could kill myself for ...") keeps from flagging alone. */
+/**
+ * Heads that a short text's hyperbolic self-harm phrase ("I could kill myself for ..."), or help
+ * offered to others (the help frame), keeps from flagging alone.
+ */
 export const HYPERBOLE_HEADS: ReadonlySet<CategoryId> = new Set(["self_harm", "self_harm_intent", "self_harm_instructions"]);
+
+/** The help frame covers advice of up to this many words, not a long thread in which someone may be in crisis. */
+const HELP_MAX_WORDS = 150;
+const FIRST_PERSON_SINGULAR = normalizedCues(new Set(["i", "i'm", "im", "i've", "ive", "i'd", "i'll", "me", "my", "myself", "mine"]));
 
 const foldApostrophes = (w: string): string => (w.includes("\u2019") || w.includes("\u2018") ? w.replace(/[\u2018\u2019]/g, "'") : w);
 
@@ -83,6 +90,8 @@ export function createEngine(model: ModelFile): TextClassifier {
     negated: boolean; counter: boolean; supportive: boolean; hyperbole: boolean; competition: boolean; everydayViolence: boolean;
     /** everydayViolence in a text with no insult or abuse: the harassment head does not flag alone either ("you're killing me with these puns"). */
     everydayNoInsult: boolean; disownedInsults: boolean;
+    /** Help offered about self-harm (crisis lines, "reach out"), nobody speaking of their own: the self-harm heads do not flag alone. */
+    helpGiving: boolean;
   };
 
   /**
@@ -151,6 +160,12 @@ export function createEngine(model: ModelFile): TextClassifier {
       // "you are not stupid"), and nothing threatens: the harassment head does not flag alone.
       disownedInsults: short && found.insultWords.length > 0 && hits.insults.length === 0 && found.aboutOthers.length === 0 &&
         hits.threats.length === 0 && hits.veiledThreats.length === 0,
+      // Advice and awareness ("if you're struggling, reach out to a crisis line", "encourage them to
+      // see a counsellor"). Any first-person word keeps the frame off: "don't tell me to call a
+      // hotline, I'm doing it tonight" must stay with the heads.
+      // Intent phrases under 0.5 name the topic ("self harm is a sign of distress"), not anyone's own.
+      helpGiving: tokens.length <= HELP_MAX_WORDS && !found.intent.some((h) => h.weight >= 0.5) && hits.edPromotion.length === 0 &&
+        !words.some((w) => FIRST_PERSON_SINGULAR.has(w)) && lex.helpCues.scan(text, tokens, words).length > 0,
     };
   }
 
@@ -293,7 +308,7 @@ export function createEngine(model: ModelFile): TextClassifier {
         const s = w.model[c]!;
         // A framed claim or an everyday sense of a nudity word: the head's score stands, but the head
         // alone does not flag (it scores the words, not the frame).
-        const unframed = !(claim && FRAMED_HEADS.has(c)) && !(frames.hyperbole && HYPERBOLE_HEADS.has(c)) && !(c === "sexual" && w.everydaySense) &&
+        const unframed = !(claim && FRAMED_HEADS.has(c)) && !((frames.hyperbole || frames.helpGiving) && HYPERBOLE_HEADS.has(c)) && !(c === "sexual" && w.everydaySense) &&
           !((frames.competition || frames.everydayViolence) && c === "violence") &&
           !((frames.disownedInsults || frames.everydayNoInsult) && c === "harassment");
         consider(c, s, s >= bar && unframed, at, c, []);
@@ -339,7 +354,8 @@ export function createEngine(model: ModelFile): TextClassifier {
       }
       // A first-person self-harm phrase ("I want to end my life"): the learned heads rarely see
       // long first-person posts, so plain statements are missed without it.
-      const intentFlag = personal(w.intent, w.model.self_harm ?? 0, threshold("self_harm"));
+      // Under the help frame the only intent phrases are topic words ("self-harming"): they do not add up.
+      const intentFlag = !frames.helpGiving && personal(w.intent, w.model.self_harm ?? 0, threshold("self_harm"));
       if (intentFlag) {
         consider("self_harm", Math.max(w.intent, w.model.self_harm ?? 0), true, at, "self_harm", ["selfHarmIntent"]);
         consider("self_harm_intent", Math.max(w.intent, w.model.self_harm_intent ?? 0), true, at, "self_harm_intent", ["selfHarmIntent"]);
