@@ -3,7 +3,6 @@ import { normalizeForMatching } from "../classifiers/normalize/normalize.js";
 import { featurize, type HashingSpec } from "../classifiers/trained/features.js";
 import { windowsOf, type WindowSpec } from "../classifiers/trained/windows.js";
 import type { Example } from "./datasets/example.js";
-import { PROJECT_IMAGE_PROMPTS } from "./datasets/image-prompts.js";
 import { hashString } from "./prng.js";
 
 /** Featurised training rows (one per window of each de-duplicated example), in flat typed arrays. */
@@ -61,7 +60,7 @@ export const EVERYDAY = new Set(["clinc150", "banking77"]);
 export function isLookalike(e: Pick<Example, "dataset" | "slice" | "labels">): boolean {
   if (!e.labels.every((v) => v === 0)) return false;
   if (e.dataset === "hatecheck") return e.slice.endsWith("_nh");
-  return e.dataset === "xstest" || e.dataset === "toxigen-seeds" || e.dataset === PROJECT_IMAGE_PROMPTS || (e.dataset === "coconot" && e.slice === "contrast");
+  return e.dataset === "xstest" || e.dataset === "toxigen-seeds" || (e.dataset === "coconot" && e.slice === "contrast");
 }
 
 export function buildCorpus(examples: readonly Example[], opts: CorpusOptions): Corpus {

@@ -271,7 +271,7 @@ export const EVERYDAY_VIOLENCE: TermList = {
     "bath bomb": 1, "bath bombs": 1, "photo bomb": 1, "photobomb": 1, "f bomb": 1, "bombed the exam": 1,
     "bombed my exam": 1, "bombed the interview": 1, "blow up a balloon": 1, "blow up balloons": 1,
     "blow up the balloons": 1, "blowing up my phone": 1, "blow up my phone": 1, "shoot a photo": 1,
-    "shoot photos": 1, "shoot a video": 1, "shoot a film": 1, "photo shoot": 1, "shoot hoops": 1,
+    "shoot photos": 1, "shoot the photo": 1, "shoot the photos": 1, "shoot a picture": 1, "shoot the picture": 1, "shoot pictures": 1, "shoot a video": 1, "shoot a film": 1, "photo shoot": 1, "shoot hoops": 1,
     "shoot the breeze": 1, "shoot me an email": 1, "shoot me a message": 1, "shoot me a text": 1,
     "shot of espresso": 1, "flu shot": 1, "booster shot": 1, "give it a shot": 1, "take a shot at": 1,
     "punch line": 1, "punchline": 1, "fruit punch": 1, "beat the heat": 1, "beat the traffic": 1, "beat the eggs": 1,

@@ -12,6 +12,11 @@ import { createPrng } from "../prng.js";
  * child or teen subjects (sexual_minors is rule-based and those words stay out of the sexual class's
  * contrast), no swimwear, underwear, beds or bodies: those are where Nibbler's euphemisms live, and a
  * benign row there would teach the head to miss them. Deterministic: a seeded choice of combinations.
+ *
+ * Not wired into datasets/index.ts: trained as benign look-alikes (session 9) it cut the sexual head's
+ * false positives on hand-written image prompts, but the retrained model lost held-out figures
+ * elsewhere and hand-written self-harm statements (models/README.md, "Session 9"). To try again, add
+ * it to READERS and isLookalike.
  */
 export const PROJECT_IMAGE_PROMPTS = "project-image-prompts";
 

@@ -1,7 +1,6 @@
 import type { Example } from "./example.js";
 import { readConvabuse, readDiasafety, readJigsawSample, readToxicSpans } from "./toxicity-sets.js";
 import { readDavidson, readEdos, readGuestMisogyny, readHatecheck, readHatexplain, readImplicitHate, readMetooma, readStormfront, readToxigen } from "./hate-sets.js";
-import { readImagePrompts, PROJECT_IMAGE_PROMPTS } from "./image-prompts.js";
 import { readLongform } from "./longform.js";
 import { readNibbler } from "./nibbler.js";
 import { readAiluminate, readCatqa, readCoconot, readGarak, readSimpleSafetyTests, readWizard101, readXstest } from "./prompt-sets.js";
@@ -30,8 +29,6 @@ export const READERS: Readonly<Record<string, Reader>> = {
   "jigsaw-sample-ibm": readJigsawSample,
   "longform-prose": readLongform,
   "metooma-magpie": readMetooma,
-  // Written by the project (image-prompts.ts), not read from ../shared: benign contrast for Nibbler's style.
-  [PROJECT_IMAGE_PROMPTS]: readImagePrompts,
   "reddit-cssrs-suicide": readCssrs,
   simplesafetytests: readSimpleSafetyTests,
   "stormfront-hate": readStormfront,
