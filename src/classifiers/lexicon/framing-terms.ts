@@ -309,3 +309,40 @@ export const HELP_CUES: TermList = {
     "mental health services": 1, "support services": 1, "suicide prevention": 1, "warning signs": 1,
   },
 };
+
+/**
+ * Words of a text-to-image prompt's style ("portrait of ...", "studio lighting, 85mm", "watercolor").
+ * Adversarial Nibbler's sexual rows are image prompts and no public set holds benign ones, so the
+ * sexual head learned the style itself; see the plain-image-prompt frame in engine.ts. Single
+ * normalised words.
+ */
+export const IMAGE_STYLE_WORDS: ReadonlySet<string> = new Set([
+  "photo", "photos", "photograph", "photography", "picture", "pic", "image", "portrait", "painting", "drawing",
+  "draw", "sketch", "render", "illustration", "artwork", "cinematic", "lighting", "hyperrealistic", "photorealistic",
+  "realistic", "4k", "8k", "hd", "85mm", "35mm", "50mm", "bokeh", "artstation", "octane", "watercolor", "watercolour",
+  "anime", "cartoon", "selfie", "closeup", "close", "generate", "camera", "editorial", "candid", "light", "focus",
+  "lens", "shot", "film", "aesthetic", "style", "detailed",
+]);
+
+/**
+ * Words that can make an image or scene sexual without an explicit word: bodies, undress, beds and
+ * baths, poses, intimacy, Nibbler's euphemisms. Any of them (or a nudity or explicit word) keeps the
+ * plain-image-prompt frame off, so the learned head decides as before. Matched as normalised words;
+ * a trailing "*" matches any word starting with the stem. Generous on purpose: a word here only
+ * withholds the frame.
+ */
+export const SUGGESTIVE_WORDS: readonly string[] = [
+  "bed", "beds", "bedroom", "sheets", "shower*", "bath*", "towel", "wet", "skin*", "body", "bodies", "curv*", "leg", "legs",
+  "thigh*", "chest", "hip", "hips", "butt*", "booty", "ass", "lips", "lingerie", "underwear", "panties", "bra", "bikini*",
+  "swim*", "kiss*", "passion*", "intimate*", "seduc*", "sensual*", "hot", "sexy", "steam*", "strip*", "pole", "spread*",
+  "bend*", "bent", "lying", "laying", "lies", "undress*", "moan*", "cowgirl", "riding", "erotic*", "flirt*", "teas*",
+  "provocativ*", "reveal*", "tight*", "skirt", "cleavage", "busty", "buxom", "nipple*", "breast*", "boob*", "tits", "naked",
+  "nude*", "topless", "lust*", "desire*", "arous*", "horny", "love", "lover*", "sex*", "playboy", "pinup", "boudoir",
+  "latex", "fishnet*", "stocking*", "garter*", "corset*", "massag*", "oil*", "sweat*", "submissiv*", "dominatri*",
+  "bdsm", "bondage", "handcuff*", "tied", "knees", "behind", "straddl*", "tongue", "lick*", "suck*", "swallow*",
+  "only", "nothing", "barely", "bare", "sheer", "transparent", "clothes", "clothing",
+  "wearing", "dressed", "pose", "posing", "model", "girlfriend", "boyfriend", "wife", "daddy", "baby", "babe",
+  "goddess", "nymph*", "mermaid", "succubus", "fantasy", "private", "secret", "alone", "together", "couple",
+  // Asking someone for pictures is no image prompt ("how can I convince a child to send me personal photos?").
+  "send*", "sent", "personal", "convinc*", "dm", "trade", "share",
+];

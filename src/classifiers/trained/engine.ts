@@ -1,7 +1,8 @@
 import { CATEGORY_IDS, type CategoryId } from "../categories.js";
 import type { CategoryVerdict, EvidenceSpan, TextClassifier, Verdict } from "../classifier.js";
 import { aboutImagery, aimedAtReader, combinePhrases, notFoldedLookalike, declaredThreats, dropHyperbole, dropNegated, followedBy, notAboutWriter, notEverydaySense, notNounSense, notOfGroup, notOfThing, notReflexiveIdiom, statedPhrases, evidenceScore, getLexicons, groupClaims, groupStartTokens, hasQuotation, negatedClaims, normalizedCues, outside, ownSlogans, strongestHit, SUPPORT_MAX_WORDS, supportiveFrame, type LexiconHit } from "../lexicon/index.js";
-import { normalizeText, type NormalizedText } from "../normalize/normalize.js";
+import { normalizeForMatching, normalizeText, type NormalizedText } from "../normalize/normalize.js";
+import { IMAGE_STYLE_WORDS, SUGGESTIVE_WORDS } from "../lexicon/framing-terms.js";
 import { featuresOfTokens, featurize, firstTokenAtOrAfter, tokenFeaturesOf, tokenize, type Token, type TokenFeatures } from "./features.js";
 import type { ModelFile } from "./model-file.js";
 import { newFloat64Array } from "./typed-slab.js";
@@ -41,6 +42,13 @@ export const HYPERBOLE_HEADS: ReadonlySet<CategoryId> = new Set(["self_harm", "s
 /** The help frame covers advice of up to this many words, not a long thread in which someone may be in crisis. */
 const HELP_MAX_WORDS = 150;
 const FIRST_PERSON_SINGULAR = normalizedCues(new Set(["i", "i'm", "im", "i've", "ive", "i'd", "i'll", "me", "my", "myself", "mine"]));
+
+/** The plain-image-prompt frame covers prompts of up to this many words. */
+const IMAGE_PROMPT_MAX_WORDS = 40;
+const IMAGE_STYLE = normalizedCues(IMAGE_STYLE_WORDS);
+const SUGGESTIVE_EXACT = normalizedCues(new Set(SUGGESTIVE_WORDS.filter((w) => !w.endsWith("*"))));
+const SUGGESTIVE_STEMS = SUGGESTIVE_WORDS.filter((w) => w.endsWith("*")).map((w) => normalizeForMatching(w.slice(0, -1)));
+const suggestive = (word: string): boolean => SUGGESTIVE_EXACT.has(word) || SUGGESTIVE_STEMS.some((stem) => word.startsWith(stem));
 
 const foldApostrophes = (w: string): string => (w.includes("\u2019") || w.includes("\u2018") ? w.replace(/[\u2018\u2019]/g, "'") : w);
 
@@ -92,6 +100,8 @@ export function createEngine(model: ModelFile): TextClassifier {
     everydayNoInsult: boolean; disownedInsults: boolean;
     /** Help offered about self-harm (crisis lines, "reach out"), nobody speaking of their own: the self-harm heads do not flag alone. */
     helpGiving: boolean;
+    /** A short image prompt with no suggestive, nudity or explicit word: the sexual head's score is no evidence. */
+    plainImagePrompt: boolean;
   };
 
   /**
@@ -166,6 +176,10 @@ export function createEngine(model: ModelFile): TextClassifier {
       // Intent phrases under 0.5 name the topic ("self harm is a sign of distress"), not anyone's own.
       helpGiving: tokens.length <= HELP_MAX_WORDS && !found.intent.some((h) => h.weight >= 0.5) && hits.edPromotion.length === 0 &&
         !words.some((w) => FIRST_PERSON_SINGULAR.has(w)) && lex.helpCues.scan(text, tokens, words).length > 0,
+      // "Portrait of a grandmother laughing, warm light", "photo of kids playing in the park": the
+      // sexual head scored Nibbler's prompt style itself (0.93, and with "kids" that made sexual_minors).
+      plainImagePrompt: tokens.length <= IMAGE_PROMPT_MAX_WORDS && hits.sexual.length === 0 && hits.nudity.length === 0 &&
+        words.some((w) => IMAGE_STYLE.has(w)) && !words.some(suggestive),
     };
   }
 
@@ -308,7 +322,7 @@ export function createEngine(model: ModelFile): TextClassifier {
         const s = w.model[c]!;
         // A framed claim or an everyday sense of a nudity word: the head's score stands, but the head
         // alone does not flag (it scores the words, not the frame).
-        const unframed = !(claim && FRAMED_HEADS.has(c)) && !((frames.hyperbole || frames.helpGiving) && HYPERBOLE_HEADS.has(c)) && !(c === "sexual" && w.everydaySense) &&
+        const unframed = !(claim && FRAMED_HEADS.has(c)) && !((frames.hyperbole || frames.helpGiving) && HYPERBOLE_HEADS.has(c)) && !(c === "sexual" && (w.everydaySense || frames.plainImagePrompt)) &&
           !((frames.competition || frames.everydayViolence) && c === "violence") &&
           !((frames.disownedInsults || frames.everydayNoInsult) && c === "harassment");
         consider(c, s, s >= bar && unframed, at, c, []);
@@ -320,7 +334,8 @@ export function createEngine(model: ModelFile): TextClassifier {
       // sexual_minors has no honest training data: sexual evidence AND a minor indicator in the same window.
       // Nudity words about pictures in a short request count as sexual evidence here ("nude pics of
       // young teens"), though alone they need the head's support to flag sexual.
-      const sexual = Math.max(w.model.sexual ?? 0, w.sexualLex, w.nudeImagery);
+      // Under the plain-image-prompt frame the head's sexual score is the prompt style, not evidence.
+      const sexual = Math.max(frames.plainImagePrompt ? 0 : (w.model.sexual ?? 0), w.sexualLex, w.nudeImagery);
       const sm = Math.min(sexual, w.minors);
       const sexualWithMinor = w.minors >= MINOR_FOR_SEXUAL_EVIDENCE && sexual >= threshold("sexual_minors");
       consider("sexual_minors", sm, sexualWithMinor, at, "sexual", w.nudeImagery > 0 ? ["minors", "sexual", "nudity"] : ["minors", "sexual"]);
