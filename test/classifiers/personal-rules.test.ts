@@ -237,6 +237,15 @@ describe("threats the writer declares as their own", () => {
     }
   });
 
+  it("not when said of a game ('kill you in this match'), though a game named in the next sentence does not count", () => {
+    for (const text of ["I'm going to kill you in this match lol", "I'll destroy you at chess tomorrow", "I will murder you on the court tonight"]) {
+      expect(flagsOf(text), text).toEqual([]);
+    }
+    for (const text of ["I'm going to kill you. In the game of life you lose.", "I will kill you in your sleep", "I'll kill you when I find you"]) {
+      expect(flagsOf(text), text).toContain("harassment_threatening");
+    }
+  });
+
   it("not when negated, asked, said of others, or a weak phrase such as 'beat you'", () => {
     for (const text of [
       "I will never hurt you", "I'm not gonna hurt you, I promise", "I would never say I will hurt you",

@@ -361,6 +361,29 @@ export function notFoldedLookalike(hits: readonly LexiconHit[], originalOf: (h: 
   return hits.filter((h) => !FOLDED_LOOKALIKES[h.term]?.includes(originalOf(h).toLowerCase().replace(/[^\p{L}]/gu, "")));
 }
 
+const GAME_LINKS = norm(new Set(["in", "at", "on"]));
+/** How many words after a threat its game may be named ("kill you in this match", "destroy you at chess"). */
+const GAME_REACH = 3;
+
+/**
+ * Drops threat hits said of a game: "in", "at" or "on" right after the threat, and a competition
+ * word (COMPETITION_CUES hits) at most GAME_REACH words later in the same sentence ("I'm going to
+ * kill you in this match lol", "I'll destroy you at chess"). "I'll kill you when I find you" keeps its hit.
+ */
+export function notInGame(text: string, tokens: readonly Token[], words: readonly string[], hits: readonly LexiconHit[], cues: () => readonly LexiconHit[]): LexiconHit[] {
+  if (hits.length === 0) return [];
+  return hits.filter((h) => {
+    const next = firstTokenAtOrAfter(tokens, h.end);
+    if (next >= tokens.length || !GAME_LINKS.has(words[next]!)) return true;
+    return !cues().some((c) => {
+      const at = firstTokenAtOrAfter(tokens, c.start);
+      if (at <= next || at - next > GAME_REACH) return false;
+      for (let k = next; k <= at; k++) if (!sameSentence(text, tokens, k)) return false;
+      return true;
+    });
+  });
+}
+
 /** Phrase hits that are stated: not negated just before (dropNegated) and not in a question. */
 export function statedPhrases(text: string, tokens: readonly Token[], words: readonly string[], hits: readonly LexiconHit[]): LexiconHit[] {
   return dropNegated(text, tokens, words, hits).filter((h) => !questionAfter(text, h.end));

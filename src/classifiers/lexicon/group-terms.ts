@@ -70,7 +70,7 @@ export const HATE_SLOGANS: TermList = {
     "hitler was right": 1, "hitler did nothing wrong": 1,
     // Also quoted in history ("the crowd shouted sieg heil"): with the head's support.
     "heil hitler": 0.6, "sieg heil": 0.6,
-    "white pride world wide": 1, "race war now": 1, "rahowa": 1, "white power": 0.6, "fourteen words": 0.6,
+    "white pride world wide": 1, "race war now": 1, "day of the rope": 1, "rahowa": 1, "white power": 0.6, "fourteen words": 0.6,
     "holocaust never happened": 1, "holocaust didn't happen": 1, "holocaust didnt happen": 1, "holocaust is a hoax": 1,
     "holocaust was a hoax": 1, "holocaust is a lie": 1, "holocaust was a lie": 1, "holohoax": 1,
   },

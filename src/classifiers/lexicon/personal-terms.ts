@@ -112,7 +112,7 @@ export const EATING_DISORDER_PROMOTION: TermList = {
   terms: {
     "thinspo": 0.6, "meanspo": 0.6, "pro ana": 0.6, "proana": 0.6, "pro mia": 0.6, "make yourself throw up": 0.6,
     "under 500 calories": 0.6, "under 800 calories": 0.5, "hide not eating": 0.6, "skip meals without": 0.5,
-    "stop feeling hungry": 0.5, "suppress my appetite": 0.5, "still feel fat": 0.6, "ignore hunger": 0.5,
+    "stop feeling hungry": 0.5, "suppress hunger": 0.6, "suppress your hunger": 0.6, "suppress your appetite": 0.6, "suppress my appetite": 0.5, "still feel fat": 0.6, "ignore hunger": 0.5,
     "haven't eaten in": 0.5, "havent eaten in": 0.5,
   },
 };
@@ -276,6 +276,9 @@ export const VEILED_THREATS: TermList = {
     "post your address": 0.8, "leak your address": 0.6, "dox you": 1, "doxx you": 1, "leak your nudes": 1,
     "post your nudes": 1, "send your nudes to": 1, "leak your pics": 0.8,
     "make him disappear": 0.6, "make her disappear": 0.6,
+    "here's her address": 0.6, "here's his address": 0.6, "here is her address": 0.6, "here is his address": 0.6,
+    "her home address": 0.5, "his home address": 0.5, "make her life miserable": 0.6, "make his life miserable": 0.6,
+    "spam her dms": 0.6, "spam his dms": 0.6, "report her account": 0.4, "everyone report": 0.4,
     "post her address": 0.6, "post his address": 0.6, "post their address": 0.6, "so everyone can visit her": 0.6,
     "so everyone can visit him": 0.6, "so everyone can go visit her": 0.6, "so everyone can go visit him": 0.6,
     // Punishment promised ("I'll teach you a lesson you won't forget"); of a third person it incites.

@@ -159,6 +159,8 @@ export const THREATS: TermList = {
     "you're dead": 1, "you are dead": 1, "youre dead": 1, "you will die": 1, "you'll die": 1, "you will pay": 0.6,
     "ur dead": 1, "u r dead": 1, "you're gonna die": 1, "youre gonna die": 1, "ur gonna die": 1,
     "watch your back": 0.8, "i will kill": 0.6, "i'll kill": 0.6, "gonna kill": 0.6, "going to kill": 0.6,
+    // Wishing a bullet on someone, the reader or not ("the mayor deserves a bullet in the head").
+    "deserves a bullet": 1, "deserve a bullet": 1, "bullet in his head": 0.8, "bullet in her head": 0.8, "bullet in your head": 1,
     "put you in the hospital": 1, "put you in hospital": 1, "put you in the ground": 1, "put you in a wheelchair": 1,
   },
 };
@@ -192,7 +194,7 @@ export const VIOLENT_ACTS: TermList = {
     "blow up the school": 1, "blow up my school": 1, "blow up the building": 1, "blow up the mosque": 1,
     "blow up the church": 1, "blow up the synagogue": 1, "do a school shooting": 1, "commit a school shooting": 1,
     "commit a mass shooting": 1, "shoot my teacher": 1, "shoot my classmates": 1, "shoot my boss": 1,
-    "shoot my coworkers": 1, "run them over": 0.8,
+    "shoot my coworkers": 1, "run them over": 0.8, "call in a bomb threat": 1, "make a bomb threat": 1,
     // Attacks on a named group ("let's go beat up some gays"; not "beat up some eggs").
     ...actsAgainst(["beat up some", "beat up the", "bash some", "lynch some", "lynch the", "attack some", "go after the"], groupTargets(), 1),
     "kill him": 0.6, "kill her": 0.6, "kill them": 0.6, "stab him": 0.6, "stab her": 0.6, "shoot him": 0.6,
@@ -263,6 +265,8 @@ export const NUDITY: TermList = {
     "bare chested": 0.2, "exposed breasts": 1, "without clothes": 0.6, "no clothes": 0.6, "without clothing": 0.6,
     "undressed": 0.5, "undressing": 0.6, "lingerie": 0.4, "underwear": 0.3, "see through": 0.4, "sexy": 0.5,
     "seductive": 0.5, "seductively": 0.6, "sensual": 0.4, "provocative": 0.4, "erotic": 0.8, "nsfw": 0.8, "sext": 0.8, "sexting": 0.6,
+    // Sexual remarks to someone, in short messages ("I want to lick every inch of your body").
+    "lick every inch": 0.8, "every inch of your body": 0.6, "scream my name": 0.6, "nice tits": 1,
     "porn*": 0.6, "playboy": 0.6, "stripper*": 0.6, "striptease": 0.8, "bikini": 0.3, "busty": 0.6, "cleavage": 0.5,
     // Body words are also medical ("nipple pain", "a rash on the genitals"): they need support.
     "breasts": 0.4, "nipple*": 0.4, "genitals": 0.4, "buttocks": 0.4, "in the nude": 1, "skinny dipping": 0.5,

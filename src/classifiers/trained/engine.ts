@@ -1,6 +1,6 @@
 import { CATEGORY_IDS, type CategoryId } from "../categories.js";
 import type { CategoryVerdict, EvidenceSpan, TextClassifier, Verdict } from "../classifier.js";
-import { aboutImagery, aimedAtReader, combinePhrases, notFoldedLookalike, declaredThreats, dropHyperbole, dropNegated, followedBy, notAboutWriter, notEverydaySense, notNounSense, notOfGroup, notOfThing, notReflexiveIdiom, statedPhrases, evidenceScore, getLexicons, groupClaims, groupStartTokens, hasQuotation, negatedClaims, normalizedCues, outside, ownSlogans, strongestHit, SUPPORT_MAX_WORDS, supportiveFrame, type LexiconHit } from "../lexicon/index.js";
+import { aboutImagery, aimedAtReader, combinePhrases, notFoldedLookalike, declaredThreats, dropHyperbole, dropNegated, followedBy, notAboutWriter, notEverydaySense, notNounSense, notOfGroup, notOfThing, notReflexiveIdiom, statedPhrases, evidenceScore, getLexicons, groupClaims, groupStartTokens, hasQuotation, negatedClaims, normalizedCues, notInGame, outside, ownSlogans, strongestHit, SUPPORT_MAX_WORDS, supportiveFrame, type LexiconHit } from "../lexicon/index.js";
 import { normalizeForMatching, normalizeText, type NormalizedText } from "../normalize/normalize.js";
 import { IMAGE_STYLE_WORDS, SUGGESTIVE_WORDS } from "../lexicon/framing-terms.js";
 import { featuresOfTokens, featurize, firstTokenAtOrAfter, tokenFeaturesOf, tokenize, type Token, type TokenFeatures } from "./features.js";
@@ -49,6 +49,8 @@ const IMAGE_STYLE = normalizedCues(IMAGE_STYLE_WORDS);
 const SUGGESTIVE_EXACT = normalizedCues(new Set(SUGGESTIVE_WORDS.filter((w) => !w.endsWith("*"))));
 const SUGGESTIVE_STEMS = SUGGESTIVE_WORDS.filter((w) => w.endsWith("*")).map((w) => normalizeForMatching(w.slice(0, -1)));
 const suggestive = (word: string): boolean => SUGGESTIVE_EXACT.has(word) || SUGGESTIVE_STEMS.some((stem) => word.startsWith(stem));
+
+const listWord = (w: string): string => (w.length > 1 && w.charCodeAt(0) === 35 ? w.slice(1) : w);
 
 const foldApostrophes = (w: string): string => (w.includes("\u2019") || w.includes("\u2018") ? w.replace(/[\u2018\u2019]/g, "'") : w);
 
@@ -190,13 +192,15 @@ export function createEngine(model: ModelFile): TextClassifier {
     // Typographic apostrophes match the lists' plain ones ("you’re dead", "i’m suicidal").
     const curly = /[\u2018\u2019]/.test(norm.text);
     // Frozen, so the lexicons know these words stay as they are and share their lookups (lexicon.ts).
-    const words = Object.freeze(tokens.map((t) => (curly ? foldApostrophes(norm.text.slice(t.start, t.end)) : norm.text.slice(t.start, t.end))));
+    // A hashtag is its word to the lists ("#thinspo" is "thinspo"); the tokeniser keeps the "#".
+    const words = Object.freeze(tokens.map((t) => listWord(curly ? foldApostrophes(norm.text.slice(t.start, t.end)) : norm.text.slice(t.start, t.end))));
     const short = tokens.length <= SHORT_TEXT_WORDS;
     // A nudity word inside an everyday collocation ("nude lipstick", "the naked truth") is not sexual evidence.
     const everydayNudity = lex.everydayNudity.scan(norm.text, tokens, words);
     const intent = dropNegated(norm.text, tokens, words, lex.selfHarmIntent.scan(norm.text, tokens, words));
     // Scanned once: those aimed at the reader and those said of someone else are both drawn from it.
     const insultWords = lex.insults.scan(norm.text, tokens, words);
+    let gameCues: LexiconHit[] | undefined;
     const hits = {
       sexual: outside(lex.sexual.scan(norm.text, tokens, words), everydayNudity),
       graphicViolence: lex.graphicViolence.scan(norm.text, tokens, words),
@@ -205,7 +209,8 @@ export function createEngine(model: ModelFile): TextClassifier {
       sexualActs: [] as LexiconHit[],
       selfHarmMethods: lex.selfHarmMethods.scan(norm.text, tokens, words),
       // "in the end you ...", "the hurt you caused": a noun, not a threat.
-      threats: notNounSense(norm.text, tokens, words, lex.threats.scan(norm.text, tokens, words)),
+      // Not a noun ("in the end you ..."), nor said of a game ("I'll kill you in this match").
+      threats: notInGame(norm.text, tokens, words, notNounSense(norm.text, tokens, words, lex.threats.scan(norm.text, tokens, words)), () => (gameCues ??= lex.competitionCues.scan(norm.text, tokens, words))),
       declaredThreats: [] as LexiconHit[],
       violentActs: [] as LexiconHit[],
       veiledThreats: statedPhrases(norm.text, tokens, words, lex.veiledThreats.scan(norm.text, tokens, words)),
