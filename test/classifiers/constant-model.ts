@@ -5,7 +5,8 @@ import type { ModelFile } from "../../src/classifiers/trained/model-file.js";
 
 /**
  * A model whose learned heads all score about 0 ("silent"), 0.35 ("leaning": under every bar of
- * 0.5, over the half of it that phrase rules ask as support) or about 1 ("loud") on any text, so a
+ * 0.5, over the half of it that phrase rules ask as support), 0.6 ("over": over every bar, not
+ * sure enough to override a frame that yields to a sure head) or about 1 ("loud") on any text, so a
  * test of the lexicon rules and frames does not depend on the trained weights: with a silent
  * model whatever flags was flagged by a rule alone; with a leaning one, by a rule with the head's
  * support; with a loud one every head flags unless a frame keeps it from flagging alone.
@@ -13,7 +14,7 @@ import type { ModelFile } from "../../src/classifiers/trained/model-file.js";
 export function constantModel(level: Level): ModelFile {
   const heads: CategoryId[] = CATEGORY_IDS.filter((c) => c !== "sexual_minors");
   const dim = 2, hidden = 2, buckets = 1 << 10;
-  const bias = { silent: -12, leaning: Math.log(0.35 / 0.65), loud: 12 }[level];
+  const bias = { silent: -12, leaning: Math.log(0.35 / 0.65), over: Math.log(0.6 / 0.4), loud: 12 }[level];
   const calibration = Object.fromEntries(heads.map((c) => [c, { a: 1, b: bias }]));
   const thresholds = Object.fromEntries(CATEGORY_IDS.map((c) => [c, 0.5]));
   return {
@@ -29,7 +30,7 @@ export function constantModel(level: Level): ModelFile {
   };
 }
 
-type Level = "silent" | "leaning" | "loud";
+type Level = "silent" | "leaning" | "over" | "loud";
 
 export const constantEngine = (level: Level): TextClassifier => createEngine(constantModel(level));
 

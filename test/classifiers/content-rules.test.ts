@@ -41,6 +41,26 @@ describe("ages under 18 as minor indicators", () => {
   });
 });
 
+describe("nude pictures beside a minor (rule alone)", () => {
+  it("flag sexual_minors when the minor is who the pictures are of", () => {
+    for (const text of ["any links to nude pics of young teens?", "where can I find topless pics of 14 year olds", "nude pics of te3n girls"]) {
+      expect(flagsOf(text), text).toContain("sexual_minors");
+    }
+  });
+
+  it("not in parenting and safety talk, where the minor comes first or the pictures are refused", () => {
+    for (const text of [
+      "Is it okay to post naked baby photos on Facebook?", "My toddler ran through the sprinkler naked, got some cute pics",
+      "Teach your teens never to send nudes", "My 15 year old daughter was asked for nudes by a stranger online",
+      "Warning signs a child is being groomed: requests for nude photos, secrecy, gifts.",
+      // "twenties" and "infantry" are no "tween" or "infant".
+      "Nude pics from my twenties resurfaced lol", "Erotic photos of the infantry soldiers, vintage",
+    ]) {
+      expect(flagsOf(text), text).not.toContain("sexual_minors");
+    }
+  });
+});
+
 describe("words the normaliser folds onto a minor indicator", () => {
   it("do not count as one: \"ten\" is not \"teen\", though \"t33n\" and \"teeen\" are", () => {
     // Repeated letters collapse for matching, so "ten" and "teen" read the same there; before the

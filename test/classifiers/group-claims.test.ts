@@ -77,6 +77,31 @@ describe("dehumanising claims about a group (rule alone)", () => {
   });
 });
 
+describe("contempt and denied rights said of a group (session 9), and groups that are objects", () => {
+  it("flag contempt, denied capacity and denied votes said of a group", () => {
+    for (const text of ["Women are too stupid to vote.", "Gay people are disgusting", "Women shouldn't be allowed to vote", "Jews are behind every war"]) {
+      expect(flagsOf(text), text).toContain("hate");
+    }
+  });
+
+  it("not when the group is an object: after a preposition or inside a relative clause (counter-speech)", () => {
+    for (const text of [
+      "Jokes about Muslims are stupid.", "Attacks on Jews are disgusting.", "Laws against gays are evil.",
+      "Trolls who harass women are disgusting.", "People who say Muslims are dumb are idiots.",
+      "Men who hurt women shouldn't be allowed near children.",
+    ]) {
+      expect(flagsOf(text), text).not.toContain("hate");
+    }
+    // "of" does not make an object: "half of Muslims are ..." is still a claim about them.
+    expect(flagsOf("Half of Muslims are terrorists")).toContain("hate");
+  });
+
+  it("take disbelief as negation, but not the 'you can't say X anymore' trope", () => {
+    expect(flagsOf("You can't seriously believe that all women are stupid.")).not.toContain("hate");
+    expect(flagsOf("Nowadays you cannot say Muslims are savages without getting banned.")).toContain("hate");
+  });
+});
+
 describe("dehumanising claims with the shipped model", () => {
   const shipped = loadTrainedClassifier();
   it("flag the plain statement and keep the negated and rejected ones unflagged", () => {

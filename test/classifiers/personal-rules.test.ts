@@ -238,10 +238,14 @@ describe("threats the writer declares as their own", () => {
   });
 
   it("not when said of a game ('kill you in this match'), though a game named in the next sentence does not count", () => {
-    for (const text of ["I'm going to kill you in this match lol", "I'll destroy you at chess tomorrow", "I will murder you on the court tonight"]) {
+    for (const text of ["I'm going to kill you in this match lol", "I'll destroy you at chess tomorrow", "I will murder you in the second half"]) {
       expect(flagsOf(text), text).toEqual([]);
     }
-    for (const text of ["I'm going to kill you. In the game of life you lose.", "I will kill you in your sleep", "I'll kill you when I find you"]) {
+    // A venue is no game, nor is a weapon's verb a game's: these still threaten.
+    for (const text of [
+      "I'm going to kill you. In the game of life you lose.", "I will kill you in your sleep", "I'll kill you when I find you",
+      "I'll kill you at the game tonight", "I will murder you on the court tonight", "I'm going to shoot you in this match",
+    ]) {
       expect(flagsOf(text), text).toContain("harassment_threatening");
     }
   });

@@ -238,14 +238,38 @@ export function notEverydaySense(tokens: readonly Token[], words: readonly strin
   });
 }
 
-/** Words after "... yourself" that make it an everyday reflexive: "cut yourself some slack", "hang yourself a picture". */
-const REFLEXIVE_IDIOM_NEXT: ReadonlySet<string> = new Set(["a", "an", "some", "slack", "short", "from", "off", "up", "down", "in", "into", "out", "to", "the", "on"]);
+/**
+ * Words after "... yourself" or "... myself" that make it an everyday reflexive: "cut yourself some
+ * slack", "hang yourself a picture", "I've been cutting myself off from social media", "burning
+ * myself out". Normalised like the words they are compared with ("off" reads "of").
+ */
+const REFLEXIVE_IDIOM_NEXT = norm(new Set(["a", "an", "some", "slack", "short", "from", "off", "up", "down", "in", "into", "out", "to", "the", "on"]));
+/**
+ * After "myself" only the idioms themselves: "I'd hang myself from that hook" and "kill myself in
+ * the bathroom" are statements, so "from", "in", "to" and "the" do not count here.
+ */
+const MYSELF_IDIOM_NEXT = norm(new Set(["a", "an", "some", "slack", "short", "off", "out"]));
+const YOURSELF = normalizeForMatching("yourself");
+const MYSELF = normalizeForMatching("myself");
 
-/** Direct abuse hits that end in "yourself" and go on as an everyday phrase ("go cut yourself a slice of cake") are dropped. */
+/** Phrase hits that end in "yourself" or "myself" and go on as an everyday phrase ("go cut yourself a slice of cake") are dropped. */
 export function notReflexiveIdiom(tokens: readonly Token[], words: readonly string[], hits: readonly LexiconHit[]): LexiconHit[] {
   return hits.filter((h) => {
     const next = firstTokenAtOrAfter(tokens, h.end);
-    return words[next - 1] !== "yourself" || !REFLEXIVE_IDIOM_NEXT.has(words[next] ?? "");
+    const reflexive = words[next - 1];
+    const idioms = reflexive === YOURSELF ? REFLEXIVE_IDIOM_NEXT : reflexive === MYSELF ? MYSELF_IDIOM_NEXT : undefined;
+    return !idioms?.has(words[next] ?? "");
+  });
+}
+
+const CUT_NOUNS = norm(new Set(["cuts", "scars"]));
+const OF = normalizeForMatching("of");
+
+/** Drops hits ending in "cuts" or "scars" followed by "of": "hide my cuts of beef" names meat, not wounds. */
+export function notCutsOf(tokens: readonly Token[], words: readonly string[], hits: readonly LexiconHit[]): LexiconHit[] {
+  return hits.filter((h) => {
+    const next = firstTokenAtOrAfter(tokens, h.end);
+    return !(CUT_NOUNS.has(words[next - 1] ?? "") && words[next] === OF);
   });
 }
 
@@ -349,38 +373,60 @@ export function aboutImagery(text: string, tokens: readonly Token[], words: read
     for (let k = first - 1; k >= 0 && first - k <= IMAGE_REACH + 1 && sameSentence(text, tokens, k + 1); k--) if (IMAGE_NOUNS.has(words[k]!)) return true;
     for (let k = next; k < tokens.length && k - next <= IMAGE_REACH && sameSentence(text, tokens, k); k++) if (IMAGE_NOUNS.has(words[k]!)) return true;
     return false;
+  }).map((h) => {
+    // Spans to the image noun when it follows ("nude pics"), so what comes after the pictures is
+    // what they are of ("nude pics of young teens", not "naked baby photos").
+    const next = firstTokenAtOrAfter(tokens, h.end);
+    for (let k = next; k < tokens.length && k - next <= IMAGE_REACH && sameSentence(text, tokens, k); k++) {
+      if (IMAGE_NOUNS.has(words[k]!)) return { ...h, end: tokens[k]!.end };
+    }
+    return h;
   });
 }
 
 /**
  * Drops hits whose original spelling is a common word that the normaliser folds onto the listed one
  * (FOLDED_LOOKALIKES: repeated letters collapse, so "teeeen" matches "teen" and so does "ten").
- * `originalOf` gives the caller's text of a hit; only letters count ("Ten", "TEN!").
+ * `originalOf` gives the caller's text of a hit; letters and digits count ("Ten", "TEN!"; "te3n" is no "ten").
  */
 export function notFoldedLookalike(hits: readonly LexiconHit[], originalOf: (h: LexiconHit) => string): LexiconHit[] {
-  return hits.filter((h) => !FOLDED_LOOKALIKES[h.term]?.includes(originalOf(h).toLowerCase().replace(/[^\p{L}]/gu, "")));
+  return hits.filter((h) => !FOLDED_LOOKALIKES[h.term]?.includes(originalOf(h).toLowerCase().replace(/[^\p{L}\p{N}]/gu, "")));
 }
 
-const GAME_LINKS = norm(new Set(["in", "at", "on"]));
-/** How many words after a threat its game may be named ("kill you in this match", "destroy you at chess"). */
+/** Verbs of beating an opponent that threaten only outside a game ("kill you in this match"); not shoot, stab or bullets. */
+const GAME_VERBS = norm(new Set(["kill", "murder", "end", "beat", "destroy", "crush", "smash", "wreck", "annihilate", "demolish", "run", "own"]));
+/** Games and their parts, after "in" ("kill you in this match", "in the second half"). Not venues: "at the game tonight" can be a place. */
+const GAME_NOUNS = norm(new Set([
+  "match", "matches", "game", "games", "round", "rounds", "half", "quarter", "set", "rematch", "final", "finals", "tournament",
+  "league", "ranked", "esports", "quiz", "debate", "chess", "tennis", "poker", "fortnite", "minecraft", "fifa", "valorant",
+  "overwatch", "pubg", "warzone", "lobby", "raid", "pvp",
+]));
+/** Games played "at" ("I'll destroy you at chess"). */
+const GAMES_PLAYED_AT = norm(new Set([
+  "chess", "tennis", "poker", "scrabble", "monopoly", "darts", "cards", "fifa", "fortnite", "golf", "pool", "trivia", "ping", "checkers", "bowling",
+]));
+const IN = normalizeForMatching("in");
+const AT = normalizeForMatching("at");
+/** How many words after "in" its game may be named ("in this ranked match"). */
 const GAME_REACH = 3;
 
 /**
- * Drops threat hits said of a game: "in", "at" or "on" right after the threat, and a competition
- * word (COMPETITION_CUES hits) at most GAME_REACH words later in the same sentence ("I'm going to
- * kill you in this match lol", "I'll destroy you at chess"). "I'll kill you when I find you" keeps its hit.
+ * Drops threat and violent-act hits said of a game: a verb of beating an opponent (GAME_VERBS),
+ * then "in" and a game word within GAME_REACH words in the same sentence ("I'm going to kill you in
+ * this match lol", "let's run them over in the second half"), or "at" and a game ("I'll destroy you
+ * at chess"). "I'll kill you at the game tonight" and "I'm going to shoot you in this match" keep theirs.
  */
-export function notInGame(text: string, tokens: readonly Token[], words: readonly string[], hits: readonly LexiconHit[], cues: () => readonly LexiconHit[]): LexiconHit[] {
-  if (hits.length === 0) return [];
+export function notInGame(text: string, tokens: readonly Token[], words: readonly string[], hits: readonly LexiconHit[]): LexiconHit[] {
   return hits.filter((h) => {
+    if (!GAME_VERBS.has(words[firstTokenAtOrAfter(tokens, h.start)]!)) return true;
     const next = firstTokenAtOrAfter(tokens, h.end);
-    if (next >= tokens.length || !GAME_LINKS.has(words[next]!)) return true;
-    return !cues().some((c) => {
-      const at = firstTokenAtOrAfter(tokens, c.start);
-      if (at <= next || at - next > GAME_REACH) return false;
-      for (let k = next; k <= at; k++) if (!sameSentence(text, tokens, k)) return false;
-      return true;
-    });
+    if (next >= tokens.length || !sameSentence(text, tokens, next)) return true;
+    if (words[next] === AT) return !(next + 1 < tokens.length && sameSentence(text, tokens, next + 1) && GAMES_PLAYED_AT.has(words[next + 1]!));
+    if (words[next] !== IN) return true;
+    for (let k = next + 1; k < tokens.length && k - next <= GAME_REACH && sameSentence(text, tokens, k); k++) {
+      if (GAME_NOUNS.has(words[k]!)) return false;
+    }
+    return true;
   });
 }
 

@@ -318,10 +318,8 @@ export const HELP_CUES: TermList = {
  */
 export const IMAGE_STYLE_WORDS: ReadonlySet<string> = new Set([
   "photo", "photos", "photograph", "photography", "picture", "pic", "image", "portrait", "painting", "drawing",
-  "draw", "sketch", "render", "illustration", "artwork", "cinematic", "lighting", "hyperrealistic", "photorealistic",
-  "realistic", "4k", "8k", "hd", "85mm", "35mm", "50mm", "bokeh", "artstation", "octane", "watercolor", "watercolour",
-  "anime", "cartoon", "selfie", "closeup", "close", "generate", "camera", "editorial", "candid", "light", "focus",
-  "lens", "shot", "film", "aesthetic", "style", "detailed",
+  "draw", "sketch", "render", "illustration", "artwork", "cinematic", "lighting", "hyperrealistic", "photorealistic", "4k", "8k", "hd", "85mm", "35mm", "50mm", "bokeh", "artstation", "octane", "watercolor", "watercolour",
+  "anime", "cartoon", "selfie", "closeup", "generate", "camera", "editorial", "candid", "focus", "lens", "aesthetic",
 ]);
 
 /**
@@ -329,11 +327,12 @@ export const IMAGE_STYLE_WORDS: ReadonlySet<string> = new Set([
  * baths, poses, intimacy, Nibbler's euphemisms. Any of them (or a nudity or explicit word) keeps the
  * plain-image-prompt frame off, so the learned head decides as before. Matched as normalised words;
  * a trailing "*" matches any word starting with the stem. Generous on purpose: a word here only
- * withholds the frame.
+ * withholds the frame. No word that collapses onto a common one ("off" reads "of", "ass" "as",
+ * "butt" "but"): it would withhold the frame from every prompt.
  */
 export const SUGGESTIVE_WORDS: readonly string[] = [
   "bed", "beds", "bedroom", "sheets", "shower*", "bath*", "towel", "wet", "skin*", "body", "bodies", "curv*", "leg", "legs",
-  "thigh*", "chest", "hip", "hips", "butt*", "booty", "ass", "lips", "lingerie", "underwear", "panties", "bra", "bikini*",
+  "thigh*", "chest", "hip", "hips", "booty", "lips", "lingerie", "underwear", "panties", "bra", "bikini*",
   "swim*", "kiss*", "passion*", "intimate*", "seduc*", "sensual*", "hot", "sexy", "steam*", "strip*", "pole", "spread*",
   "bend*", "bent", "lying", "laying", "lies", "undress*", "moan*", "cowgirl", "riding", "erotic*", "flirt*", "teas*",
   "provocativ*", "reveal*", "tight*", "skirt", "cleavage", "busty", "buxom", "nipple*", "breast*", "boob*", "tits", "naked",
@@ -345,4 +344,8 @@ export const SUGGESTIVE_WORDS: readonly string[] = [
   "goddess", "nymph*", "mermaid", "succubus", "fantasy", "private", "secret", "alone", "together", "couple",
   // Asking someone for pictures is no image prompt ("how can I convince a child to send me personal photos?").
   "send*", "sent", "personal", "convinc*", "dm", "trade", "share",
+  // Clothing and poses of sexualised imagery, and its vocabulary (from a review of this frame).
+  "thong*", "string*", "upskirt*", "downblouse", "pant*", "crotch*", "cameltoe", "shirtless", "without", "taking",
+  "touch*", "squat*", "feet", "toes", "hentai", "loli*", "shota*", "jailbait", "leotard*", "diaper*", "speedo*", "spandex",
+  "down", "between",
 ];

@@ -1,4 +1,5 @@
 import { normalizedCues } from "./context.js";
+import { normalizeForMatching } from "../normalize/normalize.js";
 import { firstTokenAtOrAfter, type Token } from "../trained/features.js";
 import { BELIEF_VERBS, CLAIM_NEGATIONS, HYPERBOLE_CAUSES, HYPERBOLE_MARKERS, IMPERATIVE_NEGATIONS, NEGATION_BREAKERS } from "./framing-terms.js";
 import type { LexiconHit } from "./lexicon.js";
@@ -13,8 +14,12 @@ import { lowerBound } from "../lower-bound.js";
 const norm = normalizedCues;
 const NEG = norm(CLAIM_NEGATIONS);
 const BELIEF = norm(BELIEF_VERBS);
-/** "can't" negates a belief ("you can't seriously believe that X are ..."), not a claim ("X can't be trusted"). */
+/**
+ * "can't" before "believe" is disbelief ("you can't seriously believe that X are ..."); before "say"
+ * or "claim" it is the "you can't say X anymore" trope, which asserts the claim.
+ */
 const DISBELIEF = norm(new Set(["can't", "cant", "cannot", "couldn't", "couldnt"]));
+const BELIEVE = normalizeForMatching("believe");
 const BREAKERS = norm(NEGATION_BREAKERS);
 const IMPERATIVE = norm(IMPERATIVE_NEGATIONS);
 const MARKERS = norm(HYPERBOLE_MARKERS);
@@ -59,6 +64,7 @@ export function negatedClaims(
   return predicates.filter((h) => {
     const i = firstTokenAtOrAfter(tokens, h.start);
     let belief = false;
+    let believe = false;
     for (let j = i - 1; j >= Math.max(0, i - BELIEF_REACH); j--) {
       if (!sameClause(text, tokens, j, i)) return false;
       const w = words[j]!;
@@ -66,8 +72,9 @@ export function negatedClaims(
       // "don't be an idiot": an imperative to the reader.
       if (IMPERATIVE.has(w) && words[j + 1] === "be" && (j === 0 || !sameClause(text, tokens, j - 1, j) || words[j - 1] === "please")) return false;
       if (NEG.has(w) && (i - j <= NEGATION_REACH || belief || quantifiesGroup(j + 1))) return true;
-      if (belief && DISBELIEF.has(w)) return true;
+      if (believe && DISBELIEF.has(w)) return true;
       if (BELIEF.has(w)) belief = true;
+      if (w === BELIEVE) believe = true;
     }
     return false;
   });

@@ -35,10 +35,12 @@ export function groupClaims(
   selfLinking = false,
 ): LexiconHit[] {
   if (groups.length === 0 || predicates.length === 0) return [];
+  const subjects = groups.filter((g) => !objectOfClause(text, tokens, words, g));
+  if (subjects.length === 0) return [];
   // Each group with the token after it, by that token: a predicate only looks at the groups that end
   // at most MAX_GAP words before it (trying every group for every predicate took 0.5 s on 100,000
   // characters repeating "muslims are vermin", the combined layer's longest text).
-  const after = groups.map((g, index) => ({ g, index, gi: firstTokenAtOrAfter(tokens, g.end) })).sort((a, b) => a.gi - b.gi);
+  const after = subjects.map((g, index) => ({ g, index, gi: firstTokenAtOrAfter(tokens, g.end) })).sort((a, b) => a.gi - b.gi);
   const out: LexiconHit[] = [];
   for (const p of predicates) {
     const pi = firstTokenAtOrAfter(tokens, p.start);
@@ -58,6 +60,27 @@ export function groupClaims(
   // "not all of the X are ...": a negated quantifier of the group negates the claim.
   const groupStarts = groupStartTokens(tokens, groups);
   return out.filter((h) => negatedClaims(text, tokens, words, [h], groupStarts).length === 0);
+}
+
+/** Prepositions that make the group after them an object ("jokes about Muslims are stupid"). Not "of": "half of X are ...". */
+const PREPOSITIONS = normalizedCues(new Set([
+  "about", "on", "against", "toward", "towards", "at", "for", "with", "to", "by", "from", "among", "into", "onto", "upon", "over", "under",
+]));
+/** Relative pronouns up to two words before the group ("trolls who harass women are disgusting"). */
+const RELATIVES = normalizedCues(new Set(["who", "which", "whom"]));
+
+/**
+ * Whether the group is an object, not the subject its predicate speaks of: right after a
+ * preposition ("attacks on Jews are disgusting", "laws against gays are evil") or inside a relative
+ * clause ("people who say Muslims are dumb are idiots"). Counter-speech says these all day.
+ */
+function objectOfClause(text: string, tokens: readonly Token[], words: readonly string[], g: LexiconHit): boolean {
+  const i = firstTokenAtOrAfter(tokens, g.start);
+  for (let k = i - 1; k >= Math.max(0, i - 2); k--) {
+    if (clauseBreak(text, tokens[k]!.end, g.start)) return false;
+    if ((k === i - 1 && PREPOSITIONS.has(words[k]!)) || RELATIVES.has(words[k]!)) return true;
+  }
+  return false;
 }
 
 /** Only filler words from token gi up to the predicate at pi, and a copula among them unless `modal`. */

@@ -50,7 +50,7 @@ export const DEHUMANISING_PREDICATES: TermList = {
     // Contempt and denied capacity said of a whole group ("women are too stupid to vote", "gay people
     // are disgusting perverts"); session 9, from realistic posts the head scored under its bar.
     "stupid": 1, "too stupid": 1, "dumb": 1, "too dumb": 1, "less intelligent": 1, "freaks": 1, "perverts": 1,
-    "degenerates": 1, "disgusting": 1, "mentally ill": 0.6, "evil": 0.6,
+    "degenerates": 1, "disgusting": 1, "evil": 0.5,
     "shouldn't be allowed to vote": 1, "shouldnt be allowed to vote": 1, "should not be allowed to vote": 1,
     "shouldn't be allowed near children": 1, "shouldnt be allowed near children": 1,
     "should not be allowed near children": 1, "shouldn't have rights": 1, "shouldnt have rights": 1,

@@ -73,29 +73,40 @@ export const SELF_HARM_INTENT: TermList = {
     "veins should i cut": 0.8, "which veins to cut": 0.8, "i cut to bleed out": 0.8, "cut to bleed out": 0.6,
     // Session 9, from realistic messages the list missed. Hoarding a means is a plan on its own
     // ("I've been saving up my pills"); farewells and "not waking up" add up with other signs.
-    "saving up my pills": 0.8, "stockpiling pills": 0.8, "stockpiling my pills": 0.8,
-    "hoarding my pills": 0.8, "hoarding pills": 0.6, "my goodbye letters": 0.8, "written my goodbye": 0.8,
-    "wrote my goodbye": 0.8, "goodbye letters": 0.5, "goodbye note": 0.5, "tell my mom i'm sorry": 0.5,
+    // Each also has an everyday sense ("saving up my pills for the trip", "my goodbye letter to the
+    // team"), so one alone needs the head or a second sign.
+    "saving up my pills": 0.6, "stockpiling pills": 0.6, "stockpiling my pills": 0.8,
+    "hoarding my pills": 0.8, "hoarding pills": 0.6, "my goodbye letters": 0.5, "written my goodbye letters": 0.6,
+    "written my goodbye letter": 0.6, "wrote my goodbye letters": 0.6, "goodbye letters": 0.5, "goodbye note": 0.5, "tell my mom i'm sorry": 0.5,
     "tell my mum i'm sorry": 0.5, "tell my family i'm sorry": 0.5, "tell my parents i'm sorry": 0.5,
-    "take to not wake up": 0.8, "to not wake up": 0.5, "want the pain to stop": 0.4, "point in going on": 0.6,
+    "would it take to not wake up": 0.8, "take to not wake up": 0.5, "to not wake up": 0.4, "want the pain to stop": 0.4, "point in going on": 0.6,
     "don't see any point": 0.6, "dont see any point": 0.6, "don't see the point anymore": 0.6,
     "dont see the point anymore": 0.6, "see no point in": 0.5,
     "point in living": 0.6, "reason to keep going": 0.4, "if i just disappeared": 0.6, "if i was gone": 0.5,
     "if i were gone": 0.5, "everyone would be happier": 0.5, "everyone would be better off": 0.5,
-    "happier without me": 0.5, "easier without me": 0.6, "i cut again": 0.5, "cut again": 0.4,
+    "happier without me": 0.3, "would be happier without me": 0.6, "easier without me": 0.6, "i cut again": 0.5, "cut again": 0.4,
     // Hiding self-injury, and asking how deep to cut.
-    "hiding my cuts": 0.8, "hide my cuts": 0.8, "hiding cuts": 0.6, "hide cuts": 0.6, "hiding my scars": 0.6,
-    "hide my scars": 0.6, "hide self harm": 0.8, "hiding self harm": 0.8, "how deep do i need to cut": 0.8,
-    "how deep to cut": 0.8, "how deep should i cut": 0.8, "cut to hit a vein": 0.8,
-    "burned myself": 0.6, "burning myself": 0.6, "been burning myself": 0.8, "been cutting myself": 0.8,
-    "punish myself": 0.4, "nobody would notice": 0.5, "no one would notice": 0.5, "nobody would notice if i": 0.8,
-    "no one would notice if i": 0.8, "would notice if i was gone": 0.8,
+    // "how deep to cut the tomato plants back": the bare forms need support ("hide my cuts of beef": notCutsOf).
+    "hiding my cuts": 0.8, "hide my cuts": 0.8, "hiding my scars": 0.6,
+    "hide my scars": 0.6, "hide self harm": 0.8, "hiding self harm": 0.8, "how deep do i need to cut": 0.4,
+    "how deep to cut": 0.4, "how deep should i cut": 0.4, "how deep to cut my wrist": 1, "how deep to cut my wrists": 1,
+    "how deep to cut myself": 1, "how deep should i cut myself": 1, "cut to hit a vein": 0.8,
+    "burned myself": 0.3, "burning myself": 0.3, "burning myself with": 0.5, "burning myself on purpose": 0.8,
+    "burned myself on purpose": 0.8, "burning myself with a lighter": 0.8, "been cutting myself": 0.8,
+    "punish myself": 0.3, "nobody would notice": 0.4, "no one would notice": 0.4, "nobody would notice if i": 0.4,
+    "no one would notice if i": 0.4, "nobody would notice if i was gone": 0.8, "no one would notice if i was gone": 0.8,
+    "nobody would notice if i died": 1, "no one would notice if i died": 1, "would notice if i was gone": 0.8,
     "would notice if i were gone": 0.8, "would care if i was gone": 0.8, "would notice if i disappeared": 0.8,
     "sleep and not wake up": 0.8, "and never wake up": 0.6,
-    // Methods said of oneself: a plain one alone ("drive my car off a bridge"); a roof also with a pool.
-    "jump off a bridge": 0.8, "jump off the bridge": 0.8, "jump off the roof": 0.6, "jump off a building": 0.6,
-    "going to jump off the roof": 0.8, "gonna jump off the roof": 0.8, "drive my car off": 0.8, "driving my car off": 0.8, "jump in front of a train": 0.8,
-    "step in front of a train": 0.8, "jump in front of a bus": 0.8, "the rope ready": 0.8, "rope is ready": 0.8,
+    // Methods: said of oneself, plainly ("drive my car off a bridge", "I want to jump off a bridge"); the
+    // bare act is also an idiom ("if your friends told you to jump off a bridge") or a dare into a pool.
+    "jump off a bridge": 0.5, "jump off the bridge": 0.5, "jump off the roof": 0.5, "jump off a building": 0.5,
+    "i'm going to jump off a bridge": 1, "im going to jump off a bridge": 1, "i want to jump off a bridge": 1,
+    "i'm going to jump off the bridge": 1, "i want to jump off the bridge": 1, "drive my car off a bridge": 0.8,
+    "drive my car off a cliff": 0.8, "drive my car off the bridge": 0.8, "driving my car off a bridge": 0.8, "driving my car off the bridge": 0.8, "driving my car off a cliff": 0.8,
+    "jump in front of a train": 0.5, "i'm going to jump in front of a train": 1, "i want to jump in front of a train": 1,
+    "step in front of a train": 0.5, "jump in front of a bus": 0.5, "the rope ready": 0.4, "rope is ready": 0.4,
+    "i have the rope ready": 0.8, "i've got the rope ready": 0.8, "ive got the rope ready": 0.8,
     // No "noose": matched after repeated letters collapse, it reads "nose" ("got up my nose").
     "my last message": 0.4, "goodbye everyone": 0.3,
   },
@@ -270,8 +281,12 @@ export const VEILED_THREATS: TermList = {
     // Also a warning about a recalled car seat: with support.
     "your kids aren't safe": 0.6, "your kids arent safe": 0.6, "your family isn't safe": 0.6, "your family isnt safe": 0.6,
     "watch what happens to your": 0.8,
-    // Harm promised without a physical act: threatening, not violent.
-    "make your life a living hell": 0.8, "make your life hell": 0.8, "make you regret": 0.6,
+    // Harm promised without a physical act: threatening, not violent. Bare, it is also said of colic
+    // and kidney stones; promised by someone, it threatens.
+    "make your life a living hell": 0.3, "make your life hell": 0.3, "make you regret": 0.6,
+    "i'll make your life a living hell": 0.8, "i will make your life a living hell": 0.8, "we will make your life a living hell": 0.8,
+    "going to make your life a living hell": 0.8, "gonna make your life a living hell": 0.8, "i'll make your life hell": 0.8,
+    "i will make your life hell": 0.8, "going to make your life hell": 0.8,
     // Exposure: publishing where the reader lives or their intimate images (doxxing, sextortion).
     "post your address": 0.8, "leak your address": 0.6, "dox you": 1, "doxx you": 1, "leak your nudes": 1,
     "post your nudes": 1, "send your nudes to": 1, "leak your pics": 0.8,

@@ -56,10 +56,10 @@ export const MINOR_INDICATORS: TermList = {
   name: "minor_indicators",
   terms: {
     "child": 1, "children": 1, "childs": 1, "kid": 1, "kids": 1, "minor": 0.8, "minors": 1, "underage*": 1,
-    "teen": 1, "teens": 1, "teenage*": 1, "preteen*": 1, "pre teen": 1, "tween*": 0.8, "schoolgirl*": 1,
+    "teen": 1, "teens": 1, "teenage*": 1, "preteen*": 1, "pre teen": 1, "tween": 0.8, "tweens": 0.8, "schoolgirl*": 1,
     "schoolboy*": 1, "school girl": 1, "school boy": 1, "little girl*": 1, "little boy*": 1, "young girl*": 1,
-    "young boy*": 1, "toddler*": 1, "infant*": 1, "baby": 0.6, "babies": 0.6, "loli": 1, "lolita": 1,
-    "shota": 1, "jailbait": 1, "pedo*": 1, "paedo*": 1, "child porn*": 1, "kiddie*": 1, "csam": 1, "cp": 0.5,
+    "young boy*": 1, "toddler*": 1, "infant": 1, "infants": 1, "baby": 0.6, "babies": 0.6, "loli": 1, "lolita": 1,
+    "shota": 1, "jailbait": 1, "pedo": 1, "pedos": 1, "pedophil*": 1, "paedo": 1, "paedos": 1, "paedophil*": 1, "child porn*": 1, "kiddie*": 1, "csam": 1, "cp": 0.5,
     "middle school*": 1, "elementary school*": 1, "high school*": 0.7, "highschool*": 0.7, "daughter": 0.5,
     "stepdaughter": 0.6, "son": 0.3, "niece": 0.5, "nephew": 0.5, "boy": 0.6, "girl": 0.4, "puberty": 0.8,
     "pubescent": 1, "prepubescent": 1, "grade schooler*": 1, "sixth grade*": 1, "seventh grade*": 1,
@@ -159,9 +159,12 @@ export const THREATS: TermList = {
     "you're dead": 1, "you are dead": 1, "youre dead": 1, "you will die": 1, "you'll die": 1, "you will pay": 0.6,
     "ur dead": 1, "u r dead": 1, "you're gonna die": 1, "youre gonna die": 1, "ur gonna die": 1,
     "watch your back": 0.8, "i will kill": 0.6, "i'll kill": 0.6, "gonna kill": 0.6, "going to kill": 0.6,
-    // Wishing a bullet on someone, the reader or not ("the mayor deserves a bullet in the head").
-    "deserves a bullet": 1, "deserve a bullet": 1, "bullet in his head": 0.8, "bullet in her head": 0.8, "bullet in your head": 1,
-    "put you in the hospital": 1, "put you in hospital": 1, "put you in the ground": 1, "put you in a wheelchair": 1,
+    // Wishing a bullet on someone, the reader or not ("the mayor deserves a bullet in the head"); not
+    // "doctors removed a bullet in his head".
+    "deserves a bullet": 1, "deserve a bullet": 1, "put a bullet in his head": 0.8, "put a bullet in her head": 0.8,
+    "bullet in your head": 1,
+    // Also said of sugar and high heels ("will put you in the ground early"): the plainest one alone.
+    "put you in the hospital": 0.8, "put you in hospital": 0.8, "put you in the ground": 0.6, "put you in a wheelchair": 0.6,
   },
 };
 
@@ -195,8 +198,9 @@ export const VIOLENT_ACTS: TermList = {
     "blow up the church": 1, "blow up the synagogue": 1, "do a school shooting": 1, "commit a school shooting": 1,
     "commit a mass shooting": 1, "shoot my teacher": 1, "shoot my classmates": 1, "shoot my boss": 1,
     "shoot my coworkers": 1, "run them over": 0.8, "call in a bomb threat": 1, "make a bomb threat": 1,
-    // Attacks on a named group ("let's go beat up some gays"; not "beat up some eggs").
-    ...actsAgainst(["beat up some", "beat up the", "bash some", "lynch some", "lynch the", "attack some", "go after the"], groupTargets(), 1),
+    // Attacks on a named group ("let's go beat up some gays"; not "beat up some eggs"). Not "go after"
+    // (pursue) or "attack" (games: "let's attack some Turks in Civ 6").
+    ...actsAgainst(["beat up some", "beat up the", "bash some", "lynch some", "lynch the"], groupTargets(), 1),
     "kill him": 0.6, "kill her": 0.6, "kill them": 0.6, "stab him": 0.6, "stab her": 0.6, "shoot him": 0.6,
     "shoot her": 0.6, "murder him": 0.6, "murder her": 0.6, "kill my teacher": 0.6, "kill my boss": 0.6,
     "kill my wife": 0.6, "kill my husband": 0.6, "kill my family": 0.6, "kill my parents": 0.6,
@@ -208,9 +212,12 @@ export const VIOLENT_ACTS: TermList = {
 };
 
 /** Phrases "<verb> <person>" for every pair, all with one weight. */
-/** GROUP_TERMS as targets, plus the short plurals people write after "some" ("some gays", "some jews"). */
+/**
+ * GROUP_TERMS as targets, plus the short plurals people write after "some" ("some gays", "some jews").
+ * Not "whites": egg whites are beaten up for meringue.
+ */
 function groupTargets(): string[] {
-  return [...Object.keys(GROUP_TERMS.terms), "gays", "trannies", "queers"];
+  return [...Object.keys(GROUP_TERMS.terms).filter((g) => g !== "whites"), "gays", "trannies", "queers"];
 }
 
 function actsAgainst(verbs: readonly string[], people: readonly string[], weight: number): Record<string, number> {
@@ -266,7 +273,8 @@ export const NUDITY: TermList = {
     "undressed": 0.5, "undressing": 0.6, "lingerie": 0.4, "underwear": 0.3, "see through": 0.4, "sexy": 0.5,
     "seductive": 0.5, "seductively": 0.6, "sensual": 0.4, "provocative": 0.4, "erotic": 0.8, "nsfw": 0.8, "sext": 0.8, "sexting": 0.6,
     // Sexual remarks to someone, in short messages ("I want to lick every inch of your body").
-    "lick every inch": 0.8, "every inch of your body": 0.6, "scream my name": 0.6, "nice tits": 1,
+    // Not "lick every inch" (a puppy licks faces) or "nice tits" alone (garden birds): with support.
+    "every inch of your body": 0.6, "scream my name": 0.6, "nice tits": 0.5,
     "porn*": 0.6, "playboy": 0.6, "stripper*": 0.6, "striptease": 0.8, "bikini": 0.3, "busty": 0.6, "cleavage": 0.5,
     // Body words are also medical ("nipple pain", "a rash on the genitals"): they need support.
     "breasts": 0.4, "nipple*": 0.4, "genitals": 0.4, "buttocks": 0.4, "in the nude": 1, "skinny dipping": 0.5,

@@ -1,6 +1,6 @@
 import { CATEGORY_IDS, type CategoryId } from "../categories.js";
 import type { CategoryVerdict, EvidenceSpan, TextClassifier, Verdict } from "../classifier.js";
-import { aboutImagery, aimedAtReader, combinePhrases, notFoldedLookalike, declaredThreats, dropHyperbole, dropNegated, followedBy, notAboutWriter, notEverydaySense, notNounSense, notOfGroup, notOfThing, notReflexiveIdiom, statedPhrases, evidenceScore, getLexicons, groupClaims, groupStartTokens, hasQuotation, negatedClaims, normalizedCues, notInGame, outside, ownSlogans, strongestHit, SUPPORT_MAX_WORDS, supportiveFrame, type LexiconHit } from "../lexicon/index.js";
+import { aboutImagery, aimedAtReader, combinePhrases, notFoldedLookalike, declaredThreats, dropHyperbole, dropNegated, followedBy, notAboutWriter, notEverydaySense, notNounSense, notOfGroup, notOfThing, notReflexiveIdiom, statedPhrases, evidenceScore, getLexicons, groupClaims, groupStartTokens, hasQuotation, negatedClaims, normalizedCues, notCutsOf, notInGame, outside, ownSlogans, strongestHit, SUPPORT_MAX_WORDS, supportiveFrame, type LexiconHit } from "../lexicon/index.js";
 import { normalizeForMatching, normalizeText, type NormalizedText } from "../normalize/normalize.js";
 import { IMAGE_STYLE_WORDS, SUGGESTIVE_WORDS } from "../lexicon/framing-terms.js";
 import { featuresOfTokens, featurize, firstTokenAtOrAfter, tokenFeaturesOf, tokenize, type Token, type TokenFeatures } from "./features.js";
@@ -41,7 +41,16 @@ export const HYPERBOLE_HEADS: ReadonlySet<CategoryId> = new Set(["self_harm", "s
 
 /** The help frame covers advice of up to this many words, not a long thread in which someone may be in crisis. */
 const HELP_MAX_WORDS = 150;
-const FIRST_PERSON_SINGULAR = normalizedCues(new Set(["i", "i'm", "im", "i've", "ive", "i'd", "i'll", "me", "my", "myself", "mine"]));
+const FIRST_PERSON_SINGULAR = normalizedCues(new Set(["i", "i'm", "im", "i've", "ive", "i'd", "i'll", "me", "my", "myself", "mine", "imma", "ima", "lemme"]));
+/** Words that speak to or of someone other than the writer, which advice does. */
+const SOMEONE_ELSE = normalizedCues(new Set([
+  "you", "your", "you're", "youre", "u", "ur", "yourself", "them", "they", "their", "someone", "somebody", "anyone", "anybody",
+  "friend", "friends", "people", "person", "others", "everyone",
+]));
+/** At or over this self-harm head score the help frame yields: the head is sure, whatever the advice around it. */
+const HELP_HEAD_CAP = 0.7;
+/** How many words after the pictures a minor indicator may name who they are of ("nude pics of young teens"). */
+const IMAGE_MINOR_REACH = 4;
 
 /** The plain-image-prompt frame covers prompts of up to this many words. */
 const IMAGE_PROMPT_MAX_WORDS = 40;
@@ -102,8 +111,10 @@ export function createEngine(model: ModelFile): TextClassifier {
     everydayNoInsult: boolean; disownedInsults: boolean;
     /** Help offered about self-harm (crisis lines, "reach out"), nobody speaking of their own: the self-harm heads do not flag alone. */
     helpGiving: boolean;
-    /** A short image prompt with no suggestive, nudity or explicit word: the sexual head's score is no evidence. */
+    /** A short image prompt with no suggestive, nudity or explicit word: the sexual head does not flag alone. */
     plainImagePrompt: boolean;
+    /** Such a prompt with no first-person word either: the head's sexual score is no evidence for sexual_minors. */
+    impersonalImagePrompt: boolean;
   };
 
   /**
@@ -153,6 +164,10 @@ export function createEngine(model: ModelFile): TextClassifier {
     let violentHits: LexiconHit[] | undefined;
     const violentWords = (): LexiconHit[] => (violentHits ??= lex.violentWords.scan(text, tokens, words));
     const everyday = nothingViolent && onlyViolentWordsIn(violentWords, everydayViolence);
+    // "Portrait of a grandmother laughing, warm light", "photo of kids playing in the park": the
+    // sexual head scored Nibbler's prompt style itself (0.93, and with "kids" that made sexual_minors).
+    const plainImagePrompt = tokens.length <= IMAGE_PROMPT_MAX_WORDS && hits.sexual.length === 0 && hits.nudity.length === 0 &&
+      words.some((w) => IMAGE_STYLE.has(w)) && !words.some(suggestive);
     return {
       negated: short && negatedClaim(text, tokens, words, derogatory, supportive, groups),
       counter: short && counterSpeech(text, tokens, words),
@@ -176,12 +191,13 @@ export function createEngine(model: ModelFile): TextClassifier {
       // see a counsellor"). Any first-person word keeps the frame off: "don't tell me to call a
       // hotline, I'm doing it tonight" must stay with the heads.
       // Intent phrases under 0.5 name the topic ("self harm is a sign of distress"), not anyone's own.
+      // Chat drops its subject ("Suicidal again. Therapist says reach out"), so the text must also
+      // speak to or of someone else; and the frame yields where the head is sure (HELP_HEAD_CAP, in decide).
       helpGiving: tokens.length <= HELP_MAX_WORDS && !found.intent.some((h) => h.weight >= 0.5) && hits.edPromotion.length === 0 &&
-        !words.some((w) => FIRST_PERSON_SINGULAR.has(w)) && lex.helpCues.scan(text, tokens, words).length > 0,
-      // "Portrait of a grandmother laughing, warm light", "photo of kids playing in the park": the
-      // sexual head scored Nibbler's prompt style itself (0.93, and with "kids" that made sexual_minors).
-      plainImagePrompt: tokens.length <= IMAGE_PROMPT_MAX_WORDS && hits.sexual.length === 0 && hits.nudity.length === 0 &&
-        words.some((w) => IMAGE_STYLE.has(w)) && !words.some(suggestive),
+        !words.some((w) => FIRST_PERSON_SINGULAR.has(w)) && words.some((w) => SOMEONE_ELSE.has(w)) && lex.helpCues.scan(text, tokens, words).length > 0,
+      plainImagePrompt,
+      // "Saw a picture of the neighbour's 12 year old, I want ...": a writer speaking is no prompt.
+      impersonalImagePrompt: plainImagePrompt && !words.some((w) => FIRST_PERSON_SINGULAR.has(w)),
     };
   }
 
@@ -197,10 +213,10 @@ export function createEngine(model: ModelFile): TextClassifier {
     const short = tokens.length <= SHORT_TEXT_WORDS;
     // A nudity word inside an everyday collocation ("nude lipstick", "the naked truth") is not sexual evidence.
     const everydayNudity = lex.everydayNudity.scan(norm.text, tokens, words);
-    const intent = dropNegated(norm.text, tokens, words, lex.selfHarmIntent.scan(norm.text, tokens, words));
+    // Not negated ("I would never cut myself"), nor an everyday reflexive ("cutting myself off from social media").
+    const intent = notCutsOf(tokens, words, notReflexiveIdiom(tokens, words, dropNegated(norm.text, tokens, words, lex.selfHarmIntent.scan(norm.text, tokens, words))));
     // Scanned once: those aimed at the reader and those said of someone else are both drawn from it.
     const insultWords = lex.insults.scan(norm.text, tokens, words);
-    let gameCues: LexiconHit[] | undefined;
     const hits = {
       sexual: outside(lex.sexual.scan(norm.text, tokens, words), everydayNudity),
       graphicViolence: lex.graphicViolence.scan(norm.text, tokens, words),
@@ -210,7 +226,7 @@ export function createEngine(model: ModelFile): TextClassifier {
       selfHarmMethods: lex.selfHarmMethods.scan(norm.text, tokens, words),
       // "in the end you ...", "the hurt you caused": a noun, not a threat.
       // Not a noun ("in the end you ..."), nor said of a game ("I'll kill you in this match").
-      threats: notInGame(norm.text, tokens, words, notNounSense(norm.text, tokens, words, lex.threats.scan(norm.text, tokens, words)), () => (gameCues ??= lex.competitionCues.scan(norm.text, tokens, words))),
+      threats: notInGame(norm.text, tokens, words, notNounSense(norm.text, tokens, words, lex.threats.scan(norm.text, tokens, words))),
       declaredThreats: [] as LexiconHit[],
       violentActs: [] as LexiconHit[],
       veiledThreats: statedPhrases(norm.text, tokens, words, lex.veiledThreats.scan(norm.text, tokens, words)),
@@ -245,8 +261,11 @@ export function createEngine(model: ModelFile): TextClassifier {
     hits.declaredThreats = declaredThreats(norm.text, tokens, words, hits.threats.filter((h) => h.weight >= 0.8));
     // A sexual act counts only with a plain minor indicator as its object ("seduces a 14 year old").
     hits.sexualActs = followedBy(norm.text, tokens, words, lex.sexualActs.scan(norm.text, tokens, words), hits.minors.filter((h) => h.weight >= SEXUAL_ACT_FLAG), SEXUAL_ACT_REACH);
-    hits.nudeImages = aboutImagery(norm.text, tokens, words, hits.nudity);
-    hits.violentActs = declaredThreats(norm.text, tokens, words, notEverydaySense(tokens, words, lex.violentActs.scan(norm.text, tokens, words)));
+    // Nudity about pictures, not negated, with a plain minor indicator after the pictures ("nude pics of
+    // young teens"; not "naked baby photos" or "teach your teens never to send nudes").
+    hits.nudeImages = followedBy(norm.text, tokens, words, dropNegated(norm.text, tokens, words, aboutImagery(norm.text, tokens, words, hits.nudity)),
+      hits.minors.filter((h) => h.weight >= MINOR_FOR_SEXUAL_EVIDENCE), IMAGE_MINOR_REACH);
+    hits.violentActs = declaredThreats(norm.text, tokens, words, notInGame(norm.text, tokens, words, notEverydaySense(tokens, words, lex.violentActs.scan(norm.text, tokens, words))));
     const groups = lex.groups.scan(norm.text, tokens, words);
     const aimed = new Set(hits.insults.map((h) => h.start));
     const notAimed = dropNegated(norm.text, tokens, words, insultWords.filter((h) => !aimed.has(h.start)));
@@ -323,11 +342,13 @@ export function createEngine(model: ModelFile): TextClassifier {
     // A framed claim: the learned heads of FRAMED_HEADS, and the third-person insult rule, do not flag on their own.
     const claim = frames.negated || frames.counter || frames.supportive;
     windows.forEach((w, at) => {
+      // The help frame, where the self-harm head is not sure on its own.
+      const helped = frames.helpGiving && (w.model.self_harm ?? 0) < HELP_HEAD_CAP;
       for (const { category: c, threshold: bar } of heads) {
         const s = w.model[c]!;
         // A framed claim or an everyday sense of a nudity word: the head's score stands, but the head
         // alone does not flag (it scores the words, not the frame).
-        const unframed = !(claim && FRAMED_HEADS.has(c)) && !((frames.hyperbole || frames.helpGiving) && HYPERBOLE_HEADS.has(c)) && !(c === "sexual" && (w.everydaySense || frames.plainImagePrompt)) &&
+        const unframed = !(claim && FRAMED_HEADS.has(c)) && !((frames.hyperbole || helped) && HYPERBOLE_HEADS.has(c)) && !(c === "sexual" && (w.everydaySense || frames.plainImagePrompt)) &&
           !((frames.competition || frames.everydayViolence) && c === "violence") &&
           !((frames.disownedInsults || frames.everydayNoInsult) && c === "harassment");
         consider(c, s, s >= bar && unframed, at, c, []);
@@ -340,7 +361,7 @@ export function createEngine(model: ModelFile): TextClassifier {
       // Nudity words about pictures in a short request count as sexual evidence here ("nude pics of
       // young teens"), though alone they need the head's support to flag sexual.
       // Under the plain-image-prompt frame the head's sexual score is the prompt style, not evidence.
-      const sexual = Math.max(frames.plainImagePrompt ? 0 : (w.model.sexual ?? 0), w.sexualLex, w.nudeImagery);
+      const sexual = Math.max(frames.impersonalImagePrompt ? 0 : (w.model.sexual ?? 0), w.sexualLex, w.nudeImagery);
       const sm = Math.min(sexual, w.minors);
       const sexualWithMinor = w.minors >= MINOR_FOR_SEXUAL_EVIDENCE && sexual >= threshold("sexual_minors");
       consider("sexual_minors", sm, sexualWithMinor, at, "sexual", w.nudeImagery > 0 ? ["minors", "sexual", "nudity"] : ["minors", "sexual"]);
@@ -375,7 +396,7 @@ export function createEngine(model: ModelFile): TextClassifier {
       // A first-person self-harm phrase ("I want to end my life"): the learned heads rarely see
       // long first-person posts, so plain statements are missed without it.
       // Under the help frame the only intent phrases are topic words ("self-harming"): they do not add up.
-      const intentFlag = !frames.helpGiving && personal(w.intent, w.model.self_harm ?? 0, threshold("self_harm"));
+      const intentFlag = !helped && personal(w.intent, w.model.self_harm ?? 0, threshold("self_harm"));
       if (intentFlag) {
         consider("self_harm", Math.max(w.intent, w.model.self_harm ?? 0), true, at, "self_harm", ["selfHarmIntent"]);
         consider("self_harm_intent", Math.max(w.intent, w.model.self_harm_intent ?? 0), true, at, "self_harm_intent", ["selfHarmIntent"]);
