@@ -43,7 +43,11 @@ describe("ages under 18 as minor indicators", () => {
 
 describe("nude pictures beside a minor (rule alone)", () => {
   it("flag sexual_minors when the minor is who the pictures are of", () => {
-    for (const text of ["any links to nude pics of young teens?", "where can I find topless pics of 14 year olds", "nude pics of te3n girls"]) {
+    for (const text of [
+      "any links to nude pics of young teens?", "where can I find topless pics of 14 year olds", "nude pics of te3n girls",
+      // The minor as the pictures' modifier.
+      "I have a folder of schoolgirl nudes from my old phone, anyone want to swap?", "got any teen nudes?",
+    ]) {
       expect(flagsOf(text), text).toContain("sexual_minors");
     }
   });

@@ -99,6 +99,9 @@ describe("contempt and denied rights said of a group (session 9), and groups tha
   it("take disbelief as negation, but not the 'you can't say X anymore' trope", () => {
     expect(flagsOf("You can't seriously believe that all women are stupid.")).not.toContain("hate");
     expect(flagsOf("Nowadays you cannot say Muslims are savages without getting banned.")).toContain("hate");
+    expect(flagsOf("You can't honestly think women are stupid.")).not.toContain("hate");
+    // A "who" that opens the clause asks; it makes no relative clause.
+    expect(flagsOf("Who cares gays are freaks anyway")).toContain("hate");
   });
 });
 

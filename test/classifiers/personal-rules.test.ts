@@ -16,7 +16,7 @@ function strength(list: "selfHarmIntent" | "insults", text: string): number {
   const hits = list === "selfHarmIntent"
     ? dropNegated(norm, tokens, words, lex.selfHarmIntent.scan(norm, tokens, words))
     : [...aimedAtReader(norm, tokens, words, lex.insults.scan(norm, tokens, words)),
-      ...notReflexiveIdiom(tokens, words, dropNegated(norm, tokens, words, lex.directAbuse.scan(norm, tokens, words)))];
+      ...notReflexiveIdiom(norm, tokens, words, dropNegated(norm, tokens, words, lex.directAbuse.scan(norm, tokens, words)))];
   return combinePhrases(hits);
 }
 
@@ -210,6 +210,30 @@ describe("insults aimed at the reader", () => {
   });
 });
 
+describe("self-harm phrases after a second review", () => {
+  it("keep statements whose next words look like an idiom, and drop only the idioms of cutting and burning", () => {
+    for (const text of ["I'm going to hang myself. A rope is all I need.", "I'm going to hang myself off the balcony", "I cut myself a few times last night"]) {
+      expect(flagsOf(text), text).toContain("self_harm");
+    }
+    for (const text of ["I've been cutting myself some slack lately.", "I've been burning myself out at work lately.", "I've been cutting myself off from social media."]) {
+      expect(flagsOf(text), text).toEqual([]);
+    }
+    expect(flagsOf("go hang yourself off a bridge")).toContain("harassment");
+  });
+
+  it("count a method in full when the writer declares it, not as a dare or an idiom", () => {
+    for (const text of ["I'm gonna jump off a bridge tonight", "I want to step in front of a train", "I'll jump off the roof tonight"]) {
+      expect(flagsOf(text), text).toContain("self_harm");
+    }
+    for (const text of [
+      "We're gonna jump off the roof into the pool at Jake's party!", "I'm going to jump off the roof into the pool!",
+      "If all your friends told you to jump off a bridge, would you?",
+    ]) {
+      expect(flagsOf(text), text).toEqual([]);
+    }
+  });
+});
+
 describe("threats the writer declares as their own", () => {
   it("flag harassment_threatening, harassment and violence by rule, also when the phrase comes words later", () => {
     for (const text of ["I will find where you live and hurt you", "I'm going to kill you", "imma k1ll you", "We will break your legs", "I want to hurt you so bad", "I'm going to end you"]) {
@@ -241,8 +265,12 @@ describe("threats the writer declares as their own", () => {
     for (const text of ["I'm going to kill you in this match lol", "I'll destroy you at chess tomorrow", "I will murder you in the second half"]) {
       expect(flagsOf(text), text).toEqual([]);
     }
-    // A venue is no game, nor is a weapon's verb a game's: these still threaten.
+    expect(flagsOf("Let's run them over in the second half!")).toEqual([]);
+    expect(flagsOf("Let's attack some Turks in Civ 6 tonight.")).toEqual([]);
+    expect(flagsOf("Let's attack some Muslims tonight")).toContain("violence");
+    // A venue or a time is no game, nor is a weapon's verb a game's: these still threaten.
     for (const text of [
+      "I'm going to kill you in half an hour when you get home", "I'll murder you in a quarter of an hour",
       "I'm going to kill you. In the game of life you lose.", "I will kill you in your sleep", "I'll kill you when I find you",
       "I'll kill you at the game tonight", "I will murder you on the court tonight", "I'm going to shoot you in this match",
     ]) {

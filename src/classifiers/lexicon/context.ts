@@ -3,7 +3,7 @@ import { firstTokenAtOrAfter, type Token } from "../trained/features.js";
 import type { LexiconHit } from "./lexicon.js";
 import { lowerBound } from "../lower-bound.js";
 import { FOLDED_LOOKALIKES, SENT_THINGS } from "./terms.js";
-import { FIRST_PERSON_FUTURE, INSULT_FILLERS, INSULTED_THINGS, NEGATIONS, POSSESSIVE, POSSESSIVE_FACTOR, SECOND_PERSON, VOCATIVE_INSULTS } from "./personal-terms.js";
+import { FIRST_PERSON_FUTURE, FIRST_PERSON_SINGULAR_FUTURE, INSULT_FILLERS, INSULTED_THINGS, SELF_HARM_METHOD_ACTS, NEGATIONS, POSSESSIVE, POSSESSIVE_FACTOR, SECOND_PERSON, VOCATIVE_INSULTS } from "./personal-terms.js";
 
 /**
  * Context checks for phrase hits whose meaning depends on the words around them: a self-harm phrase
@@ -79,6 +79,7 @@ export function aimedAtReader(text: string, tokens: readonly Token[], words: rea
 }
 
 const FUTURE = FIRST_PERSON_FUTURE.map((marker) => marker.map((w) => normalizeForMatching(w)));
+const SINGULAR_FUTURE = FIRST_PERSON_SINGULAR_FUTURE.map((marker) => marker.map((w) => normalizeForMatching(w)));
 /** Words between a first-person future and its threat ("I will find where you live and hurt you"). */
 const THREAT_LOOKBACK = 8;
 
@@ -121,8 +122,8 @@ function askedFrom(text: string): Uint8Array {
 }
 
 /** Length of the FIRST_PERSON_FUTURE marker that ends at token j, or 0. */
-function futureEndingAt(words: readonly string[], j: number): number {
-  for (const marker of FUTURE) {
+function futureEndingAt(words: readonly string[], j: number, markers: readonly (readonly string[])[] = FUTURE): number {
+  for (const marker of markers) {
     const start = j - marker.length + 1;
     if (start < 0) continue;
     let same = true;
@@ -133,6 +134,25 @@ function futureEndingAt(words: readonly string[], j: number): number {
 }
 
 /**
+ * Self-harm method hits (SELF_HARM_METHOD_ACTS) the writer declares as their own ("I'm gonna jump off
+ * a bridge tonight") count as plain statements (weight 1); the bare act keeps its weight.
+ */
+export function declaredSelfHarm(text: string, tokens: readonly Token[], words: readonly string[], hits: readonly LexiconHit[]): LexiconHit[] {
+  return hits.map((h) => (SELF_HARM_METHOD_ACTS.has(h.term) && !softLanding(text, tokens, words, h) &&
+    declaredThreats(text, tokens, words, [h], "singular").length > 0 ? { ...h, weight: 1 } : h));
+}
+
+/** Where a jump is a dare or a stunt: "I'm going to jump off the roof into the pool". */
+const SOFT_LANDINGS = norm(new Set(["pool", "trampoline", "airbag", "mattress", "snow", "hay", "foam"]));
+const LANDING_REACH = 4;
+
+function softLanding(text: string, tokens: readonly Token[], words: readonly string[], h: LexiconHit): boolean {
+  const next = firstTokenAtOrAfter(tokens, h.end);
+  for (let k = next; k < tokens.length && k - next < LANDING_REACH && sameSentence(text, tokens, k); k++) if (SOFT_LANDINGS.has(words[k]!)) return true;
+  return false;
+}
+
+/**
  * Keeps threat hits that the writer declares as their own coming act: a first-person future, plan
  * or wish up to THREAT_LOOKBACK words before the phrase in the same sentence ("I will hurt you",
  * "I'm going to find where you live and hurt you", "imma kill you"), with no negation between them
@@ -140,7 +160,12 @@ function futureEndingAt(words: readonly string[], j: number): number {
  * is not a question ("am I going to hurt you if I say it?"). Talk of others' threats ("he said he
  * would kill you") has no first-person marker and stays with the learned heads.
  */
-export function declaredThreats(text: string, tokens: readonly Token[], words: readonly string[], hits: readonly LexiconHit[]): LexiconHit[] {
+export function declaredThreats(
+  text: string, tokens: readonly Token[], words: readonly string[], hits: readonly LexiconHit[],
+  /** "singular" for acts only the writer can declare for themselves (declaredSelfHarm). */
+  who: "any" | "singular" = "any",
+): LexiconHit[] {
+  const markers = who === "singular" ? SINGULAR_FUTURE : FUTURE;
   const out: LexiconHit[] = [];
   for (const h of hits) {
     const i = firstTokenAtOrAfter(tokens, h.start);
@@ -148,7 +173,7 @@ export function declaredThreats(text: string, tokens: readonly Token[], words: r
     let negated = false;
     for (let j = i - 1; j >= Math.max(0, i - THREAT_LOOKBACK) && !negated; j--) {
       if (!sameSentence(text, tokens, j + 1)) break;
-      const length = futureEndingAt(words, j);
+      const length = futureEndingAt(words, j, markers);
       if (length > 0) {
         // A negation just before the marker ("I'm not gonna ...", "we will never ...") undoes it too.
         const markerStart = j - length + 1;
@@ -243,22 +268,34 @@ export function notEverydaySense(tokens: readonly Token[], words: readonly strin
  * slack", "hang yourself a picture", "I've been cutting myself off from social media", "burning
  * myself out". Normalised like the words they are compared with ("off" reads "of").
  */
-const REFLEXIVE_IDIOM_NEXT = norm(new Set(["a", "an", "some", "slack", "short", "from", "off", "up", "down", "in", "into", "out", "to", "the", "on"]));
-/**
- * After "myself" only the idioms themselves: "I'd hang myself from that hook" and "kill myself in
- * the bathroom" are statements, so "from", "in", "to" and "the" do not count here.
- */
-const MYSELF_IDIOM_NEXT = norm(new Set(["a", "an", "some", "slack", "short", "off", "out"]));
+// Not "off": before normalisation ("off" reads "of") it never matched, and "go hang yourself off a bridge" abuses.
+const REFLEXIVE_IDIOM_NEXT = norm(new Set(["a", "an", "some", "slack", "short", "from", "up", "down", "in", "into", "out", "to", "the", "on"]));
+/** After "cut myself" or "burn myself": "... off (from social media)", "... out (at work)", "... short". */
+const MYSELF_IDIOM_NEXT = norm(new Set(["off", "out", "short"]));
+/** After "cut myself a/some ...": only these make it an idiom ("some slack", "a slice"); "a few times", "a lot" do not. */
+const MYSELF_IDIOM_OBJECTS = norm(new Set(["slack", "slice", "piece", "break"]));
+const MYSELF_ARTICLES = norm(new Set(["a", "an", "some"]));
+const MYSELF_IDIOM_VERBS = ["cut", "burn"].map((v) => normalizeForMatching(v));
 const YOURSELF = normalizeForMatching("yourself");
 const MYSELF = normalizeForMatching("myself");
 
-/** Phrase hits that end in "yourself" or "myself" and go on as an everyday phrase ("go cut yourself a slice of cake") are dropped. */
-export function notReflexiveIdiom(tokens: readonly Token[], words: readonly string[], hits: readonly LexiconHit[]): LexiconHit[] {
+/**
+ * Phrase hits that end in "yourself" or "myself" and go on as an everyday phrase in the same clause
+ * ("go cut yourself a slice of cake", "I've been cutting myself some slack", "burning myself out at
+ * work") are dropped. After "myself" only cutting and burning have such idioms: "I'm going to hang
+ * myself off the balcony" and "I cut myself a few times last night" are statements.
+ */
+export function notReflexiveIdiom(text: string, tokens: readonly Token[], words: readonly string[], hits: readonly LexiconHit[]): LexiconHit[] {
   return hits.filter((h) => {
     const next = firstTokenAtOrAfter(tokens, h.end);
+    if (next >= tokens.length || !joined(text, tokens, next)) return true;
     const reflexive = words[next - 1];
-    const idioms = reflexive === YOURSELF ? REFLEXIVE_IDIOM_NEXT : reflexive === MYSELF ? MYSELF_IDIOM_NEXT : undefined;
-    return !idioms?.has(words[next] ?? "");
+    if (reflexive === YOURSELF) return !REFLEXIVE_IDIOM_NEXT.has(words[next]!);
+    if (reflexive !== MYSELF) return true;
+    const first = firstTokenAtOrAfter(tokens, h.start);
+    if (!words.slice(first, next - 1).some((w) => MYSELF_IDIOM_VERBS.some((v) => w.startsWith(v)))) return true;
+    if (MYSELF_IDIOM_NEXT.has(words[next]!)) return false;
+    return !(MYSELF_ARTICLES.has(words[next]!) && MYSELF_IDIOM_OBJECTS.has(words[next + 1] ?? ""));
   });
 }
 
@@ -394,13 +431,16 @@ export function notFoldedLookalike(hits: readonly LexiconHit[], originalOf: (h: 
 }
 
 /** Verbs of beating an opponent that threaten only outside a game ("kill you in this match"); not shoot, stab or bullets. */
-const GAME_VERBS = norm(new Set(["kill", "murder", "end", "beat", "destroy", "crush", "smash", "wreck", "annihilate", "demolish", "run", "own"]));
+const GAME_VERBS = norm(new Set(["kill", "murder", "end", "beat", "destroy", "crush", "smash", "wreck", "annihilate", "demolish", "run", "own", "attack"]));
 /** Games and their parts, after "in" ("kill you in this match", "in the second half"). Not venues: "at the game tonight" can be a place. */
 const GAME_NOUNS = norm(new Set([
-  "match", "matches", "game", "games", "round", "rounds", "half", "quarter", "set", "rematch", "final", "finals", "tournament",
-  "league", "ranked", "esports", "quiz", "debate", "chess", "tennis", "poker", "fortnite", "minecraft", "fifa", "valorant",
-  "overwatch", "pubg", "warzone", "lobby", "raid", "pvp",
+  "match", "matches", "game", "games", "round", "rounds", "rematch", "final", "finals", "tournament", "league", "ranked",
+  "esports", "quiz", "debate", "chess", "tennis", "poker", "fortnite", "minecraft", "fifa", "valorant", "overwatch", "pubg",
+  "warzone", "pvp", "civ", "civilization",
 ]));
+/** "half" and "quarter" are a game's parts only after an ordinal ("in the second half"; not "in half an hour"). */
+const GAME_PARTS = norm(new Set(["half", "quarter", "period", "inning", "innings"]));
+const ORDINALS = norm(new Set(["first", "second", "third", "fourth", "final", "last", "1st", "2nd", "3rd", "4th", "next"]));
 /** Games played "at" ("I'll destroy you at chess"). */
 const GAMES_PLAYED_AT = norm(new Set([
   "chess", "tennis", "poker", "scrabble", "monopoly", "darts", "cards", "fifa", "fortnite", "golf", "pool", "trivia", "ping", "checkers", "bowling",
@@ -424,10 +464,29 @@ export function notInGame(text: string, tokens: readonly Token[], words: readonl
     if (words[next] === AT) return !(next + 1 < tokens.length && sameSentence(text, tokens, next + 1) && GAMES_PLAYED_AT.has(words[next + 1]!));
     if (words[next] !== IN) return true;
     for (let k = next + 1; k < tokens.length && k - next <= GAME_REACH && sameSentence(text, tokens, k); k++) {
-      if (GAME_NOUNS.has(words[k]!)) return false;
+      if (GAME_NOUNS.has(words[k]!) || (GAME_PARTS.has(words[k]!) && ORDINALS.has(words[k - 1]!))) return false;
     }
     return true;
   });
+}
+
+/**
+ * Hits right after an anchor that modifies them, with nothing but spaces between: "schoolgirl nudes",
+ * "teen nude pics", "underage nudes". Weighted by the smaller of the two, as followedBy does.
+ */
+export function precededDirectlyBy(text: string, tokens: readonly Token[], hits: readonly LexiconHit[], anchors: readonly LexiconHit[]): LexiconHit[] {
+  if (hits.length === 0 || anchors.length === 0) return [];
+  const endingBefore = new Map<number, number>();
+  for (const a of anchors) {
+    const next = firstTokenAtOrAfter(tokens, a.end);
+    if (next < tokens.length && joined(text, tokens, next)) endingBefore.set(next, Math.max(endingBefore.get(next) ?? 0, a.weight));
+  }
+  const out: LexiconHit[] = [];
+  for (const h of hits) {
+    const w = endingBefore.get(firstTokenAtOrAfter(tokens, h.start));
+    if (w !== undefined) out.push({ ...h, weight: Math.min(h.weight, w) });
+  }
+  return out;
 }
 
 /** Phrase hits that are stated: not negated just before (dropNegated) and not in a question. */

@@ -340,12 +340,23 @@ export const SUGGESTIVE_WORDS: readonly string[] = [
   "latex", "fishnet*", "stocking*", "garter*", "corset*", "massag*", "oil*", "sweat*", "submissiv*", "dominatri*",
   "bdsm", "bondage", "handcuff*", "tied", "knees", "behind", "straddl*", "tongue", "lick*", "suck*", "swallow*",
   "only", "nothing", "barely", "bare", "sheer", "transparent", "clothes", "clothing",
-  "wearing", "dressed", "pose", "posing", "model", "girlfriend", "boyfriend", "wife", "daddy", "baby", "babe",
+  "wearing", "dressed", "pose", "posing", "model", "girlfriend", "boyfriend", "wife", "daddy", "babe",
   "goddess", "nymph*", "mermaid", "succubus", "fantasy", "private", "secret", "alone", "together", "couple",
   // Asking someone for pictures is no image prompt ("how can I convince a child to send me personal photos?").
   "send*", "sent", "personal", "convinc*", "dm", "trade", "share",
   // Clothing and poses of sexualised imagery, and its vocabulary (from a review of this frame).
-  "thong*", "string*", "upskirt*", "downblouse", "pant*", "crotch*", "cameltoe", "shirtless", "without", "taking",
-  "touch*", "squat*", "feet", "toes", "hentai", "loli*", "shota*", "jailbait", "leotard*", "diaper*", "speedo*", "spandex",
-  "down", "between",
+  "thong*", "string*", "upskirt*", "downblouse", "panty*", "pantyhose", "crotch*", "cameltoe", "shirtless", "touch*",
+  "feet", "toes", "hentai", "loli*", "shota*", "jailbait", "leotard*", "diaper*", "speedo*", "spandex", "unclothed",
+  "miniskirt*", "mini", "nightie*", "nightgown*", "negligee", "crop", "shorts", "fours", "ahegao", "lewd", "suggestiv*",
+];
+
+/**
+ * Word pairs that keep the plain-image-prompt frame off where each word alone is everyday ("kids
+ * taking a class photo", "running down a hill"). Each entry: first words, then the words that may
+ * follow right after ("taking off", "pulled down", "without clothes"). "between her legs" needs no
+ * pair: "legs" is a suggestive word.
+ */
+export const SUGGESTIVE_PAIRS: readonly (readonly [readonly string[], readonly string[]])[] = [
+  [["taking", "take", "takes", "took", "pulling", "pull", "pulled", "pulls"], ["off", "down"]],
+  [["without"], ["clothes", "clothing", "pants", "underwear", "panties", "shirt", "shirts", "top"]],
 ];

@@ -15,11 +15,12 @@ const norm = normalizedCues;
 const NEG = norm(CLAIM_NEGATIONS);
 const BELIEF = norm(BELIEF_VERBS);
 /**
- * "can't" before "believe" is disbelief ("you can't seriously believe that X are ..."); before "say"
+ * "can't" before "believe" or "think" is disbelief ("you can't seriously believe that X are ..."); before "say"
  * or "claim" it is the "you can't say X anymore" trope, which asserts the claim.
  */
 const DISBELIEF = norm(new Set(["can't", "cant", "cannot", "couldn't", "couldnt"]));
-const BELIEVE = normalizeForMatching("believe");
+/** Verbs of holding true that "can't" turns into disbelief; not "say" or "claim". */
+const DISBELIEVED = norm(new Set(["believe", "think", "accept", "buy", "imagine", "pretend"]));
 const BREAKERS = norm(NEGATION_BREAKERS);
 const IMPERATIVE = norm(IMPERATIVE_NEGATIONS);
 const MARKERS = norm(HYPERBOLE_MARKERS);
@@ -74,7 +75,7 @@ export function negatedClaims(
       if (NEG.has(w) && (i - j <= NEGATION_REACH || belief || quantifiesGroup(j + 1))) return true;
       if (believe && DISBELIEF.has(w)) return true;
       if (BELIEF.has(w)) belief = true;
-      if (w === BELIEVE) believe = true;
+      if (DISBELIEVED.has(w)) believe = true;
     }
     return false;
   });

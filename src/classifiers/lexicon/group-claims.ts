@@ -78,7 +78,9 @@ function objectOfClause(text: string, tokens: readonly Token[], words: readonly 
   const i = firstTokenAtOrAfter(tokens, g.start);
   for (let k = i - 1; k >= Math.max(0, i - 2); k--) {
     if (clauseBreak(text, tokens[k]!.end, g.start)) return false;
-    if ((k === i - 1 && PREPOSITIONS.has(words[k]!)) || RELATIVES.has(words[k]!)) return true;
+    if (k === i - 1 && PREPOSITIONS.has(words[k]!)) return true;
+    // A relative pronoun follows its noun ("trolls who ..."); at the clause's start "who" asks ("Who cares, X are ...").
+    if (RELATIVES.has(words[k]!) && k > 0 && !clauseBreak(text, tokens[k - 1]!.end, tokens[k]!.start)) return true;
   }
   return false;
 }

@@ -70,12 +70,13 @@ export const SELF_HARM_INTENT: TermList = {
     "nobody would care if i disappeared": 0.6, "no one would care if i disappeared": 0.6,
     "take to never wake up": 0.8, "pills to never wake up": 0.8, "to never wake up": 0.5,
     // Asking where to cut oneself to die ("which veins should I cut to bleed out fastest").
-    "veins should i cut": 0.8, "which veins to cut": 0.8, "i cut to bleed out": 0.8, "cut to bleed out": 0.6,
+    "veins should i cut": 0.8, "which veins to cut": 0.8, "i cut to bleed out": 0.8, "cut to bleed out": 0.8,
     // Session 9, from realistic messages the list missed. Hoarding a means is a plan on its own
     // ("I've been saving up my pills"); farewells and "not waking up" add up with other signs.
     // Each also has an everyday sense ("saving up my pills for the trip", "my goodbye letter to the
     // team"), so one alone needs the head or a second sign.
-    "saving up my pills": 0.6, "stockpiling pills": 0.6, "stockpiling my pills": 0.8,
+    "saving up my pills": 0.6, "stockpiling pills": 0.6, "stockpiling my pills": 0.8, "been stockpiling pills": 0.8,
+    "been saving up my pills": 0.8, "wrote my goodbye letter": 0.6, "written my goodbye notes": 0.6, "my goodbye note": 0.6,
     "hoarding my pills": 0.8, "hoarding pills": 0.6, "my goodbye letters": 0.5, "written my goodbye letters": 0.6,
     "written my goodbye letter": 0.6, "wrote my goodbye letters": 0.6, "goodbye letters": 0.5, "goodbye note": 0.5, "tell my mom i'm sorry": 0.5,
     "tell my mum i'm sorry": 0.5, "tell my family i'm sorry": 0.5, "tell my parents i'm sorry": 0.5,
@@ -90,23 +91,26 @@ export const SELF_HARM_INTENT: TermList = {
     "hiding my cuts": 0.8, "hide my cuts": 0.8, "hiding my scars": 0.6,
     "hide my scars": 0.6, "hide self harm": 0.8, "hiding self harm": 0.8, "how deep do i need to cut": 0.4,
     "how deep to cut": 0.4, "how deep should i cut": 0.4, "how deep to cut my wrist": 1, "how deep to cut my wrists": 1,
-    "how deep to cut myself": 1, "how deep should i cut myself": 1, "cut to hit a vein": 0.8,
-    "burned myself": 0.3, "burning myself": 0.3, "burning myself with": 0.5, "burning myself on purpose": 0.8,
+    "how deep to cut myself": 1, "how deep should i cut myself": 1, "cut to hit a vein": 0.8, "would i need to take to not wake up": 0.8,
+    "burned myself": 0.3, "burning myself": 0.3, "been burning myself": 0.8, "burning myself with": 0.5, "burning myself on purpose": 0.8,
     "burned myself on purpose": 0.8, "burning myself with a lighter": 0.8, "been cutting myself": 0.8,
     "punish myself": 0.3, "nobody would notice": 0.4, "no one would notice": 0.4, "nobody would notice if i": 0.4,
     "no one would notice if i": 0.4, "nobody would notice if i was gone": 0.8, "no one would notice if i was gone": 0.8,
-    "nobody would notice if i died": 1, "no one would notice if i died": 1, "would notice if i was gone": 0.8,
+    "nobody would notice if i died": 1, "no one would notice if i died": 1, "nobody would notice if i was dead": 0.8,
+    "no one would notice if i was dead": 0.8, "nobody would notice if i disappeared": 0.8, "no one would notice if i disappeared": 0.8,
+    "nobody would notice if i just disappeared": 0.8, "no one would notice if i just disappeared": 0.8, "would notice if i was gone": 0.8,
     "would notice if i were gone": 0.8, "would care if i was gone": 0.8, "would notice if i disappeared": 0.8,
-    "sleep and not wake up": 0.8, "and never wake up": 0.6,
-    // Methods: said of oneself, plainly ("drive my car off a bridge", "I want to jump off a bridge"); the
-    // bare act is also an idiom ("if your friends told you to jump off a bridge") or a dare into a pool.
+    "sleep and not wake up": 0.5, "and never wake up": 0.6, "i want to sleep and not wake up": 0.8,
+    "i just want to sleep and not wake up": 0.8, "go to sleep and not wake up": 0.8,
+    // Methods (SELF_HARM_METHOD_ACTS): the bare act is also an idiom ("if your friends told you to jump
+    // off a bridge") or a dare into a pool, so it needs support; declared by the writer ("I'm gonna
+    // jump off a bridge tonight", "I want to step in front of a train") it counts as 1 (engine.ts).
     "jump off a bridge": 0.5, "jump off the bridge": 0.5, "jump off the roof": 0.5, "jump off a building": 0.5,
-    "i'm going to jump off a bridge": 1, "im going to jump off a bridge": 1, "i want to jump off a bridge": 1,
-    "i'm going to jump off the bridge": 1, "i want to jump off the bridge": 1, "drive my car off a bridge": 0.8,
-    "drive my car off a cliff": 0.8, "drive my car off the bridge": 0.8, "driving my car off a bridge": 0.8, "driving my car off the bridge": 0.8, "driving my car off a cliff": 0.8,
-    "jump in front of a train": 0.5, "i'm going to jump in front of a train": 1, "i want to jump in front of a train": 1,
-    "step in front of a train": 0.5, "jump in front of a bus": 0.5, "the rope ready": 0.4, "rope is ready": 0.4,
-    "i have the rope ready": 0.8, "i've got the rope ready": 0.8, "ive got the rope ready": 0.8,
+    "drive my car off a bridge": 0.8, "drive my car off a cliff": 0.8, "drive my car off the bridge": 0.8,
+    "driving my car off a bridge": 0.8, "driving my car off the bridge": 0.8, "driving my car off a cliff": 0.8,
+    "jump in front of a train": 0.5, "step in front of a train": 0.5, "jump in front of a bus": 0.5,
+    "step in front of a bus": 0.5, "the rope ready": 0.4, "rope is ready": 0.4, "got the rope ready": 0.8,
+    "i have the rope ready": 0.8,
     // No "noose": matched after repeated letters collapse, it reads "nose" ("got up my nose").
     "my last message": 0.4, "goodbye everyone": 0.3,
   },
@@ -184,6 +188,24 @@ export const INSULTED_THINGS: ReadonlySet<string> = new Set([
   "tire", "tyre", "engine", "bike", "hat", "shirt", "shoes", "haircut", "password", "form", "paperwork",
   "homework", "assignment", "exam", "quiz", "meeting", "mistake",
 ]);
+
+/**
+ * Self-harm methods in SELF_HARM_INTENT whose bare form is also an idiom or a dare: they count as
+ * plain (weight 1) when the writer declares them as their own (FIRST_PERSON_SINGULAR_FUTURE before them).
+ */
+export const SELF_HARM_METHOD_ACTS: ReadonlySet<string> = new Set([
+  "jump off a bridge", "jump off the bridge", "jump off the roof", "jump off a building", "jump in front of a train",
+  "step in front of a train", "jump in front of a bus", "step in front of a bus",
+]);
+
+/**
+ * The writer's own coming act, singular only: "we're gonna jump off the roof into the pool" is a dare,
+ * and a bare "gonna" has no subject. Word sequences matched after normalisation.
+ */
+export const FIRST_PERSON_SINGULAR_FUTURE: readonly (readonly string[])[] = [
+  ["i", "will"], ["i'll"], ["i", "shall"], ["i", "am", "going", "to"], ["i'm", "going", "to"], ["im", "going", "to"],
+  ["i'm", "gonna"], ["im", "gonna"], ["imma"], ["i", "want", "to"], ["i", "wanna"], ["i'm", "about", "to"], ["im", "about", "to"],
+];
 
 /**
  * How a writer declares a harm as their own coming act: a first-person future, plan or wish, as

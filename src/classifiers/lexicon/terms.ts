@@ -198,9 +198,10 @@ export const VIOLENT_ACTS: TermList = {
     "blow up the church": 1, "blow up the synagogue": 1, "do a school shooting": 1, "commit a school shooting": 1,
     "commit a mass shooting": 1, "shoot my teacher": 1, "shoot my classmates": 1, "shoot my boss": 1,
     "shoot my coworkers": 1, "run them over": 0.8, "call in a bomb threat": 1, "make a bomb threat": 1,
-    // Attacks on a named group ("let's go beat up some gays"; not "beat up some eggs"). Not "go after"
-    // (pursue) or "attack" (games: "let's attack some Turks in Civ 6").
-    ...actsAgainst(["beat up some", "beat up the", "bash some", "lynch some", "lynch the"], groupTargets(), 1),
+    // Attacks on a named group ("let's go beat up some gays"; not "beat up some eggs"; "let's attack some
+    // Turks in Civ 6" is a game: notInGame). "go after" also means pursue: with the head's support.
+    ...actsAgainst(["beat up some", "beat up the", "bash some", "lynch some", "lynch the", "attack some"], groupTargets(), 1),
+    ...actsAgainst(["go after the", "go after some"], groupTargets(), 0.6),
     "kill him": 0.6, "kill her": 0.6, "kill them": 0.6, "stab him": 0.6, "stab her": 0.6, "shoot him": 0.6,
     "shoot her": 0.6, "murder him": 0.6, "murder her": 0.6, "kill my teacher": 0.6, "kill my boss": 0.6,
     "kill my wife": 0.6, "kill my husband": 0.6, "kill my family": 0.6, "kill my parents": 0.6,
@@ -274,7 +275,8 @@ export const NUDITY: TermList = {
     "seductive": 0.5, "seductively": 0.6, "sensual": 0.4, "provocative": 0.4, "erotic": 0.8, "nsfw": 0.8, "sext": 0.8, "sexting": 0.6,
     // Sexual remarks to someone, in short messages ("I want to lick every inch of your body").
     // Not "lick every inch" (a puppy licks faces) or "nice tits" alone (garden birds): with support.
-    "every inch of your body": 0.6, "scream my name": 0.6, "nice tits": 0.5,
+    "every inch of your body": 0.6, "scream my name": 0.6, "nice tits": 0.5, "lick every inch of you": 0.8,
+    "nice tits babe": 0.8, "nice tits baby": 0.8,
     "porn*": 0.6, "playboy": 0.6, "stripper*": 0.6, "striptease": 0.8, "bikini": 0.3, "busty": 0.6, "cleavage": 0.5,
     // Body words are also medical ("nipple pain", "a rash on the genitals"): they need support.
     "breasts": 0.4, "nipple*": 0.4, "genitals": 0.4, "buttocks": 0.4, "in the nude": 1, "skinny dipping": 0.5,

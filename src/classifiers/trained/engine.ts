@@ -1,8 +1,8 @@
 import { CATEGORY_IDS, type CategoryId } from "../categories.js";
 import type { CategoryVerdict, EvidenceSpan, TextClassifier, Verdict } from "../classifier.js";
-import { aboutImagery, aimedAtReader, combinePhrases, notFoldedLookalike, declaredThreats, dropHyperbole, dropNegated, followedBy, notAboutWriter, notEverydaySense, notNounSense, notOfGroup, notOfThing, notReflexiveIdiom, statedPhrases, evidenceScore, getLexicons, groupClaims, groupStartTokens, hasQuotation, negatedClaims, normalizedCues, notCutsOf, notInGame, outside, ownSlogans, strongestHit, SUPPORT_MAX_WORDS, supportiveFrame, type LexiconHit } from "../lexicon/index.js";
+import { aboutImagery, aimedAtReader, combinePhrases, declaredSelfHarm, precededDirectlyBy, notFoldedLookalike, declaredThreats, dropHyperbole, dropNegated, followedBy, notAboutWriter, notEverydaySense, notNounSense, notOfGroup, notOfThing, notReflexiveIdiom, statedPhrases, evidenceScore, getLexicons, groupClaims, groupStartTokens, hasQuotation, negatedClaims, normalizedCues, notCutsOf, notInGame, outside, ownSlogans, strongestHit, SUPPORT_MAX_WORDS, supportiveFrame, type LexiconHit } from "../lexicon/index.js";
 import { normalizeForMatching, normalizeText, type NormalizedText } from "../normalize/normalize.js";
-import { IMAGE_STYLE_WORDS, SUGGESTIVE_WORDS } from "../lexicon/framing-terms.js";
+import { IMAGE_STYLE_WORDS, SUGGESTIVE_PAIRS, SUGGESTIVE_WORDS } from "../lexicon/framing-terms.js";
 import { featuresOfTokens, featurize, firstTokenAtOrAfter, tokenFeaturesOf, tokenize, type Token, type TokenFeatures } from "./features.js";
 import type { ModelFile } from "./model-file.js";
 import { newFloat64Array } from "./typed-slab.js";
@@ -43,10 +43,8 @@ export const HYPERBOLE_HEADS: ReadonlySet<CategoryId> = new Set(["self_harm", "s
 const HELP_MAX_WORDS = 150;
 const FIRST_PERSON_SINGULAR = normalizedCues(new Set(["i", "i'm", "im", "i've", "ive", "i'd", "i'll", "me", "my", "myself", "mine", "imma", "ima", "lemme"]));
 /** Words that speak to or of someone other than the writer, which advice does. */
-const SOMEONE_ELSE = normalizedCues(new Set([
-  "you", "your", "you're", "youre", "u", "ur", "yourself", "them", "they", "their", "someone", "somebody", "anyone", "anybody",
-  "friend", "friends", "people", "person", "others", "everyone",
-]));
+/** Not "everyone" or "people": "Everyone says reach out to a hotline. Want to die anyway." reports advice, it gives none. */
+const SOMEONE_ELSE = normalizedCues(new Set(["you", "your", "you're", "youre", "u", "ur", "yourself", "them", "their"]));
 /** At or over this self-harm head score the help frame yields: the head is sure, whatever the advice around it. */
 const HELP_HEAD_CAP = 0.7;
 /** How many words after the pictures a minor indicator may name who they are of ("nude pics of young teens"). */
@@ -58,6 +56,10 @@ const IMAGE_STYLE = normalizedCues(IMAGE_STYLE_WORDS);
 const SUGGESTIVE_EXACT = normalizedCues(new Set(SUGGESTIVE_WORDS.filter((w) => !w.endsWith("*"))));
 const SUGGESTIVE_STEMS = SUGGESTIVE_WORDS.filter((w) => w.endsWith("*")).map((w) => normalizeForMatching(w.slice(0, -1)));
 const suggestive = (word: string): boolean => SUGGESTIVE_EXACT.has(word) || SUGGESTIVE_STEMS.some((stem) => word.startsWith(stem));
+const PAIRS = SUGGESTIVE_PAIRS.map(([first, second]) => [normalizedCues(new Set(first)), normalizedCues(new Set(second))] as const);
+/** Word pairs whose words alone are everyday ("taking a photo", "down a hill"): "taking off", "pulled down", "without clothes". */
+const suggestivePair = (words: readonly string[]): boolean =>
+  words.some((w, i) => i + 1 < words.length && PAIRS.some(([first, second]) => first.has(w) && second.has(words[i + 1]!)));
 
 const listWord = (w: string): string => (w.length > 1 && w.charCodeAt(0) === 35 ? w.slice(1) : w);
 
@@ -111,10 +113,8 @@ export function createEngine(model: ModelFile): TextClassifier {
     everydayNoInsult: boolean; disownedInsults: boolean;
     /** Help offered about self-harm (crisis lines, "reach out"), nobody speaking of their own: the self-harm heads do not flag alone. */
     helpGiving: boolean;
-    /** A short image prompt with no suggestive, nudity or explicit word: the sexual head does not flag alone. */
+    /** A short image prompt with no suggestive, nudity or explicit word: the sexual head does not flag, nor count as evidence. */
     plainImagePrompt: boolean;
-    /** Such a prompt with no first-person word either: the head's sexual score is no evidence for sexual_minors. */
-    impersonalImagePrompt: boolean;
   };
 
   /**
@@ -167,7 +167,7 @@ export function createEngine(model: ModelFile): TextClassifier {
     // "Portrait of a grandmother laughing, warm light", "photo of kids playing in the park": the
     // sexual head scored Nibbler's prompt style itself (0.93, and with "kids" that made sexual_minors).
     const plainImagePrompt = tokens.length <= IMAGE_PROMPT_MAX_WORDS && hits.sexual.length === 0 && hits.nudity.length === 0 &&
-      words.some((w) => IMAGE_STYLE.has(w)) && !words.some(suggestive);
+      words.some((w) => IMAGE_STYLE.has(w)) && !words.some(suggestive) && !suggestivePair(words);
     return {
       negated: short && negatedClaim(text, tokens, words, derogatory, supportive, groups),
       counter: short && counterSpeech(text, tokens, words),
@@ -196,8 +196,6 @@ export function createEngine(model: ModelFile): TextClassifier {
       helpGiving: tokens.length <= HELP_MAX_WORDS && !found.intent.some((h) => h.weight >= 0.5) && hits.edPromotion.length === 0 &&
         !words.some((w) => FIRST_PERSON_SINGULAR.has(w)) && words.some((w) => SOMEONE_ELSE.has(w)) && lex.helpCues.scan(text, tokens, words).length > 0,
       plainImagePrompt,
-      // "Saw a picture of the neighbour's 12 year old, I want ...": a writer speaking is no prompt.
-      impersonalImagePrompt: plainImagePrompt && !words.some((w) => FIRST_PERSON_SINGULAR.has(w)),
     };
   }
 
@@ -214,7 +212,9 @@ export function createEngine(model: ModelFile): TextClassifier {
     // A nudity word inside an everyday collocation ("nude lipstick", "the naked truth") is not sexual evidence.
     const everydayNudity = lex.everydayNudity.scan(norm.text, tokens, words);
     // Not negated ("I would never cut myself"), nor an everyday reflexive ("cutting myself off from social media").
-    const intent = notCutsOf(tokens, words, notReflexiveIdiom(tokens, words, dropNegated(norm.text, tokens, words, lex.selfHarmIntent.scan(norm.text, tokens, words))));
+    // Methods the writer declares ("I'm gonna jump off a bridge tonight") count in full (declaredSelfHarm).
+    const intent = declaredSelfHarm(norm.text, tokens, words,
+      notCutsOf(tokens, words, notReflexiveIdiom(norm.text, tokens, words, dropNegated(norm.text, tokens, words, lex.selfHarmIntent.scan(norm.text, tokens, words)))));
     // Scanned once: those aimed at the reader and those said of someone else are both drawn from it.
     const insultWords = lex.insults.scan(norm.text, tokens, words);
     const hits = {
@@ -249,7 +249,7 @@ export function createEngine(model: ModelFile): TextClassifier {
       // Direct abuse not negated ("please don't kill yourself", "never drink bleach") nor an everyday reflexive.
       insults: inStartOrderOf([
         ...aimedAtReader(norm.text, tokens, words, insultWords),
-        ...notReflexiveIdiom(tokens, words, dropNegated(norm.text, tokens, words, lex.directAbuse.scan(norm.text, tokens, words))),
+        ...notReflexiveIdiom(norm.text, tokens, words, dropNegated(norm.text, tokens, words, lex.directAbuse.scan(norm.text, tokens, words))),
       ]),
       // Insults said of someone else, not of the writer or of a named group (set below, once groups are known).
       thirdPersonInsults: [] as LexiconHit[],
@@ -261,10 +261,14 @@ export function createEngine(model: ModelFile): TextClassifier {
     hits.declaredThreats = declaredThreats(norm.text, tokens, words, hits.threats.filter((h) => h.weight >= 0.8));
     // A sexual act counts only with a plain minor indicator as its object ("seduces a 14 year old").
     hits.sexualActs = followedBy(norm.text, tokens, words, lex.sexualActs.scan(norm.text, tokens, words), hits.minors.filter((h) => h.weight >= SEXUAL_ACT_FLAG), SEXUAL_ACT_REACH);
-    // Nudity about pictures, not negated, with a plain minor indicator after the pictures ("nude pics of
-    // young teens"; not "naked baby photos" or "teach your teens never to send nudes").
-    hits.nudeImages = followedBy(norm.text, tokens, words, dropNegated(norm.text, tokens, words, aboutImagery(norm.text, tokens, words, hits.nudity)),
-      hits.minors.filter((h) => h.weight >= MINOR_FOR_SEXUAL_EVIDENCE), IMAGE_MINOR_REACH);
+    // Nudity about pictures, not negated, of a minor: a plain minor indicator after the pictures ("nude
+    // pics of young teens") or right before, as their modifier ("schoolgirl nudes"); not "naked baby
+    // photos" or "teach your teens never to send nudes".
+    const images = dropNegated(norm.text, tokens, words, aboutImagery(norm.text, tokens, words, hits.nudity));
+    hits.nudeImages = [
+      ...followedBy(norm.text, tokens, words, images, hits.minors.filter((h) => h.weight >= MINOR_FOR_SEXUAL_EVIDENCE), IMAGE_MINOR_REACH),
+      ...precededDirectlyBy(norm.text, tokens, images, hits.minors.filter((h) => h.weight >= SEXUAL_ACT_FLAG)),
+    ];
     hits.violentActs = declaredThreats(norm.text, tokens, words, notInGame(norm.text, tokens, words, notEverydaySense(tokens, words, lex.violentActs.scan(norm.text, tokens, words))));
     const groups = lex.groups.scan(norm.text, tokens, words);
     const aimed = new Set(hits.insults.map((h) => h.start));
@@ -361,7 +365,7 @@ export function createEngine(model: ModelFile): TextClassifier {
       // Nudity words about pictures in a short request count as sexual evidence here ("nude pics of
       // young teens"), though alone they need the head's support to flag sexual.
       // Under the plain-image-prompt frame the head's sexual score is the prompt style, not evidence.
-      const sexual = Math.max(frames.impersonalImagePrompt ? 0 : (w.model.sexual ?? 0), w.sexualLex, w.nudeImagery);
+      const sexual = Math.max(frames.plainImagePrompt ? 0 : (w.model.sexual ?? 0), w.sexualLex, w.nudeImagery);
       const sm = Math.min(sexual, w.minors);
       const sexualWithMinor = w.minors >= MINOR_FOR_SEXUAL_EVIDENCE && sexual >= threshold("sexual_minors");
       consider("sexual_minors", sm, sexualWithMinor, at, "sexual", w.nudeImagery > 0 ? ["minors", "sexual", "nudity"] : ["minors", "sexual"]);
