@@ -1,5 +1,4 @@
 import { normalizedCues } from "./context.js";
-import { normalizeForMatching } from "../normalize/normalize.js";
 import { firstTokenAtOrAfter, type Token } from "../trained/features.js";
 import { BELIEF_VERBS, CLAIM_NEGATIONS, HYPERBOLE_CAUSES, HYPERBOLE_MARKERS, IMPERATIVE_NEGATIONS, NEGATION_BREAKERS } from "./framing-terms.js";
 import type { LexiconHit } from "./lexicon.js";
