@@ -147,9 +147,13 @@ const SOFT_LANDINGS = norm(new Set(["pool", "trampoline", "airbag", "mattress", 
 const LANDING_REACH = 4;
 
 function softLanding(text: string, tokens: readonly Token[], words: readonly string[], h: LexiconHit): boolean {
-  const next = firstTokenAtOrAfter(tokens, h.end);
-  for (let k = next; k < tokens.length && k - next < LANDING_REACH && sameSentence(text, tokens, k); k++) if (SOFT_LANDINGS.has(words[k]!)) return true;
-  return false;
+  return wordAhead(text, tokens, words, firstTokenAtOrAfter(tokens, h.end), LANDING_REACH, SOFT_LANDINGS) >= 0;
+}
+
+/** Index of the first word of `set` among the `reach` words from token `from` on, in the same sentence; -1 if none. */
+function wordAhead(text: string, tokens: readonly Token[], words: readonly string[], from: number, reach: number, set: ReadonlySet<string>): number {
+  for (let k = from; k < tokens.length && k - from < reach && sameSentence(text, tokens, k); k++) if (set.has(words[k]!)) return k;
+  return -1;
 }
 
 /**
@@ -264,11 +268,10 @@ export function notEverydaySense(tokens: readonly Token[], words: readonly strin
 }
 
 /**
- * Words after "... yourself" or "... myself" that make it an everyday reflexive: "cut yourself some
- * slack", "hang yourself a picture", "I've been cutting myself off from social media", "burning
- * myself out". Normalised like the words they are compared with ("off" reads "of").
+ * Words after "... yourself" that make it an everyday reflexive: "cut yourself some slack", "hang
+ * yourself a picture". Normalised like the words they are compared with. Not "off" (which reads
+ * "of"): unnormalised it never matched, and "go hang yourself off a bridge" abuses.
  */
-// Not "off": before normalisation ("off" reads "of") it never matched, and "go hang yourself off a bridge" abuses.
 const REFLEXIVE_IDIOM_NEXT = norm(new Set(["a", "an", "some", "slack", "short", "from", "up", "down", "in", "into", "out", "to", "the", "on"]));
 /** After "cut myself" or "burn myself": "... off (from social media)", "... out (at work)", "... short". */
 const MYSELF_IDIOM_NEXT = norm(new Set(["off", "out", "short"]));
@@ -403,22 +406,22 @@ const IMAGE_REACH = 3;
  * naked"); a request for such imagery is not.
  */
 export function aboutImagery(text: string, tokens: readonly Token[], words: readonly string[], hits: readonly LexiconHit[]): LexiconHit[] {
-  return hits.filter((h) => {
+  const out: LexiconHit[] = [];
+  for (const h of hits) {
     const first = firstTokenAtOrAfter(tokens, h.start);
     const next = firstTokenAtOrAfter(tokens, h.end);
-    if (next - first === 1 && /^nude[sz]$|^nodz$/.test(words[first]!)) return true;
-    for (let k = first - 1; k >= 0 && first - k <= IMAGE_REACH + 1 && sameSentence(text, tokens, k + 1); k--) if (IMAGE_NOUNS.has(words[k]!)) return true;
-    for (let k = next; k < tokens.length && k - next <= IMAGE_REACH && sameSentence(text, tokens, k); k++) if (IMAGE_NOUNS.has(words[k]!)) return true;
-    return false;
-  }).map((h) => {
     // Spans to the image noun when it follows ("nude pics"), so what comes after the pictures is
     // what they are of ("nude pics of young teens", not "naked baby photos").
-    const next = firstTokenAtOrAfter(tokens, h.end);
-    for (let k = next; k < tokens.length && k - next <= IMAGE_REACH && sameSentence(text, tokens, k); k++) {
-      if (IMAGE_NOUNS.has(words[k]!)) return { ...h, end: tokens[k]!.end };
-    }
-    return h;
-  });
+    const after = wordAhead(text, tokens, words, next, IMAGE_REACH + 1, IMAGE_NOUNS);
+    if (after >= 0) out.push({ ...h, end: tokens[after]!.end });
+    else if ((next - first === 1 && /^nude[sz]$|^nodz$/.test(words[first]!)) || imageNounBefore(text, tokens, words, first)) out.push(h);
+  }
+  return out;
+}
+
+function imageNounBefore(text: string, tokens: readonly Token[], words: readonly string[], first: number): boolean {
+  for (let k = first - 1; k >= 0 && first - k <= IMAGE_REACH + 1 && sameSentence(text, tokens, k + 1); k--) if (IMAGE_NOUNS.has(words[k]!)) return true;
+  return false;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { normalizedCues } from "./context.js";
 import { firstTokenAtOrAfter, type Token } from "../trained/features.js";
-import { BELIEF_VERBS, CLAIM_NEGATIONS, HYPERBOLE_CAUSES, HYPERBOLE_MARKERS, IMPERATIVE_NEGATIONS, NEGATION_BREAKERS } from "./framing-terms.js";
+import { BELIEF_VERBS, CLAIM_NEGATIONS, HYPERBOLE_CAUSES, HYPERBOLE_MARKERS, IMAGE_STYLE_WORDS, IMPERATIVE_NEGATIONS, NEGATION_BREAKERS, SUGGESTIVE_PAIRS, SUGGESTIVE_WORDS } from "./framing-terms.js";
+import { normalizeForMatching } from "../normalize/normalize.js";
 import type { LexiconHit } from "./lexicon.js";
 import { lowerBound } from "../lower-bound.js";
 
@@ -64,7 +65,7 @@ export function negatedClaims(
   return predicates.filter((h) => {
     const i = firstTokenAtOrAfter(tokens, h.start);
     let belief = false;
-    let believe = false;
+    let heldTrue = false;
     for (let j = i - 1; j >= Math.max(0, i - BELIEF_REACH); j--) {
       if (!sameClause(text, tokens, j, i)) return false;
       const w = words[j]!;
@@ -72,9 +73,9 @@ export function negatedClaims(
       // "don't be an idiot": an imperative to the reader.
       if (IMPERATIVE.has(w) && words[j + 1] === "be" && (j === 0 || !sameClause(text, tokens, j - 1, j) || words[j - 1] === "please")) return false;
       if (NEG.has(w) && (i - j <= NEGATION_REACH || belief || quantifiesGroup(j + 1))) return true;
-      if (believe && DISBELIEF.has(w)) return true;
+      if (heldTrue && DISBELIEF.has(w)) return true;
       if (BELIEF.has(w)) belief = true;
-      if (DISBELIEVED.has(w)) believe = true;
+      if (DISBELIEVED.has(w)) heldTrue = true;
     }
     return false;
   });
@@ -188,4 +189,22 @@ function notOwnSlogan(text: string, tokens: readonly Token[], words: readonly st
     if (DEBUNKING.has(words[j]!)) return true;
   }
   return false;
+}
+
+const IMAGE_STYLE = norm(IMAGE_STYLE_WORDS);
+const SUGGESTIVE_EXACT = norm(new Set(SUGGESTIVE_WORDS.filter((w) => !w.endsWith("*"))));
+const SUGGESTIVE_STEMS = SUGGESTIVE_WORDS.filter((w) => w.endsWith("*")).map((w) => normalizeForMatching(w.slice(0, -1)));
+const SUGGESTIVE_PAIR_SETS = SUGGESTIVE_PAIRS.map(([first, second]) => [norm(new Set(first)), norm(new Set(second))] as const);
+const suggestive = (word: string): boolean => SUGGESTIVE_EXACT.has(word) || SUGGESTIVE_STEMS.some((stem) => word.startsWith(stem));
+/** Word pairs whose words alone are everyday ("taking a photo", "down a hill"): "taking off", "pulled down", "without clothes". */
+const suggestivePair = (words: readonly string[]): boolean =>
+  words.some((w, i) => i + 1 < words.length && SUGGESTIVE_PAIR_SETS.some(([first, second]) => first.has(w) && second.has(words[i + 1]!)));
+
+/**
+ * Whether the words read as a plain image prompt: an image-style word ("portrait", "studio lighting",
+ * "85mm") and no suggestive word or pair (SUGGESTIVE_WORDS, SUGGESTIVE_PAIRS). The engine's
+ * plain-image-prompt frame adds the length bound and the absence of nudity and explicit words.
+ */
+export function imagePromptWords(words: readonly string[]): boolean {
+  return words.some((w) => IMAGE_STYLE.has(w)) && !words.some(suggestive) && !suggestivePair(words);
 }

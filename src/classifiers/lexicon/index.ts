@@ -6,7 +6,7 @@ import { GRAPHIC_VIOLENCE, MINOR_INDICATORS, NUDITY, SELF_HARM_METHODS, SEXUAL_A
 
 export { compileTermList, evidenceScore, scanText, strongestHit, type CompiledTermList, type LexiconHit } from "./lexicon.js";
 export { aboutImagery, aimedAtReader, combinePhrases, declaredSelfHarm, precededDirectlyBy, normalizedCues, notFoldedLookalike, declaredThreats, dropNegated, followedBy, notAboutWriter, notEverydaySense, notCutsOf, notInGame, notNounSense, notOfGroup, notOfThing, notReflexiveIdiom, statedPhrases } from "./context.js";
-export { dropHyperbole, groupStartTokens, hasQuotation, negatedClaims, outside, ownSlogans } from "./framing.js";
+export { dropHyperbole, groupStartTokens, hasQuotation, imagePromptWords, negatedClaims, outside, ownSlogans } from "./framing.js";
 export { groupClaims } from "./group-claims.js";
 export { SUPPORT_MAX_WORDS, supportiveClaims, supportiveFrame } from "./supportive-claims.js";
 export * from "./group-terms.js";

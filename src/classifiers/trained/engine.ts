@@ -1,8 +1,7 @@
 import { CATEGORY_IDS, type CategoryId } from "../categories.js";
 import type { CategoryVerdict, EvidenceSpan, TextClassifier, Verdict } from "../classifier.js";
-import { aboutImagery, aimedAtReader, combinePhrases, declaredSelfHarm, precededDirectlyBy, notFoldedLookalike, declaredThreats, dropHyperbole, dropNegated, followedBy, notAboutWriter, notEverydaySense, notNounSense, notOfGroup, notOfThing, notReflexiveIdiom, statedPhrases, evidenceScore, getLexicons, groupClaims, groupStartTokens, hasQuotation, negatedClaims, normalizedCues, notCutsOf, notInGame, outside, ownSlogans, strongestHit, SUPPORT_MAX_WORDS, supportiveFrame, type LexiconHit } from "../lexicon/index.js";
-import { normalizeForMatching, normalizeText, type NormalizedText } from "../normalize/normalize.js";
-import { IMAGE_STYLE_WORDS, SUGGESTIVE_PAIRS, SUGGESTIVE_WORDS } from "../lexicon/framing-terms.js";
+import { aboutImagery, aimedAtReader, combinePhrases, declaredSelfHarm, precededDirectlyBy, notFoldedLookalike, declaredThreats, dropHyperbole, dropNegated, followedBy, notAboutWriter, notEverydaySense, notNounSense, notOfGroup, notOfThing, notReflexiveIdiom, statedPhrases, evidenceScore, getLexicons, groupClaims, groupStartTokens, hasQuotation, imagePromptWords, negatedClaims, normalizedCues, notCutsOf, notInGame, outside, ownSlogans, strongestHit, SUPPORT_MAX_WORDS, supportiveFrame, type LexiconHit } from "../lexicon/index.js";
+import { normalizeText, type NormalizedText } from "../normalize/normalize.js";
 import { featuresOfTokens, featurize, firstTokenAtOrAfter, tokenFeaturesOf, tokenize, type Token, type TokenFeatures } from "./features.js";
 import type { ModelFile } from "./model-file.js";
 import { newFloat64Array } from "./typed-slab.js";
@@ -42,8 +41,10 @@ export const HYPERBOLE_HEADS: ReadonlySet<CategoryId> = new Set(["self_harm", "s
 /** The help frame covers advice of up to this many words, not a long thread in which someone may be in crisis. */
 const HELP_MAX_WORDS = 150;
 const FIRST_PERSON_SINGULAR = normalizedCues(new Set(["i", "i'm", "im", "i've", "ive", "i'd", "i'll", "me", "my", "myself", "mine", "imma", "ima", "lemme"]));
-/** Words that speak to or of someone other than the writer, which advice does. */
-/** Not "everyone" or "people": "Everyone says reach out to a hotline. Want to die anyway." reports advice, it gives none. */
+/**
+ * Words addressed to someone other than the writer, which advice is. Not "everyone" or "people":
+ * "Everyone says reach out to a hotline. Want to die anyway." reports advice, it gives none.
+ */
 const SOMEONE_ELSE = normalizedCues(new Set(["you", "your", "you're", "youre", "u", "ur", "yourself", "them", "their"]));
 /** At or over this self-harm head score the help frame yields: the head is sure, whatever the advice around it. */
 const HELP_HEAD_CAP = 0.7;
@@ -52,14 +53,6 @@ const IMAGE_MINOR_REACH = 4;
 
 /** The plain-image-prompt frame covers prompts of up to this many words. */
 const IMAGE_PROMPT_MAX_WORDS = 40;
-const IMAGE_STYLE = normalizedCues(IMAGE_STYLE_WORDS);
-const SUGGESTIVE_EXACT = normalizedCues(new Set(SUGGESTIVE_WORDS.filter((w) => !w.endsWith("*"))));
-const SUGGESTIVE_STEMS = SUGGESTIVE_WORDS.filter((w) => w.endsWith("*")).map((w) => normalizeForMatching(w.slice(0, -1)));
-const suggestive = (word: string): boolean => SUGGESTIVE_EXACT.has(word) || SUGGESTIVE_STEMS.some((stem) => word.startsWith(stem));
-const PAIRS = SUGGESTIVE_PAIRS.map(([first, second]) => [normalizedCues(new Set(first)), normalizedCues(new Set(second))] as const);
-/** Word pairs whose words alone are everyday ("taking a photo", "down a hill"): "taking off", "pulled down", "without clothes". */
-const suggestivePair = (words: readonly string[]): boolean =>
-  words.some((w, i) => i + 1 < words.length && PAIRS.some(([first, second]) => first.has(w) && second.has(words[i + 1]!)));
 
 const listWord = (w: string): string => (w.length > 1 && w.charCodeAt(0) === 35 ? w.slice(1) : w);
 
@@ -166,8 +159,7 @@ export function createEngine(model: ModelFile): TextClassifier {
     const everyday = nothingViolent && onlyViolentWordsIn(violentWords, everydayViolence);
     // "Portrait of a grandmother laughing, warm light", "photo of kids playing in the park": the
     // sexual head scored Nibbler's prompt style itself (0.93, and with "kids" that made sexual_minors).
-    const plainImagePrompt = tokens.length <= IMAGE_PROMPT_MAX_WORDS && hits.sexual.length === 0 && hits.nudity.length === 0 &&
-      words.some((w) => IMAGE_STYLE.has(w)) && !words.some(suggestive) && !suggestivePair(words);
+    const plainImagePrompt = tokens.length <= IMAGE_PROMPT_MAX_WORDS && hits.sexual.length === 0 && hits.nudity.length === 0 && imagePromptWords(words);
     return {
       negated: short && negatedClaim(text, tokens, words, derogatory, supportive, groups),
       counter: short && counterSpeech(text, tokens, words),
@@ -188,11 +180,11 @@ export function createEngine(model: ModelFile): TextClassifier {
       disownedInsults: short && found.insultWords.length > 0 && hits.insults.length === 0 && found.aboutOthers.length === 0 &&
         hits.threats.length === 0 && hits.veiledThreats.length === 0,
       // Advice and awareness ("if you're struggling, reach out to a crisis line", "encourage them to
-      // see a counsellor"). Any first-person word keeps the frame off: "don't tell me to call a
-      // hotline, I'm doing it tonight" must stay with the heads.
-      // Intent phrases under 0.5 name the topic ("self harm is a sign of distress"), not anyone's own.
-      // Chat drops its subject ("Suicidal again. Therapist says reach out"), so the text must also
-      // speak to or of someone else; and the frame yields where the head is sure (HELP_HEAD_CAP, in decide).
+      // see a counsellor"). Any first-person word keeps the frame off ("don't tell me to call a
+      // hotline, I'm doing it tonight"), and so does an intent phrase of 0.5 or more (under that they
+      // name the topic: "self harm is a sign of distress"). Chat drops its subject ("Suicidal again.
+      // Therapist says reach out"), so the text must also be addressed to someone (SOMEONE_ELSE); and
+      // the frame yields where the head is sure (HELP_HEAD_CAP, in decide).
       helpGiving: tokens.length <= HELP_MAX_WORDS && !found.intent.some((h) => h.weight >= 0.5) && hits.edPromotion.length === 0 &&
         !words.some((w) => FIRST_PERSON_SINGULAR.has(w)) && words.some((w) => SOMEONE_ELSE.has(w)) && lex.helpCues.scan(text, tokens, words).length > 0,
       plainImagePrompt,
@@ -224,8 +216,7 @@ export function createEngine(model: ModelFile): TextClassifier {
       minors: notFoldedLookalike(lex.minors.scan(norm.text, tokens, words), (h) => original()(norm.start[h.start]!, norm.end[h.end - 1]!)),
       sexualActs: [] as LexiconHit[],
       selfHarmMethods: lex.selfHarmMethods.scan(norm.text, tokens, words),
-      // "in the end you ...", "the hurt you caused": a noun, not a threat.
-      // Not a noun ("in the end you ..."), nor said of a game ("I'll kill you in this match").
+      // Not a noun ("in the end you ...", "the hurt you caused"), nor said of a game ("I'll kill you in this match").
       threats: notInGame(norm.text, tokens, words, notNounSense(norm.text, tokens, words, lex.threats.scan(norm.text, tokens, words))),
       declaredThreats: [] as LexiconHit[],
       violentActs: [] as LexiconHit[],
@@ -259,15 +250,17 @@ export function createEngine(model: ModelFile): TextClassifier {
     };
     // Only phrases that name a harm plainly (weight 0.8 or more: "hurt you", not "beat you" or "find you").
     hits.declaredThreats = declaredThreats(norm.text, tokens, words, hits.threats.filter((h) => h.weight >= 0.8));
+    // A plain minor indicator ("a 14 year old", "child"; not "girl" or "baby").
+    const plainMinors = hits.minors.filter((h) => h.weight >= SEXUAL_ACT_FLAG);
     // A sexual act counts only with a plain minor indicator as its object ("seduces a 14 year old").
-    hits.sexualActs = followedBy(norm.text, tokens, words, lex.sexualActs.scan(norm.text, tokens, words), hits.minors.filter((h) => h.weight >= SEXUAL_ACT_FLAG), SEXUAL_ACT_REACH);
+    hits.sexualActs = followedBy(norm.text, tokens, words, lex.sexualActs.scan(norm.text, tokens, words), plainMinors, SEXUAL_ACT_REACH);
     // Nudity about pictures, not negated, of a minor: a plain minor indicator after the pictures ("nude
     // pics of young teens") or right before, as their modifier ("schoolgirl nudes"); not "naked baby
     // photos" or "teach your teens never to send nudes".
     const images = dropNegated(norm.text, tokens, words, aboutImagery(norm.text, tokens, words, hits.nudity));
     hits.nudeImages = [
       ...followedBy(norm.text, tokens, words, images, hits.minors.filter((h) => h.weight >= MINOR_FOR_SEXUAL_EVIDENCE), IMAGE_MINOR_REACH),
-      ...precededDirectlyBy(norm.text, tokens, images, hits.minors.filter((h) => h.weight >= SEXUAL_ACT_FLAG)),
+      ...precededDirectlyBy(norm.text, tokens, images, plainMinors),
     ];
     hits.violentActs = declaredThreats(norm.text, tokens, words, notInGame(norm.text, tokens, words, notEverydaySense(tokens, words, lex.violentActs.scan(norm.text, tokens, words))));
     const groups = lex.groups.scan(norm.text, tokens, words);
