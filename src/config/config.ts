@@ -59,7 +59,8 @@ export function readConfig(env: Readonly<Record<string, string | undefined>> = p
   return {
     port,
     grpcPort,
-    host: nonEmpty(env.HOST) ?? "0.0.0.0",
+    // Loopback unless asked: a fresh clone does not expose its dashboard and API to the network.
+    host: nonEmpty(env.HOST) ?? "127.0.0.1",
     dataDir: path.resolve(nonEmpty(env.DATA_DIR) ?? "./data"),
     databaseUrl: readUrl(env, "DATABASE_URL", ["postgres:", "postgresql:"]),
     redisUrl: readUrl(env, "REDIS_URL", ["redis:", "rediss:"]),

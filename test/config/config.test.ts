@@ -9,7 +9,7 @@ const read = (env: Record<string, string>) => readConfig({ ...base, ...env });
 describe("readConfig", () => {
   it("has working defaults", () => {
     const config = readConfig({});
-    expect(config).toMatchObject({ port: 8080, grpcPort: 8081, host: "0.0.0.0", logLevel: "info", databaseUrl: undefined, redisUrl: undefined });
+    expect(config).toMatchObject({ port: 8080, grpcPort: 8081, host: "127.0.0.1", logLevel: "info", databaseUrl: undefined, redisUrl: undefined });
     expect(config.dataDir).toBe(path.resolve("./data"));
   });
 

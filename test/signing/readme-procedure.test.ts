@@ -8,8 +8,8 @@ import { startTestServer, type TestServer } from "../support/test-server.js";
 
 const run = promisify(execFile);
 
-/** The shell procedure from the README, run as written: the documentation is the test subject. */
-const readme = readFileSync("README.md", "utf8");
+/** The shell procedure from docs/signing.md, run as written: the documentation is the test subject. */
+const readme = readFileSync("docs/signing.md", "utf8");
 const script = /```sh\n(# verify-moderation-response\.sh[\s\S]*?)```/.exec(readme)?.[1];
 
 let server: TestServer;
@@ -34,8 +34,8 @@ async function verifyWithScript(requestFile: string, headers: string, body: stri
   );
 }
 
-describe("README verification procedure (bash, curl, openssl, jq)", () => {
-  it("is in the README", () => expect(script).toContain("openssl pkeyutl -verify"));
+describe("docs/signing.md verification procedure (bash, curl, openssl, jq)", () => {
+  it("is in docs/signing.md", () => expect(script).toContain("openssl pkeyutl -verify"));
 
   it.each([
     ["a success", true],
