@@ -2,6 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { ApiError } from "../errors/api-error.js";
 import { createCircuitBreaker, type CircuitState } from "./circuit-breaker.js";
 import { createConcurrencyLimiter, LimiterFullError } from "./concurrency-limiter.js";
+import { startDeadline } from "./deadline.js";
 import type { DeepAnalysisRequest, DeepAnalysisResult, DeepAnalyzer } from "./deep-analyzer.js";
 import { ProviderError } from "./provider-error.js";
 
@@ -41,6 +42,8 @@ export interface GuardedAnalyzer extends DeepAnalyzer {
   /** Throws ApiError("deep_analysis_unavailable") on every failure; the ProviderError is its cause. */
   analyze(request: DeepAnalysisRequest): Promise<DeepAnalysisResult>;
   circuitState(): CircuitState;
+  /** Calls holding a provider slot, and calls waiting for one. */
+  load(): { active: number; waiting: number };
 }
 
 /** Wraps any DeepAnalyzer with the defences a third-party dependency needs. */
@@ -58,10 +61,10 @@ export function createGuardedAnalyzer(inner: DeepAnalyzer, options: Partial<Guar
     for (let n = 0; ; n++) {
       const permit = breaker.tryAcquire();
       if (!permit.allowed) throw circuitOpen(permit.retryAfterMs);
-      const signal = AbortSignal.any([deadline, AbortSignal.timeout(config.attemptTimeoutMs)]);
+      const attemptLimit = startDeadline(config.attemptTimeoutMs, deadline);
       let failure: ProviderError;
       try {
-        const result = await inner.analyze({ ...request, signal });
+        const result = await inner.analyze({ ...request, signal: attemptLimit.signal });
         breaker.onSuccess();
         return result;
       } catch (error) {
@@ -74,6 +77,8 @@ export function createGuardedAnalyzer(inner: DeepAnalyzer, options: Partial<Guar
           error instanceof ProviderError
             ? error
             : new ProviderError("malformed", "The vision provider client failed.", { retryable: false, cause: error });
+      } finally {
+        attemptLimit.clear();
       }
       if (deadline.aborted) throw unavailable("the vision provider did not answer in time", failure);
       if (!failure.retryable || n >= config.maxRetries) throw toApiError(failure);
@@ -93,6 +98,7 @@ export function createGuardedAnalyzer(inner: DeepAnalyzer, options: Partial<Guar
     provider: inner.provider,
     model: inner.model,
     circuitState: () => breaker.state(),
+    load: () => ({ active: limiter.active, waiting: limiter.waiting }),
     async analyze(request) {
       // Fail fast without queueing while the circuit is open.
       if (breaker.state() === "open") {
@@ -100,10 +106,8 @@ export function createGuardedAnalyzer(inner: DeepAnalyzer, options: Partial<Guar
         if (!permit.allowed) throw circuitOpen(permit.retryAfterMs);
         breaker.release();
       }
-      const deadline = AbortSignal.any([
-        AbortSignal.timeout(config.totalTimeoutMs),
-        ...(request.signal ? [request.signal] : []),
-      ]);
+      const total = startDeadline(config.totalTimeoutMs, request.signal);
+      const deadline = total.signal;
       try {
         return await limiter.run(() => attempt(request, deadline), deadline);
       } catch (error) {
@@ -116,6 +120,8 @@ export function createGuardedAnalyzer(inner: DeepAnalyzer, options: Partial<Guar
         }
         // Aborted while waiting for a slot.
         throw unavailable(request.signal?.aborted ? "The deep analysis was cancelled." : "the vision provider did not answer in time", error);
+      } finally {
+        total.clear();
       }
     },
   };

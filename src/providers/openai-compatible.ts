@@ -2,6 +2,7 @@ import { CATEGORY_IDS, type CategoryId } from "../classifiers/categories.js";
 import type { CategoryVerdict } from "../classifiers/classifier.js";
 import type { DeepAnalysisRequest, DeepAnalysisResult, DeepAnalyzer } from "./deep-analyzer.js";
 import { SYSTEM_PROMPT, VERDICT_JSON_SCHEMA, userInstruction } from "./prompt.js";
+import { isTimeoutReason } from "./deadline.js";
 import { ProviderError } from "./provider-error.js";
 import { parseVisionVerdict } from "./verdict-parser.js";
 
@@ -160,8 +161,7 @@ function malformedResponse(detail: string, cause?: unknown): ProviderError {
 
 function fetchFailure(error: unknown, signal: AbortSignal | undefined): ProviderError {
   if (signal?.aborted) {
-    const reason: unknown = signal.reason;
-    const timedOut = reason instanceof DOMException && reason.name === "TimeoutError";
+    const timedOut = isTimeoutReason(signal.reason);
     return new ProviderError("timeout", timedOut ? "The vision provider did not answer in time." : "The deep analysis was cancelled.", {
       retryable: timedOut,
       cause: error,
