@@ -20,6 +20,7 @@ import { answerClientError, frameworkErrorHandler } from "../http/framework-erro
 const SHUTDOWN_GRACE_MS = 5_000;
 import { registerJwksRoute } from "../http/jwks-route.js";
 import { registerUsageRoute } from "../http/usage-route.js";
+import { registerOpenAiModerationsRoute } from "../http/openai/openai-route.js";
 import { registerDashboardRoutes } from "../dashboard/dashboard-routes.js";
 
 export interface RunningServer {
@@ -61,6 +62,7 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
       handler: (_req, reply) =>
         reply.code(405).header("allow", "POST").send({ error: { code: "method_not_allowed", message: "Use POST for /v1/moderate." } }),
     });
+    registerOpenAiModerationsRoute(app, ctx, interceptors);
     registerHealthRoutes(app, ctx, isServing);
     registerJwksRoute(app, { keys: ctx.signingKeys });
     registerUsageRoute(app, ctx, interceptors);

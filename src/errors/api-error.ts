@@ -13,6 +13,7 @@ export const ERROR_CODES = {
   text_too_long: { http: 400, connect: Code.InvalidArgument },
   invalid_image: { http: 400, connect: Code.InvalidArgument },
   unsupported_image_type: { http: 415, connect: Code.InvalidArgument },
+  remote_image_not_supported: { http: 400, connect: Code.InvalidArgument },
   image_too_large: { http: 413, connect: Code.InvalidArgument },
   missing_api_key: { http: 401, connect: Code.Unauthenticated },
   invalid_api_key: { http: 401, connect: Code.Unauthenticated },
@@ -28,6 +29,8 @@ export const ERROR_CODES = {
   deep_analysis_not_configured: { http: 501, connect: Code.FailedPrecondition },
   rate_limiter_unavailable: { http: 503, connect: Code.Unavailable },
   service_unavailable: { http: 503, connect: Code.Unavailable },
+  provider_unavailable: { http: 503, connect: Code.Unavailable },
+  provider_not_configured: { http: 501, connect: Code.FailedPrecondition },
 } as const satisfies Record<string, { http: number; connect: Code }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

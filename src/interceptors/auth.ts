@@ -10,14 +10,16 @@ const MISSING = "An API key is required: include it in the X-API-Key header (x-a
 const INVALID = "The API key is invalid or has been revoked.";
 
 /**
- * Resolves X-API-Key to an account on every call. A revoked key or changed plan takes effect on
+ * Resolves the caller's key to an account on every call. The key travels as X-API-Key or, as
+ * OpenAI's SDKs send it, `Authorization: Bearer <key>`; every route and protocol accepts both,
+ * since they all run this chain. X-API-Key wins when both are present. A revoked key or changed plan takes effect on
  * the next request, even when modctl changed it from outside (the store's caller cache is
  * emptied by any committed change).
  */
 export function createAuthInterceptor(deps: { accounts: AccountStore; onKeyUsed?: (keyId: string) => void }): Interceptor {
   return (next) => async (req) => {
     if (PUBLIC_METHODS.has(req.method.name)) return next(req);
-    const presented = req.header.get("x-api-key")?.trim();
+    const presented = req.header.get("x-api-key")?.trim() || bearerToken(req.header.get("authorization"));
     if (!presented) throw new ApiError("missing_api_key", MISSING);
     const caller = (deps.accounts.cachedCaller(presented) ?? { caller: await deps.accounts.authenticate(presented) }).caller;
     if (!caller) throw new ApiError("invalid_api_key", INVALID);
@@ -25,4 +27,10 @@ export function createAuthInterceptor(deps: { accounts: AccountStore; onKeyUsed?
     deps.onKeyUsed?.(caller.keyId);
     return next(req);
   };
+}
+
+/** The token of an `Authorization: Bearer <token>` header (scheme case-insensitive, RFC 9110); other schemes are not keys. */
+export function bearerToken(value: string | null): string | undefined {
+  const match = value ? /^bearer[ \t]+(\S+)[ \t]*$/i.exec(value) : null;
+  return match?.[1];
 }

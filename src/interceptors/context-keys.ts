@@ -14,6 +14,13 @@ export const rawJsonBodyKey = createContextKey<Uint8Array | undefined>(undefined
 export const transportKey = createContextKey<"json" | "connect" | "grpc" | "grpc-web">("connect", { description: "transport" });
 
 /**
+ * Which answer a JSON call sends: /v1/moderate's own rendering, or OpenAI's (POST /v1/moderations),
+ * which its route renders from the answer message; only the first may be rendered ahead by a
+ * compute worker.
+ */
+export const jsonDialectKey = createContextKey<"moderate" | "openai">("moderate", { description: "JSON answer dialect" });
+
+/**
  * The canonical bytes of an RPC request message (canonicalMessageBytes), set by the signing
  * interceptor, which binds the answer's signature to them; compute workers that sign an
  * answer ahead bind it to the same bytes.

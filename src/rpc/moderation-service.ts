@@ -3,7 +3,7 @@ import type { ModerationService } from "../../gen/moderation/v1/moderation_pb.js
 import type { AppContext } from "../app/app-context.js";
 import { createModerator } from "../moderation/moderate.js";
 import { createListSigningKeys } from "./list-signing-keys.js";
-import { canonicalRequestKey, rawJsonBodyKey, transportKey } from "../interceptors/context-keys.js";
+import { canonicalRequestKey, jsonDialectKey, rawJsonBodyKey, transportKey } from "../interceptors/context-keys.js";
 import { isTextOnly } from "../workers/worker-answers.js";
 
 /**
@@ -23,7 +23,8 @@ export function createModerationServiceImpl(ctx: AppContext): ServiceImpl<typeof
         // What the answer's signature is bound to: the JSON body, or the RPC request's canonical bytes.
         if (context.values.get(transportKey) === "json") {
           const requestBody = context.values.get(rawJsonBodyKey);
-          if (requestBody) return answerer.json(request, requestBody, ctx.clock());
+          // OpenAI's dialect is rendered by its route from the message, so a worker's rendering would be wasted.
+          if (requestBody && context.values.get(jsonDialectKey) === "moderate") return answerer.json(request, requestBody, ctx.clock());
         } else {
           const requestBytes = context.values.get(canonicalRequestKey);
           if (requestBytes) return answerer.rpc(request, requestBytes, ctx.clock());

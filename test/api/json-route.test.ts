@@ -181,7 +181,7 @@ describe("body size", () => {
 
 describe("HTTP routes", () => {
   it("answers unknown routes with not_found in the same JSON error shape (404)", async () => {
-    for (const [method, path] of [["GET", "/nope"], ["POST", "/v1/moderations"], ["GET", "/v2/moderate"], ["DELETE", "/"]] as const) {
+    for (const [method, path] of [["GET", "/nope"], ["POST", "/v1/moderation"], ["GET", "/v2/moderate"], ["DELETE", "/"]] as const) {
       const response = await fetch(`${server.httpUrl}${path}`, { method });
       expect(response.status, `${method} ${path}`).toBe(404);
       expect(response.headers.get("content-type")).toMatch(/^application\/json/);

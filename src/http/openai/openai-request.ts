@@ -1,0 +1,100 @@
+import { isUtf8 } from "node:buffer";
+import { create } from "@bufbuild/protobuf";
+import { ModerateRequestSchema, type ModerateRequest } from "../../../gen/moderation/v1/moderation_pb.js";
+import { ApiError } from "../../errors/api-error.js";
+
+/**
+ * How the caller wrote `input`, which decides the answer's shape: a string is one input, an
+ * array of strings is one input per string, and an array of typed parts is ONE input made of
+ * text and images (OpenAI answers it with a single result).
+ */
+export type OpenAiInputShape = "string" | "strings" | "parts";
+
+export interface OpenAiModerationRequest {
+  request: ModerateRequest;
+  shape: OpenAiInputShape;
+}
+
+const TOP_LEVEL_FIELDS = new Set(["input", "model"]);
+
+/**
+ * Translates OpenAI's moderation request body into the service's ModerateRequest, checking
+ * JSON types strictly. Item counts and lengths are left to the shared validator, so both JSON
+ * routes and the RPC protocols agree on them; an item keeps its index (input[2] here is item 2
+ * there), so the shared validator's messages point at the caller's own input.
+ */
+export function parseOpenAiModerationJson(bytes: Uint8Array): OpenAiModerationRequest {
+  let body: unknown;
+  try {
+    if (!isUtf8(bytes)) throw new TypeError("not UTF-8");
+    body = JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    throw new ApiError("invalid_request", "The request body is not valid JSON.");
+  }
+  if (!isObject(body)) throw new ApiError("invalid_request", 'The request body must be a JSON object with an "input" field.');
+  for (const key of Object.keys(body)) {
+    if (!TOP_LEVEL_FIELDS.has(key)) throw new ApiError("invalid_request", `Unknown field "${truncate(key)}"; expected "input" and optionally "model".`);
+  }
+  // Any model name is accepted (e.g. "omni-moderation-latest"): the service's own model answers and the response names it.
+  if (body.model !== undefined && typeof body.model !== "string") throw new ApiError("invalid_request", '"model" must be a string.');
+  const input = body.input;
+  if (input === undefined) throw new ApiError("invalid_request", '"input" is required: a string, an array of strings, or an array of text and image_url parts.');
+  if (typeof input === "string") return { shape: "string", request: textRequest([input]) };
+  if (!Array.isArray(input)) throw new ApiError("invalid_request", '"input" must be a string, an array of strings, or an array of text and image_url parts.');
+  if (input.every((item) => typeof item === "string")) return { shape: "strings", request: textRequest(input as string[]) };
+  if (input.some((item) => typeof item === "string")) {
+    throw new ApiError("invalid_request", '"input" mixes strings and parts; send either an array of strings or an array of {"type":...} parts.');
+  }
+  return { shape: "parts", request: create(ModerateRequestSchema, { input: input.map(partToItem) }) };
+}
+
+function textRequest(texts: string[]): ModerateRequest {
+  return create(ModerateRequestSchema, { input: texts.map((text) => ({ type: "text", text })) });
+}
+
+function partToItem(part: unknown, index: number): { type: string; text?: string; base64?: string } {
+  const where = `input[${index}]`;
+  if (!isObject(part)) throw new ApiError("invalid_request", `${where} must be a string or a part such as {"type":"text","text":"..."}.`);
+  if (part.type === "text") {
+    onlyFields(part, ["type", "text"], where);
+    if (typeof part.text !== "string") throw new ApiError("invalid_request", `${where}.text must be a string.`);
+    return { type: "text", text: part.text };
+  }
+  if (part.type === "image_url") {
+    onlyFields(part, ["type", "image_url"], where);
+    const image = part.image_url;
+    if (!isObject(image) || typeof image.url !== "string") {
+      throw new ApiError("invalid_request", `${where}.image_url must be an object such as {"url":"data:image/png;base64,..."}.`);
+    }
+    onlyFields(image, ["url"], `${where}.image_url`);
+    return { type: "image", base64: imageDataUri(image.url, where) };
+  }
+  const shown = part.type === undefined ? "missing" : JSON.stringify(part.type).slice(0, 40);
+  throw new ApiError("invalid_request", `${where}.type is ${shown}; it must be "text" or "image_url".`);
+}
+
+/** Only data URIs are judged; the service does not fetch images from the network. */
+function imageDataUri(url: string, where: string): string {
+  if (/^https?:/i.test(url)) {
+    throw new ApiError(
+      "remote_image_not_supported",
+      `${where}.image_url.url is a remote URL; this service does not fetch images. Send the image inline as a data URI (data:image/png;base64,...).`,
+    );
+  }
+  if (!/^data:/i.test(url)) throw new ApiError("invalid_image", `${where}.image_url.url must be a data URI such as data:image/png;base64,....`);
+  return url;
+}
+
+function onlyFields(value: Record<string, unknown>, allowed: readonly string[], where: string): void {
+  for (const key of Object.keys(value)) {
+    if (!allowed.includes(key)) throw new ApiError("invalid_request", `${where} has unknown field "${truncate(key)}".`);
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function truncate(value: string): string {
+  return value.length > 40 ? `${value.slice(0, 40)}…` : value;
+}

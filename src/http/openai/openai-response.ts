@@ -1,0 +1,61 @@
+import type { CategoryScore, ModerateResponse } from "../../../gen/moderation/v1/moderation_pb.js";
+import { OPENAI_CATEGORIES } from "./openai-categories.js";
+import type { OpenAiInputShape } from "./openai-request.js";
+
+type InputType = "text" | "image";
+
+export interface OpenAiModerationResult {
+  flagged: boolean;
+  categories: Record<string, boolean>;
+  category_scores: Record<string, number>;
+  category_applied_input_types: Record<string, InputType[]>;
+}
+
+export interface OpenAiModeration {
+  id: string;
+  model: string;
+  results: OpenAiModerationResult[];
+}
+
+interface Judged {
+  type: InputType;
+  categories: { [key: string]: CategoryScore };
+}
+
+/**
+ * The service's answer in OpenAI's response shape. A string or each string of an array is one
+ * input with one result (the combined layer, which judges separate texts together, has no place
+ * in that shape and is left out); an array of parts is one input, so its items and the combined
+ * layer fold into one result: per category the highest score, flagged if any part is, applied
+ * to the types of the parts that evaluated it. A category nothing evaluated scores 0 with no
+ * applied input types, as OpenAI reports one it did not apply.
+ */
+export function toOpenAiModeration(answer: ModerateResponse, shape: OpenAiInputShape): OpenAiModeration {
+  const judged = (r: ModerateResponse["results"][number]): Judged => ({ type: r.type === "image" ? "image" : "text", categories: r.categories });
+  const results =
+    shape === "parts"
+      ? [foldResult([...answer.results.map(judged), ...(answer.combined ? [{ type: "text" as const, categories: answer.combined.categories }] : [])])]
+      : answer.results.map((r) => foldResult([judged(r)]));
+  return { id: answer.id, model: answer.model, results };
+}
+
+function foldResult(parts: Judged[]): OpenAiModerationResult {
+  const result: OpenAiModerationResult = { flagged: false, categories: {}, category_scores: {}, category_applied_input_types: {} };
+  for (const [name, ours] of OPENAI_CATEGORIES) {
+    let score = 0;
+    let flagged = false;
+    const applied = new Set<InputType>();
+    for (const part of ours === undefined ? [] : parts) {
+      const entry = part.categories[ours!];
+      if (!entry) continue;
+      score = Math.max(score, entry.score);
+      flagged ||= entry.flagged;
+      applied.add(part.type);
+    }
+    result.categories[name] = flagged;
+    result.category_scores[name] = score;
+    result.category_applied_input_types[name] = (["text", "image"] as const).filter((type) => applied.has(type));
+    result.flagged ||= flagged;
+  }
+  return result;
+}

@@ -1,0 +1,80 @@
+import { create } from "@bufbuild/protobuf";
+import { createContextValues, type Interceptor } from "@connectrpc/connect";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { ModerateRequestSchema, ModerationService } from "../../../gen/moderation/v1/moderation_pb.js";
+import type { AppContext } from "../../app/app-context.js";
+import { ApiError } from "../../errors/api-error.js";
+import { jsonDialectKey, rawJsonBodyKey, transportKey } from "../../interceptors/context-keys.js";
+import { MAX_REQUEST_BYTES } from "../../moderation/limits.js";
+import { createModerationServiceImpl } from "../../rpc/moderation-service.js";
+import { createChainInvoker } from "../invoke-chain.js";
+import { CallerHungUpError, readBody } from "../read-body.js";
+import { sendSignedJson } from "../send-json.js";
+import { openAiError } from "./openai-error.js";
+import { parseOpenAiModerationJson, type OpenAiModerationRequest } from "./openai-request.js";
+import { toOpenAiModeration } from "./openai-response.js";
+
+export const OPENAI_MODERATIONS_PATH = "/v1/moderations";
+
+/**
+ * POST /v1/moderations: OpenAI's moderation endpoint, so its SDKs work by changing the base URL.
+ * Not a second implementation: the body is translated into a ModerateRequest and runs the same
+ * interceptor chain (auth, rate limit, metering) and the same Moderate method as every other
+ * route; the answer message is translated back into OpenAI's shape and signed over the bytes
+ * sent, like /v1/moderate's. Errors keep the service's stable codes, in OpenAI's error shape.
+ */
+export function registerOpenAiModerationsRoute(app: FastifyInstance, ctx: AppContext, interceptors: Interceptor[]): void {
+  const service = createModerationServiceImpl(ctx);
+  const invoke = createChainInvoker({ service: ModerationService, method: ModerationService.method.moderate, impl: service.moderate!, interceptors });
+  app.register(async (scope) => {
+    // Read the body ourselves: the chain must run (auth first) even when the body is unacceptable.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser("*", (_req, payload, done) => done(null, payload));
+
+    scope.post(OPENAI_MODERATIONS_PATH, async (request, reply) => {
+      const contextValues = createContextValues().set(transportKey, "json").set(jsonDialectKey, "openai");
+      let bodyError: ApiError | undefined;
+      let parsed: OpenAiModerationRequest | undefined;
+      try {
+        const bytes = await readBody(request.raw, MAX_REQUEST_BYTES, declaredLength(request));
+        contextValues.set(rawJsonBodyKey, bytes);
+        checkContentType(request);
+        parsed = parseOpenAiModerationJson(bytes);
+      } catch (error) {
+        if (error instanceof CallerHungUpError) return reply.hijack();
+        if (!(error instanceof ApiError)) throw error;
+        bodyError = error;
+      }
+
+      const sendSigned = (status: number, body: unknown, headerSets: Headers[]) =>
+        sendSignedJson(reply, { signer: ctx.signingKeys.signer, nowMs: ctx.clock(), requestBody: contextValues.get(rawJsonBodyKey) }, status, body, headerSets);
+
+      const input = parsed?.request ?? create(ModerateRequestSchema);
+      const outcome = await invoke({
+        request, reply, input, contextValues, deferredError: bodyError,
+        abortable: input.input.some((item) => item.type === "image"),
+      });
+      if (outcome.ok) return sendSigned(200, toOpenAiModeration(outcome.output, parsed!.shape), outcome.headers);
+      if (outcome.code === "payload_too_large" && request.raw.httpVersionMajor === 1) reply.header("connection", "close");
+      return sendSigned(outcome.status, openAiError(outcome.status, outcome.code, outcome.message), outcome.headers);
+    });
+  });
+  app.route({
+    method: ["GET", "PUT", "PATCH", "DELETE", "OPTIONS"],
+    url: OPENAI_MODERATIONS_PATH,
+    handler: (_req, reply) =>
+      reply.code(405).header("allow", "POST").send(openAiError(405, "method_not_allowed", `Use POST for ${OPENAI_MODERATIONS_PATH}.`)),
+  });
+}
+
+function checkContentType(request: FastifyRequest): void {
+  const type = request.headers["content-type"]?.split(";")[0]?.trim().toLowerCase();
+  if (type !== "application/json") {
+    throw new ApiError("unsupported_media_type", "The request body must be JSON, sent with Content-Type: application/json.");
+  }
+}
+
+function declaredLength(request: FastifyRequest): number | undefined {
+  const raw = request.headers["content-length"];
+  return raw === undefined ? undefined : Number(raw);
+}

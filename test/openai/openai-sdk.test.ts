@@ -1,0 +1,177 @@
+import OpenAI from "openai";
+import { describe, expect, it } from "vitest";
+import { fetchJwks } from "../../src/client/fetch-jwks.js";
+import { verifyModerationResponse } from "../../src/client/verify-response.js";
+import { dataUri, png } from "../images/fixtures.js";
+import { useServerWithKey } from "../support/test-server.js";
+
+/** OpenAI's thirteen category names, written out rather than read from the code under test. */
+const OPENAI_NAMES = [
+  "harassment", "harassment/threatening", "hate", "hate/threatening", "illicit", "illicit/violent", "self-harm",
+  "self-harm/intent", "self-harm/instructions", "sexual", "sexual/minors", "violence", "violence/graphic",
+];
+const NOT_EVALUATED = ["illicit", "illicit/violent"];
+
+// METERING_FLUSH_MS: usage is readable almost at once, to check the route is metered.
+const fixture = useServerWithKey({ env: { METERING_FLUSH_MS: "50" } });
+const client = (apiKey = fixture.key) => new OpenAI({ apiKey, baseURL: `${fixture.server.httpUrl}/v1`, maxRetries: 0 });
+
+async function raw(body: unknown, headers: Record<string, string> = {}) {
+  const requestBody = typeof body === "string" ? body : JSON.stringify(body);
+  const response = await fetch(`${fixture.server.httpUrl}/v1/moderations`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${fixture.key}`, ...headers },
+    body: requestBody,
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, text, json: JSON.parse(text), requestBody };
+}
+
+describe("POST /v1/moderations with the official openai SDK", () => {
+  it("moderates a string: OpenAI's shape, categories and names; illicit reported as not applied", async () => {
+    const answer = await client().moderations.create({ model: "omni-moderation-latest", input: "I will kill you, you worthless idiot" });
+    expect(answer.id).toMatch(/^modr_/);
+    expect(answer.model).toBe(fixture.server.ctx.textClassifier.id);
+    expect(answer.results).toHaveLength(1);
+    const result = answer.results[0]!;
+    expect(Object.keys(result.categories)).toEqual(OPENAI_NAMES);
+    expect(Object.keys(result.category_scores)).toEqual(OPENAI_NAMES);
+    expect(Object.keys(result.category_applied_input_types)).toEqual(OPENAI_NAMES);
+    expect(result.flagged).toBe(true);
+    expect(result.categories["harassment/threatening"] || result.categories.violence).toBe(true);
+    for (const name of OPENAI_NAMES) {
+      const applied = (result.category_applied_input_types as unknown as Record<string, string[]>)[name];
+      expect(applied).toEqual(NOT_EVALUATED.includes(name) ? [] : ["text"]);
+    }
+    for (const name of NOT_EVALUATED) {
+      expect((result.category_scores as unknown as Record<string, number>)[name]).toBe(0);
+      expect((result.categories as unknown as Record<string, boolean>)[name]).toBe(false);
+    }
+  });
+
+  it("scores the same as POST /v1/moderate, category by category", async () => {
+    const text = "you are a worthless idiot and everyone hates you";
+    const answer = await client().moderations.create({ input: text });
+    const native = await fetch(`${fixture.server.httpUrl}/v1/moderate`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": fixture.key },
+      body: JSON.stringify({ input: [{ type: "text", text }] }),
+    }).then((r) => r.json() as Promise<any>);
+    const ours = native.results[0].categories;
+    const scores = answer.results[0]!.category_scores as unknown as Record<string, number>;
+    expect(scores.harassment).toBe(ours.harassment.score);
+    expect(scores["self-harm/intent"]).toBe(ours.self_harm_intent.score);
+    expect(scores["violence/graphic"]).toBe(ours.violence_graphic.score);
+    expect(answer.results[0]!.categories.harassment).toBe(ours.harassment.flagged);
+  });
+
+  it("answers an array of strings with one result per string, in order", async () => {
+    const answer = await client().moderations.create({ input: ["have a lovely day", "I want to kill myself tonight", "the weather is nice"] });
+    expect(answer.results.map((r) => r.flagged)).toEqual([false, true, false]);
+    expect(answer.results[1]!.categories["self-harm"] || answer.results[1]!.categories["self-harm/intent"]).toBe(true);
+  });
+
+  it("answers an array of text and image parts with ONE result; the image applies only to what the image model judges", async () => {
+    const image = dataUri("image/png", await png(64, 48));
+    const answer = await client().moderations.create({
+      input: [{ type: "text", text: "a quiet picture of the sea" }, { type: "image_url", image_url: { url: image } }],
+    });
+    expect(answer.results).toHaveLength(1);
+    const applied = answer.results[0]!.category_applied_input_types as unknown as Record<string, string[]>;
+    expect(applied.sexual).toEqual(["text", "image"]);
+    expect(applied.violence).toEqual(["text"]);
+    expect(applied.illicit).toEqual([]);
+    expect(answer.results[0]!.flagged).toBe(false);
+  });
+
+  it("answers an image alone: only sexual applied", async () => {
+    const answer = await client().moderations.create({ input: [{ type: "image_url", image_url: { url: dataUri("image/png", await png(32, 32)) } }] });
+    const applied = answer.results[0]!.category_applied_input_types as unknown as Record<string, string[]>;
+    expect(Object.entries(applied).filter(([, types]) => types.length > 0)).toEqual([["sexual", ["image"]]]);
+    expect(answer.results[0]!.category_scores.violence).toBe(0);
+  });
+
+  it("refuses a remote image URL clearly, in OpenAI's error shape with the stable code", async () => {
+    const error = await client().moderations.create({ input: [{ type: "image_url", image_url: { url: "https://example.com/cat.png" } }] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    const apiError = error as InstanceType<typeof OpenAI.BadRequestError>;
+    expect(apiError.status).toBe(400);
+    expect(apiError.code).toBe("remote_image_not_supported");
+    expect(apiError.param).toBe("input");
+    expect(apiError.type).toBe("invalid_request_error");
+    expect(apiError.message).toMatch(/does not fetch images.*data URI/);
+  });
+
+  it("refuses a bad key with 401 AuthenticationError, code invalid_api_key", async () => {
+    const error = await client("mod_AAAAAAAA_" + "A".repeat(43)).moderations.create({ input: "hello" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.AuthenticationError);
+    expect((error as InstanceType<typeof OpenAI.APIError>).code).toBe("invalid_api_key");
+  });
+
+  it("turns validation errors into 400s with the stable code and the field at fault", async () => {
+    const cases: Array<[unknown, string, string | null]> = [
+      [Array.from({ length: 11 }, () => "hi"), "too_many_items", "input"],
+      ["x".repeat(10_001), "text_too_long", "input"],
+      [[], "invalid_request", "input"],
+      [[{ type: "audio", audio: "x" }], "invalid_request", "input"],
+      [["text", { type: "text", text: "part" }], "invalid_request", "input"],
+      [[{ type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } }], "invalid_image", "input"],
+    ];
+    for (const [input, code, param] of cases) {
+      const error = await client().moderations.create({ input: input as string }).catch((e: unknown) => e);
+      expect(error, JSON.stringify(input).slice(0, 80)).toBeInstanceOf(OpenAI.BadRequestError);
+      expect({ code: (error as InstanceType<typeof OpenAI.APIError>).code, param: (error as InstanceType<typeof OpenAI.APIError>).param }).toEqual({ code, param });
+    }
+    const badModel = await client().moderations.create({ input: "hi", model: 7 as unknown as string }).catch((e: unknown) => e);
+    expect((badModel as InstanceType<typeof OpenAI.APIError>).param).toBe("model");
+  });
+});
+
+describe("POST /v1/moderations over plain HTTP", () => {
+  it("signs the answer over the bytes sent, bound to the request body, like /v1/moderate", async () => {
+    const response = await raw({ input: "hello there" });
+    expect(response.status).toBe(200);
+    const jwks = await fetchJwks(`${fixture.server.httpUrl}/.well-known/jwks.json`);
+    const verified = await verifyModerationResponse({ requestBody: response.requestBody, status: 200, headers: response.headers, body: response.text, jwks });
+    expect(verified.valid).toBe(true);
+    expect(response.headers.get("x-ratelimit-limit")).toBe("1000000");
+  });
+
+  it("signs errors too, in OpenAI's shape", async () => {
+    const response = await raw("{not json");
+    expect(response.status).toBe(400);
+    expect(response.json).toEqual({ error: { message: "The request body is not valid JSON.", type: "invalid_request_error", param: null, code: "invalid_request" } });
+    const jwks = await fetchJwks(`${fixture.server.httpUrl}/.well-known/jwks.json`);
+    expect((await verifyModerationResponse({ requestBody: response.requestBody, status: 400, headers: response.headers, body: response.text, jwks })).valid).toBe(true);
+  });
+
+  it("authenticates before it reads meaning into the body: no key is 401 whatever the body", async () => {
+    const response = await raw("{not json", { authorization: "" });
+    expect(response.status).toBe(401);
+    expect(response.json.error).toMatchObject({ code: "missing_api_key", type: "invalid_request_error", param: null });
+  });
+
+  it("accepts X-API-Key as well, and a Bearer key on the other routes (usage is metered for this route)", async () => {
+    const viaHeader = await raw({ input: "metered once" }, { authorization: "", "x-api-key": fixture.key });
+    expect(viaHeader.status).toBe(200);
+    const usage = async () =>
+      fetch(`${fixture.server.httpUrl}/v1/usage?granularity=day`, { headers: { authorization: `Bearer ${fixture.key}` } }).then((r) => r.json() as Promise<any>);
+    const before = (await usage()).totals.requests as number;
+    await raw({ input: ["one", "two"] });
+    let after = before;
+    for (let i = 0; i < 40 && after === before; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      after = (await usage()).totals.requests;
+    }
+    expect(after).toBe(before + 1);
+  });
+
+  it("answers other methods with 405 in OpenAI's shape, and refuses other content types with 415", async () => {
+    const get = await fetch(`${fixture.server.httpUrl}/v1/moderations`);
+    expect(get.status).toBe(405);
+    expect(((await get.json()) as any).error).toMatchObject({ code: "method_not_allowed", type: "invalid_request_error" });
+    const text = await raw("input=hi", { "content-type": "text/plain" });
+    expect(text.status).toBe(415);
+    expect(text.json.error.code).toBe("unsupported_media_type");
+  });
+});
