@@ -27,14 +27,23 @@ async function main(): Promise<void> {
   }
   process.stdout.write(`moderation service listening: HTTP/1.1 ${server.httpUrl}  gRPC (h2c) ${server.grpcUrl}\n`);
 
+  // npm start execs node, so a process manager's SIGTERM (or npm's forwarded one) lands here.
+  // Ctrl-C in a terminal sends SIGINT to npm and node both: a second signal is not a reason to hurry.
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, "shutting down");
-    await server.close();
-    await ctx.close();
-    process.exit(0);
+    let code = 0;
+    try {
+      await server.close(); // in-flight requests finish, keep-alive connections close
+      await ctx.close(); // buffered usage is written, store and workers released
+    } catch (error) {
+      log.error({ err: error }, "error while stopping");
+      code = 1;
+    }
+    log.info({ signal, code }, "stopped");
+    process.exit(code);
   };
   process.on("SIGINT", () => void stop("SIGINT"));
   process.on("SIGTERM", () => void stop("SIGTERM"));
