@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { DEFAULT_MODEL_PATH, loadTrainedClassifier } from "../src/classifiers/trained/index.js";
+import { DEFAULT_MODEL_PATH, loadTrainedClassifier } from "../src/classifiers/engine/index.js";
 import { writeReport } from "../src/training/report.js";
 
 // The last seven words make many windows flag, so this mix also pays for explanations.

@@ -1,6 +1,6 @@
 import type { TextClassifier } from "./classifier.js";
-import { createPatternClassifier } from "./pattern/pattern-classifier.js";
-import { loadTrainedClassifier } from "./trained/index.js";
+import { createPatternClassifier } from "./rules/pattern/pattern-classifier.js";
+import { loadTrainedClassifier } from "./engine/index.js";
 
 /**
  * The text classifier TEXT_CLASSIFIER names: the trained model (default) or the small

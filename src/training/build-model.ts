@@ -1,7 +1,7 @@
 import { CATEGORY_IDS, type CategoryId } from "../classifiers/categories.js";
-import type { HashingSpec } from "../classifiers/trained/features.js";
-import { decodeModel, encodeModel, type ModelFile, type ModelHeader } from "../classifiers/trained/model-file.js";
-import type { WindowSpec } from "../classifiers/trained/windows.js";
+import type { HashingSpec } from "../classifiers/model/features.js";
+import { decodeModel, encodeModel, type ModelFile, type ModelHeader } from "../classifiers/model/model-file.js";
+import type { WindowSpec } from "../classifiers/model/windows.js";
 import type { Corpus } from "./corpus.js";
 import { ruleThresholds, type HeldOutCalibration } from "./heldout-calibration.js";
 import { averagePrecision, chooseThreshold, fitPlatt, type Platt, type PrPoint } from "./metrics.js";

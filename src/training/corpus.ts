@@ -1,7 +1,7 @@
 import { CATEGORY_IDS } from "../classifiers/categories.js";
 import { normalizeForMatching } from "../classifiers/normalize/normalize.js";
-import { featurize, type HashingSpec } from "../classifiers/trained/features.js";
-import { windowsOf, type WindowSpec } from "../classifiers/trained/windows.js";
+import { featurize, type HashingSpec } from "../classifiers/model/features.js";
+import { windowsOf, type WindowSpec } from "../classifiers/model/windows.js";
 import type { Example } from "./datasets/example.js";
 import { hashString } from "./prng.js";
 

@@ -1,6 +1,6 @@
 import { CATEGORY_IDS, type CategoryId } from "../classifiers/categories.js";
-import { createEngine } from "../classifiers/trained/engine.js";
-import type { ModelFile } from "../classifiers/trained/model-file.js";
+import { createEngine } from "../classifiers/engine/engine.js";
+import type { ModelFile } from "../classifiers/model/model-file.js";
 import type { Example } from "./datasets/example.js";
 import { averagePrecision } from "./metrics.js";
 

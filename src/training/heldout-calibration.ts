@@ -1,9 +1,9 @@
 import { CATEGORY_IDS, type CategoryId } from "../classifiers/categories.js";
 import { normalizeForMatching } from "../classifiers/normalize/normalize.js";
-import { scorerOf } from "../classifiers/trained/engine.js";
-import { featurize } from "../classifiers/trained/features.js";
-import type { ModelFile } from "../classifiers/trained/model-file.js";
-import { windowsOf } from "../classifiers/trained/windows.js";
+import { scorerOf } from "../classifiers/engine/engine.js";
+import { featurize } from "../classifiers/model/features.js";
+import type { ModelFile } from "../classifiers/model/model-file.js";
+import { windowsOf } from "../classifiers/model/windows.js";
 import type { Example } from "./datasets/example.js";
 import { averagePrecision, chooseThreshold, fitPlatt, type Platt, type PrPoint } from "./metrics.js";
 

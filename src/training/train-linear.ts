@@ -1,5 +1,5 @@
 import { CATEGORY_IDS } from "../classifiers/categories.js";
-import { createLinearScorer } from "../classifiers/trained/scorers.js";
+import { createLinearScorer } from "../classifiers/model/scorers.js";
 import type { Corpus } from "./corpus.js";
 import { createPrng, shuffleInPlace } from "./prng.js";
 import { positiveWeights, quantizeClipped, type TrainedModel, type TrainOptions } from "./trainer.js";

@@ -1,5 +1,5 @@
 import { CATEGORY_IDS } from "../classifiers/categories.js";
-import type { Scorer } from "../classifiers/trained/scorers.js";
+import type { Scorer } from "../classifiers/model/scorers.js";
 import type { Corpus } from "./corpus.js";
 
 /** What every model family hands back: quantised tensors for the file, and a scorer over them. */

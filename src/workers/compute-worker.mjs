@@ -3,7 +3,7 @@
 // the runner directly; elsewhere (vitest's workers have no TypeScript loader) it goes through
 // tsx's API.
 if (globalThis[Symbol.for("moderation.ts-loader")]) {
-  await import("./compute-worker-main.ts");
+  await import("./compute-worker-main.js");
 } else {
   const { tsImport } = await import("tsx/esm/api");
   await tsImport("./compute-worker-main.ts", import.meta.url);

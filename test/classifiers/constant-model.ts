@@ -1,7 +1,7 @@
 import { CATEGORY_IDS, type CategoryId } from "../../src/classifiers/categories.js";
 import type { TextClassifier, Verdict } from "../../src/classifiers/classifier.js";
-import { createEngine } from "../../src/classifiers/trained/index.js";
-import type { ModelFile } from "../../src/classifiers/trained/model-file.js";
+import { createEngine } from "../../src/classifiers/engine/index.js";
+import type { ModelFile } from "../../src/classifiers/model/model-file.js";
 
 /**
  * A model whose learned heads all score about 0 ("silent"), 0.35 ("leaning": under every bar of

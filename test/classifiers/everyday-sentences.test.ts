@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { loadTrainedClassifier } from "../../src/classifiers/trained/index.js";
+import { loadTrainedClassifier } from "../../src/classifiers/engine/index.js";
 
 // Sentences written for this test (not from any dataset): ordinary messages a moderation API
 // sees all day must not be flagged, and plain, unambiguous harm must be. A model that fails

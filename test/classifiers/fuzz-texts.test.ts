@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { CATEGORY_IDS } from "../../src/classifiers/categories.js";
 import type { Verdict } from "../../src/classifiers/classifier.js";
-import { loadTrainedClassifier } from "../../src/classifiers/trained/index.js";
+import { loadTrainedClassifier } from "../../src/classifiers/engine/index.js";
 import { seededRandom } from "../support/seeded-random.js";
 
 // Seeded random texts mixing harmful phrases with the characters normalisation has to survive

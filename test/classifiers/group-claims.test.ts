@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { constantEngine, flaggedCategories } from "./constant-model.js";
 import type { Verdict } from "../../src/classifiers/classifier.js";
-import { loadTrainedClassifier } from "../../src/classifiers/trained/index.js";
+import { loadTrainedClassifier } from "../../src/classifiers/engine/index.js";
 
 // Sentences written for these tests (not from any dataset).
 

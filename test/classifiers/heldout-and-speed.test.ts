@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { CATEGORY_IDS } from "../../src/classifiers/categories.js";
 import { normalizeForMatching } from "../../src/classifiers/normalize/normalize.js";
-import { featuresOfTokens, featurize, tokenFeatures, tokenFeaturesOf, tokenize } from "../../src/classifiers/trained/features.js";
-import { createLinearScorer, createMlpScorer } from "../../src/classifiers/trained/scorers.js";
+import { featuresOfTokens, featurize, tokenFeatures, tokenFeaturesOf, tokenize } from "../../src/classifiers/model/features.js";
+import { createLinearScorer, createMlpScorer } from "../../src/classifiers/model/scorers.js";
 import { makeLabels } from "../../src/training/datasets/example.js";
 import { isLookalike } from "../../src/training/corpus.js";
 import { fitHeldOutCalibration, thresholdForFpr, type FoldLogits } from "../../src/training/heldout-calibration.js";
@@ -103,7 +103,7 @@ describe("held-out calibration", () => {
 
 describe("threat phrases (harassment_threatening rule)", () => {
   it("matches direct threats at the reader, not everyday uses of the same verbs", async () => {
-    const { getLexicons, scanText, strongestHit } = await import("../../src/classifiers/lexicon/index.js");
+    const { getLexicons, scanText, strongestHit } = await import("../../src/classifiers/rules/lexicon/index.js");
     const threats = getLexicons().threats;
     const strength = (t: string): number => strongestHit(scanText(threats, normalizeForMatching(t)).hits);
     expect(strength("I am going to kill you and your whole family")).toBe(1);

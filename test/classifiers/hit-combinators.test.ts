@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { combinePhrases, followedBy, getLexicons, outside, type LexiconHit } from "../../src/classifiers/lexicon/index.js";
+import { combinePhrases, followedBy, getLexicons, outside, type LexiconHit } from "../../src/classifiers/rules/lexicon/index.js";
 import { normalizeForMatching } from "../../src/classifiers/normalize/normalize.js";
-import { firstTokenAtOrAfter, tokenize } from "../../src/classifiers/trained/features.js";
+import { firstTokenAtOrAfter, tokenize } from "../../src/classifiers/model/features.js";
 import { seededRandom } from "../support/seeded-random.js";
 
 // Sentences written for these tests (not from any dataset).

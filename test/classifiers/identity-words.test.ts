@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { NORMALIZED_IDENTITY_WORDS } from "../../src/classifiers/lexicon/identity-words.js";
+import { NORMALIZED_IDENTITY_WORDS } from "../../src/classifiers/model/identity-words.js";
 import { normalizeForMatching } from "../../src/classifiers/normalize/normalize.js";
-import { featuresOfTokens, featurize, tokenFeaturesOf, tokenize, type HashingSpec } from "../../src/classifiers/trained/features.js";
+import { featuresOfTokens, featurize, tokenFeaturesOf, tokenize, type HashingSpec } from "../../src/classifiers/model/features.js";
 
 // Sentences written for these tests (not from any dataset).
 const KEEP: HashingSpec = { buckets: 1 << 18, minN: 3, maxN: 5 };

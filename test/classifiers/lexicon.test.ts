@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { compileTermList, evidenceScore, getLexicons, scanText } from "../../src/classifiers/lexicon/index.js";
-import { MAX_INDEXED } from "../../src/classifiers/lexicon/lexicon.js";
+import { compileTermList, evidenceScore, getLexicons, scanText } from "../../src/classifiers/rules/lexicon/index.js";
+import { MAX_INDEXED } from "../../src/classifiers/rules/lexicon/lexicon.js";
 import { normalizeText } from "../../src/classifiers/normalize/normalize.js";
 
 const scan = (text: string) => scanText(getLexicons().sexual, normalizeText(text).text);

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { constantEngine, flaggedCategories } from "./constant-model.js";
-import { aimedAtReader, combinePhrases, dropNegated, getLexicons, notReflexiveIdiom } from "../../src/classifiers/lexicon/index.js";
+import { aimedAtReader, combinePhrases, dropNegated, getLexicons, notReflexiveIdiom } from "../../src/classifiers/rules/lexicon/index.js";
 import { normalizeForMatching } from "../../src/classifiers/normalize/normalize.js";
-import { loadTrainedClassifier } from "../../src/classifiers/trained/index.js";
-import { tokenize } from "../../src/classifiers/trained/features.js";
+import { loadTrainedClassifier } from "../../src/classifiers/engine/index.js";
+import { tokenize } from "../../src/classifiers/model/features.js";
 
 // Sentences written for these tests (not from any dataset).
 

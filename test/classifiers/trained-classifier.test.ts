@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { CATEGORY_IDS } from "../../src/classifiers/categories.js";
 import type { Verdict } from "../../src/classifiers/classifier.js";
-import { DEFAULT_MODEL_PATH, decodeModel, encodeModel, loadTrainedClassifier } from "../../src/classifiers/trained/index.js";
+import { DEFAULT_MODEL_PATH, decodeModel, encodeModel, loadTrainedClassifier } from "../../src/classifiers/engine/index.js";
 
 const classifier = loadTrainedClassifier();
 const classify = (text: string): Verdict => classifier.classify(text) as Verdict;

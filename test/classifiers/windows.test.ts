@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { windowsOf } from "../../src/classifiers/trained/windows.js";
+import { windowsOf } from "../../src/classifiers/model/windows.js";
 
 describe("windowsOf", () => {
   it("uses one window for short text", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { getLexicons } from "../../src/classifiers/lexicon/index.js";
+import { getLexicons } from "../../src/classifiers/rules/lexicon/index.js";
 import { normalizeForMatching } from "../../src/classifiers/normalize/normalize.js";
-import { tokenize } from "../../src/classifiers/trained/features.js";
+import { tokenize } from "../../src/classifiers/model/features.js";
 import { PROJECT_IMAGE_PROMPTS, readImagePrompts, writeImagePrompts } from "../../src/training/datasets/image-prompts.js";
 
 describe("project-written benign image prompts (tried as contrast for Nibbler, not wired in)", () => {

@@ -1,7 +1,7 @@
 import { generateKeyPairSync, verify } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPatternClassifier } from "../../src/classifiers/pattern/pattern-classifier.js";
-import { loadTrainedClassifier } from "../../src/classifiers/trained/index.js";
+import { createPatternClassifier } from "../../src/classifiers/rules/pattern/pattern-classifier.js";
+import { loadTrainedClassifier } from "../../src/classifiers/engine/index.js";
 import { createComputePool, type ComputePool } from "../../src/workers/compute-pool.js";
 
 const TEXTS = [

@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ModerateRequestSchema, ModerateResponseSchema } from "../../gen/moderation/v1/moderation_pb.js";
-import { loadTrainedClassifier } from "../../src/classifiers/trained/index.js";
+import { loadTrainedClassifier } from "../../src/classifiers/engine/index.js";
 import { verifyModerationResponse } from "../../src/client/verify-response.js";
 import { ApiError } from "../../src/errors/api-error.js";
 import { moderateAnswerJson } from "../../src/http/moderate-answer-json.js";

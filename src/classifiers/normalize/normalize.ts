@@ -1,4 +1,4 @@
-import { newInt32Array } from "../trained/typed-slab.js";
+import { newInt32Array } from "../model/typed-slab.js";
 import { foldConfusable } from "./confusables.js";
 
 /**

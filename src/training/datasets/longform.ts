@@ -1,6 +1,6 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { evidenceScore, getLexicons, scanText } from "../../classifiers/lexicon/index.js";
+import { evidenceScore, getLexicons, scanText } from "../../classifiers/rules/lexicon/index.js";
 import { normalizeForMatching } from "../../classifiers/normalize/normalize.js";
 import { BENIGN, example, makeLabels, type Example, type LabelSpec } from "./example.js";
 import { readText } from "./files.js";

@@ -118,7 +118,7 @@ export const SELF_HARM_INTENT: TermList = {
 
 /**
  * Eating-disorder promotion ("thinspo", "pro ana" tips, "how to make yourself throw up"): self-harm
- * content though not the writer's own intent, so it flags self_harm (engine.ts), not
+ * content though not the writer's own intent, so it flags self_harm (rules/self-harm.ts), not
  * self_harm_intent. Also named in awareness text ("pro ana sites should be banned"), so one phrase
  * needs the self-harm head's support; two together flag alone.
  */
@@ -329,7 +329,7 @@ export const VEILED_THREATS: TermList = {
  * What adults grooming a child write to the child: secrecy from parents, flattery about maturity,
  * checks that nobody is watching. Each is said innocently too ("don't tell your mom, it's a surprise
  * party"), so one phrase never flags: two together with a minor indicator flag `sexual_minors`, three
- * flag alone (engine.ts). Such messages rarely hold sexual words, which the other sexual_minors rules need.
+ * flag alone (rules/sexual-minors.ts). Such messages rarely hold sexual words, which the other sexual_minors rules need.
  */
 export const GROOMING: TermList = {
   name: "grooming",

@@ -1,8 +1,8 @@
-import type { CategoryId } from "../categories.js";
+import type { CategoryId } from "../../categories.js";
 
 /**
  * Transparent first-line rules: each pattern adds evidence (a weight) to one category.
- * Deliberately conservative; the trained model (src/classifiers/trained) replaces this
+ * Deliberately conservative; the trained model (src/classifiers/engine) replaces this
  * as the default, and this stays as a dependency-free fallback.
  */
 export interface PatternRule {

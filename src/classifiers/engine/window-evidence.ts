@@ -1,15 +1,19 @@
 import type { CategoryId } from "../categories.js";
-import type { Window } from "./windows.js";
+import type { Window } from "../model/windows.js";
+import type { LexiconHit } from "../rules/lexicon/index.js";
 
 /**
  * What the engine knows about each window of a text (evidence) and what it proposes for each
- * category (a candidate), shared by engine.ts and the phrase rules (phrase-rules.ts).
+ * category (a candidate), shared by engine.ts and the rule families (rules/).
  */
 
 /** The named lexicon hit lists of a text, whose spans explain rule-based flags. */
 export type HitList =
   | "sexual" | "sexualActs" | "graphicViolence" | "minors" | "selfHarmMethods" | "threats" | "veiledThreats"
   | "violentActs" | "weaponMaking" | "selfHarmIntent" | "insults" | "nudity" | "groupClaims" | "exterminationClaims" | "grooming" | "thirdPersonInsults" | "hateSlogans" | "edPromotion";
+
+/** Every hit list of a text, plus everyday senses of nudity words (which only keep others off). */
+export type TextHits = Record<HitList, LexiconHit[]> & { everydayNudity: LexiconHit[] };
 
 /** Per-window evidence, kept so the winning window of each category can be explained. */
 export interface WindowEvidence {

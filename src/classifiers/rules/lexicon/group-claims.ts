@@ -1,9 +1,9 @@
 import { normalizedCues, questionAfter } from "./context.js";
-import { firstTokenAtOrAfter, type Token } from "../trained/features.js";
+import { firstTokenAtOrAfter, type Token } from "../../model/features.js";
 import { groupStartTokens, negatedClaims } from "./framing.js";
 import { CLAIM_FILLERS, COPULAS } from "./group-terms.js";
 import type { LexiconHit } from "./lexicon.js";
-import { lowerBound } from "../lower-bound.js";
+import { lowerBound } from "../../lower-bound.js";
 
 /**
  * The dehumanising-claim rule: a group term (GROUP_TERMS) followed in the same clause by a

@@ -3,10 +3,10 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { TextClassifier } from "../classifier.js";
 import { createEngine } from "./engine.js";
-import { decodeModel } from "./model-file.js";
+import { decodeModel } from "../model/model-file.js";
 
 export { createEngine } from "./engine.js";
-export { decodeModel, encodeModel, type ModelFile, type ModelHeader } from "./model-file.js";
+export { decodeModel, encodeModel, type ModelFile, type ModelHeader } from "../model/model-file.js";
 
 /** The committed model, resolved from this module so it works from any working directory. */
 export const DEFAULT_MODEL_PATH = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "models", "text-moderation.bin");

@@ -1,7 +1,7 @@
-import { normalizeForMatching } from "../normalize/normalize.js";
-import { firstTokenAtOrAfter, type Token } from "../trained/features.js";
+import { normalizeForMatching } from "../../normalize/normalize.js";
+import { firstTokenAtOrAfter, type Token } from "../../model/features.js";
 import type { LexiconHit } from "./lexicon.js";
-import { lowerBound } from "../lower-bound.js";
+import { lowerBound } from "../../lower-bound.js";
 import { FOLDED_LOOKALIKES, SENT_THINGS } from "./terms.js";
 import { FIRST_PERSON_FUTURE, FIRST_PERSON_SINGULAR_FUTURE, INSULT_FILLERS, INSULTED_THINGS, SELF_HARM_METHOD_ACTS, NEGATIONS, POSSESSIVE, POSSESSIVE_FACTOR, SECOND_PERSON, VOCATIVE_INSULTS } from "./personal-terms.js";
 

@@ -236,7 +236,7 @@ export const COMPETITION_CUES: TermList = {
 };
 
 /**
- * Words the violence head reads as violent. The everyday and competition frames (engine.ts) apply
+ * Words the violence head reads as violent. The everyday and competition frames (rules/frames.ts) apply
  * only when every one of them in the text sits inside an everyday phrase or a verb of beating an
  * opponent: "Those people deserve to be shot. Anyway, time to hit the gym." is not framed by "hit the gym".
  */
@@ -297,7 +297,7 @@ export const EVERYDAY_VIOLENCE: TermList = {
 /**
  * Help offered about self-harm: crisis lines, professionals, reassurance ("if you're struggling,
  * reach out", "encourage them to speak to a counsellor"). The self-harm heads learned the topic's
- * words, so awareness and advice text scores like distress; see the help frame in engine.ts.
+ * words, so awareness and advice text scores like distress; see the help frame in rules/frames.ts.
  */
 export const HELP_CUES: TermList = {
   name: "help_cues",
@@ -313,7 +313,7 @@ export const HELP_CUES: TermList = {
 /**
  * Words of a text-to-image prompt's style ("portrait of ...", "studio lighting, 85mm", "watercolor").
  * Adversarial Nibbler's sexual rows are image prompts and no public set holds benign ones, so the
- * sexual head learned the style itself; see the plain-image-prompt frame in engine.ts. Single
+ * sexual head learned the style itself; see the plain-image-prompt frame in rules/frames.ts. Single
  * normalised words.
  */
 export const IMAGE_STYLE_WORDS: ReadonlySet<string> = new Set([

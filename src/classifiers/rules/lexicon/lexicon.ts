@@ -1,5 +1,5 @@
-import { normalizeForMatching } from "../normalize/normalize.js";
-import { tokenize, type Token } from "../trained/features.js";
+import { normalizeForMatching } from "../../normalize/normalize.js";
+import { tokenize, type Token } from "../../model/features.js";
 import type { TermList } from "./terms.js";
 
 /** One lexicon match, with offsets into the normalised text. */

@@ -1,14 +1,14 @@
 import { normalizedCues } from "./context.js";
-import { firstTokenAtOrAfter, type Token } from "../trained/features.js";
+import { firstTokenAtOrAfter, type Token } from "../../model/features.js";
 import { BELIEF_VERBS, CLAIM_NEGATIONS, HYPERBOLE_CAUSES, HYPERBOLE_MARKERS, IMAGE_STYLE_WORDS, IMPERATIVE_NEGATIONS, NEGATION_BREAKERS, SUGGESTIVE_PAIRS, SUGGESTIVE_WORDS } from "./framing-terms.js";
-import { normalizeForMatching } from "../normalize/normalize.js";
+import { normalizeForMatching } from "../../normalize/normalize.js";
 import type { LexiconHit } from "./lexicon.js";
-import { lowerBound } from "../lower-bound.js";
+import { lowerBound } from "../../lower-bound.js";
 
 /**
  * Frame checks: whether harmful-looking words are asserted or framed otherwise (negated, reported
  * to be rejected, hyperbole, an everyday sense). Pure functions over the normalised text and its
- * tokens; the engine decides what a frame changes (trained/engine.ts).
+ * tokens; the engine decides what a frame changes (engine/engine.ts).
  */
 
 const norm = normalizedCues;

@@ -1,4 +1,4 @@
-import { NORMALIZED_IDENTITY_WORDS } from "../lexicon/identity-words.js";
+import { NORMALIZED_IDENTITY_WORDS } from "./identity-words.js";
 import { newUint32Array } from "./typed-slab.js";
 
 /**

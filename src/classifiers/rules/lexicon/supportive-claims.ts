@@ -1,5 +1,5 @@
 import { normalizedCues, questionAfter } from "./context.js";
-import { firstTokenAtOrAfter, type Token } from "../trained/features.js";
+import { firstTokenAtOrAfter, type Token } from "../../model/features.js";
 import { SUPPORT_BREAKERS, SUPPORT_FILLERS } from "./framing-terms.js";
 import { outside } from "./framing.js";
 import { clauseBreak } from "./group-claims.js";
@@ -11,7 +11,7 @@ import type { CompiledTermList, LexiconHit } from "./lexicon.js";
  * stand with refugees"), with only SUPPORT_FILLERS between, in one clause that the claim ends
  * ("immigrants are welcome to leave" is no claim of support). A negation is not a filler, so
  * "gay people don't deserve rights" is no supportive claim. Questions are not claims.
- * The engine decides what such a claim changes (trained/engine.ts: the supportive frame).
+ * The engine decides what such a claim changes (policy.ts: the supportive frame).
  */
 
 const FILLERS = normalizedCues(SUPPORT_FILLERS);

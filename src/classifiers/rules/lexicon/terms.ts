@@ -105,7 +105,7 @@ function minorAges(): Record<string, number> {
  * Sexual acts done to or with someone, as verbs ("seduces", "molested", "had sex with"; not the
  * noun "molestation", which names the crime in news and awareness text). Alone they are not sexual
  * content ("she seduced the jury"); with a minor indicator as their object they flag `sexual_minors`
- * (engine.ts), the conservative handling a category without honest training data gets. Rape and
+ * (rules/sexual-minors.ts), the conservative handling a category without honest training data gets. Rape and
  * sexual assault are left out: with children as object they are mostly reports and allegations
  * (news, political posts), which this rule flagged by the dozen in the held-out sets; the sexual
  * evidence rule still flags requests for such content. Weight 1 = an act on its own; 0.8 = one that
@@ -263,7 +263,7 @@ export const WEAPON_MAKING: TermList = {
 /**
  * Nudity and sexualised-appearance words as they appear in short requests such as image prompts
  * ("a topless woman on the beach, sexy pose"). Explicit-vocabulary density (SEXUAL_EXPLICIT) needs
- * several explicit words, which euphemistic prompts avoid. Used only for short texts (engine.ts),
+ * several explicit words, which euphemistic prompts avoid. Used only for short texts (rules/nudity-prompts.ts),
  * because in prose the same words are common and innocent ("naked branches", "a sensual melody").
  */
 export const NUDITY: TermList = {

@@ -1,5 +1,5 @@
-import type { CategoryId } from "../categories.js";
-import type { EvidenceSpan, TextClassifier, Verdict } from "../classifier.js";
+import type { CategoryId } from "../../categories.js";
+import type { EvidenceSpan, TextClassifier, Verdict } from "../../classifier.js";
 import { MINOR_PATTERN, PATTERN_RULES } from "./pattern-rules.js";
 
 const FLAG_THRESHOLD = 0.5;

@@ -1,0 +1,125 @@
+import type { TextHits } from "../engine/window-evidence.js";
+import type { Token } from "../model/features.js";
+import { groupStartTokens, hasQuotation, imagePromptWords, negatedClaims, normalizedCues, outside, SUPPORT_MAX_WORDS, supportiveFrame, type LexiconHit, type Lexicons } from "./lexicon/index.js";
+
+/**
+ * Frames of a short text that keep some learned heads from flagging on their own (which heads: the
+ * policy table's `suppressedBy`, policy.ts). Rule families read some of them too.
+ */
+export interface Frames {
+  negated: boolean; counter: boolean; supportive: boolean; hyperbole: boolean; competition: boolean; everydayViolence: boolean;
+  /** everydayViolence in a text with no insult or abuse: the harassment head does not flag alone either ("you're killing me with these puns"). */
+  everydayNoInsult: boolean; disownedInsults: boolean;
+  /** Help offered about self-harm (crisis lines, "reach out"), nobody speaking of their own: the self-harm heads do not flag alone. */
+  helpGiving: boolean;
+  /** A short image prompt with no suggestive, nudity or explicit word: the sexual head does not flag, nor count as evidence. */
+  plainImagePrompt: boolean;
+}
+
+/** Frames by name, plus the two decided per window: the help frame where the head is unsure, and an everyday sense of a nudity word. */
+export type FrameName = keyof Frames | "everydaySense";
+
+export const FRAME_NAMES: readonly FrameName[] = [
+  "negated", "counter", "supportive", "hyperbole", "competition", "everydayViolence", "everydayNoInsult", "disownedInsults", "helpGiving", "plainImagePrompt", "everydaySense",
+];
+
+/** The help frame covers advice of up to this many words, not a long thread in which someone may be in crisis. */
+const HELP_MAX_WORDS = 150;
+const FIRST_PERSON_SINGULAR = normalizedCues(new Set(["i", "i'm", "im", "i've", "ive", "i'd", "i'll", "me", "my", "myself", "mine", "imma", "ima", "lemme"]));
+/**
+ * Words addressed to someone other than the writer, which advice is. Not "everyone" or "people":
+ * "Everyone says reach out to a hotline. Want to die anyway." reports advice, it gives none.
+ */
+const SOMEONE_ELSE = normalizedCues(new Set(["you", "your", "you're", "youre", "u", "ur", "yourself", "them", "their"]));
+/** At or over this self-harm head score the help frame yields: the head is sure, whatever the advice around it. */
+export const HELP_HEAD_CAP = 0.7;
+
+/** The plain-image-prompt frame covers prompts of up to this many words. */
+const IMAGE_PROMPT_MAX_WORDS = 40;
+
+/** What framesOf needs from the text's scan (engine/text-evidence.ts). */
+export interface FrameInputs {
+  hits: TextHits;
+  groups: LexiconHit[];
+  intent: LexiconHit[];
+  insultWords: LexiconHit[];
+  aboutOthers: LexiconHit[];
+}
+
+/**
+ * Whether a short text frames a derogatory claim so as to reject it: negated ("X are not vermin",
+ * "I don't think X are criminals") or reported and condemned ("saying X are vermin is disgusting",
+ * "I can't believe you'd say ..."). Short texts only, where the frame governs the one statement;
+ * in longer text other sentences may be hateful on their own.
+ */
+function negatedClaim(text: string, tokens: Token[], words: readonly string[], derogatory: LexiconHit[], supportive: LexiconHit[], groups: LexiconHit[]): boolean {
+  // Every derogatory word must be negated: "X are not stupid, they are vermin" asserts the second.
+  // A "deserve" of a good thing is no derogatory word: "X don't deserve rights" negates support.
+  const predicates = outside(derogatory, supportive);
+  if (predicates.length === 0) return false;
+  return negatedClaims(text, tokens, words, predicates, groupStartTokens(tokens, groups)).length === predicates.length;
+}
+function counterSpeech(lex: Lexicons, text: string, tokens: Token[], words: readonly string[]): boolean {
+  if (lex.rejection.scan(text, tokens, words).length === 0) return false;
+  return hasQuotation(text) || lex.reporting.scan(text, tokens, words).length > 0;
+}
+
+/**
+ * Whether the text's only violent-looking words (`violentWords`, VIOLENT_WORDS hits) sit inside
+ * `phrases`: "Those people deserve to be shot. Anyway, time to hit the gym." names an everyday
+ * phrase, but "shot" is outside it.
+ */
+function onlyViolentWordsIn(violentWords: () => LexiconHit[], phrases: LexiconHit[]): boolean {
+  return phrases.length > 0 && outside(violentWords(), phrases).length === 0;
+}
+
+/** Frames of a short text that keep some learned heads from flagging on their own. */
+export function framesOf(lex: Lexicons, text: string, tokens: Token[], words: readonly string[], short: boolean, found: FrameInputs): Frames {
+  const { hits, groups } = found;
+  // Scanned once for the negation and the supportive frames.
+  const wanted = short || (groups.length > 0 && tokens.length <= SUPPORT_MAX_WORDS);
+  const derogatory = wanted ? lex.derogatory.scan(text, tokens, words) : [];
+  const supportive = wanted ? lex.supportive.scan(text, tokens, words) : [];
+  // A short text with no threat, declared violent act, weapon or graphic word (outside an everyday
+  // phrase: "draw blood"): where an everyday or sporting sense of a violent word may frame it.
+  const noViolentPhrase = short && hits.threats.length === 0 && hits.violentActs.length === 0 && hits.weaponMaking.length === 0;
+  const everydayViolence = noViolentPhrase ? lex.everydayViolence.scan(text, tokens, words) : [];
+  const nothingViolent = noViolentPhrase && outside(hits.graphicViolence, everydayViolence).length === 0;
+  const competitionVerbs = nothingViolent ? lex.competitionVerbs.scan(text, tokens, words) : [];
+  // Scanned at most once, and only when a frame below needs them.
+  let violentHits: LexiconHit[] | undefined;
+  const violentWords = (): LexiconHit[] => (violentHits ??= lex.violentWords.scan(text, tokens, words));
+  const everyday = nothingViolent && onlyViolentWordsIn(violentWords, everydayViolence);
+  // "Portrait of a grandmother laughing, warm light", "photo of kids playing in the park": the
+  // sexual head scored Nibbler's prompt style itself (0.93, and with "kids" that made sexual_minors).
+  const plainImagePrompt = tokens.length <= IMAGE_PROMPT_MAX_WORDS && hits.sexual.length === 0 && hits.nudity.length === 0 && imagePromptWords(words);
+  return {
+    negated: short && negatedClaim(text, tokens, words, derogatory, supportive, groups),
+    counter: short && counterSpeech(lex, text, tokens, words),
+    // Support for a named group, and nothing harmful beside it (lexicon/supportive-claims.ts).
+    supportive: supportiveFrame(text, tokens, words, groups, [...hits.insults, ...hits.threats, ...hits.veiledThreats, ...hits.violentActs, ...hits.groupClaims], { supportive, derogatory }, lex),
+    // Every first-person phrase of a short text was hyperbole: the head, which saw the same words, does not flag alone.
+    hyperbole: short && found.intent.length > 0 && hits.selfHarmIntent.length === 0,
+    // A verb of beating an opponent in a short text about a game ("our team destroyed them 5-0"),
+    // with no threat, weapon or graphic word, and no violent word outside such verbs or everyday
+    // phrases: the violence head does not flag alone.
+    competition: competitionVerbs.length > 0 && lex.competitionCues.scan(text, tokens, words).length > 0 &&
+      onlyViolentWordsIn(violentWords, [...competitionVerbs, ...everydayViolence]),
+    // Violent words only in everyday fixed phrases ("kill a process", "bath bomb"), nothing violent beside them.
+    everydayViolence: everyday,
+    everydayNoInsult: everyday && found.insultWords.length === 0 && hits.insults.length === 0 && hits.veiledThreats.length === 0,
+    // Every insult word of a short text is negated or said of the writer ("I'm such an idiot lol",
+    // "you are not stupid"), and nothing threatens: the harassment head does not flag alone.
+    disownedInsults: short && found.insultWords.length > 0 && hits.insults.length === 0 && found.aboutOthers.length === 0 &&
+      hits.threats.length === 0 && hits.veiledThreats.length === 0,
+    // Advice and awareness ("if you're struggling, reach out to a crisis line", "encourage them to
+    // see a counsellor"). Any first-person word keeps the frame off ("don't tell me to call a
+    // hotline, I'm doing it tonight"), and so does an intent phrase of 0.5 or more (under that they
+    // name the topic: "self harm is a sign of distress"). Chat drops its subject ("Suicidal again.
+    // Therapist says reach out"), so the text must also be addressed to someone (SOMEONE_ELSE); and
+    // the frame yields where the head is sure (HELP_HEAD_CAP, in decide).
+    helpGiving: tokens.length <= HELP_MAX_WORDS && !found.intent.some((h) => h.weight >= 0.5) && hits.edPromotion.length === 0 &&
+      !words.some((w) => FIRST_PERSON_SINGULAR.has(w)) && words.some((w) => SOMEONE_ELSE.has(w)) && lex.helpCues.scan(text, tokens, words).length > 0,
+    plainImagePrompt,
+  };
+}

@@ -1,0 +1,26 @@
+import { insults, thirdPersonInsults } from "./insults.js";
+import { graphicDensity, sexualDensity } from "./lexicon-density.js";
+import { nudityPrompts } from "./nudity-prompts.js";
+import type { RuleFamily } from "./rule-family.js";
+import { eatingDisorder, selfHarmIntent, selfHarmMethods } from "./self-harm.js";
+import { grooming, sexualActsOnMinors, sexualMinors } from "./sexual-minors.js";
+import { declaredThreats, threats, veiledThreats } from "./threats.js";
+import { groupClaims, hateSlogans } from "./hate.js";
+import { violentActs, weaponMaking } from "./violence.js";
+
+export type { RuleContext, RuleFamily } from "./rule-family.js";
+
+/**
+ * Every rule family, in the order the engine applies them to a window. Order matters only for ties
+ * (equal score and support: the first proposal stays), which decides which evidence explains a flag.
+ */
+export const RULE_FAMILIES: readonly RuleFamily[] = [
+  sexualDensity, graphicDensity,
+  sexualMinors, sexualActsOnMinors, grooming,
+  threats, declaredThreats,
+  veiledThreats, violentActs, weaponMaking, insults, nudityPrompts,
+  thirdPersonInsults,
+  selfHarmIntent,
+  groupClaims, hateSlogans,
+  eatingDisorder, selfHarmMethods,
+];

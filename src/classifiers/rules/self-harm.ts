@@ -1,0 +1,46 @@
+import type { WindowEvidence } from "../engine/window-evidence.js";
+import { personal, type RuleContext, type RuleFamily } from "./rule-family.js";
+
+/** Whether the first-person self-harm phrase rule flags this window (off under the help frame, where intent phrases are topic words). */
+export function intentFlags(w: WindowEvidence, ctx: RuleContext): boolean {
+  return ctx.enabled(selfHarmIntent.name) && !ctx.helped && personal(w.intent, w.model.self_harm ?? 0, ctx.threshold("self_harm"));
+}
+
+/** Whether eating-disorder promotion flags this window. */
+export function edFlags(w: WindowEvidence, ctx: RuleContext): boolean {
+  return ctx.enabled(eatingDisorder.name) && personal(w.edPromotion, w.model.self_harm ?? 0, ctx.threshold("self_harm"));
+}
+
+/**
+ * A first-person self-harm phrase ("I want to end my life"): the learned heads rarely see long
+ * first-person posts, so plain statements are missed without it.
+ */
+export const selfHarmIntent: RuleFamily = {
+  name: "self-harm-intent",
+  apply(w, ctx) {
+    if (!intentFlags(w, ctx)) return;
+    ctx.consider("self_harm", Math.max(w.intent, w.model.self_harm ?? 0), true, "self_harm", ["selfHarmIntent"]);
+    ctx.consider("self_harm_intent", Math.max(w.intent, w.model.self_harm_intent ?? 0), true, "self_harm_intent", ["selfHarmIntent"]);
+  },
+};
+
+/** Eating-disorder promotion ("thinspo") is self-harm content, not the writer's intent. */
+export const eatingDisorder: RuleFamily = {
+  name: "eating-disorder",
+  apply(w, ctx) {
+    if (edFlags(w, ctx)) ctx.consider("self_harm", Math.max(w.edPromotion, w.model.self_harm ?? 0), true, "self_harm", ["edPromotion"]);
+  },
+};
+
+/** Thin instructions data: a self-harm window that also asks for or gives a method counts. */
+export const selfHarmMethods: RuleFamily = {
+  name: "self-harm-methods",
+  apply(w, ctx) {
+    const intent = intentFlags(w, ctx);
+    const ed = edFlags(w, ctx);
+    const sh = Math.max(w.model.self_harm ?? 0, intent ? w.intent : 0, ed ? w.edPromotion : 0);
+    const inst = Math.min(sh, w.methods);
+    ctx.consider("self_harm_instructions", inst,
+      w.methods >= 0.6 && (intent || ed || sh >= ctx.threshold("self_harm")) && inst >= ctx.threshold("self_harm_instructions"), "self_harm", ["selfHarmMethods"]);
+  },
+};

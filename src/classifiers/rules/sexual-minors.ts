@@ -1,0 +1,57 @@
+import type { RuleFamily } from "./rule-family.js";
+
+/**
+ * The minor indicator weight sexual evidence needs beside it to flag sexual_minors: "girl" (0.4),
+ * "son" (0.3) or "daughter" (0.5) alone are said of adults too ("the girl at the bar").
+ */
+export const MINOR_FOR_SEXUAL_EVIDENCE = 0.6;
+/** Act and minor weights (the smaller of the two) from which a sexual act done to a minor flags sexual_minors. */
+export const SEXUAL_ACT_FLAG = 0.8;
+
+/**
+ * sexual_minors has no honest training data: sexual evidence AND a minor indicator in the same window.
+ * Nudity words about pictures in a short request count as sexual evidence here ("nude pics of young
+ * teens"), though alone they need the head's support to flag sexual. Under the plain-image-prompt
+ * frame the head's sexual score is the prompt style, not evidence.
+ */
+export const sexualMinors: RuleFamily = {
+  name: "sexual-minors",
+  apply(w, ctx) {
+    const sexual = Math.max(ctx.frames.plainImagePrompt ? 0 : (w.model.sexual ?? 0), w.sexualLex, w.nudeImagery);
+    const sm = Math.min(sexual, w.minors);
+    const sexualWithMinor = w.minors >= MINOR_FOR_SEXUAL_EVIDENCE && sexual >= ctx.threshold("sexual_minors");
+    ctx.consider("sexual_minors", sm, sexualWithMinor, "sexual", w.nudeImagery > 0 ? ["minors", "sexual", "nudity"] : ["minors", "sexual"]);
+    // The sexual evidence that flags sexual_minors is sexual content: flag it as such too, so an
+    // answer never says "sexual content involving minors" without "sexual content".
+    if (sexualWithMinor) ctx.consider("sexual", sexual, true, "sexual", w.nudeImagery > 0 ? ["sexual", "nudity"] : ["sexual"]);
+  },
+};
+
+/**
+ * A sexual act ("seduces", "molested") with a plain minor indicator as its object ("a 14 year old",
+ * "child"): such text is rarely explicit enough for the sexual evidence above.
+ */
+export const sexualActsOnMinors: RuleFamily = {
+  name: "sexual-acts-on-minors",
+  apply(w, ctx) {
+    if (w.sexualAct >= SEXUAL_ACT_FLAG) ctx.consider("sexual_minors", w.sexualAct, true, undefined, ["minors", "sexualActs"]);
+  },
+};
+
+/**
+ * Combined grooming evidence (lexicon GROOMING, weights 0.4-0.6) that flags sexual_minors: two
+ * phrases of 0.6 (0.84) with a plain minor indicator in the window, or three on their own (0.9 or
+ * more: three of 0.6, or two of 0.6 and one of 0.4). Overlapping phrases count once
+ * (combinePhrases). Grooming holds no sexual words, which the other sexual_minors rules need.
+ */
+const GROOMING_WITH_MINOR = 0.8;
+const GROOMING_ALONE = 0.9;
+
+export const grooming: RuleFamily = {
+  name: "grooming",
+  apply(w, ctx) {
+    if ((w.grooming >= GROOMING_WITH_MINOR && w.minors >= 0.6) || w.grooming >= GROOMING_ALONE) {
+      ctx.consider("sexual_minors", w.grooming, true, undefined, ["grooming", "minors"]);
+    }
+  },
+};
