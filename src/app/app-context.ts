@@ -15,6 +15,8 @@ import type { SigningKeyRing } from "../signing/key-ring.js";
 import { createImageModeration, type ImageModeration } from "../images/index.js";
 import { createMeter, type Meter } from "../metering/meter.js";
 import { createUsageStore, type UsageStore } from "../metering/usage-store.js";
+import { createUsageJournal } from "../metering/usage-journal.js";
+import path from "node:path";
 import { createDashboardServices, type DashboardServices } from "../dashboard/dashboard-services.js";
 
 /**
@@ -36,7 +38,7 @@ export interface AppContext {
   workerAnswerer?: WorkerAnswerer;
   images: ImageModeration;
   usage: UsageStore;
-  /** Buffers usage and flushes it to `usage`; see meter.ts for what a crash can lose. */
+  /** Journals usage on disk and flushes it to `usage`; see meter.ts (a crash loses nothing answered). */
   meter: Meter;
   /** Dashboard sessions and the log-in attempt limiter (one per process, shared by both listeners). */
   dashboard: DashboardServices;
@@ -67,6 +69,9 @@ export async function createAppContext(config: Config, overrides: AppContextOver
       databaseUrl: config.databaseUrl,
       dataDir: config.dataDir,
       ...(overrides.pgSchema ? { pgSchema: overrides.pgSchema } : {}),
+      storage: config.storage,
+      ...(config.env.DATABASE_APPLICATION_NAME ? { applicationName: config.env.DATABASE_APPLICATION_NAME } : {}),
+      log,
     }));
     if (!overrides.db) closers.push(() => db.close());
     const accounts = createAccountStore(db, clock);
@@ -88,7 +93,8 @@ export async function createAppContext(config: Config, overrides: AppContextOver
     const images = overrides.images ?? (await createImageModeration(config.images));
     if (!overrides.images) closers.push(() => images.close());
     const usage = createUsageStore(db);
-    const meter = createMeter({ store: usage, clock, log, flushMs: config.meteringFlushMs, maxPending: config.meteringMaxPending });
+    const journal = createUsageJournal({ dir: path.join(config.dataDir, "metering-journal"), fsync: config.meteringFsync, clock });
+    const meter = createMeter({ store: usage, journal, clock, log, flushMs: config.meteringFlushMs, maxPending: config.meteringMaxPending });
     closers.unshift(() => meter.close());
     const dashboard = createDashboardServices({ db, accounts, clock });
 

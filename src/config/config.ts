@@ -4,6 +4,7 @@ import path from "node:path";
 import { ConfigError, nonEmpty, readChoice } from "./env-values.js";
 import { readRateLimitConfig, type RateLimitConfig } from "../rate-limit/read-rate-limit-config.js";
 import { readSigningConfig, type SigningConfig } from "../signing/read-signing-config.js";
+import { readStorageConfig, type StorageConfig } from "../storage/read-storage-config.js";
 
 export { ConfigError } from "./env-values.js";
 
@@ -21,6 +22,8 @@ export interface Config {
   dataDir: string;
   /** PostgreSQL connection string; the embedded SQLite store under dataDir is used when absent. */
   databaseUrl: string | undefined;
+  /** DATABASE_*: connect, statement and query timeouts, pool size, SQLite busy timeout. */
+  storage: StorageConfig;
   /** Redis connection string; in-process stores are used when absent. */
   redisUrl: string | undefined;
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
@@ -41,8 +44,14 @@ export interface Config {
   computeWorkers: number;
   /** Usage is written to SQL at least this often (METERING_FLUSH_MS, default 1000). */
   meteringFlushMs: number;
-  /** Buffered requests that force a write; bounds what a crash can lose (METERING_MAX_PENDING, default 1000). */
+  /** Journaled requests that force a write to SQL (METERING_MAX_PENDING, default 1000). */
   meteringMaxPending: number;
+  /**
+   * When the metering journal is fsynced (METERING_FSYNC): "batch" (default) at every write to
+   * SQL, so a process crash loses nothing and a power loss at most one flush interval;
+   * "always" before every answer, so not even a power loss does.
+   */
+  meteringFsync: "batch" | "always";
   /** The dashboard's public origin, e.g. https://mod.example.com (DASHBOARD_ORIGIN); else taken from Host. */
   dashboardOrigin: string | undefined;
 }
@@ -63,6 +72,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>> = p
     host: nonEmpty(env.HOST) ?? "127.0.0.1",
     dataDir: path.resolve(nonEmpty(env.DATA_DIR) ?? "./data"),
     databaseUrl: readUrl(env, "DATABASE_URL", ["postgres:", "postgresql:"]),
+    storage: readStorageConfig(env),
     redisUrl: readUrl(env, "REDIS_URL", ["redis:", "rediss:"]),
     logLevel: logLevel as Config["logLevel"],
     env,
@@ -73,6 +83,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>> = p
     computeWorkers: readWorkerThreads(env),
     meteringFlushMs: readPositiveInt(env, "METERING_FLUSH_MS", 1000),
     meteringMaxPending: readPositiveInt(env, "METERING_MAX_PENDING", 1000),
+    meteringFsync: readChoice(env, "METERING_FSYNC", ["batch", "always"] as const, "batch"),
     dashboardOrigin: readUrl(env, "DASHBOARD_ORIGIN", ["http:", "https:"])?.replace(/\/+$/, ""),
   };
 }

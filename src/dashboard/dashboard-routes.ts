@@ -5,6 +5,7 @@ import { registerAccountPages } from "./account-pages.js";
 import { registerAuthRoutes } from "./auth-routes.js";
 import { csrfMatches, sameOrigin } from "./csrf.js";
 import { errorPage } from "./pages/auth-pages.js";
+import { toApiError } from "../errors/api-error.js";
 import { expectedOrigin, loadState } from "./request-state.js";
 
 // Read once at start-up; there is no build step.
@@ -41,6 +42,14 @@ export async function registerDashboardRoutes(app: FastifyInstance, ctx: AppCont
     scope.register(async (pages) => {
       pages.addHook("onRequest", async (_request, reply) => {
         reply.headers({ ...SECURITY_HEADERS, "cache-control": "no-store" });
+      });
+      // A database outage is a page that says so (503 + Retry-After), not a JSON 500; anything
+      // else goes on to the app's error handler.
+      pages.setErrorHandler((error, _request, reply) => {
+        const apiError = toApiError(error);
+        if (apiError.code !== "storage_unavailable") throw error;
+        return reply.code(503).headers(apiError.headers).type("text/html; charset=utf-8")
+          .send(errorPage("", "Temporarily unavailable", "The dashboard cannot reach its database right now. Try again in a moment."));
       });
       pages.addHook("preHandler", async (request, reply) => {
         const state = await loadState(ctx, request, reply);

@@ -1,6 +1,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { ErrorDetailSchema } from "../../gen/moderation/v1/moderation_pb.js";
 import { create } from "@bufbuild/protobuf";
+import { StorageUnavailableError } from "../storage/storage-errors.js";
 
 /**
  * Every error a caller can see, with its HTTP status and gRPC/Connect code.
@@ -31,6 +32,7 @@ export const ERROR_CODES = {
   service_unavailable: { http: 503, connect: Code.Unavailable },
   provider_unavailable: { http: 503, connect: Code.Unavailable },
   provider_not_configured: { http: 501, connect: Code.FailedPrecondition },
+  storage_unavailable: { http: 503, connect: Code.Unavailable },
 } as const satisfies Record<string, { http: number; connect: Code }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -91,6 +93,11 @@ export function toApiError(error: unknown): ApiError {
   if (error instanceof ConnectError) {
     const code = error.metadata.get(ERROR_CODE_HEADER);
     if (code && isErrorCode(code)) return new ApiError(code, error.rawMessage, { cause: error });
+  }
+  if (error instanceof StorageUnavailableError) {
+    return new ApiError("storage_unavailable", "The service's database is unavailable; retry shortly.", {
+      cause: error, headers: { "retry-after": String(error.retryAfterSeconds) },
+    });
   }
   return new ApiError("internal_error", "The server failed to process the request.", { cause: error });
 }

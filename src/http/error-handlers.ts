@@ -21,6 +21,8 @@ export function registerErrorHandlers(app: FastifyInstance, log: Logger): void {
     const mapped = error.code ? FASTIFY_CODES[error.code] : undefined;
     const apiError = mapped ? new ApiError(mapped, error.message) : toApiError(error);
     if (apiError.code === "internal_error") log.error({ err: error }, "unhandled error");
+    // e.g. Retry-After on storage_unavailable.
+    reply.headers(apiError.headers);
     return reply.code(apiError.httpStatus).send({ error: { code: apiError.code, message: apiError.message } });
   });
 }

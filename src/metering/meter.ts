@@ -1,91 +1,156 @@
 import type { Logger } from "../app/logger.js";
-import { addCounts, bucketStart, emptyCounts, type UsageCounts } from "./usage-counts.js";
-import { MINUTE_RETENTION_MS, type UsageDelta, type UsageStore } from "./usage-store.js";
+import { StorageUnavailableError } from "../storage/storage-errors.js";
+import { bucketStart, type UsageCounts } from "./usage-counts.js";
+import { readSegment, removeFile, type Segment, type UsageJournal } from "./usage-journal.js";
+import { MINUTE_RETENTION_MS, type UsageStore } from "./usage-store.js";
 
 export interface MeterOptions {
   store: UsageStore;
+  journal: UsageJournal;
   clock?: () => number;
   log?: Logger;
-  /** Flush at least this often (METERING_FLUSH_MS, default 1000). */
+  /** Write to SQL at least this often (METERING_FLUSH_MS, default 1000). */
   flushMs?: number;
-  /** Flush as soon as this many requests are buffered (METERING_MAX_PENDING, default 1000). */
+  /** Write as soon as this many requests are journaled (METERING_MAX_PENDING, default 1000). */
   maxPending?: number;
 }
 
+const HEARTBEAT_MS = 10_000;
+/** Dead instances' segments are looked for at start and then this often. */
+const ORPHAN_SCAN_MS = 30_000;
+/** Journal rows are kept this long after their segment was written; a segment is deleted once written. */
+const JOURNAL_RETENTION_MS = 7 * 86_400_000;
+
 /**
- * Buffers usage in memory and writes it to SQL in batches, so a moderation request never
- * waits on a usage write in the common case.
+ * Counts accepted requests durably and writes them to SQL in batches. `record` appends the
+ * request to the journal (usage-journal.ts) before the answer is sent; the SQL write happens
+ * later, off the request path: each flush closes the journal's segment and adds it to the usage
+ * table in one transaction that also records the segment as written (usage-store.ts), then
+ * deletes the file. So a crash at any point loses no answered request, and replaying a
+ * segment never counts it twice. A request that dies after its journal line but before its
+ * answer is counted without being answered: at most the requests in flight at the crash.
  *
- * Crash bound: a request is answered either before its count is flushed (only while fewer
- * than `maxPending` requests are buffered) or after (the request that fills the buffer, and
- * every one after it, waits for the flush). So at any moment the answered-but-unwritten
- * requests are at most the batch being written plus the buffer: fewer than 2 × maxPending,
- * and in practice no more than about one flush interval of traffic.
+ * While the database is down, segments stay on disk (about 60 bytes a request) and are written
+ * in order once it is back.
  */
 export function createMeter(options: MeterOptions) {
+  const { store, journal } = options;
   const clock = options.clock ?? Date.now;
   const maxPending = options.maxPending ?? 1000;
-  // Keyed by account and minute: a batch holds one row per account per minute, not per request.
-  let buffer = new Map<string, UsageDelta>();
-  let pending = 0;
+  /** Closed segments of ours that are not in SQL yet, oldest first. */
+  const unwritten: Segment[] = [];
   let chain: Promise<void> = Promise.resolve();
   let queued: Promise<void> | undefined;
   let lastPrune = 0;
+  let lastHeartbeat = clock();
+  let lastOrphanScan = 0;
 
-  const writeBuffer = async () => {
-    queued = undefined;
-    if (buffer.size === 0) return;
-    // The batch is taken when the write starts, not when it was queued, so everything that
-    // arrived while the previous write ran goes out in this one.
-    const batch = [...buffer.values()];
-    buffer = new Map();
-    pending = 0;
+  /** Writes one segment; true when it is in SQL (or was already). */
+  const writeSegment = async (segment: Segment): Promise<boolean> => {
     try {
-      await options.store.add(batch);
+      const entries = readSegment(segment.file);
+      if (entries) await store.applySegment(segment.id, entries, clock());
     } catch (error) {
-      // Keep the counts (they go out with the next flush) rather than lose them.
-      for (const delta of batch) merge(delta.accountId, delta.minuteStart, delta.counts);
-      options.log?.warn({ err: error, rows: batch.length }, "usage flush failed; will retry");
-      return;
+      const level = error instanceof StorageUnavailableError ? "warn" : "error";
+      options.log?.[level]({ err: error, segment: segment.id }, "usage flush failed; the journal keeps it for the next try");
+      return false;
     }
-    const now = clock();
-    if (now - lastPrune > 3_600_000) {
-      lastPrune = now;
-      await options.store.pruneMinutes(now - MINUTE_RETENTION_MS).catch(() => undefined);
+    removeFile(segment.file);
+    return true;
+  };
+
+  const replayOrphans = async () => {
+    lastOrphanScan = clock();
+    for (const orphan of journal.orphans()) {
+      let all = true;
+      for (const segment of orphan.segments) {
+        if (!(await writeSegment(segment))) {
+          all = false;
+          break;
+        }
+      }
+      if (!all) return;
+      removeFile(orphan.ownerFile);
+      if (orphan.segments.length > 0) options.log?.info({ segments: orphan.segments.length }, "replayed the usage journal of a stopped process");
     }
   };
 
-  const merge = (accountId: string, minuteStart: number, counts: UsageCounts) => {
-    const key = `${accountId}\u0000${minuteStart}`;
-    const existing = buffer.get(key);
-    if (existing) addCounts(existing.counts, counts);
-    else buffer.set(key, { accountId, minuteStart, counts: addCounts(emptyCounts(), counts) });
-    pending += counts.requests;
+  const writeAll = async () => {
+    queued = undefined;
+    // While older segments wait for the database, keep appending to the open one rather than
+    // making a file per tick.
+    const rotate = () => {
+      const closed = journal.rotate();
+      if (closed) unwritten.push(closed);
+    };
+    if (unwritten.length === 0 || journal.entriesInSegment() >= maxPending) rotate();
+    const drain = async () => {
+      while (unwritten.length > 0) {
+        if (!(await writeSegment(unwritten[0]!))) return false;
+        unwritten.shift();
+      }
+      return true;
+    };
+    if (!(await drain())) return;
+    // The backlog is gone: what was appended meanwhile goes out too.
+    if (journal.entriesInSegment() > 0) {
+      rotate();
+      if (!(await drain())) return;
+    }
+    const now = clock();
+    if (now - lastOrphanScan >= ORPHAN_SCAN_MS) await replayOrphans();
+    if (now - lastPrune > 3_600_000) {
+      lastPrune = now;
+      await store.pruneMinutes(now - MINUTE_RETENTION_MS).catch(() => undefined);
+      await store.pruneJournal(now - JOURNAL_RETENTION_MS).catch(() => undefined);
+    }
   };
 
   /** Queues one write after the current one; callers in the meantime share it. */
   const flush = (): Promise<void> => {
     if (!queued) {
-      queued = chain.then(writeBuffer);
+      queued = chain.then(writeAll).catch((err: unknown) => options.log?.error({ err }, "usage flush failed"));
       chain = queued;
     }
     return queued;
   };
 
-  const timer = setInterval(() => void flush(), options.flushMs ?? 1000);
+  // Segments a crashed run left behind go in before anything of ours.
+  chain = chain.then(replayOrphans).catch((err: unknown) => options.log?.error({ err }, "usage journal replay failed"));
+
+  const timer = setInterval(() => {
+    if (clock() - lastHeartbeat >= HEARTBEAT_MS) {
+      lastHeartbeat = clock();
+      journal.heartbeat();
+    }
+    void flush();
+  }, options.flushMs ?? 1000);
   timer.unref();
 
   return {
-    /** Counts one accepted request; resolves at once unless the buffer is full. */
-    async record(accountId: string, counts: UsageCounts): Promise<void> {
-      merge(accountId, bucketStart(clock(), "minute"), counts);
-      if (pending >= maxPending) await flush();
+    /**
+     * Counts one accepted request. Synchronous and durable when it returns (the journal line is
+     * written); throws StorageUnavailableError when the journal cannot be written, so the
+     * request is refused rather than answered uncounted.
+     */
+    record(accountId: string, counts: UsageCounts): void {
+      try {
+        journal.append(accountId, bucketStart(clock(), "minute"), counts);
+      } catch (error) {
+        throw new StorageUnavailableError("The usage journal cannot be written.", { cause: error });
+      }
+      if (journal.entriesInSegment() >= maxPending && unwritten.length === 0) void flush();
     },
-    /** Writes everything buffered so far (readers call it to see their own latest requests). */
+    /** Writes everything journaled so far (readers call it to see their own latest requests). */
     flush,
+    /** Segments of ours still waiting for the database. */
+    backlog: () => unwritten.length,
     async close(): Promise<void> {
       clearInterval(timer);
       await flush();
+      await chain;
+      const last = journal.close({ unwritten: unwritten.length });
+      if (last && !(await writeSegment(last))) unwritten.push(last);
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { Database } from "../storage/database.js";
 import { toNumber } from "../storage/database.js";
 import { addCounts, bucketStart, emptyCounts, GRANULARITIES, type Granularity, type UsageCounts } from "./usage-counts.js";
+import type { JournalEntry } from "./usage-journal.js";
 
 export interface UsageBucket {
   /** Bucket start, Unix milliseconds. */
@@ -41,21 +42,64 @@ const UPSERT = `INSERT INTO usage (account_id, granularity, bucket_start, reques
     deep_analyses = usage.deep_analyses + excluded.deep_analyses,
     flagged = usage.flagged + excluded.flagged`;
 
+/** Adds every delta to its minute, hour and day bucket, on `tx`. */
+async function addDeltas(tx: Database, deltas: readonly UsageDelta[]): Promise<void> {
+  // One order for every writer, so two replicas' transactions never wait on each other's rows in a cycle.
+  const sorted = [...deltas].sort((a, b) => (a.accountId === b.accountId ? a.minuteStart - b.minuteStart : a.accountId < b.accountId ? -1 : 1));
+  for (const { accountId, minuteStart, counts } of sorted) {
+    for (const granularity of GRANULARITIES) {
+      await tx.execute(UPSERT, [
+        accountId, granularity, bucketStart(minuteStart, granularity),
+        counts.requests, counts.textItems, counts.imageItems, counts.deepAnalyses, counts.flagged,
+      ]);
+    }
+  }
+}
+
+/** Journal entries summed per account and minute: one upsert per bucket, not per request. */
+function aggregate(entries: readonly JournalEntry[]): UsageDelta[] {
+  const byKey = new Map<string, UsageDelta>();
+  for (const { accountId, minuteStart, counts } of entries) {
+    const key = `${accountId}\u0000${minuteStart}`;
+    const existing = byKey.get(key);
+    if (existing) addCounts(existing.counts, counts);
+    else byKey.set(key, { accountId, minuteStart, counts: addCounts(emptyCounts(), counts) });
+  }
+  return [...byKey.values()];
+}
+
 export function createUsageStore(db: Database) {
   return {
     /** Adds every delta to its minute, hour and day bucket, all in one transaction. */
     async add(deltas: readonly UsageDelta[]): Promise<void> {
       if (deltas.length === 0) return;
-      await db.transaction(async (tx) => {
-        for (const { accountId, minuteStart, counts } of deltas) {
-          for (const granularity of GRANULARITIES) {
-            await tx.execute(UPSERT, [
-              accountId, granularity, bucketStart(minuteStart, granularity),
-              counts.requests, counts.textItems, counts.imageItems, counts.deepAnalyses, counts.flagged,
-            ]);
-          }
-        }
+      await db.transaction((tx) => addDeltas(tx, deltas));
+    },
+
+    /**
+     * Adds a journal segment's entries that are not in yet, and records how far it got, in one
+     * transaction: applying a segment again (a replay after a crash, two replicas replaying the
+     * same dead process's journal) adds only what was never added. Returns the requests added.
+     */
+    async applySegment(segment: string, entries: readonly JournalEntry[], now: number): Promise<number> {
+      if (entries.length === 0) return 0;
+      return db.transaction(async (tx) => {
+        await tx.execute(`INSERT INTO usage_journal (segment, applied_through, applied_at) VALUES ($1, 0, $2) ON CONFLICT (segment) DO NOTHING`, [segment, now]);
+        // Locks the row on PostgreSQL, so a concurrent replay of this segment waits and then sees our result.
+        await tx.execute(`UPDATE usage_journal SET applied_at = $2 WHERE segment = $1`, [segment, now]);
+        const [row] = await tx.query<{ applied_through: unknown }>(`SELECT applied_through FROM usage_journal WHERE segment = $1`, [segment]);
+        const through = toNumber(row!.applied_through);
+        const fresh = entries.filter((e) => e.seq > through);
+        if (fresh.length === 0) return 0;
+        await addDeltas(tx, aggregate(fresh));
+        const last = fresh.reduce((max, e) => Math.max(max, e.seq), through);
+        await tx.execute(`UPDATE usage_journal SET applied_through = $2 WHERE segment = $1`, [segment, last]);
+        return fresh.reduce((n, e) => n + e.counts.requests, 0);
       });
+    },
+
+    async pruneJournal(olderThan: number): Promise<number> {
+      return db.execute(`DELETE FROM usage_journal WHERE applied_at < $1`, [olderThan]);
     },
 
     /** Buckets whose start lies in [from, to), and their totals. */

@@ -1,14 +1,31 @@
 import path from "node:path";
+import type { Logger } from "../app/logger.js";
 import type { Database } from "./database.js";
 import { migrate } from "./migrate.js";
 import { createPostgresDatabase } from "./postgres-database.js";
+import type { StorageConfig } from "./read-storage-config.js";
 import { createSqliteDatabase } from "./sqlite-database.js";
 
 /** Opens the configured store (PostgreSQL when a URL is given, else SQLite in dataDir) and migrates it. */
-export async function openDatabase(options: { databaseUrl: string | undefined; dataDir: string; pgSchema?: string }): Promise<Database> {
+export async function openDatabase(options: {
+  databaseUrl: string | undefined;
+  dataDir: string;
+  pgSchema?: string;
+  /** Timeouts and pool size (DATABASE_* variables); defaults when absent. */
+  storage?: Partial<StorageConfig>;
+  /** PostgreSQL application_name, e.g. to tell this process's connections apart. */
+  applicationName?: string;
+  log?: Logger;
+}): Promise<Database> {
   const db = options.databaseUrl
-    ? createPostgresDatabase(options.databaseUrl, options.pgSchema ? { schema: options.pgSchema } : {})
-    : createSqliteDatabase(path.join(options.dataDir, "moderation.sqlite"));
+    ? createPostgresDatabase(options.databaseUrl, {
+      ...(options.pgSchema ? { schema: options.pgSchema } : {}),
+      ...(options.storage ? { timeouts: options.storage } : {}),
+      ...(options.applicationName ? { applicationName: options.applicationName } : {}),
+      ...(options.log ? { log: options.log } : {}),
+    })
+    : createSqliteDatabase(path.join(options.dataDir, "moderation.sqlite"),
+      options.storage?.busyTimeoutMs ? { busyTimeoutMs: options.storage.busyTimeoutMs } : {});
   try {
     await migrate(db);
   } catch (error) {

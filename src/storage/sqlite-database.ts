@@ -2,22 +2,42 @@ import fs from "node:fs";
 import path from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import type { Database, SqlValue } from "./database.js";
+import { STORAGE_DEFAULTS } from "./read-storage-config.js";
+import { isSqliteUnavailable, StorageUnavailableError } from "./storage-errors.js";
 
 /** Writes by every SQLite connection of this process (see changeToken). */
 let processWrites = 0;
 
+/** SQLITE_BUSY (another process held the lock past busy_timeout), a full or failing disk: retry later. */
+function classify(error: unknown): unknown {
+  if (!isSqliteUnavailable(error)) return error;
+  return new StorageUnavailableError("The database is busy or unavailable.", { cause: error });
+}
+
+function unavailableAware<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R {
+  return (...args) => {
+    try {
+      return fn(...args);
+    } catch (error) {
+      throw classify(error);
+    }
+  };
+}
+
 /**
  * Embedded store. WAL mode lets `modctl` write while the server reads; busy_timeout makes
- * the two processes wait for each other instead of failing with SQLITE_BUSY.
+ * the two processes wait for each other (briefly: the wait blocks the event loop) before
+ * failing with SQLITE_BUSY, which callers get as 503 storage_unavailable.
  */
-export function createSqliteDatabase(file: string): Database {
+export function createSqliteDatabase(file: string, options: { busyTimeoutMs?: number } = {}): Database {
   if (file !== ":memory:") fs.mkdirSync(path.dirname(file), { recursive: true });
   const db = new BetterSqlite3(file);
   // exec, not pragma(): pragma() prepares a throwaway Statement, and on Node 24 the garbage
   // collector finalizing such a Statement at the wrong moment aborts the process
   // (better-sqlite3 12 asserts on a missing Environment). Prepared statements are cached below
   // for the database's lifetime, so no Statement ever becomes garbage while it is open.
-  db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;");
+  const busyTimeoutMs = Math.trunc(options.busyTimeoutMs ?? STORAGE_DEFAULTS.busyTimeoutMs);
+  db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = ${busyTimeoutMs}; PRAGMA foreign_keys = ON;`);
 
   const statements = new Map<string, { stmt: BetterSqlite3.Statement; order: number[] }>();
   function prepare(sql: string) {
@@ -54,7 +74,7 @@ export function createSqliteDatabase(file: string): Database {
   // connection, are counted in processWrites.
   const dataVersion = db.prepare("PRAGMA data_version").pluck();
   let dataVersionThisTurn: unknown;
-  const write = (sql: string, params: readonly SqlValue[]): number => {
+  const write = unavailableAware((sql: string, params: readonly SqlValue[]): number => {
     processWrites++;
     if (params.length === 0 && sql.includes(";")) {
       db.exec(sql);
@@ -62,20 +82,24 @@ export function createSqliteDatabase(file: string): Database {
     }
     const { stmt, order } = prepare(sql);
     return stmt.run(...bind(order, params)).changes;
-  };
-  const query = async (sql: string, params: readonly SqlValue[] = []) => {
+  });
+  const read = unavailableAware((sql: string, params: readonly SqlValue[]) => {
     const { stmt, order } = prepare(sql);
     return stmt.all(...bind(order, params)) as never;
-  };
+  });
+  const query = async (sql: string, params: readonly SqlValue[] = []) => read(sql, params);
+  const exec = unavailableAware((sql: string) => void db.exec(sql));
 
   const runTransaction = async <T>(work: (tx: Database) => Promise<T>): Promise<T> => {
-    db.exec("BEGIN IMMEDIATE");
+    exec("BEGIN IMMEDIATE");
     try {
       const result = await work(insideTransaction);
-      db.exec("COMMIT");
+      exec("COMMIT");
       return result;
     } catch (error) {
-      db.exec("ROLLBACK");
+      // SQLite rolls back by itself after some failures (e.g. SQLITE_FULL, SQLITE_IOERR); a
+      // second ROLLBACK would throw and hide the original error.
+      if (db.inTransaction) db.exec("ROLLBACK");
       throw error;
     } finally {
       processWrites++; // reads inside the transaction may have seen rows that are now gone

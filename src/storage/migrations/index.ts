@@ -3,10 +3,12 @@ import type { Migration } from "./migration.js";
 import { usageBuckets } from "./20261123-1000-usage.js";
 import { dashboardSessions } from "./20261123-1010-dashboard-sessions.js";
 import { loginFailures } from "./20261124-1900-login-failures.js";
+import { usageJournal } from "./20261126-2000-usage-journal.js";
 
 export const MIGRATIONS: readonly Migration[] = [
   accountsAndKeys,
   usageBuckets,
   dashboardSessions,
   loginFailures,
+  usageJournal,
 ];

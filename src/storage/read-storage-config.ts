@@ -1,0 +1,55 @@
+import { ConfigError, nonEmpty, type Env } from "../config/env-values.js";
+
+/** Bounds on every database call, so a dead or silent database answers 503 instead of hanging. */
+export interface StorageConfig {
+  /** Longest wait for a PostgreSQL connection, new or from a busy pool (DATABASE_CONNECT_TIMEOUT_MS). */
+  connectTimeoutMs: number;
+  /** Server-side limit per statement: PostgreSQL cancels it (DATABASE_STATEMENT_TIMEOUT_MS). */
+  statementTimeoutMs: number;
+  /**
+   * Client-side limit per query, for a server that stopped answering at all (DATABASE_QUERY_TIMEOUT_MS).
+   * Above the statement timeout, so a merely slow statement is cancelled by the server first and
+   * its connection stays usable.
+   */
+  queryTimeoutMs: number;
+  /** Connections per process (DATABASE_POOL_SIZE). */
+  poolSize: number;
+  /**
+   * SQLite: how long a write waits for another process's lock (e.g. modctl) before failing with
+   * SQLITE_BUSY (DATABASE_BUSY_TIMEOUT_MS). better-sqlite3 waits synchronously, so keep it short.
+   */
+  busyTimeoutMs: number;
+}
+
+export const STORAGE_DEFAULTS: StorageConfig = {
+  connectTimeoutMs: 2_000,
+  statementTimeoutMs: 3_000,
+  queryTimeoutMs: 4_000,
+  poolSize: 10,
+  busyTimeoutMs: 2_000,
+};
+
+export function readStorageConfig(env: Env): StorageConfig {
+  const statementTimeoutMs = readMs(env, "DATABASE_STATEMENT_TIMEOUT_MS", STORAGE_DEFAULTS.statementTimeoutMs, 60 * 60_000);
+  const queryTimeoutMs = readMs(env, "DATABASE_QUERY_TIMEOUT_MS", Math.max(STORAGE_DEFAULTS.queryTimeoutMs, statementTimeoutMs + 1_000), 60 * 60_000);
+  if (queryTimeoutMs <= statementTimeoutMs) {
+    throw new ConfigError(`DATABASE_QUERY_TIMEOUT_MS (${queryTimeoutMs}) must be above DATABASE_STATEMENT_TIMEOUT_MS (${statementTimeoutMs}), so the server cancels a slow statement first.`);
+  }
+  return {
+    connectTimeoutMs: readMs(env, "DATABASE_CONNECT_TIMEOUT_MS", STORAGE_DEFAULTS.connectTimeoutMs, 10 * 60_000),
+    statementTimeoutMs,
+    queryTimeoutMs,
+    poolSize: readMs(env, "DATABASE_POOL_SIZE", STORAGE_DEFAULTS.poolSize, 1_000),
+    busyTimeoutMs: readMs(env, "DATABASE_BUSY_TIMEOUT_MS", STORAGE_DEFAULTS.busyTimeoutMs, 60_000),
+  };
+}
+
+/** A whole number from 1 to max (0 would mean "no limit" to the drivers, which is what we forbid). */
+function readMs(env: Env, name: string, fallback: number, max: number): number {
+  const raw = nonEmpty(env[name]);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max) {
+    throw new ConfigError(`${name} must be a whole number from 1 to ${max}; got "${raw}".`);
+  }
+  return Number(raw);
+}

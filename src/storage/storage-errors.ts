@@ -1,0 +1,80 @@
+/**
+ * A store that cannot answer now (down, silent, busy, out of connections), as opposed to a
+ * query that is wrong. Callers get 503 storage_unavailable with Retry-After for it
+ * (src/errors/api-error.ts), never 500: retrying later is the right thing to do.
+ */
+export class StorageUnavailableError extends Error {
+  /** Seconds a caller should wait before retrying. */
+  readonly retryAfterSeconds: number;
+
+  constructor(message: string, options: { cause?: unknown; retryAfterSeconds?: number } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "StorageUnavailableError";
+    this.retryAfterSeconds = options.retryAfterSeconds ?? 1;
+  }
+}
+
+// Socket-level failures: the server is unreachable or the connection died.
+const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN", "ECONNABORTED"]);
+
+// node-postgres reports these as plain Errors without a code.
+const PG_CLIENT_MESSAGES = [
+  "timeout exceeded when trying to connect",
+  "Connection terminated",
+  "Query read timeout",
+  "Client has encountered a connection error and is not queryable",
+  "Client was closed and is not queryable",
+  "Cannot use a pool after calling end on the pool",
+];
+
+/** SQLSTATEs that mean "try again later": connection exceptions, shutdowns, timeouts, resources. */
+function isTransientSqlState(code: string): boolean {
+  return (
+    code.startsWith("08") || // connection_exception
+    code.startsWith("53") || // insufficient_resources (too_many_connections, disk_full, out_of_memory)
+    code.startsWith("57P") || // admin_shutdown (pg_terminate_backend), crash_shutdown, cannot_connect_now
+    code === "57014" || // query_canceled: statement_timeout fired
+    code === "25P03" || // idle_in_transaction_session_timeout
+    code === "40001" || // serialization_failure
+    code === "40P01" || // deadlock_detected
+    code === "55P03" // lock_not_available
+  );
+}
+
+/** Whether a PostgreSQL driver error means the store is unavailable rather than the query wrong. */
+export function isPostgresUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string" && (NETWORK_CODES.has(code) || isTransientSqlState(code))) return true;
+  return PG_CLIENT_MESSAGES.some((m) => error.message.startsWith(m));
+}
+
+/**
+ * The failures that say the server itself is unreachable or silent (not one backend lost):
+ * after one, further calls fail fast until a probe gets through (see postgres-database.ts).
+ */
+export function isPostgresUnreachable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string" && NETWORK_CODES.has(code) && code !== "ECONNRESET" && code !== "EPIPE") return true;
+  if (code === "57P03" || code === "53300") return true; // starting up / too many connections
+  return error.message.startsWith("timeout exceeded when trying to connect") || error.message.startsWith("Query read timeout")
+    || error.message.startsWith("Connection terminated due to connection timeout");
+}
+
+/** A lost connection to one backend: a fresh connection may well work at once. */
+export function isPostgresConnectionLost(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (code === "57P01" || code === "ECONNRESET" || code === "EPIPE") return true;
+  return error.message === "Connection terminated unexpectedly"
+    || error.message.startsWith("Client has encountered a connection error and is not queryable");
+}
+
+// SQLite: another process holds the lock past busy_timeout, or the disk misbehaves.
+const SQLITE_TRANSIENT = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|PROTOCOL|NOMEM)/;
+
+export function isSqliteUnavailable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && SQLITE_TRANSIENT.test(code);
+}

@@ -1,0 +1,14 @@
+// Run as a separate process by meter.test.ts: journals `count` requests for one account through
+// a real meter and then dies by SIGKILL before any flush, as a crashed server would.
+import { createMeter } from "../../src/metering/meter.js";
+import { createUsageJournal } from "../../src/metering/usage-journal.js";
+import { createUsageStore } from "../../src/metering/usage-store.js";
+import { openDatabase } from "../../src/storage/open-database.js";
+
+const [dataDir, databaseUrl, pgSchema, accountId, count] = process.argv.slice(2);
+const db = await openDatabase({ databaseUrl: databaseUrl || undefined, dataDir: dataDir!, ...(pgSchema ? { pgSchema } : {}) });
+const journal = createUsageJournal({ dir: `${dataDir}/metering-journal` });
+const meter = createMeter({ store: createUsageStore(db), journal, flushMs: 3_600_000, maxPending: 1_000_000 });
+for (let i = 0; i < Number(count); i++) meter.record(accountId!, { requests: 1, textItems: 2, imageItems: 0, deepAnalyses: 0, flagged: i % 2 });
+process.stdout.write("journaled\n");
+process.kill(process.pid, "SIGKILL");
