@@ -13,6 +13,9 @@ import type { RateLimiter } from "../rate-limit/rate-limiter.js";
 import { loadSigningKeyRing } from "../signing/load-key-ring.js";
 import type { SigningKeyRing } from "../signing/key-ring.js";
 import { createImageModeration, type ImageModeration } from "../images/index.js";
+import { createTextProvider } from "../providers/text/index.js";
+import type { GuardedTextProvider } from "../providers/text/guarded-text-provider.js";
+import type { TextProviderSettings } from "../providers/text/config.js";
 import { createMeter, type Meter } from "../metering/meter.js";
 import { createUsageStore, type UsageStore } from "../metering/usage-store.js";
 import { createUsageJournal } from "../metering/usage-journal.js";
@@ -37,6 +40,8 @@ export interface AppContext {
   /** Answers calls of text items only in one compute-worker job each; absent without workers. */
   workerAnswerer?: WorkerAnswerer;
   images: ImageModeration;
+  /** The guard-model provider for second opinions on text (TEXT_PROVIDER_*); absent when none is configured. */
+  textProvider?: { provider: GuardedTextProvider; settings: TextProviderSettings };
   usage: UsageStore;
   /** Journals usage on disk and flushes it to `usage`; see meter.ts (a crash loses nothing answered). */
   meter: Meter;
@@ -104,6 +109,7 @@ export async function createAppContext(config: Config, overrides: AppContextOver
       signingKeys,
       ...(compute?.answerer ? { workerAnswerer: compute.answerer } : {}),
       images,
+      ...(config.textProvider ? { textProvider: { provider: createTextProvider(config.textProvider), settings: config.textProvider } } : {}),
       usage, meter, dashboard,
       async close() {
         for (const close of closers) await close().catch((err: unknown) => log.warn({ err }, "error while closing"));

@@ -1,4 +1,5 @@
 import { readImageConfig, type ImageModerationOptions } from "../images/config.js";
+import { readTextProviderConfig, type TextProviderConfig } from "../providers/text/config.js";
 import os from "node:os";
 import path from "node:path";
 import { ConfigError, nonEmpty, readChoice } from "./env-values.js";
@@ -35,6 +36,8 @@ export interface Config {
   signing: SigningConfig;
   /** Image decoding, the embedded image model's workers, and the optional vision provider. */
   images: ImageModerationOptions;
+  /** The guard-model provider for text (TEXT_PROVIDER_*), when one is configured. */
+  textProvider: TextProviderConfig | undefined;
   /** "trained" (default): the model in models/; "pattern": the transparent rule-based fallback. */
   textClassifier: "trained" | "pattern";
   /**
@@ -79,6 +82,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>> = p
     rateLimit: readRateLimitConfig(env),
     signing: readSigningConfig(env, { dataDir: path.resolve(nonEmpty(env.DATA_DIR) ?? "./data"), toError: (message) => new ConfigError(message) }),
     images: readImageConfig(env),
+    textProvider: readTextProviderConfig(env),
     textClassifier: readChoice(env, "TEXT_CLASSIFIER", ["trained", "pattern"] as const, "trained"),
     computeWorkers: readWorkerThreads(env),
     meteringFlushMs: readPositiveInt(env, "METERING_FLUSH_MS", 1000),

@@ -2,7 +2,7 @@ import { isUtf8 } from "node:buffer";
 import { InputItemSchema, ModerateRequestSchema, type InputItem, type ModerateRequest } from "../../gen/moderation/v1/moderation_pb.js";
 import { ApiError } from "../errors/api-error.js";
 
-const TOP_LEVEL_FIELDS = new Set(["input", "analyze_images"]);
+const TOP_LEVEL_FIELDS = new Set(["input", "analyze_images", "text_provider_mode"]);
 const ITEM_FIELDS = new Set(["type", "text", "base64"]);
 
 /**
@@ -19,11 +19,14 @@ export function parseModerateJson(bytes: Uint8Array): ModerateRequest {
   }
   if (!isObject(body)) throw new ApiError("invalid_request", "The request body must be a JSON object with an \"input\" array.");
   for (const key of Object.keys(body)) {
-    if (!TOP_LEVEL_FIELDS.has(key)) throw new ApiError("invalid_request", `Unknown field "${truncate(key)}"; expected "input" and optionally "analyze_images".`);
+    if (!TOP_LEVEL_FIELDS.has(key)) throw new ApiError("invalid_request", `Unknown field "${truncate(key)}"; expected "input" and optionally "analyze_images" and "text_provider_mode".`);
   }
   if (!Array.isArray(body.input)) throw new ApiError("invalid_request", "\"input\" must be an array of items.");
   if (body.analyze_images !== undefined && typeof body.analyze_images !== "boolean") {
     throw new ApiError("invalid_request", "\"analyze_images\" must be true or false.");
+  }
+  if (body.text_provider_mode !== undefined && typeof body.text_provider_mode !== "string") {
+    throw new ApiError("invalid_request", "\"text_provider_mode\" must be a string: \"off\", \"always\" or \"cascade\".");
   }
   const input = body.input.map((item: unknown, index: number): InputItem => {
     if (!isObject(item)) throw new ApiError("invalid_request", `input[${index}] must be an object such as {"type":"text","text":"..."}.`);
@@ -39,7 +42,10 @@ export function parseModerateJson(bytes: Uint8Array): ModerateRequest {
     // Messages built field by field: the objects create() would make (a test holds them equal), cheaper.
     return { $typeName: InputItemSchema.typeName, type: item.type as string, text: (item.text as string | undefined) ?? "", base64: (item.base64 as string | undefined) ?? "" };
   });
-  return { $typeName: ModerateRequestSchema.typeName, input, analyzeImages: body.analyze_images === true };
+  return {
+    $typeName: ModerateRequestSchema.typeName, input, analyzeImages: body.analyze_images === true,
+    textProviderMode: (body.text_provider_mode as string | undefined) ?? "",
+  };
 }
 
 /**

@@ -7,6 +7,8 @@ import { precheckDataUri } from "../images/data-uri.js";
 import { validateModerateRequest, type ValidItem } from "./validate-request.js";
 import { ApiError } from "../errors/api-error.js";
 import type { ImageModeration } from "../images/index.js";
+import type { TextProviderMode, TextProviderSettings } from "../providers/text/config.js";
+import { resolveMode, type SecondOpinion } from "./second-opinion.js";
 
 type ModerateResponseInit = MessageInitShape<typeof ModerateResponseSchema>;
 
@@ -14,6 +16,8 @@ export interface ModerationDeps {
   textClassifier: TextClassifier;
   /** The image pipeline; without one, image items are validated but reported as not evaluated. */
   images?: ImageModeration;
+  /** The guard-model provider's second opinion on text items, with its settings; absent when none is configured. */
+  textProvider?: { settings: TextProviderSettings; secondOpinion: SecondOpinion };
 }
 
 /** Text items are joined with a blank line for the combined layer, so sentences do not run together. */
@@ -31,15 +35,27 @@ export function createModerator(deps: ModerationDeps) {
     for (const item of items) if (item.type === "image") withItemIndex(item.index, () => precheckDataUri(item.dataUri));
     // Refuse analyze_images up front when it cannot be honoured, rather than skipping it silently.
     if (request.analyzeImages && hasImages) deps.images?.assertDeepAnalysisConfigured();
+    const mode = resolveMode(request.textProviderMode, deps.textProvider?.settings);
 
-    const results = await Promise.all(items.map((item) => judgeItem(item, request.analyzeImages, signal)));
+    const results = await Promise.all(items.map((item) => judgeItem(item, request.analyzeImages, mode, signal)));
     const texts = items.filter((i): i is Extract<ValidItem, { type: "text" }> => i.type === "text");
     const combined = texts.length >= 2 ? await deps.textClassifier.classify(joinForCombined(texts.map((t) => t.text))) : undefined;
     return assembleAnswer(newId("modr"), deps.textClassifier.id, results, combined);
   };
 
-  async function judgeItem(item: ValidItem, analyzeImages: boolean, signal: AbortSignal | undefined) {
-    if (item.type === "text") return textItemResult(item.index, await deps.textClassifier.classify(item.text), deps.textClassifier.id);
+  async function judgeItem(item: ValidItem, analyzeImages: boolean, mode: TextProviderMode, signal: AbortSignal | undefined) {
+    if (item.type === "text") {
+      const verdict = await deps.textClassifier.classify(item.text);
+      if (mode === "off" || !deps.textProvider) return textItemResult(item.index, verdict, deps.textClassifier.id);
+      const judged = await deps.textProvider.secondOpinion(item.text, verdict, deps.textClassifier.id, mode, signal);
+      return {
+        index: item.index,
+        type: "text",
+        models: judged.models,
+        ...toCategories(judged.verdict),
+        ...(judged.secondOpinion ? { secondOpinion: judged.secondOpinion } : {}),
+      };
+    }
     if (!deps.images) {
       // Without an image model, images are validated but not evaluated: no categories, nothing faked.
       return { index: item.index, type: "image", flagged: false, categories: {}, explanations: [], models: [] };

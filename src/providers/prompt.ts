@@ -1,6 +1,6 @@
 import { CATEGORY_IDS, type CategoryId } from "../classifiers/categories.js";
 
-const DEFINITIONS: Record<CategoryId, string> = {
+export const DEFINITIONS: Record<CategoryId, string> = {
   harassment: "content that harasses, bullies, insults or demeans a person or group",
   harassment_threatening: "harassment that also threatens violence or serious harm to someone",
   hate: "content that attacks or demeans people for a protected attribute (race, ethnicity, religion, nationality, caste, gender, sexual orientation, disability)",

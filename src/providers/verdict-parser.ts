@@ -18,33 +18,33 @@ const FENCED = /^```(?:json)?\s*\n([\s\S]*?)\n?```$/i;
  * number in [0, 1], and a string reason. Anything else is a malformed answer, never a guess:
  * a model that was talked into another format by text in the image must not yield a verdict.
  */
-export function parseVisionVerdict(content: string): ParsedVerdict {
+export function parseVisionVerdict(content: string, who = "vision model"): ParsedVerdict {
   const trimmed = content.trim();
   const json = FENCED.exec(trimmed)?.[1] ?? trimmed;
   let value: unknown;
   try {
     value = JSON.parse(json);
   } catch (error) {
-    throw malformed("the answer is not a JSON object", error);
+    throw malformed(who, "the answer is not a JSON object", error);
   }
-  if (!isPlainObject(value)) throw malformed("the answer is not a JSON object");
+  if (!isPlainObject(value)) throw malformed(who, "the answer is not a JSON object");
   const extra = Object.keys(value).filter((key) => key !== "categories" && key !== "reason");
-  if (extra.length > 0) throw malformed(`unexpected keys ${extra.map((k) => JSON.stringify(k)).join(", ")}`);
+  if (extra.length > 0) throw malformed(who, `unexpected keys ${extra.map((k) => JSON.stringify(k)).join(", ")}`);
 
   const { categories, reason } = value;
-  if (!isPlainObject(categories)) throw malformed('"categories" is not an object');
+  if (!isPlainObject(categories)) throw malformed(who, '"categories" is not an object');
   const unknown = Object.keys(categories).filter((key) => !isCategoryId(key));
-  if (unknown.length > 0) throw malformed(`unknown categories ${unknown.map((k) => JSON.stringify(k)).join(", ")}`);
+  if (unknown.length > 0) throw malformed(who, `unknown categories ${unknown.map((k) => JSON.stringify(k)).join(", ")}`);
   const scores = {} as Record<CategoryId, number>;
   for (const id of CATEGORY_IDS) {
     const score = categories[id];
-    if (score === undefined) throw malformed(`category "${id}" is missing`);
+    if (score === undefined) throw malformed(who, `category "${id}" is missing`);
     if (typeof score !== "number" || !Number.isFinite(score) || score < 0 || score > 1) {
-      throw malformed(`category "${id}" is ${JSON.stringify(score)}, not a number between 0 and 1`);
+      throw malformed(who, `category "${id}" is ${JSON.stringify(score)}, not a number between 0 and 1`);
     }
     scores[id] = score;
   }
-  if (typeof reason !== "string") throw malformed('"reason" is not a string');
+  if (typeof reason !== "string") throw malformed(who, '"reason" is not a string');
   const oneLine = reason.replace(/\s+/g, " ").trim();
   return {
     scores,
@@ -56,8 +56,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function malformed(detail: string, cause?: unknown): ProviderError {
-  return new ProviderError("malformed", `The vision model's verdict is malformed: ${detail}.`, {
+function malformed(who: string, detail: string, cause?: unknown): ProviderError {
+  return new ProviderError("malformed", `The ${who}'s verdict is malformed: ${detail}.`, {
     retryable: true,
     ...(cause === undefined ? {} : { cause }),
   });

@@ -5,6 +5,7 @@ import { createModerator } from "../moderation/moderate.js";
 import { createListSigningKeys } from "./list-signing-keys.js";
 import { canonicalRequestKey, jsonDialectKey, rawJsonBodyKey, transportKey } from "../interceptors/context-keys.js";
 import { isTextOnly } from "../workers/worker-answers.js";
+import { createSecondOpinion } from "../moderation/second-opinion.js";
 
 /**
  * The one implementation of ModerationService behind every protocol. Calls of text items only
@@ -15,11 +16,15 @@ export function createModerationServiceImpl(ctx: AppContext): ServiceImpl<typeof
   const moderate = createModerator({
     textClassifier: ctx.textClassifier,
     images: ctx.images,
+    ...(ctx.textProvider ? { textProvider: { settings: ctx.textProvider.settings, secondOpinion: createSecondOpinion({ ...ctx.textProvider, log: ctx.log }) } } : {}),
   });
+  // Mode off (asked for, or the default when none is asked for) is the only one a compute worker answers whole.
+  const defaultOff = (ctx.textProvider?.settings.defaultMode ?? "off") === "off";
+  const embeddedOnly = (mode: string) => (mode === "" ? defaultOff : mode === "off");
   const answerer = ctx.workerAnswerer;
   return {
     moderate: (request, context) => {
-      if (answerer && isTextOnly(request)) {
+      if (answerer && isTextOnly(request) && embeddedOnly(request.textProviderMode)) {
         // What the answer's signature is bound to: the JSON body, or the RPC request's canonical bytes.
         if (context.values.get(transportKey) === "json") {
           const requestBody = context.values.get(rawJsonBodyKey);

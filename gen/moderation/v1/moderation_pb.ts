@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file moderation/v1/moderation.proto.
  */
 export const file_moderation_v1_moderation: GenFile = /*@__PURE__*/
-  fileDesc("Ch5tb2RlcmF0aW9uL3YxL21vZGVyYXRpb24ucHJvdG8SDW1vZGVyYXRpb24udjEiUgoPTW9kZXJhdGVSZXF1ZXN0EicKBWlucHV0GAEgAygLMhgubW9kZXJhdGlvbi52MS5JbnB1dEl0ZW0SFgoOYW5hbHl6ZV9pbWFnZXMYAiABKAgiNwoJSW5wdXRJdGVtEgwKBHR5cGUYASABKAkSDAoEdGV4dBgCIAEoCRIOCgZiYXNlNjQYAyABKAkirQEKEE1vZGVyYXRlUmVzcG9uc2USCgoCaWQYASABKAkSDQoFbW9kZWwYAiABKAkSDwoHZmxhZ2dlZBgDIAEoCBIqCgdyZXN1bHRzGAQgAygLMhkubW9kZXJhdGlvbi52MS5JdGVtUmVzdWx0EjQKCGNvbWJpbmVkGAUgASgLMh0ubW9kZXJhdGlvbi52MS5Db21iaW5lZFJlc3VsdEgAiAEBQgsKCV9jb21iaW5lZCKPAwoKSXRlbVJlc3VsdBINCgVpbmRleBgBIAEoDRIMCgR0eXBlGAIgASgJEg8KB2ZsYWdnZWQYAyABKAgSPQoKY2F0ZWdvcmllcxgEIAMoCzIpLm1vZGVyYXRpb24udjEuSXRlbVJlc3VsdC5DYXRlZ29yaWVzRW50cnkSMAoMZXhwbGFuYXRpb25zGAUgAygLMhoubW9kZXJhdGlvbi52MS5FeHBsYW5hdGlvbhIOCgZtb2RlbHMYBiADKAkSLAoFaW1hZ2UYByABKAsyGC5tb2RlcmF0aW9uLnYxLkltYWdlSW5mb0gAiAEBEjcKDWRlZXBfYW5hbHlzaXMYCCABKAsyGy5tb2RlcmF0aW9uLnYxLkRlZXBBbmFseXNpc0gBiAEBGk8KD0NhdGVnb3JpZXNFbnRyeRILCgNrZXkYASABKAkSKwoFdmFsdWUYAiABKAsyHC5tb2RlcmF0aW9uLnYxLkNhdGVnb3J5U2NvcmU6AjgBQggKBl9pbWFnZUIQCg5fZGVlcF9hbmFseXNpcyLnAQoOQ29tYmluZWRSZXN1bHQSDwoHZmxhZ2dlZBgBIAEoCBJBCgpjYXRlZ29yaWVzGAIgAygLMi0ubW9kZXJhdGlvbi52MS5Db21iaW5lZFJlc3VsdC5DYXRlZ29yaWVzRW50cnkSMAoMZXhwbGFuYXRpb25zGAMgAygLMhoubW9kZXJhdGlvbi52MS5FeHBsYW5hdGlvbhpPCg9DYXRlZ29yaWVzRW50cnkSCwoDa2V5GAEgASgJEisKBXZhbHVlGAIgASgLMhwubW9kZXJhdGlvbi52MS5DYXRlZ29yeVNjb3JlOgI4ASIvCg1DYXRlZ29yeVNjb3JlEg0KBXNjb3JlGAEgASgBEg8KB2ZsYWdnZWQYAiABKAgiQwoLRXhwbGFuYXRpb24SEAoIY2F0ZWdvcnkYASABKAkSIgoFc3BhbnMYAiADKAsyEy5tb2RlcmF0aW9uLnYxLlNwYW4iQAoEU3BhbhINCgVzdGFydBgBIAEoDRILCgNlbmQYAiABKA0SDAoEdGV4dBgDIAEoCRIOCgZ3ZWlnaHQYBCABKAEiZgoJSW1hZ2VJbmZvEhIKCm1lZGlhX3R5cGUYASABKAkSDQoFd2lkdGgYAiABKA0SDgoGaGVpZ2h0GAMgASgNEg4KBmZyYW1lcxgEIAEoDRIWCg5mcmFtZXNfc2FtcGxlZBgFIAEoDSLRAQoMRGVlcEFuYWx5c2lzEhAKCHByb3ZpZGVyGAEgASgJEg0KBW1vZGVsGAIgASgJEj8KCmNhdGVnb3JpZXMYAyADKAsyKy5tb2RlcmF0aW9uLnYxLkRlZXBBbmFseXNpcy5DYXRlZ29yaWVzRW50cnkSDgoGcmVhc29uGAQgASgJGk8KD0NhdGVnb3JpZXNFbnRyeRILCgNrZXkYASABKAkSKwoFdmFsdWUYAiABKAsyHC5tb2RlcmF0aW9uLnYxLkNhdGVnb3J5U2NvcmU6AjgBIhsKC0Vycm9yRGV0YWlsEgwKBGNvZGUYASABKAkiGAoWTGlzdFNpZ25pbmdLZXlzUmVxdWVzdCJCChdMaXN0U2lnbmluZ0tleXNSZXNwb25zZRInCgRrZXlzGAEgAygLMhkubW9kZXJhdGlvbi52MS5TaWduaW5nS2V5ImIKClNpZ25pbmdLZXkSCwoDa2lkGAEgASgJEgsKA2t0eRgCIAEoCRILCgNjcnYYAyABKAkSCQoBeBgEIAEoCRIOCgZzdGF0dXMYBSABKAkSEgoKY3JlYXRlZF9hdBgGIAEoAzLCAQoRTW9kZXJhdGlvblNlcnZpY2USSwoITW9kZXJhdGUSHi5tb2RlcmF0aW9uLnYxLk1vZGVyYXRlUmVxdWVzdBofLm1vZGVyYXRpb24udjEuTW9kZXJhdGVSZXNwb25zZRJgCg9MaXN0U2lnbmluZ0tleXMSJS5tb2RlcmF0aW9uLnYxLkxpc3RTaWduaW5nS2V5c1JlcXVlc3QaJi5tb2RlcmF0aW9uLnYxLkxpc3RTaWduaW5nS2V5c1Jlc3BvbnNlYgZwcm90bzM");
+  fileDesc("Ch5tb2RlcmF0aW9uL3YxL21vZGVyYXRpb24ucHJvdG8SDW1vZGVyYXRpb24udjEibgoPTW9kZXJhdGVSZXF1ZXN0EicKBWlucHV0GAEgAygLMhgubW9kZXJhdGlvbi52MS5JbnB1dEl0ZW0SFgoOYW5hbHl6ZV9pbWFnZXMYAiABKAgSGgoSdGV4dF9wcm92aWRlcl9tb2RlGBQgASgJIjcKCUlucHV0SXRlbRIMCgR0eXBlGAEgASgJEgwKBHRleHQYAiABKAkSDgoGYmFzZTY0GAMgASgJIq0BChBNb2RlcmF0ZVJlc3BvbnNlEgoKAmlkGAEgASgJEg0KBW1vZGVsGAIgASgJEg8KB2ZsYWdnZWQYAyABKAgSKgoHcmVzdWx0cxgEIAMoCzIZLm1vZGVyYXRpb24udjEuSXRlbVJlc3VsdBI0Cghjb21iaW5lZBgFIAEoCzIdLm1vZGVyYXRpb24udjEuQ29tYmluZWRSZXN1bHRIAIgBAUILCglfY29tYmluZWQi3QMKCkl0ZW1SZXN1bHQSDQoFaW5kZXgYASABKA0SDAoEdHlwZRgCIAEoCRIPCgdmbGFnZ2VkGAMgASgIEj0KCmNhdGVnb3JpZXMYBCADKAsyKS5tb2RlcmF0aW9uLnYxLkl0ZW1SZXN1bHQuQ2F0ZWdvcmllc0VudHJ5EjAKDGV4cGxhbmF0aW9ucxgFIAMoCzIaLm1vZGVyYXRpb24udjEuRXhwbGFuYXRpb24SDgoGbW9kZWxzGAYgAygJEiwKBWltYWdlGAcgASgLMhgubW9kZXJhdGlvbi52MS5JbWFnZUluZm9IAIgBARI3Cg1kZWVwX2FuYWx5c2lzGAggASgLMhsubW9kZXJhdGlvbi52MS5EZWVwQW5hbHlzaXNIAYgBARI5Cg5zZWNvbmRfb3BpbmlvbhgUIAEoCzIcLm1vZGVyYXRpb24udjEuU2Vjb25kT3BpbmlvbkgCiAEBGk8KD0NhdGVnb3JpZXNFbnRyeRILCgNrZXkYASABKAkSKwoFdmFsdWUYAiABKAsyHC5tb2RlcmF0aW9uLnYxLkNhdGVnb3J5U2NvcmU6AjgBQggKBl9pbWFnZUIQCg5fZGVlcF9hbmFseXNpc0IRCg9fc2Vjb25kX29waW5pb24igwIKDVNlY29uZE9waW5pb24SEAoIcHJvdmlkZXIYASABKAkSDQoFbW9kZWwYAiABKAkSDwoHdHJpZ2dlchgDIAEoCRIQCghzZWNvbmRlZBgEIAEoCBISCgplcnJvcl9jb2RlGAUgASgJEkkKD2NhdGVnb3J5X21vZGVscxgGIAMoCzIwLm1vZGVyYXRpb24udjEuU2Vjb25kT3Bpbmlvbi5DYXRlZ29yeU1vZGVsc0VudHJ5Gk8KE0NhdGVnb3J5TW9kZWxzRW50cnkSCwoDa2V5GAEgASgJEicKBXZhbHVlGAIgASgLMhgubW9kZXJhdGlvbi52MS5Nb2RlbExpc3Q6AjgBIhsKCU1vZGVsTGlzdBIOCgZtb2RlbHMYASADKAki5wEKDkNvbWJpbmVkUmVzdWx0Eg8KB2ZsYWdnZWQYASABKAgSQQoKY2F0ZWdvcmllcxgCIAMoCzItLm1vZGVyYXRpb24udjEuQ29tYmluZWRSZXN1bHQuQ2F0ZWdvcmllc0VudHJ5EjAKDGV4cGxhbmF0aW9ucxgDIAMoCzIaLm1vZGVyYXRpb24udjEuRXhwbGFuYXRpb24aTwoPQ2F0ZWdvcmllc0VudHJ5EgsKA2tleRgBIAEoCRIrCgV2YWx1ZRgCIAEoCzIcLm1vZGVyYXRpb24udjEuQ2F0ZWdvcnlTY29yZToCOAEiLwoNQ2F0ZWdvcnlTY29yZRINCgVzY29yZRgBIAEoARIPCgdmbGFnZ2VkGAIgASgIIkMKC0V4cGxhbmF0aW9uEhAKCGNhdGVnb3J5GAEgASgJEiIKBXNwYW5zGAIgAygLMhMubW9kZXJhdGlvbi52MS5TcGFuIkAKBFNwYW4SDQoFc3RhcnQYASABKA0SCwoDZW5kGAIgASgNEgwKBHRleHQYAyABKAkSDgoGd2VpZ2h0GAQgASgBImYKCUltYWdlSW5mbxISCgptZWRpYV90eXBlGAEgASgJEg0KBXdpZHRoGAIgASgNEg4KBmhlaWdodBgDIAEoDRIOCgZmcmFtZXMYBCABKA0SFgoOZnJhbWVzX3NhbXBsZWQYBSABKA0i0QEKDERlZXBBbmFseXNpcxIQCghwcm92aWRlchgBIAEoCRINCgVtb2RlbBgCIAEoCRI/CgpjYXRlZ29yaWVzGAMgAygLMisubW9kZXJhdGlvbi52MS5EZWVwQW5hbHlzaXMuQ2F0ZWdvcmllc0VudHJ5Eg4KBnJlYXNvbhgEIAEoCRpPCg9DYXRlZ29yaWVzRW50cnkSCwoDa2V5GAEgASgJEisKBXZhbHVlGAIgASgLMhwubW9kZXJhdGlvbi52MS5DYXRlZ29yeVNjb3JlOgI4ASIbCgtFcnJvckRldGFpbBIMCgRjb2RlGAEgASgJIhgKFkxpc3RTaWduaW5nS2V5c1JlcXVlc3QiQgoXTGlzdFNpZ25pbmdLZXlzUmVzcG9uc2USJwoEa2V5cxgBIAMoCzIZLm1vZGVyYXRpb24udjEuU2lnbmluZ0tleSJiCgpTaWduaW5nS2V5EgsKA2tpZBgBIAEoCRILCgNrdHkYAiABKAkSCwoDY3J2GAMgASgJEgkKAXgYBCABKAkSDgoGc3RhdHVzGAUgASgJEhIKCmNyZWF0ZWRfYXQYBiABKAMywgEKEU1vZGVyYXRpb25TZXJ2aWNlEksKCE1vZGVyYXRlEh4ubW9kZXJhdGlvbi52MS5Nb2RlcmF0ZVJlcXVlc3QaHy5tb2RlcmF0aW9uLnYxLk1vZGVyYXRlUmVzcG9uc2USYAoPTGlzdFNpZ25pbmdLZXlzEiUubW9kZXJhdGlvbi52MS5MaXN0U2lnbmluZ0tleXNSZXF1ZXN0GiYubW9kZXJhdGlvbi52MS5MaXN0U2lnbmluZ0tleXNSZXNwb25zZWIGcHJvdG8z");
 
 /**
  * @generated from message moderation.v1.ModerateRequest
@@ -29,6 +29,15 @@ export type ModerateRequest = Message<"moderation.v1.ModerateRequest"> & {
    * @generated from field: bool analyze_images = 2;
    */
   analyzeImages: boolean;
+
+  /**
+   * Second opinion on text items from the configured guard-model provider: "off", "always"
+   * (every text item), "cascade" (only items the embedded model is unsure about, or whose
+   * language it does not cover); empty: the server's TEXT_PROVIDER_MODE.
+   *
+   * @generated from field: string text_provider_mode = 20;
+   */
+  textProviderMode: string;
 };
 
 /**
@@ -178,6 +187,13 @@ export type ItemResult = Message<"moderation.v1.ItemResult"> & {
    * @generated from field: optional moderation.v1.DeepAnalysis deep_analysis = 8;
    */
   deepAnalysis?: DeepAnalysis | undefined;
+
+  /**
+   * Present when a text item was sent to the guard-model provider (modes always and cascade).
+   *
+   * @generated from field: optional moderation.v1.SecondOpinion second_opinion = 20;
+   */
+  secondOpinion?: SecondOpinion | undefined;
 };
 
 /**
@@ -186,6 +202,82 @@ export type ItemResult = Message<"moderation.v1.ItemResult"> & {
  */
 export const ItemResultSchema: GenMessage<ItemResult> = /*@__PURE__*/
   messageDesc(file_moderation_v1_moderation, 3);
+
+/**
+ * A guard model's second opinion on one text item (see docs/providers.md for the merge rule).
+ *
+ * @generated from message moderation.v1.SecondOpinion
+ */
+export type SecondOpinion = Message<"moderation.v1.SecondOpinion"> & {
+  /**
+   * Provider kind: "openai-moderation", "llama-guard", "shieldgemma" or "json-verdict".
+   *
+   * @generated from field: string provider = 1;
+   */
+  provider: string;
+
+  /**
+   * The guard model's name.
+   *
+   * @generated from field: string model = 2;
+   */
+  model: string;
+
+  /**
+   * Why the item was sent: "always", "uncertain" (an embedded score in the uncertain band) or
+   * "language" (a language the embedded model does not cover).
+   *
+   * @generated from field: string trigger = 3;
+   */
+  trigger: string;
+
+  /**
+   * False when the provider failed and the embedded verdict stands alone (TEXT_PROVIDER_ON_FAILURE=embedded).
+   *
+   * @generated from field: bool seconded = 4;
+   */
+  seconded: boolean;
+
+  /**
+   * When not seconded: the error code the provider's failure maps to ("provider_unavailable").
+   *
+   * @generated from field: string error_code = 5;
+   */
+  errorCode: string;
+
+  /**
+   * Category id -> the models whose verdict that category reports, for each category where
+   * they are not all of the item's `models` (e.g. only the guard model, which overruled an
+   * unsure embedded score, or only the embedded model, where the guard model has no counterpart).
+   *
+   * @generated from field: map<string, moderation.v1.ModelList> category_models = 6;
+   */
+  categoryModels: { [key: string]: ModelList };
+};
+
+/**
+ * Describes the message moderation.v1.SecondOpinion.
+ * Use `create(SecondOpinionSchema)` to create a new message.
+ */
+export const SecondOpinionSchema: GenMessage<SecondOpinion> = /*@__PURE__*/
+  messageDesc(file_moderation_v1_moderation, 4);
+
+/**
+ * @generated from message moderation.v1.ModelList
+ */
+export type ModelList = Message<"moderation.v1.ModelList"> & {
+  /**
+   * @generated from field: repeated string models = 1;
+   */
+  models: string[];
+};
+
+/**
+ * Describes the message moderation.v1.ModelList.
+ * Use `create(ModelListSchema)` to create a new message.
+ */
+export const ModelListSchema: GenMessage<ModelList> = /*@__PURE__*/
+  messageDesc(file_moderation_v1_moderation, 5);
 
 /**
  * @generated from message moderation.v1.CombinedResult
@@ -212,7 +304,7 @@ export type CombinedResult = Message<"moderation.v1.CombinedResult"> & {
  * Use `create(CombinedResultSchema)` to create a new message.
  */
 export const CombinedResultSchema: GenMessage<CombinedResult> = /*@__PURE__*/
-  messageDesc(file_moderation_v1_moderation, 4);
+  messageDesc(file_moderation_v1_moderation, 6);
 
 /**
  * @generated from message moderation.v1.CategoryScore
@@ -238,7 +330,7 @@ export type CategoryScore = Message<"moderation.v1.CategoryScore"> & {
  * Use `create(CategoryScoreSchema)` to create a new message.
  */
 export const CategoryScoreSchema: GenMessage<CategoryScore> = /*@__PURE__*/
-  messageDesc(file_moderation_v1_moderation, 5);
+  messageDesc(file_moderation_v1_moderation, 7);
 
 /**
  * @generated from message moderation.v1.Explanation
@@ -260,7 +352,7 @@ export type Explanation = Message<"moderation.v1.Explanation"> & {
  * Use `create(ExplanationSchema)` to create a new message.
  */
 export const ExplanationSchema: GenMessage<Explanation> = /*@__PURE__*/
-  messageDesc(file_moderation_v1_moderation, 6);
+  messageDesc(file_moderation_v1_moderation, 8);
 
 /**
  * Span offsets count Unicode code points of the item's text; end is exclusive.
@@ -294,7 +386,7 @@ export type Span = Message<"moderation.v1.Span"> & {
  * Use `create(SpanSchema)` to create a new message.
  */
 export const SpanSchema: GenMessage<Span> = /*@__PURE__*/
-  messageDesc(file_moderation_v1_moderation, 7);
+  messageDesc(file_moderation_v1_moderation, 9);
 
 /**
  * @generated from message moderation.v1.ImageInfo
@@ -337,7 +429,7 @@ export type ImageInfo = Message<"moderation.v1.ImageInfo"> & {
  * Use `create(ImageInfoSchema)` to create a new message.
  */
 export const ImageInfoSchema: GenMessage<ImageInfo> = /*@__PURE__*/
-  messageDesc(file_moderation_v1_moderation, 8);
+  messageDesc(file_moderation_v1_moderation, 10);
 
 /**
  * @generated from message moderation.v1.DeepAnalysis
@@ -375,7 +467,7 @@ export type DeepAnalysis = Message<"moderation.v1.DeepAnalysis"> & {
  * Use `create(DeepAnalysisSchema)` to create a new message.
  */
 export const DeepAnalysisSchema: GenMessage<DeepAnalysis> = /*@__PURE__*/
-  messageDesc(file_moderation_v1_moderation, 9);
+  messageDesc(file_moderation_v1_moderation, 11);
 
 /**
  * Stable machine-readable error code carried in ConnectError details, e.g.
@@ -395,7 +487,7 @@ export type ErrorDetail = Message<"moderation.v1.ErrorDetail"> & {
  * Use `create(ErrorDetailSchema)` to create a new message.
  */
 export const ErrorDetailSchema: GenMessage<ErrorDetail> = /*@__PURE__*/
-  messageDesc(file_moderation_v1_moderation, 10);
+  messageDesc(file_moderation_v1_moderation, 12);
 
 /**
  * @generated from message moderation.v1.ListSigningKeysRequest
@@ -408,7 +500,7 @@ export type ListSigningKeysRequest = Message<"moderation.v1.ListSigningKeysReque
  * Use `create(ListSigningKeysRequestSchema)` to create a new message.
  */
 export const ListSigningKeysRequestSchema: GenMessage<ListSigningKeysRequest> = /*@__PURE__*/
-  messageDesc(file_moderation_v1_moderation, 11);
+  messageDesc(file_moderation_v1_moderation, 13);
 
 /**
  * @generated from message moderation.v1.ListSigningKeysResponse
@@ -425,7 +517,7 @@ export type ListSigningKeysResponse = Message<"moderation.v1.ListSigningKeysResp
  * Use `create(ListSigningKeysResponseSchema)` to create a new message.
  */
 export const ListSigningKeysResponseSchema: GenMessage<ListSigningKeysResponse> = /*@__PURE__*/
-  messageDesc(file_moderation_v1_moderation, 12);
+  messageDesc(file_moderation_v1_moderation, 14);
 
 /**
  * SigningKey is an Ed25519 public key in JWK terms (kty OKP, crv Ed25519).
@@ -475,7 +567,7 @@ export type SigningKey = Message<"moderation.v1.SigningKey"> & {
  * Use `create(SigningKeySchema)` to create a new message.
  */
 export const SigningKeySchema: GenMessage<SigningKey> = /*@__PURE__*/
-  messageDesc(file_moderation_v1_moderation, 13);
+  messageDesc(file_moderation_v1_moderation, 15);
 
 /**
  * ModerationService scores text and images for harmful content.

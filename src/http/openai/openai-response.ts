@@ -1,5 +1,5 @@
 import type { CategoryScore, ModerateResponse } from "../../../gen/moderation/v1/moderation_pb.js";
-import { OPENAI_CATEGORIES } from "./openai-categories.js";
+import { OPENAI_CATEGORIES } from "../../classifiers/openai-categories.js";
 import type { OpenAiInputShape } from "./openai-request.js";
 
 type InputType = "text" | "image";

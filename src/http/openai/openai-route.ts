@@ -52,7 +52,8 @@ export function registerOpenAiModerationsRoute(app: FastifyInstance, ctx: AppCon
       const input = parsed?.request ?? create(ModerateRequestSchema);
       const outcome = await invoke({
         request, reply, input, contextValues, deferredError: bodyError,
-        abortable: input.input.some((item) => item.type === "image"),
+        // Images and guard-model calls take long enough to be worth cancelling when the caller leaves.
+        abortable: ctx.textProvider !== undefined || input.input.some((item) => item.type === "image"),
       });
       if (outcome.ok) return sendSigned(200, toOpenAiModeration(outcome.output, parsed!.shape), outcome.headers);
       if (outcome.code === "payload_too_large" && request.raw.httpVersionMajor === 1) reply.header("connection", "close");

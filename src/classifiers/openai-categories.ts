@@ -1,4 +1,4 @@
-import type { CategoryId } from "../../classifiers/categories.js";
+import type { CategoryId } from "./categories.js";
 
 /**
  * OpenAI's moderation categories, in the order its API lists them, and which of ours each one

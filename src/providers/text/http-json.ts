@@ -1,0 +1,89 @@
+import { isTimeoutReason } from "../deadline.js";
+import { parseRetryAfter } from "../openai-compatible.js";
+import { ProviderError } from "../provider-error.js";
+
+export interface PostJsonOptions {
+  headers: Record<string, string>;
+  signal?: AbortSignal | undefined;
+  /** Largest response read, in bytes: a misbehaving server cannot exhaust memory. */
+  maxResponseBytes: number;
+  fetch: typeof fetch;
+}
+
+/**
+ * One POST of a JSON body to a guard-model provider; the parsed JSON answer, or a ProviderError
+ * that says whether a retry may help (timeouts, network, 408/409/429/5xx, garbage: yes).
+ */
+export async function postJson(url: URL, body: unknown, options: PostJsonOptions): Promise<unknown> {
+  let response: Response;
+  try {
+    response = await options.fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json", ...options.headers },
+      body: JSON.stringify(body),
+      redirect: "error",
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+  } catch (error) {
+    throw fetchFailure(error, options.signal);
+  }
+  const text = await readCapped(response, options.maxResponseBytes, options.signal);
+  if (!response.ok) {
+    const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"));
+    throw new ProviderError("http", `The text provider answered HTTP ${response.status}: ${text.slice(0, 200)}`, {
+      status: response.status,
+      retryable: response.status === 408 || response.status === 409 || response.status === 429 || response.status >= 500,
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    });
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw malformed("the response body is not JSON", error);
+  }
+}
+
+export function malformed(detail: string, cause?: unknown): ProviderError {
+  return new ProviderError("malformed", `The text provider's answer is malformed: ${detail}.`, {
+    retryable: true,
+    ...(cause === undefined ? {} : { cause }),
+  });
+}
+
+export function asRecord(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+function fetchFailure(error: unknown, signal: AbortSignal | undefined): ProviderError {
+  if (signal?.aborted) {
+    const timedOut = isTimeoutReason(signal.reason);
+    return new ProviderError("timeout", timedOut ? "The text provider did not answer in time." : "The call to the text provider was cancelled.", {
+      retryable: timedOut,
+      cause: error,
+    });
+  }
+  return new ProviderError("network", "The text provider could not be reached.", { retryable: true, cause: error });
+}
+
+async function readCapped(response: Response, limit: number, signal: AbortSignal | undefined): Promise<string> {
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > limit) {
+        await reader.cancel();
+        throw new ProviderError("malformed", `The text provider's response exceeds ${limit} bytes.`, { retryable: false });
+      }
+      chunks.push(value);
+    }
+  } catch (error) {
+    if (error instanceof ProviderError) throw error;
+    throw fetchFailure(error, signal);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}

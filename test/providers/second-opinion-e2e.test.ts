@@ -1,0 +1,140 @@
+import { create } from "@bufbuild/protobuf";
+import { createClient } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-node";
+import OpenAI from "openai";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { ModerateRequestSchema, ModerationService } from "../../gen/moderation/v1/moderation_pb.js";
+import { startServerWithKey, type TestServer } from "../support/test-server.js";
+import { llamaGuard } from "./fake-guard-servers.js";
+import { startFakeOpenAiServer, status, type FakeOpenAiServer } from "./fake-openai-server.js";
+
+/** Texts whose embedded scores are all sure (far below 0.2), and one with a score in the default band (hate ≈ 0.35). */
+const SURE = "the weather is nice today";
+const UNSURE = "I hate mondays";
+
+let guard: FakeOpenAiServer;
+const servers: TestServer[] = [];
+async function serverWith(env: Record<string, string>) {
+  const started = await startServerWithKey({
+    env: {
+      TEXT_PROVIDER: "llama-guard", TEXT_PROVIDER_BASE_URL: guard.baseUrl, TEXT_PROVIDER_MODEL: "llama-guard3:8b",
+      TEXT_PROVIDER_TIMEOUT_MS: "300", TEXT_PROVIDER_TOTAL_TIMEOUT_MS: "600", TEXT_PROVIDER_MAX_RETRIES: "1", ...env,
+    },
+  });
+  servers.push(started.server);
+  return started;
+}
+let cascade: { server: TestServer; key: string };
+beforeAll(async () => {
+  guard = await startFakeOpenAiServer(llamaGuard());
+  cascade = await serverWith({ TEXT_PROVIDER_MODE: "cascade" });
+});
+afterAll(async () => {
+  for (const server of servers) await server.close();
+  await guard.close();
+});
+afterEach(() => {
+  guard.requests.length = 0;
+  guard.setDefault(llamaGuard());
+});
+
+async function moderate(target: { server: TestServer; key: string }, body: unknown) {
+  const response = await fetch(`${target.server.httpUrl}/v1/moderate`, {
+    method: "POST", headers: { "content-type": "application/json", "x-api-key": target.key }, body: JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as any };
+}
+const texts = (...list: string[]) => list.map((text) => ({ type: "text", text }));
+
+describe("cascade (TEXT_PROVIDER_MODE=cascade) on POST /v1/moderate", () => {
+  it("sends only the unsure item to the guard model and reports who judged what", async () => {
+    guard.setDefault(llamaGuard(["S10"]));
+    const { status: code, body } = await moderate(cascade, { input: texts(SURE, UNSURE) });
+    expect(code).toBe(200);
+    expect(guard.requests.map((r) => r.body.messages[0].content)).toEqual([UNSURE]);
+    const textModel = cascade.server.ctx.textClassifier.id;
+    expect(body.results[0].models).toEqual([textModel]);
+    expect(body.results[0].second_opinion).toBeUndefined();
+    expect(body.results[1].models).toEqual([textModel, "llama-guard3:8b"]);
+    expect(body.results[1].second_opinion).toMatchObject({ provider: "llama-guard", model: "llama-guard3:8b", trigger: "uncertain", seconded: true, error_code: "" });
+    // hate was unsure (≈ 0.35): Llama Guard's S10 decides it; harassment has no Llama Guard counterpart: the embedded model's.
+    expect(body.results[1].categories.hate).toEqual({ score: 1, flagged: true });
+    expect(body.results[1].second_opinion.category_models.hate).toEqual({ models: ["llama-guard3:8b"] });
+    expect(body.results[1].second_opinion.category_models.harassment).toEqual({ models: [textModel] });
+    expect(body.flagged).toBe(true);
+  });
+
+  it("a request can ask for always or off", async () => {
+    await moderate(cascade, { input: texts(SURE, UNSURE), text_provider_mode: "always" });
+    expect(guard.requests).toHaveLength(2);
+    guard.requests.length = 0;
+    const off = await moderate(cascade, { input: texts(UNSURE), text_provider_mode: "off" });
+    expect(guard.requests).toHaveLength(0);
+    expect(off.body.results[0].second_opinion).toBeUndefined();
+  });
+
+  it("refuses an unknown mode with invalid_request", async () => {
+    const { status: code, body } = await moderate(cascade, { input: texts(SURE), text_provider_mode: "sometimes" });
+    expect({ code, error: body.error.code }).toEqual({ code: 400, error: "invalid_request" });
+  });
+
+  it("by default answers with the embedded verdict marked not seconded when the guard model fails (500s, then garbage)", async () => {
+    guard.setDefault(status(500));
+    const { status: code, body } = await moderate(cascade, { input: texts(UNSURE) });
+    expect(code).toBe(200);
+    expect(guard.requests).toHaveLength(2); // one retry
+    expect(body.results[0].second_opinion).toMatchObject({ seconded: false, error_code: "provider_unavailable", category_models: {} });
+    expect(body.results[0].models).toEqual([cascade.server.ctx.textClassifier.id]);
+    expect(body.results[0].categories.hate.score).toBeGreaterThan(0.2);
+  });
+
+  it("does not hang on a guard model that never answers", async () => {
+    guard.setDefault(guard.silence());
+    const started = performance.now();
+    const { status: code, body } = await moderate(cascade, { input: texts(UNSURE) });
+    expect(code).toBe(200);
+    expect(body.results[0].second_opinion.seconded).toBe(false);
+    expect(performance.now() - started).toBeLessThan(5_000);
+    guard.releaseHeld();
+  });
+});
+
+describe("the same capability on Connect, from the same implementation", () => {
+  it("honours the request field text_provider_mode", async () => {
+    guard.setDefault(llamaGuard(["S1"]));
+    const client = createClient(ModerationService, createConnectTransport({ baseUrl: cascade.server.httpUrl, httpVersion: "1.1" }));
+    const answer = await client.moderate(create(ModerateRequestSchema, { input: texts(SURE), textProviderMode: "always" }), { headers: { "x-api-key": cascade.key } });
+    expect(guard.requests).toHaveLength(1);
+    expect(answer.results[0]!.secondOpinion?.trigger).toBe("always");
+    expect(answer.results[0]!.categories.violence).toMatchObject({ score: 1, flagged: true });
+  });
+});
+
+describe("the OpenAI-compatible route", () => {
+  it("includes the guard model's second opinion", async () => {
+    guard.setDefault(llamaGuard(["S10"]));
+    const client = new OpenAI({ apiKey: cascade.key, baseURL: `${cascade.server.httpUrl}/v1`, maxRetries: 0 });
+    const answer = await client.moderations.create({ input: [SURE, UNSURE] });
+    expect(answer.results.map((r) => r.categories.hate)).toEqual([false, true]);
+    expect(guard.requests).toHaveLength(1);
+  });
+});
+
+describe("TEXT_PROVIDER_ON_FAILURE=fail", () => {
+  it("fails the request with 503 provider_unavailable", async () => {
+    const failing = await serverWith({ TEXT_PROVIDER_MODE: "always", TEXT_PROVIDER_ON_FAILURE: "fail" });
+    guard.setDefault(status(429, { error: { message: "busy" } }, { "retry-after": "0" }));
+    const { status: code, body } = await moderate(failing, { input: texts(SURE) });
+    expect({ code, error: body.error.code }).toEqual({ code: 503, error: "provider_unavailable" });
+  });
+});
+
+describe("without a provider", () => {
+  it("refuses a mode other than off with 501 provider_not_configured", async () => {
+    const plain = await startServerWithKey();
+    servers.push(plain.server);
+    const { status: code, body } = await moderate(plain, { input: texts(SURE), text_provider_mode: "cascade" });
+    expect({ code, error: body.error.code }).toEqual({ code: 501, error: "provider_not_configured" });
+    expect((await moderate(plain, { input: texts(SURE), text_provider_mode: "off" })).status).toBe(200);
+  });
+});
