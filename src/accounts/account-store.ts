@@ -13,6 +13,8 @@ export interface Account {
   customRpm: number | null;
   requestsPerMinute: number;
   createdAt: number;
+  /** Set by `modctl account disable`: its keys and dashboard sessions stop working. */
+  disabledAt: number | null;
 }
 
 export interface ApiKeyInfo {
@@ -35,7 +37,9 @@ export interface Caller {
 
 const KEY_COLUMNS = "id, account_id, name, prefix, created_at, last_used_at, revoked_at";
 
-type AccountRow = { id: string; email: string; plan: string; custom_rpm: unknown; created_at: unknown };
+const ACCOUNT_COLUMNS = "id, email, plan, custom_rpm, created_at, disabled_at";
+
+type AccountRow = { id: string; email: string; plan: string; custom_rpm: unknown; created_at: unknown; disabled_at: unknown };
 type KeyRow = {
   id: string; account_id: string; name: string; prefix: string;
   created_at: unknown; last_used_at: unknown; revoked_at: unknown;
@@ -60,7 +64,7 @@ export function createAccountStore(db: Database, clock: () => number = Date.now)
   const toAccount = (row: AccountRow): Account => {
     const plan = row.plan as Plan;
     const customRpm = toOptionalNumber(row.custom_rpm);
-    return { id: row.id, email: row.email, plan, customRpm, requestsPerMinute: requestsPerMinute(plan, customRpm), createdAt: toNumber(row.created_at) };
+    return { id: row.id, email: row.email, plan, customRpm, requestsPerMinute: requestsPerMinute(plan, customRpm), createdAt: toNumber(row.created_at), disabledAt: toOptionalNumber(row.disabled_at) };
   };
   const toKey = (row: KeyRow): ApiKeyInfo => ({
     id: row.id, accountId: row.account_id, name: row.name, prefix: row.prefix,
@@ -91,16 +95,55 @@ export function createAccountStore(db: Database, clock: () => number = Date.now)
     },
 
     async getAccount(id: string): Promise<Account | undefined> {
-      const rows = await db.query<AccountRow>(`SELECT id, email, plan, custom_rpm, created_at FROM accounts WHERE id = $1`, [id]);
+      const rows = await db.query<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id = $1`, [id]);
       return rows[0] ? toAccount(rows[0]) : undefined;
     },
 
     async findAccountByEmail(email: string): Promise<(Account & { passwordHash: string | null }) | undefined> {
       const rows = await db.query<AccountRow & { password_hash: string | null }>(
-        `SELECT id, email, plan, custom_rpm, created_at, password_hash FROM accounts WHERE email = $1`,
+        `SELECT ${ACCOUNT_COLUMNS}, password_hash FROM accounts WHERE email = $1`,
         [email.trim().toLowerCase()],
       );
       return rows[0] ? { ...toAccount(rows[0]), passwordHash: rows[0].password_hash } : undefined;
+    },
+
+    /** Accounts in creation order, `limit` at a time after the cursor `after` (an account id). */
+    async listAccounts(options: { limit?: number; after?: string } = {}): Promise<Account[]> {
+      const limit = Math.min(Math.max(options.limit ?? 100, 1), 1000);
+      const rows = options.after
+        ? await db.query<AccountRow>(
+          `SELECT ${ACCOUNT_COLUMNS} FROM accounts
+            WHERE (created_at, id) > (SELECT created_at, id FROM accounts WHERE id = $1)
+            ORDER BY created_at, id LIMIT $2`, [options.after, limit])
+        : await db.query<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts ORDER BY created_at, id LIMIT $1`, [limit]);
+      return rows.map(toAccount);
+    },
+
+    /**
+     * Disables or re-enables an account. Disabling also ends its dashboard sessions; its keys are
+     * refused from the next request on every replica, because authenticate() reads disabled_at
+     * with the key (and the SQLite caller cache empties on any committed change).
+     */
+    async setDisabled(accountId: string, disabled: boolean): Promise<Account> {
+      await db.transaction(async (tx) => {
+        const changed = disabled
+          ? await tx.execute(`UPDATE accounts SET disabled_at = $1 WHERE id = $2 AND disabled_at IS NULL`, [clock(), accountId])
+          : await tx.execute(`UPDATE accounts SET disabled_at = NULL WHERE id = $1 AND disabled_at IS NOT NULL`, [accountId]);
+        if (changed === 0 && (await tx.query(`SELECT id FROM accounts WHERE id = $1`, [accountId])).length === 0) {
+          throw new ApiError("not_found", `No account with id "${accountId}".`);
+        }
+        if (disabled) await tx.execute(`DELETE FROM dashboard_sessions WHERE account_id = $1`, [accountId]);
+      });
+      return (await this.getAccount(accountId))!;
+    },
+
+    /** Replaces the dashboard password hash and ends every session of the account. */
+    async setPasswordHash(accountId: string, passwordHash: string): Promise<void> {
+      await db.transaction(async (tx) => {
+        const changed = await tx.execute(`UPDATE accounts SET password_hash = $1 WHERE id = $2`, [passwordHash, accountId]);
+        if (changed === 0) throw new ApiError("not_found", `No account with id "${accountId}".`);
+        await tx.execute(`DELETE FROM dashboard_sessions WHERE account_id = $1`, [accountId]);
+      });
     },
 
     async setPlan(accountId: string, planName: string, rpm?: number): Promise<Account> {
@@ -187,7 +230,7 @@ export function createAccountStore(db: Database, clock: () => number = Date.now)
       const rows = await db.query<{ key_id: string; account_id: string; plan: string; custom_rpm: unknown }>(
         `SELECT k.id AS key_id, a.id AS account_id, a.plan, a.custom_rpm
            FROM api_keys k JOIN accounts a ON a.id = k.account_id
-          WHERE k.secret_hash = $1 AND k.revoked_at IS NULL`,
+          WHERE k.secret_hash = $1 AND k.revoked_at IS NULL AND a.disabled_at IS NULL`,
         [hash],
       );
       const row = rows[0];

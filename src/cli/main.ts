@@ -7,6 +7,7 @@ import { UsageError } from "./usage-error.js";
 import { runSigningCommand } from "./commands/signing.js";
 import { runVerifyCommand } from "./commands/verify.js";
 import { runUsageCommand } from "./commands/usage.js";
+import { runInviteCommand } from "./commands/invite.js";
 
 type Command = (args: string[]) => Promise<number>;
 
@@ -17,10 +18,15 @@ const COMMANDS: Record<string, Command> = {
   signing: runSigningCommand,
   verify: runVerifyCommand,
   usage: runUsageCommand,
+  invite: runInviteCommand,
 };
 
 const HELP = `modctl: manage the moderation service's accounts and keys (prints JSON).
   modctl account create --email E --plan free|basic|pro|enterprise [--rpm N]
+  modctl account list [--limit N] [--after ACCOUNT_ID]
+  modctl account show|disable|enable (ACCOUNT_ID | --email E)
+  modctl account set-password (ACCOUNT_ID | --email E)    new password on stdin
+  modctl invite create [--count N] [--days D] | modctl invite list
   modctl key create --account ID [--name N]
   modctl key list --account ID
   modctl key revoke KEY_ID

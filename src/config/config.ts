@@ -57,6 +57,8 @@ export interface Config {
   meteringFsync: "batch" | "always";
   /** The dashboard's public origin, e.g. https://mod.example.com (DASHBOARD_ORIGIN); else taken from Host. */
   dashboardOrigin: string | undefined;
+  /** Dashboard sign-up (SIGNUP): open to anyone, closed (modctl creates accounts), or by invite code (modctl invite create). */
+  signup: "open" | "closed" | "invite";
 }
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -89,6 +91,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>> = p
     meteringMaxPending: readPositiveInt(env, "METERING_MAX_PENDING", 1000),
     meteringFsync: readChoice(env, "METERING_FSYNC", ["batch", "always"] as const, "batch"),
     dashboardOrigin: readUrl(env, "DASHBOARD_ORIGIN", ["http:", "https:"])?.replace(/\/+$/, ""),
+    signup: readChoice(env, "SIGNUP", ["open", "closed", "invite"] as const, "open"),
   };
 }
 

@@ -10,30 +10,41 @@ type Form = Record<string, string | undefined>;
 
 /** Sign-up, log-in and log-out. Self-service accounts start on the free plan. */
 export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext): void {
-  const { sessions, loginLimiter } = ctx.dashboard;
+  const { sessions, loginLimiter, invites } = ctx.dashboard;
+  const mode = ctx.config.signup;
 
   app.get("/dashboard/signup", async (request, reply) => {
     const state = stateOf(request);
-    return state.account ? redirect(reply, "/dashboard") : sendPage(reply, signupPage(state.csrf));
+    return state.account ? redirect(reply, "/dashboard") : sendPage(reply, signupPage(state.csrf, { mode }), mode === "closed" ? 403 : 200);
   });
 
   app.post("/dashboard/signup", async (request, reply) => {
     const state = stateOf(request);
+    if (mode === "closed") return sendPage(reply, signupPage(state.csrf, { mode }), 403);
     const form = (request.body ?? {}) as Form;
     const email = (form.email ?? "").trim();
     const password = form.password ?? "";
+    const invite = (form.invite ?? "").trim().slice(0, 100);
     const problem = passwordProblem(password);
-    if (problem) return sendPage(reply, signupPage(state.csrf, { error: problem, email }), 400);
+    if (problem) return sendPage(reply, signupPage(state.csrf, { error: problem, email, mode, invite }), 400);
+    // The code is taken before the account exists and handed back if the sign-up fails.
+    if (mode === "invite" && !(await invites.claim(invite))) {
+      return sendPage(reply, signupPage(state.csrf, { error: "This invite code is unknown, used or expired.", email, mode, invite }), 403);
+    }
+    let accountId: string | undefined;
     try {
       const account = await ctx.accounts.createAccount({ email, plan: "free", passwordHash: await hashPassword(password) });
+      accountId = account.id;
       const session = await sessions.create(account.id);
       setSessionCookie(request, reply, session.token);
       return redirect(reply, "/dashboard/keys?welcome=1");
     } catch (error) {
       if (error instanceof ApiError && (error.code === "invalid_request" || error.code === "email_taken")) {
-        return sendPage(reply, signupPage(state.csrf, { error: error.message, email }), error.httpStatus);
+        return sendPage(reply, signupPage(state.csrf, { error: error.message, email, mode, invite }), error.httpStatus);
       }
       throw error;
+    } finally {
+      if (mode === "invite") await invites.settle(invite, accountId);
     }
   });
 
@@ -60,6 +71,9 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext): void 
     if (!account || !account.passwordHash || !ok) {
       await loginLimiter.recordFailure(email, request.ip);
       return sendPage(reply, loginPage(state.csrf, { email, error: "Email or password is incorrect." }), 401);
+    }
+    if (account.disabledAt !== null) {
+      return sendPage(reply, loginPage(state.csrf, { email, error: "This account is disabled. Ask the operator of this service." }), 403);
     }
     await loginLimiter.recordSuccess(email, request.ip);
     // A fresh session on every log-in: nothing chosen before log-in survives it.

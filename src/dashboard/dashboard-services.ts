@@ -1,4 +1,5 @@
 import type { AccountStore } from "../accounts/account-store.js";
+import { createInviteStore, type InviteStore } from "../accounts/invite-store.js";
 import type { Database } from "../storage/database.js";
 import { createLoginLimiter, type LoginLimiter } from "./login-limiter.js";
 import { createSessionStore, type SessionStore } from "./session-store.js";
@@ -6,6 +7,7 @@ import { createSessionStore, type SessionStore } from "./session-store.js";
 export interface DashboardServices {
   sessions: SessionStore;
   loginLimiter: LoginLimiter;
+  invites: InviteStore;
 }
 
 /** Built once per process; sessions and log-in failures live in SQL, shared by every replica. */
@@ -13,5 +15,6 @@ export function createDashboardServices(deps: { db: Database; accounts: AccountS
   return {
     sessions: createSessionStore(deps.db, deps.clock),
     loginLimiter: createLoginLimiter({ db: deps.db, clock: deps.clock }),
+    invites: createInviteStore(deps.db, deps.clock),
   };
 }

@@ -36,7 +36,9 @@ export async function loadState(ctx: AppContext, request: FastifyRequest, reply:
   const cookies = parseCookies(request.headers.cookie);
   const raw = cookies.get(SESSION_COOKIE);
   const session = raw ? await ctx.dashboard.sessions.find(raw) : undefined;
-  const account = session ? await ctx.accounts.getAccount(session.accountId) : undefined;
+  const found = session ? await ctx.accounts.getAccount(session.accountId) : undefined;
+  // A disabled account's sessions are deleted on disabling; this also covers a session read meanwhile.
+  const account = found?.disabledAt === null ? found : undefined;
   let basis = session && account ? session.token : cookies.get(PRE_SESSION_COOKIE);
   if (!basis || !/^[A-Za-z0-9_-]{43}$/.test(basis)) {
     basis = randomBytes(32).toString("base64url");

@@ -30,7 +30,7 @@ function unavailableAware<A extends unknown[], R>(fn: (...args: A) => R): (...ar
  * failing with SQLITE_BUSY, which callers get as 503 storage_unavailable.
  */
 export function createSqliteDatabase(file: string, options: { busyTimeoutMs?: number } = {}): Database {
-  if (file !== ":memory:") fs.mkdirSync(path.dirname(file), { recursive: true });
+  if (file !== ":memory:") createPrivately(file);
   const db = new BetterSqlite3(file);
   // exec, not pragma(): pragma() prepares a throwaway Statement, and on Node 24 the garbage
   // collector finalizing such a Statement at the wrong moment aborts the process
@@ -145,4 +145,15 @@ export function createSqliteDatabase(file: string, options: { busyTimeoutMs?: nu
     },
   };
   return database;
+}
+
+/**
+ * The store holds password and key hashes: the directory is created 0700 and the file 0600
+ * (tightened if an older version left it 0644). SQLite gives the -wal and -shm files the
+ * database file's mode.
+ */
+function createPrivately(file: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  fs.closeSync(fs.openSync(file, fs.constants.O_CREAT | fs.constants.O_RDWR, 0o600));
+  if ((fs.statSync(file).mode & 0o077) !== 0) fs.chmodSync(file, 0o600);
 }

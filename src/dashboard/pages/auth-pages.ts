@@ -2,7 +2,23 @@ import { MIN_PASSWORD_LENGTH } from "../password.js";
 import { csrfField, esc } from "./html.js";
 import { layout, notice } from "./layout.js";
 
-export function signupPage(csrf: string, options: { error?: string; email?: string } = {}): string {
+export type SignupMode = "open" | "closed" | "invite";
+
+export function signupPage(csrf: string, options: { error?: string; email?: string; mode?: SignupMode; invite?: string } = {}): string {
+  if (options.mode === "closed") {
+    return layout({
+      title: "Sign up",
+      csrf,
+      body: `<section class="card">
+  <h1>Sign-up is closed</h1>
+  ${notice("info", "New accounts are created by the operator of this service. Ask them for an account.")}
+  <p class="muted">Already have an account? <a href="/dashboard/login">Log in</a></p>
+</section>`,
+    });
+  }
+  const inviteField = options.mode === "invite"
+    ? `<label>Invite code <input type="text" name="invite" autocomplete="off" required value="${esc(options.invite ?? "")}"></label>`
+    : "";
   return layout({
     title: "Sign up",
     csrf,
@@ -15,6 +31,7 @@ export function signupPage(csrf: string, options: { error?: string; email?: stri
     <label>Email <input type="email" name="email" autocomplete="email" required value="${esc(options.email ?? "")}"></label>
     <label>Password <input type="password" name="password" autocomplete="new-password" required minlength="${MIN_PASSWORD_LENGTH}"></label>
     <p class="hint">At least ${MIN_PASSWORD_LENGTH} characters.</p>
+    ${inviteField}
     <button type="submit" class="primary">Sign up</button>
   </form>
   <p class="muted">Already have an account? <a href="/dashboard/login">Log in</a></p>

@@ -4,6 +4,7 @@ import { usageBuckets } from "./20261123-1000-usage.js";
 import { dashboardSessions } from "./20261123-1010-dashboard-sessions.js";
 import { loginFailures } from "./20261124-1900-login-failures.js";
 import { usageJournal } from "./20261126-2000-usage-journal.js";
+import { accountAdmin } from "./20261126-2010-account-admin.js";
 
 export const MIGRATIONS: readonly Migration[] = [
   accountsAndKeys,
@@ -11,4 +12,5 @@ export const MIGRATIONS: readonly Migration[] = [
   dashboardSessions,
   loginFailures,
   usageJournal,
+  accountAdmin,
 ];
