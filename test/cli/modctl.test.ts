@@ -44,7 +44,7 @@ describe("modctl next to a running server", () => {
   });
   afterAll(() => Promise.all([...servers.values()].map((s) => s.close())));
 
-  it.concurrent.for(STORES)("on %s: creates an account and a key that works at once, then revokes it and it is refused at once", async (store, { expect }) => {
+  it.concurrent.for(STORES)("on %s: creates an account and a key that works at once, then revokes it and it is refused at once", { timeout: 120_000 }, async (store, { expect }) => {
     const server = servers.get(store)!;
     const email = `cli-${store}-${Date.now()}@example.test`;
     const account = json(await modctl(["account", "create", "--email", email, "--plan", "free"], server.env));

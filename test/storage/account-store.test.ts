@@ -59,6 +59,7 @@ describe.each(STORE_KINDS)("account store on %s", (kind) => {
         customRpm: null,
         requestsPerMinute: 60,
         createdAt: clock(),
+        disabledAt: null,
       });
       expect(typeof account.createdAt).toBe("number");
       expect(await accounts.getAccount(account.id)).toEqual(account);
