@@ -1,7 +1,7 @@
 import type { Logger } from "../app/logger.js";
 import { StorageUnavailableError } from "../storage/storage-errors.js";
 import { bucketStart, type UsageCounts } from "./usage-counts.js";
-import { readSegment, removeFile, type Segment, type UsageJournal } from "./usage-journal.js";
+import { readSegment, removeFile, sumEntries, type Segment, type SegmentRef, type UsageJournal } from "./usage-journal.js";
 import { MINUTE_RETENTION_MS, type UsageStore } from "./usage-store.js";
 
 export interface MeterOptions {
@@ -33,6 +33,8 @@ const JOURNAL_RETENTION_MS = 7 * 86_400_000;
  * While the database is down, segments stay on disk (about 60 bytes a request) and are written
  * in order once it is back.
  */
+const unwritable = (cause: unknown) => new StorageUnavailableError("The usage journal cannot be written.", { cause });
+
 export function createMeter(options: MeterOptions) {
   const { store, journal } = options;
   const clock = options.clock ?? Date.now;
@@ -45,11 +47,16 @@ export function createMeter(options: MeterOptions) {
   let lastHeartbeat = clock();
   let lastOrphanScan = 0;
 
-  /** Writes one segment; true when it is in SQL (or was already). */
-  const writeSegment = async (segment: Segment): Promise<boolean> => {
+  /** Writes one segment (ours from memory, a dead process's from its file); true when it is in SQL. */
+  const writeSegment = async (segment: Segment | SegmentRef): Promise<boolean> => {
     try {
-      const entries = readSegment(segment.file);
-      if (entries) await store.applySegment(segment.id, entries, clock());
+      const readEntries = () => readSegment(segment.file);
+      let batch: { deltas: Segment["deltas"]; lastSeq: number } | undefined = "deltas" in segment ? segment : undefined;
+      if (!batch) {
+        const entries = readEntries();
+        batch = entries ? sumEntries(entries) : undefined; // gone: another process wrote it
+      }
+      if (batch) await store.applySegment(segment.id, batch, readEntries, clock());
     } catch (error) {
       const level = error instanceof StorageUnavailableError ? "warn" : "error";
       options.log?.[level]({ err: error, segment: segment.id }, "usage flush failed; the journal keeps it for the next try");
@@ -129,17 +136,19 @@ export function createMeter(options: MeterOptions) {
 
   return {
     /**
-     * Counts one accepted request. Synchronous and durable when it returns (the journal line is
-     * written); throws StorageUnavailableError when the journal cannot be written, so the
-     * request is refused rather than answered uncounted.
+     * Counts one accepted request: resolves once it is durable (its journal line written, see
+     * usage-journal.ts); rejects with StorageUnavailableError when the journal cannot be written,
+     * so the request is refused (503) rather than answered uncounted.
      */
-    record(accountId: string, counts: UsageCounts): void {
+    record(accountId: string, counts: UsageCounts): Promise<void> {
+      let written: Promise<void>;
       try {
-        journal.append(accountId, bucketStart(clock(), "minute"), counts);
+        written = journal.append(accountId, bucketStart(clock(), "minute"), counts);
       } catch (error) {
-        throw new StorageUnavailableError("The usage journal cannot be written.", { cause: error });
+        return Promise.reject(unwritable(error));
       }
       if (journal.entriesInSegment() >= maxPending && unwritten.length === 0) void flush();
+      return written.catch((error: unknown) => Promise.reject(unwritable(error)));
     },
     /** Writes everything journaled so far (readers call it to see their own latest requests). */
     flush,

@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { UsageCounts } from "./usage-counts.js";
+import { addCounts, emptyCounts, type UsageCounts } from "./usage-counts.js";
+import type { UsageDelta } from "./usage-store.js";
 
 /** One metered request as the journal holds it: `seq` orders the entries of one segment. */
 export interface JournalEntry {
@@ -12,10 +13,17 @@ export interface JournalEntry {
   counts: UsageCounts;
 }
 
-/** A closed segment file: its id (the idempotency key in SQL) and where it lies. */
-export interface Segment {
+/** A segment file: its id (the idempotency key in SQL) and where it lies. */
+export interface SegmentRef {
   id: string;
   file: string;
+}
+
+/** A closed segment with its entries summed. */
+export interface Segment extends SegmentRef {
+  /** The segment's entries summed per account and minute, up to `lastSeq`. */
+  deltas: UsageDelta[];
+  lastSeq: number;
 }
 
 export type FsyncPolicy = "batch" | "always";
@@ -28,11 +36,33 @@ const OWNER_SUFFIX = ".owner";
 /** Instances of this process (tests run several servers in one process): never orphans. */
 const liveInstances = new Set<string>();
 
+type Waiter = { resolve: () => void; reject: (error: unknown) => void };
+
+/** The segment being appended to. */
+interface OpenSegment {
+  id: string;
+  file: string;
+  fd: number;
+  seq: number;
+  lastSeq: number;
+  entries: number;
+  deltas: Map<string, UsageDelta>;
+  /** "always": answers waiting for the next fdatasync; one runs at a time and covers all before it. */
+  syncWaiters: Waiter[];
+  syncing: boolean;
+  closeAfterSync: boolean;
+}
+
 /**
- * The metering write-ahead journal: every accepted request is appended (one JSON line, a
- * write(2) before the answer leaves) to a segment file under DATA_DIR/metering-journal, so it
- * survives the process dying at any point. The meter closes the segment at each flush and writes
- * it to SQL; a segment left behind by a dead process is replayed by the next one to start.
+ * The metering write-ahead journal: every accepted request is appended (one JSON line) to a
+ * segment file under DATA_DIR/metering-journal before its answer is sent, so it survives the
+ * process dying at any point. The meter closes the segment at each flush and writes it to SQL;
+ * a segment left behind by a dead process is replayed by the next one to start.
+ *
+ * Group commit: the lines of the requests that finish in one event-loop turn go out in one
+ * write(2) at the end of the turn, and those answers wait for it (and, with fsync "always", for
+ * one shared fdatasync run off the event loop). With "batch", a segment is fdatasynced when it
+ * closes, also off the event loop.
  *
  * Files are named by an instance id unique to this process run, with an owner file beside them
  * (host and pid, touched as a heartbeat), so replicas may share one DATA_DIR: a process replays
@@ -41,7 +71,7 @@ const liveInstances = new Set<string>();
  */
 export function createUsageJournal(options: { dir: string; fsync?: FsyncPolicy; clock?: () => number }) {
   const { dir } = options;
-  const fsync = options.fsync ?? "batch";
+  const fsyncPolicy = options.fsync ?? "batch";
   const clock = options.clock ?? Date.now;
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const instance = `${clock().toString(36)}-${process.pid}-${randomBytes(6).toString("hex")}`;
@@ -51,46 +81,89 @@ export function createUsageJournal(options: { dir: string; fsync?: FsyncPolicy; 
   liveInstances.add(instance);
 
   let segmentNo = 0;
-  let fd: number | undefined;
-  let current: Segment | undefined;
-  let seq = 0;
-  let entriesInSegment = 0;
+  let open: OpenSegment | undefined;
+  /** Lines of this turn, not written yet. */
+  let group: { lines: string[]; entries: JournalEntry[]; waiters: Waiter[] } | undefined;
 
-  const openSegment = () => {
+  const openSegment = (): OpenSegment => {
     segmentNo++;
     const id = `${instance}.${String(segmentNo).padStart(8, "0")}`;
-    current = { id, file: path.join(dir, id + SEGMENT_SUFFIX) };
-    fd = fs.openSync(current.file, "a", 0o600);
-    seq = 0;
-    entriesInSegment = 0;
+    const file = path.join(dir, id + SEGMENT_SUFFIX);
+    return { id, file, fd: fs.openSync(file, "a", 0o600), seq: 0, lastSeq: 0, entries: 0, deltas: new Map(), syncWaiters: [], syncing: false, closeAfterSync: false };
+  };
+
+  const closeWhenSynced = (segment: OpenSegment) => {
+    segment.closeAfterSync = true;
+    if (!segment.syncing) fs.close(segment.fd, () => undefined);
+  };
+
+  const startSync = (segment: OpenSegment) => {
+    const waiters = segment.syncWaiters.splice(0);
+    segment.syncing = true;
+    fs.fdatasync(segment.fd, (error) => {
+      segment.syncing = false;
+      for (const w of waiters) error ? w.reject(error) : w.resolve();
+      if (segment.syncWaiters.length > 0) startSync(segment);
+      else if (segment.closeAfterSync) fs.close(segment.fd, () => undefined);
+    });
+  };
+
+  /** Writes this turn's lines in one write(2); their answers go once it (and with "always", a sync) is done. */
+  const writeGroup = () => {
+    const g = group;
+    group = undefined;
+    if (!g) return;
+    const segment = open!;
+    try {
+      fs.writeSync(segment.fd, g.lines.join(""));
+    } catch (error) {
+      for (const w of g.waiters) w.reject(error);
+      return;
+    }
+    for (const entry of g.entries) addEntry(segment.deltas, entry);
+    segment.lastSeq = g.entries[g.entries.length - 1]!.seq;
+    segment.entries += g.entries.length;
+    if (fsyncPolicy === "always") {
+      segment.syncWaiters.push(...g.waiters);
+      if (!segment.syncing) startSync(segment);
+    } else {
+      for (const w of g.waiters) w.resolve();
+    }
   };
 
   return {
     instance,
-    /** Makes one request's counts durable; throws if the disk refuses (the caller must not answer 200). */
-    append(accountId: string, minuteStart: number, counts: UsageCounts): void {
-      if (fd === undefined) openSegment();
-      seq++;
-      const line = JSON.stringify([seq, accountId, minuteStart, counts.requests, counts.textItems, counts.imageItems, counts.deepAnalyses, counts.flagged]);
-      fs.writeSync(fd!, line + "\n");
-      if (fsync === "always") fs.fdatasyncSync(fd!);
-      entriesInSegment++;
-    },
-    /** Entries in the open segment. */
-    entriesInSegment: () => entriesInSegment,
-    /** Closes the open segment (fsynced) and returns it; undefined when nothing was appended. */
-    rotate(): Segment | undefined {
-      if (fd === undefined || !current) return undefined;
-      const closed = current;
-      try {
-        if (fsync === "batch") fs.fdatasyncSync(fd);
-      } finally {
-        fs.closeSync(fd);
-        fd = undefined;
-        current = undefined;
-        entriesInSegment = 0;
+    /**
+     * Makes one request's counts durable: resolves once its line is written (and synced, with
+     * "always"); rejects if the disk refuses, and then the caller must not answer 200.
+     */
+    append(accountId: string, minuteStart: number, counts: UsageCounts): Promise<void> {
+      open ??= openSegment();
+      const seq = ++open.seq;
+      if (!group) {
+        group = { lines: [], entries: [], waiters: [] };
+        setImmediate(writeGroup);
       }
-      return closed;
+      group.lines.push(JSON.stringify([seq, accountId, minuteStart, counts.requests, counts.textItems, counts.imageItems, counts.deepAnalyses, counts.flagged]) + "\n");
+      group.entries.push({ seq, accountId, minuteStart, counts });
+      return new Promise<void>((resolve, reject) => group!.waiters.push({ resolve, reject }));
+    },
+    /** Entries written to the open segment. */
+    entriesInSegment: () => open?.entries ?? 0,
+    /** Closes the open segment (its pending lines written first) and returns it; undefined when empty. */
+    rotate(): Segment | undefined {
+      writeGroup();
+      const segment = open;
+      if (!segment) return undefined;
+      open = undefined;
+      if (fsyncPolicy === "batch" && segment.entries > 0) segment.syncWaiters.push({ resolve: () => undefined, reject: () => undefined });
+      if (segment.syncWaiters.length > 0 && !segment.syncing) startSync(segment);
+      closeWhenSynced(segment);
+      if (segment.entries === 0) {
+        fs.rmSync(segment.file, { force: true });
+        return undefined;
+      }
+      return { id: segment.id, file: segment.file, deltas: [...segment.deltas.values()], lastSeq: segment.lastSeq };
     },
     /** Marks this instance alive for other processes sharing the directory. */
     heartbeat(): void {
@@ -102,9 +175,9 @@ export function createUsageJournal(options: { dir: string; fsync?: FsyncPolicy; 
       }
     },
     /** Segments of dead instances, oldest first, grouped by instance. */
-    orphans(): Array<{ ownerFile: string; segments: Segment[] }> {
+    orphans(): Array<{ ownerFile: string; segments: SegmentRef[] }> {
       const names = fs.readdirSync(dir);
-      const byInstance = new Map<string, Segment[]>();
+      const byInstance = new Map<string, SegmentRef[]>();
       for (const name of names) {
         if (!name.endsWith(SEGMENT_SUFFIX)) continue;
         const id = name.slice(0, -SEGMENT_SUFFIX.length);
@@ -119,7 +192,7 @@ export function createUsageJournal(options: { dir: string; fsync?: FsyncPolicy; 
         const owner = name.endsWith(OWNER_SUFFIX) ? name.slice(0, -OWNER_SUFFIX.length) : undefined;
         if (owner && owner !== instance && !liveInstances.has(owner) && !byInstance.has(owner)) byInstance.set(owner, []);
       }
-      const dead: Array<{ ownerFile: string; segments: Segment[] }> = [];
+      const dead: Array<{ ownerFile: string; segments: SegmentRef[] }> = [];
       for (const [owner, segments] of byInstance) {
         const file = path.join(dir, owner + OWNER_SUFFIX);
         if (!isDead(file, clock())) continue;
@@ -162,6 +235,22 @@ export function readSegment(file: string): JournalEntry[] | undefined {
     entries.push({ seq, accountId, minuteStart: minuteStart!, counts: { requests: requests!, textItems: textItems!, imageItems: imageItems!, deepAnalyses: deepAnalyses!, flagged: flagged! } });
   }
   return entries;
+}
+
+/** Entries summed per account and minute: one upsert per bucket, not per request. */
+export function sumEntries(entries: readonly JournalEntry[]): { deltas: UsageDelta[]; lastSeq: number } {
+  const byKey = new Map<string, UsageDelta>();
+  let lastSeq = 0;
+  for (const entry of entries) addEntry(byKey, entry);
+  for (const entry of entries) lastSeq = Math.max(lastSeq, entry.seq);
+  return { deltas: [...byKey.values()], lastSeq };
+}
+
+function addEntry(into: Map<string, UsageDelta>, { accountId, minuteStart, counts }: JournalEntry): void {
+  const key = `${accountId}\u0000${minuteStart}`;
+  const existing = into.get(key);
+  if (existing) addCounts(existing.counts, counts);
+  else into.set(key, { accountId, minuteStart, counts: addCounts(emptyCounts(), counts) });
 }
 
 export function removeFile(file: string): void {

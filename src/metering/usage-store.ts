@@ -1,7 +1,7 @@
 import type { Database } from "../storage/database.js";
 import { toNumber } from "../storage/database.js";
 import { addCounts, bucketStart, emptyCounts, GRANULARITIES, type Granularity, type UsageCounts } from "./usage-counts.js";
-import type { JournalEntry } from "./usage-journal.js";
+import { sumEntries, type JournalEntry } from "./usage-journal.js";
 
 export interface UsageBucket {
   /** Bucket start, Unix milliseconds. */
@@ -56,18 +56,6 @@ async function addDeltas(tx: Database, deltas: readonly UsageDelta[]): Promise<v
   }
 }
 
-/** Journal entries summed per account and minute: one upsert per bucket, not per request. */
-function aggregate(entries: readonly JournalEntry[]): UsageDelta[] {
-  const byKey = new Map<string, UsageDelta>();
-  for (const { accountId, minuteStart, counts } of entries) {
-    const key = `${accountId}\u0000${minuteStart}`;
-    const existing = byKey.get(key);
-    if (existing) addCounts(existing.counts, counts);
-    else byKey.set(key, { accountId, minuteStart, counts: addCounts(emptyCounts(), counts) });
-  }
-  return [...byKey.values()];
-}
-
 export function createUsageStore(db: Database) {
   return {
     /** Adds every delta to its minute, hour and day bucket, all in one transaction. */
@@ -77,24 +65,30 @@ export function createUsageStore(db: Database) {
     },
 
     /**
-     * Adds a journal segment's entries that are not in yet, and records how far it got, in one
-     * transaction: applying a segment again (a replay after a crash, two replicas replaying the
-     * same dead process's journal) adds only what was never added. Returns the requests added.
+     * Adds a journal segment's counts and records how far it got (`lastSeq`), in one transaction.
+     * A segment applied before (a replay after a crash, two replicas replaying one dead process's
+     * journal) adds nothing again; one applied only in part (a replica that took a live process
+     * for dead) adds the rest, from `readEntries`. Returns the requests added.
      */
-    async applySegment(segment: string, entries: readonly JournalEntry[], now: number): Promise<number> {
-      if (entries.length === 0) return 0;
+    async applySegment(
+      segment: string,
+      batch: { deltas: readonly UsageDelta[]; lastSeq: number },
+      readEntries: () => readonly JournalEntry[] | undefined,
+      now: number,
+    ): Promise<number> {
+      if (batch.lastSeq === 0) return 0;
       return db.transaction(async (tx) => {
         await tx.execute(`INSERT INTO usage_journal (segment, applied_through, applied_at) VALUES ($1, 0, $2) ON CONFLICT (segment) DO NOTHING`, [segment, now]);
         // Locks the row on PostgreSQL, so a concurrent replay of this segment waits and then sees our result.
         await tx.execute(`UPDATE usage_journal SET applied_at = $2 WHERE segment = $1`, [segment, now]);
         const [row] = await tx.query<{ applied_through: unknown }>(`SELECT applied_through FROM usage_journal WHERE segment = $1`, [segment]);
         const through = toNumber(row!.applied_through);
-        const fresh = entries.filter((e) => e.seq > through);
-        if (fresh.length === 0) return 0;
-        await addDeltas(tx, aggregate(fresh));
-        const last = fresh.reduce((max, e) => Math.max(max, e.seq), through);
-        await tx.execute(`UPDATE usage_journal SET applied_through = $2 WHERE segment = $1`, [segment, last]);
-        return fresh.reduce((n, e) => n + e.counts.requests, 0);
+        if (through >= batch.lastSeq) return 0;
+        const rest = through === 0 ? batch : sumEntries((readEntries() ?? []).filter((e) => e.seq > through && e.seq <= batch.lastSeq));
+        if (rest.lastSeq === 0) return 0;
+        await addDeltas(tx, rest.deltas);
+        await tx.execute(`UPDATE usage_journal SET applied_through = $2 WHERE segment = $1`, [segment, rest.lastSeq]);
+        return rest.deltas.reduce((n, d) => n + d.counts.requests, 0);
       });
     },
 

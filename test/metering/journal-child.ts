@@ -9,6 +9,7 @@ const [dataDir, databaseUrl, pgSchema, accountId, count] = process.argv.slice(2)
 const db = await openDatabase({ databaseUrl: databaseUrl || undefined, dataDir: dataDir!, ...(pgSchema ? { pgSchema } : {}) });
 const journal = createUsageJournal({ dir: `${dataDir}/metering-journal` });
 const meter = createMeter({ store: createUsageStore(db), journal, flushMs: 3_600_000, maxPending: 1_000_000 });
-for (let i = 0; i < Number(count); i++) meter.record(accountId!, { requests: 1, textItems: 2, imageItems: 0, deepAnalyses: 0, flagged: i % 2 });
+// Every record resolved: each of these requests would have been answered.
+await Promise.all(Array.from({ length: Number(count) }, (_, i) => meter.record(accountId!, { requests: 1, textItems: 2, imageItems: 0, deepAnalyses: 0, flagged: i % 2 })));
 process.stdout.write("journaled\n");
 process.kill(process.pid, "SIGKILL");
