@@ -64,7 +64,7 @@ async function decide(deps: RateLimitInterceptorDeps, accountId: string, limit: 
     if (deps.failureMode === "open") return undefined;
     throw new ApiError("rate_limiter_unavailable", "The rate limiter is temporarily unavailable and the request was not processed. Retry shortly.", {
       cause: error,
-      headers: { ...formatPolicyHeaders(limit, RATE_LIMIT_WINDOW_MS), "Retry-After": "1" },
+      headers: { ...formatPolicyHeaders(limit, RATE_LIMIT_WINDOW_MS), "Retry-After": String(Math.ceil(error.retryAfterMs / 1000)) },
     });
   }
 }

@@ -3,6 +3,7 @@ import {
   assertValidLimit,
   systemClock,
   type Clock,
+  type ConsumeOptions,
   type RateLimitDecision,
   type RateLimiter,
 } from "./rate-limiter.js";
@@ -19,24 +20,27 @@ const SWEEP_EVERY = 1_000;
  * Sliding window log kept in process memory: the same algorithm and contract as the Redis store,
  * for a single replica (REDIS_URL unset). Each replica has its own budget, so it is not for fleets.
  */
-export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}): RateLimiter & { consumeNow(key: string, limit: number): RateLimitDecision } {
+export function createMemoryRateLimiter(
+  options: MemoryRateLimiterOptions = {},
+): RateLimiter & { consumeNow(key: string, limit: number, options?: ConsumeOptions): RateLimitDecision } {
   const clock = options.clock ?? systemClock;
   const windowMs = options.windowMs ?? RATE_LIMIT_WINDOW_MS;
   // Timestamps per key, ascending, from `start` on. Expired entries are skipped by moving
   // `start` and dropped in bulk now and then, so a large enterprise limit (a long log) costs
   // O(log n) per call instead of shifting the whole array every time.
-  const logs = new Map<string, { times: number[]; start: number }>();
+  const logs = new Map<string, { times: number[]; start: number; windowMs: number }>();
   let callsSinceSweep = 0;
 
   function sweep(now: number): void {
     for (const [key, log] of logs) {
       const newest = log.times[log.times.length - 1];
-      if (newest === undefined || newest <= now - windowMs) logs.delete(key);
+      if (newest === undefined || newest <= now - log.windowMs) logs.delete(key);
     }
   }
 
-  function consumeNow(key: string, limit: number): RateLimitDecision {
+  function consumeNow(key: string, limit: number, consumeOptions: ConsumeOptions = {}): RateLimitDecision {
     assertValidLimit(limit);
+    const window = consumeOptions.windowMs ?? windowMs;
     const now = clock.now();
     if (++callsSinceSweep >= SWEEP_EVERY) {
       callsSinceSweep = 0;
@@ -44,26 +48,27 @@ export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}):
     }
     let log = logs.get(key);
     if (!log) {
-      log = { times: [], start: 0 };
+      log = { times: [], start: 0, windowMs: window };
       logs.set(key, log);
     }
-    log.start = countExpired(log.times, now - windowMs, log.start);
+    log.windowMs = window;
+    log.start = countExpired(log.times, now - window, log.start);
     if (log.start > 1024 && log.start * 2 > log.times.length) {
       log.times = log.times.slice(log.start);
       log.start = 0;
     }
 
     const allowed = log.times.length - log.start < limit;
-    if (allowed) insertSorted(log.times, now, log.start);
+    if (allowed && !consumeOptions.dryRun) insertSorted(log.times, now, log.start);
     const count = log.times.length - log.start;
     const pivot = allowed ? log.times[log.start] : log.times[log.start + count - limit];
-    return decision(allowed, limit, count, pivot === undefined ? 0 : pivot + windowMs - now, windowMs);
+    return decision(allowed, limit, count, pivot === undefined ? 0 : pivot + window - now, window);
   }
 
   return {
     consumeNow,
-    async consume(key, limit) {
-      return consumeNow(key, limit);
+    async consume(key, limit, consumeOptions) {
+      return consumeNow(key, limit, consumeOptions);
     },
     async checkHealth() {},
     async close() {

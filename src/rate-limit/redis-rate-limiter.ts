@@ -5,6 +5,8 @@ import {
   RATE_LIMIT_WINDOW_MS,
   RateLimiterUnavailableError,
   assertValidLimit,
+  outageRetryAfterMs,
+  systemClock,
   type Clock,
   type RateLimitDecision,
   type RateLimiter,
@@ -15,7 +17,8 @@ import {
  * record and read happen in one script, so concurrent replicas can never both take the last slot.
  * It touches exactly KEYS[1], so the whole decision lives in one hash slot on Redis Cluster.
  *
- * ARGV: limit, window (ms), now (ms, or "" to use the Redis server's clock), unique member.
+ * ARGV: limit, window (ms), now (ms, or "" to use the Redis server's clock), unique member, and
+ * "1" to only look (count nothing).
  * Returns { allowed (0|1), count after this request, ms until the next unit comes back }.
  */
 export const SLIDING_WINDOW_SCRIPT = `
@@ -31,10 +34,12 @@ redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
 local count = redis.call('ZCARD', key)
 local allowed = 0
 if count < limit then
-  redis.call('ZADD', key, now, ARGV[4])
-  redis.call('PEXPIRE', key, window)
-  count = count + 1
   allowed = 1
+  if ARGV[5] ~= '1' then
+    redis.call('ZADD', key, now, ARGV[4])
+    redis.call('PEXPIRE', key, window)
+    count = count + 1
+  end
 end
 local pivot = 0
 if allowed == 0 then pivot = count - limit end
@@ -92,6 +97,8 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
     log?.warn({ err: error }, "rate limiter: Redis unavailable; applying the failure mode until it is back");
   });
   client.on("ready", () => {
+    // Load the script up front, so the first burst after a (re)start needs no NOSCRIPT round trip.
+    client.sendCommand(["SCRIPT", "LOAD", SLIDING_WINDOW_SCRIPT]).catch(() => undefined);
     if (healthy) return;
     healthy = true;
     log?.info({}, "rate limiter: Redis connection restored");
@@ -106,35 +113,53 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
   const memberPrefix = randomBytes(6).toString("base64url");
   let sequence = 0;
 
-  async function evaluate(key: string, args: string[]): Promise<unknown> {
+  // When the store started failing (undefined while it answers): the 503's Retry-After grows with it.
+  let failingSince: number | undefined;
+  const outageClock = options.clock ?? systemClock;
+  const unavailable = (message: string, cause: unknown): RateLimiterUnavailableError => {
+    const now = outageClock.now();
+    failingSince ??= now;
+    return new RateLimiterUnavailableError(message, { cause, retryAfterMs: outageRetryAfterMs(now - failingSince) });
+  };
+
+  /** `call.abandoned` is set once the caller has given up: then no EVAL fallback may be sent. */
+  async function evaluate(key: string, args: string[], call: { abandoned: boolean }): Promise<unknown> {
     try {
       return await client.sendCommand(["EVALSHA", SCRIPT_SHA1, "1", key, ...args]);
     } catch (error) {
       // A new or restarted Redis has an empty script cache: EVAL runs the script and caches it.
-      if (!(error instanceof Error) || !error.message.startsWith("NOSCRIPT")) throw error;
+      if (!(error instanceof Error) || !error.message.startsWith("NOSCRIPT") || call.abandoned) throw error;
     }
     return client.sendCommand(["EVAL", SLIDING_WINDOW_SCRIPT, "1", key, ...args]);
   }
 
   return {
-    async consume(key, limit): Promise<RateLimitDecision> {
+    async consume(key, limit, consumeOptions = {}): Promise<RateLimitDecision> {
       assertValidLimit(limit);
+      const window = consumeOptions.windowMs ?? windowMs;
       const now = options.clock ? String(Math.floor(options.clock.now())) : "";
       const member = `${memberPrefix}:${(sequence++).toString(36)}`;
+      const redisKey = options.keyPrefix + key;
+      const call = { abandoned: false };
       let reply: unknown;
       try {
-        const args = [String(limit), String(windowMs), now, member];
-        reply = await withTimeout(evaluate(options.keyPrefix + key, args), options.timeoutMs);
+        const args = [String(limit), String(window), now, member, consumeOptions.dryRun ? "1" : "0"];
+        reply = await withTimeout(evaluate(redisKey, args, call), options.timeoutMs);
       } catch (error) {
-        throw new RateLimiterUnavailableError("Redis did not answer the rate limit check", { cause: error });
+        call.abandoned = true;
+        // The script may still run when a stalled Redis wakes. This removal goes down the same
+        // connection right behind it, so Redis runs it straight after: the refusal is never charged.
+        if (!consumeOptions.dryRun) client.sendCommand(["ZREM", redisKey, member]).catch(() => undefined);
+        throw unavailable("Redis did not answer the rate limit check", error);
       }
+      failingSince = undefined;
       const [allowed, count, resetMs] = parseReply(reply);
       return {
         allowed: allowed === 1,
         limit,
         remaining: Math.max(0, limit - count),
         resetMs: Math.max(0, resetMs),
-        windowMs,
+        windowMs: window,
       };
     },
     async checkHealth() {

@@ -121,6 +121,24 @@ export function describeRateLimiterContract(name: string, createLimiter: (clock:
       expect(denied).toMatchObject({ allowed: false, limit: 10, remaining: 0, resetMs: 50_000 });
     });
 
+    it("takes a window per call: 3 per 15 minutes holds for the whole 15 minutes", async () => {
+      const { limiter, clock, key } = await setup();
+      const window = 15 * MINUTE;
+      for (let i = 0; i < 3; i++) expect((await limiter.consume(key, 3, { windowMs: window })).allowed).toBe(true);
+      clock.advance(10 * MINUTE);
+      expect(await limiter.consume(key, 3, { windowMs: window })).toMatchObject({ allowed: false, resetMs: 5 * MINUTE, windowMs: window });
+      clock.advance(5 * MINUTE);
+      expect((await limiter.consume(key, 3, { windowMs: window })).allowed).toBe(true);
+    });
+
+    it("a dry run tells the decision and records nothing", async () => {
+      const { limiter, key } = await setup();
+      await consumeMany(limiter, key, 3, 2);
+      for (let i = 0; i < 5; i++) expect(await limiter.consume(key, 3, { dryRun: true })).toMatchObject({ allowed: true, remaining: 1 });
+      expect((await limiter.consume(key, 3)).allowed).toBe(true);
+      expect(await limiter.consume(key, 3, { dryRun: true })).toMatchObject({ allowed: false, remaining: 0 });
+    });
+
     it("lets exactly the limit through under concurrency", async () => {
       const { limiter, key } = await setup();
       const decisions = await Promise.all(Array.from({ length: 100 }, () => limiter.consume(key, 10)));

@@ -1,7 +1,9 @@
 import { randomUUID } from "node:crypto";
+import { createClient } from "redis";
 import { afterEach, describe, expect, it } from "vitest";
 import { RateLimiterUnavailableError } from "../../src/rate-limit/rate-limiter.js";
 import { createRedisRateLimiter, type RedisRateLimiter } from "../../src/rate-limit/redis-rate-limiter.js";
+import { createFakeClock } from "./fake-clock.js";
 import { eventually, findFreePort, startRedisServer, type RedisServerProcess } from "./redis-test-support.js";
 
 // Each test runs its own redis-server so it can stop, pause and restart it without touching the shared one.
@@ -68,9 +70,60 @@ describe("redis rate limiter when Redis misbehaves", () => {
     await expect(slow).rejects.toHaveProperty("cause.name", "TimeoutError");
 
     server.thaw();
-    // The timed-out call may still have been counted when Redis caught up: it errs towards stricter.
+    // The timed-out check ran when Redis caught up, and was taken back right after: not charged.
     const decision = await eventually(() => limiter.consume(key, 10));
     expect(decision.allowed).toBe(true);
-    expect(decision.remaining).toBeLessThanOrEqual(7);
+    expect(decision.remaining).toBe(8);
+  });
+
+  it("never charges checks that timed out, however many piled up during a stall", async () => {
+    const port = await findFreePort();
+    const server = await startServer(port);
+    const limiter = limiterFor(port, 100);
+    await limiter.ready();
+    const key = randomUUID();
+    expect((await eventually(() => limiter.consume(key, 10))).remaining).toBe(9);
+
+    server.freeze();
+    const stalled = await Promise.allSettled(Array.from({ length: 40 }, () => limiter.consume(key, 10)));
+    expect(stalled.every((outcome) => outcome.status === "rejected")).toBe(true);
+    // Checks that find the script cache empty also stay uncharged (no late EVAL fallback).
+    const admin = createClient({ url: server.url });
+    cleanups.push(async () => admin.destroy());
+    server.thaw();
+    await admin.connect();
+    await admin.sendCommand(["SCRIPT", "FLUSH"]);
+    server.freeze();
+    const cold = await Promise.allSettled(Array.from({ length: 10 }, () => limiter.consume(key, 10)));
+    expect(cold.every((outcome) => outcome.status === "rejected")).toBe(true);
+    server.thaw();
+
+    const decisions = [];
+    for (let i = 0; i < 10; i++) decisions.push(await eventually(() => limiter.consume(key, 10)));
+    expect(decisions.map((d) => d.allowed)).toEqual([...Array(9).fill(true), false]);
+    expect(await admin.zCard(`rl:${key}`)).toBe(10);
+  });
+
+  it("asks for a longer Retry-After the longer Redis has been failing, and starts over once it is back", async () => {
+    const port = await findFreePort();
+    const server = await startServer(port);
+    const clock = createFakeClock();
+    const limiter = createRedisRateLimiter({ url: server.url, keyPrefix: "rl:", timeoutMs: 1_000, clock });
+    cleanups.push(() => limiter.close());
+    await limiter.ready();
+    await server.stop();
+    const retryAfter = async () => ((await limiter.consume(randomUUID(), 10).catch((e: unknown) => e)) as RateLimiterUnavailableError).retryAfterMs;
+    expect(await retryAfter()).toBe(1_000);
+    clock.advance(4_000);
+    expect(await retryAfter()).toBe(1_000);
+    clock.advance(16_000);
+    expect(await retryAfter()).toBe(4_000);
+    clock.advance(10 * 60_000);
+    expect(await retryAfter()).toBe(30_000);
+
+    const restarted = await startServer(port);
+    await eventually(() => limiter.consume(randomUUID(), 10));
+    await restarted.stop();
+    expect(await retryAfter()).toBe(1_000);
   });
 });
