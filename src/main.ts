@@ -1,6 +1,6 @@
-import { pino } from "pino";
 import { createAppContext } from "./app/app-context.js";
 import { startServer } from "./app/server.js";
+import { createLogger } from "./app/logger.js";
 import { ConfigError, readConfig } from "./config/config.js";
 
 /** Entry point: read the config, build the context, listen, and shut down cleanly on a signal. */
@@ -15,7 +15,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const log = pino({ level: config.logLevel, redact: ["req.headers[\"x-api-key\"]", "*.password", "*.privateKey"] });
+  const log = createLogger(config.logLevel);
   const ctx = await createAppContext(config, { log });
   let server;
   try {

@@ -8,6 +8,8 @@ import { openDatabase } from "../storage/open-database.js";
 import { startComputeWorkers } from "../workers/start-compute-workers.js";
 import type { WorkerAnswerer } from "../workers/worker-answers.js";
 import { silentLogger, type Logger } from "./logger.js";
+import { createMetrics, type Metrics } from "../observability/metrics.js";
+import { timeTextClassifier } from "../observability/shared-timings.js";
 import { createRateLimiter } from "../rate-limit/create-rate-limiter.js";
 import type { RateLimiter } from "../rate-limit/rate-limiter.js";
 import { loadSigningKeyRing } from "../signing/load-key-ring.js";
@@ -29,6 +31,8 @@ import { createDashboardServices, type DashboardServices } from "../dashboard/da
 export interface AppContext {
   config: Config;
   log: Logger;
+  /** Prometheus metrics (GET /metrics); other modules record through its methods. */
+  metrics: Metrics;
   clock: () => number;
   db: Database;
   accounts: AccountStore;
@@ -53,6 +57,7 @@ export interface AppContext {
 
 export interface AppContextOverrides {
   log?: Logger;
+  metrics?: Metrics;
   clock?: () => number;
   db?: Database;
   textClassifier?: TextClassifier;
@@ -67,6 +72,7 @@ export interface AppContextOverrides {
 
 export async function createAppContext(config: Config, overrides: AppContextOverrides = {}): Promise<AppContext> {
   const log = overrides.log ?? silentLogger;
+  const metrics = overrides.metrics ?? createMetrics();
   const clock = overrides.clock ?? Date.now;
   const closers: Array<() => Promise<void>> = [];
   try {
@@ -83,9 +89,14 @@ export async function createAppContext(config: Config, overrides: AppContextOver
     const keyUsage = createKeyUsageTracker(accounts, { clock });
     closers.unshift(() => keyUsage.close());
     const ring = overrides.signingKeys ?? loadSigningKeyRing(config.signing, { now: clock });
-    const compute = await startComputeWorkers(config, overrides, ring);
-    if (compute) closers.push(() => compute.pool.close());
-    const textClassifier = overrides.textClassifier ?? compute?.textClassifier ?? createConfiguredTextClassifier(config.textClassifier);
+    const compute = await startComputeWorkers(config, overrides, ring, { classifierTimings: metrics.textClassifierTimings });
+    if (compute) {
+      closers.push(() => compute.pool.close());
+      metrics.watchQueue("compute", () => compute.pool.queueDepth());
+    }
+    // Classified in the workers, which time it themselves; else on this thread, timed here.
+    const textClassifier = compute?.textClassifier
+      ?? timeTextClassifier(overrides.textClassifier ?? createConfiguredTextClassifier(config.textClassifier), metrics.textClassifierTimings);
     const signingKeys = compute?.signingKeys ?? ring;
     const rateLimiter = overrides.rateLimiter ?? (await createRateLimiter({
       redisUrl: config.redisUrl,
@@ -95,7 +106,7 @@ export async function createAppContext(config: Config, overrides: AppContextOver
     }));
     if (!overrides.rateLimiter) closers.push(() => rateLimiter.close());
     // IMAGE_MODEL_LOAD=lazy (tests) defers the model to the first image; the default proves at start-up it runs.
-    const images = overrides.images ?? (await createImageModeration(config.images));
+    const images = overrides.images ?? (await createImageModeration(config.images, {}, metrics));
     if (!overrides.images) closers.push(() => images.close());
     const usage = createUsageStore(db);
     const journal = createUsageJournal({ dir: path.join(config.dataDir, "metering-journal"), fsync: config.meteringFsync, clock });
@@ -104,7 +115,7 @@ export async function createAppContext(config: Config, overrides: AppContextOver
     const dashboard = createDashboardServices({ db, accounts, clock });
 
     return {
-      config, log, clock, db, accounts, keyUsage, textClassifier,
+      config, log, metrics, clock, db, accounts, keyUsage, textClassifier,
       rateLimiter,
       signingKeys,
       ...(compute?.answerer ? { workerAnswerer: compute.answerer } : {}),

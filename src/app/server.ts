@@ -15,6 +15,11 @@ import { registerGrpcMessageEncoding } from "./grpc-message-encoding.js";
 import { trackForGracefulClose } from "./graceful-close.js";
 import { listenOnSharedPort } from "./shared-port.js";
 import { answerClientError, frameworkErrorHandler } from "../http/framework-errors.js";
+import { registerMetricsRoute } from "../http/metrics-route.js";
+import { startMetricsServer } from "../observability/metrics-server.js";
+import { registerRequestObservation } from "../observability/request-hooks.js";
+import { noteErrorCode, observationKey, observeAs } from "../observability/request-observation.js";
+import { acceptingAnyContentType, refuseUnsupportedRequests } from "../rpc/refuse-unsupported-requests.js";
 
 /** How long in-flight requests may take to finish once shutdown starts. */
 const SHUTDOWN_GRACE_MS = 5_000;
@@ -28,6 +33,8 @@ export interface RunningServer {
   httpUrl: string;
   /** http://host:port of the h2c listener (gRPC, and every other protocol over HTTP/2). */
   grpcUrl: string;
+  /** http://host:port of the METRICS_PORT listener, when one is configured. */
+  metricsUrl?: string;
   close(): Promise<void>;
 }
 
@@ -40,27 +47,41 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
   let serving = true;
   const isServing = () => serving;
   const interceptors = createInterceptorChain(ctx);
+  // METRICS_PORT: /metrics on a listener of its own, and then not on the API listeners.
+  const metricsServer = ctx.config.metricsPort === undefined
+    ? undefined
+    : await startMetricsServer({ port: ctx.config.metricsPort, host: ctx.config.host, metrics: ctx.metrics });
   const routes = createRoutes(ctx, interceptors, isServing);
 
   const build = async (app: FastifyInstance) => {
     registerErrorHandlers(app, ctx.log);
-    await app.register(fastifyConnectPlugin, {
+    // Observability: request id, one log line and the request metrics per request (src/observability).
+    registerRequestObservation(app, { log: ctx.log, metrics: ctx.metrics });
+    if (!metricsServer) registerMetricsRoute(app, ctx.metrics);
+    // Any Content-Type reaches the RPC handlers: refuseUnsupportedRequests answers the ones they do not serve.
+    await app.register(acceptingAnyContentType(fastifyConnectPlugin), {
       routes: (router) => {
         routes(router);
         guardRpcRequestBodies(router, { limit: MAX_REQUEST_BYTES, signer: ctx.signingKeys.signer, now: ctx.clock });
+        refuseUnsupportedRequests(router, { signer: ctx.signingKeys.signer, now: ctx.clock });
       },
       // Our own limit (guardRpcRequestBodies) answers first, with the API's code and a signature;
       // Connect's stays as a backstop (its size check of a compressed message is after inflating).
       readMaxBytes: MAX_REQUEST_BYTES + 1,
       shutdownTimeoutMs: 2_000,
-      contextValues: (req) => createContextValues().set(transportKey, protocolOf(req.headers["content-type"])),
+      contextValues: (req) => {
+        const protocol = protocolOf(req.headers["content-type"]);
+        return createContextValues().set(transportKey, protocol).set(observationKey, observeAs(req, protocol));
+      },
     });
     registerJsonRoute(app, ctx, interceptors);
     app.route({
       method: ["GET", "PUT", "PATCH", "DELETE", "OPTIONS"],
       url: "/v1/moderate",
-      handler: (_req, reply) =>
-        reply.code(405).header("allow", "POST").send({ error: { code: "method_not_allowed", message: "Use POST for /v1/moderate." } }),
+      handler: (req, reply) => {
+        noteErrorCode(req, "method_not_allowed");
+        return reply.code(405).header("allow", "POST").send({ error: { code: "method_not_allowed", message: "Use POST for /v1/moderate." } });
+      },
     });
     registerOpenAiModerationsRoute(app, ctx, interceptors);
     registerHealthRoutes(app, ctx, isServing);
@@ -99,7 +120,7 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
       await h2c.listen({ port: ctx.config.grpcPort, host: ctx.config.host });
     }
   } catch (error) {
-    await Promise.allSettled([http1.close(), h2c.close()]);
+    await Promise.allSettled([http1.close(), h2c.close(), metricsServer?.close()]);
     throw error;
   }
   const urlOf = (server: Server) => {
@@ -109,15 +130,16 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
   };
   const httpUrl = urlOf(front ?? http1.server);
   const grpcUrl = urlOf(front ?? h2c.server);
-  ctx.log.info({ http: httpUrl, grpc: grpcUrl }, "listening");
+  ctx.log.info({ http: httpUrl, grpc: grpcUrl, ...(metricsServer ? { metrics: metricsServer.url } : {}) }, "listening");
 
   return {
     httpUrl,
     grpcUrl,
+    ...(metricsServer ? { metricsUrl: metricsServer.url } : {}),
     async close() {
       serving = false;
       front?.close();
-      await Promise.allSettled([closeHttp1(), closeH2c()]);
+      await Promise.allSettled([closeHttp1(), closeH2c(), metricsServer?.close()]);
     },
   };
 }

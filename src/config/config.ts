@@ -20,6 +20,8 @@ export interface Config {
   /** h2c listener: gRPC (and every other protocol over HTTP/2). Equal to port: one listener serves both. */
   grpcPort: number;
   host: string;
+  /** METRICS_PORT: /metrics on a listener of its own (and not on PORT / GRPC_PORT); undefined: on the API listeners. */
+  metricsPort: number | undefined;
   dataDir: string;
   /** PostgreSQL connection string; the embedded SQLite store under dataDir is used when absent. */
   databaseUrl: string | undefined;
@@ -75,6 +77,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>> = p
     grpcPort,
     // Loopback unless asked: a fresh clone does not expose its dashboard and API to the network.
     host: nonEmpty(env.HOST) ?? "127.0.0.1",
+    metricsPort: nonEmpty(env.METRICS_PORT) === undefined ? undefined : readPort(env, "METRICS_PORT", 0),
     dataDir: path.resolve(nonEmpty(env.DATA_DIR) ?? "./data"),
     databaseUrl: readUrl(env, "DATABASE_URL", ["postgres:", "postgresql:"]),
     storage: readStorageConfig(env),

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance } from "fastify";
 import type { Logger } from "../app/logger.js";
 import { ApiError, toApiError } from "../errors/api-error.js";
+import { noteErrorCode } from "../observability/request-observation.js";
 
 /** Fastify's own errors, translated into the API's codes. */
 const FASTIFY_CODES: Record<string, ApiError["code"]> = {
@@ -15,12 +16,14 @@ const FASTIFY_CODES: Record<string, ApiError["code"]> = {
 export function registerErrorHandlers(app: FastifyInstance, log: Logger): void {
   app.setNotFoundHandler((request, reply) => {
     const error = new ApiError("not_found", `No route for ${request.method} ${request.url.split("?")[0]}.`);
+    noteErrorCode(request, error.code);
     return reply.code(404).send({ error: { code: error.code, message: error.message } });
   });
-  app.setErrorHandler((error: FastifyError, _request, reply) => {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
     const mapped = error.code ? FASTIFY_CODES[error.code] : undefined;
     const apiError = mapped ? new ApiError(mapped, error.message) : toApiError(error);
-    if (apiError.code === "internal_error") log.error({ err: error }, "unhandled error");
+    if (apiError.code === "internal_error") log.error({ err: error, requestId: request.observation?.requestId }, "unhandled error");
+    noteErrorCode(request, apiError.code);
     // e.g. Retry-After on storage_unavailable.
     reply.headers(apiError.headers);
     return reply.code(apiError.httpStatus).send({ error: { code: apiError.code, message: apiError.message } });

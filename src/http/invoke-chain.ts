@@ -11,6 +11,7 @@ import {
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { ApiError, ERROR_CODE_HEADER, ERROR_CODES, isErrorCode } from "../errors/api-error.js";
 import { PlainHeaders } from "./plain-headers.js";
+import { observationKey, observeAs } from "../observability/request-observation.js";
 
 export type ChainOutcome<O extends DescMessage> =
   | { ok: true; output: MessageShape<O>; headers: Headers[] }
@@ -72,6 +73,9 @@ export function createChainInvoker<I extends DescMessage, O extends DescMessage>
     const signal = call.abortable ?? true ? abortSignalFor(call.reply) : NEVER_ABORTED;
     const context = createJsonHandlerContext(call.request, service, method, call.contextValues, signal);
     call.contextValues.set(callStateKey, { context, deferredError: call.deferredError });
+    // For the request log and metrics: the chain notes the account and error code on it.
+    const observation = observeAs(call.request, "json");
+    if (observation) call.contextValues.set(observationKey, observation);
     try {
       const res = await chain({
         stream: false, service, method, message: call.input, requestMethod: context.requestMethod, url: context.url,

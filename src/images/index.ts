@@ -11,6 +11,8 @@ import { isFlagged, mergeDeepAnalysis } from "./merge.js";
 import { createNsfwClassifier, NSFW_MODEL_ID } from "./nsfw-classifier.js";
 import { renderForVision } from "./vision-render.js";
 import { createNsfwPool, type NsfwPool } from "./worker-pool.js";
+import type { Metrics } from "../observability/metrics.js";
+import { observeDeepAnalyzer } from "../observability/observe-provider.js";
 
 export { readImageConfig, type DeepAnalysisOptions, type ImageModerationOptions } from "./config.js";
 export type { DecodedImage, ImageInfo } from "./decoded-image.js";
@@ -61,12 +63,16 @@ export interface ImageModerationOverrides {
 export async function createImageModeration(
   options: ImageModerationOptions,
   overrides: ImageModerationOverrides = {},
+  metrics?: Metrics,
 ): Promise<ImageModeration> {
   const decode = createImageDecoder(options.decode);
-  const classifier = overrides.classifier ?? (await createPooledClassifier(options));
-  const analyzer =
-    overrides.deepAnalyzer ??
-    (options.deepAnalysis ? createGuardedAnalyzer(createOpenAiCompatibleAnalyzer(options.deepAnalysis), options.deepAnalysis.guard) : undefined);
+  const pooled = overrides.classifier ? undefined : await createPooledClassifier(options);
+  const classifier = timeImageClassifier(overrides.classifier ?? pooled!, metrics);
+  const provider = options.deepAnalysis ? createOpenAiCompatibleAnalyzer(options.deepAnalysis) : undefined;
+  const guarded = provider ? createGuardedAnalyzer(metrics ? observeDeepAnalyzer(provider, metrics) : provider, options.deepAnalysis!.guard) : undefined;
+  if (guarded) metrics?.watchCircuit(guarded.provider, () => guarded.circuitState());
+  if (pooled) metrics?.watchQueue("image", () => pooled.queueDepth());
+  const analyzer = overrides.deepAnalyzer ?? guarded;
 
   const assertDeepAnalysisConfigured = (): void => {
     if (!analyzer) {
@@ -121,12 +127,29 @@ export async function createImageModeration(
   };
 }
 
+/** The classifier, recording each image's time in the metrics (moderation_classifier_seconds{kind="image"}). */
+function timeImageClassifier(classifier: ImageClassifier, metrics: Metrics | undefined): ImageClassifier {
+  if (!metrics) return classifier;
+  return {
+    id: classifier.id,
+    async classify(image) {
+      const started = performance.now();
+      const verdict = await classifier.classify(image);
+      metrics.imageClassified((performance.now() - started) / 1000);
+      return verdict;
+    },
+    ...(classifier.close ? { close: () => classifier.close!() } : {}),
+  };
+}
+
 /** The nsfwjs classifier on its worker pool, started now or on the first image. */
-async function createPooledClassifier(options: ImageModerationOptions): Promise<ImageClassifier & { close(): Promise<void> }> {
+async function createPooledClassifier(options: ImageModerationOptions): Promise<ImageClassifier & { close(): Promise<void>; queueDepth(): number }> {
   const start = (): Promise<NsfwPool> =>
     createNsfwPool({ workers: options.workers, ...(options.maxQueue ? { maxQueue: options.maxQueue } : {}) });
   let pool: Promise<NsfwPool> | undefined = options.modelLoad === "lazy" ? undefined : Promise.resolve(await start());
   let closed = false;
+  /** Images handed to the pool and not yet answered (waiting for a worker or running). */
+  let depth = 0;
   const ensurePool = (): Promise<NsfwPool> => {
     if (closed) return Promise.reject(new Error("The image model was closed."));
     // A failed lazy start is retried by the next image rather than failing every later one.
@@ -139,8 +162,14 @@ async function createPooledClassifier(options: ImageModerationOptions): Promise<
   return {
     id: NSFW_MODEL_ID,
     async classify(image) {
-      return createNsfwClassifier(await ensurePool()).classify(image);
+      depth++;
+      try {
+        return await createNsfwClassifier(await ensurePool()).classify(image);
+      } finally {
+        depth--;
+      }
     },
+    queueDepth: () => depth,
     async close() {
       closed = true;
       const started = pool;

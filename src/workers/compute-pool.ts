@@ -32,6 +32,8 @@ export interface ComputePool {
   /** A whole signed answer to a call of text items only (see worker-answers.ts), for the JSON route or RPC. */
   answerJson(job: { texts: string[]; answerId: string; requestBody: Uint8Array; nowMs: number }): Promise<AnswerJsonResult>;
   answerRpc(job: { texts: string[]; answerId: string; requestBytes: Uint8Array; nowMs: number }): Promise<AnswerRpcResult>;
+  /** Jobs submitted and not yet answered (queued, posted or running), for the metrics. */
+  queueDepth(): number;
   close(): Promise<void>;
 }
 
@@ -233,6 +235,7 @@ export async function createComputePool(options: ComputePoolOptions): Promise<Co
       if (!("metadata" in result)) throw new Error("compute worker answered an answer-rpc job without an answer");
       return result;
     },
+    queueDepth: () => waiting.length + slots.reduce((sum, slot) => sum + slot.load, 0),
     async close() {
       closed = true;
       const pending = [...slots.flatMap((s) => [...s.inFlight.values(), ...s.queued]), ...waiting.splice(0)];

@@ -12,6 +12,7 @@ import { createDelegatingSigner, type Signer } from "../signing/signer.js";
 import { bytesToLatin1, latin1ToBytes } from "./byte-strings.js";
 import { assembleAnswerFromEncoded } from "./worker-answers.js";
 import { encodeVerdict } from "./verdict-codec.js";
+import { timeTextClassifier } from "../observability/shared-timings.js";
 import type { ComputeJob, ComputeResult, ComputeWorkerSetup, JobBatch, WorkerReply } from "./messages.js";
 
 /**
@@ -31,7 +32,8 @@ const REPLY_EVERY = 4;
 
 try {
   const setup = workerData as ComputeWorkerSetup & { progress: Int32Array };
-  const classifier = setup.textClassifier === undefined ? undefined : createConfiguredTextClassifier(setup.textClassifier);
+  const loaded = setup.textClassifier === undefined ? undefined : createConfiguredTextClassifier(setup.textClassifier);
+  const classifier = loaded && setup.classifierTimings ? timeTextClassifier(loaded, setup.classifierTimings) : loaded;
   const signWithKey = setup.signingKey === undefined ? undefined : createEd25519SignFunction(setup.signingKey);
   const signer = signWithKey && setup.signingKeyId ? createDelegatingSigner(setup.signingKeyId, async (data) => signWithKey(data)) : undefined;
 

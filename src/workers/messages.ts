@@ -10,6 +10,8 @@ export interface ComputeWorkerSetup {
   signingKey?: KeyObject;
   /** Its key id, named in the signatures of answers the worker renders (answer-json jobs). */
   signingKeyId?: string;
+  /** Shared memory the worker records each text's classification time into (src/observability/shared-timings.ts). */
+  classifierTimings?: BigInt64Array;
   /** Tests only: the worker thread exits when asked to classify exactly this text. */
   exitOnText?: string;
 }

@@ -24,6 +24,7 @@ export async function startComputeWorkers(
   config: Pick<Config, "computeWorkers" | "textClassifier">,
   overrides: { textClassifier?: TextClassifier },
   ring: SigningKeyRing,
+  observe: { classifierTimings?: BigInt64Array } = {},
 ): Promise<ComputeWorkers | undefined> {
   if (config.computeWorkers === 0) return undefined;
   const signingKey = privateKeyForWorkers(ring.signer);
@@ -34,6 +35,7 @@ export async function startComputeWorkers(
     size: config.computeWorkers,
     setup: {
       ...(classify ? { textClassifier: config.textClassifier } : {}),
+      ...(classify && observe.classifierTimings ? { classifierTimings: observe.classifierTimings } : {}),
       ...(signingKey ? { signingKey, signingKeyId: ring.signer.keyId } : {}),
     },
   });

@@ -15,6 +15,8 @@ export type StoreKind = "sqlite" | "postgres";
 export interface TestServer {
   httpUrl: string;
   grpcUrl: string;
+  /** The METRICS_PORT listener, when the test set METRICS_PORT. */
+  metricsUrl: string | undefined;
   ctx: AppContext;
   dataDir: string;
   /** Environment that points modctl (or a second replica) at this server's store. */
@@ -51,6 +53,7 @@ export async function startTestServer(options: {
   return {
     httpUrl: server.httpUrl,
     grpcUrl: server.grpcUrl,
+    metricsUrl: server.metricsUrl,
     ctx,
     dataDir,
     env,

@@ -1,0 +1,63 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { Logger } from "../app/logger.js";
+import { ERROR_CODE_HEADER } from "../errors/api-error.js";
+import type { Metrics } from "./metrics.js";
+import { REQUEST_ID_HEADER, RequestObservation, requestIdFrom } from "./request-observation.js";
+
+/** Routes outside the API whose traffic would drown the request log (scrapes, probes): metered, logged at debug. */
+const QUIET_ROUTES = new Set(["/metrics", "/healthz", "/readyz"]);
+
+/**
+ * Observes every request a listener routes: a request id (the caller's X-Request-Id when well
+ * formed, else a new one) echoed in the X-Request-Id response header (initial metadata on gRPC),
+ * then, once the answer is sent, one log line and the request metrics. Callback-style hooks: an
+ * async hook costs a promise per request on the hot path.
+ *
+ * The log line names its fields one by one: never the body, the texts or the API key.
+ */
+export function registerRequestObservation(app: FastifyInstance, deps: { log: Logger; metrics: Metrics }): void {
+  app.decorateRequest("observation", null);
+  app.addHook("onRequest", (request, reply, done) => {
+    const observation = new RequestObservation(requestIdFrom(request.headers[REQUEST_ID_HEADER]), performance.now());
+    request.observation = observation;
+    // On the raw response: the JSON route and Connect write the head themselves (it merges headers set here).
+    reply.raw.setHeader(REQUEST_ID_HEADER, observation.requestId);
+    done();
+  });
+  app.addHook("onResponse", (request, reply, done) => {
+    finish(request, reply, deps);
+    done();
+  });
+}
+
+function finish(request: FastifyRequest, reply: FastifyReply, deps: { log: Logger; metrics: Metrics }): void {
+  const observation = request.observation;
+  if (!observation) return;
+  const seconds = (performance.now() - observation.started) / 1000;
+  const status = reply.raw.statusCode;
+  // Unknown paths share one label: a scanner must not create a series per path it tries.
+  const route = request.routeOptions.url ?? "unmatched";
+  const code = observation.errorCode ?? (status >= 400 ? headerCode(reply) : "");
+  deps.metrics.request(route, observation.protocol, status, code, seconds);
+  if (code === "rate_limit_exceeded") deps.metrics.rateLimitRejected("exceeded");
+  else if (code === "rate_limiter_unavailable") deps.metrics.rateLimitRejected("unavailable");
+
+  const line = {
+    requestId: observation.requestId,
+    method: request.method,
+    route,
+    protocol: observation.protocol,
+    status,
+    ...(code ? { code } : {}),
+    ...(observation.accountId ? { accountId: observation.accountId } : {}),
+    durationMs: Math.round(seconds * 1e6) / 1e3,
+  };
+  if (QUIET_ROUTES.has(route)) deps.log.debug(line, "request");
+  else deps.log.info(line, "request");
+}
+
+/** An error answered outside the chain but in its shape (e.g. the RPC body guard) carries its code as a header. */
+function headerCode(reply: FastifyReply): string {
+  const value = reply.raw.getHeader(ERROR_CODE_HEADER);
+  return typeof value === "string" ? value : "";
+}

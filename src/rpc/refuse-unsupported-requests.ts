@@ -1,0 +1,72 @@
+import type { ConnectRouter } from "@connectrpc/connect";
+import type { FastifyInstance, FastifyPluginCallback, FastifyPluginOptions } from "fastify";
+import { createAsyncIterable, type UniversalHandler, type UniversalServerRequest, type UniversalServerResponse } from "@connectrpc/connect/protocol";
+import { errorToJsonBytes } from "@connectrpc/connect/protocol-connect";
+import { ApiError, ERROR_CODE_HEADER, ERROR_CODES, toConnectError } from "../errors/api-error.js";
+import { signRpcOutcome } from "../signing/rpc-signature.js";
+import type { Signer } from "../signing/signer.js";
+
+export interface RefusalDeps {
+  signer: Signer;
+  now: () => number;
+}
+
+/**
+ * Connect refuses a request none of its protocols accepts (a Content-Type that is not Connect,
+ * gRPC or gRPC-Web; an HTTP method the RPC does not allow) with a bare 415 or 405: no body, no
+ * error code, no signature. This answers them first, like every other RPC error: Connect's JSON
+ * error body, x-error-code (unsupported_media_type, method_not_allowed) and a signature bound to
+ * an empty request (none was read), with the HTTP status the error table gives the code.
+ * Nothing is read or authenticated first: the refusal says only what the route accepts.
+ */
+export function refuseUnsupportedRequests(router: ConnectRouter, deps: RefusalDeps): void {
+  router.handlers.forEach((handler, i) => {
+    const refusing = (request: UniversalServerRequest) => {
+      const refusal = refusalFor(handler, request);
+      return refusal ? answer(deps, refusal) : handler(request);
+    };
+    // Keep requestPath, service, method, protocol names: the fastify plugin routes by them.
+    router.handlers[i] = Object.assign(refusing, handler);
+  });
+}
+
+function refusalFor(handler: UniversalHandler, request: UniversalServerRequest): ApiError | undefined {
+  if (!handler.allowedMethods.includes(request.method)) {
+    return new ApiError("method_not_allowed", `Use ${handler.allowedMethods.join(" or ")} for ${handler.requestPath}.`, {
+      headers: { allow: handler.allowedMethods.join(", ") },
+    });
+  }
+  const contentType = request.header.get("content-type") ?? "";
+  // A Connect GET carries its message in the query string and has no Content-Type.
+  if (contentType === "" && request.method === "GET") return undefined;
+  if (handler.supportedContentType(contentType)) return undefined;
+  return new ApiError(
+    "unsupported_media_type",
+    `The Content-Type "${contentType.slice(0, 100)}" is not an RPC protocol this route serves: use application/json or application/proto (Connect), application/grpc or application/grpc-web.`,
+  );
+}
+
+async function answer(deps: RefusalDeps, apiError: ApiError): Promise<UniversalServerResponse> {
+  const error = toConnectError(apiError);
+  const metadata = await signRpcOutcome(deps.signer, {
+    requestBytes: new Uint8Array(),
+    outcome: { ok: false, code: error.code, message: error.rawMessage, errorCode: error.metadata.get(ERROR_CODE_HEADER)! },
+    created: Math.floor(deps.now() / 1000),
+  });
+  const header = new Headers(error.metadata);
+  for (const [name, value] of Object.entries(metadata)) header.set(name, value);
+  header.set("content-type", "application/json");
+  return { status: ERROR_CODES[apiError.code].http, header, body: createAsyncIterable([errorToJsonBytes(error, undefined)]) };
+}
+
+/**
+ * The RPC plugin in a scope of its own where every Content-Type is let through unparsed (the
+ * plugin registers no-op parsers only for the RPC types), so that an unsupported one reaches
+ * refuseUnsupportedRequests instead of fastify's bare 415. Other routes keep their parsers.
+ */
+export function acceptingAnyContentType<Options extends FastifyPluginOptions>(plugin: FastifyPluginCallback<Options>) {
+  return async (scope: FastifyInstance, options: Options) => {
+    scope.addContentTypeParser("*", (_request, _payload, done) => done(null, undefined));
+    await scope.register(plugin as FastifyPluginCallback, options);
+  };
+}
