@@ -25,6 +25,8 @@ async function main(): Promise<void> {
     await ctx.close();
     throw error;
   }
+  // The log is written asynchronously: let its lines so far (e.g. "listening", with the pid) come first.
+  await new Promise<void>((resolve) => log.flush(() => resolve()));
   process.stdout.write(`moderation service listening: HTTP/1.1 ${server.httpUrl}  gRPC (h2c) ${server.grpcUrl}\n`);
 
   // npm start execs node, so a process manager's SIGTERM (or npm's forwarded one) lands here.
