@@ -13,7 +13,7 @@ export interface CliContext {
 
 export async function withCliContext<T>(work: (ctx: CliContext) => Promise<T>, env = process.env): Promise<T> {
   const config = readConfig(env);
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, ...(env.MODCTL_PG_SCHEMA ? { pgSchema: env.MODCTL_PG_SCHEMA } : {}) });
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, storage: config.storage, ...(env.MODCTL_PG_SCHEMA ? { pgSchema: env.MODCTL_PG_SCHEMA } : {}) });
   try {
     return await work({ config, db, accounts: createAccountStore(db), print: (value) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`) });
   } finally {

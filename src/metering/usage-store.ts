@@ -68,7 +68,8 @@ export function createUsageStore(db: Database) {
      * Adds a journal segment's counts and records how far it got (`lastSeq`), in one transaction.
      * A segment applied before (a replay after a crash, two replicas replaying one dead process's
      * journal) adds nothing again; one applied only in part (a replica that took a live process
-     * for dead) adds the rest, from `readEntries`. Returns the requests added.
+     * for dead and read its file half-written) adds the rest, from `readEntries`, while the file
+     * is there. Returns the requests added.
      */
     async applySegment(
       segment: string,
