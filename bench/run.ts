@@ -9,6 +9,7 @@
  *   BENCH_CONNECT=1 npm run bench      # also the same call as Connect unary (JSON, HTTP/1.1)
  *   BENCH_NO_WORKERS=1 npm run bench   # also with WORKER_THREADS=0 (all on the event loop)
  *   BENCH_SECONDS=10 BENCH_ROUNDS=5 npm run bench
+ *   BENCH_CASCADE=0 npm run bench      # without the cascade figures (bench/cascade.ts); =only: those alone
  */
 import fs from "node:fs/promises";
 import os from "node:os";
@@ -17,6 +18,12 @@ import { createAccountStore } from "../src/accounts/account-store.js";
 import { openDatabase } from "../src/storage/open-database.js";
 import { hasWrk, useAutocannon, useWrk } from "./support/load-generators.js";
 import { cpuMicros, freePort, spawnNode, stop } from "./support/spawn-service.js";
+import { runCascadeBench } from "./cascade.js";
+
+if (process.env.BENCH_CASCADE === "only") {
+  await runCascadeBench();
+  process.exit(0);
+}
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -126,3 +133,5 @@ for (const f of [echo, ...runs]) {
   const ceiling = (cores * 1e6) / (f.cpuPerRequest + f.loadCpuPerRequest);
   console.log(`${f.name.padEnd(34)} load generator ${f.loadCpuPerRequest.toFixed(0).padStart(3)} µs/req  ceiling ${ceiling.toFixed(0).padStart(6)} req/s  reached ${(f.rps / ceiling * 100).toFixed(0)}%`);
 }
+
+if (process.env.BENCH_CASCADE !== "0") await runCascadeBench();

@@ -45,7 +45,8 @@ export async function spawnNode(entry: string, env: Record<string, string>, read
     env: { ...process.env, LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "ignore", "inherit"],
   });
-  const deadline = Date.now() + 30_000;
+  // Generous: start-up (image model included) takes far longer on a loaded machine.
+  const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`${entry} exited with ${child.exitCode}`);
     try {

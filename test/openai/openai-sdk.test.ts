@@ -1,4 +1,8 @@
+import { create } from "@bufbuild/protobuf";
+import { createClient } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-node";
 import OpenAI from "openai";
+import { ModerateRequestSchema, ModerationService } from "../../gen/moderation/v1/moderation_pb.js";
 import { describe, expect, it } from "vitest";
 import { fetchJwks } from "../../src/client/fetch-jwks.js";
 import { verifyModerationResponse } from "../../src/client/verify-response.js";
@@ -164,6 +168,18 @@ describe("POST /v1/moderations over plain HTTP", () => {
       after = (await usage()).totals.requests;
     }
     expect(after).toBe(before + 1);
+  });
+
+  it("takes a Bearer key on /v1/moderate and Connect too; other Authorization schemes are no key", async () => {
+    const native = await fetch(`${fixture.server.httpUrl}/v1/moderate`, {
+      method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${fixture.key}` }, body: JSON.stringify({ input: [{ type: "text", text: "hi" }] }),
+    });
+    expect(native.status).toBe(200);
+    const client = createClient(ModerationService, createConnectTransport({ baseUrl: fixture.server.httpUrl, httpVersion: "1.1" }));
+    const answer = await client.moderate(create(ModerateRequestSchema, { input: [{ type: "text", text: "hi" }] }), { headers: { authorization: `bearer ${fixture.key}` } });
+    expect(answer.results).toHaveLength(1);
+    const basic = await raw({ input: "hi" }, { authorization: `Basic ${Buffer.from(`x:${fixture.key}`).toString("base64")}` });
+    expect(basic.json.error.code).toBe("missing_api_key");
   });
 
   it("answers other methods with 405 in OpenAI's shape, and refuses other content types with 415", async () => {
