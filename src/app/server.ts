@@ -1,3 +1,4 @@
+import type { DescMethod } from "@bufbuild/protobuf";
 import { createContextValues } from "@connectrpc/connect";
 import { fastifyConnectPlugin } from "@connectrpc/connect-fastify";
 import fastify, { type FastifyInstance } from "fastify";
@@ -9,7 +10,8 @@ import { createInterceptorChain } from "../interceptors/chain.js";
 import { transportKey } from "../interceptors/context-keys.js";
 import { MAX_REQUEST_BYTES } from "../moderation/limits.js";
 import { guardRpcRequestBodies } from "../rpc/guard-request-body.js";
-import { createRoutes } from "../rpc/routes.js";
+import { API_SERVICES, createRoutes } from "../rpc/routes.js";
+import { createApiKeyCheck, isPublicMethod } from "../interceptors/auth.js";
 import type { AppContext } from "./app-context.js";
 import { registerGrpcMessageEncoding } from "./grpc-message-encoding.js";
 import { trackForGracefulClose } from "./graceful-close.js";
@@ -52,6 +54,15 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
     ? undefined
     : await startMetricsServer({ port: ctx.config.metricsPort, host: ctx.config.host, metrics: ctx.metrics });
   const routes = createRoutes(ctx, interceptors, isServing);
+  // RPC bodies are read, then the key is checked, then they are inflated and decoded (once).
+  const bodyGuard = {
+    limit: MAX_REQUEST_BYTES,
+    signer: ctx.signingKeys.signer,
+    now: ctx.clock,
+    decodedServices: API_SERVICES,
+    needsApiKey: (method: DescMethod) => !isPublicMethod(method),
+    hasLiveKey: createApiKeyCheck(ctx.accounts),
+  };
 
   const build = async (app: FastifyInstance) => {
     registerErrorHandlers(app, ctx.log);
@@ -62,11 +73,11 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
     await app.register(acceptingAnyContentType(fastifyConnectPlugin), {
       routes: (router) => {
         routes(router);
-        guardRpcRequestBodies(router, { limit: MAX_REQUEST_BYTES, signer: ctx.signingKeys.signer, now: ctx.clock });
+        guardRpcRequestBodies(router, bodyGuard);
         refuseUnsupportedRequests(router, { signer: ctx.signingKeys.signer, now: ctx.clock });
       },
       // Our own limit (guardRpcRequestBodies) answers first, with the API's code and a signature;
-      // Connect's stays as a backstop (its size check of a compressed message is after inflating).
+      // Connect's stays as a backstop for the bodies it reads itself (health, reflection, streams).
       readMaxBytes: MAX_REQUEST_BYTES + 1,
       shutdownTimeoutMs: 2_000,
       contextValues: (req) => {

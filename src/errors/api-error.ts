@@ -33,6 +33,7 @@ export const ERROR_CODES = {
   provider_unavailable: { http: 503, connect: Code.Unavailable },
   provider_not_configured: { http: 501, connect: Code.FailedPrecondition },
   storage_unavailable: { http: 503, connect: Code.Unavailable },
+  deadline_exceeded: { http: 504, connect: Code.DeadlineExceeded },
 } as const satisfies Record<string, { http: number; connect: Code }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { ModerateRequestSchema, ModerationService, type ModerateRequest } from "../../gen/moderation/v1/moderation_pb.js";
 import type { AppContext } from "../app/app-context.js";
 import { ApiError } from "../errors/api-error.js";
+import { createApiKeyCheck } from "../interceptors/auth.js";
 import { rawJsonBodyKey, transportKey } from "../interceptors/context-keys.js";
 import { MAX_REQUEST_BYTES } from "../moderation/limits.js";
 import { createModerationServiceImpl } from "../rpc/moderation-service.js";
@@ -20,11 +21,13 @@ const method = ModerationService.method.moderate;
  * POST /v1/moderate: the spec's plain JSON API. It is not a second implementation: the
  * request goes through the same interceptor chain (auth, rate limit, signing, metering) and
  * the same service method as Connect and gRPC. Problems with the body itself (type, size,
- * JSON) are raised inside the chain, so they are authenticated and signed like any answer.
+ * JSON) are raised inside the chain, so they are authenticated and signed like any answer,
+ * and the body is parsed only once the API key is known to be live.
  */
 export function registerJsonRoute(app: FastifyInstance, ctx: AppContext, interceptors: Interceptor[]): void {
   const service = createModerationServiceImpl(ctx);
   const invoke = createChainInvoker({ service: ModerationService, method, impl: service.moderate!, interceptors });
+  const hasLiveKey = createApiKeyCheck(ctx.accounts);
   app.register(async (scope) => {
     // Read the body ourselves: the chain must run even when the body is unacceptable.
     scope.removeAllContentTypeParsers();
@@ -35,11 +38,14 @@ export function registerJsonRoute(app: FastifyInstance, ctx: AppContext, interce
       let bodyError: ApiError | undefined;
       let input: ModerateRequest | undefined;
       try {
-        // Read first (within the limit) so that even a 415 is signed over the caller's bytes.
+        // Read first (within the limit) so that every answer, a 415 or a 401 included, is signed
+        // over the caller's bytes; decode only for a live key: the chain refuses the others.
         const bytes = await readBody(request.raw, MAX_REQUEST_BYTES, declaredLength(request));
         contextValues.set(rawJsonBodyKey, bytes);
-        checkContentType(request);
-        input = parseModerateJson(bytes);
+        if (await hasLiveKey(incomingHeaders(request))) {
+          checkContentType(request);
+          input = parseModerateJson(bytes);
+        }
       } catch (error) {
         // Nobody is left to answer (and it is not the server's error to log).
         if (error instanceof CallerHungUpError) return reply.hijack();
@@ -74,6 +80,16 @@ function checkContentType(request: FastifyRequest): void {
   if (type !== "application/json") {
     throw new ApiError("unsupported_media_type", "The request body must be JSON, sent with Content-Type: application/json.");
   }
+}
+
+/** The request's headers as the key check reads them (the chain's PlainHeaders joins repeats the same way). */
+function incomingHeaders(request: FastifyRequest): { get(name: string): string | null } {
+  return {
+    get(name) {
+      const value = request.headers[name];
+      return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
+    },
+  };
 }
 
 function declaredLength(request: FastifyRequest): number | undefined {

@@ -1,3 +1,4 @@
+import type { DescMethod } from "@bufbuild/protobuf";
 import type { Interceptor } from "@connectrpc/connect";
 import type { AccountStore } from "../accounts/account-store.js";
 import { ApiError } from "../errors/api-error.js";
@@ -19,7 +20,7 @@ const INVALID = "The API key is invalid or has been revoked.";
 export function createAuthInterceptor(deps: { accounts: AccountStore; onKeyUsed?: (keyId: string) => void }): Interceptor {
   return (next) => async (req) => {
     if (PUBLIC_METHODS.has(req.method.name)) return next(req);
-    const presented = req.header.get("x-api-key")?.trim() || bearerToken(req.header.get("authorization"));
+    const presented = presentedKey(req.header);
     if (!presented) throw new ApiError("missing_api_key", MISSING);
     const caller = (deps.accounts.cachedCaller(presented) ?? { caller: await deps.accounts.authenticate(presented) }).caller;
     if (!caller) throw new ApiError("invalid_api_key", INVALID);
@@ -33,4 +34,30 @@ export function createAuthInterceptor(deps: { accounts: AccountStore; onKeyUsed?
 export function bearerToken(value: string | null): string | undefined {
   const match = value ? /^bearer[ \t]+(\S+)[ \t]*$/i.exec(value) : null;
   return match?.[1];
+}
+
+/** The key a call presents: X-API-Key, else an `Authorization: Bearer` token. */
+export function presentedKey(header: { get(name: string): string | null }): string | undefined {
+  return header.get("x-api-key")?.trim() || bearerToken(header.get("authorization"));
+}
+
+/** Whether a method of the API services takes a call without an API key. */
+export function isPublicMethod(method: DescMethod): boolean {
+  return PUBLIC_METHODS.has(method.name);
+}
+
+/**
+ * Whether a call presents a live key, asked by the transports before they inflate or decode a
+ * body: no caller without a live key gets that work done. The interceptor above still makes the
+ * decision and refuses with the right code (it then finds the key in the caller cache). A failure
+ * to look the key up counts as "not live": the interceptor meets it again and answers it.
+ */
+export function createApiKeyCheck(accounts: AccountStore): (header: { get(name: string): string | null }) => boolean | Promise<boolean> {
+  return (header) => {
+    const key = presentedKey(header);
+    if (!key) return false;
+    const cached = accounts.cachedCaller(key);
+    if (cached) return cached.caller !== undefined;
+    return accounts.authenticate(key).then((caller) => caller !== undefined, () => false);
+  };
 }

@@ -1,6 +1,8 @@
 import type { Interceptor } from "@connectrpc/connect";
 import type { AppContext } from "../app/app-context.js";
 import { createAuthInterceptor } from "./auth.js";
+import { createDeadlineInterceptor } from "./deadline.js";
+import { createDecodedRequestInterceptor } from "./decoded-request.js";
 import { createErrorMappingInterceptor } from "./error-mapping.js";
 import { createSigningInterceptor } from "./signing.js";
 import { createRateLimitInterceptor } from "./rate-limit.js";
@@ -9,18 +11,23 @@ import { createMeteringInterceptor } from "./metering.js";
 /**
  * The one interceptor chain every protocol runs, the JSON route included. First is
  * outermost. The order is deliberate:
- *   1. signing       — outermost, so every answer is signed, errors included;
+ *   0. decoded request — the RPC message the body guard decoded after checking the key
+ *                        (src/rpc/guard-request-body.ts), so that signing sees it;
+ *   1. signing       — so every answer is signed, errors included;
  *   2. error mapping — turns anything thrown inside into a ConnectError with a stable code;
- *   3. auth          — resolves X-API-Key to an account;
- *   4. rate limit    — per account, so it needs auth's answer;
- *   5. metering      — counts only requests that were let through.
+ *   3. deadline      — answers deadline_exceeded when the caller's grpc-timeout / connect-timeout-ms passes;
+ *   4. auth          — resolves X-API-Key to an account;
+ *   5. rate limit    — per account, so it needs auth's answer;
+ *   6. metering      — counts only requests that were let through.
  * None changes an answer message in place: the JSON route and the signing interceptor may use
  * a signature a compute worker made ahead for that very message (src/signing/signed-ahead.ts).
  */
 export function createInterceptorChain(ctx: AppContext): Interceptor[] {
   return [
+    createDecodedRequestInterceptor(),
     createSigningInterceptor({ keys: ctx.signingKeys, now: ctx.clock }),
     createErrorMappingInterceptor(ctx.log),
+    createDeadlineInterceptor(),
     createAuthInterceptor({ accounts: ctx.accounts, onKeyUsed: ctx.keyUsage.record }),
     createRateLimitInterceptor({ limiter: ctx.rateLimiter, failureMode: ctx.config.rateLimit.failureMode, log: ctx.log }),
     createMeteringInterceptor({ meter: ctx.meter }),

@@ -26,3 +26,9 @@ export const jsonDialectKey = createContextKey<"moderate" | "openai">("moderate"
  * answer ahead bind it to the same bytes.
  */
 export const canonicalRequestKey = createContextKey<Uint8Array | undefined>(undefined, { description: "canonical RPC request bytes" });
+
+/**
+ * The RPC request message as the body guard decoded it, after auth (src/rpc/guard-request-body.ts);
+ * Connect itself parsed only an empty placeholder. decoded-request.ts hands it to the chain.
+ */
+export const decodedRequestKey = createContextKey<object | undefined>(undefined, { description: "request decoded by the body guard" });

@@ -1,55 +1,14 @@
 import { promisify } from "node:util";
-import { brotliDecompress, gunzip } from "node:zlib";
-import { fromBinary, fromJsonString, type DescMessage } from "@bufbuild/protobuf";
+import { brotliCompressSync, brotliDecompress, gunzip, gzipSync } from "node:zlib";
+import { fromBinary, fromJsonString, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
 
-const INFLATE: Record<string, (data: Uint8Array, options: { maxOutputLength: number }) => Promise<Buffer>> = {
-  gzip: promisify(gunzip),
-  br: promisify(brotliDecompress),
-};
-
-/**
- * Why Connect would fail to decode a unary request body as `schema`, or undefined when it would
- * decode. Connect answers an undecodable protobuf body with INTERNAL and a JSON body of the wrong
- * shape with a bare INVALID_ARGUMENT, before any interceptor runs: neither carries the API's code
- * or a signature. Deciding it first (guard-request-body.ts) lets the caller get invalid_request,
- * signed, as on the JSON route. The options are Connect's defaults, so this accepts exactly what
- * Connect does; a compressed message is inflated as Connect would (gzip, br) within `limit` bytes,
- * and left to Connect when it inflates past that (Connect answers resource_exhausted itself).
- */
-export async function undecodableReason(schema: DescMessage, header: Headers, body: Uint8Array, limit: number): Promise<string | undefined> {
-  const contentType = (header.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
-  const format = FORMATS[contentType];
-  if (!format) return undefined; // Connect refuses an unsupported content type itself, with its own answer.
-  let message = body;
-  let encoding = header.get("content-encoding")?.trim().toLowerCase();
-  if (format.enveloped) {
-    // One length-prefixed message: flags (bit 0: compressed with grpc-encoding), 4-byte big-endian length, bytes.
-    if (body.byteLength < 5) return "the body is shorter than a gRPC message envelope";
-    const length = new DataView(body.buffer, body.byteOffset, body.byteLength).getUint32(1, false);
-    if (body.byteLength < 5 + length) return "the body ends inside its gRPC message";
-    message = body.subarray(5, 5 + length);
-    encoding = (body[0]! & 0x01) !== 0 ? header.get("grpc-encoding")?.trim().toLowerCase() : undefined;
-  }
-  if (encoding && encoding !== "identity") {
-    const inflate = INFLATE[encoding];
-    if (!inflate) return undefined; // an encoding Connect does not accept: it answers that itself
-    try {
-      message = await inflate(message, { maxOutputLength: limit });
-    } catch (error) {
-      if ((error as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") return undefined;
-      return `the body is not valid ${encoding}`;
-    }
-  }
-  try {
-    if (format.json) fromJsonString(schema, new TextDecoder().decode(message), { ignoreUnknownFields: true });
-    else fromBinary(schema, message);
-    return undefined;
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
-  }
+/** How a unary RPC body is laid out: gRPC and gRPC-Web wrap the message in an envelope. */
+export interface BodyFormat {
+  enveloped: boolean;
+  json: boolean;
 }
 
-const FORMATS: Record<string, { enveloped: boolean; json: boolean }> = {
+const FORMATS: Record<string, BodyFormat> = {
   "application/proto": { enveloped: false, json: false },
   "application/json": { enveloped: false, json: true },
   "application/grpc": { enveloped: true, json: false },
@@ -59,3 +18,99 @@ const FORMATS: Record<string, { enveloped: boolean; json: boolean }> = {
   "application/grpc-web+proto": { enveloped: true, json: false },
   "application/grpc-web+json": { enveloped: true, json: true },
 };
+
+/** The unary body format of a content type; undefined for one Connect refuses itself. */
+export function bodyFormat(contentType: string | null): BodyFormat | undefined {
+  return FORMATS[(contentType ?? "").split(";")[0]!.trim().toLowerCase()];
+}
+
+/**
+ * Node's one-shot inflaters with maxOutputLength check the output after every chunk (16 KiB)
+ * and stop once it passes the limit: a bomb costs about `limit` bytes of inflating, and the
+ * limit itself is never allocated.
+ */
+const INFLATE: Record<string, (data: Uint8Array, options: { maxOutputLength: number }) => Promise<Buffer>> = {
+  gzip: promisify(gunzip),
+  br: promisify(brotliDecompress),
+};
+
+/** The compression a body is sent with, as Connect reads it: undefined for none. */
+export function bodyEncoding(header: Headers, format: BodyFormat): string | undefined {
+  const name = header.get(format.enveloped ? "grpc-encoding" : "content-encoding")?.trim().toLowerCase();
+  return name === undefined || name === "" || name === "identity" ? undefined : name;
+}
+
+/** Whether Connect accepts this request compression (else it refuses the call before reading the body). */
+export function isSupportedEncoding(encoding: string | undefined): boolean {
+  return encoding === undefined || encoding in INFLATE;
+}
+
+/** The message bytes of a body, still compressed when `compressed`; or why the framing is wrong. */
+export type Unwrapped = { ok: true; bytes: Uint8Array; compressed: boolean } | { ok: false; reason: string };
+
+/**
+ * Takes the one message out of a unary body. An enveloped body is one length-prefixed message:
+ * flags (bit 0: compressed with grpc-encoding), 4-byte big-endian length, the bytes; anything
+ * after it is refused (Connect answered trailing bytes with a bare UNIMPLEMENTED).
+ */
+export function unwrapMessage(body: Uint8Array, format: BodyFormat, encoding: string | undefined): Unwrapped {
+  if (!format.enveloped) return { ok: true, bytes: body, compressed: encoding !== undefined };
+  if (body.byteLength < 5) return { ok: false, reason: body.byteLength === 0 ? "the body holds no gRPC message" : "the body is shorter than a gRPC message envelope" };
+  const length = new DataView(body.buffer, body.byteOffset, body.byteLength).getUint32(1, false);
+  if (body.byteLength < 5 + length) return { ok: false, reason: "the body ends inside its gRPC message" };
+  if (body.byteLength > 5 + length) return { ok: false, reason: `${body.byteLength - 5 - length} bytes follow the message, and a unary call takes exactly one` };
+  const flagged = (body[0]! & 0x01) !== 0;
+  if (flagged && encoding === undefined) return { ok: false, reason: "the message is flagged compressed, but grpc-encoding names no compression" };
+  return { ok: true, bytes: body.subarray(5), compressed: flagged };
+}
+
+export type Decoded<Desc extends DescMessage> =
+  | { ok: true; message: MessageShape<Desc> }
+  | { ok: false; tooLarge: true }
+  | { ok: false; tooLarge: false; reason: string };
+
+/**
+ * Inflates (within `limit` bytes) and decodes one request message, with Connect's default
+ * options, so this accepts exactly what Connect would: the body guard does it in Connect's
+ * place, once, after auth (guard-request-body.ts).
+ */
+export async function decodeMessage<Desc extends DescMessage>(
+  schema: Desc, format: BodyFormat, message: Uint8Array, encoding: string | undefined, limit: number,
+): Promise<Decoded<Desc>> {
+  let bytes = message;
+  if (encoding !== undefined && bytes.byteLength > 0) {
+    try {
+      bytes = await INFLATE[encoding]!(bytes, { maxOutputLength: limit });
+    } catch (error) {
+      if ((error as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") return { ok: false, tooLarge: true };
+      return { ok: false, tooLarge: false, reason: `the body is not valid ${encoding}` };
+    }
+  }
+  if (bytes.byteLength > limit) return { ok: false, tooLarge: true };
+  try {
+    const decoded = format.json
+      ? fromJsonString(schema, new TextDecoder().decode(bytes), { ignoreUnknownFields: true })
+      : fromBinary(schema, bytes);
+    return { ok: true, message: decoded };
+  } catch (error) {
+    return { ok: false, tooLarge: false, reason: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/**
+ * What Connect is handed instead of the body once the guard has decoded it: an empty message
+ * in the same format and compression, which Connect parses in no time (the guard's message
+ * replaces it before the first interceptor, see decoded-request.ts). An envelope flagged
+ * "not compressed" needs no compression; Connect inflates an empty unary body to empty.
+ */
+export function emptyMessageBody(format: BodyFormat, encoding: string | undefined): Uint8Array {
+  if (format.enveloped) return format.json ? ENVELOPED_EMPTY_JSON : ENVELOPED_EMPTY;
+  if (!format.json) return NOTHING;
+  return encoding === undefined ? EMPTY_JSON : EMPTY_JSON_COMPRESSED[encoding]!;
+}
+
+const NOTHING = new Uint8Array(0);
+const EMPTY_JSON = new TextEncoder().encode("{}");
+const ENVELOPED_EMPTY = new Uint8Array(5);
+const ENVELOPED_EMPTY_JSON = new Uint8Array([0, 0, 0, 0, 2, ...EMPTY_JSON]);
+const EMPTY_JSON_COMPRESSED: Record<string, Uint8Array> = { gzip: gzipSync(EMPTY_JSON), br: brotliCompressSync(EMPTY_JSON) };

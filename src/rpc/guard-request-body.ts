@@ -1,80 +1,140 @@
-import type { DescMessage } from "@bufbuild/protobuf";
-import { ConnectError, type ConnectRouter } from "@connectrpc/connect";
+import type { DescMethod, DescService } from "@bufbuild/protobuf";
+import { createContextValues, type ConnectError, type ConnectRouter } from "@connectrpc/connect";
 import type { UniversalHandler, UniversalServerRequest } from "@connectrpc/connect/protocol";
 import { ApiError, ERROR_CODE_HEADER, toConnectError } from "../errors/api-error.js";
+import { decodedRequestKey } from "../interceptors/context-keys.js";
 import { signRpcOutcome } from "../signing/rpc-signature.js";
 import type { Signer } from "../signing/signer.js";
-import { undecodableReason } from "./decode-check.js";
+import { bodyEncoding, bodyFormat, decodeMessage, emptyMessageBody, isSupportedEncoding, unwrapMessage, type BodyFormat } from "./decode-check.js";
 
-export interface RequestBodyLimitDeps {
+/** Most bytes a method callable without an API key reads or inflates (its messages are tiny). */
+export const PUBLIC_BODY_LIMIT = 64 * 1024;
+
+/**
+ * A call without a live key is never inflated, and decoded only when it came uncompressed and no
+ * larger than this: then, and only then, its refusal's signature is bound to the request (else
+ * to an empty one, as a 413's is). Decoding that much costs about what receiving it did.
+ */
+const REFUSAL_DECODE_LIMIT = 64 * 1024;
+
+export interface RequestBodyGuardDeps {
+  /** Most bytes a body may have, as sent and once inflated. */
   limit: number;
   signer: Signer;
   now: () => number;
+  /** The services behind the interceptor chain: their unary bodies are decoded here, after auth. */
+  decodedServices: readonly DescService[];
+  needsApiKey: (method: DescMethod) => boolean;
+  /** Whether the call presents a live key (the auth interceptor then refuses the others, with the right code). */
+  hasLiveKey: (header: Headers) => boolean | Promise<boolean>;
 }
 
 /**
- * Puts our own checks in front of every RPC handler the router has, before Connect reads the body:
- * - a byte limit below Connect's readMaxBytes. Connect refuses an oversized body before any
- *   interceptor runs, so its refusal had neither the payload_too_large code nor a signature;
- * - for unary methods, whether the body decodes as the method's input (decode-check.ts). Connect
- *   answered undecodable protobuf with INTERNAL and JSON of the wrong shape with a bare
- *   INVALID_ARGUMENT; ours is invalid_request.
- * Both answers carry the API's code and a signature like every other RPC error, bound to an empty
- * request (there is no decoded request to bind to), as the JSON route's 413 is.
+ * Puts our own checks in front of every RPC handler the router has, before Connect reads the body.
+ * For the unary methods of `decodedServices`, the guard reads, inflates and decodes the body
+ * itself, in this order, each step only if the one before passed:
+ *   1. the bytes as sent, within the limit (a gRPC envelope announcing more is refused at once);
+ *   2. the API key (`hasLiveKey`): without a live one nothing is inflated or decoded, and the
+ *      interceptor chain refuses the call with missing_api_key / invalid_api_key;
+ *   3. the framing (one gRPC message, nothing after it), inflating within the limit (never
+ *      allocating it), and decoding, once: Connect is handed an empty placeholder message and
+ *      the chain gets the decoded one (decoded-request.ts).
+ * Other handlers (health, reflection, streams) get the byte limit, and Connect decodes for them.
+ * Every handler gets a malformed grpc-timeout / connect-timeout-ms refused.
+ *
+ * Refusals made here carry the API's code (payload_too_large, invalid_request) and a signature
+ * like every other RPC error, bound to an empty request as there is no decoded request to bind
+ * to. Connect's own answers had neither, and it answered undecodable protobuf with INTERNAL.
  */
-export function guardRpcRequestBodies(router: ConnectRouter, deps: RequestBodyLimitDeps): void {
+export function guardRpcRequestBodies(router: ConnectRouter, deps: RequestBodyGuardDeps): void {
   router.handlers.forEach((handler, i) => {
-    router.handlers[i] = withBodyLimit(handler, deps);
+    router.handlers[i] = guard(handler, deps);
   });
 }
 
-function withBodyLimit(handler: UniversalHandler, deps: RequestBodyLimitDeps): UniversalHandler {
-  const schema = handler.method.methodKind === "unary" ? handler.method.input : undefined;
-  const limited = (request: UniversalServerRequest) => handler({ ...request, body: limitBody(request, deps, schema) });
+function guard(handler: UniversalHandler, deps: RequestBodyGuardDeps): UniversalHandler {
+  const decodes = handler.method.methodKind === "unary" && deps.decodedServices.includes(handler.service);
+  const limit = decodes && !deps.needsApiKey(handler.method) ? PUBLIC_BODY_LIMIT : deps.limit;
+  const guarded = (request: UniversalServerRequest) => {
+    const timeout = malformedTimeout(request.header);
+    // Connect would refuse it before reading the body, unsigned: take the header out and refuse it ourselves.
+    if (timeout) return handler({ ...request, header: without(request.header, timeout.name), body: failing(() => badTimeout(deps, timeout)) });
+    if (!isAsyncIterable(request.body)) return handler(request);
+    const format = decodes ? bodyFormat(request.header.get("content-type")) : undefined;
+    const encoding = format && bodyEncoding(request.header, format);
+    // An unknown content type or compression: Connect refuses it before reading the body.
+    if (!format || !isSupportedEncoding(encoding)) return handler({ ...request, body: limitBody(request.body, request.header, limit, deps) });
+    const contextValues = request.contextValues ?? createContextValues();
+    const body = once(async () => {
+      const bytes = await readWithin(request, limit, format.enveloped, deps);
+      const message = await decodeAfterAuth(handler.method, request.header, bytes, format, encoding, limit, deps);
+      if (message) contextValues.set(decodedRequestKey, message);
+      return emptyMessageBody(format, encoding);
+    });
+    // Connect unary checks the bytes it reads against Content-Length (and allocates that much up front).
+    const header = format.enveloped ? request.header : without(request.header, "content-length");
+    return handler({ ...request, header, body, contextValues });
+  };
   // Keep requestPath, service, method, protocol names: the fastify plugin routes by them.
-  return Object.assign(limited, handler);
+  return Object.assign(guarded, handler);
 }
 
-/** `schema`: the unary method's input, whose decoding is checked once the whole body is in. */
-function limitBody(request: UniversalServerRequest, deps: RequestBodyLimitDeps, schema: DescMessage | undefined): UniversalServerRequest["body"] {
-  const body = request.body;
-  if (!isAsyncIterable(body)) return body; // already parsed JSON: the framework read it within its own limit
-  const declared = Number(request.header.get("content-length") ?? Number.NaN);
-  const enveloped = /^application\/grpc/i.test(request.header.get("content-type") ?? "");
+/** The decoded request; undefined when the caller has no live key (the chain refuses it). */
+async function decodeAfterAuth(
+  method: DescMethod, header: Headers, bytes: Uint8Array, format: BodyFormat, encoding: string | undefined, limit: number, deps: RequestBodyGuardDeps,
+): Promise<object | undefined> {
+  const unwrapped = unwrapMessage(bytes, format, encoding);
+  const authenticated = !deps.needsApiKey(method) || (await deps.hasLiveKey(header));
+  if (!authenticated) {
+    if (!unwrapped.ok || unwrapped.compressed || unwrapped.bytes.byteLength > REFUSAL_DECODE_LIMIT) return undefined;
+    const decoded = await decodeMessage(method.input, format, unwrapped.bytes, undefined, REFUSAL_DECODE_LIMIT);
+    return decoded.ok ? decoded.message : undefined;
+  }
+  if (!unwrapped.ok) throw await undecodable(deps, method, unwrapped.reason);
+  const decoded = await decodeMessage(method.input, format, unwrapped.bytes, unwrapped.compressed ? encoding : undefined, limit);
+  if (decoded.ok) return decoded.message;
+  throw await (decoded.tooLarge ? payloadTooLarge(deps, limit) : undecodable(deps, method, decoded.reason));
+}
+
+/**
+ * Reads the whole body, refusing as soon as it passes `limit`. Iterated by hand, not with
+ * for-await: returning early would destroy the request stream, and with it the connection,
+ * before the error can be sent.
+ */
+async function readWithin(request: UniversalServerRequest, limit: number, enveloped: boolean, deps: RequestBodyGuardDeps): Promise<Uint8Array> {
+  if (Number(request.header.get("content-length") ?? Number.NaN) > limit) throw await payloadTooLarge(deps, limit);
+  const source = (request.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+  const envelope = enveloped ? new EnvelopePeek() : undefined;
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (let step = await source.next(); !step.done; step = await source.next()) {
+    size += step.value.byteLength;
+    const announced = envelope?.push(step.value);
+    if (size > limit || (announced !== undefined && announced > limit)) throw await payloadTooLarge(deps, limit);
+    chunks.push(step.value);
+  }
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+}
+
+/** The body as Connect reads it, refused once it passes `limit` (Connect then reads and decodes it). */
+function limitBody(body: AsyncIterable<Uint8Array>, header: Headers, limit: number, deps: RequestBodyGuardDeps): AsyncIterable<Uint8Array> {
+  const declared = Number(header.get("content-length") ?? Number.NaN);
+  const enveloped = /^application\/grpc/i.test(header.get("content-type") ?? "");
   return {
     [Symbol.asyncIterator]() {
-      // Iterated by hand, not with for-await: returning early would destroy the request
-      // stream, and with it the connection, before the error can be sent.
       const source = body[Symbol.asyncIterator]();
-      const envelope = new EnvelopePeek();
-      const chunks: Uint8Array[] = [];
+      const envelope = enveloped ? new EnvelopePeek() : undefined;
       let size = 0;
-      let announced: number | undefined;
-      let checked = false;
-      // Connect parses an enveloped message as soon as its last byte arrives, an unenveloped body
-      // once it has all of it: check at the same moment, before Connect sees the bytes.
-      const check = async () => {
-        checked = true;
-        const reason = await undecodableReason(schema!, request.header, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), deps.limit);
-        chunks.length = 0;
-        if (reason !== undefined) throw await undecodable(deps, schema!, reason);
-      };
       return {
         async next() {
-          if (declared > deps.limit) throw await payloadTooLarge(deps);
+          if (declared > limit) throw await payloadTooLarge(deps, limit);
           const step = await source.next();
           if (!step.done) {
             size += step.value.byteLength;
             // gRPC and gRPC-Web announce the message length up front, and Connect checks that
             // announcement against readMaxBytes as soon as it arrives: answer it first.
-            announced ??= enveloped ? envelope.push(step.value) : undefined;
-            if (size > deps.limit || (announced !== undefined && announced > deps.limit)) throw await payloadTooLarge(deps);
-            if (schema && !checked) {
-              chunks.push(step.value);
-              if (announced !== undefined && size >= announced) await check();
-            }
-          } else if (schema && !checked) {
-            await check();
+            const announced = envelope?.push(step.value);
+            if (size > limit || (announced !== undefined && announced > limit)) throw await payloadTooLarge(deps, limit);
           }
           return step;
         },
@@ -83,17 +143,35 @@ function limitBody(request: UniversalServerRequest, deps: RequestBodyLimitDeps, 
   };
 }
 
-function payloadTooLarge(deps: RequestBodyLimitDeps): Promise<ConnectError> {
-  return signedError(deps, new ApiError("payload_too_large", `The request is larger than ${deps.limit} bytes, more than ten maximal items need.`));
+const TIMEOUT_SYNTAX = {
+  "grpc-timeout": { pattern: /^\d{1,8}[HMSmun]$/, expected: "up to 8 digits and a unit (H, M, S, m, u or n), e.g. 500m" },
+  "connect-timeout-ms": { pattern: /^\d{1,10}$/, expected: "up to 10 digits, in milliseconds" },
+} as const;
+
+/** The caller's deadline header when Connect would reject its syntax (gRPC and gRPC-Web read grpc-timeout, Connect connect-timeout-ms). */
+function malformedTimeout(header: Headers): { name: keyof typeof TIMEOUT_SYNTAX; value: string } | undefined {
+  const name = /^application\/grpc/i.test(header.get("content-type") ?? "") ? "grpc-timeout" : "connect-timeout-ms";
+  const value = header.get(name);
+  return value === null || TIMEOUT_SYNTAX[name].pattern.test(value) ? undefined : { name, value };
 }
 
-function undecodable(deps: RequestBodyLimitDeps, schema: DescMessage, reason: string): Promise<ConnectError> {
+function badTimeout(deps: RequestBodyGuardDeps, timeout: { name: keyof typeof TIMEOUT_SYNTAX; value: string }): Promise<ConnectError> {
+  const shown = timeout.value.length > 40 ? `${timeout.value.slice(0, 40)}…` : timeout.value;
+  return signedError(deps, new ApiError("invalid_request", `The ${timeout.name} header "${shown}" is malformed: it takes ${TIMEOUT_SYNTAX[timeout.name].expected}.`));
+}
+
+function payloadTooLarge(deps: RequestBodyGuardDeps, limit: number): Promise<ConnectError> {
+  const why = limit === deps.limit ? ", more than ten maximal items need" : "";
+  return signedError(deps, new ApiError("payload_too_large", `The request is larger than ${limit} bytes${why}.`));
+}
+
+function undecodable(deps: RequestBodyGuardDeps, method: DescMethod, reason: string): Promise<ConnectError> {
   const detail = reason.length > 200 ? `${reason.slice(0, 200)}…` : reason;
-  return signedError(deps, new ApiError("invalid_request", `The request body is not a valid ${schema.typeName} message: ${detail}.`));
+  return signedError(deps, new ApiError("invalid_request", `The request body is not a valid ${method.input.typeName} message: ${detail}.`));
 }
 
 /** The API error as Connect sends it, signed as the signing interceptor signs errors. */
-async function signedError(deps: RequestBodyLimitDeps, apiError: ApiError): Promise<ConnectError> {
+async function signedError(deps: RequestBodyGuardDeps, apiError: ApiError): Promise<ConnectError> {
   const error = toConnectError(apiError);
   const metadata = await signRpcOutcome(deps.signer, {
     requestBytes: new Uint8Array(),
@@ -118,6 +196,42 @@ class EnvelopePeek {
     if (this.filled < 5) return undefined;
     return 5 + new DataView(this.prefix.buffer).getUint32(1, false);
   }
+}
+
+/** A body of one chunk, made when Connect first asks for it. */
+function once(make: () => Promise<Uint8Array>): AsyncIterable<Uint8Array> {
+  return {
+    [Symbol.asyncIterator]() {
+      let given = false;
+      return {
+        async next() {
+          if (given) return { done: true, value: undefined };
+          given = true;
+          return { done: false, value: await make() };
+        },
+      };
+    },
+  };
+}
+
+/** A body that fails with `error` when Connect first reads it, so Connect answers that error. */
+function failing(error: () => Promise<ConnectError>): AsyncIterable<Uint8Array> {
+  return {
+    [Symbol.asyncIterator]() {
+      return {
+        async next(): Promise<IteratorResult<Uint8Array>> {
+          throw await error();
+        },
+      };
+    },
+  };
+}
+
+function without(header: Headers, name: string): Headers {
+  if (!header.has(name)) return header;
+  const copy = new Headers(header);
+  copy.delete(name);
+  return copy;
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<Uint8Array> {

@@ -1,6 +1,8 @@
 import { create, toBinary, type DescFile, type DescMessage, type DescService } from "@bufbuild/protobuf";
 import { FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
-import type { ConnectRouter } from "@connectrpc/connect";
+import { Code, ConnectError, type ConnectRouter } from "@connectrpc/connect";
+import { ApiError, toConnectError } from "../errors/api-error.js";
+import { PUBLIC_BODY_LIMIT } from "./guard-request-body.js";
 import * as v1 from "../../gen/grpc/reflection/v1/reflection_pb.js";
 import * as v1alpha from "../../gen/grpc/reflection/v1alpha/reflection_pb.js";
 
@@ -10,12 +12,14 @@ import * as v1alpha from "../../gen/grpc/reflection/v1alpha/reflection_pb.js";
  */
 export function registerReflection(router: ConnectRouter, services: readonly DescService[]): void {
   const index = indexDescriptors(services);
+  // Public: Connect reads and inflates each request message within a small limit.
+  const options = { readMaxBytes: PUBLIC_BODY_LIMIT };
   // v1 and v1alpha have the same messages under different packages.
-  router.service(v1.ServerReflection, { serverReflectionInfo: (requests) => answer(requests, index, v1) });
+  router.service(v1.ServerReflection, { serverReflectionInfo: (requests) => answer(requests, index, v1) }, options);
   router.service(v1alpha.ServerReflection, {
     // Same shapes, different type names: the casts only bridge the generated types.
     serverReflectionInfo: (requests) => answer(requests as never, index, v1alpha as unknown as typeof v1) as never,
-  });
+  }, options);
 }
 
 interface DescriptorIndex {
@@ -64,7 +68,7 @@ function withDependencies(file: DescFile): Uint8Array[] {
 }
 
 async function* answer(requests: AsyncIterable<v1.ServerReflectionRequest>, index: DescriptorIndex, api: typeof v1) {
-  for await (const request of requests) {
+  for await (const request of clearReadErrors(requests, api.ServerReflectionRequestSchema.typeName)) {
     const reply = (messageResponse: v1.ServerReflectionResponse["messageResponse"]) =>
       create(api.ServerReflectionResponseSchema, { validHost: request.host, originalRequest: request, messageResponse });
     const notFound = (what: string) =>
@@ -103,5 +107,20 @@ async function* answer(requests: AsyncIterable<v1.ServerReflectionRequest>, inde
       default:
         yield reply({ case: "errorResponse", value: create(api.ErrorResponseSchema, { errorCode: 3, errorMessage: "unsupported reflection request" }) });
     }
+  }
+}
+
+/**
+ * The request stream, with damaged input refused as INVALID_ARGUMENT (invalid_request): Connect
+ * decodes each message as the loop asks for it and calls a message that does not parse INTERNAL,
+ * which reads as the server's fault. Size refusals (RESOURCE_EXHAUSTED) and the caller leaving pass as they are.
+ */
+async function* clearReadErrors<T>(requests: AsyncIterable<T>, typeName: string): AsyncIterable<T> {
+  try {
+    yield* requests;
+  } catch (error) {
+    const connectError = ConnectError.from(error);
+    if (connectError.code !== Code.Internal && connectError.code !== Code.InvalidArgument) throw error;
+    throw toConnectError(new ApiError("invalid_request", `A reflection request is not a valid ${typeName} message: ${connectError.rawMessage}.`));
   }
 }

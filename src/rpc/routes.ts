@@ -9,6 +9,10 @@ import { createHealthServiceImpl } from "./health-service.js";
 import { createModerationServiceImpl } from "./moderation-service.js";
 import { registerReflection } from "./reflection-service.js";
 import { createAccountServiceImpl } from "./account-service.js";
+import { PUBLIC_BODY_LIMIT } from "./guard-request-body.js";
+
+/** The services behind the interceptor chain (auth, limits, signing); health and reflection are public. */
+export const API_SERVICES = [ModerationService, AccountService] as const;
 
 /**
  * Every RPC the server answers, registered the same way by the server and the tests.
@@ -19,7 +23,8 @@ export function createRoutes(ctx: AppContext, interceptors: Interceptor[], isSer
     router.service(ModerationService, createModerationServiceImpl(ctx), { interceptors });
     router.service(AccountService, createAccountServiceImpl(ctx), { interceptors });
     const served = [ModerationService, AccountService, Health, ReflectionV1, ReflectionV1alpha];
-    router.service(Health, createHealthServiceImpl(served.map((s) => s.typeName), isServing));
+    // Connect reads and inflates public messages itself: within a small limit.
+    router.service(Health, createHealthServiceImpl(served.map((s) => s.typeName), isServing), { readMaxBytes: PUBLIC_BODY_LIMIT });
     registerReflection(router, served);
   };
 }
