@@ -66,11 +66,26 @@ export function unwrapMessage(body: Uint8Array, format: BodyFormat, encoding: st
 
 export type Decoded<Desc extends DescMessage> =
   | { ok: true; message: MessageShape<Desc> }
-  | { ok: false; tooLarge: true }
+  /** `inflatedPast`: the limit the inflated message passed (below `limit` when the ratio cap applied). */
+  | { ok: false; tooLarge: true; inflatedPast: number }
   | { ok: false; tooLarge: false; reason: string };
 
 /**
- * Inflates (within `limit` bytes) and decodes one request message, with Connect's default
+ * How far a compressed message may inflate: within `limit`, and past MIN_INFLATE_CAP no more
+ * than MAX_INFLATION_RATIO times its compressed size. No real request comes near it (text-only
+ * requests stay under 1 MiB whatever they compress to, and images, base64 of JPEG, PNG, WebP or
+ * GIF, hardly compress), while a bomb (60 MB of zeros is 106 bytes of brotli) stops early:
+ * a caller with a key, which anyone can sign up for, cannot make a replica inflate 70 MB per call.
+ */
+export const MAX_INFLATION_RATIO = 100;
+export const MIN_INFLATE_CAP = 1024 * 1024;
+
+export function inflateCap(compressedBytes: number, limit: number): number {
+  return Math.min(limit, Math.max(MIN_INFLATE_CAP, compressedBytes * MAX_INFLATION_RATIO));
+}
+
+/**
+ * Inflates (within `limit` bytes and the ratio cap) and decodes one request message, with Connect's default
  * options, so this accepts exactly what Connect would: the body guard does it in Connect's
  * place, once, after auth (guard-request-body.ts).
  */
@@ -79,14 +94,15 @@ export async function decodeMessage<Desc extends DescMessage>(
 ): Promise<Decoded<Desc>> {
   let bytes = message;
   if (encoding !== undefined && bytes.byteLength > 0) {
+    const cap = inflateCap(bytes.byteLength, limit);
     try {
-      bytes = await INFLATE[encoding]!(bytes, { maxOutputLength: limit });
+      bytes = await INFLATE[encoding]!(bytes, { maxOutputLength: cap });
     } catch (error) {
-      if ((error as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") return { ok: false, tooLarge: true };
+      if ((error as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") return { ok: false, tooLarge: true, inflatedPast: cap };
       return { ok: false, tooLarge: false, reason: `the body is not valid ${encoding}` };
     }
   }
-  if (bytes.byteLength > limit) return { ok: false, tooLarge: true };
+  if (bytes.byteLength > limit) return { ok: false, tooLarge: true, inflatedPast: limit };
   try {
     const decoded = format.json
       ? fromJsonString(schema, new TextDecoder().decode(bytes), { ignoreUnknownFields: true })

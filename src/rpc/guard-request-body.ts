@@ -5,7 +5,7 @@ import { ApiError, ERROR_CODE_HEADER, toConnectError } from "../errors/api-error
 import { decodedRequestKey } from "../interceptors/context-keys.js";
 import { signRpcOutcome } from "../signing/rpc-signature.js";
 import type { Signer } from "../signing/signer.js";
-import { bodyEncoding, bodyFormat, decodeMessage, emptyMessageBody, isSupportedEncoding, unwrapMessage, type BodyFormat } from "./decode-check.js";
+import { bodyEncoding, bodyFormat, decodeMessage, emptyMessageBody, isSupportedEncoding, MAX_INFLATION_RATIO, unwrapMessage, type BodyFormat } from "./decode-check.js";
 
 /** Most bytes a method callable without an API key reads or inflates (its messages are tiny). */
 export const PUBLIC_BODY_LIMIT = 64 * 1024;
@@ -36,9 +36,10 @@ export interface RequestBodyGuardDeps {
  *   1. the bytes as sent, within the limit (a gRPC envelope announcing more is refused at once);
  *   2. the API key (`hasLiveKey`): without a live one nothing is inflated or decoded, and the
  *      interceptor chain refuses the call with missing_api_key / invalid_api_key;
- *   3. the framing (one gRPC message, nothing after it), inflating within the limit (never
- *      allocating it), and decoding, once: Connect is handed an empty placeholder message and
- *      the chain gets the decoded one (decoded-request.ts).
+ *   3. the framing (one gRPC message, nothing after it), inflating within the limit and a ratio
+ *      cap (decode-check.ts; it stops there, never allocating the limit), and decoding, once:
+ *      Connect is handed an empty placeholder message and the chain gets the decoded one
+ *      (decoded-request.ts).
  * Other handlers (health, reflection, streams) get the byte limit, and Connect decodes for them.
  * Every handler gets a malformed grpc-timeout / connect-timeout-ms refused.
  *
@@ -93,7 +94,8 @@ async function decodeAfterAuth(
   if (!unwrapped.ok) throw await undecodable(deps, method, unwrapped.reason);
   const decoded = await decodeMessage(method.input, format, unwrapped.bytes, unwrapped.compressed ? encoding : undefined, limit);
   if (decoded.ok) return decoded.message;
-  throw await (decoded.tooLarge ? payloadTooLarge(deps, limit) : undecodable(deps, method, decoded.reason));
+  if (!decoded.tooLarge) throw await undecodable(deps, method, decoded.reason);
+  throw await (decoded.inflatedPast < limit ? inflatesTooFar(deps, decoded.inflatedPast) : payloadTooLarge(deps, limit));
 }
 
 /**
@@ -163,6 +165,10 @@ function badTimeout(deps: RequestBodyGuardDeps, timeout: { name: keyof typeof TI
 function payloadTooLarge(deps: RequestBodyGuardDeps, limit: number): Promise<ConnectError> {
   const why = limit === deps.limit ? ", more than ten maximal items need" : "";
   return signedError(deps, new ApiError("payload_too_large", `The request is larger than ${limit} bytes${why}.`));
+}
+
+function inflatesTooFar(deps: RequestBodyGuardDeps, cap: number): Promise<ConnectError> {
+  return signedError(deps, new ApiError("payload_too_large", `The request inflates to more than ${cap} bytes, over ${MAX_INFLATION_RATIO} times its compressed size, which no real request does.`));
 }
 
 function undecodable(deps: RequestBodyGuardDeps, method: DescMethod, reason: string): Promise<ConnectError> {
