@@ -9,6 +9,7 @@ import { rawJsonBodyKey, transportKey } from "../interceptors/context-keys.js";
 import { MAX_REQUEST_BYTES } from "../moderation/limits.js";
 import { createModerationServiceImpl } from "../rpc/moderation-service.js";
 import { parseModerateJson } from "./json-body.js";
+import { incomingHeaderReader } from "./plain-headers.js";
 import { createChainInvoker } from "./invoke-chain.js";
 import { CallerHungUpError, readBody } from "./read-body.js";
 import { moderateAnswerJson } from "./moderate-answer-json.js";
@@ -42,7 +43,7 @@ export function registerJsonRoute(app: FastifyInstance, ctx: AppContext, interce
         // over the caller's bytes; decode only for a live key: the chain refuses the others.
         const bytes = await readBody(request.raw, MAX_REQUEST_BYTES, declaredLength(request));
         contextValues.set(rawJsonBodyKey, bytes);
-        if (await hasLiveKey(incomingHeaders(request))) {
+        if (await hasLiveKey(incomingHeaderReader(request.headers))) {
           checkContentType(request);
           input = parseModerateJson(bytes);
         }
@@ -80,16 +81,6 @@ function checkContentType(request: FastifyRequest): void {
   if (type !== "application/json") {
     throw new ApiError("unsupported_media_type", "The request body must be JSON, sent with Content-Type: application/json.");
   }
-}
-
-/** The request's headers as the key check reads them (the chain's PlainHeaders joins repeats the same way). */
-function incomingHeaders(request: FastifyRequest): { get(name: string): string | null } {
-  return {
-    get(name) {
-      const value = request.headers[name];
-      return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
-    },
-  };
 }
 
 function declaredLength(request: FastifyRequest): number | undefined {

@@ -71,3 +71,13 @@ export class PlainHeaders implements Headers {
     return this.entries();
   }
 }
+
+/** Reads single headers of a Node request as PlainHeaders.fromIncoming would hold them (repeats joined), without copying them all. */
+export function incomingHeaderReader(incoming: IncomingHttpHeaders): { get(name: string): string | null } {
+  return {
+    get(name) {
+      const value = incoming[name.toLowerCase()];
+      return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
+    },
+  };
+}

@@ -1,4 +1,6 @@
 import { create } from "@bufbuild/protobuf";
+import { createApiKeyCheck } from "../../interceptors/auth.js";
+import { incomingHeaderReader } from "../plain-headers.js";
 import { createContextValues, type Interceptor } from "@connectrpc/connect";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { ModerateRequestSchema, ModerationService } from "../../../gen/moderation/v1/moderation_pb.js";
@@ -26,6 +28,7 @@ export const OPENAI_MODERATIONS_PATH = "/v1/moderations";
 export function registerOpenAiModerationsRoute(app: FastifyInstance, ctx: AppContext, interceptors: Interceptor[]): void {
   const service = createModerationServiceImpl(ctx);
   const invoke = createChainInvoker({ service: ModerationService, method: ModerationService.method.moderate, impl: service.moderate!, interceptors });
+  const hasLiveKey = createApiKeyCheck(ctx.accounts);
   app.register(async (scope) => {
     // Read the body ourselves: the chain must run (auth first) even when the body is unacceptable.
     scope.removeAllContentTypeParsers();
@@ -38,8 +41,11 @@ export function registerOpenAiModerationsRoute(app: FastifyInstance, ctx: AppCon
       try {
         const bytes = await readBody(request.raw, MAX_REQUEST_BYTES, declaredLength(request));
         contextValues.set(rawJsonBodyKey, bytes);
-        checkContentType(request);
-        parsed = parseOpenAiModerationJson(bytes);
+        // Decode only for a live key: the chain refuses the others (no work before auth).
+        if (await hasLiveKey(incomingHeaderReader(request.headers))) {
+          checkContentType(request);
+          parsed = parseOpenAiModerationJson(bytes);
+        }
       } catch (error) {
         if (error instanceof CallerHungUpError) return reply.hijack();
         if (!(error instanceof ApiError)) throw error;
