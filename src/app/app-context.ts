@@ -120,7 +120,7 @@ export async function createAppContext(config: Config, overrides: AppContextOver
       signingKeys,
       ...(compute?.answerer ? { workerAnswerer: compute.answerer } : {}),
       images,
-      ...(config.textProvider ? { textProvider: { provider: createTextProvider(config.textProvider), settings: config.textProvider } } : {}),
+      ...(config.textProvider ? { textProvider: { provider: createTextProvider(config.textProvider, { metrics }), settings: config.textProvider } } : {}),
       usage, meter, dashboard,
       async close() {
         for (const close of closers) await close().catch((err: unknown) => log.warn({ err }, "error while closing"));

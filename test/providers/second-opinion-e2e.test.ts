@@ -86,6 +86,8 @@ describe("cascade (TEXT_PROVIDER_MODE=cascade) on POST /v1/moderate", () => {
     expect(body.results[0].second_opinion).toMatchObject({ seconded: false, error_code: "provider_unavailable", category_models: {} });
     expect(body.results[0].models).toEqual([cascade.server.ctx.textClassifier.id]);
     expect(body.results[0].categories.hate.score).toBeGreaterThan(0.2);
+    // Each attempt is counted, as the vision provider's are.
+    expect(await cascade.server.ctx.metrics.render()).toMatch(/moderation_provider_calls_total\{provider="text:llama-guard",outcome="http"\} [2-9]/);
   });
 
   it("does not hang on a guard model that never answers", async () => {

@@ -13,6 +13,7 @@ import { createChainInvoker } from "../invoke-chain.js";
 import { CallerHungUpError, readBody } from "../read-body.js";
 import { sendSignedJson } from "../send-json.js";
 import { openAiError } from "./openai-error.js";
+import { noteErrorCode } from "../../observability/request-observation.js";
 import { parseOpenAiModerationJson, type OpenAiModerationRequest } from "./openai-request.js";
 import { toOpenAiModeration } from "./openai-response.js";
 
@@ -69,8 +70,10 @@ export function registerOpenAiModerationsRoute(app: FastifyInstance, ctx: AppCon
   app.route({
     method: ["GET", "PUT", "PATCH", "DELETE", "OPTIONS"],
     url: OPENAI_MODERATIONS_PATH,
-    handler: (_req, reply) =>
-      reply.code(405).header("allow", "POST").send(openAiError(405, "method_not_allowed", `Use POST for ${OPENAI_MODERATIONS_PATH}.`)),
+    handler: (req, reply) => {
+      noteErrorCode(req, "method_not_allowed");
+      return reply.code(405).header("allow", "POST").send(openAiError(405, "method_not_allowed", `Use POST for ${OPENAI_MODERATIONS_PATH}.`));
+    },
   });
 }
 
