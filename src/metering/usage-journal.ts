@@ -83,7 +83,7 @@ export function createUsageJournal(options: { dir: string; fsync?: FsyncPolicy; 
   let segmentNo = 0;
   let open: OpenSegment | undefined;
   /** Lines of this turn, not written yet. */
-  let group: { lines: string[]; entries: JournalEntry[]; waiters: Waiter[] } | undefined;
+  let group: { lines: string[]; entries: JournalEntry[]; done: Promise<void>; waiter: Waiter } | undefined;
 
   const openSegment = (): OpenSegment => {
     segmentNo++;
@@ -117,17 +117,17 @@ export function createUsageJournal(options: { dir: string; fsync?: FsyncPolicy; 
     try {
       fs.writeSync(segment.fd, g.lines.join(""));
     } catch (error) {
-      for (const w of g.waiters) w.reject(error);
+      g.waiter.reject(error);
       return;
     }
     for (const entry of g.entries) addEntry(segment.deltas, entry);
     segment.lastSeq = g.entries[g.entries.length - 1]!.seq;
     segment.entries += g.entries.length;
     if (fsyncPolicy === "always") {
-      segment.syncWaiters.push(...g.waiters);
+      segment.syncWaiters.push(g.waiter);
       if (!segment.syncing) startSync(segment);
     } else {
-      for (const w of g.waiters) w.resolve();
+      g.waiter.resolve();
     }
   };
 
@@ -141,12 +141,16 @@ export function createUsageJournal(options: { dir: string; fsync?: FsyncPolicy; 
       open ??= openSegment();
       const seq = ++open.seq;
       if (!group) {
-        group = { lines: [], entries: [], waiters: [] };
+        // One promise for the whole turn's requests: they are written, and answered, together.
+        let waiter: Waiter | undefined;
+        const done = new Promise<void>((resolve, reject) => (waiter = { resolve, reject }));
+        group = { lines: [], entries: [], done, waiter: waiter! };
         setImmediate(writeGroup);
       }
-      group.lines.push(JSON.stringify([seq, accountId, minuteStart, counts.requests, counts.textItems, counts.imageItems, counts.deepAnalyses, counts.flagged]) + "\n");
+      const { requests, textItems, imageItems, deepAnalyses, flagged } = counts;
+      group.lines.push(`[${seq},${JSON.stringify(accountId)},${minuteStart},${requests},${textItems},${imageItems},${deepAnalyses},${flagged}]\n`);
       group.entries.push({ seq, accountId, minuteStart, counts });
-      return new Promise<void>((resolve, reject) => group!.waiters.push({ resolve, reject }));
+      return group.done;
     },
     /** Entries written to the open segment. */
     entriesInSegment: () => open?.entries ?? 0,
