@@ -18,6 +18,7 @@ import { trackForGracefulClose } from "./graceful-close.js";
 import { listenOnSharedPort } from "./shared-port.js";
 import { answerClientError, frameworkErrorHandler } from "../http/framework-errors.js";
 import { registerMetricsRoute } from "../http/metrics-route.js";
+import { registerOpenApiRoute } from "../http/openapi-route.js";
 import { startMetricsServer } from "../observability/metrics-server.js";
 import { registerRequestObservation } from "../observability/request-hooks.js";
 import { noteErrorCode, observationKey, observeAs } from "../observability/request-observation.js";
@@ -69,6 +70,7 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
     // Observability: request id, one log line and the request metrics per request (src/observability).
     registerRequestObservation(app, { log: ctx.log, metrics: ctx.metrics });
     if (!metricsServer) registerMetricsRoute(app, ctx.metrics);
+    registerOpenApiRoute(app);
     // Any Content-Type reaches the RPC handlers: refuseUnsupportedRequests answers the ones they do not serve.
     await app.register(acceptingAnyContentType(fastifyConnectPlugin), {
       routes: (router) => {

@@ -1,0 +1,86 @@
+import { ERROR_CODES, type ErrorCode } from "../../errors/api-error.js";
+import { API_ROUTES, type ApiRoute } from "./api-routes.js";
+import type { JsonSchema } from "./proto-json-schema.js";
+
+/**
+ * The OpenAPI 3.1 document of the HTTP JSON routes (API_ROUTES), built once at start-up from
+ * the proto descriptors (gen/) and the error table (src/errors/api-error.ts).
+ */
+export function buildOpenApiDocument(routes: readonly ApiRoute[] = API_ROUTES): JsonSchema {
+  const schemas: Record<string, JsonSchema> = { Error: errorSchema(Object.keys(ERROR_CODES) as ErrorCode[]) };
+  const paths: Record<string, Record<string, JsonSchema>> = {};
+  for (const route of routes) {
+    const responses: Record<string, JsonSchema> = {};
+    for (const [status, answer] of Object.entries(route.responses)) {
+      responses[status] = { description: answer.description, headers: REQUEST_ID, content: { "application/json": { schema: answer.schema(schemas) } } };
+    }
+    for (const [status, codes] of byStatus(route.errors)) {
+      responses[String(status)] = {
+        description: `Error: ${codes.map((code) => `\`${code}\``).join(", ")}.`,
+        headers: REQUEST_ID,
+        content: { "application/json": { schema: errorSchema(codes) } },
+      };
+    }
+    (paths[route.path] ??= {})[route.method] = {
+      summary: route.summary,
+      ...(route.description ? { description: route.description } : {}),
+      operationId: operationId(route),
+      ...(route.auth ? { security: [{ apiKey: [] }, { bearer: [] }] } : { security: [] }),
+      ...(route.parameters ? { parameters: route.parameters } : {}),
+      ...(route.requestBody ? { requestBody: { required: true, content: { "application/json": { schema: route.requestBody(schemas) } } } } : {}),
+      responses,
+    };
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Moderation service: HTTP JSON API",
+      version: "1",
+      description: "The JSON routes. The same service is also served over gRPC, gRPC-Web and Connect from proto/ (see docs/api.md). Every error answers {\"error\":{\"code\",\"message\"}} with a stable code (see the README's error table).",
+    },
+    jsonSchemaDialect: "https://spec.openapis.org/oas/3.1/dialect/base",
+    paths,
+    components: {
+      schemas,
+      securitySchemes: {
+        apiKey: { type: "apiKey", in: "header", name: "X-API-Key" },
+        bearer: { type: "http", scheme: "bearer", description: "The same API key as a bearer token." },
+      },
+    },
+  };
+}
+
+const REQUEST_ID = {
+  "X-Request-Id": { description: "The request's id in the server's log: the caller's X-Request-Id when well formed, else generated.", schema: { type: "string" } },
+};
+
+function errorSchema(codes: readonly ErrorCode[]): JsonSchema {
+  return {
+    type: "object",
+    required: ["error"],
+    additionalProperties: false,
+    properties: {
+      error: {
+        type: "object",
+        required: ["code", "message"],
+        additionalProperties: false,
+        properties: { code: { type: "string", enum: [...codes] }, message: { type: "string" } },
+      },
+    },
+  };
+}
+
+/** The route's error codes grouped by the HTTP status the error table gives them, in status order. */
+function byStatus(codes: readonly ErrorCode[]): Array<[number, ErrorCode[]]> {
+  const groups = new Map<number, ErrorCode[]>();
+  for (const code of codes) {
+    const status = ERROR_CODES[code].http;
+    groups.set(status, [...(groups.get(status) ?? []), code]);
+  }
+  return [...groups].sort(([a], [b]) => a - b);
+}
+
+function operationId(route: ApiRoute): string {
+  const words = route.path.split(/[^A-Za-z0-9]+/).filter(Boolean).map((w) => w[0]!.toUpperCase() + w.slice(1));
+  return route.method + words.join("");
+}
