@@ -62,7 +62,8 @@ export function registerJsonRoute(app: FastifyInstance, ctx: AppContext, interce
       const outcome = await invoke({
         request, reply, input, contextValues, deferredError: bodyError,
         // Only images (decoding, the vision provider) take long enough to be worth cancelling.
-        abortable: input.input.some((item) => item.type === "image"),
+        // (And a text guard-model provider, when one is configured: a caller who left should not hold its slots.)
+        abortable: ctx.textProvider !== undefined || input.input.some((item) => item.type === "image"),
       });
       if (outcome.ok) {
         const signedAhead = signedJsonFor(outcome.output);

@@ -101,6 +101,27 @@ describe("cascade (TEXT_PROVIDER_MODE=cascade) on POST /v1/moderate", () => {
   });
 });
 
+describe("a caller that hangs up", () => {
+  it("cancels the guard-model call it was waiting for", async () => {
+    // Limits far beyond the test: only the caller's leaving can end the call.
+    const patient = await serverWith({ TEXT_PROVIDER_MODE: "always", TEXT_PROVIDER_TIMEOUT_MS: "30000", TEXT_PROVIDER_TOTAL_TIMEOUT_MS: "30000" });
+    guard.setDefault(guard.silence());
+    const caller = new AbortController();
+    const pending = fetch(`${patient.server.httpUrl}/v1/moderate`, {
+      method: "POST", headers: { "content-type": "application/json", "x-api-key": patient.key },
+      body: JSON.stringify({ input: texts(UNSURE) }), signal: caller.signal,
+    }).catch(() => undefined);
+    for (let i = 0; i < 500 && guard.inFlight === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(guard.inFlight).toBe(1);
+    caller.abort();
+    await pending;
+    for (let i = 0; i < 500 && guard.inFlight > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(guard.inFlight).toBe(0);
+    expect(guard.requests).toHaveLength(1);
+    guard.releaseHeld();
+  });
+});
+
 describe("the same capability on Connect, from the same implementation", () => {
   it("honours the request field text_provider_mode", async () => {
     guard.setDefault(llamaGuard(["S1"]));
