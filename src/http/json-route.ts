@@ -43,7 +43,9 @@ export function registerJsonRoute(app: FastifyInstance, ctx: AppContext, interce
         // over the caller's bytes; decode only for a live key: the chain refuses the others.
         const bytes = await readBody(request.raw, MAX_REQUEST_BYTES, declaredLength(request));
         contextValues.set(rawJsonBodyKey, bytes);
-        if (await hasLiveKey(incomingHeaderReader(request.headers))) {
+        const live = hasLiveKey(incomingHeaderReader(request.headers), contextValues);
+        // A key the caller cache knows answers at once: no promise turn on the hot path.
+        if (live === true || (live !== false && (await live))) {
           checkContentType(request);
           input = parseModerateJson(bytes);
         }

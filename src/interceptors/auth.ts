@@ -1,6 +1,6 @@
 import type { DescMethod } from "@bufbuild/protobuf";
-import type { Interceptor } from "@connectrpc/connect";
-import type { AccountStore } from "../accounts/account-store.js";
+import { createContextKey, type ContextValues, type Interceptor } from "@connectrpc/connect";
+import type { AccountStore, Caller } from "../accounts/account-store.js";
 import { ApiError } from "../errors/api-error.js";
 import { callerKey } from "./context-keys.js";
 
@@ -22,7 +22,11 @@ export function createAuthInterceptor(deps: { accounts: AccountStore; onKeyUsed?
     if (PUBLIC_METHODS.has(req.method.name)) return next(req);
     const presented = presentedKey(req.header);
     if (!presented) throw new ApiError("missing_api_key", MISSING);
-    const caller = (deps.accounts.cachedCaller(presented) ?? { caller: await deps.accounts.authenticate(presented) }).caller;
+    // The transport looked this key up a moment ago, before decoding the body: same call, same answer.
+    const lookedUp = req.contextValues.get(keyLookupKey);
+    const caller = lookedUp?.key === presented
+      ? lookedUp.caller
+      : (deps.accounts.cachedCaller(presented) ?? { caller: await deps.accounts.authenticate(presented) }).caller;
     if (!caller) throw new ApiError("invalid_api_key", INVALID);
     req.contextValues.set(callerKey, caller);
     deps.onKeyUsed?.(caller.keyId);
@@ -46,18 +50,27 @@ export function isPublicMethod(method: DescMethod): boolean {
   return PUBLIC_METHODS.has(method.name);
 }
 
+/** A key looked up by the transport before it decoded the body; the interceptor reuses it within the call. */
+const keyLookupKey = createContextKey<{ key: string; caller: Caller | undefined } | undefined>(undefined, { description: "API key looked up before decoding" });
+
 /**
  * Whether a call presents a live key, asked by the transports before they inflate or decode a
  * body: no caller without a live key gets that work done. The interceptor above still makes the
- * decision and refuses with the right code (it then finds the key in the caller cache). A failure
- * to look the key up counts as "not live": the interceptor meets it again and answers it.
+ * decision and refuses with the right code, reusing the look-up kept in `values`. A failure to
+ * look the key up counts as "not live": the interceptor meets it again and answers it.
  */
-export function createApiKeyCheck(accounts: AccountStore): (header: { get(name: string): string | null }) => boolean | Promise<boolean> {
-  return (header) => {
+export function createApiKeyCheck(accounts: AccountStore): (header: { get(name: string): string | null }, values: ContextValues) => boolean | Promise<boolean> {
+  return (header, values) => {
     const key = presentedKey(header);
     if (!key) return false;
     const cached = accounts.cachedCaller(key);
-    if (cached) return cached.caller !== undefined;
-    return accounts.authenticate(key).then((caller) => caller !== undefined, () => false);
+    if (cached) {
+      values.set(keyLookupKey, { key, caller: cached.caller });
+      return cached.caller !== undefined;
+    }
+    return accounts.authenticate(key).then((caller) => {
+      values.set(keyLookupKey, { key, caller });
+      return caller !== undefined;
+    }, () => false);
   };
 }

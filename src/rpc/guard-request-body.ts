@@ -1,5 +1,5 @@
 import type { DescMethod, DescService } from "@bufbuild/protobuf";
-import { createContextValues, type ConnectError, type ConnectRouter } from "@connectrpc/connect";
+import { createContextValues, type ConnectError, type ConnectRouter, type ContextValues } from "@connectrpc/connect";
 import type { UniversalHandler, UniversalServerRequest } from "@connectrpc/connect/protocol";
 import { ApiError, ERROR_CODE_HEADER, toConnectError } from "../errors/api-error.js";
 import { decodedRequestKey } from "../interceptors/context-keys.js";
@@ -26,7 +26,7 @@ export interface RequestBodyGuardDeps {
   decodedServices: readonly DescService[];
   needsApiKey: (method: DescMethod) => boolean;
   /** Whether the call presents a live key (the auth interceptor then refuses the others, with the right code). */
-  hasLiveKey: (header: Headers) => boolean | Promise<boolean>;
+  hasLiveKey: (header: Headers, values: ContextValues) => boolean | Promise<boolean>;
 }
 
 /**
@@ -68,7 +68,7 @@ function guard(handler: UniversalHandler, deps: RequestBodyGuardDeps): Universal
     const contextValues = request.contextValues ?? createContextValues();
     const body = once(async () => {
       const bytes = await readWithin(request, limit, format.enveloped, deps);
-      const message = await decodeAfterAuth(handler.method, request.header, bytes, format, encoding, limit, deps);
+      const message = await decodeAfterAuth(handler.method, request.header, contextValues, bytes, format, encoding, limit, deps);
       if (message) contextValues.set(decodedRequestKey, message);
       return emptyMessageBody(format, encoding);
     });
@@ -82,10 +82,10 @@ function guard(handler: UniversalHandler, deps: RequestBodyGuardDeps): Universal
 
 /** The decoded request; undefined when the caller has no live key (the chain refuses it). */
 async function decodeAfterAuth(
-  method: DescMethod, header: Headers, bytes: Uint8Array, format: BodyFormat, encoding: string | undefined, limit: number, deps: RequestBodyGuardDeps,
+  method: DescMethod, header: Headers, values: ContextValues, bytes: Uint8Array, format: BodyFormat, encoding: string | undefined, limit: number, deps: RequestBodyGuardDeps,
 ): Promise<object | undefined> {
   const unwrapped = unwrapMessage(bytes, format, encoding);
-  const authenticated = !deps.needsApiKey(method) || (await deps.hasLiveKey(header));
+  const authenticated = !deps.needsApiKey(method) || (await deps.hasLiveKey(header, values));
   if (!authenticated) {
     if (!unwrapped.ok || unwrapped.compressed || unwrapped.bytes.byteLength > REFUSAL_DECODE_LIMIT) return undefined;
     const decoded = await decodeMessage(method.input, format, unwrapped.bytes, undefined, REFUSAL_DECODE_LIMIT);

@@ -43,7 +43,7 @@ export function registerOpenAiModerationsRoute(app: FastifyInstance, ctx: AppCon
         const bytes = await readBody(request.raw, MAX_REQUEST_BYTES, declaredLength(request));
         contextValues.set(rawJsonBodyKey, bytes);
         // Decode only for a live key: the chain refuses the others (no work before auth).
-        if (await hasLiveKey(incomingHeaderReader(request.headers))) {
+        if (await hasLiveKey(incomingHeaderReader(request.headers), contextValues)) {
           checkContentType(request);
           parsed = parseOpenAiModerationJson(bytes);
         }
