@@ -73,6 +73,7 @@ export function createSqliteDatabase(file: string, options: { busyTimeoutMs?: nu
   // data_version moves when another connection commits; writes made in this process, on any
   // connection, are counted in processWrites.
   const dataVersion = db.prepare("PRAGMA data_version").pluck();
+  const readDataVersion = unavailableAware(() => dataVersion.get());
   let dataVersionThisTurn: unknown;
   const write = unavailableAware((sql: string, params: readonly SqlValue[]): number => {
     processWrites++;
@@ -138,7 +139,7 @@ export function createSqliteDatabase(file: string, options: { busyTimeoutMs?: nu
       // event-loop turn: a commit by another process is seen from the next turn on, a write in
       // this process at once.
       if (dataVersionThisTurn === undefined) {
-        dataVersionThisTurn = dataVersion.get();
+        dataVersionThisTurn = readDataVersion();
         setImmediate(() => (dataVersionThisTurn = undefined));
       }
       return `${String(dataVersionThisTurn)}:${processWrites}`;
