@@ -38,6 +38,8 @@ async function call(server: TestServer, method: string, target: string, init: { 
 }
 const moderate = (server: TestServer, key: string | undefined, body: unknown) =>
   call(server, "POST", "/v1/moderate", { ...(key ? { key } : {}), body: typeof body === "string" ? body : JSON.stringify(body) });
+const moderations = (server: TestServer, key: string | undefined, body: unknown) =>
+  call(server, "POST", "/v1/moderations", { ...(key ? { key } : {}), body: typeof body === "string" ? body : JSON.stringify(body) });
 const text = (t: string) => ({ type: "text", text: t });
 const codeOf = (answer: Answer) => (answer.body as { error?: { code?: string } }).error?.code;
 
@@ -63,7 +65,7 @@ beforeAll(async () => {
     env: {
       WORKER_THREADS: "0", IMAGE_MAX_PIXELS: "5000", IMAGE_QUEUE_MAX: "1",
       VISION_BASE_URL: vision.baseUrl, VISION_MODEL: "vision-openapi", VISION_MAX_RETRIES: "0",
-      TEXT_PROVIDER: "openai-moderation", TEXT_PROVIDER_BASE_URL: vision.baseUrl, TEXT_PROVIDER_API_KEY: "sk-test", TEXT_PROVIDER_ON_FAILURE: "fail", TEXT_PROVIDER_MAX_RETRIES: "0",
+      TEXT_PROVIDER: "openai-moderation", TEXT_PROVIDER_BASE_URL: vision.baseUrl, TEXT_PROVIDER_API_KEY: "sk-test", TEXT_PROVIDER_ON_FAILURE: "fail", TEXT_PROVIDER_MAX_RETRIES: "0", TEXT_PROVIDER_MODE: "always",
     },
   });
   const broken: TextClassifier = { id: "broken", classify: () => { throw new Error("classifier bug (test)"); } };
@@ -90,6 +92,8 @@ beforeAll(async () => {
   await moderate(main, key, { input: [text("see you tomorrow"), text("I will hurt you")] });
   await moderate(main, key, { input: [{ type: "image", base64: dataUri("image/png", await png(32, 24)) }] });
   await call(main, "GET", "/v1/usage?granularity=hour", { key });
+  await moderations(main, key, { model: "omni-moderation-latest", input: "see you tomorrow" });
+  await moderations(main, key, { input: [text("a picture"), { type: "image_url", image_url: { url: dataUri("image/png", await png(32, 24)) } }] });
   await call(main, "GET", "/.well-known/jwks.json");
   await call(main, "GET", "/healthz");
   await call(main, "GET", "/readyz");
@@ -118,6 +122,15 @@ beforeAll(async () => {
   const image = { input: [{ type: "image", base64: dataUri("image/png", await png(40, 30)) }] };
   await Promise.all(Array.from({ length: 6 }, () => moderate(providers, providersKey, image)));
   await moderate(faults, faultsKey, { input: [text("hi")] });
+  // POST /v1/moderations: its errors in OpenAI's shape, a few of each kind.
+  await moderations(main, key, "{\"input\":");
+  await moderations(main, key, { input: Array.from({ length: 11 }, () => "hi") });
+  await moderations(main, key, { input: [{ type: "image_url", image_url: { url: "https://example.com/cat.png" } }] });
+  await moderations(main, key, { input: [{ type: "image_url", image_url: { url: dataUri("image/bmp", await png(16, 16)) } }] });
+  await call(main, "POST", "/v1/moderations", { key, body: "{}", contentType: "text/plain" });
+  await moderations(main, undefined, { input: "hi" });
+  await moderations(providers, providersKey, { input: "hi" });
+  await moderations(faults, faultsKey, { input: "hi" });
   await moderate(noLimiter, noLimiterKey, { input: [text("hi")] });
   await call(storeDown, "GET", "/v1/usage", { key: storeKey }); // warms the caller cache while the store answers
   store.fail = true;
@@ -145,13 +158,13 @@ const escape = (segment: string) => segment.replaceAll("~", "~0").replaceAll("/"
 describe("GET /openapi.json", () => {
   it("is an OpenAPI 3.1 document of the JSON routes", () => {
     expect(doc.openapi).toBe("3.1.0");
-    expect(Object.keys(doc.paths).sort()).toEqual(["/.well-known/jwks.json", "/healthz", "/readyz", "/v1/moderate", "/v1/usage"]);
+    expect(Object.keys(doc.paths).sort()).toEqual(["/.well-known/jwks.json", "/healthz", "/readyz", "/v1/moderate", "/v1/moderations", "/v1/usage"]);
     expect(doc.paths["/v1/moderate"].post.requestBody.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/ModerateRequestInput" });
   });
 
   it("describes every real answer: successes and errors, by route and status", () => {
     expect(answers.filter((a) => a.status < 300).map((a) => `${a.method} ${a.path} ${a.status}`)).toEqual(expect.arrayContaining([
-      "post /v1/moderate 200", "get /v1/usage 200", "get /.well-known/jwks.json 200", "get /healthz 200", "get /readyz 200",
+      "post /v1/moderate 200", "post /v1/moderations 200", "get /v1/usage 200", "get /.well-known/jwks.json 200", "get /healthz 200", "get /readyz 200",
     ]));
     const problems = answers.flatMap((answer) => {
       const pointer = `/paths/${escape(answer.path)}/${answer.method}/responses/${answer.status}/content/application~1json/schema`;
@@ -163,10 +176,10 @@ describe("GET /openapi.json", () => {
 
   it("has every code of the error table produced by a real request and described", () => {
     const produced = new Set(answers.map(codeOf).filter((code): code is string => code !== undefined));
-    // Answered only by routes outside this document (the dashboard, POST /v1/moderations, RPC
-    // deadlines) or by none at all (an unknown path, another method): the last two are checked
-    // against the shared Error schema below.
-    const elsewhere: ErrorCode[] = ["forbidden", "email_taken", "not_found", "method_not_allowed", "remote_image_not_supported", "deadline_exceeded"];
+    // Answered only by routes outside this document (the dashboard, RPC deadlines) or by none at
+    // all (an unknown path, another method): the last two are checked against the shared Error
+    // schema below.
+    const elsewhere: ErrorCode[] = ["forbidden", "email_taken", "not_found", "method_not_allowed", "deadline_exceeded"];
     const missing = (Object.keys(ERROR_CODES) as ErrorCode[]).filter((code) => !produced.has(code) && !elsewhere.includes(code));
     expect(missing).toEqual([]);
     for (const code of produced) expect(code in ERROR_CODES, code).toBe(true);

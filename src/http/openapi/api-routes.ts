@@ -1,6 +1,7 @@
 import { ModerateRequestSchema, ModerateResponseSchema } from "../../../gen/moderation/v1/moderation_pb.js";
 import type { ErrorCode } from "../../errors/api-error.js";
 import { messageSchema, type JsonSchema } from "./proto-json-schema.js";
+import { openAiErrorSchema, openAiModerationRequestSchema, openAiModerationResponseSchema } from "../openai/openai-schemas.js";
 
 /**
  * The HTTP JSON routes the OpenAPI document (GET /openapi.json) describes, one entry each.
@@ -22,6 +23,8 @@ export interface ApiRoute {
   /** Answers other than errors, by status. */
   responses: Record<number, { description: string; schema: (components: Record<string, JsonSchema>) => JsonSchema }>;
   errors: readonly ErrorCode[];
+  /** The route's own error shape (POST /v1/moderations answers OpenAI's); default {"error":{"code","message"}}. */
+  errorSchema?: (codes: readonly ErrorCode[]) => JsonSchema;
 }
 
 /** Errors any authenticated, rate-limited JSON route can answer. */
@@ -51,6 +54,20 @@ export const API_ROUTES: readonly ApiRoute[] = [
       "payload_too_large", "unsupported_media_type", "deep_analysis_not_configured", "deep_analysis_unavailable",
       "provider_not_configured", "provider_unavailable", "service_unavailable", ...CHAIN_ERRORS,
     ],
+  },
+  {
+    method: "post",
+    path: "/v1/moderations",
+    summary: "OpenAI-compatible moderation (OpenAI's request, response and error shapes)",
+    description: "For OpenAI's SDKs (base URL .../v1). Same chain, method and signature as /v1/moderate: see docs/openai-compatibility.md.",
+    auth: "apiKey",
+    requestBody: () => openAiModerationRequestSchema(),
+    responses: { 200: { description: "One result per input string, or one for an array of parts.", schema: () => openAiModerationResponseSchema() } },
+    errors: [
+      "invalid_request", "too_many_items", "text_too_long", "invalid_image", "remote_image_not_supported", "unsupported_image_type", "image_too_large",
+      "payload_too_large", "unsupported_media_type", "provider_unavailable", "service_unavailable", ...CHAIN_ERRORS,
+    ],
+    errorSchema: openAiErrorSchema,
   },
   {
     method: "get",

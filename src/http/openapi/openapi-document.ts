@@ -18,7 +18,7 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[] = API_ROUTES): 
       responses[String(status)] = {
         description: `Error: ${codes.map((code) => `\`${code}\``).join(", ")}.`,
         headers: REQUEST_ID,
-        content: { "application/json": { schema: errorSchema(codes) } },
+        content: { "application/json": { schema: (route.errorSchema ?? errorSchema)(codes) } },
       };
     }
     (paths[route.path] ??= {})[route.method] = {
@@ -36,7 +36,7 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[] = API_ROUTES): 
     info: {
       title: "Moderation service: HTTP JSON API",
       version: "1",
-      description: "The JSON routes. The same service is also served over gRPC, gRPC-Web and Connect from proto/ (see docs/api.md). Every error answers {\"error\":{\"code\",\"message\"}} with a stable code (see the README's error table).",
+      description: "The JSON routes. The same service is also served over gRPC, gRPC-Web and Connect from proto/ (see docs/api.md). Every error answers {\"error\":{\"code\",\"message\"}} with a stable code (see the README's error table); POST /v1/moderations answers OpenAI's error shape with the same codes.",
     },
     jsonSchemaDialect: "https://spec.openapis.org/oas/3.1/dialect/base",
     paths,

@@ -1,0 +1,86 @@
+import type { ErrorCode } from "../../errors/api-error.js";
+import { OPENAI_CATEGORIES } from "../../classifiers/openai-categories.js";
+import type { JsonSchema } from "../openapi/proto-json-schema.js";
+
+/** JSON Schemas of POST /v1/moderations (OpenAI's shapes), for the OpenAPI document. */
+
+const NAMES = OPENAI_CATEGORIES.map(([name]) => name);
+const everyCategory = (value: JsonSchema): JsonSchema => ({
+  type: "object",
+  required: NAMES,
+  additionalProperties: false,
+  properties: Object.fromEntries(NAMES.map((name) => [name, value])),
+});
+
+export function openAiModerationRequestSchema(): JsonSchema {
+  const textPart = { type: "object", required: ["type", "text"], additionalProperties: false, properties: { type: { const: "text" }, text: { type: "string" } } };
+  const imagePart = {
+    type: "object",
+    required: ["type", "image_url"],
+    additionalProperties: false,
+    properties: {
+      type: { const: "image_url" },
+      image_url: { type: "object", required: ["url"], additionalProperties: false, properties: { url: { type: "string", description: "A data URI (data:image/png;base64,...); remote URLs are refused." } } },
+    },
+  };
+  return {
+    type: "object",
+    required: ["input"],
+    additionalProperties: false,
+    properties: {
+      model: { type: "string", description: "Accepted and ignored: the service's own model answers." },
+      input: {
+        description: "A string, an array of strings (one result each), or an array of text and image_url parts (one input, one result).",
+        anyOf: [{ type: "string" }, { type: "array", items: { type: "string" } }, { type: "array", items: { anyOf: [textPart, imagePart] } }],
+      },
+    },
+  };
+}
+
+export function openAiModerationResponseSchema(): JsonSchema {
+  return {
+    type: "object",
+    required: ["id", "model", "results"],
+    additionalProperties: false,
+    properties: {
+      id: { type: "string" },
+      model: { type: "string" },
+      results: {
+        type: "array",
+        items: {
+          type: "object",
+          required: ["flagged", "categories", "category_scores", "category_applied_input_types"],
+          additionalProperties: false,
+          properties: {
+            flagged: { type: "boolean" },
+            categories: everyCategory({ type: "boolean" }),
+            category_scores: everyCategory({ type: "number", minimum: 0, maximum: 1 }),
+            category_applied_input_types: everyCategory({ type: "array", items: { enum: ["text", "image"] }, description: "Empty: not evaluated for this input." }),
+          },
+        },
+      },
+    },
+  };
+}
+
+/** OpenAI's error shape, with the service's stable code in `code`. */
+export function openAiErrorSchema(codes: readonly ErrorCode[]): JsonSchema {
+  return {
+    type: "object",
+    required: ["error"],
+    additionalProperties: false,
+    properties: {
+      error: {
+        type: "object",
+        required: ["message", "type", "param", "code"],
+        additionalProperties: false,
+        properties: {
+          message: { type: "string" },
+          type: { type: "string", enum: ["invalid_request_error", "requests", "server_error"] },
+          param: { type: ["string", "null"] },
+          code: { type: "string", enum: [...codes] },
+        },
+      },
+    },
+  };
+}
