@@ -112,7 +112,7 @@ export async function createAppContext(config: Config, overrides: AppContextOver
     const journal = createUsageJournal({ dir: path.join(config.dataDir, "metering-journal"), fsync: config.meteringFsync, clock });
     const meter = createMeter({ store: usage, journal, clock, log, flushMs: config.meteringFlushMs, maxPending: config.meteringMaxPending });
     closers.unshift(() => meter.close());
-    const dashboard = createDashboardServices({ db, accounts, clock });
+    const dashboard = createDashboardServices({ db, accounts, clock, config, rateLimiter, log });
 
     return {
       config, log, metrics, clock, db, accounts, keyUsage, textClassifier,

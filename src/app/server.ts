@@ -111,6 +111,8 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
     // Malformed URLs and broken HTTP framing still answer in the API's error shape.
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler: answerClientError,
+    // request.ip is the proxy's client address only for proxies TRUST_PROXY names (log-in and sign-up limits key on it).
+    trustProxy: fastifyTrustProxy(ctx.config.trustProxy),
   };
   const http1 = await build(fastify({ ...options, forceCloseConnections: "idle" as const }));
   // The HTTP/2 overload's option types differ only in the request type; the handlers work on both.
@@ -161,4 +163,9 @@ function protocolOf(contentType: string | undefined): "grpc" | "grpc-web" | "con
   if (contentType?.startsWith("application/grpc-web")) return "grpc-web";
   if (contentType?.startsWith("application/grpc")) return "grpc";
   return "connect";
+}
+
+/** A hop count as proxy-addr's trust function (fastify's types take no number): hop 0 is the socket's peer. */
+function fastifyTrustProxy(setting: boolean | number | string): boolean | string | ((address: string, hop: number) => boolean) {
+  return typeof setting === "number" ? (_address, hop) => hop < setting : setting;
 }

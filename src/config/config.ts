@@ -5,6 +5,7 @@ import path from "node:path";
 import { ConfigError, nonEmpty, readChoice } from "./env-values.js";
 import { readRateLimitConfig, type RateLimitConfig } from "../rate-limit/read-rate-limit-config.js";
 import { readSigningConfig, type SigningConfig } from "../signing/read-signing-config.js";
+import { readAbuseLimitsConfig, readTrustProxy, type AbuseLimitsConfig } from "../dashboard/read-abuse-limits-config.js";
 import { readStorageConfig, type StorageConfig } from "../storage/read-storage-config.js";
 
 export { ConfigError } from "./env-values.js";
@@ -61,6 +62,10 @@ export interface Config {
   dashboardOrigin: string | undefined;
   /** Dashboard sign-up (SIGNUP): open to anyone, closed (modctl creates accounts), or by invite code (modctl invite create). */
   signup: "open" | "closed" | "invite";
+  /** Whose X-Forwarded-For to believe for the client IP (TRUST_PROXY); false: none, the socket's address. */
+  trustProxy: boolean | number | string;
+  /** Log-in, sign-up and password-hashing limits (LOGIN_*, SIGNUPS_PER_IP, PASSWORD_HASH_*). */
+  abuseLimits: AbuseLimitsConfig;
 }
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -95,6 +100,8 @@ export function readConfig(env: Readonly<Record<string, string | undefined>> = p
     meteringFsync: readChoice(env, "METERING_FSYNC", ["batch", "always"] as const, "batch"),
     dashboardOrigin: readUrl(env, "DASHBOARD_ORIGIN", ["http:", "https:"])?.replace(/\/+$/, ""),
     signup: readChoice(env, "SIGNUP", ["open", "closed", "invite"] as const, "open"),
+    trustProxy: readTrustProxy(env),
+    abuseLimits: readAbuseLimitsConfig(env),
   };
 }
 

@@ -1,16 +1,17 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply } from "fastify";
 import type { AppContext } from "../app/app-context.js";
 import { ApiError } from "../errors/api-error.js";
+import type { Refusal } from "./auth-throttle.js";
 import { redirect, sendPage } from "./dashboard-routes.js";
 import { loginPage, signupPage } from "./pages/auth-pages.js";
-import { dummyPasswordHash, hashPassword, MAX_PASSWORD_LENGTH, passwordProblem, verifyPassword } from "./password.js";
+import { MAX_PASSWORD_LENGTH, PasswordHashingBusyError, passwordProblem } from "./password.js";
 import { setSessionCookie, stateOf } from "./request-state.js";
 
 type Form = Record<string, string | undefined>;
 
 /** Sign-up, log-in and log-out. Self-service accounts start on the free plan. */
 export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext): void {
-  const { sessions, loginLimiter, invites } = ctx.dashboard;
+  const { sessions, loginLimiter, invites, throttle, passwords } = ctx.dashboard;
   const mode = ctx.config.signup;
 
   app.get("/dashboard/signup", async (request, reply) => {
@@ -25,15 +26,18 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext): void 
     const email = (form.email ?? "").trim();
     const password = form.password ?? "";
     const invite = (form.invite ?? "").trim().slice(0, 100);
-    const problem = passwordProblem(password);
+    const problem = passwordProblem(password, email);
     if (problem) return sendPage(reply, signupPage(state.csrf, { error: problem, email, mode, invite }), 400);
+    // Counted per client IP before any work that costs (the invite, the hash, the account).
+    const refusal = await throttle.beforeSignup(request.ip);
+    if (refusal) return refuse(reply, refusal, signupPage(state.csrf, { error: refusal.message, email, mode, invite }));
     // The code is taken before the account exists and handed back if the sign-up fails.
     if (mode === "invite" && !(await invites.claim(invite))) {
       return sendPage(reply, signupPage(state.csrf, { error: "This invite code is unknown, used or expired.", email, mode, invite }), 403);
     }
     let accountId: string | undefined;
     try {
-      const account = await ctx.accounts.createAccount({ email, plan: "free", passwordHash: await hashPassword(password) });
+      const account = await ctx.accounts.createAccount({ email, plan: "free", passwordHash: await passwords.hash(password) });
       accountId = account.id;
       const session = await sessions.create(account.id);
       setSessionCookie(request, reply, session.token);
@@ -42,6 +46,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext): void 
       if (error instanceof ApiError && (error.code === "invalid_request" || error.code === "email_taken")) {
         return sendPage(reply, signupPage(state.csrf, { error: error.message, email, mode, invite }), error.httpStatus);
       }
+      if (error instanceof PasswordHashingBusyError) return refuse(reply, HASHING_BUSY, signupPage(state.csrf, { error: HASHING_BUSY.message, email, mode, invite }));
       throw error;
     } finally {
       if (mode === "invite") await invites.settle(invite, accountId);
@@ -65,11 +70,21 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext): void 
       reply.header("retry-after", String(Math.ceil(wait / 1000)));
       return sendPage(reply, loginPage(state.csrf, { email, error: `Too many failed attempts. Try again in ${Math.ceil(wait / 60_000)} minutes.` }), 429);
     }
+    // Per IP (every attempt counts) and per account (back-off after many failures from anywhere).
+    const refusal = await throttle.beforeLogin(email, request.ip);
+    if (refusal) return refuse(reply, refusal, loginPage(state.csrf, { email, error: refusal.message }));
     const account = email ? await ctx.accounts.findAccountByEmail(email) : undefined;
-    // Unknown emails cost a full scrypt too, so timing does not reveal which emails exist.
-    const ok = await verifyPassword(password, account?.passwordHash ?? (await dummyPasswordHash()));
+    let ok: boolean;
+    try {
+      // Unknown emails cost a full scrypt too, so timing does not reveal which emails exist.
+      ok = await passwords.verify(password, account?.passwordHash);
+    } catch (error) {
+      if (!(error instanceof PasswordHashingBusyError)) throw error;
+      return refuse(reply, HASHING_BUSY, loginPage(state.csrf, { email, error: HASHING_BUSY.message }));
+    }
     if (!account || !account.passwordHash || !ok) {
       await loginLimiter.recordFailure(email, request.ip);
+      await throttle.recordLoginFailure(email);
       return sendPage(reply, loginPage(state.csrf, { email, error: "Email or password is incorrect." }), 401);
     }
     if (account.disabledAt !== null) {
@@ -89,4 +104,15 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext): void 
     setSessionCookie(request, reply, undefined);
     return redirect(reply, "/dashboard/login?loggedOut=1");
   });
+}
+
+const HASHING_BUSY: Refusal = {
+  status: 503,
+  retryAfterMs: 1000,
+  message: "The service is handling too many log-ins and sign-ups right now. Try again in a few seconds.",
+};
+
+function refuse(reply: FastifyReply, refusal: Refusal, html: string): FastifyReply {
+  reply.header("retry-after", String(Math.ceil(refusal.retryAfterMs / 1000)));
+  return sendPage(reply, html, refusal.status);
 }

@@ -14,7 +14,8 @@ describe("dashboard in Chromium", () => {
   const contexts: BrowserContext[] = [];
 
   beforeAll(async () => {
-    server = await startTestServer();
+    // Every account here signs up from 127.0.0.1: lift the per-IP sign-up limit (abuse-limits.test.ts covers it).
+    server = await startTestServer({ env: { SIGNUPS_PER_IP: "1000" } });
     browser = await launchChromium();
   });
   afterAll(async () => {

@@ -9,7 +9,8 @@ const text = { input: [{ type: "text", text: "hello" }] };
 describe.each<StoreKind>(["sqlite", "postgres"])("dashboard security on %s", (store) => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer({ store });
+    // Every account here signs up from 127.0.0.1: lift the per-IP sign-up limit (abuse-limits.test.ts covers it).
+    server = await startTestServer({ store, env: { SIGNUPS_PER_IP: "1000" } });
   });
   afterAll(() => server.close());
   const keyIdOf = async (secret: string) =>

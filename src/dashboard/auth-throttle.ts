@@ -1,0 +1,90 @@
+import { createHash } from "node:crypto";
+import type { Logger } from "../app/logger.js";
+import type { RateLimitFailureMode } from "../rate-limit/read-rate-limit-config.js";
+import { RateLimiterUnavailableError, type RateLimitDecision, type RateLimiter } from "../rate-limit/rate-limiter.js";
+import type { AbuseLimitsConfig } from "./read-abuse-limits-config.js";
+
+const LOGIN_WINDOW_MS = 15 * 60_000;
+const SIGNUP_WINDOW_MS = 60 * 60_000;
+/** Back-off once an account is past its failure budget: 1 s, doubling per further failure, up to this. */
+const MAX_ACCOUNT_BACKOFF_MS = 60_000;
+/** Failures are always recorded: the limit only bounds what one key can store. */
+const RECORD_LIMIT = 100_000;
+
+/** Why a log-in or sign-up is refused before any password work: the page says `message`. */
+export interface Refusal {
+  status: 429 | 503;
+  retryAfterMs: number;
+  message: string;
+}
+
+/**
+ * The log-in and sign-up limits that need a count shared by every replica: kept in the rate
+ * limiter's store (Redis when configured, memory otherwise) under keys of their own. Emails and
+ * addresses are stored only as hashes. The strict per-(email, IP) lock is the SQL LoginLimiter.
+ *
+ * - per client IP: log-in attempts (counted before the password is checked, so a burst cannot slip
+ *   past), and sign-ups;
+ * - per account: failures from any IP; past the budget the account answers at most one attempt per
+ *   back-off interval, never a full lock, so an attacker can slow a victim's log-in but not stop it.
+ */
+export function createAuthThrottle(deps: { store: RateLimiter; limits: AbuseLimitsConfig; failureMode: RateLimitFailureMode; log?: Logger }) {
+  const { store, limits } = deps;
+  const hash = (kind: string, value: string) => `dashboard:${kind}:${createHash("sha256").update(value).digest("base64url").slice(0, 32)}`;
+  const accountKey = (email: string) => hash("login-failures", email.trim().toLowerCase());
+
+  /** Runs the store calls; a store that cannot answer refuses (closed) or lets through (open). */
+  async function guarded(check: () => Promise<Refusal | undefined>): Promise<Refusal | undefined> {
+    try {
+      return await check();
+    } catch (error) {
+      if (!(error instanceof RateLimiterUnavailableError)) throw error;
+      deps.log?.warn({ err: error, failureMode: deps.failureMode }, "dashboard limits: store unavailable");
+      if (deps.failureMode === "open") return undefined;
+      return { status: 503, retryAfterMs: error.retryAfterMs, message: "Log-in and sign-up are briefly unavailable. Try again in a moment." };
+    }
+  }
+
+  const tooMany = (decision: RateLimitDecision, message: (wait: string) => string): Refusal => ({
+    status: 429,
+    retryAfterMs: Math.max(1000, decision.resetMs),
+    message: message(describeWait(decision.resetMs)),
+  });
+
+  return {
+    /** Counts this attempt against the IP, and applies the account's back-off. */
+    beforeLogin(email: string, ip: string): Promise<Refusal | undefined> {
+      return guarded(async () => {
+        const perIp = await store.consume(hash("login-ip", ip), limits.loginAttemptsPerIp, { windowMs: LOGIN_WINDOW_MS });
+        if (!perIp.allowed) return tooMany(perIp, (wait) => `Too many log-in attempts from your network. Try again in ${wait}.`);
+        const failures = await store.consume(accountKey(email), RECORD_LIMIT, { windowMs: LOGIN_WINDOW_MS, dryRun: true });
+        const over = RECORD_LIMIT - failures.remaining - limits.loginFailuresPerAccount;
+        if (over < 0) return undefined;
+        const backoffMs = Math.min(MAX_ACCOUNT_BACKOFF_MS, 1000 * 2 ** Math.min(over, 16));
+        const slot = await store.consume(`${accountKey(email)}:slot`, 1, { windowMs: backoffMs });
+        if (slot.allowed) return undefined;
+        return tooMany(slot, (wait) => `This account has had many failed log-ins. Try again in ${wait}.`);
+      });
+    },
+    async recordLoginFailure(email: string): Promise<void> {
+      await guarded(async () => {
+        await store.consume(accountKey(email), RECORD_LIMIT, { windowMs: LOGIN_WINDOW_MS });
+        return undefined;
+      });
+    },
+    /** Counts this sign-up against the IP. */
+    beforeSignup(ip: string): Promise<Refusal | undefined> {
+      return guarded(async () => {
+        const perIp = await store.consume(hash("signup-ip", ip), limits.signupsPerIp, { windowMs: SIGNUP_WINDOW_MS });
+        return perIp.allowed ? undefined : tooMany(perIp, (wait) => `Too many sign-ups from your network. Try again in ${wait}.`);
+      });
+    },
+  };
+}
+
+export type AuthThrottle = ReturnType<typeof createAuthThrottle>;
+
+function describeWait(ms: number): string {
+  if (ms <= 60_000) return `${Math.max(1, Math.ceil(ms / 1000))} seconds`;
+  return `${Math.ceil(ms / 60_000)} minutes`;
+}

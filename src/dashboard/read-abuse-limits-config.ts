@@ -1,0 +1,59 @@
+import { ConfigError, nonEmpty, type Env } from "../config/env-values.js";
+
+/** Limits on log-in, sign-up and password hashing (docs/security.md explains each choice). */
+export interface AbuseLimitsConfig {
+  /** Log-in attempts per client IP per 15 minutes, successful or not (LOGIN_ATTEMPTS_PER_IP). */
+  loginAttemptsPerIp: number;
+  /** Failed log-ins on one account per 15 minutes, from any IP, before it answers only with back-off (LOGIN_FAILURES_PER_ACCOUNT). */
+  loginFailuresPerAccount: number;
+  /** Sign-ups per client IP per hour (SIGNUPS_PER_IP). */
+  signupsPerIp: number;
+  /** Password hashes (scrypt) computed at once in this process, and how many may wait (PASSWORD_HASH_CONCURRENCY, PASSWORD_HASH_QUEUE). */
+  passwordHashConcurrency: number;
+  passwordHashQueue: number;
+}
+
+export const ABUSE_LIMIT_DEFAULTS: AbuseLimitsConfig = {
+  loginAttemptsPerIp: 30,
+  loginFailuresPerAccount: 10,
+  signupsPerIp: 5,
+  // Two of libuv's four threads: file, DNS and zlib work of the API keeps the other two.
+  passwordHashConcurrency: 2,
+  passwordHashQueue: 32,
+};
+
+export function readAbuseLimitsConfig(env: Env): AbuseLimitsConfig {
+  return {
+    loginAttemptsPerIp: readCount(env, "LOGIN_ATTEMPTS_PER_IP", ABUSE_LIMIT_DEFAULTS.loginAttemptsPerIp, 1),
+    loginFailuresPerAccount: readCount(env, "LOGIN_FAILURES_PER_ACCOUNT", ABUSE_LIMIT_DEFAULTS.loginFailuresPerAccount, 1),
+    signupsPerIp: readCount(env, "SIGNUPS_PER_IP", ABUSE_LIMIT_DEFAULTS.signupsPerIp, 1),
+    passwordHashConcurrency: readCount(env, "PASSWORD_HASH_CONCURRENCY", ABUSE_LIMIT_DEFAULTS.passwordHashConcurrency, 1),
+    passwordHashQueue: readCount(env, "PASSWORD_HASH_QUEUE", ABUSE_LIMIT_DEFAULTS.passwordHashQueue, 0),
+  };
+}
+
+/**
+ * TRUST_PROXY, in fastify's terms: unset or "false" trusts no proxy (the client IP is the socket's
+ * address); "true" trusts every hop; a number trusts that many hops; otherwise a comma-separated list
+ * of proxy addresses or CIDR ranges whose X-Forwarded-For is believed.
+ */
+export function readTrustProxy(env: Env): boolean | number | string {
+  const raw = nonEmpty(env["TRUST_PROXY"]);
+  if (raw === undefined || raw.toLowerCase() === "false") return false;
+  if (raw.toLowerCase() === "true") return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  const entries = raw.split(",").map((entry) => entry.trim());
+  if (entries.some((entry) => !/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(entry) && !["loopback", "linklocal", "uniquelocal"].includes(entry))) {
+    throw new ConfigError(`TRUST_PROXY must be true, false, a number of hops, or proxy addresses/CIDRs separated by commas; got "${raw}".`);
+  }
+  return entries.join(",");
+}
+
+function readCount(env: Env, name: string, fallback: number, min: number): number {
+  const raw = nonEmpty(env[name]);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > 1_000_000) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to 1000000; got "${raw}".`);
+  }
+  return Number(raw);
+}
