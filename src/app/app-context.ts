@@ -81,7 +81,6 @@ export async function createAppContext(config: Config, overrides: AppContextOver
       dataDir: config.dataDir,
       ...(overrides.pgSchema ? { pgSchema: overrides.pgSchema } : {}),
       storage: config.storage,
-      ...(config.env.DATABASE_APPLICATION_NAME ? { applicationName: config.env.DATABASE_APPLICATION_NAME } : {}),
       log,
     }));
     if (!overrides.db) closers.push(() => db.close());

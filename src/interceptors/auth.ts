@@ -24,6 +24,8 @@ export function createAuthInterceptor(deps: { accounts: AccountStore; onKeyUsed?
     if (!presented) throw new ApiError("missing_api_key", MISSING);
     // The transport looked this key up a moment ago, before decoding the body: same call, same answer.
     const lookedUp = req.contextValues.get(keyLookupKey);
+    // Its look-up failed (e.g. storage_unavailable): answer that, not a request left undecoded for it.
+    if (lookedUp?.key === presented && lookedUp.failure !== undefined) throw lookedUp.failure;
     const caller = lookedUp?.key === presented
       ? lookedUp.caller
       : (deps.accounts.cachedCaller(presented) ?? { caller: await deps.accounts.authenticate(presented) }).caller;
@@ -51,13 +53,15 @@ export function isPublicMethod(method: DescMethod): boolean {
 }
 
 /** A key looked up by the transport before it decoded the body; the interceptor reuses it within the call. */
-const keyLookupKey = createContextKey<{ key: string; caller: Caller | undefined } | undefined>(undefined, { description: "API key looked up before decoding" });
+const keyLookupKey = createContextKey<{ key: string; caller: Caller | undefined; failure?: unknown } | undefined>(undefined, { description: "API key looked up before decoding" });
 
 /**
  * Whether a call presents a live key, asked by the transports before they inflate or decode a
  * body: no caller without a live key gets that work done. The interceptor above still makes the
  * decision and refuses with the right code, reusing the look-up kept in `values`. A failure to
- * look the key up counts as "not live": the interceptor meets it again and answers it.
+ * look the key up counts as "not live" (the body stays undecoded) and is kept: the interceptor
+ * answers with it (a database outage: 503 storage_unavailable), rather than looking again and
+ * running the call on a body that was never decoded.
  */
 export function createApiKeyCheck(accounts: AccountStore): (header: { get(name: string): string | null }, values: ContextValues) => boolean | Promise<boolean> {
   return (header, values) => {
@@ -71,6 +75,9 @@ export function createApiKeyCheck(accounts: AccountStore): (header: { get(name: 
     return accounts.authenticate(key).then((caller) => {
       values.set(keyLookupKey, { key, caller });
       return caller !== undefined;
-    }, () => false);
+    }, (failure: unknown) => {
+      values.set(keyLookupKey, { key, caller: undefined, failure });
+      return false;
+    });
   };
 }

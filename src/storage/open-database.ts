@@ -11,17 +11,14 @@ export async function openDatabase(options: {
   databaseUrl: string | undefined;
   dataDir: string;
   pgSchema?: string;
-  /** Timeouts and pool size (DATABASE_* variables); defaults when absent. */
+  /** Timeouts, pool size, application name (DATABASE_* variables); defaults when absent. */
   storage?: Partial<StorageConfig>;
-  /** PostgreSQL application_name, e.g. to tell this process's connections apart. */
-  applicationName?: string;
   log?: Logger;
 }): Promise<Database> {
   const db = options.databaseUrl
     ? createPostgresDatabase(options.databaseUrl, {
       ...(options.pgSchema ? { schema: options.pgSchema } : {}),
       ...(options.storage ? { timeouts: options.storage } : {}),
-      ...(options.applicationName ? { applicationName: options.applicationName } : {}),
       ...(options.log ? { log: options.log } : {}),
     })
     : createSqliteDatabase(path.join(options.dataDir, "moderation.sqlite"),

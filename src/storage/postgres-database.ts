@@ -13,8 +13,6 @@ const MIGRATION_TIMEOUT_MS = 10 * 60_000;
 export interface PostgresOptions {
   /** Tests isolate themselves in a schema of their own. */
   schema?: string;
-  /** Shown in pg_stat_activity; tests find their own backends by it. */
-  applicationName?: string;
   timeouts?: Partial<StorageConfig>;
   log?: Logger;
 }
@@ -38,7 +36,7 @@ export function createPostgresDatabase(connectionString: string, options: Postgr
     query_timeout: limits.queryTimeoutMs,
     // A transaction left open by a stalled client must not hold row locks for long.
     idle_in_transaction_session_timeout: Math.max(10_000, limits.queryTimeoutMs * 2),
-    application_name: options.applicationName ?? "moderation-service",
+    application_name: limits.applicationName,
     keepAlive: true,
     ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
   });

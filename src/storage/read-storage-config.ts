@@ -19,6 +19,8 @@ export interface StorageConfig {
    * SQLITE_BUSY (DATABASE_BUSY_TIMEOUT_MS). better-sqlite3 waits synchronously, so keep it short.
    */
   busyTimeoutMs: number;
+  /** PostgreSQL application_name, to find this service's backends in pg_stat_activity (DATABASE_APPLICATION_NAME). */
+  applicationName: string;
 }
 
 export const STORAGE_DEFAULTS: StorageConfig = {
@@ -27,6 +29,7 @@ export const STORAGE_DEFAULTS: StorageConfig = {
   queryTimeoutMs: 4_000,
   poolSize: 10,
   busyTimeoutMs: 2_000,
+  applicationName: "moderation-service",
 };
 
 export function readStorageConfig(env: Env): StorageConfig {
@@ -41,6 +44,7 @@ export function readStorageConfig(env: Env): StorageConfig {
     queryTimeoutMs,
     poolSize: readMs(env, "DATABASE_POOL_SIZE", STORAGE_DEFAULTS.poolSize, 1_000),
     busyTimeoutMs: readMs(env, "DATABASE_BUSY_TIMEOUT_MS", STORAGE_DEFAULTS.busyTimeoutMs, 60_000),
+    applicationName: readApplicationName(env),
   };
 }
 
@@ -52,4 +56,12 @@ function readMs(env: Env, name: string, fallback: number, max: number): number {
     throw new ConfigError(`${name} must be a whole number from 1 to ${max}; got "${raw}".`);
   }
   return Number(raw);
+}
+
+function readApplicationName(env: Env): string {
+  const raw = nonEmpty(env.DATABASE_APPLICATION_NAME);
+  if (raw === undefined) return STORAGE_DEFAULTS.applicationName;
+  // PostgreSQL keeps 63 bytes of printable ASCII.
+  if (!/^[\x20-\x7e]{1,63}$/.test(raw)) throw new ConfigError(`DATABASE_APPLICATION_NAME must be 1 to 63 printable ASCII characters; got "${raw.slice(0, 80)}".`);
+  return raw;
 }
