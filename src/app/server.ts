@@ -10,7 +10,7 @@ import { createInterceptorChain } from "../interceptors/chain.js";
 import { transportKey } from "../interceptors/context-keys.js";
 import { MAX_REQUEST_BYTES } from "../moderation/limits.js";
 import { guardRpcRequestBodies } from "../rpc/guard-request-body.js";
-import { API_SERVICES, createRoutes } from "../rpc/routes.js";
+import { API_SERVICES, createRoutes, GUARD_DECODED_SERVICES } from "../rpc/routes.js";
 import { createApiKeyCheck, isPublicMethod } from "../interceptors/auth.js";
 import type { AppContext } from "./app-context.js";
 import { registerGrpcMessageEncoding } from "./grpc-message-encoding.js";
@@ -60,8 +60,8 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
     limit: MAX_REQUEST_BYTES,
     signer: ctx.signingKeys.signer,
     now: ctx.clock,
-    decodedServices: API_SERVICES,
-    needsApiKey: (method: DescMethod) => !isPublicMethod(method),
+    decodedServices: GUARD_DECODED_SERVICES,
+    needsApiKey: (method: DescMethod) => API_SERVICES.includes(method.parent) && !isPublicMethod(method),
     hasLiveKey: createApiKeyCheck(ctx.accounts),
   };
 

@@ -22,7 +22,7 @@ export interface RequestBodyGuardDeps {
   limit: number;
   signer: Signer;
   now: () => number;
-  /** The services behind the interceptor chain: their unary bodies are decoded here, after auth. */
+  /** The services whose unary bodies are decoded here (after auth, for those that need a key). */
   decodedServices: readonly DescService[];
   needsApiKey: (method: DescMethod) => boolean;
   /** Whether the call presents a live key (the auth interceptor then refuses the others, with the right code). */
@@ -40,7 +40,7 @@ export interface RequestBodyGuardDeps {
  *      cap (decode-check.ts; it stops there, never allocating the limit), and decoding, once:
  *      Connect is handed an empty placeholder message and the chain gets the decoded one
  *      (decoded-request.ts).
- * Other handlers (health, reflection, streams) get the byte limit, and Connect decodes for them.
+ * Other handlers (reflection, streams) get the byte limit, and Connect decodes for them.
  * Every handler gets a malformed grpc-timeout / connect-timeout-ms refused.
  *
  * Refusals made here carry the API's code (payload_too_large, invalid_request) and a signature

@@ -1,4 +1,6 @@
+import type { DescService } from "@bufbuild/protobuf";
 import type { ConnectRouter, Interceptor } from "@connectrpc/connect";
+import { createDecodedRequestInterceptor } from "../interceptors/decoded-request.js";
 import { AccountService } from "../../gen/moderation/v1/account_pb.js";
 import { ModerationService } from "../../gen/moderation/v1/moderation_pb.js";
 import { Health } from "../../gen/grpc/health/v1/health_pb.js";
@@ -12,7 +14,13 @@ import { createAccountServiceImpl } from "./account-service.js";
 import { PUBLIC_BODY_LIMIT } from "./guard-request-body.js";
 
 /** The services behind the interceptor chain (auth, limits, signing); health and reflection are public. */
-export const API_SERVICES = [ModerationService, AccountService] as const;
+export const API_SERVICES: readonly DescService[] = [ModerationService, AccountService];
+
+/**
+ * The services whose unary request bodies the body guard decodes (guard-request-body.ts): each
+ * runs the decoded-request interceptor first, which hands the guard's message to the handler.
+ */
+export const GUARD_DECODED_SERVICES: readonly DescService[] = [...API_SERVICES, Health];
 
 /**
  * Every RPC the server answers, registered the same way by the server and the tests.
@@ -23,8 +31,11 @@ export function createRoutes(ctx: AppContext, interceptors: Interceptor[], isSer
     router.service(ModerationService, createModerationServiceImpl(ctx), { interceptors });
     router.service(AccountService, createAccountServiceImpl(ctx), { interceptors });
     const served = [ModerationService, AccountService, Health, ReflectionV1, ReflectionV1alpha];
-    // Connect reads and inflates public messages itself: within a small limit.
-    router.service(Health, createHealthServiceImpl(served.map((s) => s.typeName), isServing), { readMaxBytes: PUBLIC_BODY_LIMIT });
+    // Public: Check's body is the guard's to decode; Connect reads Watch's itself, within a small limit.
+    router.service(Health, createHealthServiceImpl(served.map((s) => s.typeName), isServing), {
+      readMaxBytes: PUBLIC_BODY_LIMIT,
+      interceptors: [createDecodedRequestInterceptor()],
+    });
     registerReflection(router, served);
   };
 }

@@ -13,7 +13,8 @@ import { startFakeOpenAiServer, type FakeOpenAiServer } from "../providers/fake-
 
 // Caller deadlines (grpc-timeout, connect-timeout-ms) and the RPC refusals that used to come
 // from Connect without x-error-code or a signature: a malformed deadline, bytes after the one
-// message of a unary call; and reflection's answer to damaged input (issue 20, items 3 and 8).
+// message of a unary call; and health's and reflection's answers to damaged input (issue 20,
+// items 3 and 8).
 
 const PATH = "/moderation.v1.ModerationService/Moderate";
 const DEADLINE_EXCEEDED = 4;
@@ -121,7 +122,13 @@ describe("bytes after the one message of a unary call", () => {
   });
 });
 
-describe("reflection given damaged input", () => {
+describe("health and reflection given damaged input", () => {
+  it("Health.Check: INVALID_ARGUMENT with invalid_request, signed, not INTERNAL", async () => {
+    // Field 1 (service) announced as 16 bytes long, with 1 byte present.
+    const answer = await postH2(server.grpcUrl, "/grpc.health.v1.Health/Check", { "content-type": "application/grpc", te: "trailers" }, envelope(new Uint8Array([0x0a, 0x10, 0x61])));
+    expect(await expectSignedRefusal(answer, GRPC.INVALID_ARGUMENT, "invalid_request", new Uint8Array())).toMatch(/not a valid grpc\.health\.v1\.HealthCheckRequest message/);
+  });
+
   it.each(["v1", "v1alpha"])("%s: INVALID_ARGUMENT with invalid_request, not INTERNAL", async (version) => {
     // Field 3 (file_by_filename) announced as 16 bytes long, with 1 byte present.
     const damaged = envelope(new Uint8Array([0x1a, 0x10, 0x61]));
