@@ -8,9 +8,10 @@ import { POSTGRES_URL, startTestServer, type TestServer } from "../support/test-
 // storage_unavailable with Retry-After within the configured timeouts (not hang, not 500),
 // /readyz must say unavailable, and service must come back by itself when the database does.
 
-const TIMEOUTS = { DATABASE_CONNECT_TIMEOUT_MS: "500", DATABASE_STATEMENT_TIMEOUT_MS: "800", DATABASE_QUERY_TIMEOUT_MS: "1200" };
+// Short enough for a quick test, long enough that a busy shared machine does not trip them by itself.
+const TIMEOUTS = { DATABASE_CONNECT_TIMEOUT_MS: "1000", DATABASE_STATEMENT_TIMEOUT_MS: "1500", DATABASE_QUERY_TIMEOUT_MS: "2000" };
 /** The longest one call may take while the database is out: a read timeout plus slack for a busy machine. */
-const BOUND_MS = 1_200 + 2_500;
+const BOUND_MS = 2_000 + 3_000;
 const GRPC_UNAVAILABLE = 14;
 
 let proxy: TcpProxy;
@@ -61,6 +62,16 @@ async function readiness(): Promise<{ status: number; body: { checks: Record<str
   return { status: response.status, body: (await response.json()) as { checks: Record<string, string> } };
 }
 
+/** /readyz bounds its database check at 1 s: on a busy shared machine one check can miss that, so ask a few times. */
+async function eventuallyReady(): Promise<{ status: number; body: { checks: Record<string, string> } }> {
+  let last = await readiness();
+  for (let i = 0; i < 10 && last.status !== 200; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    last = await readiness();
+  }
+  return last;
+}
+
 /** Polls until every protocol answers 200 again; returns how long that took. */
 async function recovery(): Promise<number> {
   const started = performance.now();
@@ -75,8 +86,11 @@ async function recovery(): Promise<number> {
 
 describe("PostgreSQL behind a proxy that stalls and cuts", () => {
   it("serves normally through the proxy", async () => {
-    for (const protocol of PROTOCOLS) expect((await timed(protocol)).outcome.ok).toBe(true);
-    expect((await readiness()).status).toBe(200);
+    for (const protocol of PROTOCOLS) {
+      const { outcome } = await timed(protocol);
+      expect(outcome.ok, `${protocol}: ${JSON.stringify(outcome)}`).toBe(true);
+    }
+    expect((await eventuallyReady()).status).toBe(200);
   });
 
   it("answers 503 storage_unavailable + Retry-After on every protocol while the database is silent, then recovers", async () => {
@@ -99,7 +113,7 @@ describe("PostgreSQL behind a proxy that stalls and cuts", () => {
 
     proxy.resume();
     await recovery();
-    expect((await readiness()).status).toBe(200);
+    expect((await eventuallyReady()).status).toBe(200);
   }, 60_000);
 
   it("answers 503 fast when the database's host is gone (connections reset, new ones refused), then recovers", async () => {
@@ -112,7 +126,7 @@ describe("PostgreSQL behind a proxy that stalls and cuts", () => {
 
     await proxy.restore();
     await recovery();
-    expect((await readiness()).status).toBe(200);
+    expect((await eventuallyReady()).status).toBe(200);
   }, 60_000);
 
   it("counted every answered request, the outages notwithstanding", async () => {
