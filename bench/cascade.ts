@@ -84,6 +84,8 @@ export async function runCascadeBench(): Promise<void> {
   /** Every text once, CONCURRENCY at a time; each request's latency in ms. */
   /** Every category score the embedded model gave each text, from the "off" pass. */
   const scores: number[][] = [];
+  /** Cascade latencies of the items the provider saw, and of those it did not. */
+  const split = { sent: [] as number[], kept: [] as number[] };
   const pass = async (mode: "off" | "cascade") => {
     const latencies: number[] = [];
     let next = 0;
@@ -96,10 +98,12 @@ export async function runCascadeBench(): Promise<void> {
           headers: { "content-type": "application/json", "x-api-key": key },
           body: JSON.stringify({ input: [{ type: "text", text }], text_provider_mode: mode }),
         });
-        const answer = (await response.json()) as { results: Array<{ categories: Record<string, { score: number }> }> };
+        const answer = (await response.json()) as { results: Array<{ categories: Record<string, { score: number }>; second_opinion?: unknown }> };
         if (!response.ok) throw new Error(`${mode}: HTTP ${response.status}`);
+        const ms = performance.now() - started;
         if (mode === "off") scores.push(Object.values(answer.results[0]!.categories).map((c) => c.score));
-        latencies.push(performance.now() - started);
+        else (answer.results[0]!.second_opinion ? split.sent : split.kept).push(ms);
+        latencies.push(ms);
       }
     };
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
@@ -120,6 +124,8 @@ export async function runCascadeBench(): Promise<void> {
     console.log(`share other bands would send: ${[[0.3, 0.7], [0.25, 0.75], [0.2, 0.8], [0.1, 0.9]].map(([l, h]) => `[${l}, ${h}) ${(shareFor(l!, h!) * 100).toFixed(1)}%`).join(", ")}`);
     console.log(line("embedded only (mode off)", off));
     console.log(line("cascade", cascade));
+    console.log(line("  items not sent", split.kept.sort((a, b) => a - b)));
+    console.log(line("  items sent", split.sent.sort((a, b) => a - b)));
     console.log(`added latency: mean ${(mean(cascade) - mean(off)).toFixed(1)} ms per item overall (${((mean(cascade) - mean(off)) / Math.max(sent / texts.length, 1e-9)).toFixed(1)} ms per item sent); p50 ${(percentile(cascade, 0.5) - percentile(off, 0.5)).toFixed(1)} ms, p99 ${(percentile(cascade, 0.99) - percentile(off, 0.99)).toFixed(1)} ms`);
   } finally {
     await stop(child);
