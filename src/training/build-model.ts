@@ -6,6 +6,7 @@ import type { Corpus } from "./corpus.js";
 import { ruleThresholds, type HeldOutCalibration } from "./heldout-calibration.js";
 import { averagePrecision, chooseThreshold, fitPlatt, type Platt, type PrPoint } from "./metrics.js";
 import type { TrainedModel } from "./trainer.js";
+import { rowLogits } from "./window-logits.js";
 
 export interface HeadReport {
   category: CategoryId;
@@ -40,8 +41,7 @@ export function buildModelFile(args: {
   const logits = new Float64Array(K);
   const perHead = heads.map(() => ({ x: [] as number[], y: [] as number[], w: [] as number[] }));
   for (const r of calibrationRows) {
-    const f = corpus.feats.subarray(corpus.offsets[r]!, corpus.offsets[r + 1]!);
-    trained.scorer.logits(f, logits);
+    rowLogits(trained.scorer, corpus, r, logits);
     heads.forEach((c, h) => {
       const l = corpus.labels[r * H + c]!;
       if (l < 0) return;

@@ -1,6 +1,6 @@
 import { CATEGORY_IDS } from "../classifiers/categories.js";
 import { normalizeForMatching } from "../classifiers/normalize/normalize.js";
-import { featurize, type HashingSpec } from "../classifiers/model/features.js";
+import { featurize, tokenFeaturesOf, tokenize, type HashingSpec } from "../classifiers/model/features.js";
 import { windowsOf, type WindowSpec } from "../classifiers/model/windows.js";
 import type { Example } from "./datasets/example.js";
 import { hashString } from "./prng.js";
@@ -22,7 +22,23 @@ export interface Corpus {
   weight: Float32Array;
   /** The example each row came from (index into the examples array). */
   example: Uint32Array;
+  /** Token sequences, for families that see word order (built when CorpusOptions.sequences). */
+  sequences?: Sequences;
 }
+
+/**
+ * Each row's tokens as ids of distinct words; word u's features (unigram and char n-grams, as the
+ * engine's tokenFeaturesOf gives them) are wordFeats[wordOffsets[u] .. wordOffsets[u + 1]).
+ */
+export interface Sequences {
+  offsets: Uint32Array;
+  tokens: Uint32Array;
+  wordOffsets: Uint32Array;
+  wordFeats: Uint32Array;
+}
+
+/** Windows of 480 characters hold about 100 tokens; longer runs (no spaces) are cut here. */
+const MAX_SEQUENCE = 200;
 
 export interface CorpusOptions {
   hashing: HashingSpec;
@@ -39,6 +55,8 @@ export interface CorpusOptions {
   noisyCap?: number;
   /** Extra weight for benign look-alike rows (see isLookalike); 1 = none. */
   lookalikeWeight?: number;
+  /** Also keep each row's token sequence (see Sequences). */
+  sequences?: boolean;
 }
 
 /**
@@ -70,6 +88,9 @@ export function buildCorpus(examples: readonly Example[], opts: CorpusOptions): 
   const rowFeats: Uint32Array[] = [];
   const rowEx: number[] = [];
   const rowSplit: number[] = [];
+  const seqRows: Uint32Array[] = [];
+  const wordIds = new Map<string, number>();
+  const wordFeatList: Uint32Array[] = [];
   examples.forEach((e, i) => {
     const norm = normalizeForMatching(e.text);
     if (norm.length === 0) return;
@@ -82,6 +103,20 @@ export function buildCorpus(examples: readonly Example[], opts: CorpusOptions): 
     const wins = windowsOf(norm, { size: opts.window.size, stride: opts.window.size });
     for (const w of wins) {
       rowFeats.push(featurize(norm, opts.hashing, w.from, w.to));
+      if (opts.sequences) {
+        const tokens = tokenize(norm, w.from, w.to).slice(0, MAX_SEQUENCE);
+        const tf = tokenFeaturesOf(norm, tokens, opts.hashing);
+        seqRows.push(Uint32Array.from(tokens, (tok, t) => {
+          const word = norm.slice(tok.start, tok.end);
+          let id = wordIds.get(word);
+          if (id === undefined) {
+            id = wordFeatList.length;
+            wordIds.set(word, id);
+            wordFeatList.push(tf.feats.slice(tf.from[t]!, tf.to[t]!));
+          }
+          return id;
+        }));
+      }
       rowEx.push(i);
       rowSplit.push(split);
     }
@@ -113,5 +148,24 @@ export function buildCorpus(examples: readonly Example[], opts: CorpusOptions): 
     const cap = EVERYDAY.has(name) ? (opts.everydayCap ?? opts.datasetCap) : NOISY.has(name) ? (opts.noisyCap ?? opts.datasetCap) : opts.datasetCap;
     weight[r] = Math.min(1, cap / counts[dataset[r]!]!) * (boost !== 1 && isLookalike(examples[rowEx[r]!]!) ? boost : 1);
   }
-  return { rows, offsets, feats, labels, dataset, datasets, split: Uint8Array.from(rowSplit), weight, example: Uint32Array.from(rowEx) };
+  const corpus: Corpus = { rows, offsets, feats, labels, dataset, datasets, split: Uint8Array.from(rowSplit), weight, example: Uint32Array.from(rowEx) };
+  if (opts.sequences) corpus.sequences = { ...flatten(seqRows), ...renameWords(flatten(wordFeatList)) };
+  return corpus;
+}
+
+function flatten(parts: Uint32Array[]): { offsets: Uint32Array; tokens: Uint32Array } {
+  const offsets = new Uint32Array(parts.length + 1);
+  let n = 0;
+  parts.forEach((p, i) => {
+    offsets[i] = n;
+    n += p.length;
+  });
+  offsets[parts.length] = n;
+  const tokens = new Uint32Array(n);
+  parts.forEach((p, i) => tokens.set(p, offsets[i]!));
+  return { offsets, tokens };
+}
+
+function renameWords(f: { offsets: Uint32Array; tokens: Uint32Array }): { wordOffsets: Uint32Array; wordFeats: Uint32Array } {
+  return { wordOffsets: f.offsets, wordFeats: f.tokens };
 }

@@ -17,11 +17,17 @@ export interface HeldOut {
   slices: Record<string, { benign: number; flagged: number }>;
   /** Benign rows flagged, per category (a row flagged in two categories counts in both). */
   benignByCategory: Partial<Record<CategoryId, number>>;
+  /**
+   * Category separation: for rows positive for category `pos`, the summed score of each other
+   * category `head` (only rows not also positive for `head`), and the row count. "benign" = rows
+   * negative for everything.
+   */
+  confusion: Record<string, Partial<Record<CategoryId, { sum: number; n: number }>>>;
 }
 
 export function scoreHeldOut(model: ModelFile, examples: readonly Example[], dataset: string): HeldOut {
   const engine = createEngine(model);
-  const out: HeldOut = { dataset, family: model.header.family, byCategory: {}, benign: 0, benignFlagged: 0, slices: {}, benignByCategory: {} };
+  const out: HeldOut = { dataset, family: model.header.family, byCategory: {}, benign: 0, benignFlagged: 0, slices: {}, benignByCategory: {}, confusion: {} };
   const seen = new Set<string>();
   for (const e of examples) {
     if (e.dataset !== dataset || seen.has(e.text)) continue;
@@ -40,6 +46,19 @@ export function scoreHeldOut(model: ModelFile, examples: readonly Example[], dat
       bucket.y.push(l);
       bucket.f.push(verdict.flagged);
     });
+    const confused = (pos: string, skip: (i: number) => boolean): void => {
+      const row = (out.confusion[pos] ??= {});
+      CATEGORY_IDS.forEach((h, i) => {
+        if (skip(i)) return;
+        const cell = (row[h] ??= { sum: 0, n: 0 });
+        cell.sum += v.categories[h]?.score ?? 0;
+        cell.n++;
+      });
+    };
+    CATEGORY_IDS.forEach((c, i) => {
+      if (e.labels[i] === 1) confused(c, (j) => e.labels[j] === 1);
+    });
+    if (allZero) confused("benign", () => false);
     if (allZero) {
       out.benign++;
       if (anyFlag) out.benignFlagged++;
@@ -81,6 +100,21 @@ export function summarize(results: readonly HeldOut[]): Partial<Record<CategoryI
     out[c] = { positives: pos, negatives: neg, auprc: averagePrecision(s, y), precision: tp + fp > 0 ? tp / (tp + fp) : NaN, recall: tp / pos, fpr: neg > 0 ? fp / neg : NaN };
   }
   return out;
+}
+
+/** Mean score of each head on each category's positives (and benign rows), pooled over held-out datasets. */
+export function confusionTable(results: readonly HeldOut[]): Record<string, Partial<Record<CategoryId, { mean: number; n: number }>>> {
+  const pooled: Record<string, Partial<Record<CategoryId, { sum: number; n: number }>>> = {};
+  for (const r of results) {
+    for (const [pos, row] of Object.entries(r.confusion ?? {})) {
+      for (const [h, cell] of Object.entries(row) as [CategoryId, { sum: number; n: number }][]) {
+        const acc = ((pooled[pos] ??= {})[h] ??= { sum: 0, n: 0 });
+        acc.sum += cell.sum;
+        acc.n += cell.n;
+      }
+    }
+  }
+  return Object.fromEntries(Object.entries(pooled).map(([pos, row]) => [pos, Object.fromEntries(Object.entries(row).map(([h, c]) => [h, { mean: c.n > 0 ? c.sum / c.n : NaN, n: c.n }]))]));
 }
 
 /** Mean AUPRC over (dataset, category) pairs with enough of both classes: the model-selection figure. */

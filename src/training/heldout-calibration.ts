@@ -1,7 +1,7 @@
 import { CATEGORY_IDS, type CategoryId } from "../classifiers/categories.js";
 import { normalizeForMatching } from "../classifiers/normalize/normalize.js";
 import { scorerOf } from "../classifiers/engine/engine.js";
-import { featurize } from "../classifiers/model/features.js";
+import { windowLogits } from "./window-logits.js";
 import type { ModelFile } from "../classifiers/model/model-file.js";
 import { windowsOf } from "../classifiers/model/windows.js";
 import type { Example } from "./datasets/example.js";
@@ -44,7 +44,7 @@ export function heldOutLogits(model: ModelFile, examples: readonly Example[], da
     const norm = normalizeForMatching(e.text);
     best.fill(-Infinity);
     for (const w of windowsOf(norm, header.window)) {
-      scorer.logits(featurize(norm, header.hashing, w.from, w.to), out);
+      windowLogits(scorer, norm, header.hashing, w.from, w.to, out);
       for (let k = 0; k < K; k++) if (out[k]! > best[k]!) best[k] = out[k]!;
     }
     for (let k = 0; k < K; k++) logits.push(best[k]!);

@@ -30,6 +30,7 @@ import { meanFoldAuprc, scoreHeldOut, summarize, type HeldOut } from "./evaluate
 import { writeReport, type Evaluation } from "./report.js";
 import { trainLinear } from "./train-linear.js";
 import { trainMlp } from "./train-mlp.js";
+import { trainConv } from "./train-conv.js";
 import type { TrainedModel } from "./trainer.js";
 
 const MODEL_VERSION = "2026-11-e";
@@ -37,7 +38,7 @@ const HASHING_BASE = { buckets: 1 << 18, minN: 3, maxN: 5 };
 const WINDOW = { size: 480, stride: 240 };
 // Held out one at a time: every dataset with positives that is not a near-copy of another's style,
 // plus the benign look-alike sets whose false-positive rate the issue asks for.
-const DEFAULT_FOLDS = ["hatecheck", "xstest", "toxic-spans", "implicit-hate", "reddit-cssrs-suicide", "adversarial-nibbler", "ailuminate-demo"];
+const DEFAULT_FOLDS = ["hatecheck", "xstest", "toxic-spans", "implicit-hate", "reddit-cssrs-suicide", "adversarial-nibbler", "ailuminate-demo", "cad-reddit-abuse", "hatemoji"];
 // Everyday benign query sets (corpus.ts EVERYDAY) count up to this many rows instead of 6000.
 const EVERYDAY_CAP = Number(process.env["EVERYDAY_CAP"] ?? 30000);
 // Reddit C-SSRS (user-level labels copied to posts, corpus.ts NOISY) counts as at most this many rows.
@@ -66,10 +67,17 @@ const { values } = parseArgs({
     // evaluation.json of the model being replaced (default: the one in the output directory), for before/after columns.
     previous: { type: "string" },
     quick: { type: "boolean", default: false },
+    // Stop after the family comparison: write compare.json (per family: selection figure, pooled and
+    // per-dataset held-out figures) to --out, train no final model.
+    "compare-only": { type: "boolean", default: false },
     // Network shape and step size of the embedding-mlp family (see models/README.md for what was compared).
     dim: { type: "string", default: "32" },
     hidden: { type: "string", default: "48" },
     lr: { type: "string", default: "0.05" },
+    // Filters of the conv family's width-3 convolution over token vectors.
+    filters: { type: "string", default: "32" },
+    // Train on at most this share of the training rows (family comparisons on a budget; the card says so).
+    subsample: { type: "string", default: "1" },
     "lookalike-weight": { type: "string", default: "2" },
     "identity-words": { type: "string", default: "placeholder" },
   },
@@ -86,8 +94,12 @@ const MLP = { dim: Number(values.dim), hidden: Number(values.hidden), lr: Number
 const FAMILIES: Record<string, (c: Corpus, rows: Uint32Array, heads: number[], seed: number, epochs: number) => TrainedModel> = {
   linear: (c, rows, heads, seed, epochs) => trainLinear(c, rows, HASHING.buckets, { heads, seed, epochs }),
   "embedding-mlp": (c, rows, heads, seed, epochs) => trainMlp(c, rows, HASHING.buckets, { heads, seed, epochs, ...MLP }),
+  conv: (c, rows, heads, seed, epochs) => trainConv(c, rows, HASHING.buckets, { heads, seed, epochs, ...MLP, filters: Number(values.filters) }),
 };
 const seed = Number(values.seed);
+const SUBSAMPLE = Number(values.subsample);
+/** A fixed pseudo-random draw in [0, 1) per corpus row: the same rows for every family and fold. */
+const hashRow = (r: number, s: number): number => (Math.imul(r ^ s, 0x9e3779b1) >>> 8) / (1 << 24);
 const epochs = Number(values.epochs);
 const foldEpochs = Number(values["fold-epochs"] ?? values.epochs);
 const maxFpr = Number(values["max-fpr"] ?? DEFAULT_MAX_FPR);
@@ -111,7 +123,7 @@ mkdirSync(cacheDir, { recursive: true });
 let corpus: Corpus | undefined;
 function getCorpus(): Corpus {
   if (!corpus) {
-    corpus = buildCorpus(examples, { hashing: HASHING, window: WINDOW, seed, calibrationShare: 0.15, datasetCap: 6000, everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP, lookalikeWeight: LOOKALIKE_WEIGHT });
+    corpus = buildCorpus(examples, { hashing: HASHING, window: WINDOW, seed, calibrationShare: 0.15, datasetCap: 6000, everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP, lookalikeWeight: LOOKALIKE_WEIGHT, sequences: families.includes("conv") });
     log(`featurised ${corpus.rows} rows (${corpus.feats.length} features)`);
   }
   return corpus;
@@ -129,7 +141,7 @@ function fit(family: string, exclude: string | undefined, id: string, training: 
   const c = getCorpus();
   const ex = exclude === undefined ? -1 : c.datasets.indexOf(exclude);
   const n = exclude === undefined ? epochs : foldEpochs;
-  const train = rowsWhere(c, (r) => c.split[r] === 0 && c.dataset[r] !== ex);
+  const train = rowsWhere(c, (r) => c.split[r] === 0 && c.dataset[r] !== ex && (SUBSAMPLE >= 1 || (hashRow(r, seed) < SUBSAMPLE)));
   const calib = rowsWhere(c, (r) => c.split[r] === 1 && c.dataset[r] !== ex);
   const trained = FAMILIES[family]!(c, train, heads, seed, n);
   const built = buildModelFile({ id, corpus: c, calibrationRows: calib, trained, heads, hashing: HASHING, window: WINDOW, training: { ...training, datasets: c.datasets, rows: c.rows } });
@@ -169,6 +181,16 @@ if (!values.quick) {
     selection[family] = { ...meanFoldAuprc(heldOut[family]!), seconds: (Date.now() - t0) / 1000 };
     log(`${family}: mean held-out-dataset AUPRC ${selection[family]!.mean.toFixed(3)} over ${selection[family]!.pairs} (dataset, category) pairs`);
   }
+}
+if (values["compare-only"]) {
+  mkdirSync(modelsDir, { recursive: true });
+  const compare = Object.fromEntries(families.map((f) => [f, {
+    selection: selection[f], pooled: summarize(heldOut[f] ?? []),
+    perDataset: (heldOut[f] ?? []).map((r) => ({ dataset: r.dataset, benign: r.benign, benignFlagged: r.benignFlagged, categories: summarize([r]) })),
+  }]));
+  writeFileSync(join(modelsDir, "compare.json"), `${JSON.stringify({ subsample: SUBSAMPLE, folds, epochs: foldEpochs, compare }, null, 1)}\n`);
+  log(`wrote ${modelsDir}/compare.json`);
+  process.exit(0);
 }
 const winner = families.reduce((best, f) => ((selection[f]?.mean ?? -1) > (selection[best]?.mean ?? -1) ? f : best), families[0] ?? "linear");
 log(`winner: ${winner}`);

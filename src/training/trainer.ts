@@ -4,7 +4,7 @@ import type { Corpus } from "./corpus.js";
 
 /** What every model family hands back: quantised tensors for the file, and a scorer over them. */
 export interface TrainedModel {
-  family: "linear" | "embedding-mlp";
+  family: "linear" | "embedding-mlp" | "conv";
   tensors: Record<string, Int8Array | Float32Array>;
   params: Record<string, number>;
   scorer: Scorer;

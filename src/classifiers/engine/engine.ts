@@ -6,6 +6,7 @@ import { featuresOfTokens, featurize, firstTokenAtOrAfter, tokenFeaturesOf, toke
 import type { ModelFile } from "../model/model-file.js";
 import { newFloat64Array } from "../model/typed-slab.js";
 import { createLinearScorer, createMlpScorer, type Scorer } from "../model/scorers.js";
+import { createConvScorer, isSequenceScorer } from "../model/conv-scorer.js";
 import { windowsOf } from "../model/windows.js";
 import { lowerBound } from "../lower-bound.js";
 import { POLICY } from "../policy.js";
@@ -52,6 +53,12 @@ export function scorerOf(model: ModelFile): Scorer {
     return createLinearScorer({ buckets, heads, w: t("w") as Int8Array, scale: t("scale") as Float32Array, bias: t("bias") as Float32Array });
   }
   const p = header.params;
+  if (header.family === "conv") {
+    return createConvScorer({
+      buckets, heads, dim: p["dim"] ?? 0, hidden: p["hidden"] ?? 0, filters: p["filters"] ?? 0, emb: t("emb") as Int8Array, embScale: p["embScale"] ?? 1,
+      w1: t("w1") as Float32Array, b1: t("b1") as Float32Array, wc: t("wc") as Float32Array, bc: t("bc") as Float32Array, w2: t("w2") as Float32Array, b2: t("b2") as Float32Array,
+    });
+  }
   return createMlpScorer({
     buckets, heads, dim: p["dim"] ?? 0, hidden: p["hidden"] ?? 0, emb: t("emb") as Int8Array, embScale: p["embScale"] ?? 1,
     w1: t("w1") as Float32Array, b1: t("b1") as Float32Array, w2: t("w2") as Float32Array, b2: t("b2") as Float32Array,
@@ -74,6 +81,7 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Tex
   /** Per category, the rule families its policy row lets flag it. */
   const allowed = new Map<CategoryId, ReadonlySet<string>>(CATEGORY_IDS.map((c) => [c, new Set(POLICY[c].rules)]));
   const scorer = scorerOf(model);
+  const sequence = isSequenceScorer(scorer) ? scorer : undefined;
   const lex = getLexicons();
   const headIndex = new Map<CategoryId, number>(header.heads.map((c, i) => [c, i]));
   const threshold = (c: CategoryId): number => header.thresholds[c] ?? 0.5;
@@ -186,7 +194,9 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Tex
       // A bound that cuts a token (no space to snap to) tokenises differently: featurise that window as is.
       const cut = (tFrom > 0 && tokens[tFrom - 1]!.end > window.from) || (tTo > 0 && tokens[tTo - 1]!.end > window.to);
       const features = cut ? featurize(norm.text, header.hashing, window.from, window.to) : featuresOfTokens(tf, header.hashing.buckets, tFrom, tTo);
-      scorer.logits(features, logits);
+      // The conv family also reads the window's tokens (a cut bound drops the cut token's neighbours only).
+      if (sequence) sequence.windowLogits(features, tf, tFrom, tTo, logits);
+      else scorer.logits(features, logits);
       const scores: Partial<Record<CategoryId, number>> = {};
       for (let i = 0; i < heads.length; i++) scores[heads[i]!.category] = sigmoid(heads[i]!.a * logits[i]! + heads[i]!.b);
       const pick = (list: LexiconHit[]): LexiconHit[] => (list.length === 0 ? list : hitsStartingIn(list, window.from, window.to, inside));

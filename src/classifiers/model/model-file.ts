@@ -24,7 +24,7 @@ export interface ModelHeader {
   format: "moderation-text-model";
   version: 1;
   id: string;
-  family: "linear" | "embedding-mlp";
+  family: "linear" | "embedding-mlp" | "conv";
   /** Categories with a learned head, in head order. */
   heads: CategoryId[];
   hashing: HashingSpec;

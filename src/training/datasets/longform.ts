@@ -122,7 +122,7 @@ export function readLongform(root: string): Example[] {
         if (group === "B") {
           if (overlaps(c, MINOR_FLAGS[file])) continue;
           const { hits, tokens } = scanText(lex.sexual, norm);
-          if (evidenceScore(hits, tokens) >= 0.2) positives.push(example("longform-prose", slice, c.text, makeLabels({ sexual: 1, hate: 0, self_harm: 0, harassment: 0 }, "unknown")));
+          if (evidenceScore(hits, tokens) >= 0.2) positives.push(example("longform-prose", slice, c.text, makeLabels({ sexual: 1, hate: 0, self_harm: 0, harassment: 0, violence: 0 }, "unknown")));
         } else {
           const { hits, tokens } = scanText(lex.graphicViolence, norm);
           const score = evidenceScore(hits, tokens);

@@ -25,7 +25,7 @@ export function readCounselChat(root: string): Example[] {
     const q = `${r["questionTitle"] ?? ""}. ${r["questionText"] ?? ""}`.trim();
     if (!questions.has(r["questionID"] ?? "")) {
       questions.add(r["questionID"] ?? "");
-      if (topic === "self-harm" || topic === "eating-disorders") out.push(example("counsel-chat", `question:${topic}`, q, makeLabels({ self_harm: 1, hate: 0, sexual: 0, violence: 0 }, "unknown")));
+      if (topic === "self-harm" || topic === "eating-disorders") out.push(example("counsel-chat", `question:${topic}`, q, makeLabels({ self_harm: 1, hate: 0, sexual: 0, violence: 0, harassment: 0 }, "unknown")));
       else if (topic === "depression" || topic === "domestic-violence" || topic === "trauma") out.push(example("counsel-chat", `question:${topic}`, q, makeLabels({ hate: 0, sexual: 0, harassment: 0 }, "unknown")));
       else out.push(example("counsel-chat", `question:${topic}`, q, BENIGN));
     }
@@ -40,8 +40,8 @@ export function readCounselChat(root: string): Example[] {
 
 /**
  * Reddit C-SSRS: labels are per user, copied onto each post (noisy). Ideation, Behavior and Attempt
- * users' posts are self-harm intent positives; Supportive users' posts are negatives for intent only
- * (they talk about suicide to help others); Indicator users are skipped as ambiguous.
+ * users' posts are self-harm intent positives; Supportive users' posts are negatives for self-harm
+ * (they talk about suicide to help others: prevention talk is not self-harm content); Indicator users are skipped as ambiguous.
  */
 export function readCssrs(root: string): Example[] {
   const out: Example[] = [];
@@ -53,8 +53,8 @@ export function readCssrs(root: string): Example[] {
       const text = post.trim();
       if (text.length < 40) continue;
       const labels = label === "Supportive"
-        ? makeLabels({ self_harm_intent: 0, self_harm_instructions: 0, hate: 0, sexual: 0 }, "unknown")
-        : makeLabels({ self_harm_intent: 1, hate: 0, sexual: 0 }, "unknown");
+        ? makeLabels({ self_harm: 0, hate: 0, sexual: 0, harassment: 0, violence: 0 }, "unknown")
+        : makeLabels({ self_harm_intent: 1, hate: 0, sexual: 0, harassment: 0, violence: 0 }, "unknown");
       out.push(example("reddit-cssrs-suicide", label, text, labels));
     }
   }
