@@ -16,7 +16,7 @@ export interface HeadReport {
   chosen: PrPoint;
 }
 
-/** Lexicon evidence thresholds (hand-set, documented in models/README.md and lexicon/terms.ts). */
+/** Lexicon evidence thresholds (hand-set, documented in docs/model-history.md and rules/lexicon/terms.ts). */
 export const LEXICON_THRESHOLDS = { sexual: 0.7, graphicViolence: 0.7 };
 
 /**

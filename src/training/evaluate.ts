@@ -56,7 +56,7 @@ export function scoreHeldOut(model: ModelFile, examples: readonly Example[], dat
       });
     };
     CATEGORY_IDS.forEach((c, i) => {
-      if (e.labels[i] === 1) confused(c, (j) => e.labels[j] === 1);
+      if (e.labels[i] === 1) confused(c, (j) => j !== i && e.labels[j] === 1);
     });
     if (allZero) confused("benign", () => false);
     if (allZero) {

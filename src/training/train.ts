@@ -11,7 +11,7 @@
  * --quick (no held-out-dataset evaluation; for iterating on features), --dim N, --hidden N, --lr X
  * (embedding-mlp shape and AdaGrad step size), --lookalike-weight X (weight of benign look-alike rows),
  * --identity-words keep|drop|placeholder (how words naming protected groups are hashed; see
- * src/classifiers/lexicon/identity-words.ts and models/README.md).
+ * src/classifiers/model/identity-words.ts and docs/model-history.md).
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -26,7 +26,7 @@ import { readAll } from "./datasets/index.js";
 import { datasetsRoot } from "./datasets/files.js";
 import { decodeModel, encodeModel, type ModelFile } from "../classifiers/model/model-file.js";
 import { DEFAULT_MAX_FPR, fitHeldOutCalibration, heldOutLogits, withCalibration, type FoldLogits, type HeldOutCalibration } from "./heldout-calibration.js";
-import { meanFoldAuprc, scoreHeldOut, summarize, type HeldOut } from "./evaluate.js";
+import { confusionTable, meanFoldAuprc, scoreHeldOut, summarize, type HeldOut } from "./evaluate.js";
 import { writeReport, type Evaluation } from "./report.js";
 import { trainLinear } from "./train-linear.js";
 import { trainMlp } from "./train-mlp.js";
@@ -52,7 +52,7 @@ const { values } = parseArgs({
     epochs: { type: "string", default: "2" },
     "fold-epochs": { type: "string" },
     folds: { type: "string" },
-    // The linear family lost the last comparison (models/README.md); `--families linear,embedding-mlp`
+    // The linear family lost the last comparison (docs/model-history.md); `--families linear,embedding-mlp`
     // re-runs it (about 6 more minutes).
     families: { type: "string", default: "embedding-mlp" },
     datasets: { type: "string" },
@@ -62,15 +62,17 @@ const { values } = parseArgs({
     "max-fpr": { type: "string" },
     // Thresholds: "guard" (default: random-split best F1, raised by the held-out benign guard),
     // "heldout" (best F1 on the folds' pooled held-out scores, plus the guard), "refit" (also refit
-    // Platt on the held-out logits), "random" (random-split best F1 only). See models/README.md.
+    // Platt on the held-out logits), "random" (random-split best F1 only). See docs/model-history.md.
     policy: { type: "string", default: "guard" },
     // evaluation.json of the model being replaced (default: the one in the output directory), for before/after columns.
     previous: { type: "string" },
+    // compare.json of a --compare-only run, reported in the model card as the family comparison.
+    comparison: { type: "string" },
     quick: { type: "boolean", default: false },
     // Stop after the family comparison: write compare.json (per family: selection figure, pooled and
     // per-dataset held-out figures) to --out, train no final model.
     "compare-only": { type: "boolean", default: false },
-    // Network shape and step size of the embedding-mlp family (see models/README.md for what was compared).
+    // Network shape and step size of the embedding-mlp family (see docs/model-history.md for what was compared).
     dim: { type: "string", default: "32" },
     hidden: { type: "string", default: "48" },
     lr: { type: "string", default: "0.05" },
@@ -216,6 +218,8 @@ log(`wrote ${target} (${(bytes.length / 1e6).toFixed(2)} MB), id ${id}`);
 
 const evaluation = {
   id, winner, selection, folds, previous: previousFigures(values.previous ?? join(modelsDir, "evaluation.json")),
+  comparison: values.comparison ? JSON.parse(readFileSync(values.comparison, "utf8")) as Evaluation["comparison"] : undefined,
+  confusion: heldOut[winner] ? confusionTable(heldOut[winner]!) : undefined,
   calibration: base.reports,
   heldOutCalibration: heldOutCal?.reports ?? [],
   thresholds: final.header.thresholds,

@@ -15,7 +15,7 @@ import { createPrng } from "../prng.js";
  *
  * Not wired into datasets/index.ts: trained as benign look-alikes (session 9) it cut the sexual head's
  * false positives on hand-written image prompts, but the retrained model lost held-out figures
- * elsewhere and hand-written self-harm statements (models/README.md, "Session 9"). To try again, add
+ * elsewhere and hand-written self-harm statements (docs/model-history.md, "Session 9"). To try again, add
  * it to READERS and isLookalike.
  */
 export const PROJECT_IMAGE_PROMPTS = "project-image-prompts";

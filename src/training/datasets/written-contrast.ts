@@ -8,7 +8,7 @@ import { BENIGN, example, type Example } from "./example.js";
  * HateCheck's functional categories. Deterministic: same code, same rows in the same order.
  *
  * Not wired into datasets/index.ts: trained as benign look-alikes it cut HateCheck's benign flags
- * but raised XSTest's on two seeds and cost held-out hate recall, so it was not kept (models/README.md,
+ * but raised XSTest's on two seeds and cost held-out hate recall, so it was not kept (docs/model-history.md,
  * "What was tried for positive identity statements"). To try again, add it to READERS and isLookalike.
  */
 export const PROJECT_CONTRAST = "project-contrast";
@@ -45,7 +45,7 @@ type Template = (x: Group) => string;
  * Families of templates; the family is the row's slice. Many predicates, each met by half of the
  * groups: a bag-of-words model generalises from varied words, not from one sentence in 33 groups.
  * No negated or condemned hate: derogatory words in benign rows cost recall on insults (tried;
- * models/README.md), and the runtime frames already handle negation and counter-speech.
+ * docs/model-history.md), and the runtime frames already handle negation and counter-speech.
  */
 const FAMILIES: Readonly<Record<string, readonly Template[]>> = {
   praise: [
