@@ -8,7 +8,7 @@ import type { HeldOutHeadReport } from "./heldout-calibration.js";
 export interface Evaluation {
   id: string;
   /** The budgeted family comparison (train.ts --compare-only), when one was run for this model. */
-  comparison?: { subsample: number; folds: string[]; epochs: number; compare: Record<string, { selection?: { mean: number; pairs: number; seconds: number }; pooled: Partial<Record<string, CategorySummary>>; perDataset: { dataset: string; benign: number; benignFlagged: number }[] }> } | undefined;
+  comparison?: { subsample: number; folds: string[]; epochs: number; compare: Record<string, { selection?: { mean: number; pairs: number; seconds: number }; pooled: Partial<Record<string, CategorySummary>>; perDataset: { dataset: string; benign: number; benignFlagged: number; categories: Partial<Record<string, CategorySummary>> }[] }> } | undefined;
   /** Mean score of each head on each category's held-out positives (evaluate.ts confusionTable). */
   confusion?: Record<string, Partial<Record<string, { mean: number; n: number }>>> | undefined;
   training?: { rows?: unknown } & Record<string, unknown>;
@@ -77,10 +77,12 @@ export function writeReport(path: string, ev: Evaluation): void {
   if (ev.comparison) {
     const c = ev.comparison;
     lines.push(`Compared on the same ${Math.round(c.subsample * 100)}% subsample of the training rows (a fixed hash per row; the 2-core machine's budget), ${c.epochs} epochs, held-out datasets ${c.folds.join(", ")}. Mean AUPRC over (held-out dataset, category) pairs with at least 10 positives and 10 negatives; benign = share of held-out benign rows flagged.`, "");
-    table(["family", "mean AUPRC", "pairs", "benign flagged", ...FAMILIES.map((f) => `${f} AUPRC`), "train + eval (s)"], Object.entries(c.compare).map(([f, r]) => {
+    const cells = (d: { categories: Partial<Record<string, CategorySummary>> }): string =>
+      FAMILIES.filter((x) => (d.categories[x]?.positives ?? 0) >= 10 && (d.categories[x]?.negatives ?? 0) >= 10).map((x) => `${x} ${f3(d.categories[x]?.auprc)}`).join(", ");
+    table(["family", "mean AUPRC", "pairs", "benign flagged", ...c.folds.map((d) => `held out ${d}`), "train + eval (s)"], Object.entries(c.compare).map(([f, r]) => {
       const benign = r.perDataset.reduce((a, d) => a + d.benign, 0);
       const flagged = r.perDataset.reduce((a, d) => a + d.benignFlagged, 0);
-      return [f === ev.winner ? `**${f}** (kept)` : f, f3(r.selection?.mean), String(r.selection?.pairs ?? "–"), pct(flagged, benign), ...FAMILIES.map((x) => f3(r.pooled[x]?.auprc)), (r.selection?.seconds ?? 0).toFixed(0)];
+      return [f === ev.winner ? `**${f}** (kept)` : f, f3(r.selection?.mean), String(r.selection?.pairs ?? "–"), pct(flagged, benign), ...c.folds.map((d) => { const pd = r.perDataset.find((x) => x.dataset === d); return pd ? cells(pd) : "–"; }), (r.selection?.seconds ?? 0).toFixed(0)];
     }));
     lines.push(...CARD_FAMILIES, "");
   }

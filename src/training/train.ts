@@ -72,6 +72,9 @@ const { values } = parseArgs({
     // Stop after the family comparison: write compare.json (per family: selection figure, pooled and
     // per-dataset held-out figures) to --out, train no final model.
     "compare-only": { type: "boolean", default: false },
+    // Train the fold models into --cache and stop (no evaluation): run several at once with
+    // different --folds, then one run with --reuse evaluates them and trains the shipped model.
+    "train-folds-only": { type: "boolean", default: false },
     // Network shape and step size of the embedding-mlp family (see docs/model-history.md for what was compared).
     dim: { type: "string", default: "32" },
     hidden: { type: "string", default: "48" },
@@ -136,7 +139,8 @@ const rowsWhere = (c: Corpus, pred: (r: number) => boolean): Uint32Array => Uint
 /** Trains (or, with --reuse, loads) one model: a fold model when `exclude` names a dataset. */
 function fit(family: string, exclude: string | undefined, id: string, training: Record<string, unknown> = {}): { model: ModelFile; reports: HeadReport[] } {
   const name = exclude === undefined ? `final-${family}` : `lodo-${family}-${exclude}`;
-  if (values.reuse) {
+  // --reuse takes what the cache has and trains the rest (folds can be trained by parallel runs).
+  if (values.reuse && existsSync(cached(name))) {
     const model = decodeModel(readFileSync(cached(name)));
     return { model, reports: (model.header.training["calibrationReports"] ?? []) as HeadReport[] };
   }
@@ -158,6 +162,13 @@ function calibrate(fl: FoldLogits[]): HeldOutCalibration | undefined {
 }
 
 const present = new Set(examples.map((e) => e.dataset));
+if (values["train-folds-only"]) {
+  for (const family of families) for (const d of folds) if (present.has(d)) {
+    fit(family, d, `lodo-${family}-${d}`);
+    log(`${family}: trained fold without ${d}`);
+  }
+  process.exit(0);
+}
 const heldOut: Record<string, HeldOut[]> = {};
 const foldLogits: Record<string, FoldLogits[]> = {};
 const selection: Record<string, { mean: number; pairs: number; seconds: number }> = {};
@@ -218,7 +229,7 @@ log(`wrote ${target} (${(bytes.length / 1e6).toFixed(2)} MB), id ${id}`);
 
 const evaluation = {
   id, winner, selection, folds, previous: previousFigures(values.previous ?? join(modelsDir, "evaluation.json")),
-  comparison: values.comparison ? JSON.parse(readFileSync(values.comparison, "utf8")) as Evaluation["comparison"] : undefined,
+  comparison: values.comparison ? mergeComparisons(values.comparison.split(",")) : undefined,
   confusion: heldOut[winner] ? confusionTable(heldOut[winner]!) : undefined,
   calibration: base.reports,
   heldOutCalibration: heldOutCal?.reports ?? [],
@@ -251,6 +262,26 @@ function previousFigures(path: string): Evaluation["previous"] {
     for (const [slice, v] of Object.entries(d.slices)) benign[`${d.dataset}/${slice}`] = { benign: v.benign, flagged: v.flagged };
   }
   return { id: ev.id, pooled: h.pooled, benign, selection: Object.fromEntries(Object.entries(ev.selection).map(([f, s]) => [f, { mean: s.mean, pairs: s.pairs }])) };
+}
+
+/** Merges compare.json files of runs that each held out other datasets (same subsample and epochs). */
+function mergeComparisons(paths: string[]): Evaluation["comparison"] {
+  type Compare = NonNullable<Evaluation["comparison"]>;
+  const runs = paths.map((p) => JSON.parse(readFileSync(p, "utf8")) as Compare);
+  const out: Compare = { subsample: runs[0]!.subsample, epochs: runs[0]!.epochs, folds: runs.flatMap((r) => r.folds), compare: {} };
+  for (const run of runs) {
+    for (const [family, r] of Object.entries(run.compare)) {
+      const acc = (out.compare[family] ??= { selection: { mean: 0, pairs: 0, seconds: 0 }, pooled: {}, perDataset: [] });
+      const s = acc.selection!, t = r.selection;
+      if (t && t.pairs > 0) {
+        s.mean = (s.mean * s.pairs + t.mean * t.pairs) / (s.pairs + t.pairs);
+        s.pairs += t.pairs;
+      }
+      s.seconds += t?.seconds ?? 0;
+      acc.perDataset.push(...r.perDataset);
+    }
+  }
+  return out;
 }
 
 function trainingSeconds(): number {
