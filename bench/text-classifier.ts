@@ -2,6 +2,10 @@
  * Speed and size of the default text model: `npm run bench:text`. Prints figures and writes
  * models/bench.json and re-renders models/README.md with them. Not a test: no
  * assertions on time, the numbers depend on the machine.
+ *
+ * `npm run bench:text -- --baseline OLD.bin` also times another model file (e.g. the model being
+ * replaced, from `git show HEAD~1:models/text-moderation.bin`) in the same run, interleaved, and
+ * prints the ratio: on a shared machine only same-run ratios compare.
  */
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -63,6 +67,27 @@ function perItem(chars: number, n: number, vocabulary = WORDS.length, fixed?: st
   return best;
 }
 
+const baselineAt = process.argv.indexOf("--baseline");
+const baselinePath = baselineAt > 0 ? process.argv[baselineAt + 1] : undefined;
+/** The 1,000-char mixed figure for the default model and the baseline, alternating rounds so both see the same load. */
+function versusBaseline(path: string): string {
+  const other = loadTrainedClassifier(path);
+  const items = Array.from({ length: 300 }, (_, i) => makeText(i + 1, 1000));
+  const time = (c: typeof classifier): number => {
+    const start = performance.now();
+    for (const t of items) c.classify(t);
+    return (performance.now() - start) / items.length;
+  };
+  time(classifier);
+  time(other);
+  let mine = Infinity, theirs = Infinity;
+  for (let round = 0; round < 7; round++) {
+    mine = Math.min(mine, time(classifier));
+    theirs = Math.min(theirs, time(other));
+  }
+  return `${mine.toFixed(3)} ms vs ${theirs.toFixed(3)} ms for the baseline (${(mine / theirs).toFixed(2)}x)`;
+}
+
 const figures: Record<string, string> = {
   "model file": `${(statSync(DEFAULT_MODEL_PATH).size / 1e6).toFixed(2)} MB`,
   "load time": `${loadMs.toFixed(0)} ms`,
@@ -72,6 +97,7 @@ const figures: Record<string, string> = {
   "10,000-char item": `${perItem(10000, 100).toFixed(3)} ms`,
   [`10,000-char item repeating one harmful phrase (mean of ${ADVERSARIAL.length})`]: `${perItem(10000, ADVERSARIAL.length, WORDS.length, ADVERSARIAL).toFixed(3)} ms`,
   "100,000-char text repeating one harmful phrase (worst)": worstAt100k(),
+  ...(baselinePath ? { "1,000-char item, same run as the baseline model": versusBaseline(baselinePath) } : {}),
   node: process.version,
 };
 for (const [k, v] of Object.entries(figures)) console.log(`${k.padEnd(46)} ${v}`);

@@ -7,6 +7,8 @@ import type { HeldOutHeadReport } from "./heldout-calibration.js";
 
 export interface Evaluation {
   id: string;
+  /** Held-out rows scored per dataset (a fixed hash sample), 0 = all. */
+  evalCap?: number | undefined;
   /** The budgeted family comparison (train.ts --compare-only), when one was run for this model. */
   comparison?: { subsample: number; folds: string[]; epochs: number; compare: Record<string, { selection?: { mean: number; pairs: number; seconds: number }; pooled: Partial<Record<string, CategorySummary>>; perDataset: { dataset: string; benign: number; benignFlagged: number; categories: Partial<Record<string, CategorySummary>> }[] }> } | undefined;
   /** Mean score of each head on each category's held-out positives (evaluate.ts confusionTable). */
@@ -90,7 +92,7 @@ export function writeReport(path: string, ev: Evaluation): void {
   lines.push(`Shipped model, full data, held-out datasets ${ev.folds.join(", ")}: ${sel}.${prev?.selection ? ` Previous model \`${prev.id}\`: ${Object.entries(prev.selection).map(([f, s]) => `${f} ${f3(s.mean)} over ${s.pairs} pairs`).join("; ")} (fewer folds).` : ""}`, "");
   if (winner) {
     lines.push("## Held-out evaluation per category", "");
-    lines.push("Pooled over the held-out datasets: every row scored by the full classifier (model, rules, frames) trained without its dataset. Precision and recall at the shipped flag rule; FPR = share of the category's negatives flagged.", "");
+    lines.push(`Pooled over the held-out datasets: every row scored by the full classifier (model, rules, frames) trained without its dataset${ev.evalCap ? ` (at most ${ev.evalCap} rows per dataset, a fixed hash sample, to fit the shared machine's budget)` : ""}. Precision and recall at the shipped flag rule; FPR = share of the category's negatives flagged.`, "");
     table(["category", "pos", "neg", "AUPRC", "precision", "recall", "FPR", ...(prev ? ["AUPRC prev", "recall prev", "FPR prev"] : [])], CATEGORY_IDS.map((c) => {
       const s = winner.pooled[c];
       const p = prev?.pooled[c];

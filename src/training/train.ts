@@ -23,6 +23,7 @@ import type { HashingSpec } from "../classifiers/model/features.js";
 import { buildModelFile, type HeadReport } from "./build-model.js";
 import { buildCorpus, type Corpus } from "./corpus.js";
 import { readAll } from "./datasets/index.js";
+import { hashString } from "./prng.js";
 import { datasetsRoot } from "./datasets/files.js";
 import { decodeModel, encodeModel, type ModelFile } from "../classifiers/model/model-file.js";
 import { DEFAULT_MAX_FPR, fitHeldOutCalibration, heldOutLogits, withCalibration, type FoldLogits, type HeldOutCalibration } from "./heldout-calibration.js";
@@ -33,7 +34,7 @@ import { trainMlp } from "./train-mlp.js";
 import { trainConv } from "./train-conv.js";
 import type { TrainedModel } from "./trainer.js";
 
-const MODEL_VERSION = "2026-11-e";
+const MODEL_VERSION = "2026-11-f";
 const HASHING_BASE = { buckets: 1 << 18, minN: 3, maxN: 5 };
 const WINDOW = { size: 480, stride: 240 };
 // Held out one at a time: every dataset with positives that is not a near-copy of another's style,
@@ -75,6 +76,11 @@ const { values } = parseArgs({
     // Train the fold models into --cache and stop (no evaluation): run several at once with
     // different --folds, then one run with --reuse evaluates them and trains the shipped model.
     "train-folds-only": { type: "boolean", default: false },
+    // With --reuse: wait until this UTC time (HH:MM) for fold models that parallel runs are still
+    // training, then go on with the folds that are there (the card lists the folds used).
+    "wait-until": { type: "string" },
+    // Score at most this many rows of each held-out dataset (a fixed hash sample; 0 = all).
+    "eval-cap": { type: "string", default: "0" },
     // Network shape and step size of the embedding-mlp family (see docs/model-history.md for what was compared).
     dim: { type: "string", default: "32" },
     hidden: { type: "string", default: "48" },
@@ -162,6 +168,27 @@ function calibrate(fl: FoldLogits[]): HeldOutCalibration | undefined {
 }
 
 const present = new Set(examples.map((e) => e.dataset));
+const EVAL_CAP = Number(values["eval-cap"]);
+/** The rows of `dataset` scored held out: all, or a fixed sample of EVAL_CAP distinct texts. */
+function evalRows(dataset: string): typeof examples {
+  const rows = examples.filter((e) => e.dataset === dataset);
+  if (EVAL_CAP <= 0) return examples;
+  const distinct = [...new Set(rows.map((e) => e.text))].length;
+  if (distinct <= EVAL_CAP) return rows;
+  const share = EVAL_CAP / distinct;
+  return rows.filter((e) => hashString(e.text, seed) % 100000 < share * 100000);
+}
+/** Polls for a fold model a parallel run is training; false once --wait-until has passed. */
+function waitForFold(family: string, d: string): boolean {
+  const file = cached(`lodo-${family}-${d}`);
+  const until = values["wait-until"];
+  if (!until) return true;
+  const [h, m] = until.split(":").map(Number);
+  const deadline = new Date();
+  deadline.setUTCHours(h!, m!, 0, 0);
+  while (!existsSync(file) && Date.now() < deadline.getTime()) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20000);
+  return existsSync(file);
+}
 if (values["train-folds-only"]) {
   for (const family of families) for (const d of folds) if (present.has(d)) {
     fit(family, d, `lodo-${family}-${d}`);
@@ -178,18 +205,25 @@ if (!values.quick) {
     heldOut[family] = [];
     foldLogits[family] = [];
     const models: { dataset: string; model: ModelFile }[] = [];
+    // One family: train the shipped model first, while parallel runs may still be training folds.
+    if (families.length === 1 && values.reuse && !values["compare-only"]) fit(family, undefined, `text-${family}-${MODEL_VERSION}`);
     for (const d of folds) {
       if (!present.has(d)) continue;
+      if (values.reuse && !waitForFold(family, d)) {
+        log(`${family}: no fold model without ${d} by ${values["wait-until"]}; fold skipped`);
+        continue;
+      }
       const { model } = fit(family, d, `lodo-${family}-${d}`);
       models.push({ dataset: d, model });
-      foldLogits[family]!.push(heldOutLogits(model, examples, d));
+      foldLogits[family]!.push(heldOutLogits(model, evalRows(d), d));
       log(`${family}: held out ${d}`);
     }
     // Nested, so the figures stay honest: each held-out dataset is scored with calibration and
     // thresholds fitted on the other folds' held-out logits only.
     for (const { dataset, model } of models) {
       const cal = calibrate(foldLogits[family]!.filter((f) => f.dataset !== dataset));
-      heldOut[family]!.push(scoreHeldOut(cal ? withCalibration(model, cal) : model, examples, dataset));
+      heldOut[family]!.push(scoreHeldOut(cal ? withCalibration(model, cal) : model, evalRows(dataset), dataset));
+      log(`${family}: scored ${dataset}`);
     }
     selection[family] = { ...meanFoldAuprc(heldOut[family]!), seconds: (Date.now() - t0) / 1000 };
     log(`${family}: mean held-out-dataset AUPRC ${selection[family]!.mean.toFixed(3)} over ${selection[family]!.pairs} (dataset, category) pairs`);
@@ -209,11 +243,12 @@ const winner = families.reduce((best, f) => ((selection[f]?.mean ?? -1) > (selec
 log(`winner: ${winner}`);
 
 const id = `text-${winner}-${MODEL_VERSION}`;
+const usedFolds = heldOut[winner]?.map((r) => r.dataset) ?? [];
 const base = fit(winner, undefined, id);
 // Provenance only, and nothing that varies run to run (no timings): the file is byte-identical given the seed.
 const training = {
   seed, epochs, foldEpochs, mlp: MLP, lookalikeWeight: LOOKALIKE_WEIGHT, everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP, maxFpr, policy: values.policy, datasets: (base.model.header.training["datasets"] as string[] | undefined) ?? corpus?.datasets,
-  rows: base.model.header.training["rows"] ?? corpus?.rows, hashing: HASHING, window: WINDOW, folds,
+  rows: base.model.header.training["rows"] ?? corpus?.rows, hashing: HASHING, window: WINDOW, folds: usedFolds, evalCap: EVAL_CAP,
   selection: Object.fromEntries(Object.entries(selection).map(([f, s]) => [f, { mean: s.mean, pairs: s.pairs }])),
 };
 const heldOutCal = foldLogits[winner]?.length ? calibrate(foldLogits[winner]!) : undefined;
@@ -228,7 +263,7 @@ renameSync(`${target}.tmp`, target);
 log(`wrote ${target} (${(bytes.length / 1e6).toFixed(2)} MB), id ${id}`);
 
 const evaluation = {
-  id, winner, selection, folds, previous: previousFigures(values.previous ?? join(modelsDir, "evaluation.json")),
+  id, winner, selection, folds: usedFolds, evalCap: EVAL_CAP, previous: previousFigures(values.previous ?? join(modelsDir, "evaluation.json")),
   comparison: values.comparison ? mergeComparisons(values.comparison.split(",")) : undefined,
   confusion: heldOut[winner] ? confusionTable(heldOut[winner]!) : undefined,
   calibration: base.reports,
