@@ -18,7 +18,7 @@ async function serverWith(env: Record<string, string>) {
   const started = await startServerWithKey({
     env: {
       TEXT_PROVIDER: "llama-guard", TEXT_PROVIDER_BASE_URL: guard.baseUrl, TEXT_PROVIDER_MODEL: "llama-guard3:8b",
-      TEXT_PROVIDER_TIMEOUT_MS: "300", TEXT_PROVIDER_TOTAL_TIMEOUT_MS: "600", TEXT_PROVIDER_MAX_RETRIES: "1", ...env,
+      TEXT_PROVIDER_TIMEOUT_MS: "1000", TEXT_PROVIDER_TOTAL_TIMEOUT_MS: "2500", TEXT_PROVIDER_MAX_RETRIES: "1", ...env,
     },
   });
   servers.push(started.server);
@@ -96,7 +96,7 @@ describe("cascade (TEXT_PROVIDER_MODE=cascade) on POST /v1/moderate", () => {
     const { status: code, body } = await moderate(cascade, { input: texts(UNSURE) });
     expect(code).toBe(200);
     expect(body.results[0].second_opinion.seconded).toBe(false);
-    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(performance.now() - started).toBeLessThan(10_000); // 2.5 s total limit, with room for a loaded machine
     guard.releaseHeld();
   });
 });

@@ -146,7 +146,7 @@ describe("the guard around a text provider", () => {
     const started = performance.now();
     const error = await guarded(undefined, { attemptTimeoutMs: 100, totalTimeoutMs: 250 }).classify("x").catch((e: unknown) => e);
     expect(error).toMatchObject({ code: "provider_unavailable", message: expect.stringMatching(/did not answer in time/) });
-    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(performance.now() - started).toBeLessThan(5_000); // 250 ms total limit, with room for a loaded machine
   });
 
   it("accepts a slow answer within the limit", async () => {
