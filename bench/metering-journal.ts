@@ -15,7 +15,8 @@ import { parseArgs } from "node:util";
 import { createMeter } from "../src/metering/meter.js";
 import { addCounts, bucketStart, emptyCounts, type UsageCounts } from "../src/metering/usage-counts.js";
 import { createUsageJournal, type FsyncPolicy } from "../src/metering/usage-journal.js";
-import { createUsageStore, type UsageDelta } from "../src/metering/usage-store.js";
+import { createUsageStore } from "../src/metering/usage-store.js";
+import type { UsageDelta } from "../src/metering/usage-counts.js";
 import { openDatabase } from "../src/storage/open-database.js";
 
 const { values: args } = parseArgs({ options: {

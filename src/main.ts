@@ -1,6 +1,6 @@
 import { createAppContext } from "./app/app-context.js";
 import { startServer } from "./app/server.js";
-import { createLogger } from "./app/logger.js";
+import { createLogger } from "./base/logger.js";
 import { ConfigError, readConfig } from "./config/config.js";
 
 /** Entry point: read the config, build the context, listen, and shut down cleanly on a signal. */

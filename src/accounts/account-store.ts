@@ -60,7 +60,7 @@ export function checkPlan(plan: string, rpm: number | undefined): { plan: Plan; 
 /** Accounts and API keys, on either SQL driver. */
 export function createAccountStore(db: Database, clock: () => number = Date.now) {
   // Only where the driver can tell cheaply that something changed (SQLite); see caller-cache.
-  const callerCache = db.changeToken ? createCallerCache(db.changeToken.bind(db)) : undefined;
+  const callerCache = db.changeToken ? createCallerCache<Caller>(db.changeToken.bind(db)) : undefined;
   const toAccount = (row: AccountRow): Account => {
     const plan = row.plan as Plan;
     const customRpm = toOptionalNumber(row.custom_rpm);

@@ -1,12 +1,10 @@
-import type { Caller } from "./account-store.js";
-
 /**
  * Remembers which caller a key hash resolved to (or that it resolved to nobody) for as long as
  * the store's change token stays the same. Any committed change, here or from modctl in another
  * process, empties it, so a revoked key or a changed plan still takes effect on the next request;
  * between changes, authentication costs one token read instead of a query.
  */
-export function createCallerCache(changeToken: () => string, maxEntries = 10_000) {
+export function createCallerCache<Caller>(changeToken: () => string, maxEntries = 10_000) {
   const entries = new Map<string, Caller | undefined>();
   let token = "";
 

@@ -7,7 +7,7 @@ import type { Database } from "../storage/database.js";
 import { openDatabase } from "../storage/open-database.js";
 import { startComputeWorkers } from "../workers/start-compute-workers.js";
 import type { WorkerAnswerer } from "../workers/worker-answers.js";
-import { silentLogger, type Logger } from "./logger.js";
+import { silentLogger, type Logger } from "../base/logger.js";
 import { createMetrics, type Metrics } from "../observability/metrics.js";
 import { timeTextClassifier } from "../observability/shared-timings.js";
 import { createRateLimiter } from "../rate-limit/create-rate-limiter.js";

@@ -8,7 +8,7 @@ import { registerHealthRoutes } from "../http/health-routes.js";
 import { registerJsonRoute } from "../http/json-route.js";
 import { createInterceptorChain } from "../interceptors/chain.js";
 import { transportKey } from "../interceptors/context-keys.js";
-import { MAX_REQUEST_BYTES } from "../moderation/limits.js";
+import { MAX_REQUEST_BYTES } from "../base/limits.js";
 import { guardRpcRequestBodies } from "../rpc/guard-request-body.js";
 import { API_SERVICES, createRoutes, GUARD_DECODED_SERVICES } from "../rpc/routes.js";
 import { createApiKeyCheck, isPublicMethod } from "../interceptors/auth.js";

@@ -2,13 +2,13 @@ import { readImageConfig, type ImageModerationOptions } from "../images/config.j
 import { readTextProviderConfig, type TextProviderConfig } from "../providers/text/config.js";
 import os from "node:os";
 import path from "node:path";
-import { ConfigError, nonEmpty, readChoice } from "./env-values.js";
+import { ConfigError, nonEmpty, readChoice } from "../base/env-values.js";
 import { readRateLimitConfig, type RateLimitConfig } from "../rate-limit/read-rate-limit-config.js";
 import { readSigningConfig, type SigningConfig } from "../signing/read-signing-config.js";
 import { readAbuseLimitsConfig, readTrustProxy, type AbuseLimitsConfig } from "../dashboard/read-abuse-limits-config.js";
 import { readStorageConfig, type StorageConfig } from "../storage/read-storage-config.js";
 
-export { ConfigError } from "./env-values.js";
+export { ConfigError } from "../base/env-values.js";
 
 /**
  * All settings, read and checked in one place. Step one turns the environment into a

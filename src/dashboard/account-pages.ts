@@ -3,7 +3,7 @@ import type { Account } from "../accounts/account-store.js";
 import type { AppContext } from "../app/app-context.js";
 import { ApiError } from "../errors/api-error.js";
 import { BUCKET_MS } from "../metering/usage-counts.js";
-import { redirect, sendPage } from "./dashboard-routes.js";
+import { redirect, sendPage } from "./replies.js";
 import { errorPage } from "./pages/auth-pages.js";
 import { keysPage, newKeyPage } from "./pages/keys-page.js";
 import { overviewPage } from "./pages/overview-page.js";

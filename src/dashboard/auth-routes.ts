@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply } from "fastify";
 import type { AppContext } from "../app/app-context.js";
 import { ApiError } from "../errors/api-error.js";
 import type { Refusal } from "./auth-throttle.js";
-import { redirect, sendPage } from "./dashboard-routes.js";
+import { redirect, sendPage } from "./replies.js";
 import { loginPage, signupPage } from "./pages/auth-pages.js";
 import { MAX_PASSWORD_LENGTH, PasswordHashingBusyError, passwordProblem } from "./password.js";
 import { setSessionCookie, stateOf } from "./request-state.js";

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { Logger } from "../app/logger.js";
+import type { Logger } from "../base/logger.js";
 import type { RateLimitFailureMode } from "../rate-limit/read-rate-limit-config.js";
 import { RateLimiterUnavailableError, type RateLimitDecision, type RateLimiter } from "../rate-limit/rate-limiter.js";
 import type { AbuseLimitsConfig } from "./read-abuse-limits-config.js";

@@ -1,10 +1,11 @@
 import type { AccountStore } from "../accounts/account-store.js";
 import { createInviteStore, type InviteStore } from "../accounts/invite-store.js";
-import type { Logger } from "../app/logger.js";
-import type { Config } from "../config/config.js";
+import type { Logger } from "../base/logger.js";
+import type { RateLimitConfig } from "../rate-limit/read-rate-limit-config.js";
 import type { RateLimiter } from "../rate-limit/rate-limiter.js";
 import type { Database } from "../storage/database.js";
 import { createAuthThrottle, type AuthThrottle } from "./auth-throttle.js";
+import type { AbuseLimitsConfig } from "./read-abuse-limits-config.js";
 import { createLoginLimiter, type LoginLimiter } from "./login-limiter.js";
 import { createPasswordHasher, type PasswordHasher } from "./password.js";
 import { createSessionStore, type SessionStore } from "./session-store.js";
@@ -27,7 +28,8 @@ export function createDashboardServices(deps: {
   db: Database;
   accounts: AccountStore;
   clock: () => number;
-  config: Config;
+  /** The settings it reads (the whole Config fits). */
+  config: { abuseLimits: AbuseLimitsConfig; rateLimit: Pick<RateLimitConfig, "failureMode"> };
   rateLimiter: RateLimiter;
   log?: Logger;
 }): DashboardServices {

@@ -1,4 +1,4 @@
-import { ConfigError, nonEmpty, type Env } from "../config/env-values.js";
+import { ConfigError, nonEmpty, type Env } from "../base/env-values.js";
 
 /** Limits on log-in, sign-up and password hashing (docs/security.md explains each choice). */
 export interface AbuseLimitsConfig {

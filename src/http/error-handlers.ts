@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance } from "fastify";
-import type { Logger } from "../app/logger.js";
+import type { Logger } from "../base/logger.js";
 import { ApiError, toApiError } from "../errors/api-error.js";
 import { noteErrorCode } from "../observability/request-observation.js";
 

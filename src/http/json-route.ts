@@ -6,13 +6,13 @@ import type { AppContext } from "../app/app-context.js";
 import { ApiError } from "../errors/api-error.js";
 import { createApiKeyCheck } from "../interceptors/auth.js";
 import { rawJsonBodyKey, transportKey } from "../interceptors/context-keys.js";
-import { MAX_REQUEST_BYTES } from "../moderation/limits.js";
+import { MAX_REQUEST_BYTES } from "../base/limits.js";
 import { createModerationServiceImpl } from "../rpc/moderation-service.js";
 import { parseModerateJson } from "./json-body.js";
 import { incomingHeaderReader } from "./plain-headers.js";
 import { createChainInvoker } from "./invoke-chain.js";
 import { CallerHungUpError, readBody } from "./read-body.js";
-import { moderateAnswerJson } from "./moderate-answer-json.js";
+import { moderateAnswerJson } from "../moderation/moderate-answer-json.js";
 import { signedJsonFor } from "../signing/signed-ahead.js";
 import { sendJsonSignedAhead, sendSignedJson } from "./send-json.js";
 

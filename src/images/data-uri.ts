@@ -1,7 +1,7 @@
 import { ApiError } from "../errors/api-error.js";
 import { SUPPORTED_MEDIA_TYPES, type ImageMediaType } from "./sniff.js";
 
-import { MAX_IMAGE_BYTES } from "../moderation/limits.js";
+import { MAX_IMAGE_BYTES } from "../base/limits.js";
 
 export interface ParsedDataUri {
   /** The media type the caller declared, lower-cased, with "image/jpg" read as "image/jpeg". */

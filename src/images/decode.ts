@@ -1,7 +1,7 @@
 import sharp, { type Metadata } from "sharp";
 import { ApiError } from "../errors/api-error.js";
 import { checkContainer } from "./container-check.js";
-import { MAX_IMAGE_BYTES } from "../moderation/limits.js";
+import { MAX_IMAGE_BYTES } from "../base/limits.js";
 import { parseDataUri } from "./data-uri.js";
 import { MODEL_INPUT_SIZE, type DecodedImage } from "./decoded-image.js";
 import { sampleFrameIndices } from "./frame-sampling.js";

@@ -1,6 +1,6 @@
 import { ConnectError, type Interceptor } from "@connectrpc/connect";
 import { ERROR_CODE_HEADER, toApiError, toConnectError } from "../errors/api-error.js";
-import type { Logger } from "../app/logger.js";
+import type { Logger } from "../base/logger.js";
 import { observationKey } from "../observability/request-observation.js";
 import { callerKey } from "./context-keys.js";
 

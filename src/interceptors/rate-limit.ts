@@ -1,5 +1,5 @@
 import { ConnectError, type Interceptor } from "@connectrpc/connect";
-import type { Logger } from "../app/logger.js";
+import type { Logger } from "../base/logger.js";
 import { ApiError, toApiError } from "../errors/api-error.js";
 import { formatPolicyHeaders, formatRateLimitHeaders } from "../rate-limit/rate-limit-headers.js";
 import type { RateLimitFailureMode } from "../rate-limit/read-rate-limit-config.js";

@@ -1,4 +1,4 @@
-import type { Logger } from "../app/logger.js";
+import type { Logger } from "../base/logger.js";
 import { StorageUnavailableError } from "../storage/storage-errors.js";
 import { bucketStart, type UsageCounts } from "./usage-counts.js";
 import { readSegment, removeFile, sumEntries, type Segment, type SegmentRef, type UsageJournal } from "./usage-journal.js";

@@ -36,3 +36,10 @@ export function addCounts(into: UsageCounts, more: UsageCounts): UsageCounts {
   into.flagged += more.flagged;
   return into;
 }
+
+/** One minute's counts for one account, as the meter hands them over. */
+export interface UsageDelta {
+  accountId: string;
+  minuteStart: number;
+  counts: UsageCounts;
+}

@@ -2,8 +2,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { addCounts, emptyCounts, type UsageCounts } from "./usage-counts.js";
-import type { UsageDelta } from "./usage-store.js";
+import { addCounts, emptyCounts, type UsageCounts, type UsageDelta } from "./usage-counts.js";
 
 /** One metered request as the journal holds it: `seq` orders the entries of one segment. */
 export interface JournalEntry {

@@ -1,6 +1,6 @@
 import type { Database } from "../storage/database.js";
 import { toNumber } from "../storage/database.js";
-import { addCounts, bucketStart, emptyCounts, GRANULARITIES, type Granularity, type UsageCounts } from "./usage-counts.js";
+import { addCounts, bucketStart, emptyCounts, GRANULARITIES, type Granularity, type UsageCounts, type UsageDelta } from "./usage-counts.js";
 import { sumEntries, type JournalEntry } from "./usage-journal.js";
 
 export interface UsageBucket {
@@ -16,13 +16,6 @@ export interface UsageReport {
   /** Non-empty buckets only, oldest first. */
   buckets: UsageBucket[];
   totals: UsageCounts;
-}
-
-/** One minute's counts for one account, as the meter hands them over. */
-export interface UsageDelta {
-  accountId: string;
-  minuteStart: number;
-  counts: UsageCounts;
 }
 
 type UsageRow = {

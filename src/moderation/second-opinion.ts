@@ -1,6 +1,6 @@
 import { CATEGORY_IDS, type CategoryId } from "../classifiers/categories.js";
 import type { CategoryVerdict, EvidenceSpan, Verdict } from "../classifiers/classifier.js";
-import type { Logger } from "../app/logger.js";
+import type { Logger } from "../base/logger.js";
 import { ApiError, toApiError } from "../errors/api-error.js";
 import { TEXT_PROVIDER_MODES, type TextProviderMode, type TextProviderSettings } from "../providers/text/config.js";
 import type { GuardedTextProvider } from "../providers/text/guarded-text-provider.js";

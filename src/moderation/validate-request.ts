@@ -1,6 +1,6 @@
 import type { ModerateRequest } from "../../gen/moderation/v1/moderation_pb.js";
 import { ApiError } from "../errors/api-error.js";
-import { MAX_ITEMS, MAX_TEXT_CODE_POINTS } from "./limits.js";
+import { MAX_ITEMS, MAX_TEXT_CODE_POINTS } from "../base/limits.js";
 
 export type ValidItem = { index: number; type: "text"; text: string } | { index: number; type: "image"; dataUri: string };
 

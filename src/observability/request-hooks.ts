@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { Logger } from "../app/logger.js";
+import type { Logger } from "../base/logger.js";
 import { ERROR_CODE_HEADER } from "../errors/api-error.js";
 import type { Metrics } from "./metrics.js";
 import { REQUEST_ID_HEADER, RequestObservation, requestIdFrom } from "./request-observation.js";

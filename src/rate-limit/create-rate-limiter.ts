@@ -1,4 +1,4 @@
-import type { Logger } from "../app/logger.js";
+import type { Logger } from "../base/logger.js";
 import { createMemoryRateLimiter } from "./memory-rate-limiter.js";
 import type { RateLimitConfig } from "./read-rate-limit-config.js";
 import type { Clock, RateLimiter } from "./rate-limiter.js";

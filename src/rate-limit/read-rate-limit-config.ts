@@ -1,4 +1,4 @@
-import { ConfigError } from "../config/env-values.js";
+import { ConfigError } from "../base/env-values.js";
 
 /** What to do with a request when the rate limit store cannot answer in time. */
 export type RateLimitFailureMode = "closed" | "open";

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { createClient } from "redis";
-import type { Logger } from "../app/logger.js";
+import type { Logger } from "../base/logger.js";
 import {
   RATE_LIMIT_WINDOW_MS,
   RateLimiterUnavailableError,

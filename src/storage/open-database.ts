@@ -1,5 +1,5 @@
 import path from "node:path";
-import type { Logger } from "../app/logger.js";
+import type { Logger } from "../base/logger.js";
 import type { Database } from "./database.js";
 import { migrate } from "./migrate.js";
 import { createPostgresDatabase } from "./postgres-database.js";

@@ -1,5 +1,5 @@
 import pg from "pg";
-import { silentLogger, type Logger } from "../app/logger.js";
+import { silentLogger, type Logger } from "../base/logger.js";
 import type { Database, SqlValue } from "./database.js";
 import { STORAGE_DEFAULTS, type StorageConfig } from "./read-storage-config.js";
 import { createReachability } from "./reachability.js";

@@ -1,4 +1,4 @@
-import type { Logger } from "../app/logger.js";
+import type { Logger } from "../base/logger.js";
 import { isPostgresUnreachable, StorageUnavailableError } from "./storage-errors.js";
 
 /** How often, at most, one probe checks whether an unreachable database is back. */

@@ -1,4 +1,4 @@
-import { ConfigError, nonEmpty, type Env } from "../config/env-values.js";
+import { ConfigError, nonEmpty, type Env } from "../base/env-values.js";
 
 /** Bounds on every database call, so a dead or silent database answers 503 instead of hanging. */
 export interface StorageConfig {

@@ -2,7 +2,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import { ModerateResponseSchema } from "../../gen/moderation/v1/moderation_pb.js";
 import { createConfiguredTextClassifier } from "../classifiers/configured-text-classifier.js";
 import type { TextClassifier } from "../classifiers/classifier.js";
-import { textAnswerJsonText } from "../http/moderate-answer-json.js";
+import { textAnswerJsonText } from "../moderation/moderate-answer-json.js";
 import { joinForCombined } from "../moderation/moderate.js";
 import { textAnswerMessage } from "../moderation/text-answer-message.js";
 import { createEd25519SignFunction } from "../signing/ed25519-sign.js";

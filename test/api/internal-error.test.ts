@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Logger } from "../../src/app/logger.js";
+import type { Logger } from "../../src/base/logger.js";
 import type { TextClassifier } from "../../src/classifiers/classifier.js";
 import { callModerate, PROTOCOLS } from "../support/protocol-clients.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";

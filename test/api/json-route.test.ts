@@ -1,7 +1,7 @@
 import http from "node:http";
 import http2 from "node:http2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_IMAGE_BYTES, MAX_ITEMS, MAX_REQUEST_BYTES } from "../../src/moderation/limits.js";
+import { MAX_IMAGE_BYTES, MAX_ITEMS, MAX_REQUEST_BYTES } from "../../src/base/limits.js";
 import { callJson } from "../support/protocol-clients.js";
 import { startServerWithKey, type TestServer } from "../support/test-server.js";
 import { expectApiError } from "./error-expectations.js";

@@ -3,7 +3,7 @@ import addFormats from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TextClassifier } from "../../src/classifiers/classifier.js";
 import { ERROR_CODES, type ErrorCode } from "../../src/errors/api-error.js";
-import { MAX_REQUEST_BYTES } from "../../src/moderation/limits.js";
+import { MAX_REQUEST_BYTES } from "../../src/base/limits.js";
 import { createMemoryRateLimiter } from "../../src/rate-limit/memory-rate-limiter.js";
 import { RateLimiterUnavailableError, type RateLimiter } from "../../src/rate-limit/rate-limiter.js";
 import type { Database } from "../../src/storage/database.js";

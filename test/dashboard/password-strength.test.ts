@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "../../src/config/env-values.js";
+import { ConfigError } from "../../src/base/env-values.js";
 import { createPasswordHasher, passwordProblem, PasswordHashingBusyError, verifyPassword } from "../../src/dashboard/password.js";
 import { readAbuseLimitsConfig, readTrustProxy } from "../../src/dashboard/read-abuse-limits-config.js";
 

@@ -2,7 +2,7 @@ import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/errors/api-error.js";
 import { createImageDecoder } from "../../src/images/decode.js";
-import { MAX_IMAGE_BYTES } from "../../src/moderation/limits.js";
+import { MAX_IMAGE_BYTES } from "../../src/base/limits.js";
 import { MODEL_INPUT_SIZE } from "../../src/images/decoded-image.js";
 import { animated, bmp, dataUri, frameRed, gif, gifBomb, jpeg, orientedJpeg, pixelAt, png, pngBomb, webp } from "./fixtures.js";
 

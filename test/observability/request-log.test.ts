@@ -3,7 +3,7 @@ import { createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ModerateRequestSchema, ModerationService } from "../../gen/moderation/v1/moderation_pb.js";
-import { createLogger } from "../../src/app/logger.js";
+import { createLogger } from "../../src/base/logger.js";
 import { callJson } from "../support/protocol-clients.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 

@@ -3,7 +3,7 @@ import { Code, ConnectError, createClient, createRouterTransport, type Intercept
 import { describe, expect, it } from "vitest";
 import { ModerateRequestSchema, ModerationService } from "../../gen/moderation/v1/moderation_pb.js";
 import type { Caller } from "../../src/accounts/account-store.js";
-import { silentLogger } from "../../src/app/logger.js";
+import { silentLogger } from "../../src/base/logger.js";
 import { ApiError } from "../../src/errors/api-error.js";
 import { callerKey } from "../../src/interceptors/context-keys.js";
 import { createErrorMappingInterceptor } from "../../src/interceptors/error-mapping.js";

@@ -6,7 +6,7 @@ import { brotliCompressSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, spawnNode, stop } from "../../bench/support/spawn-service.js";
 import { createAccountStore } from "../../src/accounts/account-store.js";
-import { MAX_REQUEST_BYTES } from "../../src/moderation/limits.js";
+import { MAX_REQUEST_BYTES } from "../../src/base/limits.js";
 import { openDatabase } from "../../src/storage/open-database.js";
 import { envelope, postH1, postH2, type RawRpcAnswer } from "../support/raw-rpc.js";
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_REQUEST_BYTES } from "../../src/moderation/limits.js";
+import { MAX_REQUEST_BYTES } from "../../src/base/limits.js";
 import { callModerate, PROTOCOLS, type Outcome, type Protocol } from "../support/protocol-clients.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 import { GRPC } from "../api/error-expectations.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { readConfig } from "../../src/config/config.js";
-import { ConfigError } from "../../src/config/env-values.js";
+import { ConfigError } from "../../src/base/env-values.js";
 import { readStorageConfig, STORAGE_DEFAULTS } from "../../src/storage/read-storage-config.js";
 
 describe("database timeouts (DATABASE_*)", () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { ModerateResponseSchema } from "../../gen/moderation/v1/moderation_pb.js";
 import type { Verdict } from "../../src/classifiers/classifier.js";
 import { loadTrainedClassifier } from "../../src/classifiers/engine/index.js";
-import { moderateAnswerJson, textAnswerJsonText } from "../../src/http/moderate-answer-json.js";
+import { moderateAnswerJson, textAnswerJsonText } from "../../src/moderation/moderate-answer-json.js";
 import { assembleAnswer, joinForCombined, textItemResult } from "../../src/moderation/moderate.js";
 import { textAnswerMessage } from "../../src/moderation/text-answer-message.js";
 

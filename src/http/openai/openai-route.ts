@@ -7,7 +7,7 @@ import { ModerateRequestSchema, ModerationService } from "../../../gen/moderatio
 import type { AppContext } from "../../app/app-context.js";
 import { ApiError } from "../../errors/api-error.js";
 import { jsonDialectKey, rawJsonBodyKey, transportKey } from "../../interceptors/context-keys.js";
-import { MAX_REQUEST_BYTES } from "../../moderation/limits.js";
+import { MAX_REQUEST_BYTES } from "../../base/limits.js";
 import { createModerationServiceImpl } from "../../rpc/moderation-service.js";
 import { createChainInvoker } from "../invoke-chain.js";
 import { CallerHungUpError, readBody } from "../read-body.js";

@@ -1,4 +1,4 @@
-import { ConfigError, nonEmpty, readChoice, type Env } from "../../config/env-values.js";
+import { ConfigError, nonEmpty, readChoice, type Env } from "../../base/env-values.js";
 import type { GuardOptions } from "../guarded-analyzer.js";
 import { TEXT_PROVIDER_KINDS, type TextProviderKind } from "./text-provider.js";
 

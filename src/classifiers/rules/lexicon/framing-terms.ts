@@ -1,4 +1,4 @@
-import type { TermList } from "./terms.js";
+import type { TermList } from "./term-list.js";
 
 /**
  * Word lists for statements whose surface words look harmful but whose frame is not: a derogatory

@@ -1,4 +1,4 @@
-import type { TermList } from "./terms.js";
+import type { TermList } from "./term-list.js";
 
 /**
  * Word lists for the dehumanising-claim rule (group-claims.ts): a named group of people as the

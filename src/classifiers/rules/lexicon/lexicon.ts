@@ -1,6 +1,6 @@
 import { normalizeForMatching } from "../../normalize/normalize.js";
 import { tokenize, type Token } from "../../model/features.js";
-import type { TermList } from "./terms.js";
+import type { TermList } from "./term-list.js";
 
 /** One lexicon match, with offsets into the normalised text. */
 export interface LexiconHit {

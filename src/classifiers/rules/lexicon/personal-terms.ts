@@ -1,4 +1,4 @@
-import type { TermList } from "./terms.js";
+import type { TermList } from "./term-list.js";
 
 /**
  * Phrase lists for harm aimed at a person: the writer (self-harm intent) or the reader (insults).

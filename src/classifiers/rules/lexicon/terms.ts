@@ -1,17 +1,7 @@
 import { GROUP_TERMS } from "./group-terms.js";
+import type { TermList } from "./term-list.js";
 
-/**
- * Transparent vocabulary lists. They back up the learned model where public training text is thin
- * (explicit sexual prose, graphic violence, minors, self-harm methods). Weight 1 = unambiguous on its
- * own; lower weights = common words that only count when they pile up. Entries are matched as whole
- * normalised words or phrases (see lexicon.ts), so obfuscated spellings match too. A trailing "*"
- * matches any word starting with the stem.
- */
-export interface TermList {
-  readonly name: string;
-  readonly terms: Readonly<Record<string, number>>;
-}
-
+/** The vocabulary lists (what a list and its weights mean: term-list.ts). */
 export const SEXUAL_EXPLICIT: TermList = {
   name: "sexual_explicit",
   terms: {

@@ -1,6 +1,6 @@
 import { toJson, type JsonValue } from "@bufbuild/protobuf";
 import { ModerateResponseSchema, type ModerateResponse } from "../../gen/moderation/v1/moderation_pb.js";
-import type { AnswerInit, CategoriesInit, TextItemResultInit } from "../moderation/moderate.js";
+import type { AnswerInit, CategoriesInit, TextItemResultInit } from "./moderate.js";
 
 /**
  * The JSON route's rendering of a Moderate answer: proto field names, every field present.
