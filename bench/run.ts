@@ -8,6 +8,7 @@
  *   BENCH_REDIS=1 npm run bench        # also with REDIS_URL (shared limiter) for comparison
  *   BENCH_CONNECT=1 npm run bench      # also the same call as Connect unary (JSON, HTTP/1.1)
  *   BENCH_NO_WORKERS=1 npm run bench   # also with WORKER_THREADS=0 (all on the event loop)
+ *   BENCH_LOG_INFO=1 npm run bench     # also with LOG_LEVEL=info: one request-log line per request
  *   BENCH_SECONDS=10 BENCH_ROUNDS=5 npm run bench
  *   BENCH_CASCADE=0 npm run bench      # without the cascade figures (bench/cascade.ts); =only: those alone
  */
@@ -101,6 +102,10 @@ const configurations: Array<[string, () => Promise<Figures>]> = [
   ["moderation, embedded defaults", () => benchService("moderation, embedded defaults", {})],
   // WORKER_THREADS=0: classification and signing on the event loop, for comparison.
   ...(process.env.BENCH_NO_WORKERS ? [["moderation, WORKER_THREADS=0", () => benchService("moderation, WORKER_THREADS=0", { WORKER_THREADS: "0" })] as [string, () => Promise<Figures>]] : []),
+  // The bench's services log at warn (spawn-service.ts); this row pays for the request log (LOG_LEVEL=info, the default).
+  ...(process.env.BENCH_LOG_INFO
+    ? [["moderation, LOG_LEVEL=info", () => benchService("moderation, LOG_LEVEL=info", { LOG_LEVEL: "info" })] as [string, () => Promise<Figures>]]
+    : []),
   ...(process.env.BENCH_CONNECT
     ? [["moderation, Connect (JSON)", () => benchService("moderation, Connect (JSON)", {}, CONNECT_ROUTE)] as [string, () => Promise<Figures>]]
     : []),

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { Logger } from "../base/logger.js";
+import { requestLogger, type Logger } from "../base/logger.js";
 import { ERROR_CODE_HEADER } from "../errors/api-error.js";
 import type { Metrics } from "./metrics.js";
 import { REQUEST_ID_HEADER, RequestObservation, requestIdFrom } from "./request-observation.js";
@@ -15,7 +15,8 @@ const QUIET_ROUTES = new Set(["/metrics", "/healthz", "/readyz"]);
  *
  * The log line names its fields one by one: never the body, the texts or the API key.
  */
-export function registerRequestObservation(app: FastifyInstance, deps: { log: Logger; metrics: Metrics }): void {
+export function registerRequestObservation(app: FastifyInstance, options: { log: Logger; metrics: Metrics }): void {
+  const deps = { log: requestLogger(options.log), metrics: options.metrics };
   app.decorateRequest("observation", null);
   app.addHook("onRequest", (request, reply, done) => {
     const observation = new RequestObservation(requestIdFrom(request.headers[REQUEST_ID_HEADER]), performance.now());

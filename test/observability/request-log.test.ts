@@ -123,3 +123,28 @@ describe("LOG_LEVEL", () => {
     }
   });
 });
+
+describe("the stdout destination", () => {
+  it("buffers lines but writes a lone one within about a second", async () => {
+    const fs = await import("node:fs/promises");
+    const path = await import("node:path");
+    const os = await import("node:os");
+    const { bufferedDestination } = await import("../../src/base/logger.js");
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), "log-dest-"));
+    const file = path.join(dir, "out.log");
+    try {
+      const log = createLogger("info", bufferedDestination(file));
+      log.info({ requestId: "lone" }, "request");
+      const started = Date.now();
+      let content = "";
+      while (!content.includes("\"requestId\":\"lone\"") && Date.now() - started < 5_000) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        content = await fs.readFile(file, "utf8").catch(() => "");
+      }
+      expect(content).toContain("\"requestId\":\"lone\"");
+      expect(Date.now() - started).toBeLessThan(2_500);
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+});
