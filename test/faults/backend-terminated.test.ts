@@ -82,7 +82,7 @@ describe("backends terminated again and again under load", () => {
     };
     await Promise.all([terminator(), ...PROTOCOLS.flatMap((p) => [worker(p), worker(p)])]);
 
-    expect(terminated).toBeGreaterThan(25);
+    expect(terminated).toBeGreaterThanOrEqual(20); // backends of ours were there to terminate in (nearly) every round
     const failures = outcomes.filter((o) => !o.ok);
     for (const failure of failures) {
       if (failure.ok) continue;
