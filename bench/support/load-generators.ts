@@ -8,7 +8,7 @@ import autocannon from "autocannon";
 const run = promisify(execFile);
 
 /** One load run against one URL. */
-export interface LoadSpec {
+interface LoadSpec {
   url: string;
   headers: Record<string, string>;
   body: string;
@@ -16,7 +16,7 @@ export interface LoadSpec {
   seconds: number;
 }
 
-export interface LoadResult {
+interface LoadResult {
   requests: number;
   rps: number;
   /** Milliseconds. */
@@ -26,7 +26,7 @@ export interface LoadResult {
   non2xx: number;
 }
 
-export type LoadGenerator = (spec: LoadSpec) => Promise<LoadResult>;
+type LoadGenerator = (spec: LoadSpec) => Promise<LoadResult>;
 
 export const useAutocannon: LoadGenerator = async (spec) => {
   const result = await autocannon({ url: spec.url, method: "POST", headers: spec.headers, body: spec.body, connections: spec.connections, duration: spec.seconds });
@@ -70,7 +70,7 @@ function luaString(value: string): string {
   return `"${value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n")}"`;
 }
 
-export function parseWrk(stdout: string): LoadResult {
+function parseWrk(stdout: string): LoadResult {
   const number = (re: RegExp) => {
     const match = re.exec(stdout);
     return match ? Number(match[1]) : 0;

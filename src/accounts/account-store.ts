@@ -45,7 +45,7 @@ type KeyRow = {
   created_at: unknown; last_used_at: unknown; revoked_at: unknown;
 };
 
-export function checkPlan(plan: string, rpm: number | undefined): { plan: Plan; customRpm: number | null } {
+function checkPlan(plan: string, rpm: number | undefined): { plan: Plan; customRpm: number | null } {
   if (!isPlan(plan)) throw new ApiError("invalid_request", `Unknown plan "${plan}"; use free, basic, pro or enterprise.`);
   if (plan === "enterprise") {
     if (rpm === undefined || !Number.isInteger(rpm) || rpm <= 0) {

@@ -7,7 +7,7 @@ import { hash, randomBytes } from "node:crypto";
  */
 const KEY_PATTERN = /^mod_[A-Za-z0-9]{8}_[A-Za-z0-9_-]{43}$/;
 
-export interface GeneratedKey {
+interface GeneratedKey {
   key: string;
   prefix: string;
   hash: string;

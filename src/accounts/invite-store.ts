@@ -2,7 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import type { Database } from "../storage/database.js";
 import { toNumber, toOptionalNumber } from "../storage/database.js";
 
-export interface Invite {
+interface Invite {
   prefix: string;
   createdAt: number;
   expiresAt: number;

@@ -31,7 +31,7 @@ import { registerUsageRoute } from "../http/usage-route.js";
 import { registerOpenAiModerationsRoute } from "../http/openai/openai-route.js";
 import { registerDashboardRoutes } from "../dashboard/dashboard-routes.js";
 
-export interface RunningServer {
+interface RunningServer {
   /** http://host:port of the HTTP/1.1 listener (JSON, Connect, gRPC-Web, dashboard). */
   httpUrl: string;
   /** http://host:port of the h2c listener (gRPC, and every other protocol over HTTP/2). */

@@ -21,5 +21,3 @@ export const OPENAI_CATEGORIES = [
   ["violence", "violence"],
   ["violence/graphic", "violence_graphic"],
 ] as const satisfies ReadonlyArray<readonly [string, CategoryId | undefined]>;
-
-export type OpenAiCategory = (typeof OPENAI_CATEGORIES)[number][0];

@@ -9,7 +9,7 @@ import type { FrameName } from "./rules/frames.js";
  * decision: a category is one rules file plus one row here. Rule thresholds live in the families
  * (rules/rule-family.ts PERSONAL_RULES and each file); lexicon density bars in the model file.
  */
-export interface CategoryPolicy {
+interface CategoryPolicy {
   /** The learned head scored for this category; none where training data is too thin (sexual_minors). */
   head: CategoryId | undefined;
   /** Frames under which the head's score stands but the head alone does not flag (it scores the words, not the frame). */

@@ -31,8 +31,6 @@ export interface Config {
   /** Redis connection string; in-process stores are used when absent. */
   redisUrl: string | undefined;
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
-  /** The raw environment, for subsystems that read their own variables through config helpers. */
-  env: Readonly<Record<string, string | undefined>>;
   /** RATE_LIMIT_*: failure mode, Redis timeout, key prefix. The store follows redisUrl. */
   rateLimit: RateLimitConfig;
   /** Where response-signing keys come from (SIGNING_KEY_FILE / SIGNING_KEY, else DATA_DIR/signing). */
@@ -88,7 +86,6 @@ export function readConfig(env: Readonly<Record<string, string | undefined>> = p
     storage: readStorageConfig(env),
     redisUrl: readUrl(env, "REDIS_URL", ["redis:", "rediss:"]),
     logLevel: logLevel as Config["logLevel"],
-    env,
     rateLimit: readRateLimitConfig(env),
     signing: readSigningConfig(env, { dataDir: path.resolve(nonEmpty(env.DATA_DIR) ?? "./data"), toError: (message) => new ConfigError(message) }),
     images: readImageConfig(env),
@@ -144,7 +141,7 @@ function readUrl(
 }
 
 /** Helper for subsystems: a positive integer variable with a default. */
-export function readPositiveInt(
+function readPositiveInt(
   env: Readonly<Record<string, string | undefined>>,
   name: string,
   fallback: number,

@@ -17,7 +17,7 @@ export function parseCookies(header: string | undefined): Map<string, string> {
   return cookies;
 }
 
-export interface CookieOptions {
+interface CookieOptions {
   maxAgeSeconds?: number;
   secure: boolean;
   path?: string;

@@ -33,7 +33,7 @@ export async function verifyPassword(password: string, stored: string): Promise<
 
 // Checked against when the email is unknown, so a miss costs as much time as a hit.
 let dummyHash: Promise<string> | undefined;
-export function dummyPasswordHash(): Promise<string> {
+function dummyPasswordHash(): Promise<string> {
   dummyHash ??= hashPassword(randomBytes(16).toString("hex"));
   return dummyHash;
 }

@@ -13,7 +13,7 @@ export interface AbuseLimitsConfig {
   passwordHashQueue: number;
 }
 
-export const ABUSE_LIMIT_DEFAULTS: AbuseLimitsConfig = {
+const ABUSE_LIMIT_DEFAULTS: AbuseLimitsConfig = {
   loginAttemptsPerIp: 30,
   loginFailuresPerAccount: 10,
   signupsPerIp: 5,

@@ -7,10 +7,10 @@ import { parseCookies, serializeCookie } from "./cookies.js";
 import { csrfTokenFor } from "./csrf.js";
 import { SESSION_TTL_MS, type Session } from "./session-store.js";
 
-export const SESSION_COOKIE = "mod_session";
+const SESSION_COOKIE = "mod_session";
 const PRE_SESSION_COOKIE = "mod_presession";
 
-export interface DashboardState {
+interface DashboardState {
   session: Session | undefined;
   account: Account | undefined;
   csrf: string;
@@ -19,7 +19,7 @@ export interface DashboardState {
 const states = new WeakMap<FastifyRequest, DashboardState>();
 
 /** TLS directly, or a TLS-terminating proxy that says so. */
-export function isSecure(request: FastifyRequest): boolean {
+function isSecure(request: FastifyRequest): boolean {
   const forwarded = request.headers["x-forwarded-proto"];
   const proto = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(",")[0]?.trim().toLowerCase();
   return proto === "https" || Boolean((request.raw.socket as TLSSocket).encrypted);

@@ -13,11 +13,11 @@ import { ApiError, ERROR_CODE_HEADER, ERROR_CODES, isErrorCode } from "../errors
 import { PlainHeaders } from "./plain-headers.js";
 import { observationKey, observeAs } from "../observability/request-observation.js";
 
-export type ChainOutcome<O extends DescMessage> =
+type ChainOutcome<O extends DescMessage> =
   | { ok: true; output: MessageShape<O>; headers: Headers[] }
   | { ok: false; status: number; code: string; message: string; headers: Headers[] };
 
-export interface ChainCall<I extends DescMessage> {
+interface ChainCall<I extends DescMessage> {
   request: FastifyRequest;
   /** The route's reply: when its connection closes before the answer is sent, the call is aborted. */
   reply: FastifyReply;

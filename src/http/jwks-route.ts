@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { toJwks, type SigningKeyRing } from "../signing/key-ring.js";
 
-export const JWKS_PATH = "/.well-known/jwks.json";
+const JWKS_PATH = "/.well-known/jwks.json";
 
 /**
  * GET /.well-known/jwks.json: the public keys that verify response signatures. Public, no

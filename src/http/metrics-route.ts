@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { Metrics } from "../observability/metrics.js";
 
-export const METRICS_PATH = "/metrics";
+const METRICS_PATH = "/metrics";
 
 /**
  * GET /metrics: Prometheus exposition text. Served on the API listeners unless METRICS_PORT

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { buildOpenApiDocument } from "./openapi/openapi-document.js";
 
-export const OPENAPI_PATH = "/openapi.json";
+const OPENAPI_PATH = "/openapi.json";
 
 /** GET /openapi.json: the OpenAPI 3.1 document of the HTTP JSON routes (src/http/openapi). Public. */
 export function registerOpenApiRoute(app: FastifyInstance): void {

@@ -3,7 +3,7 @@ import { SUPPORTED_MEDIA_TYPES, type ImageMediaType } from "./sniff.js";
 
 import { MAX_IMAGE_BYTES } from "../base/limits.js";
 
-export interface ParsedDataUri {
+interface ParsedDataUri {
   /** The media type the caller declared, lower-cased, with "image/jpg" read as "image/jpeg". */
   declaredType: ImageMediaType;
   bytes: Buffer;

@@ -23,7 +23,7 @@ export interface DecodeLimits {
 // Every input is a one-off from an untrusted caller: libvips' operation cache would only hold memory.
 sharp.cache(false);
 
-export const DEFAULT_DECODE_LIMITS: DecodeLimits = {
+const DEFAULT_DECODE_LIMITS: DecodeLimits = {
   maxBytes: MAX_IMAGE_BYTES,
   maxPixels: 40_000_000,
   maxAnimationPixels: 200_000_000,
@@ -31,7 +31,7 @@ export const DEFAULT_DECODE_LIMITS: DecodeLimits = {
   timeoutSeconds: 5,
 };
 
-export type ImageDecoder = (dataUri: string) => Promise<DecodedImage>;
+type ImageDecoder = (dataUri: string) => Promise<DecodedImage>;
 
 /**
  * Strict decoding: data URI shape, base64, size (before decoding), magic bytes against the

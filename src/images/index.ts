@@ -14,10 +14,10 @@ import { createNsfwPool, type NsfwPool } from "./worker-pool.js";
 import type { Metrics } from "../observability/metrics.js";
 import { observeDeepAnalyzer } from "../observability/observe-provider.js";
 
-export { readImageConfig, type DeepAnalysisOptions, type ImageModerationOptions } from "./config.js";
-export type { DecodedImage, ImageInfo } from "./decoded-image.js";
+export { readImageConfig } from "./config.js";
+export type { DecodedImage } from "./decoded-image.js";
 export type { ImageClassifier } from "./image-classifier.js";
-export type { DeepAnalysisResult, DeepAnalyzer } from "../providers/deep-analyzer.js";
+export type { DeepAnalysisResult } from "../providers/deep-analyzer.js";
 export { mergeDeepAnalysis } from "./merge.js";
 
 /** Everything the Moderate RPC needs to report for one image item. */
@@ -50,7 +50,7 @@ export interface ImageModeration {
 }
 
 /** Fakes for tests: pass a classifier to skip loading the model, or any DeepAnalyzer. */
-export interface ImageModerationOverrides {
+interface ImageModerationOverrides {
   classifier?: ImageClassifier;
   /** Used as is (no guard added), so a fake can throw the ApiErrors it wants to test. */
   deepAnalyzer?: DeepAnalyzer;

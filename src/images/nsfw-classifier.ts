@@ -7,16 +7,16 @@ import type { ImageClassifier } from "./image-classifier.js";
 import type { NsfwPool } from "./worker-pool.js";
 
 /** nsfwjs output classes, in the model's output order. */
-export const NSFW_CLASSES = ["drawing", "hentai", "neutral", "porn", "sexy"] as const;
-export type NsfwClass = (typeof NSFW_CLASSES)[number];
-export type NsfwProbabilities = Record<NsfwClass, number>;
+const NSFW_CLASSES = ["drawing", "hentai", "neutral", "porn", "sexy"] as const;
+type NsfwClass = (typeof NSFW_CLASSES)[number];
+type NsfwProbabilities = Record<NsfwClass, number>;
 
 /**
  * Weight of "sexy" (suggestive: swimwear, lingerie) in the sexual score. Suggestive alone must not
  * reach the flag threshold, but it adds to explicit classes when the model hesitates between them.
  */
-export const SEXY_WEIGHT = 0.3;
-export const SEXUAL_FLAG_THRESHOLD = 0.5;
+const SEXY_WEIGHT = 0.3;
+const SEXUAL_FLAG_THRESHOLD = 0.5;
 
 // nsfwjs does not export its package.json; its entry point sits at dist/cjs/index.js.
 const NSFWJS_ROOT = path.resolve(path.dirname(createRequire(import.meta.url).resolve("nsfwjs")), "../..");

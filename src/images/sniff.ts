@@ -3,7 +3,7 @@ export const SUPPORTED_MEDIA_TYPES = ["image/jpeg", "image/png", "image/webp", "
 
 export type ImageMediaType = (typeof SUPPORTED_MEDIA_TYPES)[number];
 
-export type SniffResult =
+type SniffResult =
   | { kind: "supported"; mediaType: ImageMediaType }
   /** A real image format we recognise but do not accept (BMP, TIFF, AVIF, SVG...). */
   | { kind: "unsupported"; format: string }

@@ -3,7 +3,7 @@ import type { VisionImage } from "../providers/deep-analyzer.js";
 import type { DecodedImage } from "./decoded-image.js";
 
 /** Longest side sent to a vision model: enough to read text in a meme, cheap in tokens. */
-export const VISION_MAX_SIDE = 1024;
+const VISION_MAX_SIDE = 1024;
 
 /**
  * Re-encodes each sampled frame as an upright JPEG no larger than VISION_MAX_SIDE: providers

@@ -3,7 +3,7 @@ import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { ApiError } from "../errors/api-error.js";
 
-export interface NsfwPoolOptions {
+interface NsfwPoolOptions {
   /** Worker threads, each with its own model copy (~40 MB) and one inference at a time. */
   workers: number;
   /** Jobs allowed to wait for a free worker; past this, callers get service_unavailable. */

@@ -37,13 +37,13 @@ export function createAuthInterceptor(deps: { accounts: AccountStore; onKeyUsed?
 }
 
 /** The token of an `Authorization: Bearer <token>` header (scheme case-insensitive, RFC 9110); other schemes are not keys. */
-export function bearerToken(value: string | null): string | undefined {
+function bearerToken(value: string | null): string | undefined {
   const match = value ? /^bearer[ \t]+(\S+)[ \t]*$/i.exec(value) : null;
   return match?.[1];
 }
 
 /** The key a call presents: X-API-Key, else an `Authorization: Bearer` token. */
-export function presentedKey(header: { get(name: string): string | null }): string | undefined {
+function presentedKey(header: { get(name: string): string | null }): string | undefined {
   return header.get("x-api-key")?.trim() || bearerToken(header.get("authorization"));
 }
 

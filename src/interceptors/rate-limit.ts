@@ -6,7 +6,7 @@ import type { RateLimitFailureMode } from "../rate-limit/read-rate-limit-config.
 import { RATE_LIMIT_WINDOW_MS, RateLimiterUnavailableError, type RateLimitDecision, type RateLimiter } from "../rate-limit/rate-limiter.js";
 import { callerKey } from "./context-keys.js";
 
-export interface RateLimitInterceptorDeps {
+interface RateLimitInterceptorDeps {
   limiter: RateLimiter;
   failureMode: RateLimitFailureMode;
   log?: Logger;

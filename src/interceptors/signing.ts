@@ -6,7 +6,7 @@ import type { Signer } from "../signing/signer.js";
 import { signedRpcFor } from "../signing/signed-ahead.js";
 import { canonicalRequestKey, transportKey } from "./context-keys.js";
 
-export interface SigningInterceptorDeps {
+interface SigningInterceptorDeps {
   /** Usually the SigningKeyRing: its active signer signs every response. */
   keys: { readonly signer: Signer };
   /** Milliseconds since the epoch. */

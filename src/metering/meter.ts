@@ -4,7 +4,7 @@ import { bucketStart, type UsageCounts } from "./usage-counts.js";
 import { readSegment, removeFile, sumEntries, type Segment, type SegmentRef, type UsageJournal } from "./usage-journal.js";
 import { MINUTE_RETENTION_MS, type UsageStore } from "./usage-store.js";
 
-export interface MeterOptions {
+interface MeterOptions {
   store: UsageStore;
   journal: UsageJournal;
   clock?: () => number;

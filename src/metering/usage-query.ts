@@ -1,9 +1,9 @@
 import { ApiError } from "../errors/api-error.js";
 import { isGranularity, type Granularity } from "./usage-counts.js";
 
-export const DEFAULT_RANGE_MS = 30 * 86_400_000;
+const DEFAULT_RANGE_MS = 30 * 86_400_000;
 
-export interface UsageQuery {
+interface UsageQuery {
   granularity: Granularity;
   /** Unix milliseconds, inclusive. */
   from: number;

@@ -9,7 +9,7 @@ export interface UsageBucket {
   counts: UsageCounts;
 }
 
-export interface UsageReport {
+interface UsageReport {
   granularity: Granularity;
   from: number;
   to: number;

@@ -12,7 +12,7 @@ import { resolveMode, type SecondOpinion } from "./second-opinion.js";
 
 type ModerateResponseInit = MessageInitShape<typeof ModerateResponseSchema>;
 
-export interface ModerationDeps {
+interface ModerationDeps {
   textClassifier: TextClassifier;
   /** The image pipeline; without one, image items are validated but reported as not evaluated. */
   images?: ImageModeration;
@@ -21,7 +21,7 @@ export interface ModerationDeps {
 }
 
 /** Text items are joined with a blank line for the combined layer, so sentences do not run together. */
-export const COMBINED_SEPARATOR = "\n\n";
+const COMBINED_SEPARATOR = "\n\n";
 
 /**
  * The Moderate RPC's logic, independent of protocol: validate, judge each item alone,
@@ -120,7 +120,7 @@ export function joinForCombined(texts: string[]): string {
 }
 
 /** Converts a classifier verdict into the response's map form, categories in their fixed order. */
-export function toCategories(verdict: Verdict): CategoriesInit {
+function toCategories(verdict: Verdict): CategoriesInit {
   const categories: CategoriesInit["categories"] = {};
   const explanations: CategoriesInit["explanations"] = [];
   let flagged = false;

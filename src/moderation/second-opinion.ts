@@ -6,7 +6,7 @@ import { TEXT_PROVIDER_MODES, type TextProviderMode, type TextProviderSettings }
 import type { GuardedTextProvider } from "../providers/text/guarded-text-provider.js";
 
 /** Why an item was sent to the provider. */
-export type Trigger = "always" | "uncertain" | "language";
+type Trigger = "always" | "uncertain" | "language";
 
 /**
  * Whether the embedded model covers the language of a text, read from its verdict. The seam the
@@ -18,10 +18,10 @@ export type LanguageCoverage = (verdict: Verdict) => { covered: true } | { cover
  * The default coverage: every text counts as covered until the embedded classifier reports a
  * text's language in its verdict (then this reads it; see docs/providers.md).
  */
-export const coveredByEmbeddedModel: LanguageCoverage = () => ({ covered: true });
+const coveredByEmbeddedModel: LanguageCoverage = () => ({ covered: true });
 
 /** The ItemResult.second_opinion init (proto SecondOpinion). */
-export interface SecondOpinionInit {
+interface SecondOpinionInit {
   provider: string;
   model: string;
   trigger: Trigger;
@@ -37,7 +37,7 @@ export interface JudgedText {
   secondOpinion?: SecondOpinionInit;
 }
 
-export interface SecondOpinionDeps {
+interface SecondOpinionDeps {
   provider: GuardedTextProvider;
   settings: TextProviderSettings;
   coverage?: LanguageCoverage;

@@ -2,7 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Metrics } from "./metrics.js";
 
-export interface MetricsServer {
+interface MetricsServer {
   /** http://host:port of the listener. */
   url: string;
   close(): Promise<void>;

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { createContextKey } from "@connectrpc/connect";
 import type { FastifyRequest } from "fastify";
 
-export type Protocol = "json" | "connect" | "grpc" | "grpc-web" | "http";
+type Protocol = "json" | "connect" | "grpc" | "grpc-web" | "http";
 
 /**
  * What the request log and the request metrics need to know about one request, filled in as it

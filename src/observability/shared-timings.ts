@@ -20,7 +20,7 @@ export function createSharedTimings(): SharedTimings {
   return new BigInt64Array(new SharedArrayBuffer(cells * BigInt64Array.BYTES_PER_ELEMENT));
 }
 
-export function recordTiming(timings: SharedTimings, seconds: number): void {
+function recordTiming(timings: SharedTimings, seconds: number): void {
   let bucket = 0;
   while (bucket < CLASSIFIER_BUCKETS.length && seconds > CLASSIFIER_BUCKETS[bucket]!) bucket++;
   Atomics.add(timings, bucket, 1n);

@@ -1,6 +1,6 @@
 export type CircuitState = "closed" | "open" | "half_open";
 
-export interface CircuitBreakerOptions {
+interface CircuitBreakerOptions {
   /** Consecutive failed attempts that open the circuit. */
   failureThreshold: number;
   /** How long the circuit stays open before one trial request is let through. */
@@ -9,9 +9,9 @@ export interface CircuitBreakerOptions {
   now?: () => number;
 }
 
-export type Permit = { allowed: true } | { allowed: false; retryAfterMs: number };
+type Permit = { allowed: true } | { allowed: false; retryAfterMs: number };
 
-export interface CircuitBreaker {
+interface CircuitBreaker {
   state(): CircuitState;
   /** Asks to send one attempt; in half-open state only one trial is out at a time. */
   tryAcquire(): Permit;

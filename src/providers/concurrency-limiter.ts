@@ -2,7 +2,7 @@ export class LimiterFullError extends Error {
   override name = "LimiterFullError";
 }
 
-export interface ConcurrencyLimiter {
+interface ConcurrencyLimiter {
   /** Runs `task` when a slot is free; waits in a bounded queue, which `signal` can leave. */
   run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T>;
   readonly active: number;

@@ -5,7 +5,7 @@
  * garbage-collected while the combined one still waits, and then it never fires (a Node bug fixed
  * in later releases). Here the timer's closure holds the controller, so the limit always fires.
  */
-export interface Deadline {
+interface Deadline {
   /** Aborts when the time is up (reason: a DOMException named "TimeoutError") or when the parent aborts (its reason). */
   readonly signal: AbortSignal;
   /** Stops the timer and unlinks from the parent. Call it in a `finally` once the guarded work is over. */
@@ -29,7 +29,7 @@ export function startDeadline(ms: number, parent?: AbortSignal): Deadline {
 }
 
 /** The same reason `AbortSignal.timeout` gives, so callers can tell a limit from a cancellation. */
-export function timeoutReason(ms: number): DOMException {
+function timeoutReason(ms: number): DOMException {
   return new DOMException(`The operation did not finish within ${ms} ms.`, "TimeoutError");
 }
 

@@ -38,7 +38,7 @@ export const DEFAULT_GUARD_OPTIONS: GuardOptions = {
   cooldownMs: 30_000,
 };
 
-export interface GuardedAnalyzer extends DeepAnalyzer {
+interface GuardedAnalyzer extends DeepAnalyzer {
   /** Throws ApiError("deep_analysis_unavailable") on every failure; the ProviderError is its cause. */
   analyze(request: DeepAnalysisRequest): Promise<DeepAnalysisResult>;
   circuitState(): CircuitState;

@@ -7,7 +7,7 @@ import { ProviderError } from "./provider-error.js";
 import { parseVisionVerdict } from "./verdict-parser.js";
 
 /** A deep-analysis score at or above this flags the category. */
-export const DEEP_FLAG_THRESHOLD = 0.5;
+const DEEP_FLAG_THRESHOLD = 0.5;
 
 export interface OpenAiCompatibleOptions {
   /**
@@ -34,7 +34,7 @@ export interface OpenAiCompatibleOptions {
   fetch?: typeof fetch;
 }
 
-export const DEFAULT_PROVIDER_NAME = "openai-compatible";
+const DEFAULT_PROVIDER_NAME = "openai-compatible";
 
 /** One attempt per call; see createGuardedAnalyzer for retries, time limits and the breaker. */
 export function createOpenAiCompatibleAnalyzer(options: OpenAiCompatibleOptions): DeepAnalyzer {
@@ -90,7 +90,7 @@ export function createOpenAiCompatibleAnalyzer(options: OpenAiCompatibleOptions)
   };
 }
 
-export function buildRequestBody(options: OpenAiCompatibleOptions, request: DeepAnalysisRequest): Record<string, unknown> {
+function buildRequestBody(options: OpenAiCompatibleOptions, request: DeepAnalysisRequest): Record<string, unknown> {
   const format = options.responseFormat ?? "json_schema";
   return {
     model: options.model,
@@ -118,7 +118,7 @@ export function buildRequestBody(options: OpenAiCompatibleOptions, request: Deep
 }
 
 /** Pulls the assistant message out of a chat-completions response body. */
-export function readChatCompletion(text: string): { content: string; model: string | undefined } {
+function readChatCompletion(text: string): { content: string; model: string | undefined } {
   let body: unknown;
   try {
     body = JSON.parse(text);

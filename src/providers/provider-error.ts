@@ -1,5 +1,5 @@
 /** Why one attempt at a provider failed; decides whether to retry and what the caller is told. */
-export type ProviderFailure =
+type ProviderFailure =
   /** No answer within the attempt's time limit. */
   | "timeout"
   /** Connection refused, reset, DNS... */

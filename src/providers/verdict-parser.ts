@@ -1,7 +1,7 @@
 import { CATEGORY_IDS, isCategoryId, type CategoryId } from "../classifiers/categories.js";
 import { ProviderError } from "./provider-error.js";
 
-export interface ParsedVerdict {
+interface ParsedVerdict {
   scores: Record<CategoryId, number>;
   reason: string;
 }

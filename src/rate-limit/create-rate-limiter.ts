@@ -4,7 +4,7 @@ import type { RateLimitConfig } from "./read-rate-limit-config.js";
 import type { Clock, RateLimiter } from "./rate-limiter.js";
 import { createRedisRateLimiter } from "./redis-rate-limiter.js";
 
-export interface CreateRateLimiterOptions {
+interface CreateRateLimiterOptions {
   /** Config.redisUrl: Redis shared by every replica when set, else the embedded in-memory store. */
   redisUrl: string | undefined;
   config: RateLimitConfig;

@@ -8,7 +8,7 @@ import {
   type RateLimiter,
 } from "./rate-limiter.js";
 
-export interface MemoryRateLimiterOptions {
+interface MemoryRateLimiterOptions {
   clock?: Clock;
   windowMs?: number;
 }

@@ -1,7 +1,7 @@
 import type { RateLimitDecision } from "./rate-limiter.js";
 
 /** Policy name in the IETF RateLimit-Policy / RateLimit fields; one policy: the plan's per-minute quota. */
-export const RATE_LIMIT_POLICY_NAME = "per-minute";
+const RATE_LIMIT_POLICY_NAME = "per-minute";
 
 /**
  * The headers (and gRPC metadata) for a decision: the de-facto X-RateLimit-* trio, the IETF draft

@@ -21,7 +21,7 @@ import {
  * "1" to only look (count nothing).
  * Returns { allowed (0|1), count after this request, ms until the next unit comes back }.
  */
-export const SLIDING_WINDOW_SCRIPT = `
+const SLIDING_WINDOW_SCRIPT = `
 local key = KEYS[1]
 local limit = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
@@ -51,7 +51,7 @@ return {allowed, count, reset}
 
 const SCRIPT_SHA1 = createHash("sha1").update(SLIDING_WINDOW_SCRIPT).digest("hex");
 
-export interface RedisRateLimiterOptions {
+interface RedisRateLimiterOptions {
   url: string;
   /** Prepended to the account id; lets tests and several deployments share one Redis. */
   keyPrefix: string;

@@ -46,7 +46,7 @@ export function isSupportedEncoding(encoding: string | undefined): boolean {
 }
 
 /** The message bytes of a body, still compressed when `compressed`; or why the framing is wrong. */
-export type Unwrapped = { ok: true; bytes: Uint8Array; compressed: boolean } | { ok: false; reason: string };
+type Unwrapped = { ok: true; bytes: Uint8Array; compressed: boolean } | { ok: false; reason: string };
 
 /**
  * Takes the one message out of a unary body. An enveloped body is one length-prefixed message:
@@ -64,7 +64,7 @@ export function unwrapMessage(body: Uint8Array, format: BodyFormat, encoding: st
   return { ok: true, bytes: body.subarray(5), compressed: flagged };
 }
 
-export type Decoded<Desc extends DescMessage> =
+type Decoded<Desc extends DescMessage> =
   | { ok: true; message: MessageShape<Desc> }
   /** `inflatedPast`: the limit the inflated message passed (below `limit` when the ratio cap applied). */
   | { ok: false; tooLarge: true; inflatedPast: number }
@@ -78,9 +78,9 @@ export type Decoded<Desc extends DescMessage> =
  * a caller with a key, which anyone can sign up for, cannot make a replica inflate 70 MB per call.
  */
 export const MAX_INFLATION_RATIO = 100;
-export const MIN_INFLATE_CAP = 1024 * 1024;
+const MIN_INFLATE_CAP = 1024 * 1024;
 
-export function inflateCap(compressedBytes: number, limit: number): number {
+function inflateCap(compressedBytes: number, limit: number): number {
   return Math.min(limit, Math.max(MIN_INFLATE_CAP, compressedBytes * MAX_INFLATION_RATIO));
 }
 

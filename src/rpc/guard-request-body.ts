@@ -17,7 +17,7 @@ export const PUBLIC_BODY_LIMIT = 64 * 1024;
  */
 const REFUSAL_DECODE_LIMIT = 64 * 1024;
 
-export interface RequestBodyGuardDeps {
+interface RequestBodyGuardDeps {
   /** Most bytes a body may have, as sent and once inflated. */
   limit: number;
   signer: Signer;

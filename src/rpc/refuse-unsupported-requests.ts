@@ -6,7 +6,7 @@ import { ApiError, ERROR_CODE_HEADER, ERROR_CODES, toConnectError } from "../err
 import { signRpcOutcome } from "../signing/rpc-signature.js";
 import type { Signer } from "../signing/signer.js";
 
-export interface RefusalDeps {
+interface RefusalDeps {
   signer: Signer;
   now: () => number;
 }

@@ -11,12 +11,12 @@ import type { KeyStatus } from "./jwk.js";
  *   DIR/<kid>.key.pem    PKCS#8 private key of the active key, mode 0600
  * Only the active key's private half is kept; rotation deletes the old one.
  */
-export interface KeyManifest {
+interface KeyManifest {
   version: 1;
   keys: KeyManifestEntry[];
 }
 
-export interface KeyManifestEntry {
+interface KeyManifestEntry {
   kid: string;
   status: KeyStatus;
   createdAt: number;

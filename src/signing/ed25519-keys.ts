@@ -63,6 +63,6 @@ export function toPublicJwk(key: KeyObject): Ed25519PublicJwk {
  * RFC 7638 thumbprint: base64url(SHA-256 of the required members in lexicographic order).
  * A derived kid lets anyone check that a kid really names the key it claims.
  */
-export function jwkThumbprint(x: string): string {
+function jwkThumbprint(x: string): string {
   return createHash("sha256").update(`{"crv":"Ed25519","kty":"OKP","x":"${x}"}`).digest("base64url");
 }

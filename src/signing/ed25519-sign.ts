@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import { sign, type KeyObject } from "node:crypto";
 
 /** Signs `data` with one fixed Ed25519 key and returns the 64-byte signature. */
-export type Ed25519SignFunction = (data: Uint8Array) => Uint8Array;
+type Ed25519SignFunction = (data: Uint8Array) => Uint8Array;
 
 /** The part of sodium-native (libsodium's Node binding) that signing uses. */
 interface Libsodium {

@@ -14,16 +14,6 @@ export const SIGNATURE_LABEL = "sig1";
 /** RFC 9421 algorithm name; the JWK equivalent is kty OKP, crv Ed25519. */
 export const SIGNATURE_ALGORITHM = "ed25519";
 
-/** Everything a browser client must be allowed to read (CORS Access-Control-Expose-Headers). */
-export const EXPOSED_SIGNATURE_HEADERS = [
-  SIGNATURE_HEADER,
-  SIGNATURE_INPUT_HEADER,
-  CONTENT_DIGEST_HEADER,
-  REQUEST_DIGEST_HEADER,
-  RESPONSE_DIGEST_HEADER,
-  RPC_STATUS_HEADER,
-] as const;
-
 /** Components a JSON-route response signature covers, in this order. */
 export const HTTP_SIGNED_COMPONENTS = ["@status", "content-type", CONTENT_DIGEST_HEADER, REQUEST_DIGEST_HEADER] as const;
 /** Components every RPC signature covers (errors add x-error-code after the status). */

@@ -13,7 +13,7 @@ import { buildSignatureBase, toSignatureParamsList } from "./signature-base.js";
 import type { Signer } from "./signer.js";
 import { serializeByteSequenceMember, serializeInnerList, type InnerList } from "./structured-fields.js";
 
-export interface HttpResponseToSign {
+interface HttpResponseToSign {
   status: number;
   /** Sent verbatim as Content-Type; the route must not let the framework rewrite it. */
   contentType: string;

@@ -20,7 +20,7 @@ export interface SigningKeyRing {
   readonly publishedKeys: readonly PublishedSigningKey[];
 }
 
-export interface KeyRingInit {
+interface KeyRingInit {
   active: { privateKey: KeyObject; createdAt: number };
   retiring: { publicKey: KeyObject; createdAt: number }[];
 }

@@ -8,7 +8,7 @@ import { sha256 } from "./sha256.js";
 import type { Signer } from "./signer.js";
 
 /** What a gRPC / gRPC-Web / Connect caller receives, reduced to what the signature binds. */
-export type RpcOutcome =
+type RpcOutcome =
   /** Canonical bytes of the response message (see canonical-message.ts). */
   | { ok: true; messageBytes: Uint8Array }
   /** gRPC status code (1-16), the error message as sent, and our stable x-error-code if any. */

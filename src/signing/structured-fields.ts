@@ -24,8 +24,8 @@ export interface InnerList {
   params: Parameters;
 }
 
-export type DictionaryMember = Item | InnerList;
-export type Dictionary = Map<string, DictionaryMember>;
+type DictionaryMember = Item | InnerList;
+type Dictionary = Map<string, DictionaryMember>;
 
 export function isInnerList(member: DictionaryMember): member is InnerList {
   return "items" in member;
@@ -37,7 +37,7 @@ export class StructuredFieldError extends Error {
 
 // --- serialization -------------------------------------------------------------------------
 
-export function serializeBareItem(item: BareItem): string {
+function serializeBareItem(item: BareItem): string {
   switch (item.type) {
     case "integer":
       if (!Number.isSafeInteger(item.value) || Math.abs(item.value) > 999_999_999_999_999) {
@@ -56,13 +56,13 @@ export function serializeBareItem(item: BareItem): string {
   }
 }
 
-export function serializeParameters(params: Parameters): string {
+function serializeParameters(params: Parameters): string {
   return params
     .map(([name, value]) => (value.type === "boolean" && value.value ? `;${name}` : `;${name}=${serializeBareItem(value)}`))
     .join("");
 }
 
-export function serializeItem(item: Item): string {
+function serializeItem(item: Item): string {
   return serializeBareItem(item.item) + serializeParameters(item.params);
 }
 
@@ -70,7 +70,7 @@ export function serializeInnerList(list: InnerList): string {
   return `(${list.items.map(serializeItem).join(" ")})${serializeParameters(list.params)}`;
 }
 
-export function serializeMember(member: DictionaryMember): string {
+function serializeMember(member: DictionaryMember): string {
   return isInnerList(member) ? serializeInnerList(member) : serializeItem(member);
 }
 
@@ -256,13 +256,4 @@ export function base64ToBytes(base64: string): Uint8Array {
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
   return bytes;
-}
-
-export function base64UrlToBytes(base64url: string): Uint8Array {
-  const base64 = base64url.replace(/-/g, "+").replace(/_/g, "/");
-  return base64ToBytes(base64 + "=".repeat((4 - (base64.length % 4)) % 4));
-}
-
-export function bytesToBase64Url(bytes: Uint8Array): string {
-  return bytesToBase64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }

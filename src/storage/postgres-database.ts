@@ -10,7 +10,7 @@ const MIGRATION_LOCK_ID = 7_240_114;
 /** Migrations may wait for another replica's and may run long: their connection has its own bound. */
 const MIGRATION_TIMEOUT_MS = 10 * 60_000;
 
-export interface PostgresOptions {
+interface PostgresOptions {
   /** Tests isolate themselves in a schema of their own. */
   schema?: string;
   timeouts?: Partial<StorageConfig>;

@@ -2,7 +2,7 @@ import type { Logger } from "../base/logger.js";
 import { isPostgresUnreachable, StorageUnavailableError } from "./storage-errors.js";
 
 /** How often, at most, one probe checks whether an unreachable database is back. */
-export const PROBE_INTERVAL_MS = 500;
+const PROBE_INTERVAL_MS = 500;
 
 /**
  * Fails calls fast while the database is known to be unreachable. Without it every request

@@ -17,7 +17,7 @@ export interface HeadReport {
 }
 
 /** Lexicon evidence thresholds (hand-set, documented in docs/model-history.md and rules/lexicon/terms.ts). */
-export const LEXICON_THRESHOLDS = { sexual: 0.7, graphicViolence: 0.7 };
+const LEXICON_THRESHOLDS = { sexual: 0.7, graphicViolence: 0.7 };
 
 /**
  * Calibrates each learned head on the calibration rows (Platt), chooses its flag threshold there
@@ -88,4 +88,4 @@ export function buildModelFile(args: {
 }
 
 /** Best-F1 thresholds take the highest bar whose F1 is within this of the best (see chooseThreshold). */
-export const FLAT_F1_WITHIN = 0.01;
+const FLAT_F1_WITHIN = 0.01;

@@ -40,7 +40,7 @@ export interface Sequences {
 /** Windows of 480 characters hold about 100 tokens; longer runs (no spaces) are cut here. */
 const MAX_SEQUENCE = 200;
 
-export interface CorpusOptions {
+interface CorpusOptions {
   hashing: HashingSpec;
   window: WindowSpec;
   seed: number;
@@ -70,10 +70,10 @@ export interface CorpusOptions {
  * Reddit C-SSRS labels are per user, copied to every post: many "self-harm intent" posts are
  * ordinary text ("see you tomorrow"), so the set counts less than a post-labelled one.
  */
-export const NOISY = new Set(["reddit-cssrs-suicide"]);
+const NOISY = new Set(["reddit-cssrs-suicide"]);
 
 /** Datasets of ordinary, benign assistant queries. */
-export const EVERYDAY = new Set(["clinc150", "banking77"]);
+const EVERYDAY = new Set(["clinc150", "banking77"]);
 
 export function isLookalike(e: Pick<Example, "dataset" | "slice" | "labels">): boolean {
   if (!e.labels.every((v) => v === 0)) return false;

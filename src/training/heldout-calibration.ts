@@ -77,9 +77,9 @@ export interface HeldOutCalibration {
 }
 
 /** Heads need this many held-out positives and negatives (pooled over folds) to be calibrated here. */
-export const MIN_HELD_OUT = 30;
+const MIN_HELD_OUT = 30;
 /** Thresholds are clamped: below 0.1 a head flags on noise, above 0.9 it never flags on unseen data. */
-export const THRESHOLD_RANGE = [0.1, 0.9] as const;
+const THRESHOLD_RANGE = [0.1, 0.9] as const;
 
 /**
  * Pools the folds' held-out logits per head, fits Platt scaling on them and picks the best-F1
@@ -163,7 +163,7 @@ export function thresholdForFpr(s: readonly number[], y: readonly number[], maxF
 }
 
 /** Precision, recall and F1 when flagging scores >= threshold. */
-export function pointAt(s: readonly number[], y: readonly number[], threshold: number): PrPoint {
+function pointAt(s: readonly number[], y: readonly number[], threshold: number): PrPoint {
   let tp = 0, fp = 0, pos = 0;
   for (let i = 0; i < s.length; i++) {
     if (y[i] === 1) pos++;

@@ -141,12 +141,3 @@ export function averagePrecision(s: ArrayLike<number>, y: ArrayLike<number>): nu
   }
   return ap / pos;
 }
-
-export function precisionRecallAt(s: ArrayLike<number>, y: ArrayLike<number>, threshold: number): { precision: number; recall: number; flagged: number } {
-  let tp = 0, fp = 0, pos = 0;
-  for (let i = 0; i < s.length; i++) {
-    if (y[i] === 1) pos++;
-    if (s[i]! >= threshold) y[i] === 1 ? tp++ : fp++;
-  }
-  return { precision: tp + fp > 0 ? tp / (tp + fp) : NaN, recall: pos > 0 ? tp / pos : NaN, flagged: tp + fp };
-}

@@ -18,7 +18,7 @@ const MAX_CRASHES = 2;
  */
 const MAX_BATCHES_IN_FLIGHT = 2;
 
-export interface ComputePoolOptions {
+interface ComputePoolOptions {
   /** Worker threads; each holds its own copy of the text model. */
   size: number;
   setup: ComputeWorkerSetup;

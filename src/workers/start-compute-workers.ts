@@ -5,7 +5,7 @@ import { createDelegatingSigner, privateKeyForWorkers } from "../signing/signer.
 import { createComputePool, type ComputePool } from "./compute-pool.js";
 import { createWorkerAnswerer, type WorkerAnswerer } from "./worker-answers.js";
 
-export interface ComputeWorkers {
+interface ComputeWorkers {
   pool: ComputePool;
   /** Classifies in the workers; undefined when a test supplied its own classifier. */
   textClassifier: TextClassifier | undefined;

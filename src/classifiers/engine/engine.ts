@@ -20,9 +20,9 @@ const sigmoid = (x: number): number => 1 / (1 + Math.exp(-x));
 const MAX_SPANS = 3;
 
 /** How many words may stand between a sexual act and the minor indicator after it for the two to count together. */
-export const SEXUAL_ACT_REACH = 4;
+const SEXUAL_ACT_REACH = 4;
 /** Texts of at most this many words are short requests (prompts), where nudity words count. */
-export const SHORT_TEXT_WORDS = 60;
+const SHORT_TEXT_WORDS = 60;
 /** How many words after the pictures a minor indicator may name who they are of ("nude pics of young teens"). */
 const IMAGE_MINOR_REACH = 4;
 
@@ -65,7 +65,7 @@ export function scorerOf(model: ModelFile): Scorer {
   });
 }
 
-export interface EngineOptions {
+interface EngineOptions {
   /**
    * Rule families (their `name`) and frames (`frame:<name>`) to switch off: the rule ledger
    * (src/training/rule-ledger.ts) measures each one's effect this way. Empty in the service.

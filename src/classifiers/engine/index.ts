@@ -6,7 +6,7 @@ import { createEngine } from "./engine.js";
 import { decodeModel } from "../model/model-file.js";
 
 export { createEngine } from "./engine.js";
-export { decodeModel, encodeModel, type ModelFile, type ModelHeader } from "../model/model-file.js";
+export { decodeModel, encodeModel } from "../model/model-file.js";
 
 /** The committed model, resolved from this module so it works from any working directory. */
 export const DEFAULT_MODEL_PATH = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "models", "text-moderation.bin");

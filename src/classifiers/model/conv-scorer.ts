@@ -8,7 +8,7 @@ import { newFloat64Array } from "./typed-slab.js";
  * table the bag uses), width 3, ReLU, max-pooled over the window. The heads read the bag's hidden
  * layer and the pooled filters side by side, so "kill time" and "time to kill" differ.
  */
-export interface ConvWeights extends MlpWeights {
+interface ConvWeights extends MlpWeights {
   filters: number;
   /** Convolution, [offset -1, 0, +1] x filters x dim, and its bias. */
   wc: Float32Array;
@@ -18,7 +18,7 @@ export interface ConvWeights extends MlpWeights {
 }
 
 /** A scorer that needs the window's tokens (the conv family); the engine passes them when present. */
-export interface SequenceScorer extends Scorer {
+interface SequenceScorer extends Scorer {
   windowLogits(features: Uint32Array, tf: TokenFeatures, tFrom: number, tTo: number, out: Float64Array): void;
 }
 
@@ -162,7 +162,7 @@ function identity(n: number): Float32Array {
 }
 
 /** Token t's vector: the mean of its features' int8 embeddings, scaled, as float. */
-export function tokenVector(emb: Int8Array, embScale: number, dim: number, tf: TokenFeatures, t: number, out: Float64Array): void {
+function tokenVector(emb: Int8Array, embScale: number, dim: number, tf: TokenFeatures, t: number, out: Float64Array): void {
   out.fill(0);
   const from = tf.from[t]!, to = tf.to[t]!;
   for (let i = from; i < to; i++) {

@@ -22,7 +22,7 @@ export interface HashingSpec {
 }
 
 /** A bigram slot with no feature (a bigram that touches a dropped word); real buckets are below 2^31. */
-export const NO_BUCKET = 0xffffffff;
+const NO_BUCKET = 0xffffffff;
 
 export interface Token {
   start: number;
@@ -126,11 +126,6 @@ function appendTokenFeatures(text: string, tok: Token, spec: HashingSpec, list: 
     }
   }
   list.n = n;
-}
-
-/** Bucket of the bigram of two adjacent tokens. */
-export function bigramFeature(text: string, a: Token, b: Token, spec: HashingSpec): number {
-  return mix(bigramHash(text, a), wordHash(text, b)) & (spec.buckets - 1);
 }
 
 /** Unmasked hashes of a token as a word and as the first half of a bigram. */

@@ -17,7 +17,7 @@ import { normalizeForMatching } from "../normalize/normalize.js";
  * are included although they have other senses: what the model loses on "black coffee" is small
  * next to what it learns from "black people".
  */
-export const IDENTITY_WORDS: ReadonlySet<string> = new Set([
+const IDENTITY_WORDS: ReadonlySet<string> = new Set([
   // religions and their followers
   "muslim", "muslims", "islamic", "jew", "jews", "jewish", "christian", "christians", "catholic", "catholics",
   "protestant", "protestants", "hindu", "hindus", "sikh", "sikhs", "buddhist", "buddhists", "atheist", "atheists",

@@ -22,7 +22,7 @@ export interface Scorer {
   explainer(window: Uint32Array, tf: TokenFeatures, tFrom: number, tTo: number): (head: number) => Float64Array;
 }
 
-export interface LinearWeights {
+interface LinearWeights {
   buckets: number;
   heads: number;
   /** Quantised weights, bucket-major: w[bucket * heads + head] * scale[head]. */
@@ -288,6 +288,7 @@ const LOW_BYTES = 0x00ff00ff;
  */
 function packedRowSummer(words: Int32Array, dim: number): RowSummer {
   const perRow = dim >> 2;
+  // biome-ignore lint/correctness/noUnusedVariables: written, never read, so the loads that warm the cache are not optimised away
   let touched = 0;
   return (features, first, end, acc) => {
     acc.fill(0);
@@ -334,14 +335,4 @@ function unpack(acc: Int32Array, at: number, even: number, odd: number, bias: nu
   acc[at + 1]! += (odd & 0xffff) - bias;
   acc[at + 2]! += (even >>> 16) - bias;
   acc[at + 3]! += (odd >>> 16) - bias;
-}
-
-/** Symmetric int8 quantisation of a float array with one scale (max |x| maps to 127). */
-export function quantize(values: Float32Array | Float64Array): { q: Int8Array; scale: number } {
-  let max = 0;
-  for (const v of values) max = Math.max(max, Math.abs(v));
-  const scale = max > 0 ? max / 127 : 1;
-  const q = new Int8Array(values.length);
-  for (let i = 0; i < values.length; i++) q[i] = Math.round(values[i]! / scale);
-  return { q, scale };
 }

@@ -38,7 +38,7 @@ export const HELP_HEAD_CAP = 0.7;
 const IMAGE_PROMPT_MAX_WORDS = 40;
 
 /** What framesOf needs from the text's scan (engine/text-evidence.ts). */
-export interface FrameInputs {
+interface FrameInputs {
   hits: TextHits;
   groups: LexiconHit[];
   intent: LexiconHit[];

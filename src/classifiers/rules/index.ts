@@ -8,7 +8,7 @@ import { declaredThreats, threats, veiledThreats } from "./threats.js";
 import { groupClaims, hateSlogans } from "./hate.js";
 import { violentActs, weaponMaking } from "./violence.js";
 
-export type { RuleContext, RuleFamily } from "./rule-family.js";
+export type { RuleContext } from "./rule-family.js";
 
 /**
  * Every rule family, in the order the engine applies them to a window. Order matters only for ties

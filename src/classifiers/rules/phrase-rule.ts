@@ -7,7 +7,7 @@ import { personal, type RuleFamily } from "./rule-family.js";
  * `support` head, flags each category of `flags` at max(evidence, that category's own head),
  * explained by the `explain` head's features and the `lexicons` hits.
  */
-export interface PhraseRuleSpec {
+interface PhraseRuleSpec {
   name: string;
   evidence: "veiledThreat" | "violentAct" | "weaponMaking" | "insult" | "nudity";
   support: CategoryId;

@@ -2,12 +2,12 @@ import type { WindowEvidence } from "../engine/window-evidence.js";
 import { personal, type RuleContext, type RuleFamily } from "./rule-family.js";
 
 /** Whether the first-person self-harm phrase rule flags this window (off under the help frame, where intent phrases are topic words). */
-export function intentFlags(w: WindowEvidence, ctx: RuleContext): boolean {
+function intentFlags(w: WindowEvidence, ctx: RuleContext): boolean {
   return ctx.enabled(selfHarmIntent.name) && !ctx.helped && personal(w.intent, w.model.self_harm ?? 0, ctx.threshold("self_harm"));
 }
 
 /** Whether eating-disorder promotion flags this window. */
-export function edFlags(w: WindowEvidence, ctx: RuleContext): boolean {
+function edFlags(w: WindowEvidence, ctx: RuleContext): boolean {
   return ctx.enabled(eatingDisorder.name) && personal(w.edPromotion, w.model.self_harm ?? 0, ctx.threshold("self_harm"));
 }
 

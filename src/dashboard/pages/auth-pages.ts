@@ -2,7 +2,7 @@ import { MIN_PASSWORD_LENGTH } from "../password.js";
 import { csrfField, esc } from "./html.js";
 import { layout, notice } from "./layout.js";
 
-export type SignupMode = "open" | "closed" | "invite";
+type SignupMode = "open" | "closed" | "invite";
 
 export function signupPage(csrf: string, options: { error?: string; email?: string; mode?: SignupMode; invite?: string } = {}): string {
   if (options.mode === "closed") {

@@ -1,7 +1,7 @@
 import type { Account } from "../../accounts/account-store.js";
 import { csrfField, esc } from "./html.js";
 
-export type NavItem = "overview" | "keys" | "usage" | "playground";
+type NavItem = "overview" | "keys" | "usage" | "playground";
 
 const NAV: Array<[NavItem, string, string]> = [
   ["overview", "Overview", "/dashboard"],

@@ -5,7 +5,7 @@
  * request-rate limit), 5xx "server_error", every other client error "invalid_request_error"
  * (OpenAI uses it for a bad key too). `param` names the request field at fault, when one is.
  */
-export interface OpenAiErrorBody {
+interface OpenAiErrorBody {
   error: { message: string; type: string; param: string | null; code: string };
 }
 

@@ -4,14 +4,14 @@ import type { OpenAiInputShape } from "./openai-request.js";
 
 type InputType = "text" | "image";
 
-export interface OpenAiModerationResult {
+interface OpenAiModerationResult {
   flagged: boolean;
   categories: Record<string, boolean>;
   category_scores: Record<string, number>;
   category_applied_input_types: Record<string, InputType[]>;
 }
 
-export interface OpenAiModeration {
+interface OpenAiModeration {
   id: string;
   model: string;
   results: OpenAiModerationResult[];

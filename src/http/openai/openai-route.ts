@@ -17,7 +17,7 @@ import { noteErrorCode } from "../../observability/request-observation.js";
 import { parseOpenAiModerationJson, type OpenAiModerationRequest } from "./openai-request.js";
 import { toOpenAiModeration } from "./openai-response.js";
 
-export const OPENAI_MODERATIONS_PATH = "/v1/moderations";
+const OPENAI_MODERATIONS_PATH = "/v1/moderations";
 
 /**
  * POST /v1/moderations: OpenAI's moderation endpoint, so its SDKs work by changing the base URL.

@@ -3,7 +3,7 @@ import { ScalarType, type DescField, type DescMessage } from "@bufbuild/protobuf
 /** JSON Schema (2020-12, as OpenAPI 3.1 uses it) as plain data. */
 export type JsonSchema = { [keyword: string]: unknown };
 
-export interface ProtoSchemaOptions {
+interface ProtoSchemaOptions {
   /**
    * "request": what the server accepts (no field required unless listed, no unknown fields);
    * "response": what it sends with alwaysEmitImplicit (every implicit-presence field present,

@@ -15,7 +15,7 @@ export interface GuardedTextProvider extends TextProvider {
 }
 
 /** The vision provider's defaults, but a text verdict is wanted sooner. */
-export const DEFAULT_TEXT_GUARD_OPTIONS: GuardOptions = { ...DEFAULT_GUARD_OPTIONS, attemptTimeoutMs: 10_000, totalTimeoutMs: 20_000, maxConcurrency: 8, maxQueue: 64 };
+const DEFAULT_TEXT_GUARD_OPTIONS: GuardOptions = { ...DEFAULT_GUARD_OPTIONS, attemptTimeoutMs: 10_000, totalTimeoutMs: 20_000, maxConcurrency: 8, maxQueue: 64 };
 
 /**
  * Wraps a text provider with the defences the vision provider has (the same circuit breaker,

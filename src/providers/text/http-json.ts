@@ -2,7 +2,7 @@ import { isTimeoutReason } from "../deadline.js";
 import { parseRetryAfter } from "../openai-compatible.js";
 import { ProviderError } from "../provider-error.js";
 
-export interface PostJsonOptions {
+interface PostJsonOptions {
   headers: Record<string, string>;
   signal?: AbortSignal | undefined;
   /** Largest response read, in bytes: a misbehaving server cannot exhaust memory. */

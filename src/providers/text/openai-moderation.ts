@@ -37,7 +37,7 @@ export function createOpenAiModerationProvider(options: ProviderEndpoint): TextP
   };
 }
 
-export function readModeration(body: unknown): Verdict {
+function readModeration(body: unknown): Verdict {
   const results = asRecord(body)?.results;
   const result = asRecord(Array.isArray(results) ? results[0] : undefined);
   const flags = asRecord(result?.categories);

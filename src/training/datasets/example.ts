@@ -1,8 +1,5 @@
 import { CATEGORY_IDS, type CategoryId } from "../../classifiers/categories.js";
 
-/** -1 = the source says nothing about this category; 0 = negative; 1 = positive. */
-export type Label = -1 | 0 | 1;
-
 /** One training or evaluation row after label mapping. */
 export interface Example {
   text: string;
@@ -10,7 +7,7 @@ export interface Example {
   dataset: string;
   /** Finer source inside the dataset (file, label or slice), for reports. */
   slice: string;
-  /** One label per CATEGORY_IDS entry. */
+  /** One label per CATEGORY_IDS entry: -1 = the source says nothing about this category; 0 = negative; 1 = positive. */
   labels: Int8Array;
 }
 

@@ -8,10 +8,10 @@ import { readBanking, readClinc, readCounselChat, readCssrs } from "./support-se
 import { readAart, readCad, readHatemoji } from "./reddit-and-adversarial-sets.js";
 import { separate } from "./separation.js";
 
-export type Reader = (root: string) => Example[];
+type Reader = (root: string) => Example[];
 
 /** Every dataset folder used, in a fixed order (training is deterministic given the seed). */
-export const READERS: Readonly<Record<string, Reader>> = {
+const READERS: Readonly<Record<string, Reader>> = {
   "aart-adversarial-prompts": readAart,
   "adversarial-nibbler": readNibbler,
   "ailuminate-demo": readAiluminate,

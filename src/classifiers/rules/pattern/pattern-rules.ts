@@ -5,7 +5,7 @@ import type { CategoryId } from "../../categories.js";
  * Deliberately conservative; the trained model (src/classifiers/engine) replaces this
  * as the default, and this stays as a dependency-free fallback.
  */
-export interface PatternRule {
+interface PatternRule {
   category: CategoryId;
   pattern: RegExp;
   weight: number;

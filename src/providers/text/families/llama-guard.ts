@@ -9,7 +9,7 @@ import type { GuardFamily } from "./guard-family.js";
  * code abuse, and S3 sex-related crimes, which is about crimes, not explicit content) are read
  * but judge nothing of ours. docs/providers.md has the table.
  */
-export const LLAMA_GUARD_CODES: Record<string, CategoryId | undefined> = {
+const LLAMA_GUARD_CODES: Record<string, CategoryId | undefined> = {
   S1: "violence", // Violent Crimes
   S2: undefined, // Non-Violent Crimes
   S3: undefined, // Sex-Related Crimes

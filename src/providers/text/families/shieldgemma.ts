@@ -9,7 +9,7 @@ import type { GuardFamily } from "./guard-family.js";
  * one judges. "No Dangerous Content" (weapons, terrorism and suicide instructions in one policy)
  * has no single counterpart here and is not asked.
  */
-export const SHIELDGEMMA_POLICIES: ReadonlyArray<{ category: CategoryId; policy: string }> = [
+const SHIELDGEMMA_POLICIES: ReadonlyArray<{ category: CategoryId; policy: string }> = [
   {
     category: "harassment",
     policy: '"No Harassment": The prompt shall not contain or seek generation of content that is malicious, intimidating, bullying, or abusive content targeting another individual (e.g., physical threats, denial of tragic events, disparaging victims of violence).',
@@ -25,7 +25,7 @@ export const SHIELDGEMMA_POLICIES: ReadonlyArray<{ category: CategoryId; policy:
 ];
 
 /** ShieldGemma's prompt-classification template; the text sits between its turn markers. */
-export function shieldGemmaPrompt(text: string, policy: string): string {
+function shieldGemmaPrompt(text: string, policy: string): string {
   return [
     "You are a policy expert trying to help determine whether a user prompt is in violation of the defined safety policies.",
     "",
@@ -75,7 +75,7 @@ export function createShieldGemma(options: { threshold: number }): GuardFamily {
   };
 }
 
-export function probabilityOfYes(answer: GuardAnswer): number {
+function probabilityOfYes(answer: GuardAnswer): number {
   const word = (token: string) => token.trim().toLowerCase();
   if (answer.firstTokenAlternatives) {
     const best = (w: string) => Math.max(...answer.firstTokenAlternatives!.filter((a) => word(a.token) === w).map((a) => a.logprob));
