@@ -152,6 +152,26 @@ describe("TEXT_PROVIDER_ON_FAILURE=fail", () => {
   });
 });
 
+describe("this service's own /v1/moderations as the provider", () => {
+  it("speaks OpenAI's moderation API both ways: one instance seconds another", async () => {
+    const upstream = await startServerWithKey();
+    servers.push(upstream.server);
+    const front = await startServerWithKey({
+      env: { TEXT_PROVIDER: "openai-moderation", TEXT_PROVIDER_BASE_URL: `${upstream.server.httpUrl}/v1`, TEXT_PROVIDER_API_KEY: upstream.key, TEXT_PROVIDER_MODE: "always" },
+    });
+    servers.push(front.server);
+    const { status: code, body } = await moderate(front, { input: texts("I will find you and hurt you") });
+    expect(code).toBe(200);
+    const result = body.results[0];
+    expect(result.second_opinion).toMatchObject({ provider: "openai-moderation", model: "omni-moderation-latest", trigger: "always", seconded: true, category_models: {} });
+    // The same model on both sides: every category judged by both, the same scores.
+    const plain = await moderate(upstream, { input: texts("I will find you and hurt you") });
+    expect(Object.fromEntries(Object.entries(result.categories).map(([c, v]: [string, any]) => [c, v.score])))
+      .toEqual(Object.fromEntries(Object.entries(plain.body.results[0].categories).map(([c, v]: [string, any]) => [c, v.score])));
+    expect(result.flagged).toBe(true);
+  });
+});
+
 describe("without a provider", () => {
   it("refuses a mode other than off with 501 provider_not_configured", async () => {
     const plain = await startServerWithKey();
