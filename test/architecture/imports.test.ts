@@ -168,6 +168,14 @@ describe("imports under src/", () => {
     expect(violations).toEqual([]);
   });
 
+  it("docs/architecture.md shows these layers", () => {
+    const doc = fs.readFileSync(path.resolve(import.meta.dirname, "../../docs/architecture.md"), "utf8");
+    const shown = /## Layering[\s\S]*?```text\n([\s\S]*?)```/.exec(doc)?.[1];
+    const names = (units: readonly string[]) => units.map((unit) => (unit === "." ? "main.ts" : unit));
+    const expected = LAYERS.map((units) => (units.length === 1 ? names(units)[0] : `{${names(units).join(", ")}}`)).join(" → ");
+    expect(shown?.replace(/\s+/g, " ").trim()).toBe(expected);
+  });
+
   it("the cycle check catches a cycle and the parser reads type-only imports", () => {
     const sample = [
       { from: "a.ts", to: "b.ts", typeOnly: true },
