@@ -34,6 +34,11 @@ export const ERROR_CODES = {
   provider_not_configured: { http: 501, connect: Code.FailedPrecondition },
   storage_unavailable: { http: 503, connect: Code.Unavailable },
   deadline_exceeded: { http: 504, connect: Code.DeadlineExceeded },
+  invalid_policy: { http: 400, connect: Code.InvalidArgument },
+  policy_unknown_category: { http: 400, connect: Code.InvalidArgument },
+  policy_invalid_threshold: { http: 400, connect: Code.InvalidArgument },
+  policy_list_too_large: { http: 400, connect: Code.InvalidArgument },
+  policy_term_invalid: { http: 400, connect: Code.InvalidArgument },
 } as const satisfies Record<string, { http: number; connect: Code }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -9,6 +9,8 @@ import { ApiError } from "../errors/api-error.js";
 import type { ImageModeration } from "../images/index.js";
 import type { TextProviderMode, TextProviderSettings } from "../providers/text/config.js";
 import { resolveMode, type SecondOpinion } from "./second-opinion.js";
+import type { PolicyVerdict } from "../policies/apply-policy.js";
+import { CUSTOM_CATEGORY } from "../policies/policy.js";
 
 type ModerateResponseInit = MessageInitShape<typeof ModerateResponseSchema>;
 
@@ -119,8 +121,11 @@ export function joinForCombined(texts: string[]): string {
   return texts.join(COMBINED_SEPARATOR);
 }
 
-/** Converts a classifier verdict into the response's map form, categories in their fixed order. */
-function toCategories(verdict: Verdict): CategoriesInit {
+/**
+ * Converts a classifier verdict into the response's map form, categories in their fixed order, then
+ * `custom` when a policy's block list filed hits under it (src/policies/apply-policy.ts).
+ */
+function toCategories(verdict: Verdict | PolicyVerdict): CategoriesInit {
   const categories: CategoriesInit["categories"] = {};
   const explanations: CategoriesInit["explanations"] = [];
   let flagged = false;
@@ -131,6 +136,13 @@ function toCategories(verdict: Verdict): CategoriesInit {
     flagged ||= entry.flagged;
     const spans = verdict.explanations[id];
     if (entry.flagged && spans && spans.length > 0) explanations.push({ category: id, spans });
+  }
+  const custom = "custom" in verdict ? verdict.custom : undefined;
+  if (custom && custom.length > 0) {
+    // Not a model score: a block-list hit is certain, so its category reads 1.
+    categories[CUSTOM_CATEGORY] = { score: 1, flagged: true };
+    explanations.push({ category: CUSTOM_CATEGORY, spans: custom });
+    flagged = true;
   }
   return { flagged, categories, explanations };
 }

@@ -17,7 +17,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["storage"],
   ["errors"],
   ["signing", "classifiers", "accounts"],
-  ["providers", "metering", "rate-limit", "client"], // client: what callers use to verify signed answers
+  ["providers", "metering", "rate-limit", "client", "policies"], // client: what callers use to verify signed answers
   ["observability"],
   ["providers/text", "images"],
   ["moderation"],

@@ -1,0 +1,84 @@
+import { CATEGORY_IDS, type CategoryId } from "../classifiers/categories.js";
+import type { CategoryVerdict, EvidenceSpan, Verdict } from "../classifiers/classifier.js";
+import { CUSTOM_CATEGORY, DEFAULT_POLICY, type BlockCategory, type Policy } from "./policy.js";
+import { buildTermMatcher, type TermMatcher } from "./term-matcher.js";
+
+/** A policy ready to apply: its rules with one matcher over both lists, built once per version. */
+export interface CompiledPolicy {
+  policy: Policy;
+  /** Whether applying it can change anything (the default policy cannot). */
+  changesFlags: boolean;
+  /** Matches block-list terms (indexes 0..blockCount-1), then allow-list terms. */
+  matcher: TermMatcher;
+  blockCount: number;
+}
+
+/** A verdict after a policy: the model's categories with the policy's flags, and block-list hits of `custom`. */
+export interface PolicyVerdict extends Verdict {
+  /** Spans of block-list terms filed under `custom`; absent when none matched. */
+  custom?: EvidenceSpan[];
+}
+
+/** Weight given to a block-list span: the account's own list, not the model, decided it. */
+const LIST_WEIGHT = 1;
+
+export function compilePolicy(policy: Policy): CompiledPolicy {
+  const terms = [...policy.blockList.map((b) => b.term), ...policy.allowList];
+  return {
+    policy,
+    changesFlags: terms.length > 0 || Object.keys(policy.thresholds).length > 0,
+    matcher: buildTermMatcher(terms),
+    blockCount: policy.blockList.length,
+  };
+}
+
+export const DEFAULT_COMPILED_POLICY = compilePolicy(DEFAULT_POLICY);
+
+/**
+ * The one place a policy changes an answer: the flags of `verdict` (the model's judgement of
+ * `text`) under `compiled`. Scores are never changed, so the same text scores the same for everyone.
+ * - A category with a threshold flags iff its score reaches it; "off" never flags by score.
+ * - A flagged category whose every evidence span lies inside allow-list terms is not flagged:
+ *   allowed terms never count as evidence on their own.
+ * - A block-list hit flags its chosen category (or `custom`), with the matched spans as explanations.
+ */
+export function applyPolicy(verdict: Verdict, text: string, compiled: CompiledPolicy): PolicyVerdict {
+  if (!compiled.changesFlags) return verdict;
+  const { thresholds, blockList } = compiled.policy;
+  const hits = compiled.matcher.find(text);
+  const allowed = hits.filter((hit) => hit.term >= compiled.blockCount);
+  const categories: Partial<Record<CategoryId, CategoryVerdict>> = {};
+  const explanations: Partial<Record<CategoryId, EvidenceSpan[]>> = { ...verdict.explanations };
+  for (const id of CATEGORY_IDS) {
+    const entry = verdict.categories[id];
+    if (!entry) continue;
+    const threshold = thresholds[id];
+    let flagged = threshold === undefined ? entry.flagged : threshold !== "off" && entry.score >= threshold;
+    const spans = verdict.explanations[id];
+    if (flagged && allowed.length > 0 && spans && spans.length > 0 && spans.every((span) => allowed.some((a) => a.start <= span.start && span.end <= a.end))) {
+      flagged = false;
+    }
+    categories[id] = { score: entry.score, flagged };
+  }
+  const result: PolicyVerdict = { categories, explanations };
+  for (const hit of hits) {
+    if (hit.term >= compiled.blockCount) continue;
+    const category: BlockCategory = blockList[hit.term]!.category;
+    const span: EvidenceSpan = { start: hit.start, end: hit.end, text: hit.text, weight: LIST_WEIGHT };
+    if (category === CUSTOM_CATEGORY) {
+      (result.custom ??= []).push(span);
+      continue;
+    }
+    // A category the model did not evaluate is reported with score 0: the list, not a score, flags it.
+    const entry = categories[category];
+    categories[category] = { score: entry?.score ?? 0, flagged: true };
+    // The list's spans first: they are why the category is flagged.
+    const listed = (explanations[category] = explanations[category] === verdict.explanations[category] ? [] : explanations[category]!);
+    listed.push(span);
+  }
+  // Model spans after the list's, for categories the list flagged.
+  for (const id of CATEGORY_IDS) {
+    if (explanations[id] !== verdict.explanations[id] && verdict.explanations[id]) explanations[id]!.push(...verdict.explanations[id]!);
+  }
+  return result;
+}

@@ -1,0 +1,116 @@
+import { CATEGORY_IDS, isCategoryId, type CategoryId } from "../classifiers/categories.js";
+import { normalizeForMatching } from "../classifiers/normalize/normalize.js";
+import { ApiError } from "../errors/api-error.js";
+
+/** The category a block-list term flags when the account names none of the model's. */
+export const CUSTOM_CATEGORY = "custom";
+export type BlockCategory = CategoryId | typeof CUSTOM_CATEGORY;
+
+/** Per category: flag at or above this score, or "off" (still scored, never flagged by the score). */
+export type Threshold = number | "off";
+
+export interface BlockTerm {
+  term: string;
+  category: BlockCategory;
+}
+
+/** What an account (or one of its keys) chooses; the rest of the answer follows the model. */
+export interface PolicyRules {
+  /** Categories absent here flag where the model flags them. */
+  thresholds: Partial<Record<CategoryId, Threshold>>;
+  blockList: BlockTerm[];
+  allowList: string[];
+}
+
+/** A stored policy: rules plus the id and version an answer names. */
+export interface Policy extends PolicyRules {
+  id: string;
+  version: number;
+}
+
+/** The policy of accounts that chose none: model thresholds, no lists. */
+export const DEFAULT_POLICY: Policy = Object.freeze({ id: "default", version: 0, thresholds: {}, blockList: [], allowList: [] });
+
+/** Limits that keep a policy's matcher small and its storage row bounded (see docs/policies.md). */
+export const POLICY_LIMITS = {
+  blockListTerms: 10_000,
+  allowListTerms: 1_000,
+  /** Code points of one term as written (phrases included). */
+  termCodePoints: 100,
+} as const;
+
+/**
+ * The rules from a caller's draft (dashboard form, PolicyService, modctl), or a refusal with a
+ * stable code. Every way of managing a policy goes through here, so they refuse the same drafts.
+ */
+export function validatePolicyRules(draft: unknown): PolicyRules {
+  if (!isRecord(draft)) throw new ApiError("invalid_policy", "A policy is an object with thresholds, block_list and allow_list.");
+  const thresholds = validateThresholds(draft.thresholds ?? {});
+  const blockList = validateBlockList(draft.blockList ?? draft.block_list ?? []);
+  const allowList = validateAllowList(draft.allowList ?? draft.allow_list ?? []);
+  const blocked = new Set(blockList.map((b) => normalizeForMatching(b.term)));
+  for (const term of allowList) {
+    if (blocked.has(normalizeForMatching(term))) {
+      throw new ApiError("policy_term_invalid", `"${term}" is on both the block list and the allow list.`);
+    }
+  }
+  return { thresholds, blockList, allowList };
+}
+
+function validateThresholds(value: unknown): PolicyRules["thresholds"] {
+  if (!isRecord(value)) throw new ApiError("invalid_policy", "thresholds must be an object of category: number or \"off\".");
+  const out: PolicyRules["thresholds"] = {};
+  for (const [category, threshold] of Object.entries(value)) {
+    if (!isCategoryId(category)) {
+      throw new ApiError("policy_unknown_category", `Unknown category "${category}"; known: ${CATEGORY_IDS.join(", ")}.`);
+    }
+    if (threshold === "off") out[category] = "off";
+    else if (typeof threshold === "number" && Number.isFinite(threshold) && threshold >= 0 && threshold <= 1) out[category] = threshold;
+    else throw new ApiError("policy_invalid_threshold", `The threshold of ${category} must be a number from 0 to 1 or "off".`);
+  }
+  return out;
+}
+
+function validateBlockList(value: unknown): BlockTerm[] {
+  if (!Array.isArray(value)) throw new ApiError("invalid_policy", "block_list must be a list of {term, category}.");
+  if (value.length > POLICY_LIMITS.blockListTerms) {
+    throw new ApiError("policy_list_too_large", `The block list holds at most ${POLICY_LIMITS.blockListTerms} terms (got ${value.length}).`);
+  }
+  return value.map((entry: unknown) => {
+    if (!isRecord(entry) || typeof entry.term !== "string") throw new ApiError("invalid_policy", "Each block_list entry is {term, category}.");
+    const category = entry.category ?? CUSTOM_CATEGORY;
+    if (typeof category !== "string" || (category !== CUSTOM_CATEGORY && !isCategoryId(category))) {
+      throw new ApiError("policy_unknown_category", `Unknown block-list category "${String(category)}"; use one of ${CATEGORY_IDS.join(", ")} or custom.`);
+    }
+    return { term: validTerm(entry.term), category };
+  });
+}
+
+function validateAllowList(value: unknown): string[] {
+  if (!Array.isArray(value)) throw new ApiError("invalid_policy", "allow_list must be a list of terms.");
+  if (value.length > POLICY_LIMITS.allowListTerms) {
+    throw new ApiError("policy_list_too_large", `The allow list holds at most ${POLICY_LIMITS.allowListTerms} terms (got ${value.length}).`);
+  }
+  return value.map((term: unknown) => {
+    if (typeof term !== "string") throw new ApiError("invalid_policy", "Each allow_list entry is a string.");
+    return validTerm(term);
+  });
+}
+
+/** A term trimmed; refused when too long or when normalisation leaves nothing to match. */
+function validTerm(raw: string): string {
+  const term = raw.trim();
+  let codePoints = 0;
+  for (const _ of term) codePoints++;
+  if (codePoints > POLICY_LIMITS.termCodePoints) {
+    throw new ApiError("policy_term_invalid", `A term has at most ${POLICY_LIMITS.termCodePoints} characters (one has ${codePoints}).`);
+  }
+  if (!/[\p{L}\p{N}]/u.test(normalizeForMatching(term))) {
+    throw new ApiError("policy_term_invalid", `The term "${term.slice(0, 40)}" has no letters or digits to match.`);
+  }
+  return term;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

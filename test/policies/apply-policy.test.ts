@@ -1,0 +1,94 @@
+import { describe, expect, it } from "vitest";
+import type { Verdict } from "../../src/classifiers/classifier.js";
+import { applyPolicy, compilePolicy, DEFAULT_COMPILED_POLICY } from "../../src/policies/apply-policy.js";
+import { validatePolicyRules, type Policy } from "../../src/policies/policy.js";
+import { ApiError } from "../../src/errors/api-error.js";
+
+const policy = (draft: unknown): Policy => ({ id: "pol_test", version: 1, ...validatePolicyRules(draft) });
+
+/** A model's verdict: violence flagged on "kill", sexual scored below its bar, harassment on "noob". */
+const verdict: Verdict = {
+  categories: {
+    violence: { score: 0.8, flagged: true },
+    sexual: { score: 0.3, flagged: false },
+    harassment: { score: 0.6, flagged: true },
+    hate: { score: 0.1, flagged: false },
+  },
+  explanations: {
+    violence: [{ start: 0, end: 4, text: "kill", weight: 0.9 }],
+    harassment: [{ start: 9, end: 13, text: "noob", weight: 0.7 }],
+  },
+};
+const text = "kill the noob";
+
+function codeOf(draft: unknown): string {
+  try {
+    validatePolicyRules(draft);
+  } catch (error) {
+    return (error as ApiError).code;
+  }
+  return "accepted";
+}
+
+describe("applyPolicy", () => {
+  it("the default policy leaves the verdict as it is", () => {
+    expect(applyPolicy(verdict, text, DEFAULT_COMPILED_POLICY)).toBe(verdict);
+  });
+
+  it("thresholds change flags, never scores; off keeps the score", () => {
+    const out = applyPolicy(verdict, text, compilePolicy(policy({ thresholds: { sexual: 0.2, violence: "off", hate: 0.5 } })));
+    expect(out.categories.sexual).toEqual({ score: 0.3, flagged: true });
+    expect(out.categories.violence).toEqual({ score: 0.8, flagged: false });
+    expect(out.categories.hate).toEqual({ score: 0.1, flagged: false });
+    expect(out.categories.harassment).toEqual({ score: 0.6, flagged: true });
+    for (const [id, entry] of Object.entries(verdict.categories)) expect(out.categories[id as keyof typeof out.categories]!.score).toBe(entry.score);
+  });
+
+  it("allow-list terms do not count as evidence alone, and suppress only their own terms", () => {
+    const out = applyPolicy(verdict, text, compilePolicy(policy({ allowList: ["n00b"] })));
+    expect(out.categories.harassment).toEqual({ score: 0.6, flagged: false });
+    expect(out.categories.violence).toEqual({ score: 0.8, flagged: true });
+    // With evidence outside the allowed term, the category stays flagged.
+    const twoSpans: Verdict = { ...verdict, explanations: { ...verdict.explanations, harassment: [...verdict.explanations.harassment!, { start: 0, end: 4, text: "kill", weight: 0.5 }] } };
+    expect(applyPolicy(twoSpans, text, compilePolicy(policy({ allowList: ["noob"] }))).categories.harassment!.flagged).toBe(true);
+  });
+
+  it("block-list hits flag their category or custom, with the matched spans, obfuscated or not", () => {
+    const compiled = compilePolicy(policy({ blockList: [{ term: "camper", category: "harassment" }, { term: "ez clap", category: "custom" }] }));
+    const input = "you C4MPER, 3z cl4p";
+    const quiet: Verdict = { categories: { harassment: { score: 0.05, flagged: false } }, explanations: {} };
+    const out = applyPolicy(quiet, input, compiled);
+    expect(out.categories.harassment).toEqual({ score: 0.05, flagged: true });
+    expect(out.explanations.harassment).toEqual([{ start: 4, end: 10, text: "C4MPER", weight: 1 }]);
+    expect(out.custom).toEqual([{ start: 12, end: 19, text: "3z cl4p", weight: 1 }]);
+    expect(applyPolicy(quiet, "campers campfire", compiled)).toEqual({ categories: quiet.categories, explanations: {} });
+  });
+
+  it("block-list spans come before the model's in a category it already explained", () => {
+    const out = applyPolicy(verdict, text, compilePolicy(policy({ blockList: [{ term: "the", category: "violence" }] })));
+    expect(out.explanations.violence!.map((s) => s.text)).toEqual(["the", "kill"]);
+  });
+});
+
+describe("validatePolicyRules", () => {
+  it("refuses bad drafts with stable codes", () => {
+    expect(codeOf({ thresholds: { gore: 0.5 } })).toBe("policy_unknown_category");
+    expect(codeOf({ blockList: [{ term: "x1", category: "gore" }] })).toBe("policy_unknown_category");
+    expect(codeOf({ thresholds: { hate: 1.5 } })).toBe("policy_invalid_threshold");
+    expect(codeOf({ thresholds: { hate: -0.1 } })).toBe("policy_invalid_threshold");
+    expect(codeOf({ thresholds: { hate: "0.5" } })).toBe("policy_invalid_threshold");
+    expect(codeOf({ blockList: Array.from({ length: 10_001 }, (_, i) => ({ term: `t${i}` })) })).toBe("policy_list_too_large");
+    expect(codeOf({ allowList: Array.from({ length: 1_001 }, (_, i) => `t${i}`) })).toBe("policy_list_too_large");
+    expect(codeOf({ allowList: ["a".repeat(101)] })).toBe("policy_term_invalid");
+    expect(codeOf({ allowList: ["  .. "] })).toBe("policy_term_invalid");
+    expect(codeOf({ blockList: [{ term: "gg" }], allowList: ["GG"] })).toBe("policy_term_invalid");
+    expect(codeOf("nope")).toBe("invalid_policy");
+    expect(codeOf({ allowList: [3] })).toBe("invalid_policy");
+  });
+
+  it("accepts the edges: 0, 1, off, 10,000 terms of 100 characters, custom by default", () => {
+    const rules = validatePolicyRules({ thresholds: { hate: 0, sexual: 1, violence: "off" }, blockList: [{ term: ` ${"b".repeat(100)} ` }] });
+    expect(rules).toEqual({ thresholds: { hate: 0, sexual: 1, violence: "off" }, blockList: [{ term: "b".repeat(100), category: "custom" }], allowList: [] });
+    expect(codeOf({ blockList: Array.from({ length: 10_000 }, (_, i) => ({ term: `t${i}`, category: "hate" })) })).toBe("accepted");
+  });
+});

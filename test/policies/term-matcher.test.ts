@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { buildTermMatcher } from "../../src/policies/term-matcher.js";
+
+const spans = (terms: string[], input: string) => buildTermMatcher(terms).find(input).map((h) => [h.term, h.start, h.end, h.text]);
+
+describe("buildTermMatcher", () => {
+  it("finds whole words only, with code-point spans of the input", () => {
+    expect(spans(["grief"], "no grief here")).toEqual([[0, 3, 8, "grief"]]);
+    expect(spans(["grief"], "griefing and begrief")).toEqual([]);
+    // An astral character before the term counts as one code point.
+    expect(spans(["grief"], "😀 grief")).toEqual([[0, 2, 7, "grief"]]);
+  });
+
+  it("matches obfuscated spellings: leetspeak, spacing, look-alikes, zero-width, stretching", () => {
+    const terms = ["noobslayer", "camp rat"];
+    expect(spans(terms, "you n00bsl4yer")).toEqual([[0, 4, 14, "n00bsl4yer"]]);
+    expect(spans(terms, "a n.o.o.b.s.l.a.y.e.r!")).toEqual([[0, 2, 21, "n.o.o.b.s.l.a.y.e.r"]]);
+    expect(spans(terms, "NООBSLAYER")).toEqual([[0, 0, 10, "NООBSLAYER"]]); // Cyrillic О
+    expect(spans(terms, "noob\u200bslayer")).toEqual([[0, 0, 11, "noob\u200bslayer"]]);
+    expect(spans(terms, "caaaamp   rat")).toEqual([[1, 0, 13, "caaaamp   rat"]]);
+  });
+
+  it("reports overlapping terms and terms that normalise alike", () => {
+    expect(spans(["rat", "camp rat", "r4t"], "camp rat").sort()).toEqual([[0, 5, 8, "rat"], [1, 0, 8, "camp rat"], [2, 5, 8, "rat"]].sort());
+  });
+
+  it("finds nothing with no terms or no match", () => {
+    expect(spans([], "anything")).toEqual([]);
+    expect(spans(["zebra"], "a horse")).toEqual([]);
+  });
+});
