@@ -1,5 +1,5 @@
 import type { TextClassifier } from "../classifiers/classifier.js";
-import { createConfiguredTextClassifier } from "../classifiers/configured-text-classifier.js";
+import { loadConfiguredTextClassifier } from "../classifiers/configured-text-classifier.js";
 import { createAccountStore, type AccountStore } from "../accounts/account-store.js";
 import { createKeyUsageTracker, type KeyUsageTracker } from "../accounts/key-usage-tracker.js";
 import type { Config } from "../config/config.js";
@@ -95,7 +95,7 @@ export async function createAppContext(config: Config, overrides: AppContextOver
     }
     // Classified in the workers, which time it themselves; else on this thread, timed here.
     const textClassifier = compute?.textClassifier
-      ?? timeTextClassifier(overrides.textClassifier ?? createConfiguredTextClassifier(config.textClassifier), metrics.textClassifierTimings);
+      ?? timeTextClassifier(overrides.textClassifier ?? (await loadConfiguredTextClassifier(config.textClassifier)), metrics.textClassifierTimings);
     const signingKeys = compute?.signingKeys ?? ring;
     const rateLimiter = overrides.rateLimiter ?? (await createRateLimiter({
       redisUrl: config.redisUrl,

@@ -22,11 +22,24 @@ export interface Verdict {
   categories: Partial<Record<CategoryId, CategoryVerdict>>;
   /** For flagged categories, the spans that contributed most (text classifiers only). */
   explanations: Partial<Record<CategoryId, EvidenceSpan[]>>;
+  /** The text's detected language, a BCP-47 code ("und": undetermined); text classifiers only. */
+  language?: string;
+  /** Set when the classifier did not judge the text, or only part of it (categories then absent, or of the covered part). */
+  notEvaluated?: NotEvaluated;
+}
+
+/** Why a text was not evaluated, or only in part. */
+export interface NotEvaluated {
+  reason: "unsupported_language" | "partly_unsupported_language";
+  /** The uncovered language, a BCP-47 code. */
+  language: string;
 }
 
 /** Scores text. Implementations must be deterministic: same text, same verdict. */
 export interface TextClassifier {
   /** Version id reported as `model` in responses, e.g. "lexicon-2026-11". */
   readonly id: string;
+  /** The languages (BCP-47) the classifier covers, where it knows them. */
+  readonly languages?: readonly string[];
   classify(text: string): Verdict | Promise<Verdict>;
 }

@@ -1,11 +1,14 @@
 import type { TextClassifier } from "./classifier.js";
 import { createPatternClassifier } from "./rules/pattern/pattern-classifier.js";
-import { loadTrainedClassifier } from "./engine/index.js";
 
 /**
  * The text classifier TEXT_CLASSIFIER names: the trained model (default) or the small
- * rule-based fallback. The event loop and the compute workers load theirs through here.
+ * rule-based fallback (no language gate: it stays dependency-free). The event loop and the
+ * compute workers load theirs through here. The trained model is imported only when named, so a
+ * fallback worker does not parse the model's language tables (language/read-language.ts).
  */
-export function createConfiguredTextClassifier(kind: "trained" | "pattern"): TextClassifier {
-  return kind === "pattern" ? createPatternClassifier() : loadTrainedClassifier();
+export async function loadConfiguredTextClassifier(kind: "trained" | "pattern"): Promise<TextClassifier> {
+  if (kind === "pattern") return createPatternClassifier();
+  const { loadTrainedClassifier } = await import("./engine/index.js");
+  return loadTrainedClassifier();
 }

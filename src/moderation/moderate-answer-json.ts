@@ -1,6 +1,6 @@
 import { toJson, type JsonValue } from "@bufbuild/protobuf";
 import { ModerateResponseSchema, type ModerateResponse } from "../../gen/moderation/v1/moderation_pb.js";
-import type { AnswerInit, CategoriesInit, TextItemResultInit } from "./moderate.js";
+import type { AnswerInit, CategoriesInit, LanguageInit, TextItemResultInit } from "./moderate.js";
 
 /**
  * The JSON route's rendering of a Moderate answer: proto field names, every field present.
@@ -30,9 +30,19 @@ export function textAnswerJsonText(init: AnswerInit<TextItemResultInit>): string
       categories: result.categories,
       explanations: explanationsJson(result.explanations),
       models: result.models,
+      ...languageJson(result),
     })),
-    ...(combined ? { combined: { flagged: combined.flagged, categories: combined.categories, explanations: explanationsJson(combined.explanations) } } : {}),
+    ...(combined ? { combined: { flagged: combined.flagged, categories: combined.categories, explanations: explanationsJson(combined.explanations), ...languageJson(combined) } } : {}),
+    ...(init.notEvaluated ? { not_evaluated: { items: init.notEvaluated.items.map((n) => ({ index: n.index, reason: n.reason, language: n.language })) } } : {}),
   });
+}
+
+// The optional language fields, present only when set (as toJson writes a field with explicit presence).
+function languageJson(parts: LanguageInit) {
+  return {
+    ...(parts.language !== undefined ? { language: parts.language } : {}),
+    ...(parts.notEvaluated ? { not_evaluated: { reason: parts.notEvaluated.reason, language: parts.notEvaluated.language } } : {}),
+  };
 }
 
 // Category scores go as toCategories built them ({ score, flagged }, in that order); spans are
@@ -42,4 +52,16 @@ function explanationsJson(explanations: CategoriesInit["explanations"]) {
     category: e.category,
     spans: e.spans.map((s) => ({ start: s.start, end: s.end, text: s.text, weight: s.weight })),
   }));
+}
+
+/**
+ * The parts back from textAnswerJsonText's JSON text (for building the message it rendered): the
+ * JSON has proto field names, the parts camelCase ones; only `not_evaluated` differs.
+ */
+export function parseTextAnswerJson(json: string): AnswerInit<TextItemResultInit> {
+  return JSON.parse(json, (_key, value: unknown) => {
+    if (value === null || typeof value !== "object" || Array.isArray(value) || !("not_evaluated" in value)) return value;
+    const { not_evaluated: notEvaluated, ...rest } = value as Record<string, unknown>;
+    return { ...rest, notEvaluated };
+  }) as AnswerInit<TextItemResultInit>;
 }

@@ -2,7 +2,7 @@ import { newId } from "../accounts/ids.js";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { ModerateRequest, ModerateResponseSchema } from "../../gen/moderation/v1/moderation_pb.js";
 import { CATEGORY_IDS } from "../classifiers/categories.js";
-import type { EvidenceSpan, TextClassifier, Verdict } from "../classifiers/classifier.js";
+import type { EvidenceSpan, NotEvaluated, TextClassifier, Verdict } from "../classifiers/classifier.js";
 import { precheckDataUri } from "../images/data-uri.js";
 import { validateModerateRequest, type ValidItem } from "./validate-request.js";
 import { ApiError } from "../errors/api-error.js";
@@ -56,6 +56,8 @@ export function createModerator(deps: ModerationDeps) {
         models: judged.models,
         ...toCategories(judged.verdict),
         ...(judged.secondOpinion ? { secondOpinion: judged.secondOpinion } : {}),
+        // The guard model judged a text the embedded model left unevaluated: it is evaluated now.
+        ...languageOf(verdict, judged.secondOpinion?.seconded === true),
       };
     }
     if (!deps.images) {
@@ -84,7 +86,12 @@ export interface CategoriesInit {
   categories: Record<string, { score: number; flagged: boolean }>;
   explanations: { category: string; spans: EvidenceSpan[] }[];
 }
-export type TextItemResultInit = CategoriesInit & { index: number; type: "text"; models: string[] };
+/** What the language gate says about a text (src/classifiers/language/): its language, and what was not evaluated. */
+export interface LanguageInit {
+  language?: string;
+  notEvaluated?: NotEvaluated;
+}
+export type TextItemResultInit = CategoriesInit & { index: number; type: "text"; models: string[] } & LanguageInit;
 
 /** An answer's parts as assembleAnswer puts them together (a ModerateResponse init). */
 export interface AnswerInit<R extends ItemResultInit> {
@@ -92,7 +99,9 @@ export interface AnswerInit<R extends ItemResultInit> {
   model: string;
   flagged: boolean;
   results: R[];
-  combined?: CategoriesInit;
+  combined?: CategoriesInit & Pick<LanguageInit, "notEvaluated">;
+  /** Items the text model did not evaluate, wholly or in part (never to be read as safe); absent when there are none. */
+  notEvaluated?: { items: ({ index: number } & NotEvaluated)[] };
 }
 
 /**
@@ -100,7 +109,13 @@ export interface AnswerInit<R extends ItemResultInit> {
  * src/workers/worker-answers.ts), so equal parts always make equal answers.
  */
 export function assembleAnswer<R extends ItemResultInit>(id: string, model: string, results: R[], combined: Verdict | undefined): AnswerInit<R> {
-  const combinedResult = combined ? toCategories(combined) : undefined;
+  // The combined layer says what it left unevaluated; the language is each item's to report.
+  const combinedResult = combined ? { ...toCategories(combined), ...notEvaluatedOf(combined) } : undefined;
+  const notEvaluated: NonNullable<AnswerInit<R>["notEvaluated"]>["items"] = [];
+  for (const r of results) {
+    const why = (r as LanguageInit).notEvaluated;
+    if (why) notEvaluated.push({ index: r.index ?? 0, reason: why.reason, language: why.language });
+  }
   return {
     id,
     model,
@@ -108,12 +123,25 @@ export function assembleAnswer<R extends ItemResultInit>(id: string, model: stri
     flagged: results.some((r) => r.flagged) || (combinedResult?.flagged ?? false),
     results,
     ...(combinedResult ? { combined: combinedResult } : {}),
+    ...(notEvaluated.length > 0 ? { notEvaluated: { items: notEvaluated } } : {}),
   };
 }
 
 /** One text item's result. */
 export function textItemResult(index: number, verdict: Verdict, model: string): TextItemResultInit {
-  return { index, type: "text", models: [model], ...toCategories(verdict) };
+  return { index, type: "text", models: [model], ...toCategories(verdict), ...languageOf(verdict) };
+}
+
+/**
+ * A verdict's language and what it left unevaluated, as the response carries them. With
+ * `judgedElsewhere` (a guard model gave its verdict on the text), nothing is left unevaluated.
+ */
+export function languageOf(verdict: Verdict, judgedElsewhere = false): LanguageInit {
+  return { ...(verdict.language !== undefined ? { language: verdict.language } : {}), ...(judgedElsewhere ? {} : notEvaluatedOf(verdict)) };
+}
+
+function notEvaluatedOf(verdict: Verdict): Pick<LanguageInit, "notEvaluated"> {
+  return verdict.notEvaluated ? { notEvaluated: { reason: verdict.notEvaluated.reason, language: verdict.notEvaluated.language } } : {};
 }
 
 /** The text the combined layer judges: every text item, in order. */

@@ -15,10 +15,12 @@ type Trigger = "always" | "uncertain" | "language";
 export type LanguageCoverage = (verdict: Verdict) => { covered: true } | { covered: false; language: string };
 
 /**
- * The default coverage: every text counts as covered until the embedded classifier reports a
- * text's language in its verdict (then this reads it; see docs/providers.md).
+ * The default coverage, read from the embedded verdict's language gate
+ * (src/classifiers/language/): a text wholly or partly in a language the model does not cover
+ * (`notEvaluated`) goes to the guard model, which judges all of it.
  */
-const coveredByEmbeddedModel: LanguageCoverage = () => ({ covered: true });
+const coveredByEmbeddedModel: LanguageCoverage = (verdict) =>
+  verdict.notEvaluated ? { covered: false, language: verdict.notEvaluated.language } : { covered: true };
 
 /** The ItemResult.second_opinion init (proto SecondOpinion). */
 interface SecondOpinionInit {

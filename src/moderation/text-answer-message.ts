@@ -4,12 +4,16 @@ import {
   ExplanationSchema,
   ItemResultSchema,
   ModerateResponseSchema,
+  NotEvaluatedItemSchema,
+  NotEvaluatedItemsSchema,
+  NotEvaluatedSchema,
   SpanSchema,
   type CategoryScore,
   type Explanation,
   type ModerateResponse,
+  type NotEvaluated,
 } from "../../gen/moderation/v1/moderation_pb.js";
-import type { AnswerInit, CategoriesInit, TextItemResultInit } from "./moderate.js";
+import type { AnswerInit, CategoriesInit, LanguageInit, TextItemResultInit } from "./moderate.js";
 
 /**
  * The ModerateResponse message of an answer of text items only, built field by field from the
@@ -32,8 +36,15 @@ export function textAnswerMessage(answer: AnswerInit<TextItemResultInit>): Moder
       categories: categoryScores(result.categories),
       explanations: explanations(result.explanations),
       models: [...result.models],
+      ...languageFields(result),
     })),
   };
+  if (answer.notEvaluated) {
+    message.notEvaluated = {
+      $typeName: NotEvaluatedItemsSchema.typeName,
+      items: answer.notEvaluated.items.map((n) => ({ $typeName: NotEvaluatedItemSchema.typeName, index: n.index, reason: n.reason, language: n.language })),
+    };
+  }
   const combined = answer.combined;
   if (combined) {
     message.combined = {
@@ -41,9 +52,18 @@ export function textAnswerMessage(answer: AnswerInit<TextItemResultInit>): Moder
       flagged: combined.flagged,
       categories: categoryScores(combined.categories),
       explanations: explanations(combined.explanations),
+      ...languageFields(combined),
     };
   }
   return message;
+}
+
+/** The optional language fields, set only where the parts have them (as create leaves them unset). */
+function languageFields(parts: LanguageInit): { language?: string; notEvaluated?: NotEvaluated } {
+  const out: { language?: string; notEvaluated?: NotEvaluated } = {};
+  if (parts.language !== undefined) out.language = parts.language;
+  if (parts.notEvaluated) out.notEvaluated = { $typeName: NotEvaluatedSchema.typeName, reason: parts.notEvaluated.reason, language: parts.notEvaluated.language };
+  return out;
 }
 
 function categoryScores(categories: CategoriesInit["categories"]): Record<string, CategoryScore> {

@@ -42,7 +42,7 @@ interface AnsweredTexts {
   combined: EncodedVerdict | undefined;
 }
 /** The answer's flags (top level; whether it has a combined layer), its JSON text, UTF-8 length and signature headers (see signJsonBody). */
-type AnswerJsonResult = { flagged: boolean; hasCombined: boolean; json: string; byteLength: number; headers: HttpSignatureHeaders };
+type AnswerJsonResult = { flagged: boolean; hasCombined: boolean; hasNotEvaluated: boolean; json: string; byteLength: number; headers: HttpSignatureHeaders };
 /** The signature metadata for the answer's canonical bytes. */
 type AnswerRpcResult = AnsweredTexts & { metadata: Record<string, string> };
 

@@ -1,6 +1,6 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { ModerateResponseSchema } from "../../gen/moderation/v1/moderation_pb.js";
-import { createConfiguredTextClassifier } from "../classifiers/configured-text-classifier.js";
+import { loadConfiguredTextClassifier } from "../classifiers/configured-text-classifier.js";
 import type { TextClassifier } from "../classifiers/classifier.js";
 import { textAnswerJsonText } from "../moderation/moderate-answer-json.js";
 import { joinForCombined } from "../moderation/moderate.js";
@@ -32,7 +32,7 @@ const REPLY_EVERY = 4;
 
 try {
   const setup = workerData as ComputeWorkerSetup & { progress: Int32Array };
-  const loaded = setup.textClassifier === undefined ? undefined : createConfiguredTextClassifier(setup.textClassifier);
+  const loaded = setup.textClassifier === undefined ? undefined : await loadConfiguredTextClassifier(setup.textClassifier);
   const classifier = loaded && setup.classifierTimings ? timeTextClassifier(loaded, setup.classifierTimings) : loaded;
   const signWithKey = setup.signingKey === undefined ? undefined : createEd25519SignFunction(setup.signingKey);
   const signer = signWithKey && setup.signingKeyId ? createDelegatingSigner(setup.signingKeyId, async (data) => signWithKey(data)) : undefined;
@@ -88,7 +88,7 @@ async function answerTexts(job: { texts: string[]; answerId: string }, classifie
 async function answerJson(job: Extract<ComputeJob, { kind: "answer-json" }>, classifier: TextClassifier, signer: Signer) {
   const { answer } = await answerTexts(job, classifier);
   const signed = await signJsonText(signer, { status: 200, json: textAnswerJsonText(answer), requestBody: latin1ToBytes(job.requestBody), nowMs: job.nowMs });
-  return { flagged: answer.flagged, hasCombined: answer.combined !== undefined, json: signed.json, byteLength: signed.byteLength, headers: signed.headers };
+  return { flagged: answer.flagged, hasCombined: answer.combined !== undefined, hasNotEvaluated: answer.notEvaluated !== undefined, json: signed.json, byteLength: signed.byteLength, headers: signed.headers };
 }
 
 /** An RPC answer's signature metadata, over its canonical bytes, as the signing interceptor makes it. */

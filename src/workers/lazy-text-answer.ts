@@ -1,4 +1,4 @@
-import { ModerateResponseSchema, type CombinedResult, type ItemResult, type ModerateResponse } from "../../gen/moderation/v1/moderation_pb.js";
+import { ModerateResponseSchema, type CombinedResult, type ItemResult, type ModerateResponse, type NotEvaluatedItems } from "../../gen/moderation/v1/moderation_pb.js";
 
 /**
  * The JSON route's answer message for a call a compute worker answered whole. The route sends the
@@ -10,8 +10,8 @@ import { ModerateResponseSchema, type CombinedResult, type ItemResult, type Mode
  *
  * It reads like any ModerateResponse through its fields (protobuf-es, toJson, the JSON renderer
  * and the interceptors read fields by name). `results` is an accessor on the class, so an object
- * spread, JSON.stringify or structuredClone drops it; `combined` is an own accessor, present only
- * when the answer has one (`hasCombined`), since protobuf-es counts a message field as set only
+ * spread, JSON.stringify or structuredClone drops it; `combined` and `notEvaluated` are own
+ * accessors, present only when the answer has them (`hasCombined`, `hasNotEvaluated`), since protobuf-es counts a message field as set only
  * when it is an own property.
  */
 export class LazyTextAnswer implements ModerateResponse {
@@ -20,15 +20,19 @@ export class LazyTextAnswer implements ModerateResponse {
   readonly #build: () => ModerateResponse;
 
   declare readonly combined?: CombinedResult;
+  declare readonly notEvaluated?: NotEvaluatedItems;
 
-  constructor(readonly id: string, readonly model: string, readonly flagged: boolean, hasCombined: boolean, build: () => ModerateResponse) {
+  constructor(readonly id: string, readonly model: string, readonly flagged: boolean, hasCombined: boolean, build: () => ModerateResponse, hasNotEvaluated = false) {
     this.#build = build;
     if (hasCombined) Object.defineProperty(this, "combined", { get: () => this.#materialised().combined, enumerable: true });
+    if (hasNotEvaluated) Object.defineProperty(this, "notEvaluated", { get: () => this.#materialised().notEvaluated, enumerable: true });
   }
 
   get results(): ItemResult[] {
     return this.#materialised().results;
   }
+
+
 
   #materialised(): ModerateResponse {
     this.#full ??= this.#build();

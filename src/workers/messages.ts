@@ -42,7 +42,7 @@ export type ComputeResult =
    * json (UTF-8 on the wire) and headers are what the route sends; the parent reads the answer
    * message back from json only if something asks for more than `flagged` (lazy-text-answer.ts).
    */
-  | { id: number; ok: true; flagged: boolean; hasCombined: boolean; json: string; byteLength: number; headers: HttpSignatureHeaders }
+  | { id: number; ok: true; flagged: boolean; hasCombined: boolean; hasNotEvaluated: boolean; json: string; byteLength: number; headers: HttpSignatureHeaders }
   /** The verdicts, and the signature metadata for the answer's canonical bytes. */
   | { id: number; ok: true; verdicts: EncodedVerdict[]; combined: EncodedVerdict | undefined; metadata: Record<string, string> }
   | { id: number; ok: false; message: string };

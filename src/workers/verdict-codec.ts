@@ -11,6 +11,9 @@ export interface EncodedVerdict {
   scores: number[];
   flagged: number;
   explanations: string | undefined;
+  /** The language gate's findings (src/classifiers/language/), as in the Verdict. */
+  language: string | undefined;
+  notEvaluated: Verdict["notEvaluated"];
 }
 
 export function encodeVerdict(verdict: Verdict): EncodedVerdict {
@@ -24,7 +27,7 @@ export function encodeVerdict(verdict: Verdict): EncodedVerdict {
     if (entry.flagged) flagged |= 1 << i;
   });
   const hasExplanations = Object.keys(verdict.explanations).length > 0;
-  return { scores, flagged, explanations: hasExplanations ? JSON.stringify(verdict.explanations) : undefined };
+  return { scores, flagged, explanations: hasExplanations ? JSON.stringify(verdict.explanations) : undefined, language: verdict.language, notEvaluated: verdict.notEvaluated };
 }
 
 export function decodeVerdict(encoded: EncodedVerdict): Verdict {
@@ -33,5 +36,8 @@ export function decodeVerdict(encoded: EncodedVerdict): Verdict {
     const score = encoded.scores[i]!;
     if (!Number.isNaN(score)) categories[id] = { score, flagged: (encoded.flagged & (1 << i)) !== 0 };
   });
-  return { categories, explanations: encoded.explanations === undefined ? {} : (JSON.parse(encoded.explanations) as Verdict["explanations"]) };
+  const verdict: Verdict = { categories, explanations: encoded.explanations === undefined ? {} : (JSON.parse(encoded.explanations) as Verdict["explanations"]) };
+  if (encoded.language !== undefined) verdict.language = encoded.language;
+  if (encoded.notEvaluated) verdict.notEvaluated = encoded.notEvaluated;
+  return verdict;
 }

@@ -1,6 +1,7 @@
 import { ModerateResponseSchema, type ModerateRequest, type ModerateResponse } from "../../gen/moderation/v1/moderation_pb.js";
 import { newId } from "../accounts/ids.js";
-import { assembleAnswer, textItemResult, type AnswerInit, type TextItemResultInit } from "../moderation/moderate.js";
+import { parseTextAnswerJson } from "../moderation/moderate-answer-json.js";
+import { assembleAnswer, textItemResult } from "../moderation/moderate.js";
 import { textAnswerMessage } from "../moderation/text-answer-message.js";
 import { validateModerateRequest } from "../moderation/validate-request.js";
 import { sortMapsInPlace } from "../signing/canonical-message.js";
@@ -36,7 +37,7 @@ export function createWorkerAnswerer(pool: ComputePool, model: string): WorkerAn
       // The JSON text is the answer's parts as assembleAnswer made them (textAnswerJsonText), so parsed it
       // builds the message the route sent. Not fromJsonString: it refuses a span quoting a lone surrogate.
       const answer = new LazyTextAnswer(answerId, model, result.flagged, result.hasCombined, () =>
-        textAnswerMessage(JSON.parse(result.json) as AnswerInit<TextItemResultInit>));
+        textAnswerMessage(parseTextAnswerJson(result.json)), result.hasNotEvaluated);
       attachSignedJson(answer, { json: result.json, byteLength: result.byteLength, headers: result.headers });
       return answer;
     },

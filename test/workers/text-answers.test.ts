@@ -29,6 +29,10 @@ describe("text answers rendered and built directly (compute workers, worker answ
     ["A calm paragraph about gardening. ".repeat(40) + "I want to kill myself tonight."],
     ["Ünïcödé, emoji 🙂, quotes \" and \\ and\u200bzero-width i\u200bd\u200bi\u200bo\u200bt", "line\nbreaks\tand \u2028 separators"],
     ["Describe her naked body in detail", "kill all of them"],
+    // Not evaluated (French), partly evaluated (mixed), and both beside an English item.
+    ["Je vais te tuer, sale con, tout le monde te déteste", "I will find you and hurt you"],
+    ["Du bist ein wertloser Versager und alle hassen dich."],
+    ["You are a worthless idiot and everyone hates you, honestly. " + "Tu es une merde et tout le monde te déteste, je vais te retrouver et te frapper. ".repeat(2) + "Anyway see you tomorrow at the office for the weekly meeting, bring the slides and the coffee."],
   ];
 
   it.each(CALLS.map((texts) => [texts.join(" | ").slice(0, 60), texts] as const))("is byte-identical to the message rendering: %s", (_name, texts) => {

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file moderation/v1/moderation.proto.
  */
 export const file_moderation_v1_moderation: GenFile = /*@__PURE__*/
-  fileDesc("Ch5tb2RlcmF0aW9uL3YxL21vZGVyYXRpb24ucHJvdG8SDW1vZGVyYXRpb24udjEibgoPTW9kZXJhdGVSZXF1ZXN0EicKBWlucHV0GAEgAygLMhgubW9kZXJhdGlvbi52MS5JbnB1dEl0ZW0SFgoOYW5hbHl6ZV9pbWFnZXMYAiABKAgSGgoSdGV4dF9wcm92aWRlcl9tb2RlGBQgASgJIjcKCUlucHV0SXRlbRIMCgR0eXBlGAEgASgJEgwKBHRleHQYAiABKAkSDgoGYmFzZTY0GAMgASgJIq0BChBNb2RlcmF0ZVJlc3BvbnNlEgoKAmlkGAEgASgJEg0KBW1vZGVsGAIgASgJEg8KB2ZsYWdnZWQYAyABKAgSKgoHcmVzdWx0cxgEIAMoCzIZLm1vZGVyYXRpb24udjEuSXRlbVJlc3VsdBI0Cghjb21iaW5lZBgFIAEoCzIdLm1vZGVyYXRpb24udjEuQ29tYmluZWRSZXN1bHRIAIgBAUILCglfY29tYmluZWQi3QMKCkl0ZW1SZXN1bHQSDQoFaW5kZXgYASABKA0SDAoEdHlwZRgCIAEoCRIPCgdmbGFnZ2VkGAMgASgIEj0KCmNhdGVnb3JpZXMYBCADKAsyKS5tb2RlcmF0aW9uLnYxLkl0ZW1SZXN1bHQuQ2F0ZWdvcmllc0VudHJ5EjAKDGV4cGxhbmF0aW9ucxgFIAMoCzIaLm1vZGVyYXRpb24udjEuRXhwbGFuYXRpb24SDgoGbW9kZWxzGAYgAygJEiwKBWltYWdlGAcgASgLMhgubW9kZXJhdGlvbi52MS5JbWFnZUluZm9IAIgBARI3Cg1kZWVwX2FuYWx5c2lzGAggASgLMhsubW9kZXJhdGlvbi52MS5EZWVwQW5hbHlzaXNIAYgBARI5Cg5zZWNvbmRfb3BpbmlvbhgUIAEoCzIcLm1vZGVyYXRpb24udjEuU2Vjb25kT3BpbmlvbkgCiAEBGk8KD0NhdGVnb3JpZXNFbnRyeRILCgNrZXkYASABKAkSKwoFdmFsdWUYAiABKAsyHC5tb2RlcmF0aW9uLnYxLkNhdGVnb3J5U2NvcmU6AjgBQggKBl9pbWFnZUIQCg5fZGVlcF9hbmFseXNpc0IRCg9fc2Vjb25kX29waW5pb24igwIKDVNlY29uZE9waW5pb24SEAoIcHJvdmlkZXIYASABKAkSDQoFbW9kZWwYAiABKAkSDwoHdHJpZ2dlchgDIAEoCRIQCghzZWNvbmRlZBgEIAEoCBISCgplcnJvcl9jb2RlGAUgASgJEkkKD2NhdGVnb3J5X21vZGVscxgGIAMoCzIwLm1vZGVyYXRpb24udjEuU2Vjb25kT3Bpbmlvbi5DYXRlZ29yeU1vZGVsc0VudHJ5Gk8KE0NhdGVnb3J5TW9kZWxzRW50cnkSCwoDa2V5GAEgASgJEicKBXZhbHVlGAIgASgLMhgubW9kZXJhdGlvbi52MS5Nb2RlbExpc3Q6AjgBIhsKCU1vZGVsTGlzdBIOCgZtb2RlbHMYASADKAki5wEKDkNvbWJpbmVkUmVzdWx0Eg8KB2ZsYWdnZWQYASABKAgSQQoKY2F0ZWdvcmllcxgCIAMoCzItLm1vZGVyYXRpb24udjEuQ29tYmluZWRSZXN1bHQuQ2F0ZWdvcmllc0VudHJ5EjAKDGV4cGxhbmF0aW9ucxgDIAMoCzIaLm1vZGVyYXRpb24udjEuRXhwbGFuYXRpb24aTwoPQ2F0ZWdvcmllc0VudHJ5EgsKA2tleRgBIAEoCRIrCgV2YWx1ZRgCIAEoCzIcLm1vZGVyYXRpb24udjEuQ2F0ZWdvcnlTY29yZToCOAEiLwoNQ2F0ZWdvcnlTY29yZRINCgVzY29yZRgBIAEoARIPCgdmbGFnZ2VkGAIgASgIIkMKC0V4cGxhbmF0aW9uEhAKCGNhdGVnb3J5GAEgASgJEiIKBXNwYW5zGAIgAygLMhMubW9kZXJhdGlvbi52MS5TcGFuIkAKBFNwYW4SDQoFc3RhcnQYASABKA0SCwoDZW5kGAIgASgNEgwKBHRleHQYAyABKAkSDgoGd2VpZ2h0GAQgASgBImYKCUltYWdlSW5mbxISCgptZWRpYV90eXBlGAEgASgJEg0KBXdpZHRoGAIgASgNEg4KBmhlaWdodBgDIAEoDRIOCgZmcmFtZXMYBCABKA0SFgoOZnJhbWVzX3NhbXBsZWQYBSABKA0i0QEKDERlZXBBbmFseXNpcxIQCghwcm92aWRlchgBIAEoCRINCgVtb2RlbBgCIAEoCRI/CgpjYXRlZ29yaWVzGAMgAygLMisubW9kZXJhdGlvbi52MS5EZWVwQW5hbHlzaXMuQ2F0ZWdvcmllc0VudHJ5Eg4KBnJlYXNvbhgEIAEoCRpPCg9DYXRlZ29yaWVzRW50cnkSCwoDa2V5GAEgASgJEisKBXZhbHVlGAIgASgLMhwubW9kZXJhdGlvbi52MS5DYXRlZ29yeVNjb3JlOgI4ASIbCgtFcnJvckRldGFpbBIMCgRjb2RlGAEgASgJIhgKFkxpc3RTaWduaW5nS2V5c1JlcXVlc3QiQgoXTGlzdFNpZ25pbmdLZXlzUmVzcG9uc2USJwoEa2V5cxgBIAMoCzIZLm1vZGVyYXRpb24udjEuU2lnbmluZ0tleSJiCgpTaWduaW5nS2V5EgsKA2tpZBgBIAEoCRILCgNrdHkYAiABKAkSCwoDY3J2GAMgASgJEgkKAXgYBCABKAkSDgoGc3RhdHVzGAUgASgJEhIKCmNyZWF0ZWRfYXQYBiABKAMywgEKEU1vZGVyYXRpb25TZXJ2aWNlEksKCE1vZGVyYXRlEh4ubW9kZXJhdGlvbi52MS5Nb2RlcmF0ZVJlcXVlc3QaHy5tb2RlcmF0aW9uLnYxLk1vZGVyYXRlUmVzcG9uc2USYAoPTGlzdFNpZ25pbmdLZXlzEiUubW9kZXJhdGlvbi52MS5MaXN0U2lnbmluZ0tleXNSZXF1ZXN0GiYubW9kZXJhdGlvbi52MS5MaXN0U2lnbmluZ0tleXNSZXNwb25zZWIGcHJvdG8z");
+  fileDesc("Ch5tb2RlcmF0aW9uL3YxL21vZGVyYXRpb24ucHJvdG8SDW1vZGVyYXRpb24udjEibgoPTW9kZXJhdGVSZXF1ZXN0EicKBWlucHV0GAEgAygLMhgubW9kZXJhdGlvbi52MS5JbnB1dEl0ZW0SFgoOYW5hbHl6ZV9pbWFnZXMYAiABKAgSGgoSdGV4dF9wcm92aWRlcl9tb2RlGBQgASgJIjcKCUlucHV0SXRlbRIMCgR0eXBlGAEgASgJEgwKBHRleHQYAiABKAkSDgoGYmFzZTY0GAMgASgJIv0BChBNb2RlcmF0ZVJlc3BvbnNlEgoKAmlkGAEgASgJEg0KBW1vZGVsGAIgASgJEg8KB2ZsYWdnZWQYAyABKAgSKgoHcmVzdWx0cxgEIAMoCzIZLm1vZGVyYXRpb24udjEuSXRlbVJlc3VsdBI0Cghjb21iaW5lZBgFIAEoCzIdLm1vZGVyYXRpb24udjEuQ29tYmluZWRSZXN1bHRIAIgBARI8Cg1ub3RfZXZhbHVhdGVkGAYgASgLMiAubW9kZXJhdGlvbi52MS5Ob3RFdmFsdWF0ZWRJdGVtc0gBiAEBQgsKCV9jb21iaW5lZEIQCg5fbm90X2V2YWx1YXRlZCLMBAoKSXRlbVJlc3VsdBINCgVpbmRleBgBIAEoDRIMCgR0eXBlGAIgASgJEg8KB2ZsYWdnZWQYAyABKAgSPQoKY2F0ZWdvcmllcxgEIAMoCzIpLm1vZGVyYXRpb24udjEuSXRlbVJlc3VsdC5DYXRlZ29yaWVzRW50cnkSMAoMZXhwbGFuYXRpb25zGAUgAygLMhoubW9kZXJhdGlvbi52MS5FeHBsYW5hdGlvbhIOCgZtb2RlbHMYBiADKAkSLAoFaW1hZ2UYByABKAsyGC5tb2RlcmF0aW9uLnYxLkltYWdlSW5mb0gAiAEBEjcKDWRlZXBfYW5hbHlzaXMYCCABKAsyGy5tb2RlcmF0aW9uLnYxLkRlZXBBbmFseXNpc0gBiAEBEjkKDnNlY29uZF9vcGluaW9uGBQgASgLMhwubW9kZXJhdGlvbi52MS5TZWNvbmRPcGluaW9uSAKIAQESFQoIbGFuZ3VhZ2UYCSABKAlIA4gBARI3Cg1ub3RfZXZhbHVhdGVkGAogASgLMhsubW9kZXJhdGlvbi52MS5Ob3RFdmFsdWF0ZWRIBIgBARpPCg9DYXRlZ29yaWVzRW50cnkSCwoDa2V5GAEgASgJEisKBXZhbHVlGAIgASgLMhwubW9kZXJhdGlvbi52MS5DYXRlZ29yeVNjb3JlOgI4AUIICgZfaW1hZ2VCEAoOX2RlZXBfYW5hbHlzaXNCEQoPX3NlY29uZF9vcGluaW9uQgsKCV9sYW5ndWFnZUIQCg5fbm90X2V2YWx1YXRlZCKDAgoNU2Vjb25kT3BpbmlvbhIQCghwcm92aWRlchgBIAEoCRINCgVtb2RlbBgCIAEoCRIPCgd0cmlnZ2VyGAMgASgJEhAKCHNlY29uZGVkGAQgASgIEhIKCmVycm9yX2NvZGUYBSABKAkSSQoPY2F0ZWdvcnlfbW9kZWxzGAYgAygLMjAubW9kZXJhdGlvbi52MS5TZWNvbmRPcGluaW9uLkNhdGVnb3J5TW9kZWxzRW50cnkaTwoTQ2F0ZWdvcnlNb2RlbHNFbnRyeRILCgNrZXkYASABKAkSJwoFdmFsdWUYAiABKAsyGC5tb2RlcmF0aW9uLnYxLk1vZGVsTGlzdDoCOAEiGwoJTW9kZWxMaXN0Eg4KBm1vZGVscxgBIAMoCSKyAgoOQ29tYmluZWRSZXN1bHQSDwoHZmxhZ2dlZBgBIAEoCBJBCgpjYXRlZ29yaWVzGAIgAygLMi0ubW9kZXJhdGlvbi52MS5Db21iaW5lZFJlc3VsdC5DYXRlZ29yaWVzRW50cnkSMAoMZXhwbGFuYXRpb25zGAMgAygLMhoubW9kZXJhdGlvbi52MS5FeHBsYW5hdGlvbhI3Cg1ub3RfZXZhbHVhdGVkGAUgASgLMhsubW9kZXJhdGlvbi52MS5Ob3RFdmFsdWF0ZWRIAIgBARpPCg9DYXRlZ29yaWVzRW50cnkSCwoDa2V5GAEgASgJEisKBXZhbHVlGAIgASgLMhwubW9kZXJhdGlvbi52MS5DYXRlZ29yeVNjb3JlOgI4AUIQCg5fbm90X2V2YWx1YXRlZCIwCgxOb3RFdmFsdWF0ZWQSDgoGcmVhc29uGAEgASgJEhAKCGxhbmd1YWdlGAIgASgJIkMKEU5vdEV2YWx1YXRlZEl0ZW1zEi4KBWl0ZW1zGAEgAygLMh8ubW9kZXJhdGlvbi52MS5Ob3RFdmFsdWF0ZWRJdGVtIkMKEE5vdEV2YWx1YXRlZEl0ZW0SDQoFaW5kZXgYASABKA0SDgoGcmVhc29uGAIgASgJEhAKCGxhbmd1YWdlGAMgASgJIi8KDUNhdGVnb3J5U2NvcmUSDQoFc2NvcmUYASABKAESDwoHZmxhZ2dlZBgCIAEoCCJDCgtFeHBsYW5hdGlvbhIQCghjYXRlZ29yeRgBIAEoCRIiCgVzcGFucxgCIAMoCzITLm1vZGVyYXRpb24udjEuU3BhbiJACgRTcGFuEg0KBXN0YXJ0GAEgASgNEgsKA2VuZBgCIAEoDRIMCgR0ZXh0GAMgASgJEg4KBndlaWdodBgEIAEoASJmCglJbWFnZUluZm8SEgoKbWVkaWFfdHlwZRgBIAEoCRINCgV3aWR0aBgCIAEoDRIOCgZoZWlnaHQYAyABKA0SDgoGZnJhbWVzGAQgASgNEhYKDmZyYW1lc19zYW1wbGVkGAUgASgNItEBCgxEZWVwQW5hbHlzaXMSEAoIcHJvdmlkZXIYASABKAkSDQoFbW9kZWwYAiABKAkSPwoKY2F0ZWdvcmllcxgDIAMoCzIrLm1vZGVyYXRpb24udjEuRGVlcEFuYWx5c2lzLkNhdGVnb3JpZXNFbnRyeRIOCgZyZWFzb24YBCABKAkaTwoPQ2F0ZWdvcmllc0VudHJ5EgsKA2tleRgBIAEoCRIrCgV2YWx1ZRgCIAEoCzIcLm1vZGVyYXRpb24udjEuQ2F0ZWdvcnlTY29yZToCOAEiGwoLRXJyb3JEZXRhaWwSDAoEY29kZRgBIAEoCSIYChZMaXN0U2lnbmluZ0tleXNSZXF1ZXN0IkIKF0xpc3RTaWduaW5nS2V5c1Jlc3BvbnNlEicKBGtleXMYASADKAsyGS5tb2RlcmF0aW9uLnYxLlNpZ25pbmdLZXkiYgoKU2lnbmluZ0tleRILCgNraWQYASABKAkSCwoDa3R5GAIgASgJEgsKA2NydhgDIAEoCRIJCgF4GAQgASgJEg4KBnN0YXR1cxgFIAEoCRISCgpjcmVhdGVkX2F0GAYgASgDMsIBChFNb2RlcmF0aW9uU2VydmljZRJLCghNb2RlcmF0ZRIeLm1vZGVyYXRpb24udjEuTW9kZXJhdGVSZXF1ZXN0Gh8ubW9kZXJhdGlvbi52MS5Nb2RlcmF0ZVJlc3BvbnNlEmAKD0xpc3RTaWduaW5nS2V5cxIlLm1vZGVyYXRpb24udjEuTGlzdFNpZ25pbmdLZXlzUmVxdWVzdBomLm1vZGVyYXRpb24udjEuTGlzdFNpZ25pbmdLZXlzUmVzcG9uc2ViBnByb3RvMw");
 
 /**
  * @generated from message moderation.v1.ModerateRequest
@@ -121,6 +121,14 @@ export type ModerateResponse = Message<"moderation.v1.ModerateResponse"> & {
    * @generated from field: optional moderation.v1.CombinedResult combined = 5;
    */
   combined?: CombinedResult | undefined;
+
+  /**
+   * Present when the text model did not evaluate some item, wholly or in part: which and why. An
+   * item listed here is not "safe": `flagged` false means only that nothing evaluated was flagged.
+   *
+   * @generated from field: optional moderation.v1.NotEvaluatedItems not_evaluated = 6;
+   */
+  notEvaluated?: NotEvaluatedItems | undefined;
 };
 
 /**
@@ -194,6 +202,20 @@ export type ItemResult = Message<"moderation.v1.ItemResult"> & {
    * @generated from field: optional moderation.v1.SecondOpinion second_opinion = 20;
    */
   secondOpinion?: SecondOpinion | undefined;
+
+  /**
+   * Text items: the detected language of the text, a BCP-47 code ("und" when it cannot be told).
+   *
+   * @generated from field: optional string language = 9;
+   */
+  language?: string | undefined;
+
+  /**
+   * Set when the text model did not evaluate this item, or only part of it (see NotEvaluated).
+   *
+   * @generated from field: optional moderation.v1.NotEvaluated not_evaluated = 10;
+   */
+  notEvaluated?: NotEvaluated | undefined;
 };
 
 /**
@@ -297,6 +319,13 @@ export type CombinedResult = Message<"moderation.v1.CombinedResult"> & {
    * @generated from field: repeated moderation.v1.Explanation explanations = 3;
    */
   explanations: Explanation[];
+
+  /**
+   * Set when the text model did not evaluate the joined text, or only part of it.
+   *
+   * @generated from field: optional moderation.v1.NotEvaluated not_evaluated = 5;
+   */
+  notEvaluated?: NotEvaluated | undefined;
 };
 
 /**
@@ -305,6 +334,91 @@ export type CombinedResult = Message<"moderation.v1.CombinedResult"> & {
  */
 export const CombinedResultSchema: GenMessage<CombinedResult> = /*@__PURE__*/
   messageDesc(file_moderation_v1_moderation, 6);
+
+/**
+ * Why the text model did not evaluate a text, or only part of it.
+ *
+ * @generated from message moderation.v1.NotEvaluated
+ */
+export type NotEvaluated = Message<"moderation.v1.NotEvaluated"> & {
+  /**
+   * "unsupported_language": the text is in a language the text model does not cover; the text
+   * model's categories are absent (never scored 0) and `flagged` is false only because nothing
+   * was judged. "partly_unsupported_language": parts of the text are in such a language; the
+   * categories judge the covered parts only.
+   *
+   * @generated from field: string reason = 1;
+   */
+  reason: string;
+
+  /**
+   * The uncovered language detected, a BCP-47 code.
+   *
+   * @generated from field: string language = 2;
+   */
+  language: string;
+};
+
+/**
+ * Describes the message moderation.v1.NotEvaluated.
+ * Use `create(NotEvaluatedSchema)` to create a new message.
+ */
+export const NotEvaluatedSchema: GenMessage<NotEvaluated> = /*@__PURE__*/
+  messageDesc(file_moderation_v1_moderation, 7);
+
+/**
+ * @generated from message moderation.v1.NotEvaluatedItems
+ */
+export type NotEvaluatedItems = Message<"moderation.v1.NotEvaluatedItems"> & {
+  /**
+   * In input order.
+   *
+   * @generated from field: repeated moderation.v1.NotEvaluatedItem items = 1;
+   */
+  items: NotEvaluatedItem[];
+};
+
+/**
+ * Describes the message moderation.v1.NotEvaluatedItems.
+ * Use `create(NotEvaluatedItemsSchema)` to create a new message.
+ */
+export const NotEvaluatedItemsSchema: GenMessage<NotEvaluatedItems> = /*@__PURE__*/
+  messageDesc(file_moderation_v1_moderation, 8);
+
+/**
+ * An item the text model did not evaluate, wholly or in part.
+ *
+ * @generated from message moderation.v1.NotEvaluatedItem
+ */
+export type NotEvaluatedItem = Message<"moderation.v1.NotEvaluatedItem"> & {
+  /**
+   * Position of the item in the request's input list.
+   *
+   * @generated from field: uint32 index = 1;
+   */
+  index: number;
+
+  /**
+   * As NotEvaluated.reason.
+   *
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
+
+  /**
+   * As NotEvaluated.language.
+   *
+   * @generated from field: string language = 3;
+   */
+  language: string;
+};
+
+/**
+ * Describes the message moderation.v1.NotEvaluatedItem.
+ * Use `create(NotEvaluatedItemSchema)` to create a new message.
+ */
+export const NotEvaluatedItemSchema: GenMessage<NotEvaluatedItem> = /*@__PURE__*/
+  messageDesc(file_moderation_v1_moderation, 9);
 
 /**
  * @generated from message moderation.v1.CategoryScore
@@ -330,7 +444,7 @@ export type CategoryScore = Message<"moderation.v1.CategoryScore"> & {
  * Use `create(CategoryScoreSchema)` to create a new message.
  */
 export const CategoryScoreSchema: GenMessage<CategoryScore> = /*@__PURE__*/
-  messageDesc(file_moderation_v1_moderation, 7);
+  messageDesc(file_moderation_v1_moderation, 10);
 
 /**
  * @generated from message moderation.v1.Explanation
@@ -352,7 +466,7 @@ export type Explanation = Message<"moderation.v1.Explanation"> & {
  * Use `create(ExplanationSchema)` to create a new message.
  */
 export const ExplanationSchema: GenMessage<Explanation> = /*@__PURE__*/
-  messageDesc(file_moderation_v1_moderation, 8);
+  messageDesc(file_moderation_v1_moderation, 11);
 
 /**
  * Span offsets count Unicode code points of the item's text; end is exclusive.
@@ -386,7 +500,7 @@ export type Span = Message<"moderation.v1.Span"> & {
  * Use `create(SpanSchema)` to create a new message.
  */
 export const SpanSchema: GenMessage<Span> = /*@__PURE__*/
-  messageDesc(file_moderation_v1_moderation, 9);
+  messageDesc(file_moderation_v1_moderation, 12);
 
 /**
  * @generated from message moderation.v1.ImageInfo
@@ -429,7 +543,7 @@ export type ImageInfo = Message<"moderation.v1.ImageInfo"> & {
  * Use `create(ImageInfoSchema)` to create a new message.
  */
 export const ImageInfoSchema: GenMessage<ImageInfo> = /*@__PURE__*/
-  messageDesc(file_moderation_v1_moderation, 10);
+  messageDesc(file_moderation_v1_moderation, 13);
 
 /**
  * @generated from message moderation.v1.DeepAnalysis
@@ -467,7 +581,7 @@ export type DeepAnalysis = Message<"moderation.v1.DeepAnalysis"> & {
  * Use `create(DeepAnalysisSchema)` to create a new message.
  */
 export const DeepAnalysisSchema: GenMessage<DeepAnalysis> = /*@__PURE__*/
-  messageDesc(file_moderation_v1_moderation, 11);
+  messageDesc(file_moderation_v1_moderation, 14);
 
 /**
  * Stable machine-readable error code carried in ConnectError details, e.g.
@@ -487,7 +601,7 @@ export type ErrorDetail = Message<"moderation.v1.ErrorDetail"> & {
  * Use `create(ErrorDetailSchema)` to create a new message.
  */
 export const ErrorDetailSchema: GenMessage<ErrorDetail> = /*@__PURE__*/
-  messageDesc(file_moderation_v1_moderation, 12);
+  messageDesc(file_moderation_v1_moderation, 15);
 
 /**
  * @generated from message moderation.v1.ListSigningKeysRequest
@@ -500,7 +614,7 @@ export type ListSigningKeysRequest = Message<"moderation.v1.ListSigningKeysReque
  * Use `create(ListSigningKeysRequestSchema)` to create a new message.
  */
 export const ListSigningKeysRequestSchema: GenMessage<ListSigningKeysRequest> = /*@__PURE__*/
-  messageDesc(file_moderation_v1_moderation, 13);
+  messageDesc(file_moderation_v1_moderation, 16);
 
 /**
  * @generated from message moderation.v1.ListSigningKeysResponse
@@ -517,7 +631,7 @@ export type ListSigningKeysResponse = Message<"moderation.v1.ListSigningKeysResp
  * Use `create(ListSigningKeysResponseSchema)` to create a new message.
  */
 export const ListSigningKeysResponseSchema: GenMessage<ListSigningKeysResponse> = /*@__PURE__*/
-  messageDesc(file_moderation_v1_moderation, 14);
+  messageDesc(file_moderation_v1_moderation, 17);
 
 /**
  * SigningKey is an Ed25519 public key in JWK terms (kty OKP, crv Ed25519).
@@ -567,7 +681,7 @@ export type SigningKey = Message<"moderation.v1.SigningKey"> & {
  * Use `create(SigningKeySchema)` to create a new message.
  */
 export const SigningKeySchema: GenMessage<SigningKey> = /*@__PURE__*/
-  messageDesc(file_moderation_v1_moderation, 15);
+  messageDesc(file_moderation_v1_moderation, 18);
 
 /**
  * ModerationService scores text and images for harmful content.

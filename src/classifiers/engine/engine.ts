@@ -9,6 +9,7 @@ import { createLinearScorer, createMlpScorer, type Scorer } from "../model/score
 import { createConvScorer, isSequenceScorer } from "../model/conv-scorer.js";
 import { windowsOf } from "../model/windows.js";
 import { lowerBound } from "../lower-bound.js";
+import { DEFAULT_COVERED_LANGUAGES } from "../language/language-gate.js";
 import { POLICY } from "../policy.js";
 import { FRAME_NAMES, framesOf, HELP_HEAD_CAP, type FrameName, type Frames } from "../rules/frames.js";
 import { RULE_FAMILIES, type RuleContext } from "../rules/index.js";
@@ -308,6 +309,7 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Tex
 
   return {
     id: header.id,
+    languages: header.languages ?? DEFAULT_COVERED_LANGUAGES,
     classify(text: string): Verdict {
       const norm = normalizeText(text);
       let original: ((start: number, end: number) => string) | undefined;

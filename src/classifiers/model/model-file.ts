@@ -40,6 +40,8 @@ export interface ModelHeader {
   tensors: TensorEntry[];
   /** Provenance: seed, datasets, row counts, timings. Informational. */
   training: Record<string, unknown>;
+  /** Languages (BCP-47) the training text covers; absent: English only (language/language-gate.ts). */
+  languages?: string[];
 }
 
 export interface ModelFile {

@@ -1,0 +1,74 @@
+import { describe, expect, it } from "vitest";
+import type { Verdict } from "../../src/classifiers/classifier.js";
+import { withLanguageGate } from "../../src/classifiers/language/language-gate.js";
+import { readLanguage, UNDETERMINED } from "../../src/classifiers/language/read-language.js";
+import { constantEngine } from "./constant-model.js";
+
+// Sentences written for these tests (not from any dataset).
+const EN = new Set(["en"]);
+
+const FRENCH = "Je vais te retrouver ce soir et tu vas le regretter, tout le monde te déteste.";
+const SPANISH = "Quiero morir esta noche, ya no aguanto más esta vida.";
+const GERMAN = "Ich will nicht mehr leben, alles ist sinnlos geworden.";
+const ARABIC = "سأجدك الليلة وستندم على ذلك";
+const MIXED = "Thanks for the lovely dinner yesterday, it was great to see everyone again and the food was amazing. " +
+  "Mais je vais te retrouver ce soir et tu vas le regretter.";
+
+describe("language reading", () => {
+  it.each([[FRENCH, "fr"], [SPANISH, "es"], [GERMAN, "de"], [ARABIC, "ar"], ["Я тебя убью", "ru"]])("reads %s as %s, wholly uncovered", (text, language) => {
+    expect(readLanguage(text, EN)).toEqual({ language, uncovered: { language, share: 1 } });
+  });
+
+  it("reads English, also short, slang and obfuscated, as covered", () => {
+    for (const text of ["I will find you and hurt you", "you worthless idiot", "Ur mom is a hoe", "wtf is wrong with u", "k1ll urself", "I want to end my life"]) {
+      expect(readLanguage(text, EN).uncovered, text).toBeUndefined();
+    }
+    // Cyrillic look-alikes do not make English "Russian": the model reads the folded letters.
+    expect(readLanguage("уоu аrе а wоrthlеss іdіоt аnd І wіll kіll уоu", EN).uncovered).toBeUndefined();
+  });
+
+  it("says undetermined where nothing can be told, and evaluates", () => {
+    for (const text of ["kys", "lol ok", "🙂🙂🙂", "1234", ""]) expect(readLanguage(text, EN)).toEqual({ language: UNDETERMINED });
+  });
+
+  it("reads mixed text by its parts: English with a French part is partly uncovered", () => {
+    const reading = readLanguage(MIXED, EN);
+    expect(reading.language).toBe("en");
+    expect(reading.uncovered?.language).toBe("fr");
+    expect(reading.uncovered!.share).toBeGreaterThan(0.2);
+    expect(reading.uncovered!.share).toBeLessThan(0.5);
+  });
+});
+
+describe("language gate", () => {
+  // Heads that score about 0 (silent) or flag everything (loud), so only the gate is under test.
+  const quiet = withLanguageGate(constantEngine("silent"), ["en"]);
+  const loud = withLanguageGate(constantEngine("loud"), ["en"]);
+  const classify = (c: typeof quiet, text: string) => c.classify(text) as Verdict;
+
+  it("leaves uncovered text unscored: categories absent, not 0, and says why", () => {
+    for (const [text, language] of [[FRENCH, "fr"], [SPANISH, "es"], [GERMAN, "de"], [ARABIC, "ar"]] as const) {
+      expect(classify(quiet, text)).toEqual({ categories: {}, explanations: {}, language, notEvaluated: { reason: "unsupported_language", language } });
+    }
+  });
+
+  it("scores covered text as before and reports its language", () => {
+    const v = classify(quiet, "Thanks for the lovely dinner, see you on Sunday!");
+    expect(v.language).toBe("en");
+    expect(v.notEvaluated).toBeUndefined();
+    expect(Object.keys(v.categories)).toHaveLength(11);
+  });
+
+  it("scores mixed text and says which part it could not read", () => {
+    const v = classify(quiet, MIXED);
+    expect(v.language).toBe("en");
+    expect(v.notEvaluated).toEqual({ reason: "partly_unsupported_language", language: "fr" });
+    expect(Object.keys(v.categories)).toHaveLength(11);
+  });
+
+  it("never hides a flag the model raised: flagged uncovered text is reported as partly evaluated", () => {
+    const v = classify(loud, FRENCH);
+    expect(v.notEvaluated).toEqual({ reason: "partly_unsupported_language", language: "fr" });
+    expect(Object.values(v.categories).some((c) => c?.flagged)).toBe(true);
+  });
+});
