@@ -1,3 +1,4 @@
+import os from "node:os";
 import { ConfigError, nonEmpty, type Env } from "../base/env-values.js";
 
 /** Limits on log-in, sign-up and password hashing (docs/security.md explains each choice). */
@@ -17,8 +18,9 @@ const ABUSE_LIMIT_DEFAULTS: AbuseLimitsConfig = {
   loginAttemptsPerIp: 30,
   loginFailuresPerAccount: 10,
   signupsPerIp: 5,
-  // Two of libuv's four threads: file, DNS and zlib work of the API keeps the other two.
-  passwordHashConcurrency: 2,
+  // Half the cores (one on a 2-core machine): a log-in flood then leaves the API the other half
+  // (bench/login-flood.ts), and libuv's thread pool keeps threads for file, DNS and zlib work.
+  passwordHashConcurrency: Math.max(1, Math.min(4, Math.floor(os.availableParallelism() / 2))),
   passwordHashQueue: 32,
 };
 

@@ -1,3 +1,4 @@
+import os from "node:os";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/base/env-values.js";
 import { createPasswordHasher, passwordProblem, PasswordHashingBusyError, verifyPassword } from "../../src/dashboard/password.js";
@@ -54,7 +55,7 @@ describe("abuse limit settings", () => {
       loginAttemptsPerIp: 30,
       loginFailuresPerAccount: 10,
       signupsPerIp: 5,
-      passwordHashConcurrency: 2,
+      passwordHashConcurrency: Math.max(1, Math.min(4, Math.floor(os.availableParallelism() / 2))),
       passwordHashQueue: 32,
     });
     expect(readAbuseLimitsConfig({ SIGNUPS_PER_IP: "20", PASSWORD_HASH_QUEUE: "0" })).toMatchObject({ signupsPerIp: 20, passwordHashQueue: 0 });
