@@ -53,6 +53,14 @@ describe("POST /v1/moderations with the official openai SDK", () => {
     }
   });
 
+  it("reports a text in a language the model does not cover as OpenAI reports categories it did not apply", async () => {
+    const answer = await client().moderations.create({ input: "Je vais te retrouver ce soir et tu vas le regretter." });
+    const result = answer.results[0]!;
+    expect(result.flagged).toBe(false);
+    expect(Object.values(result.category_scores).every((score) => score === 0)).toBe(true);
+    expect(Object.values(result.category_applied_input_types).every((types) => (types as string[]).length === 0)).toBe(true);
+  });
+
   it("scores the same as POST /v1/moderate, category by category", async () => {
     const text = "you are a worthless idiot and everyone hates you";
     const answer = await client().moderations.create({ input: text });

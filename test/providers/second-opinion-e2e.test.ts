@@ -101,6 +101,32 @@ describe("cascade (TEXT_PROVIDER_MODE=cascade) on POST /v1/moderate", () => {
   });
 });
 
+describe("a language the embedded model does not cover", () => {
+  // Written for this test; the embedded model covers English only (models/languages.md).
+  const FRENCH = "Je vais te retrouver ce soir et tu vas le regretter.";
+
+  it("goes to the guard model in cascade mode, which then judges every category it has", async () => {
+    guard.setDefault(llamaGuard(["S1"]));
+    const { body } = await moderate(cascade, { input: texts(FRENCH) });
+    expect(guard.requests.map((r) => r.body.messages[0].content)).toEqual([FRENCH]);
+    const result = body.results[0];
+    expect(result.second_opinion).toMatchObject({ trigger: "language", seconded: true });
+    // The embedded model evaluated nothing: every category reported is the guard model's.
+    expect(Object.keys(result.categories).sort()).toEqual(["hate", "self_harm", "sexual", "sexual_minors", "violence"]);
+    expect(Object.values(result.second_opinion.category_models)).toEqual(Array(5).fill({ models: ["llama-guard3:8b"] }));
+    expect(result.categories.violence).toEqual({ score: 1, flagged: true });
+    expect(result.language).toBe("fr");
+    expect(body.flagged).toBe(true);
+  });
+
+  it("stays not evaluated with mode off", async () => {
+    const { body } = await moderate(cascade, { input: texts(FRENCH), text_provider_mode: "off" });
+    expect(guard.requests).toHaveLength(0);
+    expect(body.results[0].categories).toEqual({});
+    expect(body.results[0].not_evaluated).toMatchObject({ reason: "unsupported_language", language: "fr" });
+  });
+});
+
 describe("a caller that hangs up", () => {
   it("cancels the guard-model call it was waiting for", async () => {
     // Limits far beyond the test: only the caller's leaving can end the call.
