@@ -1,7 +1,7 @@
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { callModerate } from "../support/protocol-clients.js";
 import { REDIS_URL, startTestServer, type TestServer } from "../support/test-server.js";
-import { deleteKeys, uniqueKeyPrefix } from "../rate-limit/redis-test-support.js";
+import { deleteKeys, findFreePort, startRedisServer, uniqueKeyPrefix } from "../rate-limit/redis-test-support.js";
 import { createFormClient } from "./form-client.js";
 
 const RIGHT = "correct horse battery staple";
@@ -171,5 +171,23 @@ describe("limits shared by replicas (Redis store)", () => {
     const statuses = [];
     for (let i = 0; i < 6; i++) statuses.push((await logIn(i % 2 ? a! : b!, `spread-${i}@example.test`, WRONG)).status);
     expect(statuses).toEqual([401, 401, 401, 401, 429, 429]);
+  });
+
+  it("follows RATE_LIMIT_FAILURE_MODE when that store is down: closed answers 503, open lets the log-in through", async () => {
+    const redis = await startRedisServer(await findFreePort());
+    try {
+      const closed = await start({ REDIS_URL: redis.url, RATE_LIMIT_TIMEOUT_MS: "1000" });
+      const open = await start({ REDIS_URL: redis.url, RATE_LIMIT_TIMEOUT_MS: "1000", RATE_LIMIT_FAILURE_MODE: "open" });
+      await accountWithPassword(closed, "steady@example.test");
+      await redis.stop();
+      const refused = await logIn(closed, "steady@example.test", RIGHT);
+      expect(refused.status).toBe(503);
+      expect(refused.html).toContain("Log-in and sign-up are briefly unavailable. Try again in a moment.");
+      expect(refused.headers.get("retry-after")).toBe("1");
+      // Open: the password is still checked (and the per-(email, IP) lock, in SQL, still applies).
+      expect((await logIn(open, "nobody@example.test", WRONG)).status).toBe(401);
+    } finally {
+      await redis.stop();
+    }
   });
 });
