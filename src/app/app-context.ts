@@ -1,6 +1,7 @@
 import type { TextClassifier } from "../classifiers/classifier.js";
 import { loadConfiguredTextClassifier } from "../classifiers/configured-text-classifier.js";
 import { createAccountStore, type AccountStore } from "../accounts/account-store.js";
+import { createPolicyStore, type PolicyStore } from "../policies/policy-store.js";
 import { createKeyUsageTracker, type KeyUsageTracker } from "../accounts/key-usage-tracker.js";
 import type { Config } from "../config/config.js";
 import type { Database } from "../storage/database.js";
@@ -36,6 +37,8 @@ export interface AppContext {
   clock: () => number;
   db: Database;
   accounts: AccountStore;
+  /** Per-account moderation policies (docs/policies.md). */
+  policies: PolicyStore;
   keyUsage: KeyUsageTracker;
   textClassifier: TextClassifier;
   rateLimiter: RateLimiter;
@@ -85,6 +88,7 @@ export async function createAppContext(config: Config, overrides: AppContextOver
     }));
     if (!overrides.db) closers.push(() => db.close());
     const accounts = createAccountStore(db, clock);
+    const policies = createPolicyStore(db, clock);
     const keyUsage = createKeyUsageTracker(accounts, { clock });
     closers.unshift(() => keyUsage.close());
     const ring = overrides.signingKeys ?? loadSigningKeyRing(config.signing, { now: clock });
@@ -114,7 +118,7 @@ export async function createAppContext(config: Config, overrides: AppContextOver
     const dashboard = createDashboardServices({ db, accounts, clock, config, rateLimiter, log });
 
     return {
-      config, log, metrics, clock, db, accounts, keyUsage, textClassifier,
+      config, log, metrics, clock, db, accounts, policies, keyUsage, textClassifier,
       rateLimiter,
       signingKeys,
       ...(compute?.answerer ? { workerAnswerer: compute.answerer } : {}),

@@ -9,7 +9,7 @@ import { ApiError } from "../errors/api-error.js";
 import type { ImageModeration } from "../images/index.js";
 import type { TextProviderMode, TextProviderSettings } from "../providers/text/config.js";
 import { resolveMode, type SecondOpinion } from "./second-opinion.js";
-import type { PolicyVerdict } from "../policies/apply-policy.js";
+import { applyPolicy, DEFAULT_COMPILED_POLICY, type CompiledPolicy, type PolicyVerdict } from "../policies/apply-policy.js";
 import { CUSTOM_CATEGORY } from "../policies/policy.js";
 
 type ModerateResponseInit = MessageInitShape<typeof ModerateResponseSchema>;
@@ -30,7 +30,12 @@ const COMBINED_SEPARATOR = "\n\n";
  * judge all text items together when there are two or more, and fold it into one answer.
  */
 export function createModerator(deps: ModerationDeps) {
-  return async function moderate(request: ModerateRequest, signal?: AbortSignal): Promise<ModerateResponseInit> {
+  /**
+   * `policy` is the caller's (policies/policy-store.ts), applied here to every layer's verdict
+   * (applyPolicy: flags only, never scores) before the answer is assembled and later signed; the
+   * answer names it. Without one, the model's flags stand and the answer names no policy.
+   */
+  return async function moderate(request: ModerateRequest, signal?: AbortSignal, policy?: CompiledPolicy): Promise<ModerateResponseInit> {
     const items = validateModerateRequest(request);
     // Check every image's form before any model runs, so a bad item costs nothing.
     const hasImages = items.some((item) => item.type === "image");
@@ -39,22 +44,25 @@ export function createModerator(deps: ModerationDeps) {
     if (request.analyzeImages && hasImages) deps.images?.assertDeepAnalysisConfigured();
     const mode = resolveMode(request.textProviderMode, deps.textProvider?.settings);
 
-    const results = await Promise.all(items.map((item) => judgeItem(item, request.analyzeImages, mode, signal)));
+    const applied = policy ?? DEFAULT_COMPILED_POLICY;
+    const results = await Promise.all(items.map((item) => judgeItem(item, request.analyzeImages, mode, signal, applied)));
     const texts = items.filter((i): i is Extract<ValidItem, { type: "text" }> => i.type === "text");
-    const combined = texts.length >= 2 ? await deps.textClassifier.classify(joinForCombined(texts.map((t) => t.text))) : undefined;
-    return assembleAnswer(newId("modr"), deps.textClassifier.id, results, combined);
+    const joined = texts.length >= 2 ? joinForCombined(texts.map((t) => t.text)) : undefined;
+    const combined = joined !== undefined ? applyPolicy(await deps.textClassifier.classify(joined), joined, applied) : undefined;
+    const answer = assembleAnswer(newId("modr"), deps.textClassifier.id, results, combined);
+    return policy ? { ...answer, policy: { id: policy.policy.id, version: policy.policy.version } } : answer;
   };
 
-  async function judgeItem(item: ValidItem, analyzeImages: boolean, mode: TextProviderMode, signal: AbortSignal | undefined) {
+  async function judgeItem(item: ValidItem, analyzeImages: boolean, mode: TextProviderMode, signal: AbortSignal | undefined, policy: CompiledPolicy) {
     if (item.type === "text") {
       const verdict = await deps.textClassifier.classify(item.text);
-      if (mode === "off" || !deps.textProvider) return textItemResult(item.index, verdict, deps.textClassifier.id);
+      if (mode === "off" || !deps.textProvider) return textItemResult(item.index, applyPolicy(verdict, item.text, policy), deps.textClassifier.id);
       const judged = await deps.textProvider.secondOpinion(item.text, verdict, deps.textClassifier.id, mode, signal);
       return {
         index: item.index,
         type: "text",
         models: judged.models,
-        ...toCategories(judged.verdict),
+        ...toCategories(applyPolicy(judged.verdict, item.text, policy)),
         ...(judged.secondOpinion ? { secondOpinion: judged.secondOpinion } : {}),
         // The guard model judged a text the embedded model left unevaluated: it is evaluated now.
         ...languageOf(verdict, judged.secondOpinion?.seconded === true),
@@ -72,7 +80,8 @@ export function createModerator(deps: ModerationDeps) {
       type: "image",
       models: judged.models,
       image: judged.image,
-      ...toCategories(judged.verdict),
+      // Images have no words for the lists to match; thresholds still apply.
+      ...toCategories(applyPolicy(judged.verdict, "", policy)),
       ...(deep ? { deepAnalysis: { provider: deep.provider, model: deep.model, reason: deep.reason, categories: toCategories({ categories: deep.categories, explanations: {} }).categories } } : {}),
     };
   }

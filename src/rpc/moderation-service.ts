@@ -3,7 +3,7 @@ import type { ModerationService } from "../../gen/moderation/v1/moderation_pb.js
 import type { AppContext } from "../app/app-context.js";
 import { createModerator } from "../moderation/moderate.js";
 import { createListSigningKeys } from "./list-signing-keys.js";
-import { canonicalRequestKey, jsonDialectKey, rawJsonBodyKey, transportKey } from "../interceptors/context-keys.js";
+import { callerKey, canonicalRequestKey, jsonDialectKey, rawJsonBodyKey, transportKey } from "../interceptors/context-keys.js";
 import { isTextOnly } from "../workers/worker-answers.js";
 import { createSecondOpinion } from "../moderation/second-opinion.js";
 
@@ -23,7 +23,13 @@ export function createModerationServiceImpl(ctx: AppContext): ServiceImpl<typeof
   const embeddedOnly = (mode: string) => (mode === "" ? defaultOff : mode === "off");
   const answerer = ctx.workerAnswerer;
   return {
-    moderate: (request, context) => {
+    moderate: async (request, context) => {
+      // The caller's policy, if any. A worker answers (and signs ahead) only calls under the model's
+      // own flags: a call under a policy is answered here, where applyPolicy runs before the answer
+      // is assembled and signed, so its signature covers the policy's flags and its name.
+      const caller = context.values.get(callerKey);
+      const policy = caller ? await ctx.policies.forCaller(caller.accountId, caller.keyId) : undefined;
+      if (policy) return moderate(request, context.signal, policy);
       if (answerer && isTextOnly(request) && embeddedOnly(request.textProviderMode)) {
         // What the answer's signature is bound to: the JSON body, or the RPC request's canonical bytes.
         if (context.values.get(transportKey) === "json") {

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file moderation/v1/moderation.proto.
  */
 export const file_moderation_v1_moderation: GenFile = /*@__PURE__*/
-  fileDesc("Ch5tb2RlcmF0aW9uL3YxL21vZGVyYXRpb24ucHJvdG8SDW1vZGVyYXRpb24udjEibgoPTW9kZXJhdGVSZXF1ZXN0EicKBWlucHV0GAEgAygLMhgubW9kZXJhdGlvbi52MS5JbnB1dEl0ZW0SFgoOYW5hbHl6ZV9pbWFnZXMYAiABKAgSGgoSdGV4dF9wcm92aWRlcl9tb2RlGBQgASgJIjcKCUlucHV0SXRlbRIMCgR0eXBlGAEgASgJEgwKBHRleHQYAiABKAkSDgoGYmFzZTY0GAMgASgJIv0BChBNb2RlcmF0ZVJlc3BvbnNlEgoKAmlkGAEgASgJEg0KBW1vZGVsGAIgASgJEg8KB2ZsYWdnZWQYAyABKAgSKgoHcmVzdWx0cxgEIAMoCzIZLm1vZGVyYXRpb24udjEuSXRlbVJlc3VsdBI0Cghjb21iaW5lZBgFIAEoCzIdLm1vZGVyYXRpb24udjEuQ29tYmluZWRSZXN1bHRIAIgBARI8Cg1ub3RfZXZhbHVhdGVkGAYgASgLMiAubW9kZXJhdGlvbi52MS5Ob3RFdmFsdWF0ZWRJdGVtc0gBiAEBQgsKCV9jb21iaW5lZEIQCg5fbm90X2V2YWx1YXRlZCLMBAoKSXRlbVJlc3VsdBINCgVpbmRleBgBIAEoDRIMCgR0eXBlGAIgASgJEg8KB2ZsYWdnZWQYAyABKAgSPQoKY2F0ZWdvcmllcxgEIAMoCzIpLm1vZGVyYXRpb24udjEuSXRlbVJlc3VsdC5DYXRlZ29yaWVzRW50cnkSMAoMZXhwbGFuYXRpb25zGAUgAygLMhoubW9kZXJhdGlvbi52MS5FeHBsYW5hdGlvbhIOCgZtb2RlbHMYBiADKAkSLAoFaW1hZ2UYByABKAsyGC5tb2RlcmF0aW9uLnYxLkltYWdlSW5mb0gAiAEBEjcKDWRlZXBfYW5hbHlzaXMYCCABKAsyGy5tb2RlcmF0aW9uLnYxLkRlZXBBbmFseXNpc0gBiAEBEjkKDnNlY29uZF9vcGluaW9uGBQgASgLMhwubW9kZXJhdGlvbi52MS5TZWNvbmRPcGluaW9uSAKIAQESFQoIbGFuZ3VhZ2UYCSABKAlIA4gBARI3Cg1ub3RfZXZhbHVhdGVkGAogASgLMhsubW9kZXJhdGlvbi52MS5Ob3RFdmFsdWF0ZWRIBIgBARpPCg9DYXRlZ29yaWVzRW50cnkSCwoDa2V5GAEgASgJEisKBXZhbHVlGAIgASgLMhwubW9kZXJhdGlvbi52MS5DYXRlZ29yeVNjb3JlOgI4AUIICgZfaW1hZ2VCEAoOX2RlZXBfYW5hbHlzaXNCEQoPX3NlY29uZF9vcGluaW9uQgsKCV9sYW5ndWFnZUIQCg5fbm90X2V2YWx1YXRlZCKDAgoNU2Vjb25kT3BpbmlvbhIQCghwcm92aWRlchgBIAEoCRINCgVtb2RlbBgCIAEoCRIPCgd0cmlnZ2VyGAMgASgJEhAKCHNlY29uZGVkGAQgASgIEhIKCmVycm9yX2NvZGUYBSABKAkSSQoPY2F0ZWdvcnlfbW9kZWxzGAYgAygLMjAubW9kZXJhdGlvbi52MS5TZWNvbmRPcGluaW9uLkNhdGVnb3J5TW9kZWxzRW50cnkaTwoTQ2F0ZWdvcnlNb2RlbHNFbnRyeRILCgNrZXkYASABKAkSJwoFdmFsdWUYAiABKAsyGC5tb2RlcmF0aW9uLnYxLk1vZGVsTGlzdDoCOAEiGwoJTW9kZWxMaXN0Eg4KBm1vZGVscxgBIAMoCSKyAgoOQ29tYmluZWRSZXN1bHQSDwoHZmxhZ2dlZBgBIAEoCBJBCgpjYXRlZ29yaWVzGAIgAygLMi0ubW9kZXJhdGlvbi52MS5Db21iaW5lZFJlc3VsdC5DYXRlZ29yaWVzRW50cnkSMAoMZXhwbGFuYXRpb25zGAMgAygLMhoubW9kZXJhdGlvbi52MS5FeHBsYW5hdGlvbhI3Cg1ub3RfZXZhbHVhdGVkGAUgASgLMhsubW9kZXJhdGlvbi52MS5Ob3RFdmFsdWF0ZWRIAIgBARpPCg9DYXRlZ29yaWVzRW50cnkSCwoDa2V5GAEgASgJEisKBXZhbHVlGAIgASgLMhwubW9kZXJhdGlvbi52MS5DYXRlZ29yeVNjb3JlOgI4AUIQCg5fbm90X2V2YWx1YXRlZCIwCgxOb3RFdmFsdWF0ZWQSDgoGcmVhc29uGAEgASgJEhAKCGxhbmd1YWdlGAIgASgJIkMKEU5vdEV2YWx1YXRlZEl0ZW1zEi4KBWl0ZW1zGAEgAygLMh8ubW9kZXJhdGlvbi52MS5Ob3RFdmFsdWF0ZWRJdGVtIkMKEE5vdEV2YWx1YXRlZEl0ZW0SDQoFaW5kZXgYASABKA0SDgoGcmVhc29uGAIgASgJEhAKCGxhbmd1YWdlGAMgASgJIi8KDUNhdGVnb3J5U2NvcmUSDQoFc2NvcmUYASABKAESDwoHZmxhZ2dlZBgCIAEoCCJDCgtFeHBsYW5hdGlvbhIQCghjYXRlZ29yeRgBIAEoCRIiCgVzcGFucxgCIAMoCzITLm1vZGVyYXRpb24udjEuU3BhbiJACgRTcGFuEg0KBXN0YXJ0GAEgASgNEgsKA2VuZBgCIAEoDRIMCgR0ZXh0GAMgASgJEg4KBndlaWdodBgEIAEoASJmCglJbWFnZUluZm8SEgoKbWVkaWFfdHlwZRgBIAEoCRINCgV3aWR0aBgCIAEoDRIOCgZoZWlnaHQYAyABKA0SDgoGZnJhbWVzGAQgASgNEhYKDmZyYW1lc19zYW1wbGVkGAUgASgNItEBCgxEZWVwQW5hbHlzaXMSEAoIcHJvdmlkZXIYASABKAkSDQoFbW9kZWwYAiABKAkSPwoKY2F0ZWdvcmllcxgDIAMoCzIrLm1vZGVyYXRpb24udjEuRGVlcEFuYWx5c2lzLkNhdGVnb3JpZXNFbnRyeRIOCgZyZWFzb24YBCABKAkaTwoPQ2F0ZWdvcmllc0VudHJ5EgsKA2tleRgBIAEoCRIrCgV2YWx1ZRgCIAEoCzIcLm1vZGVyYXRpb24udjEuQ2F0ZWdvcnlTY29yZToCOAEiGwoLRXJyb3JEZXRhaWwSDAoEY29kZRgBIAEoCSIYChZMaXN0U2lnbmluZ0tleXNSZXF1ZXN0IkIKF0xpc3RTaWduaW5nS2V5c1Jlc3BvbnNlEicKBGtleXMYASADKAsyGS5tb2RlcmF0aW9uLnYxLlNpZ25pbmdLZXkiYgoKU2lnbmluZ0tleRILCgNraWQYASABKAkSCwoDa3R5GAIgASgJEgsKA2NydhgDIAEoCRIJCgF4GAQgASgJEg4KBnN0YXR1cxgFIAEoCRISCgpjcmVhdGVkX2F0GAYgASgDMsIBChFNb2RlcmF0aW9uU2VydmljZRJLCghNb2RlcmF0ZRIeLm1vZGVyYXRpb24udjEuTW9kZXJhdGVSZXF1ZXN0Gh8ubW9kZXJhdGlvbi52MS5Nb2RlcmF0ZVJlc3BvbnNlEmAKD0xpc3RTaWduaW5nS2V5cxIlLm1vZGVyYXRpb24udjEuTGlzdFNpZ25pbmdLZXlzUmVxdWVzdBomLm1vZGVyYXRpb24udjEuTGlzdFNpZ25pbmdLZXlzUmVzcG9uc2ViBnByb3RvMw");
+  fileDesc("Ch5tb2RlcmF0aW9uL3YxL21vZGVyYXRpb24ucHJvdG8SDW1vZGVyYXRpb24udjEibgoPTW9kZXJhdGVSZXF1ZXN0EicKBWlucHV0GAEgAygLMhgubW9kZXJhdGlvbi52MS5JbnB1dEl0ZW0SFgoOYW5hbHl6ZV9pbWFnZXMYAiABKAgSGgoSdGV4dF9wcm92aWRlcl9tb2RlGBQgASgJIjcKCUlucHV0SXRlbRIMCgR0eXBlGAEgASgJEgwKBHRleHQYAiABKAkSDgoGYmFzZTY0GAMgASgJIqcCChBNb2RlcmF0ZVJlc3BvbnNlEgoKAmlkGAEgASgJEg0KBW1vZGVsGAIgASgJEg8KB2ZsYWdnZWQYAyABKAgSKgoHcmVzdWx0cxgEIAMoCzIZLm1vZGVyYXRpb24udjEuSXRlbVJlc3VsdBI0Cghjb21iaW5lZBgFIAEoCzIdLm1vZGVyYXRpb24udjEuQ29tYmluZWRSZXN1bHRIAIgBARI8Cg1ub3RfZXZhbHVhdGVkGAYgASgLMiAubW9kZXJhdGlvbi52MS5Ob3RFdmFsdWF0ZWRJdGVtc0gBiAEBEigKBnBvbGljeRgUIAEoCzIYLm1vZGVyYXRpb24udjEuUG9saWN5UmVmQgsKCV9jb21iaW5lZEIQCg5fbm90X2V2YWx1YXRlZCIoCglQb2xpY3lSZWYSCgoCaWQYASABKAkSDwoHdmVyc2lvbhgCIAEoDSLMBAoKSXRlbVJlc3VsdBINCgVpbmRleBgBIAEoDRIMCgR0eXBlGAIgASgJEg8KB2ZsYWdnZWQYAyABKAgSPQoKY2F0ZWdvcmllcxgEIAMoCzIpLm1vZGVyYXRpb24udjEuSXRlbVJlc3VsdC5DYXRlZ29yaWVzRW50cnkSMAoMZXhwbGFuYXRpb25zGAUgAygLMhoubW9kZXJhdGlvbi52MS5FeHBsYW5hdGlvbhIOCgZtb2RlbHMYBiADKAkSLAoFaW1hZ2UYByABKAsyGC5tb2RlcmF0aW9uLnYxLkltYWdlSW5mb0gAiAEBEjcKDWRlZXBfYW5hbHlzaXMYCCABKAsyGy5tb2RlcmF0aW9uLnYxLkRlZXBBbmFseXNpc0gBiAEBEjkKDnNlY29uZF9vcGluaW9uGBQgASgLMhwubW9kZXJhdGlvbi52MS5TZWNvbmRPcGluaW9uSAKIAQESFQoIbGFuZ3VhZ2UYCSABKAlIA4gBARI3Cg1ub3RfZXZhbHVhdGVkGAogASgLMhsubW9kZXJhdGlvbi52MS5Ob3RFdmFsdWF0ZWRIBIgBARpPCg9DYXRlZ29yaWVzRW50cnkSCwoDa2V5GAEgASgJEisKBXZhbHVlGAIgASgLMhwubW9kZXJhdGlvbi52MS5DYXRlZ29yeVNjb3JlOgI4AUIICgZfaW1hZ2VCEAoOX2RlZXBfYW5hbHlzaXNCEQoPX3NlY29uZF9vcGluaW9uQgsKCV9sYW5ndWFnZUIQCg5fbm90X2V2YWx1YXRlZCKDAgoNU2Vjb25kT3BpbmlvbhIQCghwcm92aWRlchgBIAEoCRINCgVtb2RlbBgCIAEoCRIPCgd0cmlnZ2VyGAMgASgJEhAKCHNlY29uZGVkGAQgASgIEhIKCmVycm9yX2NvZGUYBSABKAkSSQoPY2F0ZWdvcnlfbW9kZWxzGAYgAygLMjAubW9kZXJhdGlvbi52MS5TZWNvbmRPcGluaW9uLkNhdGVnb3J5TW9kZWxzRW50cnkaTwoTQ2F0ZWdvcnlNb2RlbHNFbnRyeRILCgNrZXkYASABKAkSJwoFdmFsdWUYAiABKAsyGC5tb2RlcmF0aW9uLnYxLk1vZGVsTGlzdDoCOAEiGwoJTW9kZWxMaXN0Eg4KBm1vZGVscxgBIAMoCSKyAgoOQ29tYmluZWRSZXN1bHQSDwoHZmxhZ2dlZBgBIAEoCBJBCgpjYXRlZ29yaWVzGAIgAygLMi0ubW9kZXJhdGlvbi52MS5Db21iaW5lZFJlc3VsdC5DYXRlZ29yaWVzRW50cnkSMAoMZXhwbGFuYXRpb25zGAMgAygLMhoubW9kZXJhdGlvbi52MS5FeHBsYW5hdGlvbhI3Cg1ub3RfZXZhbHVhdGVkGAUgASgLMhsubW9kZXJhdGlvbi52MS5Ob3RFdmFsdWF0ZWRIAIgBARpPCg9DYXRlZ29yaWVzRW50cnkSCwoDa2V5GAEgASgJEisKBXZhbHVlGAIgASgLMhwubW9kZXJhdGlvbi52MS5DYXRlZ29yeVNjb3JlOgI4AUIQCg5fbm90X2V2YWx1YXRlZCIwCgxOb3RFdmFsdWF0ZWQSDgoGcmVhc29uGAEgASgJEhAKCGxhbmd1YWdlGAIgASgJIkMKEU5vdEV2YWx1YXRlZEl0ZW1zEi4KBWl0ZW1zGAEgAygLMh8ubW9kZXJhdGlvbi52MS5Ob3RFdmFsdWF0ZWRJdGVtIkMKEE5vdEV2YWx1YXRlZEl0ZW0SDQoFaW5kZXgYASABKA0SDgoGcmVhc29uGAIgASgJEhAKCGxhbmd1YWdlGAMgASgJIi8KDUNhdGVnb3J5U2NvcmUSDQoFc2NvcmUYASABKAESDwoHZmxhZ2dlZBgCIAEoCCJDCgtFeHBsYW5hdGlvbhIQCghjYXRlZ29yeRgBIAEoCRIiCgVzcGFucxgCIAMoCzITLm1vZGVyYXRpb24udjEuU3BhbiJACgRTcGFuEg0KBXN0YXJ0GAEgASgNEgsKA2VuZBgCIAEoDRIMCgR0ZXh0GAMgASgJEg4KBndlaWdodBgEIAEoASJmCglJbWFnZUluZm8SEgoKbWVkaWFfdHlwZRgBIAEoCRINCgV3aWR0aBgCIAEoDRIOCgZoZWlnaHQYAyABKA0SDgoGZnJhbWVzGAQgASgNEhYKDmZyYW1lc19zYW1wbGVkGAUgASgNItEBCgxEZWVwQW5hbHlzaXMSEAoIcHJvdmlkZXIYASABKAkSDQoFbW9kZWwYAiABKAkSPwoKY2F0ZWdvcmllcxgDIAMoCzIrLm1vZGVyYXRpb24udjEuRGVlcEFuYWx5c2lzLkNhdGVnb3JpZXNFbnRyeRIOCgZyZWFzb24YBCABKAkaTwoPQ2F0ZWdvcmllc0VudHJ5EgsKA2tleRgBIAEoCRIrCgV2YWx1ZRgCIAEoCzIcLm1vZGVyYXRpb24udjEuQ2F0ZWdvcnlTY29yZToCOAEiGwoLRXJyb3JEZXRhaWwSDAoEY29kZRgBIAEoCSIYChZMaXN0U2lnbmluZ0tleXNSZXF1ZXN0IkIKF0xpc3RTaWduaW5nS2V5c1Jlc3BvbnNlEicKBGtleXMYASADKAsyGS5tb2RlcmF0aW9uLnYxLlNpZ25pbmdLZXkiYgoKU2lnbmluZ0tleRILCgNraWQYASABKAkSCwoDa3R5GAIgASgJEgsKA2NydhgDIAEoCRIJCgF4GAQgASgJEg4KBnN0YXR1cxgFIAEoCRISCgpjcmVhdGVkX2F0GAYgASgDMsIBChFNb2RlcmF0aW9uU2VydmljZRJLCghNb2RlcmF0ZRIeLm1vZGVyYXRpb24udjEuTW9kZXJhdGVSZXF1ZXN0Gh8ubW9kZXJhdGlvbi52MS5Nb2RlcmF0ZVJlc3BvbnNlEmAKD0xpc3RTaWduaW5nS2V5cxIlLm1vZGVyYXRpb24udjEuTGlzdFNpZ25pbmdLZXlzUmVxdWVzdBomLm1vZGVyYXRpb24udjEuTGlzdFNpZ25pbmdLZXlzUmVzcG9uc2ViBnByb3RvMw");
 
 /**
  * @generated from message moderation.v1.ModerateRequest
@@ -129,6 +129,14 @@ export type ModerateResponse = Message<"moderation.v1.ModerateResponse"> & {
    * @generated from field: optional moderation.v1.NotEvaluatedItems not_evaluated = 6;
    */
   notEvaluated?: NotEvaluatedItems | undefined;
+
+  /**
+   * The account's (or key's) policy that decided the flags; absent when the caller has none and
+   * the model's own thresholds decided them. Scores never depend on it (docs/policies.md).
+   *
+   * @generated from field: moderation.v1.PolicyRef policy = 20;
+   */
+  policy?: PolicyRef | undefined;
 };
 
 /**
@@ -137,6 +145,34 @@ export type ModerateResponse = Message<"moderation.v1.ModerateResponse"> & {
  */
 export const ModerateResponseSchema: GenMessage<ModerateResponse> = /*@__PURE__*/
   messageDesc(file_moderation_v1_moderation, 2);
+
+/**
+ * Names one version of a moderation policy.
+ *
+ * @generated from message moderation.v1.PolicyRef
+ */
+export type PolicyRef = Message<"moderation.v1.PolicyRef"> & {
+  /**
+   * "pol_...".
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * Starts at 1; each change makes a new version.
+   *
+   * @generated from field: uint32 version = 2;
+   */
+  version: number;
+};
+
+/**
+ * Describes the message moderation.v1.PolicyRef.
+ * Use `create(PolicyRefSchema)` to create a new message.
+ */
+export const PolicyRefSchema: GenMessage<PolicyRef> = /*@__PURE__*/
+  messageDesc(file_moderation_v1_moderation, 3);
 
 /**
  * @generated from message moderation.v1.ItemResult
@@ -223,7 +259,7 @@ export type ItemResult = Message<"moderation.v1.ItemResult"> & {
  * Use `create(ItemResultSchema)` to create a new message.
  */
 export const ItemResultSchema: GenMessage<ItemResult> = /*@__PURE__*/
-  messageDesc(file_moderation_v1_moderation, 3);
+  messageDesc(file_moderation_v1_moderation, 4);
 
 /**
  * A guard model's second opinion on one text item (see docs/providers.md for the merge rule).
@@ -282,7 +318,7 @@ export type SecondOpinion = Message<"moderation.v1.SecondOpinion"> & {
  * Use `create(SecondOpinionSchema)` to create a new message.
  */
 export const SecondOpinionSchema: GenMessage<SecondOpinion> = /*@__PURE__*/
-  messageDesc(file_moderation_v1_moderation, 4);
+  messageDesc(file_moderation_v1_moderation, 5);
 
 /**
  * @generated from message moderation.v1.ModelList
@@ -299,7 +335,7 @@ export type ModelList = Message<"moderation.v1.ModelList"> & {
  * Use `create(ModelListSchema)` to create a new message.
  */
 export const ModelListSchema: GenMessage<ModelList> = /*@__PURE__*/
-  messageDesc(file_moderation_v1_moderation, 5);
+  messageDesc(file_moderation_v1_moderation, 6);
 
 /**
  * @generated from message moderation.v1.CombinedResult
@@ -333,7 +369,7 @@ export type CombinedResult = Message<"moderation.v1.CombinedResult"> & {
  * Use `create(CombinedResultSchema)` to create a new message.
  */
 export const CombinedResultSchema: GenMessage<CombinedResult> = /*@__PURE__*/
-  messageDesc(file_moderation_v1_moderation, 6);
+  messageDesc(file_moderation_v1_moderation, 7);
 
 /**
  * Why the text model did not evaluate a text, or only part of it.
@@ -364,7 +400,7 @@ export type NotEvaluated = Message<"moderation.v1.NotEvaluated"> & {
  * Use `create(NotEvaluatedSchema)` to create a new message.
  */
 export const NotEvaluatedSchema: GenMessage<NotEvaluated> = /*@__PURE__*/
-  messageDesc(file_moderation_v1_moderation, 7);
+  messageDesc(file_moderation_v1_moderation, 8);
 
 /**
  * @generated from message moderation.v1.NotEvaluatedItems
@@ -383,7 +419,7 @@ export type NotEvaluatedItems = Message<"moderation.v1.NotEvaluatedItems"> & {
  * Use `create(NotEvaluatedItemsSchema)` to create a new message.
  */
 export const NotEvaluatedItemsSchema: GenMessage<NotEvaluatedItems> = /*@__PURE__*/
-  messageDesc(file_moderation_v1_moderation, 8);
+  messageDesc(file_moderation_v1_moderation, 9);
 
 /**
  * An item the text model did not evaluate, wholly or in part.
@@ -418,7 +454,7 @@ export type NotEvaluatedItem = Message<"moderation.v1.NotEvaluatedItem"> & {
  * Use `create(NotEvaluatedItemSchema)` to create a new message.
  */
 export const NotEvaluatedItemSchema: GenMessage<NotEvaluatedItem> = /*@__PURE__*/
-  messageDesc(file_moderation_v1_moderation, 9);
+  messageDesc(file_moderation_v1_moderation, 10);
 
 /**
  * @generated from message moderation.v1.CategoryScore
@@ -444,7 +480,7 @@ export type CategoryScore = Message<"moderation.v1.CategoryScore"> & {
  * Use `create(CategoryScoreSchema)` to create a new message.
  */
 export const CategoryScoreSchema: GenMessage<CategoryScore> = /*@__PURE__*/
-  messageDesc(file_moderation_v1_moderation, 10);
+  messageDesc(file_moderation_v1_moderation, 11);
 
 /**
  * @generated from message moderation.v1.Explanation
@@ -466,7 +502,7 @@ export type Explanation = Message<"moderation.v1.Explanation"> & {
  * Use `create(ExplanationSchema)` to create a new message.
  */
 export const ExplanationSchema: GenMessage<Explanation> = /*@__PURE__*/
-  messageDesc(file_moderation_v1_moderation, 11);
+  messageDesc(file_moderation_v1_moderation, 12);
 
 /**
  * Span offsets count Unicode code points of the item's text; end is exclusive.
@@ -500,7 +536,7 @@ export type Span = Message<"moderation.v1.Span"> & {
  * Use `create(SpanSchema)` to create a new message.
  */
 export const SpanSchema: GenMessage<Span> = /*@__PURE__*/
-  messageDesc(file_moderation_v1_moderation, 12);
+  messageDesc(file_moderation_v1_moderation, 13);
 
 /**
  * @generated from message moderation.v1.ImageInfo
@@ -543,7 +579,7 @@ export type ImageInfo = Message<"moderation.v1.ImageInfo"> & {
  * Use `create(ImageInfoSchema)` to create a new message.
  */
 export const ImageInfoSchema: GenMessage<ImageInfo> = /*@__PURE__*/
-  messageDesc(file_moderation_v1_moderation, 13);
+  messageDesc(file_moderation_v1_moderation, 14);
 
 /**
  * @generated from message moderation.v1.DeepAnalysis
@@ -581,7 +617,7 @@ export type DeepAnalysis = Message<"moderation.v1.DeepAnalysis"> & {
  * Use `create(DeepAnalysisSchema)` to create a new message.
  */
 export const DeepAnalysisSchema: GenMessage<DeepAnalysis> = /*@__PURE__*/
-  messageDesc(file_moderation_v1_moderation, 14);
+  messageDesc(file_moderation_v1_moderation, 15);
 
 /**
  * Stable machine-readable error code carried in ConnectError details, e.g.
@@ -601,7 +637,7 @@ export type ErrorDetail = Message<"moderation.v1.ErrorDetail"> & {
  * Use `create(ErrorDetailSchema)` to create a new message.
  */
 export const ErrorDetailSchema: GenMessage<ErrorDetail> = /*@__PURE__*/
-  messageDesc(file_moderation_v1_moderation, 15);
+  messageDesc(file_moderation_v1_moderation, 16);
 
 /**
  * @generated from message moderation.v1.ListSigningKeysRequest
@@ -614,7 +650,7 @@ export type ListSigningKeysRequest = Message<"moderation.v1.ListSigningKeysReque
  * Use `create(ListSigningKeysRequestSchema)` to create a new message.
  */
 export const ListSigningKeysRequestSchema: GenMessage<ListSigningKeysRequest> = /*@__PURE__*/
-  messageDesc(file_moderation_v1_moderation, 16);
+  messageDesc(file_moderation_v1_moderation, 17);
 
 /**
  * @generated from message moderation.v1.ListSigningKeysResponse
@@ -631,7 +667,7 @@ export type ListSigningKeysResponse = Message<"moderation.v1.ListSigningKeysResp
  * Use `create(ListSigningKeysResponseSchema)` to create a new message.
  */
 export const ListSigningKeysResponseSchema: GenMessage<ListSigningKeysResponse> = /*@__PURE__*/
-  messageDesc(file_moderation_v1_moderation, 17);
+  messageDesc(file_moderation_v1_moderation, 18);
 
 /**
  * SigningKey is an Ed25519 public key in JWK terms (kty OKP, crv Ed25519).
@@ -681,7 +717,7 @@ export type SigningKey = Message<"moderation.v1.SigningKey"> & {
  * Use `create(SigningKeySchema)` to create a new message.
  */
 export const SigningKeySchema: GenMessage<SigningKey> = /*@__PURE__*/
-  messageDesc(file_moderation_v1_moderation, 18);
+  messageDesc(file_moderation_v1_moderation, 19);
 
 /**
  * ModerationService scores text and images for harmful content.

@@ -5,6 +5,7 @@ import { dashboardSessions } from "./20261123-1010-dashboard-sessions.js";
 import { loginFailures } from "./20261124-1900-login-failures.js";
 import { usageJournal } from "./20261126-2000-usage-journal.js";
 import { accountAdmin } from "./20261126-2010-account-admin.js";
+import { policies } from "./20261126-2100-policies.js";
 
 export const MIGRATIONS: readonly Migration[] = [
   accountsAndKeys,
@@ -13,4 +14,5 @@ export const MIGRATIONS: readonly Migration[] = [
   loginFailures,
   usageJournal,
   accountAdmin,
+  policies,
 ];

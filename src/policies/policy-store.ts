@@ -1,0 +1,140 @@
+import { createCallerCache } from "../accounts/caller-cache.js";
+import { newId } from "../accounts/ids.js";
+import { toNumber, type Database } from "../storage/database.js";
+import { compilePolicy, type CompiledPolicy } from "./apply-policy.js";
+import { validatePolicyRules, type Policy, type PolicyRules } from "./policy.js";
+
+/** Which policy a change or a read is about: the account's own, or one key's override. */
+export interface PolicyScope {
+  accountId: string;
+  /** A key id for that key's override; absent for the account's policy. */
+  keyId?: string;
+}
+
+/** One recorded change: who made `version` from `previousVersion` (0 when there was none), and when. */
+export interface PolicyChange {
+  policyId: string;
+  scope: "account" | "key";
+  keyId: string | undefined;
+  version: number;
+  previousVersion: number;
+  changedAt: number;
+  changedBy: string;
+}
+
+interface VersionRow extends Record<string, unknown> {
+  policy_id: string;
+  scope: string;
+  version: unknown;
+  rules: string;
+  changed_at: unknown;
+  changed_by: string;
+}
+
+/** Compiled matchers kept per policy version; versions never change, so entries never go stale. */
+const COMPILED_LIMIT = 1_000;
+
+/**
+ * Policies in the SQL store (table policy_versions, docs/policies.md): a change is a new version row,
+ * so old versions and who made each change stay. The policy that applies to a call is the key's
+ * override if it has one, else the account's, else none (the model's thresholds).
+ *
+ * Per-request reads are cached like API keys (accounts/caller-cache.ts): on SQLite, until any
+ * committed change, from this process or another; on PostgreSQL, read fresh per request (only the
+ * version is read; the rules and matcher of a version are compiled once). So a change applies on
+ * the next request on every replica.
+ */
+export function createPolicyStore(db: Database, clock: () => number = Date.now) {
+  const callerCache = db.changeToken ? createCallerCache<CompiledPolicy>(db.changeToken.bind(db)) : undefined;
+  const compiled = new Map<string, CompiledPolicy>();
+
+  const scopeOf = (scope: PolicyScope) => scope.keyId ?? "";
+  const toPolicy = (row: VersionRow): Policy => ({
+    id: row.policy_id, version: toNumber(row.version), ...(JSON.parse(row.rules) as PolicyRules),
+  });
+
+  async function compiledVersion(db: Database, accountId: string, row: { policy_id: string; scope: string; version: unknown }): Promise<CompiledPolicy> {
+    const key = `${row.policy_id}@${toNumber(row.version)}`;
+    const hit = compiled.get(key);
+    if (hit) return hit;
+    const full = await db.query<VersionRow>(
+      `SELECT policy_id, scope, version, rules, changed_at, changed_by FROM policy_versions WHERE account_id = $1 AND scope = $2 AND version = $3`,
+      [accountId, row.scope, toNumber(row.version)],
+    );
+    const made = compilePolicy(toPolicy(full[0]!));
+    if (compiled.size >= COMPILED_LIMIT) compiled.delete(compiled.keys().next().value!);
+    compiled.set(key, made);
+    return made;
+  }
+
+  return {
+    /** The policy that decides a call's flags, compiled; undefined when neither the key nor the account has one. */
+    async forCaller(accountId: string, keyId: string): Promise<CompiledPolicy | undefined> {
+      const cacheKey = `${accountId}\n${keyId}`;
+      const cached = callerCache?.get(cacheKey);
+      if (cached?.found) return cached.caller;
+      const tokenBefore = callerCache?.token() ?? "";
+      // The key's override sorts before the account's ('' sorts first, so DESC), newest version first.
+      const rows = await db.query<{ policy_id: string; scope: string; version: unknown }>(
+        `SELECT policy_id, scope, version FROM policy_versions
+          WHERE account_id = $1 AND (scope = $2 OR scope = '')
+          ORDER BY scope DESC, version DESC LIMIT 1`,
+        [accountId, keyId],
+      );
+      const policy = rows[0] ? await compiledVersion(db, accountId, rows[0]) : undefined;
+      callerCache?.set(cacheKey, policy, tokenBefore);
+      return policy;
+    },
+
+    /** The current policy of a scope exactly (no fallback from a key to its account), if any. */
+    async current(scope: PolicyScope): Promise<Policy | undefined> {
+      const rows = await db.query<VersionRow>(
+        `SELECT policy_id, scope, version, rules, changed_at, changed_by FROM policy_versions
+          WHERE account_id = $1 AND scope = $2 ORDER BY version DESC LIMIT 1`,
+        [scope.accountId, scopeOf(scope)],
+      );
+      return rows[0] && toPolicy(rows[0]);
+    },
+
+    /**
+     * Validates `draft` (refusing it with the policy error codes) and stores it as the scope's next
+     * version, recording who changed it. The caller must have checked that `keyId` is the account's.
+     */
+    async update(scope: PolicyScope, draft: unknown, changedBy: string): Promise<Policy> {
+      const rules = validatePolicyRules(draft);
+      return db.transaction(async (tx) => {
+        const last = await tx.query<{ policy_id: string; version: unknown }>(
+          `SELECT policy_id, version FROM policy_versions WHERE account_id = $1 AND scope = $2 ORDER BY version DESC LIMIT 1`,
+          [scope.accountId, scopeOf(scope)],
+        );
+        const policyId = last[0]?.policy_id ?? newId("pol");
+        const version = last[0] ? toNumber(last[0].version) + 1 : 1;
+        await tx.execute(
+          `INSERT INTO policy_versions (policy_id, account_id, scope, version, rules, changed_at, changed_by) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+          [policyId, scope.accountId, scopeOf(scope), version, JSON.stringify(rules), clock(), changedBy],
+        );
+        return { id: policyId, version, ...rules };
+      });
+    },
+
+    /** Every change to the account's policies (its own and its keys'), newest first. */
+    async history(accountId: string, limit = 100): Promise<PolicyChange[]> {
+      const rows = await db.query<VersionRow>(
+        `SELECT policy_id, scope, version, changed_at, changed_by FROM policy_versions
+          WHERE account_id = $1 ORDER BY changed_at DESC, version DESC LIMIT $2`,
+        [accountId, limit],
+      );
+      return rows.map((row) => ({
+        policyId: row.policy_id,
+        scope: row.scope === "" ? "account" : "key",
+        keyId: row.scope === "" ? undefined : row.scope,
+        version: toNumber(row.version),
+        previousVersion: toNumber(row.version) - 1,
+        changedAt: toNumber(row.changed_at),
+        changedBy: row.changed_by,
+      }));
+    },
+  };
+}
+
+export type PolicyStore = ReturnType<typeof createPolicyStore>;

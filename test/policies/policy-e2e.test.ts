@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { create } from "@bufbuild/protobuf";
+import { createClient, type Transport } from "@connectrpc/connect";
+import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
+import { ModerateRequestSchema, ModerationService, type ModerateResponse } from "../../gen/moderation/v1/moderation_pb.js";
+import { CATEGORY_IDS } from "../../src/classifiers/categories.js";
+import { fetchJwks } from "../../src/client/fetch-jwks.js";
+import { verifyModerationResponse } from "../../src/client/verify-response.js";
+import { verifyConnectResult } from "../../src/client/verify-rpc-response.js";
+import type { Jwks } from "../../src/signing/jwk.js";
+import { startTestServer, type TestServer } from "../support/test-server.js";
+
+type Categories = Record<string, { score: number; flagged: boolean }>;
+const TEXTS = ["I will hurt you, you idiot", "have a lovely day"];
+const ALL = (value: number | "off") => Object.fromEntries(CATEGORY_IDS.map((id) => [id, value]));
+
+let server: TestServer;
+let jwks: Jwks;
+beforeAll(async () => {
+  server = await startTestServer();
+  jwks = await fetchJwks(`${server.httpUrl}/.well-known/jwks.json`);
+});
+afterAll(async () => server?.close());
+
+async function moderateJson(key: string, texts = TEXTS) {
+  const body = JSON.stringify({ input: texts.map((text) => ({ type: "text", text })) });
+  const response = await fetch(`${server.httpUrl}/v1/moderate`, { method: "POST", headers: { "content-type": "application/json", "x-api-key": key }, body });
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  const verified = await verifyModerationResponse({ status: response.status, headers: Object.fromEntries(response.headers.entries()), body: bytes, requestBody: body, jwks });
+  const json = JSON.parse(new TextDecoder().decode(bytes)) as {
+    flagged: boolean; policy?: { id: string; version: number };
+    results: { categories: Categories; explanations: { category: string; spans: { start: number; end: number; text: string }[] }[] }[];
+    combined?: { categories: Categories };
+  };
+  return { status: response.status, json, verified, bytes, headers: Object.fromEntries(response.headers.entries()), body };
+}
+
+const scores = (categories: Categories) => Object.fromEntries(Object.entries(categories).map(([id, c]) => [id, c.score]));
+const flags = (categories: Categories) => Object.values(categories).map((c) => c.flagged);
+
+describe("policies over POST /v1/moderate", () => {
+  it("thresholds change flags, not scores; the answer names the policy and its signature covers it", async () => {
+    const { accountId, key } = await server.createAccount("pro");
+    const before = await moderateJson(key);
+    expect(before.status).toBe(200);
+    expect(before.json.policy).toBeUndefined();
+
+    const everything = await server.ctx.policies.update({ accountId }, { thresholds: ALL(0) }, "test");
+    const flaggedAll = await moderateJson(key);
+    expect(flaggedAll.verified).toMatchObject({ valid: true });
+    expect(flaggedAll.json.policy).toEqual({ id: everything.id, version: 1 });
+    for (const [i, result] of flaggedAll.json.results.entries()) {
+      expect(scores(result.categories)).toEqual(scores(before.json.results[i]!.categories));
+      expect(flags(result.categories).every(Boolean)).toBe(true);
+    }
+    expect(scores(flaggedAll.json.combined!.categories)).toEqual(scores(before.json.combined!.categories));
+
+    await server.ctx.policies.update({ accountId }, { thresholds: ALL("off") }, "test");
+    const off = await moderateJson(key);
+    expect(off.json.policy).toEqual({ id: everything.id, version: 2 });
+    expect(off.json.flagged).toBe(false);
+    expect(scores(off.json.results[0]!.categories)).toEqual(scores(before.json.results[0]!.categories));
+
+    // The signature covers the policy: the same body naming another version does not verify.
+    const tampered = new TextEncoder().encode(new TextDecoder().decode(off.bytes).replace('"version":2', '"version":3'));
+    expect(tampered).not.toEqual(off.bytes);
+    expect(await verifyModerationResponse({ status: 200, headers: off.headers, body: tampered, requestBody: off.body, jwks })).toMatchObject({ valid: false });
+  });
+
+  it("block-list hits with obfuscated spellings flag custom with spans; allow list; per-key override", async () => {
+    const { accountId, key } = await server.createAccount("pro");
+    const second = await server.ctx.accounts.createKey(accountId, "kids");
+    await server.ctx.policies.update({ accountId }, { blockList: [{ term: "camper", category: "custom" }] }, "test");
+    await server.ctx.policies.update({ accountId, keyId: second.id }, { thresholds: ALL("off") }, "test");
+    const hit = await moderateJson(key, ["stop being a c4mp3r"]);
+    expect(hit.json.flagged).toBe(true);
+    expect(hit.json.results[0]!.categories.custom).toEqual({ score: 1, flagged: true });
+    expect(hit.json.results[0]!.explanations).toContainEqual({ category: "custom", spans: [{ start: 13, end: 19, text: "c4mp3r", weight: 1 }] });
+    // The other key's override has no block list, and everything off.
+    const other = await moderateJson(second.key, ["stop being a c4mp3r"]);
+    expect(other.json.flagged).toBe(false);
+    expect(other.json.results[0]!.categories.custom).toBeUndefined();
+  });
+});
+
+describe.each([
+  ["connect", () => createConnectTransport({ baseUrl: server.httpUrl, httpVersion: "1.1" })],
+  ["grpc-web", () => createGrpcWebTransport({ baseUrl: server.httpUrl, httpVersion: "1.1" })],
+  ["grpc", () => createGrpcTransport({ baseUrl: server.grpcUrl })],
+] as const)("policies over %s", (_name, makeTransport: () => Transport) => {
+  it("thresholds change flags, not scores, and the signature covers the policy", async () => {
+    const { accountId, key } = await server.createAccount("pro");
+    const client = createClient(ModerationService, makeTransport());
+    const request = create(ModerateRequestSchema, { input: TEXTS.map((text) => ({ type: "text", text })) });
+    const call = async () => {
+      let header = new Headers();
+      let trailer = new Headers();
+      const message = await client.moderate(request, { headers: { "x-api-key": key }, onHeader: (h) => (header = h), onTrailer: (t) => (trailer = t) });
+      return { message, header, trailer };
+    };
+    const before = (await call()).message;
+    const policy = await server.ctx.policies.update({ accountId }, { thresholds: ALL(0) }, "test");
+    const result = await call();
+    const after: ModerateResponse = result.message;
+    expect(after.policy).toMatchObject({ id: policy.id, version: 1 });
+    for (const [i, item] of after.results.entries()) {
+      for (const [id, entry] of Object.entries(item.categories)) {
+        expect(entry.score).toBe(before.results[i]!.categories[id]!.score);
+        expect(entry.flagged).toBe(true);
+      }
+    }
+    const method = ModerationService.method.moderate;
+    expect(await verifyConnectResult({ method, request, result, jwks })).toMatchObject({ valid: true });
+    after.policy!.version = 7;
+    expect(await verifyConnectResult({ method, request, result, jwks })).toMatchObject({ valid: false });
+  });
+});

@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPolicyStore } from "../../src/policies/policy-store.js";
+import type { Database } from "../../src/storage/database.js";
+import { ApiError } from "../../src/errors/api-error.js";
+import { createStoreLocation, STORE_KINDS, type StoreLocation } from "../storage/store-fixtures.js";
+
+describe.each(STORE_KINDS)("policy store on %s", (kind) => {
+  let location: StoreLocation;
+  let a: Database;
+  let b: Database;
+  beforeAll(async () => {
+    location = await createStoreLocation(kind);
+    a = await location.open();
+    b = await location.open();
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await location?.destroy();
+  });
+
+  it("keeps versions, records who changed them, and prefers a key's override", async () => {
+    const store = createPolicyStore(a, () => 1_000);
+    expect(await store.forCaller("acct_1", "key_1")).toBeUndefined();
+    const v1 = await store.update({ accountId: "acct_1" }, { thresholds: { hate: 0.2 } }, "user:alice@example.test");
+    const v2 = await store.update({ accountId: "acct_1" }, { thresholds: { hate: 0.3 }, allowList: ["gg"] }, "modctl");
+    expect([v1.version, v2.version, v2.id]).toEqual([1, 2, v1.id]);
+    expect(v1.id).toMatch(/^pol_/);
+    expect((await store.forCaller("acct_1", "key_1"))?.policy).toEqual(v2);
+    const override = await store.update({ accountId: "acct_1", keyId: "key_2" }, { thresholds: { hate: "off" } }, "api:key_2");
+    expect((await store.forCaller("acct_1", "key_2"))?.policy).toEqual(override);
+    expect((await store.forCaller("acct_1", "key_1"))?.policy.version).toBe(2);
+    expect(await store.current({ accountId: "acct_1", keyId: "key_1" })).toBeUndefined();
+    expect(await store.current({ accountId: "acct_1" })).toEqual(v2);
+    expect(await store.forCaller("acct_other", "key_1")).toBeUndefined();
+    const history = await store.history("acct_1");
+    expect(history.map((c) => [c.scope, c.version, c.previousVersion, c.changedBy])).toEqual(
+      expect.arrayContaining([["account", 1, 0, "user:alice@example.test"], ["account", 2, 1, "modctl"], ["key", 1, 0, "api:key_2"]]),
+    );
+    expect(history).toHaveLength(3);
+  });
+
+  it("refuses an invalid draft and stores nothing", async () => {
+    const store = createPolicyStore(a);
+    await expect(store.update({ accountId: "acct_2" }, { thresholds: { gore: 1 } }, "x")).rejects.toMatchObject({ code: "policy_unknown_category" });
+    await expect(store.update({ accountId: "acct_2" }, { thresholds: { hate: 2 } }, "x")).rejects.toBeInstanceOf(ApiError);
+    expect(await store.current({ accountId: "acct_2" })).toBeUndefined();
+  });
+
+  it("a change made through another connection (another replica) applies on the next read", async () => {
+    const here = createPolicyStore(a);
+    const there = createPolicyStore(b);
+    await there.update({ accountId: "acct_3" }, { thresholds: { sexual: 0.1 } }, "x");
+    // Prime the cache here, then change it there.
+    expect((await here.forCaller("acct_3", "key_9"))?.policy.version).toBe(1);
+    await there.update({ accountId: "acct_3" }, { thresholds: { sexual: 0.9 } }, "x");
+    await new Promise((resolve) => setImmediate(resolve)); // SQLite sees another connection's commit from the next turn
+    const seen = await here.forCaller("acct_3", "key_9");
+    expect(seen?.policy.version).toBe(2);
+    expect(seen?.policy.thresholds).toEqual({ sexual: 0.9 });
+  });
+});
