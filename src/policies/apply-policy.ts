@@ -60,7 +60,8 @@ export function applyPolicy(verdict: Verdict, text: string, compiled: CompiledPo
     }
     categories[id] = { score: entry.score, flagged };
   }
-  const result: PolicyVerdict = { categories, explanations };
+  // Everything else the verdict says (language, what was not evaluated) stands as it is.
+  const result: PolicyVerdict = { ...verdict, categories, explanations };
   for (const hit of hits) {
     if (hit.term >= compiled.blockCount) continue;
     const category: BlockCategory = blockList[hit.term]!.category;

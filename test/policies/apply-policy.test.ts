@@ -64,6 +64,13 @@ describe("applyPolicy", () => {
     expect(applyPolicy(quiet, "campers campfire", compiled)).toEqual({ categories: quiet.categories, explanations: {} });
   });
 
+  it("keeps what the verdict says besides categories (language, not evaluated)", () => {
+    const withLanguage: Verdict = { ...verdict, language: "fr", notEvaluated: { reason: "partly_unsupported_language", language: "fr" } };
+    const out = applyPolicy(withLanguage, text, compilePolicy(policy({ thresholds: { hate: 0 } })));
+    expect(out.language).toBe("fr");
+    expect(out.notEvaluated).toEqual(withLanguage.notEvaluated);
+  });
+
   it("block-list spans come before the model's in a category it already explained", () => {
     const out = applyPolicy(verdict, text, compilePolicy(policy({ blockList: [{ term: "the", category: "violence" }] })));
     expect(out.explanations.violence!.map((s) => s.text)).toEqual(["the", "kill"]);
