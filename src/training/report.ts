@@ -7,6 +7,8 @@ import type { HeldOutHeadReport } from "./heldout-calibration.js";
 
 export interface Evaluation {
   id: string;
+  /** The folds asked for; `folds` are those evaluated (parallel runs may not have trained them all in time). */
+  plannedFolds?: string[] | undefined;
   /** Held-out rows scored per dataset (a fixed hash sample), 0 = all. */
   evalCap?: number | undefined;
   /** The budgeted family comparison (train.ts --compare-only), when one was run for this model. */
@@ -90,6 +92,8 @@ export function writeReport(path: string, ev: Evaluation): void {
   }
   const sel = Object.entries(ev.selection).map(([f, s]) => `${f} ${f3(s.mean)} over ${s.pairs} pairs`).join("; ");
   lines.push(`Shipped model, full data, held-out datasets ${ev.folds.join(", ")}: ${sel}.${prev?.selection ? ` Previous model \`${prev.id}\`: ${Object.entries(prev.selection).map(([f, s]) => `${f} ${f3(s.mean)} over ${s.pairs} pairs`).join("; ")} (fewer folds).` : ""}`, "");
+  const missing = (ev.plannedFolds ?? []).filter((d) => !ev.folds.includes(d));
+  if (missing.length > 0) lines.push(`**Held-out evaluation incomplete**: this model was evaluated holding out ${ev.folds.length > 0 ? ev.folds.join(", ") : "no dataset"}; the folds ${missing.join(", ")} were not trained in the run's time budget, so the tables below cover only the datasets named. \`npm run train\` runs all of them.`, "");
   if (winner) {
     lines.push("## Held-out evaluation per category", "");
     lines.push(`Pooled over the held-out datasets: every row scored by the full classifier (model, rules, frames) trained without its dataset${ev.evalCap ? ` (at most ${ev.evalCap} rows per dataset, a fixed hash sample, to fit the shared machine's budget)` : ""}. Precision and recall at the shipped flag rule; FPR = share of the category's negatives flagged.`, "");

@@ -263,7 +263,7 @@ renameSync(`${target}.tmp`, target);
 log(`wrote ${target} (${(bytes.length / 1e6).toFixed(2)} MB), id ${id}`);
 
 const evaluation = {
-  id, winner, selection, folds: usedFolds, evalCap: EVAL_CAP, previous: previousFigures(values.previous ?? join(modelsDir, "evaluation.json")),
+  id, winner, selection, folds: usedFolds, plannedFolds: folds.filter((d) => present.has(d)), evalCap: EVAL_CAP, previous: previousFigures(values.previous ?? join(modelsDir, "evaluation.json")),
   comparison: values.comparison ? mergeComparisons(values.comparison.split(",")) : undefined,
   confusion: heldOut[winner] ? confusionTable(heldOut[winner]!) : undefined,
   calibration: base.reports,
