@@ -3,6 +3,7 @@ import { createEngine } from "../classifiers/engine/engine.js";
 import type { ModelFile } from "../classifiers/model/model-file.js";
 import type { Example } from "./datasets/example.js";
 import { averagePrecision } from "./metrics.js";
+import { normalizeForMatching } from "../classifiers/normalize/normalize.js";
 
 /** Held-out predictions of the full classifier (windows, lexicon, rules) on one dataset's rows. */
 export interface HeldOut {
@@ -129,4 +130,27 @@ export function meanFoldAuprc(results: readonly HeldOut[], minEach = 10): { mean
     }
   }
   return { mean: n > 0 ? sum / n : NaN, pairs: n };
+}
+
+/**
+ * The separation table on the random calibration split (texts the shipped model did not train on,
+ * from every dataset, so every category has positives): the full classifier's mean score of each
+ * category on each category's positives. At most `cap` positives per category and `cap` benign rows
+ * (first in dataset order), so it stays cheap. In-distribution, unlike the held-out table.
+ */
+export function calibrationSplitConfusion(model: ModelFile, examples: readonly Example[], inCalibration: (normalized: string) => boolean, cap = 300): HeldOut["confusion"] {
+  const picked: Example[] = [];
+  const taken = new Map<string, number>();
+  const seen = new Set<string>();
+  for (const e of examples) {
+    const norm = normalizeForMatching(e.text);
+    if (seen.has(norm) || !inCalibration(norm)) continue;
+    const keys = CATEGORY_IDS.filter((_, i) => e.labels[i] === 1) as string[];
+    if (keys.length === 0 && e.labels.every((v) => v === 0)) keys.push("benign");
+    if (!keys.some((k) => (taken.get(k) ?? 0) < cap)) continue;
+    seen.add(norm);
+    for (const k of keys) taken.set(k, (taken.get(k) ?? 0) + 1);
+    picked.push({ ...e, dataset: "calibration-split" });
+  }
+  return scoreHeldOut(model, picked, "calibration-split").confusion;
 }

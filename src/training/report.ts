@@ -15,6 +15,8 @@ export interface Evaluation {
   comparison?: { subsample: number; folds: string[]; epochs: number; compare: Record<string, { selection?: { mean: number; pairs: number; seconds: number }; pooled: Partial<Record<string, CategorySummary>>; perDataset: { dataset: string; benign: number; benignFlagged: number; categories: Partial<Record<string, CategorySummary>> }[] }> } | undefined;
   /** Mean score of each head on each category's held-out positives (evaluate.ts confusionTable). */
   confusion?: Record<string, Partial<Record<string, { mean: number; n: number }>>> | undefined;
+  /** The same on the random calibration split (every category has positives there; in-distribution). */
+  calibrationConfusion?: Record<string, Partial<Record<string, { sum: number; n: number }>>> | undefined;
   training?: { rows?: unknown } & Record<string, unknown>;
   winner: string;
   folds: string[];
@@ -117,10 +119,17 @@ export function writeReport(path: string, ev: Evaluation): void {
       for (const [slice, v] of Object.entries(d.slices).sort((a, b) => b[1].flagged / b[1].benign - a[1].flagged / a[1].benign).slice(0, 4)) look.push([d.dataset, slice, pct(v.flagged, v.benign), was(`${d.dataset}/${slice}`)]);
     }
     table(["dataset", "slice (worst four)", "flagged", "flagged prev"], look);
-    if (ev.confusion) {
-      lines.push("### Category separation", "");
-      lines.push("Mean score of each head (columns) on the held-out positives of each category (rows), counting only rows not also labelled positive for the column's category; the diagonal is the head on its own positives. `benign` = rows negative for everything.", "");
-      const conf = ev.confusion;
+  }
+  const confusionTables: [string, Record<string, Partial<Record<string, { mean: number; n: number }>>> | undefined][] = [
+    ["held-out datasets", ev.confusion],
+    ["the random calibration split (15% of texts, never trained on; at most 300 positives per category, in-distribution)", ev.calibrationConfusion ? meansOf(ev.calibrationConfusion) : undefined],
+  ];
+  if (confusionTables.some(([, c]) => c)) {
+    lines.push("### Category separation", "");
+    lines.push("Mean score of each category (columns) on the positives of each category (rows), counting only rows not also labelled positive for the column's category; the diagonal (bold) is a category on its own positives. `benign` = rows negative for everything. Scores are the full classifier's (model and rules).", "");
+    for (const [where, conf] of confusionTables) {
+      if (!conf) continue;
+      lines.push(`On ${where}:`, "");
       table(["positives of", "n", ...FAMILIES], [...FAMILIES, "benign"].filter((r) => conf[r]).map((r) => {
         const n = Math.max(...Object.values(conf[r] ?? {}).map((c) => c?.n ?? 0));
         return [r, String(n), ...FAMILIES.map((h) => (h === r ? `**${f3(conf[r]?.[h]?.mean)}**` : f3(conf[r]?.[h]?.mean)))];
@@ -139,6 +148,10 @@ export function writeReport(path: string, ev: Evaluation): void {
   lines.push(`Training run: ${ev.seconds} s wall clock (shared 2-core machine).`, "");
   lines.push("## Known limits", "", ...CARD_LIMITS, "");
   writeFileSync(path, lines.join("\n"));
+}
+
+function meansOf(c: Record<string, Partial<Record<string, { sum: number; n: number }>>>): Record<string, Partial<Record<string, { mean: number; n: number }>>> {
+  return Object.fromEntries(Object.entries(c).map(([pos, row]) => [pos, Object.fromEntries(Object.entries(row).map(([h, v]) => [h, { mean: v && v.n > 0 ? v.sum / v.n : NaN, n: v?.n ?? 0 }]))]));
 }
 
 function pairs<T>(items: readonly T[]): [T, T | undefined][] {

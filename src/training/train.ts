@@ -27,7 +27,7 @@ import { hashString } from "./prng.js";
 import { datasetsRoot } from "./datasets/files.js";
 import { decodeModel, encodeModel, type ModelFile } from "../classifiers/model/model-file.js";
 import { DEFAULT_MAX_FPR, fitHeldOutCalibration, heldOutLogits, withCalibration, type FoldLogits, type HeldOutCalibration } from "./heldout-calibration.js";
-import { confusionTable, meanFoldAuprc, scoreHeldOut, summarize, type HeldOut } from "./evaluate.js";
+import { calibrationSplitConfusion, confusionTable, meanFoldAuprc, scoreHeldOut, summarize, type HeldOut } from "./evaluate.js";
 import { writeReport, type Evaluation } from "./report.js";
 import { trainLinear } from "./train-linear.js";
 import { trainMlp } from "./train-mlp.js";
@@ -37,6 +37,8 @@ import type { TrainedModel } from "./trainer.js";
 const MODEL_VERSION = "2026-11-f";
 const HASHING_BASE = { buckets: 1 << 18, minN: 3, maxN: 5 };
 const WINDOW = { size: 480, stride: 240 };
+// Share of texts (by hash) held out of training for calibration and thresholds.
+const CALIBRATION_SHARE = 0.15;
 // Held out one at a time: every dataset with positives that is not a near-copy of another's style,
 // plus the benign look-alike sets whose false-positive rate the issue asks for.
 const DEFAULT_FOLDS = ["hatecheck", "xstest", "toxic-spans", "implicit-hate", "reddit-cssrs-suicide", "adversarial-nibbler", "ailuminate-demo", "cad-reddit-abuse", "hatemoji"];
@@ -134,7 +136,7 @@ mkdirSync(cacheDir, { recursive: true });
 let corpus: Corpus | undefined;
 function getCorpus(): Corpus {
   if (!corpus) {
-    corpus = buildCorpus(examples, { hashing: HASHING, window: WINDOW, seed, calibrationShare: 0.15, datasetCap: 6000, everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP, lookalikeWeight: LOOKALIKE_WEIGHT, sequences: families.includes("conv") });
+    corpus = buildCorpus(examples, { hashing: HASHING, window: WINDOW, seed, calibrationShare: CALIBRATION_SHARE, datasetCap: 6000, everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP, lookalikeWeight: LOOKALIKE_WEIGHT, sequences: families.includes("conv") });
     log(`featurised ${corpus.rows} rows (${corpus.feats.length} features)`);
   }
   return corpus;
@@ -266,6 +268,7 @@ const evaluation = {
   id, winner, selection, folds: usedFolds, plannedFolds: folds.filter((d) => present.has(d)), evalCap: EVAL_CAP, previous: previousFigures(values.previous ?? join(modelsDir, "evaluation.json")),
   comparison: values.comparison ? mergeComparisons(values.comparison.split(",")) : undefined,
   confusion: heldOut[winner] ? confusionTable(heldOut[winner]!) : undefined,
+  calibrationConfusion: calibrationSplitConfusion(final, examples, (norm) => (hashString(norm, seed) % 1000) / 1000 < CALIBRATION_SHARE),
   calibration: base.reports,
   heldOutCalibration: heldOutCal?.reports ?? [],
   thresholds: final.header.thresholds,
