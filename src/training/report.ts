@@ -29,7 +29,7 @@ export interface Evaluation {
   maxFpr?: number | undefined;
   policy?: string | undefined;
   /** The figures of the model this one replaced, for before/after columns. */
-  previous?: { id: string; pooled: Partial<Record<string, CategorySummary>>; benign: Record<string, { benign: number; flagged: number }>; selection?: Record<string, { mean: number; pairs: number }> } | undefined;
+  previous?: { id: string; folds?: string[]; perDataset?: Record<string, Partial<Record<string, number>>>; pooled: Partial<Record<string, CategorySummary>>; benign: Record<string, { benign: number; flagged: number }>; selection?: Record<string, { mean: number; pairs: number }> } | undefined;
   heldOut: Record<string, {
     pooled: Partial<Record<string, CategorySummary>>;
     perDataset: { dataset: string; benign: number; benignFlagged: number; benignByCategory?: Partial<Record<string, number>> | undefined; slices: Record<string, { benign: number; flagged: number }>; categories: Partial<Record<string, CategorySummary>> }[];
@@ -93,22 +93,29 @@ export function writeReport(path: string, ev: Evaluation): void {
     lines.push(...CARD_FAMILIES, "");
   }
   const sel = Object.entries(ev.selection).map(([f, s]) => `${f} ${f3(s.mean)} over ${s.pairs} pairs`).join("; ");
-  lines.push(`Shipped model, full data, held-out datasets ${ev.folds.join(", ")}: ${sel}.${prev?.selection ? ` Previous model \`${prev.id}\`: ${Object.entries(prev.selection).map(([f, s]) => `${f} ${f3(s.mean)} over ${s.pairs} pairs`).join("; ")} (fewer folds).` : ""}`, "");
+  lines.push(`Shipped model, full data, held-out datasets ${ev.folds.join(", ")}: ${sel}.${prev?.selection ? ` Previous model \`${prev.id}\`: ${Object.entries(prev.selection).map(([f, s]) => `${f} ${f3(s.mean)} over ${s.pairs} pairs`).join("; ")} (its folds: ${prev.folds?.join(", ") ?? "see its card"}).` : ""}`, "");
   const missing = (ev.plannedFolds ?? []).filter((d) => !ev.folds.includes(d));
   if (missing.length > 0) lines.push(`**Held-out evaluation incomplete**: this model was evaluated holding out ${ev.folds.length > 0 ? ev.folds.join(", ") : "no dataset"}; the folds ${missing.join(", ")} were not trained in the run's time budget, so the tables below cover only the datasets named. \`npm run train\` runs all of them.`, "");
+  // Pooled "prev" columns compare only when both models held out the same datasets.
+  const samePrev = prev && prev.folds && prev.folds.join() === ev.folds.join() ? prev : undefined;
   if (winner) {
     lines.push("## Held-out evaluation per category", "");
     lines.push(`Pooled over the held-out datasets: every row scored by the full classifier (model, rules, frames) trained without its dataset${ev.evalCap ? ` (at most ${ev.evalCap} rows per dataset, a fixed hash sample, to fit the shared machine's budget)` : ""}. Precision and recall at the shipped flag rule; FPR = share of the category's negatives flagged.`, "");
-    table(["category", "pos", "neg", "AUPRC", "precision", "recall", "FPR", ...(prev ? ["AUPRC prev", "recall prev", "FPR prev"] : [])], CATEGORY_IDS.map((c) => {
+    table(["category", "pos", "neg", "AUPRC", "precision", "recall", "FPR", ...(samePrev ? ["AUPRC prev", "recall prev", "FPR prev"] : [])], CATEGORY_IDS.filter((c) => winner.pooled[c] || samePrev?.pooled[c]).map((c) => {
       const s = winner.pooled[c];
-      const p = prev?.pooled[c];
-      return [c, String(s?.positives ?? 0), String(s?.negatives ?? "–"), f3(s?.auprc), f3(s?.precision), f3(s?.recall), f3(s?.fpr), ...(prev ? [f3(p?.auprc), f3(p?.recall), f3(p?.fpr)] : [])];
+      const p = samePrev?.pooled[c];
+      return [c, String(s?.positives ?? 0), String(s?.negatives ?? "–"), f3(s?.auprc), f3(s?.precision), f3(s?.recall), f3(s?.fpr), ...(samePrev ? [f3(p?.auprc), f3(p?.recall), f3(p?.fpr)] : [])];
     }));
-    lines.push("### Per held-out dataset (AUPRC; – = under 10 positives or no labels)", "");
-    table(["held-out dataset", ...FAMILIES, "benign rows flagged"], winner.perDataset.map((d) => [d.dataset, ...FAMILIES.map((f) => {
-      const s = d.categories[f];
-      return s && s.positives >= 10 && s.negatives >= 10 ? f3(s.auprc) : "–";
-    }), d.benign > 0 ? pct(d.benignFlagged, d.benign) : "–"]));
+    lines.push(`### Per held-out dataset (AUPRC; – = under 10 positives or no labels${prev?.perDataset ? `; "prev" = \`${prev.id}\` held out on the same dataset` : ""})`, "");
+    table(["held-out dataset", ...FAMILIES, "benign rows flagged"], winner.perDataset.flatMap((d) => {
+      const row = [d.dataset, ...FAMILIES.map((f) => {
+        const s = d.categories[f];
+        return s && s.positives >= 10 && s.negatives >= 10 ? f3(s.auprc) : "–";
+      }), d.benign > 0 ? pct(d.benignFlagged, d.benign) : "–"];
+      const p = prev?.perDataset?.[d.dataset];
+      const b = prev?.benign[d.dataset];
+      return p ? [row, [`${d.dataset} (prev)`, ...FAMILIES.map((f) => (p[f] === undefined ? "–" : f3(p[f]))), b ? pct(b.flagged, b.benign) : "–"]] : [row];
+    }));
     lines.push("### Benign look-alikes (held out)", "");
     lines.push("Share of benign rows flagged in any category, with the dataset held out of training and of threshold selection.", "");
     const was = (key: string): string => (prev?.benign[key] ? pct(prev.benign[key]!.flagged, prev.benign[key]!.benign) : "–");
