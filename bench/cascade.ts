@@ -121,7 +121,7 @@ export async function runCascadeBench(): Promise<void> {
     console.log(`\ncascade (TEXT_PROVIDER_MODE=cascade, band [0.2, 0.8)), fake Llama Guard answering in ${PROVIDER_MS} ms, ${texts.length} dataset texts (${PER_DATASET} per dataset), ${CONCURRENCY} at a time`);
     console.log(`items sent to the provider: ${sent} of ${texts.length} (${((sent / texts.length) * 100).toFixed(1)}%)`);
     const shareFor = (low: number, high: number) => scores.filter((list) => list.some((s) => s >= low && s < high)).length / scores.length;
-    console.log(`share other bands would send: ${[[0.3, 0.7], [0.25, 0.75], [0.2, 0.8], [0.1, 0.9]].map(([l, h]) => `[${l}, ${h}) ${(shareFor(l!, h!) * 100).toFixed(1)}%`).join(", ")}`);
+    console.log(`share other score bands would send (language not counted): ${[[0.3, 0.7], [0.25, 0.75], [0.2, 0.8], [0.1, 0.9]].map(([l, h]) => `[${l}, ${h}) ${(shareFor(l!, h!) * 100).toFixed(1)}%`).join(", ")}`);
     console.log(line("embedded only (mode off)", off));
     console.log(line("cascade", cascade));
     console.log(line("  items not sent", split.kept.sort((a, b) => a - b)));
