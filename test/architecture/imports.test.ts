@@ -176,6 +176,19 @@ describe("imports under src/", () => {
     expect(shown?.replace(/\s+/g, " ").trim()).toBe(expected);
   });
 
+  it("docs/architecture.md names only files and folders that exist under src/", () => {
+    const doc = fs.readFileSync(path.resolve(import.meta.dirname, "../../docs/architecture.md"), "utf8");
+    const named = [...doc.matchAll(/`([a-z0-9-]+(?:\/[a-z0-9.-]+)*(?:\.ts|\/))`/g)].map((match) => match[1]!);
+    expect(named.length).toBeGreaterThan(40);
+    // A name inside a folder's paragraph may be relative to that folder (`model/`, `chain.ts`).
+    const known = new Set(files.map(rel).flatMap((file) => {
+      const parts = file.split("/");
+      return parts.flatMap((_, i) => [parts.slice(i).join("/"), ...(i < parts.length - 1 ? [`${parts.slice(i, -1).join("/")}/`] : [])]);
+    }));
+    const missing = named.filter((name) => !known.has(name) && !fs.existsSync(path.join(SRC, "..", name)));
+    expect(missing).toEqual([]);
+  });
+
   it("the cycle check catches a cycle and the parser reads type-only imports", () => {
     const sample = [
       { from: "a.ts", to: "b.ts", typeOnly: true },
