@@ -188,6 +188,7 @@ const CARD_WHAT = [
 ];
 
 const CARD_FAMILIES = [
+  "Rule: the richer family ships only if it beats the cheaper one by more than 0.01 mean AUPRC without flagging more benign rows. In session 10 the conv family was 0.003 ahead (hate on CAD +0.025, violence on Hatemoji -0.009), within the noise of one subsample, and cost 1.6x the MLP per 1,000-character item (same-run timing), so the embedding-bag MLP ships. A cascade (MLP everywhere, conv where unsure) needs a conv model trained on all the data first.",
   "A small transformer encoder with self-supervised pretraining was not trained: no GPU was available and the 2-core machine, shared by the team, could not pretrain one in the session's budget. The convolution is the family that sees word order here; attention pooling and a transformer remain to compare (docs/model-history.md).",
 ];
 
