@@ -33,7 +33,8 @@ describe("dashboard in Chromium", () => {
   };
   const totalRequests = async (page: Page) => Number((await page.locator("#total-requests").textContent())!.replace(/,/g, ""));
 
-  it("sign up → create key → the key works → usage goes up → revoke → the key is refused", async () => {
+  // 15–25 s of browser work alone; past the default 30 s beside other test files on a loaded 2-core machine.
+  it("sign up → create key → the key works → usage goes up → revoke → the key is refused", { timeout: 120_000 }, async () => {
     const page = await newPage("laptop");
     await page.goto("/dashboard");
     expect(new URL(page.url()).pathname).toBe("/dashboard/login");
