@@ -4,13 +4,34 @@ import { createConnectTransport } from "@connectrpc/connect-node";
 import OpenAI from "openai";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ModerateRequestSchema, ModerationService } from "../../gen/moderation/v1/moderation_pb.js";
+import type { TextClassifier } from "../../src/classifiers/classifier.js";
 import { startServerWithKey, type TestServer } from "../support/test-server.js";
 import { llamaGuard } from "./fake-guard-servers.js";
 import { startFakeOpenAiServer, status, type FakeOpenAiServer } from "./fake-openai-server.js";
 
-/** Texts whose embedded scores are all sure (far below 0.2), and one with a score in the default band (hate ≈ 0.35). */
-const SURE = "the weather is nice today";
-const UNSURE = "I hate mondays";
+/**
+ * A text whose embedded scores are all sure (far below the default band [0.2, 0.8)), and one with
+ * a score in the band: picked from candidates with the server's own model when the file starts,
+ * so a retrained model does not break the test.
+ */
+const SURE_CANDIDATES = ["the weather is nice today", "see you at the meeting tomorrow", "have a lovely day", "thanks, that helps a lot"];
+const UNSURE_CANDIDATES = ["I hate mondays", "you people are the worst", "you are kind of annoying", "I could kill for a pizza", "shut up", "go away loser", "this is a stupid idea", "that movie was so violent and bloody"];
+let SURE = "";
+let UNSURE = "";
+async function pickTexts(classifier: TextClassifier): Promise<void> {
+  const scores = async (text: string) => {
+    const verdict = await classifier.classify(text);
+    return verdict.notEvaluated ? [] : Object.values(verdict.categories).map((c) => c!.score);
+  };
+  for (const text of SURE_CANDIDATES) {
+    const list = await scores(text);
+    if (list.length === 11 && list.every((score) => score < 0.1)) { SURE = text; break; }
+  }
+  for (const text of UNSURE_CANDIDATES) {
+    if ((await scores(text)).some((score) => score >= 0.2 && score < 0.8)) { UNSURE = text; break; }
+  }
+  if (!SURE || !UNSURE) throw new Error(`no candidate text is ${SURE ? "unsure" : "sure"} under this model: add one`);
+}
 
 let guard: FakeOpenAiServer;
 const servers: TestServer[] = [];
@@ -28,6 +49,7 @@ let cascade: { server: TestServer; key: string };
 beforeAll(async () => {
   guard = await startFakeOpenAiServer(llamaGuard());
   cascade = await serverWith({ TEXT_PROVIDER_MODE: "cascade" });
+  await pickTexts(cascade.server.ctx.textClassifier);
 });
 afterAll(async () => {
   for (const server of servers) await server.close();
@@ -57,9 +79,10 @@ describe("cascade (TEXT_PROVIDER_MODE=cascade) on POST /v1/moderate", () => {
     expect(body.results[0].second_opinion).toBeUndefined();
     expect(body.results[1].models).toEqual([textModel, "llama-guard3:8b"]);
     expect(body.results[1].second_opinion).toMatchObject({ provider: "llama-guard", model: "llama-guard3:8b", trigger: "uncertain", seconded: true, error_code: "" });
-    // hate was unsure (≈ 0.35): Llama Guard's S10 decides it; harassment has no Llama Guard counterpart: the embedded model's.
+    // Llama Guard's S10 flags hate (deciding it if the embedded score was unsure, else the higher score and either flag);
+    // harassment has no Llama Guard counterpart: the embedded model's alone.
     expect(body.results[1].categories.hate).toEqual({ score: 1, flagged: true });
-    expect(body.results[1].second_opinion.category_models.hate).toEqual({ models: ["llama-guard3:8b"] });
+    expect([undefined, { models: ["llama-guard3:8b"] }]).toContainEqual(body.results[1].second_opinion.category_models.hate);
     expect(body.results[1].second_opinion.category_models.harassment).toEqual({ models: [textModel] });
     expect(body.flagged).toBe(true);
   });
@@ -85,7 +108,7 @@ describe("cascade (TEXT_PROVIDER_MODE=cascade) on POST /v1/moderate", () => {
     expect(guard.requests).toHaveLength(2); // one retry
     expect(body.results[0].second_opinion).toMatchObject({ seconded: false, error_code: "provider_unavailable", category_models: {} });
     expect(body.results[0].models).toEqual([cascade.server.ctx.textClassifier.id]);
-    expect(body.results[0].categories.hate.score).toBeGreaterThan(0.2);
+    expect(Object.keys(body.results[0].categories)).toHaveLength(11); // the embedded verdict, all of it
     // Each attempt is counted, as the vision provider's are.
     expect(await cascade.server.ctx.metrics.render()).toMatch(/moderation_provider_calls_total\{provider="text:llama-guard",outcome="http"\} [2-9]/);
   });
@@ -195,7 +218,7 @@ describe("this service's own /v1/moderations as the provider", () => {
     expect(Object.fromEntries(Object.entries(result.categories).map(([c, v]: [string, any]) => [c, v.score])))
       .toEqual(Object.fromEntries(Object.entries(plain.body.results[0].categories).map(([c, v]: [string, any]) => [c, v.score])));
     expect(result.flagged).toBe(true);
-  });
+  }, 90_000); // two more servers on a loaded machine
 });
 
 describe("without a provider", () => {
