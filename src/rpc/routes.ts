@@ -11,10 +11,12 @@ import { createHealthServiceImpl } from "./health-service.js";
 import { createModerationServiceImpl } from "./moderation-service.js";
 import { registerReflection } from "./reflection-service.js";
 import { createAccountServiceImpl } from "./account-service.js";
+import { PolicyService } from "../../gen/moderation/v1/policy_pb.js";
+import { createPolicyServiceImpl } from "./policy-service.js";
 import { PUBLIC_BODY_LIMIT } from "./guard-request-body.js";
 
 /** The services behind the interceptor chain (auth, limits, signing); health and reflection are public. */
-export const API_SERVICES: readonly DescService[] = [ModerationService, AccountService];
+export const API_SERVICES: readonly DescService[] = [ModerationService, AccountService, PolicyService];
 
 /**
  * The services whose unary request bodies the body guard decodes (guard-request-body.ts): each
@@ -30,7 +32,8 @@ export function createRoutes(ctx: AppContext, interceptors: Interceptor[], isSer
   return (router: ConnectRouter) => {
     router.service(ModerationService, createModerationServiceImpl(ctx), { interceptors });
     router.service(AccountService, createAccountServiceImpl(ctx), { interceptors });
-    const served = [ModerationService, AccountService, Health, ReflectionV1, ReflectionV1alpha];
+    router.service(PolicyService, createPolicyServiceImpl(ctx), { interceptors });
+    const served = [ModerationService, AccountService, PolicyService, Health, ReflectionV1, ReflectionV1alpha];
     // Public: Check's body is the guard's to decode; Connect reads Watch's itself, within a small limit.
     router.service(Health, createHealthServiceImpl(served.map((s) => s.typeName), isServing), {
       readMaxBytes: PUBLIC_BODY_LIMIT,

@@ -1,0 +1,93 @@
+import { create } from "@bufbuild/protobuf";
+import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import { ModerateRequestSchema } from "../../gen/moderation/v1/moderation_pb.js";
+import {
+  GetPolicyResponseSchema, PolicyRulesSchema, PolicySchema, TestPolicyResponseSchema, UpdatePolicyResponseSchema,
+  type PolicyRules as PolicyRulesMessage, type PolicyService,
+} from "../../gen/moderation/v1/policy_pb.js";
+import type { AppContext } from "../app/app-context.js";
+import { ApiError } from "../errors/api-error.js";
+import { callerKey } from "../interceptors/context-keys.js";
+import { createModerator } from "../moderation/moderate.js";
+import { compilePolicy } from "../policies/apply-policy.js";
+import { validatePolicyRules, type Policy, type PolicyRules } from "../policies/policy.js";
+
+/** The id a TestPolicy answer names: the draft was never stored. */
+const DRAFT = { id: "draft", version: 0 } as const;
+
+/**
+ * PolicyService: an account reads, changes and tries its own policy with its API key, for itself or
+ * for one of its keys (never another account's: a key id it does not own is not found). Drafts go
+ * through validatePolicyRules, as the dashboard's and modctl's do.
+ */
+export function createPolicyServiceImpl(ctx: Pick<AppContext, "policies" | "accounts" | "textClassifier" | "images">): ServiceImpl<typeof PolicyService> {
+  const moderate = createModerator({ textClassifier: ctx.textClassifier, images: ctx.images });
+
+  /** The caller and the scope it names, checked to be its own. */
+  async function scopeOf(context: HandlerContext, keyId: string) {
+    const caller = context.values.get(callerKey);
+    // Auth runs before every PolicyService method; this only guards against a miswired chain.
+    if (!caller) throw new ApiError("missing_api_key", "An API key is required: include it in the X-API-Key header (x-api-key metadata on gRPC).");
+    if (keyId !== "") {
+      const key = await ctx.accounts.getKey(keyId);
+      if (!key || key.accountId !== caller.accountId) throw new ApiError("not_found", `No key "${keyId}" in this account.`);
+    }
+    return { caller, scope: { accountId: caller.accountId, ...(keyId !== "" ? { keyId } : {}) } };
+  }
+
+  return {
+    async getPolicy(request, context) {
+      const { caller, scope } = await scopeOf(context, request.keyId);
+      const policy = await ctx.policies.current(scope);
+      const changes = await ctx.policies.history(caller.accountId);
+      return create(GetPolicyResponseSchema, {
+        ...(policy ? { policy: toPolicyMessage(policy, request.keyId) } : {}),
+        changes: changes.map((c) => ({
+          policyId: c.policyId, keyId: c.keyId ?? "", version: c.version, previousVersion: c.previousVersion,
+          changedAtMs: BigInt(c.changedAt), changedBy: c.changedBy,
+        })),
+      });
+    },
+    async updatePolicy(request, context) {
+      const { caller, scope } = await scopeOf(context, request.keyId);
+      const policy = await ctx.policies.update(scope, draftOf(request.rules), `key:${caller.keyId}`);
+      return create(UpdatePolicyResponseSchema, { policy: toPolicyMessage(policy, request.keyId) });
+    },
+    async testPolicy(request, context) {
+      await scopeOf(context, "");
+      if (request.input.some((item) => item.type !== "text")) throw new ApiError("invalid_request", "TestPolicy takes text items only.");
+      const draft = compilePolicy({ ...DRAFT, ...validatePolicyRules(draftOf(request.rules)) });
+      const answer = await moderate(create(ModerateRequestSchema, { input: request.input }), context.signal, draft);
+      return create(TestPolicyResponseSchema, { answer });
+    },
+  };
+}
+
+/** The draft validatePolicyRules reads, from the message form (thresholds and `off` as one map). */
+export function draftOf(rules: PolicyRulesMessage | undefined): unknown {
+  const thresholds: Record<string, number | "off"> = { ...rules?.thresholds };
+  for (const category of rules?.off ?? []) {
+    if (category in thresholds) throw new ApiError("invalid_policy", `${category} has a threshold and is also off; choose one.`);
+    thresholds[category] = "off";
+  }
+  return {
+    thresholds,
+    blockList: (rules?.blockList ?? []).map((b) => ({ term: b.term, category: b.category === "" ? "custom" : b.category })),
+    allowList: rules?.allowList ?? [],
+  };
+}
+
+/** The message form of validated rules. */
+export function rulesMessage(rules: PolicyRules) {
+  const thresholds: Record<string, number> = {};
+  const off: string[] = [];
+  for (const [category, threshold] of Object.entries(rules.thresholds)) {
+    if (threshold === "off") off.push(category);
+    else thresholds[category] = threshold;
+  }
+  return create(PolicyRulesSchema, { thresholds, off, blockList: rules.blockList, allowList: rules.allowList });
+}
+
+function toPolicyMessage(policy: Policy, keyId: string) {
+  return create(PolicySchema, { id: policy.id, version: policy.version, rules: rulesMessage(policy), keyId });
+}

@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Code, ConnectError, createClient } from "@connectrpc/connect";
+import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
+import { PolicyService } from "../../gen/moderation/v1/policy_pb.js";
+import { CATEGORY_IDS } from "../../src/classifiers/categories.js";
+import { startTestServer, type TestServer } from "../support/test-server.js";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer({ store: "postgres" });
+});
+afterAll(async () => server?.close());
+
+const client = () => createClient(PolicyService, createGrpcTransport({ baseUrl: server.grpcUrl }));
+
+async function codeOf(call: Promise<unknown>): Promise<string | undefined> {
+  try {
+    await call;
+  } catch (error) {
+    return ConnectError.from(error).metadata.get("x-error-code") ?? undefined;
+  }
+  return "ok";
+}
+
+describe("PolicyService (Postgres store)", () => {
+  it("updates, reads back with its history, and the store Moderate reads sees it", async () => {
+    const { accountId, key, keyId } = await server.createAccount("pro");
+    const headers = { "x-api-key": key };
+    expect((await client().getPolicy({}, { headers })).policy).toBeUndefined();
+    const rules = { thresholds: { hate: 0.25 }, off: ["violence"], blockList: [{ term: "camper", category: "" }], allowList: ["gg"] };
+    const updated = (await client().updatePolicy({ rules }, { headers })).policy!;
+    expect(updated).toMatchObject({ version: 1, keyId: "", rules: { thresholds: { hate: 0.25 }, off: ["violence"], blockList: [{ term: "camper", category: "custom" }], allowList: ["gg"] } });
+    const read = await client().getPolicy({}, { headers });
+    expect(read.policy).toEqual(updated);
+    expect(read.changes).toMatchObject([{ policyId: updated.id, version: 1, previousVersion: 0, changedBy: `key:${keyId}` }]);
+    expect((await server.ctx.policies.forCaller(accountId, keyId))?.policy.version).toBe(1);
+    // The same as JSON over Connect.
+    const viaJson = await fetch(`${server.httpUrl}/moderation.v1.PolicyService/GetPolicy`, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: "{}" });
+    expect(viaJson.status).toBe(200);
+    expect(((await viaJson.json()) as { policy: { version: number } }).policy.version).toBe(1);
+  });
+
+  it("a key's override, and no key of another account", async () => {
+    const mine = await server.createAccount("pro");
+    const theirs = await server.createAccount("pro");
+    const headers = { "x-api-key": mine.key };
+    const override = (await client().updatePolicy({ keyId: mine.keyId, rules: { off: [...CATEGORY_IDS] } }, { headers })).policy!;
+    expect(override.keyId).toBe(mine.keyId);
+    expect((await client().getPolicy({ keyId: mine.keyId }, { headers })).policy?.version).toBe(1);
+    expect((await client().getPolicy({}, { headers })).policy).toBeUndefined();
+    expect(await codeOf(client().updatePolicy({ keyId: theirs.keyId, rules: {} }, { headers }))).toBe("not_found");
+  });
+
+  it("TestPolicy shows flags under a draft without saving it; scores are the model's", async () => {
+    const { key } = await server.createAccount("pro");
+    const headers = { "x-api-key": key };
+    const input = [{ type: "text", text: "you n00b c4mper" }];
+    const plain = (await client().testPolicy({ input }, { headers })).answer!;
+    const drafted = (await client().testPolicy({ input, rules: { thresholds: Object.fromEntries(CATEGORY_IDS.map((id) => [id, 0])), blockList: [{ term: "camper", category: "hate" }] } }, { headers })).answer!;
+    expect(drafted.policy).toMatchObject({ id: "draft", version: 0 });
+    for (const [id, entry] of Object.entries(drafted.results[0]!.categories)) {
+      expect(entry.flagged).toBe(true);
+      expect(entry.score).toBe(plain.results[0]!.categories[id]!.score);
+    }
+    expect(drafted.results[0]!.explanations.find((e) => e.category === "hate")?.spans[0]).toMatchObject({ start: 9, end: 15, text: "c4mper" });
+    expect((await client().getPolicy({}, { headers })).policy).toBeUndefined();
+  });
+
+  it("refuses invalid drafts with stable codes, and calls without a key", async () => {
+    const { key } = await server.createAccount("pro");
+    const headers = { "x-api-key": key };
+    expect(await codeOf(client().updatePolicy({ rules: { thresholds: { gore: 0.5 } } }, { headers }))).toBe("policy_unknown_category");
+    expect(await codeOf(client().updatePolicy({ rules: { thresholds: { hate: 1.5 } } }, { headers }))).toBe("policy_invalid_threshold");
+    expect(await codeOf(client().updatePolicy({ rules: { allowList: Array.from({ length: 1001 }, (_, i) => `w${i}`) } }, { headers }))).toBe("policy_list_too_large");
+    expect(await codeOf(client().updatePolicy({ rules: { thresholds: { hate: 0.5 }, off: ["hate"] } }, { headers }))).toBe("invalid_policy");
+    expect(await codeOf(client().testPolicy({ rules: { blockList: [{ term: "x".repeat(101) }] }, input: [{ type: "text", text: "hi" }] }, { headers }))).toBe("policy_term_invalid");
+    const error = await client().getPolicy({}).catch((e: unknown) => ConnectError.from(e));
+    expect((error as ConnectError).code).toBe(Code.Unauthenticated);
+    const connect = createClient(PolicyService, createConnectTransport({ baseUrl: server.httpUrl, httpVersion: "1.1" }));
+    expect(await codeOf(connect.getPolicy({}, { headers: { "x-api-key": "mk_nope" } }))).toBe("invalid_api_key");
+  });
+});
