@@ -11,8 +11,10 @@ import { windowsOf } from "../model/windows.js";
 import { lowerBound } from "../lower-bound.js";
 import { DEFAULT_COVERED_LANGUAGES } from "../language/language-gate.js";
 import { POLICY } from "../policy.js";
+import { FUNCTION_WORDS } from "./function-words.js";
 import { FRAME_NAMES, framesOf, HELP_HEAD_CAP, type FrameName, type Frames } from "../rules/frames.js";
 import { RULE_FAMILIES, type RuleContext } from "../rules/index.js";
+import type { RuleFamily } from "../rules/rule-family.js";
 import { THIRD_PERSON_FACTOR } from "../rules/insults.js";
 import { MINOR_FOR_SEXUAL_EVIDENCE, SEXUAL_ACT_FLAG } from "../rules/sexual-minors.js";
 import type { Candidate, TextHits, WindowEvidence } from "./window-evidence.js";
@@ -74,11 +76,15 @@ interface EngineOptions {
   disabled?: ReadonlySet<string>;
 }
 
-export function createEngine(model: ModelFile, options: EngineOptions = {}): TextClassifier {
+/** The engine: a text classifier that can also score one text under several rule sets at once (the rule ledger). */
+export interface Engine extends TextClassifier {
+  /** Category verdicts (no explanations) of `text` with each set of families and frames (`frame:<name>`) switched off. */
+  scoreVariants(text: string, variants: readonly ReadonlySet<string>[]): Partial<Record<CategoryId, CategoryVerdict>>[];
+}
+
+export function createEngine(model: ModelFile, options: EngineOptions = {}): Engine {
   const { header } = model;
   const disabled = options.disabled ?? new Set<string>();
-  const rules = RULE_FAMILIES.filter((r) => !disabled.has(r.name));
-  const offFrames = FRAME_NAMES.filter((f) => disabled.has(`frame:${f}`));
   /** Per category, the rule families its policy row lets flag it. */
   const allowed = new Map<CategoryId, ReadonlySet<string>>(CATEGORY_IDS.map((c) => [c, new Set(POLICY[c].rules)]));
   const scorer = scorerOf(model);
@@ -186,7 +192,6 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Tex
       ]);
     }
     const frames = framesOf(lex, norm.text, tokens, words, short, { hits, groups, intent, insultWords, aboutOthers });
-    for (const f of offFrames) if (f !== "everydaySense") frames[f] = false;
     const windows = windowsOf(norm.text, header.window).map((window): WindowEvidence => {
       const inside = (h: LexiconHit): boolean => h.start >= window.from && h.start < window.to;
       const tFrom = firstTokenAtOrAfter(tokens, window.from);
@@ -228,12 +233,30 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Tex
     });
     for (const w of windows) {
       const inside = (h: LexiconHit): boolean => h.start >= w.window.from && h.start < w.window.to;
-      w.everydaySense = !offFrames.includes("everydaySense") && w.sexualLex === 0 && w.nudity === 0 && hitsStartingIn(hits.everydayNudity, w.window.from, w.window.to, inside).length > 0;
+      w.everydaySense = w.sexualLex === 0 && w.nudity === 0 && hitsStartingIn(hits.everydayNudity, w.window.from, w.window.to, inside).length > 0;
     }
     return { windows, tokens, tf, hits, frames };
   }
 
-  function decide(windows: WindowEvidence[], frames: Frames): Partial<Record<CategoryId, Candidate>> {
+  /** Rule families and frames in force with `off` switched off, computed once per set. */
+  const inForce = new WeakMap<ReadonlySet<string>, { rules: readonly RuleFamily[]; offFrames: readonly FrameName[] }>();
+  const inForceWith = (off: ReadonlySet<string>) => {
+    let found = inForce.get(off);
+    if (!found) {
+      found = { rules: RULE_FAMILIES.filter((r) => !off.has(r.name)), offFrames: FRAME_NAMES.filter((f) => off.has(`frame:${f}`)) };
+      inForce.set(off, found);
+    }
+    return found;
+  };
+
+  function decide(windows: WindowEvidence[], textFrames: Frames, off: ReadonlySet<string> = disabled): Partial<Record<CategoryId, Candidate>> {
+    const { rules, offFrames } = inForceWith(off);
+    let frames = textFrames;
+    if (offFrames.length > 0) {
+      frames = { ...textFrames };
+      for (const f of offFrames) if (f !== "everydaySense") frames[f] = false;
+    }
+    const everydaySenseOff = offFrames.includes("everydaySense");
     const out: Partial<Record<CategoryId, Candidate>> = {};
     let at = 0;
     const consider = (c: CategoryId, score: number, flagged: boolean, head: CategoryId | undefined, lexicons: Candidate["lexicons"]): void => {
@@ -249,7 +272,7 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Tex
     let family = "";
     const ctx: RuleContext = {
       frames, helped: false, claim: frames.negated || frames.counter || frames.supportive,
-      threshold, lexiconBar: header.lexicon, enabled: (name) => !disabled.has(name),
+      threshold, lexiconBar: header.lexicon, enabled: (name) => !off.has(name),
       // A family may flag only the categories its policy row lists.
       consider: (c, score, flagged, head, lexicons) => { if (allowed.get(c)!.has(family)) consider(c, score, flagged, head, lexicons); },
     };
@@ -257,7 +280,7 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Tex
       const w = windows[at]!;
       // The help frame, where the self-harm head is not sure on its own.
       ctx.helped = frames.helpGiving && (w.model.self_harm ?? 0) < HELP_HEAD_CAP;
-      const active = (f: FrameName): boolean => (f === "helpGiving" ? ctx.helped : f === "everydaySense" ? w.everydaySense : frames[f]);
+      const active = (f: FrameName): boolean => (f === "helpGiving" ? ctx.helped : f === "everydaySense" ? w.everydaySense && !everydaySenseOff : frames[f]);
       // A framed head's score stands, but the head alone does not flag.
       for (const { category: c, head, threshold: bar, suppressedBy } of headed) {
         const s = w.model[head]!;
@@ -286,17 +309,36 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Tex
       const a = ex(hi);
       for (let k = 0; k < a.length; k++) if (a[k]! > 0) weights[k] = a[k]!;
     }
+    const isFiller = (t: number): boolean => FUNCTION_WORDS.has(foldApostrophes(norm.text.slice(ev.tokens[t]!.start, ev.tokens[t]!.end)));
+    // Function words inside a rule's phrase, between its content words, read with it ("Immigrants
+    // are vermin", "end my life"); those at its edges do not ("hurt you").
+    const inPhrase = new Uint8Array(tTo - tFrom);
     for (const name of cand.lexicons) {
       for (const h of ev.hits[name] ?? []) {
         if (h.start < w.window.from || h.start >= w.window.to) continue;
+        let first = -1;
+        let last = -1;
         for (let t = tFrom; t < tTo; t++) {
           const tok = ev.tokens[t]!;
-          if (tok.start >= h.start && tok.end <= h.end) weights[t - tFrom]! += h.weight;
+          if (tok.start < h.start || tok.end > h.end) continue;
+          weights[t - tFrom]! += h.weight;
+          if (!isFiller(t)) {
+            if (first < 0) first = t;
+            last = t;
+          }
         }
+        for (let t = first + 1; first >= 0 && t < last; t++) inPhrase[t - tFrom] = 1;
       }
     }
+    // Spans point at the words that carry the meaning, not function words the head leans on
+    // ("you", "and", "her"); only a text of nothing else is explained by them.
     const top: number[] = [];
-    for (let k = 0; k < weights.length; k++) if (weights[k]! > 0) top.push(k);
+    const fillers: number[] = [];
+    for (let k = 0; k < weights.length; k++) {
+      if (weights[k]! <= 0) continue;
+      (isFiller(tFrom + k) && !inPhrase[k] ? fillers : top).push(k);
+    }
+    if (top.length === 0) top.push(...fillers);
     top.sort((x, y) => weights[y]! - weights[x]! || x - y);
     const spans = top.slice(0, MAX_SPANS).map((k) => {
       const t = ev.tokens[tFrom + k]!;
@@ -310,6 +352,20 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Tex
   return {
     id: header.id,
     languages: header.languages ?? DEFAULT_COVERED_LANGUAGES,
+    scoreVariants(text: string, variants: readonly ReadonlySet<string>[]): Partial<Record<CategoryId, CategoryVerdict>>[] {
+      const norm = normalizeText(text);
+      let original: ((start: number, end: number) => string) | undefined;
+      const ev = evaluate(norm, () => (original ??= codePointSlicer(text)));
+      return variants.map((off) => {
+        const decided = decide(ev.windows, ev.frames, off);
+        const categories: Partial<Record<CategoryId, CategoryVerdict>> = {};
+        for (const c of CATEGORY_IDS) {
+          const cand = decided[c];
+          if (cand) categories[c] = { score: Math.round(cand.score * 1e6) / 1e6, flagged: cand.flagged };
+        }
+        return categories;
+      });
+    },
     classify(text: string): Verdict {
       const norm = normalizeText(text);
       let original: ((start: number, end: number) => string) | undefined;

@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import type { Verdict } from "../../src/classifiers/classifier.js";
+import { loadTrainedClassifier } from "../../src/classifiers/engine/index.js";
+import { FUNCTION_WORDS } from "../../src/classifiers/engine/function-words.js";
+
+// Sentences written for these tests (not from any dataset).
+const classifier = loadTrainedClassifier();
+const spansOf = (text: string, category: keyof Verdict["categories"]): string[] => {
+  const v = classifier.classify(text) as Verdict;
+  expect(v.categories[category]?.flagged, `${category} flags "${text}"`).toBe(true);
+  return (v.explanations[category] ?? []).map((s) => s.text.toLowerCase());
+};
+const FILLER = ["you", "and", "her", "i", "will", "to", "a", "are", "those", "should", "going"];
+
+describe("explanations point at the harm, not at filler", () => {
+  it.each([
+    ["a threat", "I will find you and hurt you", "harassment_threatening", ["hurt"]],
+    ["a threat", "I'm going to kill you tomorrow", "violence", ["kill"]],
+    ["an insult", "you are a worthless pathetic idiot", "harassment", ["worthless", "pathetic", "idiot"]],
+    ["a slur", "all those niggers should leave", "hate", ["niggers"]],
+    ["a self-harm statement", "I want to end my life tonight", "self_harm", ["end", "life"]],
+  ] as const)("%s: %s", (_kind, text, category, harm) => {
+    const spans = spansOf(text, category);
+    for (const word of harm) expect(spans).toContain(word);
+    for (const word of FILLER) expect(spans).not.toContain(word);
+    // A function word only inside a rule's phrase ("end my life"), never at its edge or alone.
+    expect(spans.filter((span) => FUNCTION_WORDS.has(span)).length).toBeLessThanOrEqual(spans.length === 3 ? 1 : 0);
+  });
+
+  it("the threat's spans are exactly its verbs of harm", () => {
+    expect(spansOf("I will find you and hurt you", "harassment_threatening")).toEqual(["find", "hurt"]);
+    expect(spansOf("you are a worthless pathetic idiot", "harassment")).toEqual(["worthless", "pathetic", "idiot"]);
+  });
+});
