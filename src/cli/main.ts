@@ -8,6 +8,7 @@ import { runSigningCommand } from "./commands/signing.js";
 import { runVerifyCommand } from "./commands/verify.js";
 import { runUsageCommand } from "./commands/usage.js";
 import { runInviteCommand } from "./commands/invite.js";
+import { runPolicyCommand } from "./commands/policy.js";
 
 type Command = (args: string[]) => Promise<number>;
 
@@ -19,6 +20,7 @@ const COMMANDS: Record<string, Command> = {
   verify: runVerifyCommand,
   usage: runUsageCommand,
   invite: runInviteCommand,
+  policy: runPolicyCommand,
 };
 
 const HELP = `modctl: manage the moderation service's accounts and keys (prints JSON).
@@ -31,6 +33,7 @@ const HELP = `modctl: manage the moderation service's accounts and keys (prints 
   modctl key list --account ID
   modctl key revoke KEY_ID
   modctl plan set --account ID --plan P [--rpm N]
+  modctl policy get|set|test --account ID [--key KEY_ID] [--file POLICY.json|-] [--text T]   (docs/policies.md)
   modctl usage --account ID [--granularity minute|hour|day] [--from T] [--to T]
   modctl verify --request REQ.json --response RESP.txt (--jwks URL|FILE | --key PUBLIC.pem) [--max-age S]
   modctl signing list | rotate | retire KID | generate --out FILE
