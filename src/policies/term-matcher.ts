@@ -21,7 +21,8 @@ export interface TermMatcher {
  * through the same normalisation as the classifier (leetspeak, spacing, look-alikes, zero-width),
  * so "h4te" or "k i l l" in a text matches the term "hate" or "kill".
  */
-export function buildTermMatcher(terms: readonly string[]): TermMatcher {
+/** `dense: false` forces the sparse automaton (tests hold both forms to the same answers). */
+export function buildTermMatcher(terms: readonly string[], options: { dense?: boolean } = {}): TermMatcher {
   // Trie over UTF-16 units of the normalised terms. goto: per node, unit -> child.
   const goto: Map<number, number>[] = [new Map()];
   const depth: number[] = [0];
@@ -62,6 +63,10 @@ export function buildTermMatcher(terms: readonly string[]): TermMatcher {
     }
   }
 
+  const hasOutput = new Uint8Array(goto.length);
+  for (let node = 1; node < goto.length; node++) hasOutput[node] = ends[node]!.length > 0 || report[node]! > 0 ? 1 : 0;
+  const step = (options.dense !== false ? denseSteps(goto, fail) : undefined) ?? sparseStep(goto, fail);
+
   return {
     find(input) {
       if (terms.length === 0) return [];
@@ -73,13 +78,8 @@ export function buildTermMatcher(terms: readonly string[]): TermMatcher {
       let codePoints: string[] | undefined;
       let node = 0;
       for (let i = 0; i < text.length; i++) {
-        const unit = text.charCodeAt(i);
-        let next = goto[node]!.get(unit);
-        while (next === undefined && node !== 0) {
-          node = fail[node]!;
-          next = goto[node]!.get(unit);
-        }
-        node = next ?? 0;
+        node = step(node, text.charCodeAt(i));
+        if (hasOutput[node] === 0) continue;
         for (let out = ends[node]!.length > 0 ? node : report[node]!; out > 0; out = report[out]!) {
           const startUnit = i + 1 - depth[out]!;
           if (isWordUnit(text, startUnit - 1) || isWordUnit(text, i + 1)) continue;
@@ -93,6 +93,45 @@ export function buildTermMatcher(terms: readonly string[]): TermMatcher {
       }
       return hits;
     },
+  };
+}
+
+/** Entries of a dense transition table past which the sparse automaton is used (16 MiB of Int32). */
+const DENSE_LIMIT = 4 << 20;
+
+/**
+ * The automaton as a full transition table over the units the terms use (every other unit is one
+ * class that leads back to the root): one array read per unit of text instead of hash look-ups and
+ * failure chasing. Undefined when the table would pass DENSE_LIMIT (huge or very varied lists).
+ */
+function denseSteps(goto: Map<number, number>[], fail: Int32Array): ((node: number, unit: number) => number) | undefined {
+  const classOf = new Map<number, number>();
+  for (const edges of goto) for (const unit of edges.keys()) if (!classOf.has(unit)) classOf.set(unit, classOf.size + 1);
+  const width = classOf.size + 1;
+  if (goto.length * width > DENSE_LIMIT) return undefined;
+  const asciiClass = Int32Array.from({ length: 128 }, (_, unit) => classOf.get(unit) ?? 0);
+  const table = new Int32Array(goto.length * width);
+  // Breadth first, so a node's failure target has its row filled before the node.
+  const order = [0];
+  for (let q = 0; q < order.length; q++) for (const child of goto[order[q]!]!.values()) order.push(child);
+  for (const node of order) {
+    const row = node * width;
+    if (node !== 0) table.copyWithin(row, fail[node]! * width, fail[node]! * width + width);
+    else table.fill(0, 0, width);
+    for (const [unit, child] of goto[node]!) table[row + classOf.get(unit)!] = child;
+  }
+  return (node, unit) => table[node * width + (unit < 128 ? asciiClass[unit]! : (classOf.get(unit) ?? 0))]!;
+}
+
+/** The automaton's step with its goto maps and failure links, for lists too large for a table. */
+function sparseStep(goto: Map<number, number>[], fail: Int32Array): (node: number, unit: number) => number {
+  return (node, unit) => {
+    let next = goto[node]!.get(unit);
+    while (next === undefined && node !== 0) {
+      node = fail[node]!;
+      next = goto[node]!.get(unit);
+    }
+    return next ?? 0;
   };
 }
 

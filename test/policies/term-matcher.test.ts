@@ -24,6 +24,17 @@ describe("buildTermMatcher", () => {
     expect(spans(["rat", "camp rat", "r4t"], "camp rat").sort()).toEqual([[0, 5, 8, "rat"], [1, 0, 8, "camp rat"], [2, 5, 8, "rat"]].sort());
   });
 
+  it("the table and the sparse automaton find the same hits", () => {
+    let seed = 7;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const word = () => Array.from({ length: 2 + Math.floor(rand() * 4) }, () => "abcdeéß"[Math.floor(rand() * 7)]).join("");
+    const terms = Array.from({ length: 300 }, () => (rand() < 0.2 ? `${word()} ${word()}` : word()));
+    const text = Array.from({ length: 400 }, word).join(" ");
+    const dense = buildTermMatcher(terms).find(text);
+    expect(dense.length).toBeGreaterThan(50);
+    expect(buildTermMatcher(terms, { dense: false }).find(text)).toEqual(dense);
+  });
+
   it("finds nothing with no terms or no match", () => {
     expect(spans([], "anything")).toEqual([]);
     expect(spans(["zebra"], "a horse")).toEqual([]);
