@@ -83,6 +83,30 @@ describe("policies over POST /v1/moderate", () => {
   });
 });
 
+describe("policies over POST /v1/moderations (OpenAI's dialect)", () => {
+  it("maps the policy's flags like the model's; scores unchanged", async () => {
+    const { accountId, key } = await server.createAccount("pro");
+    const call = async () => {
+      const response = await fetch(`${server.httpUrl}/v1/moderations`, {
+        method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${key}` }, body: JSON.stringify({ input: "I will hurt you, you idiot" }),
+      });
+      expect(response.status).toBe(200);
+      return ((await response.json()) as { results: { flagged: boolean; categories: Record<string, boolean>; category_scores: Record<string, number> }[] }).results[0]!;
+    };
+    const before = await call();
+    await server.ctx.policies.update({ accountId }, { thresholds: ALL("off") }, "test");
+    const off = await call();
+    expect(off.flagged).toBe(false);
+    expect(Object.values(off.categories).some(Boolean)).toBe(false);
+    expect(off.category_scores).toEqual(before.category_scores);
+    await server.ctx.policies.update({ accountId }, { thresholds: ALL(0) }, "test");
+    const all = await call();
+    expect(all.categories.hate).toBe(true);
+    expect(all.categories["self-harm"]).toBe(true);
+    expect(all.category_scores).toEqual(before.category_scores);
+  });
+});
+
 describe.each([
   ["connect", () => createConnectTransport({ baseUrl: server.httpUrl, httpVersion: "1.1" })],
   ["grpc-web", () => createGrpcWebTransport({ baseUrl: server.httpUrl, httpVersion: "1.1" })],
