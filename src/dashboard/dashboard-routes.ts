@@ -2,6 +2,7 @@ import fs from "node:fs";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { AppContext } from "../app/app-context.js";
 import { registerAccountPages } from "./account-pages.js";
+import { registerPolicyPages } from "./policy-pages.js";
 import { registerAuthRoutes } from "./auth-routes.js";
 import { csrfMatches, sameOrigin } from "./csrf.js";
 import { errorPage } from "./pages/auth-pages.js";
@@ -64,6 +65,7 @@ export async function registerDashboardRoutes(app: FastifyInstance, ctx: AppCont
       });
       registerAuthRoutes(pages, ctx);
       registerAccountPages(pages, ctx);
+      registerPolicyPages(pages, ctx);
     });
   });
 }

@@ -1,13 +1,14 @@
 import type { Account } from "../../accounts/account-store.js";
 import { csrfField, esc } from "./html.js";
 
-type NavItem = "overview" | "keys" | "usage" | "playground";
+type NavItem = "overview" | "keys" | "usage" | "playground" | "policy";
 
 const NAV: Array<[NavItem, string, string]> = [
   ["overview", "Overview", "/dashboard"],
   ["keys", "API keys", "/dashboard/keys"],
   ["usage", "Usage", "/dashboard/usage"],
   ["playground", "Playground", "/dashboard/playground"],
+  ["policy", "Policy", "/dashboard/policy"],
 ];
 
 /** The page frame: header with navigation when logged in, a centred column otherwise. */

@@ -1,0 +1,64 @@
+import type { Account } from "../../accounts/account-store.js";
+import { CATEGORY_IDS } from "../../classifiers/categories.js";
+import type { PolicyChange } from "../../policies/policy-store.js";
+import { csrfField, esc, formatTime } from "./html.js";
+import { layout, notice } from "./layout.js";
+
+/** The form's values as the user typed them (kept on a refusal or a try, so nothing is lost). */
+export interface PolicyForm {
+  thresholds: Record<string, string>;
+  block: string;
+  allow: string;
+  text: string;
+}
+
+export interface TryResult {
+  categories: Record<string, { score: number; flagged: boolean }>;
+  flagged: boolean;
+}
+
+/**
+ * The policy page: per category a threshold (blank: the model decides; a number 0 to 1; or off),
+ * the block list (one `term | category` a line, category custom when left out), the allow list,
+ * a "try it" box that shows scores and flags under the draft without saving, and every change.
+ */
+export function policyPage(options: {
+  account: Account; csrf: string; form: PolicyForm; version: number | undefined; changes: PolicyChange[];
+  error?: string; saved?: boolean; tried?: TryResult;
+}): string {
+  const { form } = options;
+  const rows = CATEGORY_IDS.map((id) => `<label>${esc(id)} <input name="t_${id}" id="t_${id}" value="${esc(form.thresholds[id] ?? "")}" placeholder="model default" inputmode="decimal" size="8"></label>`).join("\n");
+  const tried = options.tried
+    ? `<section class="card" id="try-result"><h2>Under this draft: ${options.tried.flagged ? "flagged" : "not flagged"}</h2><table><thead><tr><th>category</th><th>score</th><th>flagged</th></tr></thead><tbody>
+${Object.entries(options.tried.categories).map(([id, c]) => `<tr data-category="${esc(id)}"><td>${esc(id)}</td><td>${c.score.toFixed(3)}</td><td class="flag">${c.flagged ? "yes" : "no"}</td></tr>`).join("\n")}
+</tbody></table></section>`
+    : "";
+  const history = options.changes.length === 0
+    ? `<p class="muted">No changes yet: the model's thresholds decide.</p>`
+    : `<table id="policy-changes"><thead><tr><th>when</th><th>who</th><th>scope</th><th>version</th></tr></thead><tbody>
+${options.changes.map((c) => `<tr><td>${esc(formatTime(c.changedAt))}</td><td>${esc(c.changedBy)}</td><td>${c.keyId ? `key ${esc(c.keyId)}` : "account"}</td><td>${c.previousVersion} → ${c.version}</td></tr>`).join("\n")}
+</tbody></table>`;
+  return layout({
+    title: "Policy",
+    account: options.account,
+    csrf: options.csrf,
+    active: "policy",
+    body: `<h1>Moderation policy</h1>
+${options.error ? notice("error", options.error) : ""}${options.saved ? notice("success", `Saved as version ${options.version}. It applies to your next request.`) : ""}
+<p class="muted">A policy changes which categories are flagged, never the scores. Current version: <span id="policy-version">${options.version ?? "none"}</span>.</p>
+<form method="post" action="/dashboard/policy" class="stack" id="policy-form">
+  ${csrfField(options.csrf)}
+  <section class="card"><h2>Thresholds</h2><p class="muted">Flag at or above a score from 0 to 1, or <code>off</code>; blank keeps the model's own threshold.</p>
+  <div class="stack">${rows}</div></section>
+  <section class="card"><h2>Block list</h2><p class="muted">One term a line; <code>term | category</code> flags that category, else <code>custom</code>. Spelling tricks (l33t, s p a c e s, look-alikes) still match.</p>
+  <textarea name="block" id="block" rows="5">${esc(form.block)}</textarea></section>
+  <section class="card"><h2>Allow list</h2><p class="muted">One term a line: never counts as evidence on its own.</p>
+  <textarea name="allow" id="allow" rows="3">${esc(form.allow)}</textarea></section>
+  <section class="card"><h2>Try it</h2><textarea name="text" id="try-text" rows="3" placeholder="A text to moderate under the draft">${esc(form.text)}</textarea>
+  <button type="submit" name="action" value="try" id="policy-try">Try draft</button></section>
+  <button type="submit" name="action" value="save" class="primary" id="policy-save">Save policy</button>
+</form>
+${tried}
+<section class="card"><h2>Changes</h2>${history}</section>`,
+  });
+}

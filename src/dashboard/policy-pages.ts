@@ -1,0 +1,87 @@
+import { create } from "@bufbuild/protobuf";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { ModerateRequestSchema } from "../../gen/moderation/v1/moderation_pb.js";
+import type { Account } from "../accounts/account-store.js";
+import type { AppContext } from "../app/app-context.js";
+import { CATEGORY_IDS } from "../classifiers/categories.js";
+import { ApiError } from "../errors/api-error.js";
+import { createModerator } from "../moderation/moderate.js";
+import { compilePolicy } from "../policies/apply-policy.js";
+import { validatePolicyRules, type Policy } from "../policies/policy.js";
+import { redirect, sendPage } from "./replies.js";
+import { policyPage, type PolicyForm } from "./pages/policy-page.js";
+import { stateOf } from "./request-state.js";
+
+/**
+ * The account's policy page (docs/policies.md): edit, try the draft without saving, save (recorded
+ * as user:<email>), and every change. Drafts go through validatePolicyRules like the API's and
+ * modctl's; a refusal keeps what was typed and says why.
+ */
+export function registerPolicyPages(app: FastifyInstance, ctx: AppContext): void {
+  const moderate = createModerator({ textClassifier: ctx.textClassifier });
+
+  const show = async (reply: FastifyReply, account: Account, csrf: string, form: PolicyForm, extra: { error?: string; saved?: boolean; tried?: { categories: Record<string, { score: number; flagged: boolean }>; flagged: boolean } } = {}, status = 200) => {
+    const current = await ctx.policies.current({ accountId: account.id });
+    const changes = await ctx.policies.history(account.id);
+    return sendPage(reply, policyPage({ account, csrf, form, version: current?.version, changes, ...extra }), status);
+  };
+
+  app.get("/dashboard/policy", async (request: FastifyRequest, reply: FastifyReply) => {
+    const { account, csrf } = stateOf(request);
+    if (!account) return redirect(reply, "/dashboard/login");
+    return show(reply, account, csrf, formOf(await ctx.policies.current({ accountId: account.id })));
+  });
+
+  app.post("/dashboard/policy", async (request: FastifyRequest, reply: FastifyReply) => {
+    const { account, csrf } = stateOf(request);
+    if (!account) return redirect(reply, "/dashboard/login");
+    const body = request.body as Record<string, unknown>;
+    const form: PolicyForm = {
+      thresholds: Object.fromEntries(CATEGORY_IDS.map((id) => [id, String(body[`t_${id}`] ?? "").trim()])),
+      block: String(body.block ?? ""),
+      allow: String(body.allow ?? ""),
+      text: String(body.text ?? ""),
+    };
+    try {
+      const draft = draftOf(form);
+      if (body.action === "try") {
+        const rules = validatePolicyRules(draft);
+        const answer = await moderate(create(ModerateRequestSchema, { input: [{ type: "text", text: form.text || " " }] }), undefined, compilePolicy({ id: "draft", version: 0, ...rules }));
+        const result = answer.results![0]!;
+        return show(reply, account, csrf, form, { tried: { categories: result.categories as Record<string, { score: number; flagged: boolean }>, flagged: Boolean(result.flagged) } });
+      }
+      await ctx.policies.update({ accountId: account.id }, draft, `user:${account.email}`);
+      return show(reply, account, csrf, form, { saved: true });
+    } catch (error) {
+      if (error instanceof ApiError) return show(reply, account, csrf, form, { error: `${error.message} (${error.code})` }, 400);
+      throw error;
+    }
+  });
+}
+
+/** The draft the form describes: blank thresholds left to the model, "off", or a number. */
+function draftOf(form: PolicyForm): unknown {
+  const thresholds: Record<string, unknown> = {};
+  for (const [id, raw] of Object.entries(form.thresholds)) {
+    if (raw === "") continue;
+    thresholds[id] = raw.toLowerCase() === "off" ? "off" : /^\s*[-+]?\d*\.?\d+\s*$/.test(raw) ? Number(raw) : raw;
+  }
+  const lines = (text: string) => text.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== "");
+  return {
+    thresholds,
+    blockList: lines(form.block).map((line) => {
+      const bar = line.lastIndexOf("|");
+      return bar < 0 ? { term: line, category: "custom" } : { term: line.slice(0, bar).trim(), category: line.slice(bar + 1).trim() || "custom" };
+    }),
+    allowList: lines(form.allow),
+  };
+}
+
+function formOf(policy: Policy | undefined): PolicyForm {
+  return {
+    thresholds: Object.fromEntries(CATEGORY_IDS.map((id) => [id, policy?.thresholds[id] === undefined ? "" : String(policy.thresholds[id])])),
+    block: (policy?.blockList ?? []).map((b) => (b.category === "custom" ? b.term : `${b.term} | ${b.category}`)).join("\n"),
+    allow: (policy?.allowList ?? []).join("\n"),
+    text: "",
+  };
+}

@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser } from "playwright-core";
+import { startTestServer, type TestServer } from "../support/test-server.js";
+import { launchChromium, screenshot, VIEWPORTS } from "./browser-support.js";
+
+describe("policy page in Chromium", () => {
+  let server: TestServer;
+  let browser: Browser;
+  beforeAll(async () => {
+    server = await startTestServer({ env: { SIGNUPS_PER_IP: "1000" } });
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it("try a draft (scores and flags, nothing saved) → a refusal keeps the form → save → the API answers under it → the change is listed", { timeout: 120_000 }, async () => {
+    const context = await browser.newContext({ viewport: VIEWPORTS.laptop, baseURL: server.httpUrl });
+    const page = await context.newPage();
+    await page.goto("/dashboard/signup");
+    await page.fill("input[name=email]", "policy@example.test");
+    await page.fill("input[name=password]", "a browser-tested password");
+    await page.click("button:has-text('Sign up')");
+    await page.waitForURL("**/dashboard/keys?welcome=1");
+    await page.fill("input[name=name]", "game");
+    await page.click("button:has-text('Create key')");
+    const key = (await page.locator("#new-key-secret").textContent())!.trim();
+
+    await page.click("nav >> text=Policy");
+    expect(await page.locator("#policy-version").textContent()).toBe("none");
+    await page.fill("#t_hate", "off");
+    await page.fill("#block", "camper | harassment\nez clap");
+    await page.fill("#allow", "noob");
+    await page.fill("#try-text", "what a c4mper");
+    await page.click("#policy-try");
+    expect(await page.locator("#try-result tr[data-category=harassment] .flag").textContent()).toBe("yes");
+    expect(await page.locator("#policy-version").textContent()).toBe("none");
+    expect(await page.inputValue("#block")).toBe("camper | harassment\nez clap");
+    await screenshot(page, "laptop-policy-try");
+
+    await page.fill("#t_sexual", "1.5");
+    await page.click("#policy-save");
+    await expect(page.locator(".notice.error").textContent()).resolves.toContain("policy_invalid_threshold");
+    expect(await page.inputValue("#t_sexual")).toBe("1.5");
+    await page.fill("#t_sexual", "0.2");
+    await page.click("#policy-save");
+    await expect(page.locator(".notice.success").textContent()).resolves.toContain("version 1");
+    expect(await page.locator("#policy-changes tbody tr").count()).toBe(1);
+    expect(await page.locator("#policy-changes").textContent()).toContain("user:policy@example.test");
+
+    const response = await fetch(`${server.httpUrl}/v1/moderate`, {
+      method: "POST", headers: { "content-type": "application/json", "x-api-key": key }, body: JSON.stringify({ input: [{ type: "text", text: "what a c4mper" }] }),
+    });
+    const answer = (await response.json()) as { policy?: { version: number }; results: { categories: Record<string, { flagged: boolean }> }[] };
+    expect(answer.policy?.version).toBe(1);
+    expect(answer.results[0]!.categories.harassment!.flagged).toBe(true);
+    await page.goto("/dashboard/policy");
+    expect(await page.inputValue("#t_hate")).toBe("off");
+    expect(await page.inputValue("#t_sexual")).toBe("0.2");
+    await context.close();
+  });
+});
