@@ -16,14 +16,12 @@ import { FRAME_NAMES, framesOf, HELP_HEAD_CAP, type FrameName, type Frames } fro
 import { RULE_FAMILIES, type RuleContext } from "../rules/index.js";
 import type { RuleFamily } from "../rules/rule-family.js";
 import { THIRD_PERSON_FACTOR } from "../rules/insults.js";
-import { MINOR_FOR_SEXUAL_EVIDENCE, SEXUAL_ACT_FLAG } from "../rules/sexual-minors.js";
+import { MINOR_FOR_SEXUAL_EVIDENCE, PLAIN_MINOR } from "../rules/sexual-minors.js";
 import type { Candidate, TextHits, WindowEvidence } from "./window-evidence.js";
 
 const sigmoid = (x: number): number => 1 / (1 + Math.exp(-x));
 const MAX_SPANS = 3;
 
-/** How many words may stand between a sexual act and the minor indicator after it for the two to count together. */
-const SEXUAL_ACT_REACH = 4;
 /** Texts of at most this many words are short requests (prompts), where nudity words count. */
 const SHORT_TEXT_WORDS = 60;
 /** How many words after the pictures a minor indicator may name who they are of ("nude pics of young teens"). */
@@ -126,7 +124,6 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
       graphicViolence: lex.graphicViolence.scan(norm.text, tokens, words),
       // "ten" folds onto "teen" (repeated letters collapse): the caller's spelling decides.
       minors: notFoldedLookalike(lex.minors.scan(norm.text, tokens, words), (h) => original()(norm.start[h.start]!, norm.end[h.end - 1]!)),
-      sexualActs: [] as LexiconHit[],
       selfHarmMethods: lex.selfHarmMethods.scan(norm.text, tokens, words),
       // Not a noun ("in the end you ...", "the hurt you caused"), nor said of a game ("I'll kill you in this match").
       threats: notInGame(norm.text, tokens, words, notNounSense(norm.text, tokens, words, lex.threats.scan(norm.text, tokens, words))),
@@ -163,9 +160,7 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
     // Only phrases that name a harm plainly (weight 0.8 or more: "hurt you", not "beat you" or "find you").
     hits.declaredThreats = declaredThreats(norm.text, tokens, words, hits.threats.filter((h) => h.weight >= 0.8));
     // A plain minor indicator ("a 14 year old", "child"; not "girl" or "baby").
-    const plainMinors = hits.minors.filter((h) => h.weight >= SEXUAL_ACT_FLAG);
-    // A sexual act counts only with a plain minor indicator as its object ("seduces a 14 year old").
-    hits.sexualActs = followedBy(norm.text, tokens, words, lex.sexualActs.scan(norm.text, tokens, words), plainMinors, SEXUAL_ACT_REACH);
+    const plainMinors = hits.minors.filter((h) => h.weight >= PLAIN_MINOR);
     // Nudity about pictures, not negated, of a minor: a plain minor indicator after the pictures ("nude
     // pics of young teens") or right before, as their modifier ("schoolgirl nudes"); not "naked baby
     // photos" or "teach your teens never to send nudes".
@@ -211,7 +206,6 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
         sexualLex: evidenceScore(pick(hits.sexual), count),
         graphicLex: evidenceScore(pick(hits.graphicViolence), count),
         minors: strongestHit(pick(hits.minors)),
-        sexualAct: strongestHit(pick(hits.sexualActs)),
         methods: strongestHit(pick(hits.selfHarmMethods)),
         threats: strongestHit(pick(hits.threats)),
         declaredThreat: strongestHit(pick(hits.declaredThreats)),

@@ -9,7 +9,7 @@ import type { LexiconHit } from "../rules/lexicon/index.js";
 
 /** The named lexicon hit lists of a text, whose spans explain rule-based flags. */
 export type HitList =
-  | "sexual" | "sexualActs" | "graphicViolence" | "minors" | "selfHarmMethods" | "threats" | "veiledThreats"
+  | "sexual" | "graphicViolence" | "minors" | "selfHarmMethods" | "threats" | "veiledThreats"
   | "violentActs" | "weaponMaking" | "selfHarmIntent" | "insults" | "nudity" | "groupClaims" | "exterminationClaims" | "grooming" | "thirdPersonInsults" | "hateSlogans" | "edPromotion";
 
 /** Every hit list of a text, plus everyday senses of nudity words (which only keep others off). */
@@ -27,8 +27,6 @@ export interface WindowEvidence {
   sexualLex: number;
   graphicLex: number;
   minors: number;
-  /** A sexual act done to a minor indicator right after it ("seduces a 14 year old"); the smaller weight of the two. */
-  sexualAct: number;
   methods: number;
   threats: number;
   /** A threat phrase the writer declares as their own coming act ("I will hurt you"). */

@@ -5,8 +5,8 @@ import type { RuleFamily } from "./rule-family.js";
  * "son" (0.3) or "daughter" (0.5) alone are said of adults too ("the girl at the bar").
  */
 export const MINOR_FOR_SEXUAL_EVIDENCE = 0.6;
-/** Act and minor weights (the smaller of the two) from which a sexual act done to a minor flags sexual_minors. */
-export const SEXUAL_ACT_FLAG = 0.8;
+/** A plain minor indicator ("a 14 year old", "child"; not "girl" or "baby"): the weight from which one counts beside nude pictures. */
+export const PLAIN_MINOR = 0.8;
 
 /**
  * sexual_minors has no honest training data: sexual evidence AND a minor indicator in the same window.
@@ -24,17 +24,6 @@ export const sexualMinors: RuleFamily = {
     // The sexual evidence that flags sexual_minors is sexual content: flag it as such too, so an
     // answer never says "sexual content involving minors" without "sexual content".
     if (sexualWithMinor) ctx.consider("sexual", sexual, true, "sexual", w.nudeImagery > 0 ? ["sexual", "nudity"] : ["sexual"]);
-  },
-};
-
-/**
- * A sexual act ("seduces", "molested") with a plain minor indicator as its object ("a 14 year old",
- * "child"): such text is rarely explicit enough for the sexual evidence above.
- */
-export const sexualActsOnMinors: RuleFamily = {
-  name: "sexual-acts-on-minors",
-  apply(w, ctx) {
-    if (w.sexualAct >= SEXUAL_ACT_FLAG) ctx.consider("sexual_minors", w.sexualAct, true, undefined, ["minors", "sexualActs"]);
   },
 };
 
