@@ -67,6 +67,22 @@ export function createPolicyStore(db: Database, clock: () => number = Date.now) 
     return made;
   }
 
+  function insertNext(scope: PolicyScope, rules: PolicyRules, changedBy: string): Promise<Policy> {
+    return db.transaction(async (tx) => {
+      const last = await tx.query<{ policy_id: string; version: unknown }>(
+        `SELECT policy_id, version FROM policy_versions WHERE account_id = $1 AND scope = $2 ORDER BY version DESC LIMIT 1`,
+        [scope.accountId, scopeOf(scope)],
+      );
+      const policyId = last[0]?.policy_id ?? newId("pol");
+      const version = last[0] ? toNumber(last[0].version) + 1 : 1;
+      await tx.execute(
+        `INSERT INTO policy_versions (policy_id, account_id, scope, version, rules, changed_at, changed_by) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        [policyId, scope.accountId, scopeOf(scope), version, JSON.stringify(rules), clock(), changedBy],
+      );
+      return { id: policyId, version, ...rules };
+    });
+  }
+
   return {
     /** The policy that decides a call's flags, compiled; undefined when neither the key nor the account has one. */
     async forCaller(accountId: string, keyId: string): Promise<CompiledPolicy | undefined> {
@@ -102,19 +118,15 @@ export function createPolicyStore(db: Database, clock: () => number = Date.now) 
      */
     async update(scope: PolicyScope, draft: unknown, changedBy: string): Promise<Policy> {
       const rules = validatePolicyRules(draft);
-      return db.transaction(async (tx) => {
-        const last = await tx.query<{ policy_id: string; version: unknown }>(
-          `SELECT policy_id, version FROM policy_versions WHERE account_id = $1 AND scope = $2 ORDER BY version DESC LIMIT 1`,
-          [scope.accountId, scopeOf(scope)],
-        );
-        const policyId = last[0]?.policy_id ?? newId("pol");
-        const version = last[0] ? toNumber(last[0].version) + 1 : 1;
-        await tx.execute(
-          `INSERT INTO policy_versions (policy_id, account_id, scope, version, rules, changed_at, changed_by) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-          [policyId, scope.accountId, scopeOf(scope), version, JSON.stringify(rules), clock(), changedBy],
-        );
-        return { id: policyId, version, ...rules };
-      });
+      // Two changes at once (two replicas, or modctl beside the dashboard) may both read version N;
+      // the primary key lets one write N+1 and the other retries on top of it.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await insertNext(scope, rules, changedBy);
+        } catch (error) {
+          if (attempt >= 5 || !isDuplicateKey(error)) throw error;
+        }
+      }
     },
 
     /** Every change to the account's policies (its own and its keys'), newest first. */
@@ -138,3 +150,11 @@ export function createPolicyStore(db: Database, clock: () => number = Date.now) 
 }
 
 export type PolicyStore = ReturnType<typeof createPolicyStore>;
+
+/** A primary-key clash, as either driver reports it (PostgreSQL's SQLSTATE 23505, SQLite's constraint error). */
+function isDuplicateKey(error: unknown): boolean {
+  for (let e: unknown = error; e instanceof Error; e = e.cause) {
+    if ((e as { code?: unknown }).code === "23505" || /UNIQUE constraint|duplicate key/i.test(e.message)) return true;
+  }
+  return false;
+}

@@ -47,6 +47,15 @@ describe.each(STORE_KINDS)("policy store on %s", (kind) => {
     expect(await store.current({ accountId: "acct_2" })).toBeUndefined();
   });
 
+  it("changes made at once all land, as consecutive versions of one policy", async () => {
+    // Two PostgreSQL connections race for the same version (replicas); SQLite serves one process,
+    // whose transactions are serialised (two writing SQLite processes wait on its busy timeout).
+    const stores = kind === "postgres" ? [createPolicyStore(a), createPolicyStore(b)] : [createPolicyStore(a), createPolicyStore(a)];
+    const made = await Promise.all(Array.from({ length: 6 }, (_, i) => stores[i % 2]!.update({ accountId: "acct_4" }, { thresholds: { hate: i / 10 } }, `writer ${i}`)));
+    expect(made.map((p) => p.version).sort()).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(new Set(made.map((p) => p.id)).size).toBe(1);
+  });
+
   it("a change made through another connection (another replica) applies on the next read", async () => {
     const here = createPolicyStore(a);
     const there = createPolicyStore(b);
