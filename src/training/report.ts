@@ -29,7 +29,7 @@ export interface Evaluation {
   maxFpr?: number | undefined;
   policy?: string | undefined;
   /** The figures of the model this one replaced, for before/after columns. */
-  previous?: { id: string; folds?: string[]; perDataset?: Record<string, Partial<Record<string, number>>>; pooled: Partial<Record<string, CategorySummary>>; benign: Record<string, { benign: number; flagged: number }>; selection?: Record<string, { mean: number; pairs: number }> } | undefined;
+  previous?: { id: string; folds?: string[]; calibrationConfusion?: Record<string, Partial<Record<string, { sum: number; n: number }>>>; perDataset?: Record<string, Partial<Record<string, number>>>; pooled: Partial<Record<string, CategorySummary>>; benign: Record<string, { benign: number; flagged: number }>; selection?: Record<string, { mean: number; pairs: number }> } | undefined;
   heldOut: Record<string, {
     pooled: Partial<Record<string, CategorySummary>>;
     perDataset: { dataset: string; benign: number; benignFlagged: number; benignByCategory?: Partial<Record<string, number>> | undefined; slices: Record<string, { benign: number; flagged: number }>; categories: Partial<Record<string, CategorySummary>> }[];
@@ -130,6 +130,7 @@ export function writeReport(path: string, ev: Evaluation): void {
   const confusionTables: [string, Record<string, Partial<Record<string, { mean: number; n: number }>>> | undefined][] = [
     ["held-out datasets", ev.confusion],
     ["the random calibration split (15% of texts, never trained on; at most 300 positives per category, in-distribution)", ev.calibrationConfusion ? meansOf(ev.calibrationConfusion) : undefined],
+    [`the same split, previous model \`${prev?.id ?? ""}\` on the same rows (same seed and split, so it never trained on them either; texts of the three new sets it never saw at all)`, prev?.calibrationConfusion ? meansOf(prev.calibrationConfusion) : undefined],
   ];
   if (confusionTables.some(([, c]) => c)) {
     lines.push("### Category separation", "");
