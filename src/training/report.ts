@@ -78,11 +78,11 @@ export function writeReport(path: string, ev: Evaluation): void {
   lines.push(...CARD_WHAT.map((l) => l.replace("{family}", FAMILY_TEXT[ev.winner] ?? ev.winner)), "");
   lines.push("## Data and licences", "");
   lines.push(`Read from ../shared/datasets at training time (never copied into the repo); ${t.rows ?? "?"} training windows. Each dataset counts as at most 6,000 rows (everyday assistant queries 30,000, Reddit C-SSRS 2,000); benign look-alikes weigh 2x.`, "");
-  table(["dataset", "licence", "dataset", "licence"], pairs(LICENCES).map(([a, b]) => [a[0], a[1], b?.[0] ?? "", b?.[1] ?? ""]));
+  lines.push(`${LICENCES.map(([d, l]) => `${d} (${l})`).join("; ")}.`, "");
   lines.push("## Family selection (leave-one-dataset-out)", "");
   if (ev.comparison) {
     const c = ev.comparison;
-    lines.push(`Compared on the same ${Math.round(c.subsample * 100)}% subsample of the training rows (a fixed hash per row; the 2-core machine's budget), ${c.epochs} epochs, held-out datasets ${c.folds.join(", ")}. Mean AUPRC over (held-out dataset, category) pairs with at least 10 positives and 10 negatives; benign = share of held-out benign rows flagged.`, "");
+    lines.push(`Compared on the same ${Math.round(c.subsample * 100)}% subsample of the training rows (fixed hash per row), ${c.epochs} epochs, held out: ${c.folds.join(", ")}. Mean AUPRC over (held-out dataset, category) pairs with 10+ positives and negatives.`, "");
     const cells = (d: { categories: Partial<Record<string, CategorySummary>> }): string =>
       FAMILIES.filter((x) => (d.categories[x]?.positives ?? 0) >= 10 && (d.categories[x]?.negatives ?? 0) >= 10).map((x) => `${x} ${f3(d.categories[x]?.auprc)}`).join(", ");
     table(["family", "mean AUPRC", "pairs", "benign flagged", ...c.folds.map((d) => `held out ${d}`), "train + eval (s)"], Object.entries(c.compare).map(([f, r]) => {
@@ -95,12 +95,12 @@ export function writeReport(path: string, ev: Evaluation): void {
   const sel = Object.entries(ev.selection).map(([f, s]) => `${f} ${f3(s.mean)} over ${s.pairs} pairs`).join("; ");
   lines.push(`Shipped model, full data, held-out datasets ${ev.folds.join(", ")}: ${sel}.${prev?.selection ? ` Previous model \`${prev.id}\`: ${Object.entries(prev.selection).map(([f, s]) => `${f} ${f3(s.mean)} over ${s.pairs} pairs`).join("; ")} (its folds: ${prev.folds?.join(", ") ?? "see its card"}).` : ""}`, "");
   const missing = (ev.plannedFolds ?? []).filter((d) => !ev.folds.includes(d));
-  if (missing.length > 0) lines.push(`**Held-out evaluation incomplete**: this model was evaluated holding out ${ev.folds.length > 0 ? ev.folds.join(", ") : "no dataset"}; the folds ${missing.join(", ")} were not trained in the run's time budget, so the tables below cover only the datasets named. \`npm run train\` runs all of them.`, "");
+  if (missing.length > 0) lines.push(`**Held-out evaluation incomplete**: this model was evaluated holding out ${ev.folds.length > 0 ? ev.folds.join(", ") : "no dataset"}; the folds ${missing.join(", ")} were not trained in time on the shared machine; the tables cover only the datasets named.`, "");
   // Pooled "prev" columns compare only when both models held out the same datasets.
   const samePrev = prev && prev.folds && prev.folds.join() === ev.folds.join() ? prev : undefined;
   if (winner) {
     lines.push("## Held-out evaluation per category", "");
-    lines.push(`Pooled over the held-out datasets: every row scored by the full classifier (model, rules, frames) trained without its dataset${ev.evalCap ? ` (at most ${ev.evalCap} rows per dataset, a fixed hash sample, to fit the shared machine's budget)` : ""}. Precision and recall at the shipped flag rule; FPR = share of the category's negatives flagged.`, "");
+    lines.push(`Every row scored by the full classifier (model, rules, frames) trained without its dataset${ev.evalCap ? ` (at most ${ev.evalCap} rows per dataset, a fixed hash sample)` : ""}. Precision/recall at the shipped flags; FPR = share of negatives flagged.`, "");
     table(["category", "pos", "neg", "AUPRC", "precision", "recall", "FPR", ...(samePrev ? ["AUPRC prev", "recall prev", "FPR prev"] : [])], CATEGORY_IDS.filter((c) => winner.pooled[c] || samePrev?.pooled[c]).map((c) => {
       const s = winner.pooled[c];
       const p = samePrev?.pooled[c];
@@ -160,11 +160,6 @@ export function writeReport(path: string, ev: Evaluation): void {
 
 function meansOf(c: Record<string, Partial<Record<string, { sum: number; n: number }>>>): Record<string, Partial<Record<string, { mean: number; n: number }>>> {
   return Object.fromEntries(Object.entries(c).map(([pos, row]) => [pos, Object.fromEntries(Object.entries(row).map(([h, v]) => [h, { mean: v && v.n > 0 ? v.sum / v.n : NaN, n: v?.n ?? 0 }]))]));
-}
-
-function pairs<T>(items: readonly T[]): [T, T | undefined][] {
-  const half = Math.ceil(items.length / 2);
-  return items.slice(0, half).map((a, i) => [a, items[half + i]]);
 }
 
 function include(lines: string[], file: string, heading: string, fallback: string): void {
