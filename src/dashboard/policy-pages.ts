@@ -4,6 +4,7 @@ import { ModerateRequestSchema } from "../../gen/moderation/v1/moderation_pb.js"
 import type { Account } from "../accounts/account-store.js";
 import type { AppContext } from "../app/app-context.js";
 import { CATEGORY_IDS } from "../classifiers/categories.js";
+import { readModelHeader } from "../classifiers/model/model-file.js";
 import { ApiError } from "../errors/api-error.js";
 import { createModerator } from "../moderation/moderate.js";
 import { compilePolicy } from "../policies/apply-policy.js";
@@ -19,11 +20,14 @@ import { stateOf } from "./request-state.js";
  */
 export function registerPolicyPages(app: FastifyInstance, ctx: AppContext): void {
   const moderate = createModerator({ textClassifier: ctx.textClassifier });
+  // The thresholds a blank input keeps: the trained model's, read from its header once; the
+  // pattern fallback has none to show.
+  const defaults = ctx.config.textClassifier === "trained" ? readModelHeader().thresholds : {};
 
   const show = async (reply: FastifyReply, account: Account, csrf: string, form: PolicyForm, extra: { error?: string; saved?: boolean; tried?: { categories: Record<string, { score: number; flagged: boolean }>; flagged: boolean } } = {}, status = 200) => {
     const current = await ctx.policies.current({ accountId: account.id });
     const changes = await ctx.policies.history(account.id);
-    return sendPage(reply, policyPage({ account, csrf, form, version: current?.version, changes, ...extra }), status);
+    return sendPage(reply, policyPage({ account, csrf, form, version: current?.version, changes, defaults, ...extra }), status);
   };
 
   app.get("/dashboard/policy", async (request: FastifyRequest, reply: FastifyReply) => {

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { CATEGORY_IDS } from "../../src/classifiers/categories.js";
 import type { Verdict } from "../../src/classifiers/classifier.js";
 import { DEFAULT_MODEL_PATH, decodeModel, encodeModel, loadTrainedClassifier } from "../../src/classifiers/engine/index.js";
+import { readModelHeader } from "../../src/classifiers/model/model-file.js";
 
 const classifier = loadTrainedClassifier();
 const classify = (text: string): Verdict => classifier.classify(text) as Verdict;
@@ -105,5 +106,13 @@ describe("model file", () => {
     expect(() => decodeModel(Buffer.from("not a model"))).toThrow(/bad magic/);
     const truncated = readFileSync(DEFAULT_MODEL_PATH).subarray(0, 5000);
     expect(() => decodeModel(truncated)).toThrow(/truncated/);
+  });
+
+  it("reads the header alone, the same as a full decode gives", () => {
+    const model = decodeModel(readFileSync(DEFAULT_MODEL_PATH));
+    const header = readModelHeader();
+    expect(header.id).toBe(model.header.id);
+    expect(header.thresholds).toEqual(model.header.thresholds);
+    expect(Object.keys(header.thresholds).length).toBeGreaterThan(0);
   });
 });

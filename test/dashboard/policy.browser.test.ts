@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "playwright-core";
+import { readModelHeader } from "../../src/classifiers/model/model-file.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 import { launchChromium, screenshot, VIEWPORTS } from "./browser-support.js";
 
@@ -29,6 +30,9 @@ describe("policy page in Chromium", () => {
 
     await page.click("nav >> text=Policy");
     expect(await page.locator("#policy-version").textContent()).toBe("none");
+    // A blank input keeps the model's own threshold, and the page shows which.
+    const sexualDefault = readModelHeader().thresholds.sexual!;
+    expect(await page.getAttribute("#t_sexual", "placeholder")).toBe(`default ${sexualDefault.toFixed(2)}`);
     await page.fill("#t_hate", "off");
     await page.fill("#block", "camper | harassment\nez clap");
     await page.fill("#allow", "noob");

@@ -1,3 +1,6 @@
+import { closeSync, openSync, readSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { CategoryId } from "../categories.js";
 import type { HashingSpec } from "./features.js";
 import type { WindowSpec } from "./windows.js";
@@ -7,6 +10,9 @@ import type { WindowSpec } from "./windows.js";
  * each 4-byte aligned. Weights are int8 (with float scales) so the file stays a few MB in git.
  */
 const MAGIC = Buffer.from("MODTXT\u0000\u0001", "latin1");
+
+/** The committed model, resolved from this module so it works from any working directory. */
+export const DEFAULT_MODEL_PATH = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "models", "text-moderation.bin");
 
 export interface Platt {
   a: number;
@@ -84,4 +90,22 @@ export function decodeModel(buf: Buffer): ModelFile {
     tensors.set(e.name, e.dtype === "int8" ? new Int8Array(body.buffer, e.offset, e.length) : new Float32Array(body.buffer, e.offset, e.length));
   }
   return { header, tensors };
+}
+
+/**
+ * The header alone (thresholds, id, heads), read without loading the tensors: for places that
+ * show the model's settings (the dashboard's policy page) on a thread that never scores text.
+ */
+export function readModelHeader(modelPath: string = DEFAULT_MODEL_PATH): Omit<ModelHeader, "tensors"> {
+  const fd = openSync(modelPath, "r");
+  try {
+    const prefix = Buffer.alloc(12);
+    readSync(fd, prefix, 0, 12, 0);
+    if (!prefix.subarray(0, 8).equals(MAGIC)) throw new Error("not a moderation text model file (bad magic)");
+    const json = Buffer.alloc(prefix.readUInt32LE(8));
+    if (readSync(fd, json, 0, json.length, 12) !== json.length) throw new Error("model file truncated in its header");
+    return JSON.parse(json.toString("utf8")) as ModelHeader;
+  } finally {
+    closeSync(fd);
+  }
 }

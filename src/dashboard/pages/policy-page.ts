@@ -24,10 +24,16 @@ export interface TryResult {
  */
 export function policyPage(options: {
   account: Account; csrf: string; form: PolicyForm; version: number | undefined; changes: PolicyChange[];
+  /** The model's own flag threshold per category, shown as each blank input's default. */
+  defaults: Partial<Record<string, number>>;
   error?: string; saved?: boolean; tried?: TryResult;
 }): string {
   const { form } = options;
-  const rows = CATEGORY_IDS.map((id) => `<label>${esc(id)} <input name="t_${id}" id="t_${id}" value="${esc(form.thresholds[id] ?? "")}" placeholder="model default" inputmode="decimal" size="8"></label>`).join("\n");
+  const defaultOf = (id: string) => {
+    const value = options.defaults[id];
+    return value === undefined ? "model default" : `default ${value.toFixed(2)}`;
+  };
+  const rows = CATEGORY_IDS.map((id) => `<label>${esc(id)} <input name="t_${id}" id="t_${id}" value="${esc(form.thresholds[id] ?? "")}" placeholder="${esc(defaultOf(id))}" inputmode="decimal" size="8"> <span class="muted" data-default="${esc(id)}">${esc(defaultOf(id))}</span></label>`).join("\n");
   const tried = options.tried
     ? `<section class="card" id="try-result"><h2>Under this draft: ${options.tried.flagged ? "flagged" : "not flagged"}</h2><table><thead><tr><th>category</th><th>score</th><th>flagged</th></tr></thead><tbody>
 ${Object.entries(options.tried.categories).map(([id, c]) => `<tr data-category="${esc(id)}"><td>${esc(id)}</td><td>${c.score.toFixed(3)}</td><td class="flag">${c.flagged ? "yes" : "no"}</td></tr>`).join("\n")}
@@ -48,7 +54,7 @@ ${options.error ? notice("error", options.error) : ""}${options.saved ? notice("
 <p class="muted">A policy changes which categories are flagged, never the scores. Current version: <span id="policy-version">${options.version ?? "none"}</span>.</p>
 <form method="post" action="/dashboard/policy" class="stack" id="policy-form">
   ${csrfField(options.csrf)}
-  <section class="card"><h2>Thresholds</h2><p class="muted">Flag at or above a score from 0 to 1, or <code>off</code>; blank keeps the model's own threshold.</p>
+  <section class="card"><h2>Thresholds</h2><p class="muted">Flag at or above a score from 0 to 1, or <code>off</code>; blank keeps the model's own threshold (shown beside each; the model's rules and frames may still flag or clear a category near it).</p>
   <div class="stack">${rows}</div></section>
   <section class="card"><h2>Block list</h2><p class="muted">One term a line; <code>term | category</code> flags that category, else <code>custom</code>. Spelling tricks (l33t, s p a c e s, look-alikes) still match.</p>
   <textarea name="block" id="block" rows="5">${esc(form.block)}</textarea></section>
