@@ -41,6 +41,22 @@ const LATIN = /\p{Script=Latin}/gu;
 // Mentions, hashtags, links and HTML entities are no language: ELD read "@user hi" by the handle.
 const NOT_LANGUAGE = /https?:\/\/\S+|www\.\S+|[@#][\p{L}\p{N}_]+|&[a-z]+;/giu;
 
+// Cheap tests that let plain ASCII text (most requests) skip the Unicode-property regexes, which
+// cost about 3 µs per 90-character text (40 µs is the whole reading, ELD's n-gram scoring the rest).
+const MAY_HOLD_NOT_LANGUAGE = /[@#&]|https?:\/\/|www\./i;
+const ASCII_ONLY = /^[\x00-\x7f]*$/;
+
+/** Letters (\p{L}) in `text`; for ASCII text these are exactly A-Z and a-z. */
+function countLetters(text: string): number {
+  if (!ASCII_ONLY.test(text)) return count(LETTER, text);
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const lower = text.charCodeAt(i) | 0x20;
+    if (lower >= 0x61 && lower <= 0x7a) n++;
+  }
+  return n;
+}
+
 function count(pattern: RegExp, text: string): number {
   pattern.lastIndex = 0;
   let n = 0;
@@ -79,8 +95,9 @@ function readSegment(segment: string, covered: ReadonlySet<string>): Segment {
 }
 
 function readText(segment: string, covered: ReadonlySet<string>): Segment {
-  const text = segment.replace(NOT_LANGUAGE, " ");
-  const letters = count(LETTER, text);
+  // NOT_LANGUAGE matches only from an @, #, & or a link's start: without one there is nothing to replace.
+  const text = MAY_HOLD_NOT_LANGUAGE.test(segment) ? segment.replace(NOT_LANGUAGE, " ") : segment;
+  const letters = countLetters(text);
   if (letters === 0) return { kind: "unknown", language: UNDETERMINED, letters };
   const result = eld.detect(text);
   const top = result.language;
