@@ -2,9 +2,11 @@ import { CATEGORY_IDS, type CategoryId } from "../classifiers/categories.js";
 import type { CategoryVerdict } from "../classifiers/classifier.js";
 import type { DeepAnalysisRequest, DeepAnalysisResult, DeepAnalyzer } from "./deep-analyzer.js";
 import { SYSTEM_PROMPT, VERDICT_JSON_SCHEMA, userInstruction } from "./prompt.js";
-import { isTimeoutReason } from "./deadline.js";
 import { ProviderError } from "./provider-error.js";
+import { fetchFailure, readCapped, type ProviderWording } from "./read-response.js";
 import { parseVisionVerdict } from "./verdict-parser.js";
+
+const VISION: ProviderWording = { name: "vision provider", cancelled: "The deep analysis was cancelled." };
 
 /** A deep-analysis score at or above this flags the category. */
 const DEEP_FLAG_THRESHOLD = 0.5;
@@ -65,9 +67,9 @@ export function createOpenAiCompatibleAnalyzer(options: OpenAiCompatibleOptions)
           ...(request.signal ? { signal: request.signal } : {}),
         });
       } catch (error) {
-        throw fetchFailure(error, request.signal);
+        throw fetchFailure(error, request.signal, VISION);
       }
-      const text = await readCapped(response, maxResponseBytes, request.signal);
+      const text = await readCapped(response, maxResponseBytes, request.signal, VISION);
       if (!response.ok) {
         const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"));
         throw new ProviderError("http", `The vision provider answered HTTP ${response.status}: ${text.slice(0, 200)}`, {
@@ -159,40 +161,6 @@ function malformedResponse(detail: string, cause?: unknown): ProviderError {
   });
 }
 
-function fetchFailure(error: unknown, signal: AbortSignal | undefined): ProviderError {
-  if (signal?.aborted) {
-    const timedOut = isTimeoutReason(signal.reason);
-    return new ProviderError("timeout", timedOut ? "The vision provider did not answer in time." : "The deep analysis was cancelled.", {
-      retryable: timedOut,
-      cause: error,
-    });
-  }
-  return new ProviderError("network", "The vision provider could not be reached.", { retryable: true, cause: error });
-}
-
-/** Reads at most `limit` bytes of the body, so a misbehaving server cannot exhaust memory. */
-async function readCapped(response: Response, limit: number, signal: AbortSignal | undefined): Promise<string> {
-  if (!response.body) return "";
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > limit) {
-        await reader.cancel();
-        throw new ProviderError("malformed", `The vision provider's response exceeds ${limit} bytes.`, { retryable: false });
-      }
-      chunks.push(value);
-    }
-  } catch (error) {
-    if (error instanceof ProviderError) throw error;
-    throw fetchFailure(error, signal);
-  }
-  return Buffer.concat(chunks).toString("utf8");
-}
 
 /** Retry-After as seconds or an HTTP date, in milliseconds. */
 export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {

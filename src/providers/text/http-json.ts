@@ -1,6 +1,8 @@
-import { isTimeoutReason } from "../deadline.js";
 import { parseRetryAfter } from "../openai-compatible.js";
 import { ProviderError } from "../provider-error.js";
+import { fetchFailure, readCapped, type ProviderWording } from "../read-response.js";
+
+const TEXT: ProviderWording = { name: "text provider", cancelled: "The call to the text provider was cancelled." };
 
 interface PostJsonOptions {
   headers: Record<string, string>;
@@ -25,9 +27,9 @@ export async function postJson(url: URL, body: unknown, options: PostJsonOptions
       ...(options.signal ? { signal: options.signal } : {}),
     });
   } catch (error) {
-    throw fetchFailure(error, options.signal);
+    throw fetchFailure(error, options.signal, TEXT);
   }
-  const text = await readCapped(response, options.maxResponseBytes, options.signal);
+  const text = await readCapped(response, options.maxResponseBytes, options.signal, TEXT);
   if (!response.ok) {
     const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"));
     throw new ProviderError("http", `The text provider answered HTTP ${response.status}: ${text.slice(0, 200)}`, {
@@ -54,36 +56,3 @@ export function asRecord(value: unknown): Record<string, unknown> | undefined {
   return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
 
-function fetchFailure(error: unknown, signal: AbortSignal | undefined): ProviderError {
-  if (signal?.aborted) {
-    const timedOut = isTimeoutReason(signal.reason);
-    return new ProviderError("timeout", timedOut ? "The text provider did not answer in time." : "The call to the text provider was cancelled.", {
-      retryable: timedOut,
-      cause: error,
-    });
-  }
-  return new ProviderError("network", "The text provider could not be reached.", { retryable: true, cause: error });
-}
-
-async function readCapped(response: Response, limit: number, signal: AbortSignal | undefined): Promise<string> {
-  if (!response.body) return "";
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > limit) {
-        await reader.cancel();
-        throw new ProviderError("malformed", `The text provider's response exceeds ${limit} bytes.`, { retryable: false });
-      }
-      chunks.push(value);
-    }
-  } catch (error) {
-    if (error instanceof ProviderError) throw error;
-    throw fetchFailure(error, signal);
-  }
-  return Buffer.concat(chunks).toString("utf8");
-}
