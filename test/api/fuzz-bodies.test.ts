@@ -6,6 +6,7 @@ import { ERROR_CODES } from "../../src/errors/api-error.js";
 import { useServerWithKey } from "../support/test-server.js";
 import { PNG_DATA_URI } from "./error-expectations.js";
 import { seededRandom } from "../support/seeded-random.js";
+import { mutateBytes, pick } from "../support/fuzz-mutations.js";
 
 // Mutated request bodies, the same on every run (seeded): whatever a caller sends, the answer is a
 // 200 or a stable client error, signed, and never a 500 or a dropped connection. The seeds are
@@ -34,10 +35,6 @@ const ODD_FRAGMENTS = ['{', '}', '[', ']', ',', ':', '"', '\\', 'null', '1e999',
 
 type Json = unknown;
 
-function pick<T>(next: () => number, list: readonly T[]): T {
-  return list[Math.floor(next() * list.length)]!;
-}
-
 /** Replaces one value somewhere in the request (a field, an item, the input list) with an odd one. */
 function mutateStructure(next: () => number, body: Json): Json {
   const copy = JSON.parse(JSON.stringify(body)) as Record<string, any>;
@@ -54,19 +51,6 @@ function mutateStructure(next: () => number, body: Json): Json {
   return copy;
 }
 
-/** Byte-level damage: a byte replaced, a slice cut, or a fragment spliced in. */
-function mutateBytes(next: () => number, bytes: Uint8Array): Uint8Array {
-  const at = Math.floor(next() * (bytes.length + 1));
-  const kind = Math.floor(next() * 3);
-  if (kind === 0 && bytes.length > 0) {
-    const out = bytes.slice();
-    out[Math.min(at, bytes.length - 1)] = Math.floor(next() * 256);
-    return out;
-  }
-  if (kind === 1) return Uint8Array.from([...bytes.subarray(0, at), ...bytes.subarray(Math.min(bytes.length, at + 1 + Math.floor(next() * 20)))]);
-  return Uint8Array.from([...bytes.subarray(0, at), ...new TextEncoder().encode(pick(next, ODD_FRAGMENTS)), ...bytes.subarray(at)]);
-}
-
 function caseBody(index: number): Uint8Array {
   const next = seededRandom(1000 + index);
   let body: Json = pick(next, SEEDS);
@@ -74,7 +58,7 @@ function caseBody(index: number): Uint8Array {
   for (let i = 0; i < structural; i++) if (next() < 0.7) body = mutateStructure(next, body);
   let bytes: Uint8Array = new TextEncoder().encode(JSON.stringify(body));
   // Half the cases stay well-formed JSON, so validation (not only the parser) is exercised.
-  if (next() < 0.5) for (let i = 0, n = 1 + Math.floor(next() * 3); i < n; i++) bytes = mutateBytes(next, bytes);
+  if (next() < 0.5) for (let i = 0, n = 1 + Math.floor(next() * 3); i < n; i++) bytes = mutateBytes(next, bytes, ODD_FRAGMENTS);
   return bytes;
 }
 

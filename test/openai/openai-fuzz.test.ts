@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ERROR_CODES } from "../../src/errors/api-error.js";
 import { PNG_DATA_URI } from "../api/error-expectations.js";
 import { seededRandom } from "../support/seeded-random.js";
+import { mutateBytes, pick } from "../support/fuzz-mutations.js";
 import { useServerWithKey } from "../support/test-server.js";
 
 // Mutated OpenAI-shaped bodies, the same on every run (seeded): POST /v1/moderations answers a
@@ -25,8 +26,6 @@ const ODD_VALUES: unknown[] = [
 ];
 const ODD_FRAGMENTS = ["{", "}", "[", "]", ",", ":", '"', "\\", "null", "1e999", '"\\ud800"', "[".repeat(2000), "\ufeff", "\n", "NaN"];
 
-const pick = <T>(next: () => number, list: readonly T[]): T => list[Math.floor(next() * list.length)]!;
-
 function mutateStructure(next: () => number, body: unknown): unknown {
   const copy = JSON.parse(JSON.stringify(body)) as Record<string, any>;
   const odd = pick(next, ODD_VALUES);
@@ -44,24 +43,12 @@ function mutateStructure(next: () => number, body: unknown): unknown {
   return copy;
 }
 
-function mutateBytes(next: () => number, bytes: Uint8Array): Uint8Array {
-  const at = Math.floor(next() * (bytes.length + 1));
-  const kind = Math.floor(next() * 3);
-  if (kind === 0 && bytes.length > 0) {
-    const out = bytes.slice();
-    out[Math.min(at, bytes.length - 1)] = Math.floor(next() * 256);
-    return out;
-  }
-  if (kind === 1) return Uint8Array.from([...bytes.subarray(0, at), ...bytes.subarray(Math.min(bytes.length, at + 1 + Math.floor(next() * 20)))]);
-  return Uint8Array.from([...bytes.subarray(0, at), ...new TextEncoder().encode(pick(next, ODD_FRAGMENTS)), ...bytes.subarray(at)]);
-}
-
 function caseBody(index: number): Uint8Array {
   const next = seededRandom(7000 + index);
   let body = pick(next, SEEDS);
   for (let i = 0, n = 1 + Math.floor(next() * 2); i < n; i++) if (next() < 0.7) body = mutateStructure(next, body);
   let bytes: Uint8Array = new TextEncoder().encode(JSON.stringify(body));
-  if (next() < 0.5) for (let i = 0, n = 1 + Math.floor(next() * 3); i < n; i++) bytes = mutateBytes(next, bytes);
+  if (next() < 0.5) for (let i = 0, n = 1 + Math.floor(next() * 3); i < n; i++) bytes = mutateBytes(next, bytes, ODD_FRAGMENTS);
   return bytes;
 }
 
