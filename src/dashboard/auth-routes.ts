@@ -13,6 +13,8 @@ type Form = Record<string, string | undefined>;
 export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext): void {
   const { sessions, loginLimiter, invites, throttle, passwords } = ctx.dashboard;
   const mode = ctx.config.signup;
+  // The log-in page offers sign-up only the way SIGNUP allows it.
+  const login = (csrf: string, options: Parameters<typeof loginPage>[1] = {}) => loginPage(csrf, { ...options, signup: mode });
 
   app.get("/dashboard/signup", async (request, reply) => {
     const state = stateOf(request);
@@ -57,7 +59,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext): void 
     const state = stateOf(request);
     if (state.account) return redirect(reply, "/dashboard");
     const info = (request.query as Form).loggedOut ? "You are logged out." : undefined;
-    return sendPage(reply, loginPage(state.csrf, info ? { info } : {}));
+    return sendPage(reply, login(state.csrf, info ? { info } : {}));
   });
 
   app.post("/dashboard/login", async (request, reply) => {
@@ -68,11 +70,11 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext): void 
     const wait = await loginLimiter.retryAfterMs(email, request.ip);
     if (wait > 0) {
       reply.header("retry-after", String(Math.ceil(wait / 1000)));
-      return sendPage(reply, loginPage(state.csrf, { email, error: `Too many failed attempts. Try again in ${Math.ceil(wait / 60_000)} minutes.` }), 429);
+      return sendPage(reply, login(state.csrf, { email, error: `Too many failed attempts. Try again in ${Math.ceil(wait / 60_000)} minutes.` }), 429);
     }
     // Per IP (every attempt counts) and per account (back-off after many failures from anywhere).
     const refusal = await throttle.beforeLogin(email, request.ip);
-    if (refusal) return refuse(reply, refusal, loginPage(state.csrf, { email, error: refusal.message }));
+    if (refusal) return refuse(reply, refusal, login(state.csrf, { email, error: refusal.message }));
     const account = email ? await ctx.accounts.findAccountByEmail(email) : undefined;
     let ok: boolean;
     try {
@@ -80,15 +82,15 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext): void 
       ok = await passwords.verify(password, account?.passwordHash);
     } catch (error) {
       if (!(error instanceof PasswordHashingBusyError)) throw error;
-      return refuse(reply, HASHING_BUSY, loginPage(state.csrf, { email, error: HASHING_BUSY.message }));
+      return refuse(reply, HASHING_BUSY, login(state.csrf, { email, error: HASHING_BUSY.message }));
     }
     if (!account || !account.passwordHash || !ok) {
       await loginLimiter.recordFailure(email, request.ip);
       await throttle.recordLoginFailure(email);
-      return sendPage(reply, loginPage(state.csrf, { email, error: "Email or password is incorrect." }), 401);
+      return sendPage(reply, login(state.csrf, { email, error: "Email or password is incorrect." }), 401);
     }
     if (account.disabledAt !== null) {
-      return sendPage(reply, loginPage(state.csrf, { email, error: "This account is disabled. Ask the operator of this service." }), 403);
+      return sendPage(reply, login(state.csrf, { email, error: "This account is disabled. Ask the operator of this service." }), 403);
     }
     await loginLimiter.recordSuccess(email, request.ip);
     // A fresh session on every log-in: nothing chosen before log-in survives it.

@@ -41,8 +41,12 @@ describe("sign-up modes in Chromium", () => {
     expect(await page.locator("input[name=password]").count()).toBe(0);
     await screenshot(page, "signup-closed");
 
-    // A form posted anyway (with a valid CSRF token from the log-in page) creates nothing.
+    // The log-in page does not offer a sign-up that would be refused.
     await page.goto("/dashboard/login");
+    expect(await page.locator("a[href='/dashboard/signup']").count()).toBe(0);
+    await expect(page.locator("main, body").first().textContent()).resolves.toContain("created by the operator");
+
+    // A form posted anyway (with a valid CSRF token from the log-in page) creates nothing.
     const csrf = await page.locator("input[name=_csrf]").getAttribute("value");
     const posted = await page.request.post("/dashboard/signup", {
       form: { _csrf: csrf!, email: "closed@example.test", password: PASSWORD },
@@ -58,6 +62,8 @@ describe("sign-up modes in Chromium", () => {
     const { code } = await server.ctx.dashboard.invites.create(86_400_000);
 
     const stranger = await pageFor(server);
+    await stranger.goto("/dashboard/login");
+    await expect(stranger.locator("a[href='/dashboard/signup']").locator("xpath=..").textContent()).resolves.toContain("Have an invite code?");
     await signUp(stranger, "no-code@example.test", "inv_" + "A".repeat(24));
     await expect(stranger.locator(".notice.error").textContent()).resolves.toContain("invite code is unknown, used or expired");
     expect(await server.ctx.accounts.findAccountByEmail("no-code@example.test")).toBeUndefined();

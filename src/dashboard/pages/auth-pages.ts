@@ -39,7 +39,14 @@ export function signupPage(csrf: string, options: { error?: string; email?: stri
   });
 }
 
-export function loginPage(csrf: string, options: { error?: string; email?: string; info?: string } = {}): string {
+/** What the log-in page offers a visitor without an account, per SIGNUP mode. */
+function signupOffer(mode: SignupMode): string {
+  if (mode === "closed") return `<p class="muted">Accounts are created by the operator of this service.</p>`;
+  if (mode === "invite") return `<p class="muted">Have an invite code? <a href="/dashboard/signup">Create an account</a></p>`;
+  return `<p class="muted">New here? <a href="/dashboard/signup">Create an account</a></p>`;
+}
+
+export function loginPage(csrf: string, options: { error?: string; email?: string; info?: string; signup?: SignupMode } = {}): string {
   return layout({
     title: "Log in",
     csrf,
@@ -53,7 +60,7 @@ export function loginPage(csrf: string, options: { error?: string; email?: strin
     <label>Password <input type="password" name="password" autocomplete="current-password" required></label>
     <button type="submit" class="primary">Log in</button>
   </form>
-  <p class="muted">New here? <a href="/dashboard/signup">Create an account</a></p>
+  ${signupOffer(options.signup ?? "open")}
 </section>`,
   });
 }
