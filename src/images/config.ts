@@ -1,6 +1,6 @@
 import os from "node:os";
 import { ConfigError, nonEmpty, readChoice, type Env } from "../base/env-values.js";
-import type { GuardOptions } from "../providers/guarded-analyzer.js";
+import type { GuardOptions } from "../providers/provider-guard.js";
 import type { OpenAiCompatibleOptions } from "../providers/openai-compatible.js";
 import type { DecodeLimits } from "./decode.js";
 

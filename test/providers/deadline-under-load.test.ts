@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiError } from "../../src/errors/api-error.js";
 import type { VisionImage } from "../../src/providers/deep-analyzer.js";
 import { startDeadline } from "../../src/providers/deadline.js";
-import { createGuardedAnalyzer, type GuardOptions } from "../../src/providers/guarded-analyzer.js";
+import { createGuardedAnalyzer } from "../../src/providers/guarded-analyzer.js";
+import type { GuardOptions } from "../../src/providers/provider-guard.js";
 import { createOpenAiCompatibleAnalyzer } from "../../src/providers/openai-compatible.js";
 import { startFakeOpenAiServer, verdict, type FakeOpenAiServer } from "./fake-openai-server.js";
 

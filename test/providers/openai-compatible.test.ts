@@ -3,7 +3,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CATEGORY_IDS } from "../../src/classifiers/categories.js";
 import { ApiError } from "../../src/errors/api-error.js";
 import type { DeepAnalysisRequest, VisionImage } from "../../src/providers/deep-analyzer.js";
-import { createGuardedAnalyzer, type GuardOptions } from "../../src/providers/guarded-analyzer.js";
+import { createGuardedAnalyzer } from "../../src/providers/guarded-analyzer.js";
+import type { GuardOptions } from "../../src/providers/provider-guard.js";
 import { createOpenAiCompatibleAnalyzer, type OpenAiCompatibleOptions } from "../../src/providers/openai-compatible.js";
 import { SYSTEM_PROMPT } from "../../src/providers/prompt.js";
 import {

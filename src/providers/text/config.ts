@@ -1,5 +1,5 @@
 import { ConfigError, nonEmpty, readChoice, type Env } from "../../base/env-values.js";
-import type { GuardOptions } from "../guarded-analyzer.js";
+import type { GuardOptions } from "../provider-guard.js";
 import { TEXT_PROVIDER_KINDS, type TextProviderKind } from "./text-provider.js";
 
 export const TEXT_PROVIDER_MODES = ["off", "always", "cascade"] as const;

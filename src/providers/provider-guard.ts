@@ -1,0 +1,129 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { ApiError } from "../errors/api-error.js";
+import { createCircuitBreaker, type CircuitState } from "./circuit-breaker.js";
+import { createConcurrencyLimiter, LimiterFullError } from "./concurrency-limiter.js";
+import { startDeadline } from "./deadline.js";
+import { ProviderError } from "./provider-error.js";
+
+export interface GuardOptions {
+  /** Limit on one HTTP attempt. */
+  attemptTimeoutMs: number;
+  /** Limit on the whole call: queueing, every attempt and the waits between them. */
+  totalTimeoutMs: number;
+  /** Extra attempts after a retryable failure (timeout, network, 408/409/429/5xx, malformed answer). */
+  maxRetries: number;
+  /** Exponential backoff with full jitter: attempt n waits random(0, min(max, base·2ⁿ)). */
+  backoffBaseMs: number;
+  backoffMaxMs: number;
+  /** Requests in flight to the provider at once, and callers allowed to wait for a slot. */
+  maxConcurrency: number;
+  maxQueue: number;
+  /** Consecutive failed attempts that open the circuit, and how long it stays open. */
+  failureThreshold: number;
+  cooldownMs: number;
+  now?: () => number;
+  random?: () => number;
+}
+
+export const DEFAULT_GUARD_OPTIONS: GuardOptions = {
+  attemptTimeoutMs: 20_000,
+  totalTimeoutMs: 45_000,
+  maxRetries: 2,
+  backoffBaseMs: 250,
+  backoffMaxMs: 4_000,
+  maxConcurrency: 4,
+  maxQueue: 32,
+  failureThreshold: 5,
+  cooldownMs: 30_000,
+};
+
+/** How one provider's refusals read: each provider answers with its own error code and words. */
+export interface GuardWording {
+  /** The error for a call that failed; `why` is one of the phrases below or `describe`'s. */
+  unavailable(why: string, cause: unknown): ApiError;
+  circuitOpen(retryAfterSeconds: number): ApiError;
+  atCapacity(cause: unknown): ApiError;
+  cancelled: string;
+  timedOut: string;
+  /** Message of the ProviderError that stands for an unexpected throw of the provider's client. */
+  clientFailed: string;
+  describe(failure: ProviderError): string;
+}
+
+export interface ProviderGuard {
+  /** Runs `call` with every defence; throws only the wording's ApiErrors, the ProviderError as their cause. */
+  run<T>(call: (signal: AbortSignal) => Promise<T>, caller?: AbortSignal): Promise<T>;
+  circuitState(): CircuitState;
+  /** Calls holding a provider slot, and calls waiting for one. */
+  load(): { active: number; waiting: number };
+}
+
+/**
+ * The defences every third-party provider call gets (vision and text alike): a time limit per
+ * attempt and per call on plain cleared timers, bounded retries with jittered backoff (honouring
+ * Retry-After up to the backoff cap), at most `maxConcurrency` calls in flight and `maxQueue`
+ * waiting, and a circuit that fails fast after `failureThreshold` consecutive failures.
+ */
+export function createProviderGuard(config: GuardOptions, wording: GuardWording): ProviderGuard {
+  const random = config.random ?? Math.random;
+  const breaker = createCircuitBreaker({ failureThreshold: config.failureThreshold, cooldownMs: config.cooldownMs, ...(config.now ? { now: config.now } : {}) });
+  const limiter = createConcurrencyLimiter({ max: config.maxConcurrency, maxQueue: config.maxQueue });
+  const circuitOpen = (retryAfterMs: number) => wording.circuitOpen(Math.max(1, Math.ceil(retryAfterMs / 1000)));
+
+  const attempt = async <T>(call: (signal: AbortSignal) => Promise<T>, deadline: AbortSignal, caller: AbortSignal | undefined): Promise<T> => {
+    for (let n = 0; ; n++) {
+      const permit = breaker.tryAcquire();
+      if (!permit.allowed) throw circuitOpen(permit.retryAfterMs);
+      const attemptLimit = startDeadline(config.attemptTimeoutMs, deadline);
+      let failure: ProviderError;
+      try {
+        const result = await call(attemptLimit.signal);
+        breaker.onSuccess();
+        return result;
+      } catch (error) {
+        if (caller?.aborted) {
+          breaker.release(); // the caller left; says nothing about the provider
+          throw wording.unavailable(wording.cancelled, error);
+        }
+        breaker.onFailure();
+        failure = error instanceof ProviderError ? error : new ProviderError("malformed", wording.clientFailed, { retryable: false, cause: error });
+      } finally {
+        attemptLimit.clear();
+      }
+      if (deadline.aborted) throw wording.unavailable(wording.timedOut, failure);
+      if (!failure.retryable || n >= config.maxRetries) throw wording.unavailable(wording.describe(failure), failure);
+      const wait = Math.max(random() * Math.min(config.backoffMaxMs, config.backoffBaseMs * 2 ** n), failure.retryAfterMs ?? 0);
+      // A Retry-After longer than our budget means the answer would come too late anyway.
+      if (wait > config.backoffMaxMs) throw wording.unavailable(wording.describe(failure), failure);
+      try {
+        await sleep(wait, undefined, { signal: deadline });
+      } catch {
+        throw wording.unavailable(wording.timedOut, failure);
+      }
+    }
+  };
+
+  return {
+    circuitState: () => breaker.state(),
+    load: () => ({ active: limiter.active, waiting: limiter.waiting }),
+    async run(call, caller) {
+      // Fail fast without queueing while the circuit is open.
+      if (breaker.state() === "open") {
+        const permit = breaker.tryAcquire();
+        if (!permit.allowed) throw circuitOpen(permit.retryAfterMs);
+        breaker.release();
+      }
+      const total = startDeadline(config.totalTimeoutMs, caller);
+      try {
+        return await limiter.run(() => attempt(call, total.signal, caller), total.signal);
+      } catch (error) {
+        if (error instanceof ApiError) throw error;
+        if (error instanceof LimiterFullError) throw wording.atCapacity(error);
+        // Aborted while waiting for a slot.
+        throw wording.unavailable(caller?.aborted ? wording.cancelled : wording.timedOut, error);
+      } finally {
+        total.clear();
+      }
+    },
+  };
+}
