@@ -11,9 +11,9 @@ import { ModerateRequestSchema, ModerateResponseSchema, ModerationService } from
 import { verifyModerationResponse } from "../src/client/verify-response.js";
 import { createSigningInterceptor } from "../src/interceptors/signing.js";
 import { canonicalMessageBytes, sortMapsInPlace } from "../src/signing/canonical-message.js";
-import { signJsonBody } from "../src/signing/json-body-signature.js";
 import { createKeyRing, toJwks } from "../src/signing/key-ring.js";
 import { signRpcOutcome } from "../src/signing/rpc-signature.js";
+import { signOutcome } from "../src/signing/sign-outcome.js";
 
 const { values } = parseArgs({ options: { ms: { type: "string", default: "1500" } } });
 const budgetMs = Number(values.ms);
@@ -69,10 +69,10 @@ const add = (name: string, us: number) => rows.push([name, us]);
 // JSON route: what the route does anyway (serialize) vs. serialize + sign.
 const [stringifyOnly, stringifyAndSign] = await measure(
   () => JSON.stringify(body),
-  () => signJsonBody(ring.signer, { status: 200, body, requestBody, nowMs: Date.now() }),
+  () => signOutcome(ring.signer, { kind: "json", status: 200, json: JSON.stringify(body), requestBody, nowMs: Date.now() }),
 );
 add("JSON route: JSON.stringify only (no signing)", stringifyOnly!);
-add("JSON route: JSON.stringify + signJsonBody", stringifyAndSign!);
+add("JSON route: JSON.stringify + signOutcome", stringifyAndSign!);
 // RPC, as the interceptor does it: canonical request bytes, sorted response bytes, signature.
 add(
   "RPC: canonical bytes + signRpcOutcome",
@@ -86,7 +86,7 @@ add(
 add(`Ed25519 sign alone (${ed25519Backend})`, await measureOne(() => ring.signer.sign(requestBody)));
 
 // Verification, as a caller pays it.
-const headers = { "content-type": "application/json; charset=utf-8", ...(await signJsonBody(ring.signer, { status: 200, body, requestBody, nowMs: Date.now() })).headers };
+const headers = { "content-type": "application/json; charset=utf-8", ...(await signOutcome(ring.signer, { kind: "json", status: 200, json: JSON.stringify(body), requestBody, nowMs: Date.now() })).headers };
 const bodyBytes = new TextEncoder().encode(JSON.stringify(body));
 add("verifyModerationResponse (WebCrypto)", await measureOne(() => verifyModerationResponse({ requestBody, status: 200, headers, body: bodyBytes, jwks })));
 const publicKey = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: jwks.keys[0]!.x }, format: "jwk" });

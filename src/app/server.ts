@@ -21,7 +21,7 @@ import { registerMetricsRoute } from "../http/metrics-route.js";
 import { registerOpenApiRoute } from "../http/openapi-route.js";
 import { startMetricsServer } from "../observability/metrics-server.js";
 import { registerRequestObservation } from "../observability/request-hooks.js";
-import { noteErrorCode, observationKey, observeAs } from "../observability/request-observation.js";
+import { observationKey, observeAs } from "../observability/request-observation.js";
 import { acceptingAnyContentType, refuseUnsupportedRequests } from "../rpc/refuse-unsupported-requests.js";
 
 /** How long in-flight requests may take to finish once shutdown starts. */
@@ -88,14 +88,6 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
       },
     });
     registerJsonRoute(app, ctx, interceptors);
-    app.route({
-      method: ["GET", "PUT", "PATCH", "DELETE", "OPTIONS"],
-      url: "/v1/moderate",
-      handler: (req, reply) => {
-        noteErrorCode(req, "method_not_allowed");
-        return reply.code(405).header("allow", "POST").send({ error: { code: "method_not_allowed", message: "Use POST for /v1/moderate." } });
-      },
-    });
     registerOpenAiModerationsRoute(app, ctx, interceptors);
     registerHealthRoutes(app, ctx, isServing);
     registerJwksRoute(app, { keys: ctx.signingKeys });

@@ -14,7 +14,8 @@ import { createChainInvoker } from "./invoke-chain.js";
 import { CallerHungUpError, readBody } from "./read-body.js";
 import { moderateAnswerJson } from "../moderation/moderate-answer-json.js";
 import { signedJsonFor } from "../signing/signed-ahead.js";
-import { sendJsonSignedAhead, sendSignedJson } from "./send-json.js";
+import { sendJsonSignedAhead, sendSignedJson, sendSignedMethodNotAllowed } from "./send-json.js";
+import { noteErrorCode } from "../observability/request-observation.js";
 
 const method = ModerationService.method.moderate;
 
@@ -76,6 +77,15 @@ export function registerJsonRoute(app: FastifyInstance, ctx: AppContext, interce
       if (outcome.code === "payload_too_large" && request.raw.httpVersionMajor === 1) reply.header("connection", "close");
       return sendSigned(outcome.status, { error: { code: outcome.code, message: outcome.message } }, outcome.headers);
     });
+  });
+  app.route({
+    method: ["GET", "PUT", "PATCH", "DELETE", "OPTIONS"],
+    url: "/v1/moderate",
+    handler: (req, reply) => {
+      noteErrorCode(req, "method_not_allowed");
+      const body = { error: { code: "method_not_allowed", message: "Use POST for /v1/moderate." } };
+      return sendSignedMethodNotAllowed(reply, { signer: ctx.signingKeys.signer, nowMs: ctx.clock() }, body);
+    },
   });
 }
 

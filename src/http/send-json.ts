@@ -1,8 +1,7 @@
 import type { OutgoingHttpHeaders } from "node:http";
 import type { FastifyReply } from "fastify";
-import { JSON_CONTENT_TYPE, signJsonBody } from "../signing/json-body-signature.js";
+import { JSON_CONTENT_TYPE, signOutcome, type SignedJson } from "../signing/sign-outcome.js";
 import type { Signer } from "../signing/signer.js";
-import type { SignedJsonAnswer } from "../signing/signed-ahead.js";
 
 /** Headers that describe one HTTP message and must not be copied from RPC metadata. */
 const HOP_HEADERS = new Set(["content-type", "content-length", "content-encoding", "transfer-encoding", "connection"]);
@@ -18,18 +17,18 @@ export async function sendSignedJson(
   body: unknown,
   headerSets: Headers[],
 ): Promise<FastifyReply> {
-  const signed = await signJsonBody(signing.signer, { status, body, requestBody: signing.requestBody, nowMs: signing.nowMs });
+  const signed = await signOutcome(signing.signer, { kind: "json", status, json: JSON.stringify(body), requestBody: signing.requestBody, nowMs: signing.nowMs });
   return sendJsonSignedAhead(reply, status, signed, headerSets);
 }
 
 /**
- * Sends JSON that signJsonBody already signed (here or in a compute worker) with its
+ * Sends JSON that signOutcome already signed (here or in a compute worker) with its
  * signature headers, plus headers copied from RPC metadata (e.g. rate limit). The text goes out
  * exactly as signed, written straight to Node's response: fastify's send would re-parse the
  * Content-Type and copy every header once more, which showed in profiles on every answer.
  * Headers already set on the reply (e.g. Connection: close) are kept.
  */
-export function sendJsonSignedAhead(reply: FastifyReply, status: number, signed: SignedJsonAnswer, headerSets: Headers[]): FastifyReply {
+export function sendJsonSignedAhead(reply: FastifyReply, status: number, signed: SignedJson, headerSets: Headers[]): FastifyReply {
   const headers: OutgoingHttpHeaders = { ...(reply.getHeaders() as OutgoingHttpHeaders), ...signed.headers };
   for (const set of headerSets) {
     set.forEach((value, name) => {
@@ -43,4 +42,13 @@ export function sendJsonSignedAhead(reply: FastifyReply, status: number, signed:
   // A string body goes out with the head in one write (as UTF-8: the bytes that were signed).
   reply.raw.end(signed.json, "utf8");
   return reply;
+}
+
+/**
+ * A 405 for a JSON route, signed like its other answers: no body was read, so it is bound to
+ * an empty one. `body` is the route's error shape (its own, or OpenAI's).
+ */
+export function sendSignedMethodNotAllowed(reply: FastifyReply, signing: { signer: Signer; nowMs: number }, body: unknown): Promise<FastifyReply> {
+  reply.header("allow", "POST");
+  return sendSignedJson(reply, { ...signing, requestBody: undefined }, 405, body, []);
 }

@@ -1,7 +1,6 @@
 import { ConnectError, type Interceptor, type StreamResponse, type UnaryRequest, type UnaryResponse } from "@connectrpc/connect";
-import { ERROR_CODE_HEADER } from "../errors/api-error.js";
 import { canonicalMessageBytes } from "../signing/canonical-message.js";
-import { signRpcAnswer, signRpcOutcome } from "../signing/rpc-signature.js";
+import { signConnectError, signOutcome } from "../signing/sign-outcome.js";
 import type { Signer } from "../signing/signer.js";
 import { signedRpcFor } from "../signing/signed-ahead.js";
 import { canonicalRequestKey, transportKey } from "./context-keys.js";
@@ -14,7 +13,8 @@ interface SigningInterceptorDeps {
 }
 
 /**
- * Signs every unary result, success or error, for gRPC, gRPC-Web and Connect. Must be the
+ * Signs every unary result, success or error, for gRPC, gRPC-Web and Connect, through
+ * signOutcome (src/signing/sign-outcome.ts, where the rules are). Must be the
  * OUTERMOST interceptor: it has to see the request as the caller sent it and the final
  * result, including errors raised by auth and rate limiting.
  *
@@ -25,7 +25,7 @@ export function createSigningInterceptor(deps: SigningInterceptorDeps): Intercep
   const now = deps.now ?? Date.now;
   // Not async itself: JSON calls pass straight through without one more promise per call.
   return (next) => (req) => {
-    // The JSON route signs the exact bytes it sends (signJsonBody), which no interceptor sees.
+    // The JSON route signs the exact bytes it sends (src/http/send-json.ts), which no interceptor sees.
     if (req.stream || req.contextValues.get(transportKey) === "json") return next(req);
     return signUnary(req, next);
   };
@@ -37,21 +37,7 @@ export function createSigningInterceptor(deps: SigningInterceptorDeps): Intercep
     try {
       res = await next(req);
     } catch (error) {
-      const connectError = ConnectError.from(error);
-      const errorCode = connectError.metadata.get(ERROR_CODE_HEADER);
-      const metadata = await signRpcOutcome(deps.keys.signer, {
-        requestBytes,
-        outcome: {
-          ok: false,
-          code: connectError.code,
-          message: connectError.rawMessage,
-          ...(errorCode === null ? {} : { errorCode }),
-        },
-        created: Math.floor(now() / 1000),
-      });
-      // Error metadata reaches Connect callers as headers and gRPC callers as trailers.
-      for (const [name, value] of Object.entries(metadata)) connectError.metadata.set(name, value);
-      throw connectError;
+      throw await signConnectError(deps.keys.signer, ConnectError.from(error), { requestBytes, nowMs: now() });
     }
     if (res.stream) return res;
     const signedAhead = signedRpcFor(res.message);
@@ -59,13 +45,9 @@ export function createSigningInterceptor(deps: SigningInterceptorDeps): Intercep
       for (const [name, value] of Object.entries(signedAhead)) res.header.set(name, value);
       return res;
     }
-    const { message, metadata } = await signRpcAnswer(deps.keys.signer, {
-      schema: res.method.output,
-      message: res.message,
-      requestBytes,
-      created: Math.floor(now() / 1000),
-    });
+    // Sorts the answer's maps in place: Connect then serializes exactly the bytes signed.
+    const metadata = await signOutcome(deps.keys.signer, { kind: "rpc-answer", schema: res.method.output, message: res.message, requestBytes, nowMs: now() });
     for (const [name, value] of Object.entries(metadata)) res.header.set(name, value);
-    return { ...res, message };
+    return res;
   }
 }

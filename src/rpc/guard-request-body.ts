@@ -1,9 +1,9 @@
 import type { DescMethod, DescService } from "@bufbuild/protobuf";
 import { createContextValues, type ConnectError, type ConnectRouter, type ContextValues } from "@connectrpc/connect";
 import type { UniversalHandler, UniversalServerRequest } from "@connectrpc/connect/protocol";
-import { ApiError, ERROR_CODE_HEADER, toConnectError } from "../errors/api-error.js";
+import { ApiError, toConnectError } from "../errors/api-error.js";
 import { decodedRequestKey } from "../interceptors/context-keys.js";
-import { signRpcOutcome } from "../signing/rpc-signature.js";
+import { signConnectError } from "../signing/sign-outcome.js";
 import type { Signer } from "../signing/signer.js";
 import { bodyEncoding, bodyFormat, decodeMessage, emptyMessageBody, isSupportedEncoding, MAX_INFLATION_RATIO, unwrapMessage, type BodyFormat } from "./decode-check.js";
 
@@ -176,16 +176,9 @@ function undecodable(deps: RequestBodyGuardDeps, method: DescMethod, reason: str
   return signedError(deps, new ApiError("invalid_request", `The request body is not a valid ${method.input.typeName} message: ${detail}.`));
 }
 
-/** The API error as Connect sends it, signed as the signing interceptor signs errors. */
-async function signedError(deps: RequestBodyGuardDeps, apiError: ApiError): Promise<ConnectError> {
-  const error = toConnectError(apiError);
-  const metadata = await signRpcOutcome(deps.signer, {
-    requestBytes: new Uint8Array(),
-    outcome: { ok: false, code: error.code, message: error.rawMessage, errorCode: error.metadata.get(ERROR_CODE_HEADER)! },
-    created: Math.floor(deps.now() / 1000),
-  });
-  for (const [name, value] of Object.entries(metadata)) error.metadata.set(name, value);
-  return error;
+/** The API error as Connect sends it, signed as the signing interceptor signs errors (bound to no request). */
+function signedError(deps: RequestBodyGuardDeps, apiError: ApiError): Promise<ConnectError> {
+  return signConnectError(deps.signer, toConnectError(apiError), { requestBytes: new Uint8Array(), nowMs: deps.now() });
 }
 
 /** Reads the 5-byte envelope prefix (flags, big-endian length) of a gRPC / gRPC-Web body. */

@@ -2,8 +2,8 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import type { FastifyInstance, FastifyPluginCallback, FastifyPluginOptions } from "fastify";
 import { createAsyncIterable, type UniversalHandler, type UniversalServerRequest, type UniversalServerResponse } from "@connectrpc/connect/protocol";
 import { errorToJsonBytes } from "@connectrpc/connect/protocol-connect";
-import { ApiError, ERROR_CODE_HEADER, ERROR_CODES, toConnectError } from "../errors/api-error.js";
-import { signRpcOutcome } from "../signing/rpc-signature.js";
+import { ApiError, ERROR_CODES, toConnectError } from "../errors/api-error.js";
+import { signConnectError } from "../signing/sign-outcome.js";
 import type { Signer } from "../signing/signer.js";
 
 interface RefusalDeps {
@@ -47,14 +47,8 @@ function refusalFor(handler: UniversalHandler, request: UniversalServerRequest):
 }
 
 async function answer(deps: RefusalDeps, apiError: ApiError): Promise<UniversalServerResponse> {
-  const error = toConnectError(apiError);
-  const metadata = await signRpcOutcome(deps.signer, {
-    requestBytes: new Uint8Array(),
-    outcome: { ok: false, code: error.code, message: error.rawMessage, errorCode: error.metadata.get(ERROR_CODE_HEADER)! },
-    created: Math.floor(deps.now() / 1000),
-  });
+  const error = await signConnectError(deps.signer, toConnectError(apiError), { requestBytes: new Uint8Array(), nowMs: deps.now() });
   const header = new Headers(error.metadata);
-  for (const [name, value] of Object.entries(metadata)) header.set(name, value);
   header.set("content-type", "application/json");
   return { status: ERROR_CODES[apiError.code].http, header, body: createAsyncIterable([errorToJsonBytes(error, undefined)]) };
 }

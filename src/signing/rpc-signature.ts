@@ -1,5 +1,3 @@
-import { toBinary, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
-import { sortMapsInPlace } from "./canonical-message.js";
 import { formatSha256DigestHeader } from "./digest-header.js";
 import { ERROR_CODE_HEADER } from "../errors/api-error.js";
 import { REQUEST_DIGEST_HEADER, RESPONSE_DIGEST_HEADER, RPC_STATUS_HEADER } from "./headers.js";
@@ -18,6 +16,7 @@ type RpcOutcome =
  * Signs an RPC result. The signature base uses RFC 9421 syntax over metadata fields only
  * (no derived components like "@status", which mean nothing for gRPC), so every covered
  * value travels in the response metadata. Returns the metadata to add, lower-case.
+ * The scheme's primitive: callers go through signOutcome (sign-outcome.ts), which decides the bytes.
  */
 export async function signRpcOutcome(
   signer: Signer,
@@ -38,19 +37,4 @@ export async function signRpcOutcome(
   values.set(REQUEST_DIGEST_HEADER, requestDigest);
   const signed = await signComponents(signer, components, values, input.created);
   return { [RPC_STATUS_HEADER]: status, [RESPONSE_DIGEST_HEADER]: responseDigest, [REQUEST_DIGEST_HEADER]: requestDigest, ...signed };
-}
-
-/**
- * Signs a successful RPC answer: sorts its maps in place (so the bytes gRPC and Connect+proto
- * put on the wire are the canonical bytes signed) and signs those bytes for the request's.
- * The signing interceptor and compute workers that sign ahead both go through here.
- */
-export async function signRpcAnswer<Desc extends DescMessage>(
-  signer: Signer,
-  input: { schema: Desc; message: MessageShape<Desc>; requestBytes: Uint8Array; created: number },
-): Promise<{ message: MessageShape<Desc>; metadata: Record<string, string> }> {
-  const message = sortMapsInPlace(input.schema, input.message);
-  const messageBytes = toBinary(input.schema, message, { writeUnknownFields: false });
-  const metadata = await signRpcOutcome(signer, { requestBytes: input.requestBytes, outcome: { ok: true, messageBytes }, created: input.created });
-  return { message, metadata };
 }

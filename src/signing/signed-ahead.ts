@@ -1,5 +1,5 @@
 import type { ModerateResponse } from "../../gen/moderation/v1/moderation_pb.js";
-import type { SignedJson } from "./json-body-signature.js";
+import type { SignedJson } from "./sign-outcome.js";
 
 /**
  * Answers that a compute worker already rendered and signed (src/workers/worker-answers.ts),
@@ -10,11 +10,11 @@ import type { SignedJson } from "./json-body-signature.js";
  * src/interceptors/chain.ts).
  */
 
-/** A JSON-route answer's text and its RFC 9421 signature headers (see signJsonBody). */
+/** A JSON-route answer's text and its RFC 9421 signature headers (see signOutcome). */
 export type SignedJsonAnswer = SignedJson;
 
 const jsonAhead = new WeakMap<ModerateResponse, SignedJsonAnswer>();
-/** RPC signature metadata (see signRpcOutcome) for the answer's canonical bytes. */
+/** RPC signature metadata (see signOutcome) for the answer's canonical bytes. */
 const rpcAhead = new WeakMap<ModerateResponse, Record<string, string>>();
 
 export function attachSignedJson(answer: ModerateResponse, signed: SignedJsonAnswer): void {

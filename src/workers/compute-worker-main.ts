@@ -6,8 +6,7 @@ import { textAnswerJsonText } from "../moderation/moderate-answer-json.js";
 import { joinForCombined } from "../moderation/moderate.js";
 import { textAnswerMessage } from "../moderation/text-answer-message.js";
 import { createEd25519SignFunction } from "../signing/ed25519-sign.js";
-import { signJsonText } from "../signing/json-body-signature.js";
-import { signRpcAnswer } from "../signing/rpc-signature.js";
+import { signOutcome } from "../signing/sign-outcome.js";
 import { createDelegatingSigner, type Signer } from "../signing/signer.js";
 import { bytesToLatin1, latin1ToBytes } from "./byte-strings.js";
 import { assembleAnswerFromEncoded } from "./worker-answers.js";
@@ -87,13 +86,13 @@ async function answerTexts(job: { texts: string[]; answerId: string }, classifie
 /** A JSON-route answer, rendered as the route sends it and signed. */
 async function answerJson(job: Extract<ComputeJob, { kind: "answer-json" }>, classifier: TextClassifier, signer: Signer) {
   const { answer } = await answerTexts(job, classifier);
-  const signed = await signJsonText(signer, { status: 200, json: textAnswerJsonText(answer), requestBody: latin1ToBytes(job.requestBody), nowMs: job.nowMs });
+  const signed = await signOutcome(signer, { kind: "json", status: 200, json: textAnswerJsonText(answer), requestBody: latin1ToBytes(job.requestBody), nowMs: job.nowMs });
   return { flagged: answer.flagged, hasCombined: answer.combined !== undefined, hasNotEvaluated: answer.notEvaluated !== undefined, json: signed.json, byteLength: signed.byteLength, headers: signed.headers };
 }
 
 /** An RPC answer's signature metadata, over its canonical bytes, as the signing interceptor makes it. */
 async function answerRpc(job: Extract<ComputeJob, { kind: "answer-rpc" }>, classifier: TextClassifier, signer: Signer) {
   const { verdicts, combined, answer } = await answerTexts(job, classifier);
-  const { metadata } = await signRpcAnswer(signer, { schema: ModerateResponseSchema, message: textAnswerMessage(answer), requestBytes: latin1ToBytes(job.requestBytes), created: Math.floor(job.nowMs / 1000) });
+  const metadata = await signOutcome(signer, { kind: "rpc-answer", schema: ModerateResponseSchema, message: textAnswerMessage(answer), requestBytes: latin1ToBytes(job.requestBytes), nowMs: job.nowMs });
   return { verdicts, combined, metadata };
 }

@@ -11,7 +11,7 @@ import { MAX_REQUEST_BYTES } from "../../base/limits.js";
 import { createModerationServiceImpl } from "../../rpc/moderation-service.js";
 import { createChainInvoker } from "../invoke-chain.js";
 import { CallerHungUpError, readBody } from "../read-body.js";
-import { sendSignedJson } from "../send-json.js";
+import { sendSignedJson, sendSignedMethodNotAllowed } from "../send-json.js";
 import { openAiError } from "./openai-error.js";
 import { noteErrorCode } from "../../observability/request-observation.js";
 import { parseOpenAiModerationJson, type OpenAiModerationRequest } from "./openai-request.js";
@@ -72,7 +72,8 @@ export function registerOpenAiModerationsRoute(app: FastifyInstance, ctx: AppCon
     url: OPENAI_MODERATIONS_PATH,
     handler: (req, reply) => {
       noteErrorCode(req, "method_not_allowed");
-      return reply.code(405).header("allow", "POST").send(openAiError(405, "method_not_allowed", `Use POST for ${OPENAI_MODERATIONS_PATH}.`));
+      const body = openAiError(405, "method_not_allowed", `Use POST for ${OPENAI_MODERATIONS_PATH}.`);
+      return sendSignedMethodNotAllowed(reply, { signer: ctx.signingKeys.signer, nowMs: ctx.clock() }, body);
     },
   });
 }

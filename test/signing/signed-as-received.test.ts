@@ -1,0 +1,100 @@
+import { describe, expect, it } from "vitest";
+import { create, fromJsonString, toBinary } from "@bufbuild/protobuf";
+import { ModerateRequestSchema, ModerateResponseSchema } from "../../gen/moderation/v1/moderation_pb.js";
+import { fetchJwks } from "../../src/client/fetch-jwks.js";
+import { verifyModerationResponse } from "../../src/client/verify-response.js";
+import { verifyRpcResponse } from "../../src/client/verify-rpc-response.js";
+import { canonicalMessageBytes } from "../../src/signing/canonical-message.js";
+import { envelope, postH1, postH2, type RawRpcAnswer } from "../support/raw-rpc.js";
+import { useServerWithKey } from "../support/test-server.js";
+
+/**
+ * The invariant next to src/signing/sign-outcome.ts, "nothing changes an answer after it is
+ * signed", checked as a real client sees it: on every protocol, for answers and for errors, the
+ * signature verifies over the exact bytes received on the socket, with the key the JWKS route
+ * publishes. With compute workers (answers signed ahead in a worker thread) and without.
+ */
+
+const MODERATE_PATH = "/moderation.v1.ModerationService/Moderate";
+const request = create(ModerateRequestSchema, { input: [{ type: "text", text: "you are an idiot" }, { type: "text", text: "really" }] });
+const requestBytes = canonicalMessageBytes(ModerateRequestSchema, request);
+const requestJson = '{"input":[{"type":"text","text":"you are an idiot"},{"type":"text","text":"really"}]}';
+
+type Case = "answer" | "no key" | "bad body" | "wrong content type";
+const CASES: readonly Case[] = ["answer", "no key", "bad body", "wrong content type"];
+
+/** The bytes a case sends: the request, or one that is not a ModerateRequest (field 1 as a varint). */
+const BAD_MESSAGE = new Uint8Array([0x08, 0x01]);
+
+describe.each([
+  ["with compute workers (signed ahead)", "1"],
+  ["without compute workers", "0"],
+])("%s", (_name, workerThreads) => {
+  const ctx = useServerWithKey({ env: { WORKER_THREADS: workerThreads } });
+  const jwks = () => fetchJwks(`${ctx.server.httpUrl}/.well-known/jwks.json`);
+  const headersFor = (c: Case, contentType: string) => ({
+    "content-type": c === "wrong content type" ? "text/plain" : contentType,
+    ...(c === "no key" ? {} : { "x-api-key": ctx.key }),
+  });
+
+  describe.each([
+    ["JSON, POST /v1/moderate", "/v1/moderate"],
+    ["OpenAI, POST /v1/moderations", "/v1/moderations"],
+  ])("%s", (_route, path) => {
+    it.each(CASES)("%s: the signature covers the body received", async (c) => {
+      const body = c === "bad body" ? '{"input": [' : requestJson;
+      const response = await fetch(`${ctx.server.httpUrl}${path}`, { method: "POST", headers: headersFor(c, "application/json"), body });
+      expect(response.status).toBe({ answer: 200, "no key": 401, "bad body": 400, "wrong content type": 415 }[c]);
+      const received = { status: response.status, headers: Object.fromEntries(response.headers.entries()), body: new Uint8Array(await response.arrayBuffer()) };
+      const requestBody = new TextEncoder().encode(body);
+      expect(await verifyModerationResponse({ ...received, requestBody, jwks: await jwks() })).toMatchObject({ valid: true });
+    });
+
+    it("405: signed, bound to no body", async () => {
+      const response = await fetch(`${ctx.server.httpUrl}${path}`, { method: "GET" });
+      expect(response.status).toBe(405);
+      const received = { status: 405, headers: Object.fromEntries(response.headers.entries()), body: new Uint8Array(await response.arrayBuffer()) };
+      expect(await verifyModerationResponse({ ...received, requestBody: new Uint8Array(), jwks: await jwks() })).toMatchObject({ valid: true });
+    });
+  });
+
+  describe.each([
+    ["Connect, application/proto", "application/proto", "h1"],
+    ["Connect, application/json", "application/json", "h1"],
+    ["gRPC-Web", "application/grpc-web+proto", "h1"],
+    ["gRPC", "application/grpc+proto", "h2"],
+  ] as const)("%s", (_protocol, contentType, transport) => {
+    const enveloped = contentType.startsWith("application/grpc");
+    const json = contentType === "application/json";
+
+    it.each(CASES)("%s: the signature covers the message or error received", async (c) => {
+      const message = c === "bad body" ? (json ? new TextEncoder().encode('{"input": [') : BAD_MESSAGE) : json ? new TextEncoder().encode(requestJson) : toBinary(ModerateRequestSchema, request);
+      const body = enveloped ? envelope(message) : message;
+      const post = transport === "h2" ? postH2 : postH1;
+      const answer = await post(transport === "h2" ? ctx.server.grpcUrl : ctx.server.httpUrl, MODERATE_PATH, headersFor(c, contentType), body);
+      // Refusals made before any message was decoded are bound to an empty request.
+      const boundTo = c === "answer" || c === "no key" ? requestBytes : new Uint8Array();
+      const outcome = c === "answer" ? { ok: true as const, messageBytes: answerBytes(answer, enveloped, json) } : errorReceived(answer, enveloped && c !== "wrong content type");
+      if (c !== "answer") expect(outcome).toMatchObject({ code: { "no key": 16, "bad body": 3, "wrong content type": 3 }[c] });
+      const verified = await verifyRpcResponse({ requestBytes: boundTo, outcome, metadata: answer.metadata, jwks: await jwks() });
+      expect(verified).toMatchObject({ valid: true });
+    });
+  });
+});
+
+/** The answer's message bytes as received: raw for proto (the envelope taken off), re-encoded canonically for JSON (docs/signing.md). */
+function answerBytes(answer: RawRpcAnswer, enveloped: boolean, json: boolean): Uint8Array {
+  expect(answer.grpcStatus ?? 0).toBe(0);
+  const bytes = enveloped ? answer.body.subarray(5, 5 + answer.body.readUInt32BE(1)) : answer.body;
+  if (!json) return new Uint8Array(bytes);
+  return canonicalMessageBytes(ModerateResponseSchema, fromJsonString(ModerateResponseSchema, bytes.toString("utf8")));
+}
+
+/** The status code and message as a client decodes them: grpc-status / grpc-message, or Connect's JSON error body. */
+function errorReceived(answer: RawRpcAnswer, enveloped: boolean): { ok: false; code: number; message: string } {
+  if (enveloped) return { ok: false, code: answer.grpcStatus!, message: decodeURIComponent(answer.metadata["grpc-message"] ?? "") };
+  const error = JSON.parse(answer.body.toString("utf8")) as { code: string; message: string };
+  return { ok: false, code: CONNECT_CODES[error.code]!, message: error.message };
+}
+
+const CONNECT_CODES: Record<string, number> = { invalid_argument: 3, unauthenticated: 16, resource_exhausted: 8, unimplemented: 12 };
