@@ -11,6 +11,8 @@
  *   BENCH_LOG_INFO=1 npm run bench     # also with LOG_LEVEL=info: one request-log line per request
  *   BENCH_SECONDS=10 BENCH_ROUNDS=5 npm run bench
  *   BENCH_CASCADE=0 npm run bench      # without the cascade figures (bench/cascade.ts); =only: those alone
+ *   BENCH_BASELINE=/work/main npm run bench   # also that checkout's service, rounds alternating with this one's
+ *   BENCH_CPU_PROF=/tmp/prof npm run bench    # the services run under --cpu-prof (a profile per thread there)
  */
 import fs from "node:fs/promises";
 import os from "node:os";
@@ -64,7 +66,13 @@ async function drive(name: string, url: string, headers: Record<string, string>,
 const JSON_ROUTE = "/v1/moderate";
 const CONNECT_ROUTE = "/moderation.v1.ModerationService/Moderate";
 
-async function benchService(name: string, extraEnv: Record<string, string>, route = JSON_ROUTE): Promise<Figures> {
+// A paired comparison: another checkout's service (its own code, this run's load and echo), and
+// optional CPU profiles of every service thread, written when the service exits.
+const BASELINE = process.env.BENCH_BASELINE ? path.resolve(process.env.BENCH_BASELINE) : undefined;
+const CPU_PROF = process.env.BENCH_CPU_PROF ? path.resolve(process.env.BENCH_CPU_PROF) : undefined;
+let profileRuns = 0;
+
+async function benchService(name: string, extraEnv: Record<string, string>, route = JSON_ROUTE, cwd?: string): Promise<Figures> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "moderation-bench-"));
   // An enterprise account with a limit the benchmark cannot reach: we measure the path, not the 429s.
   const db = await openDatabase({ databaseUrl: undefined, dataDir });
@@ -74,7 +82,9 @@ async function benchService(name: string, extraEnv: Record<string, string>, rout
   await db.close();
 
   const [port, grpcPort] = [await freePort(), await freePort()];
-  const child = await spawnNode("src/main.ts", { PORT: String(port), GRPC_PORT: String(grpcPort), HOST: "127.0.0.1", DATA_DIR: dataDir, ...extraEnv }, `http://127.0.0.1:${port}/healthz`);
+  const nodeFlags = CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${path.join(CPU_PROF, `${++profileRuns}-${name.replace(/[^a-z0-9]+/gi, "-")}`)}`] : [];
+  const env = { PORT: String(port), GRPC_PORT: String(grpcPort), HOST: "127.0.0.1", DATA_DIR: dataDir, ...extraEnv };
+  const child = await spawnNode("src/main.ts", env, `http://127.0.0.1:${port}/healthz`, { cwd, nodeFlags });
   try {
     const figures = await drive(name, `http://127.0.0.1:${port}${route}`, { "x-api-key": key }, child.pid!);
     return figures;
@@ -100,6 +110,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const configurations: Array<[string, () => Promise<Figures>]> = [
   ["bare fastify echo", benchEcho],
   ["moderation, embedded defaults", () => benchService("moderation, embedded defaults", {})],
+  ...(BASELINE ? [[`baseline ${path.basename(BASELINE)}, embedded defaults`, () => benchService(`baseline ${path.basename(BASELINE)}, embedded defaults`, {}, JSON_ROUTE, BASELINE)] as [string, () => Promise<Figures>]] : []),
   // WORKER_THREADS=0: classification and signing on the event loop, for comparison.
   ...(process.env.BENCH_NO_WORKERS ? [["moderation, WORKER_THREADS=0", () => benchService("moderation, WORKER_THREADS=0", { WORKER_THREADS: "0" })] as [string, () => Promise<Figures>]] : []),
   // The bench's services log at warn (spawn-service.ts); this row pays for the request log (LOG_LEVEL=info, the default).
@@ -115,7 +126,14 @@ const configurations: Array<[string, () => Promise<Figures>]> = [
 ];
 const rounds = new Map<string, Figures[]>(configurations.map(([name]) => [name, []]));
 for (let round = 0; round < ROUNDS; round++) {
-  for (const [name, run] of configurations) rounds.get(name)!.push(await run());
+  // The echo first, then the services in turn, their order reversed every other round so that
+  // neither side of a paired comparison always runs right after the echo.
+  const [first, ...services] = configurations;
+  for (const [name, run] of [first!, ...(round % 2 === 0 ? services : services.reverse())]) {
+    const figures = await run();
+    rounds.get(name)!.push(figures);
+    console.error(`round ${round + 1}: ${name}: ${figures.rps.toFixed(0)} req/s, ${figures.cpuPerRequest.toFixed(0)} µs CPU/req (load ${os.loadavg()[0]!.toFixed(2)})`);
+  }
 }
 const median = (figures: Figures[]) => [...figures].sort((a, b) => a.rps - b.rps)[Math.floor(figures.length / 2)]!;
 const [echo, ...runs] = configurations.map(([name]) => median(rounds.get(name)!)) as [Figures, ...Figures[]];
@@ -124,6 +142,7 @@ const row = (f: Figures) =>
   `${f.name.padEnd(34)} ${f.rps.toFixed(0).padStart(8)} req/s  p50 ${f.p50.toFixed(1).padStart(5)} ms  p99 ${f.p99.toFixed(1).padStart(5)} ms  ` +
   `${(f.rps / echo.rps * 100).toFixed(1).padStart(5)}% of echo  server CPU ${f.cpuPerRequest.toFixed(0).padStart(4)} µs/req ` +
   `(event loop ${f.mainCpuPerRequest.toFixed(0)})  errors ${f.errors} non-2xx ${f.non2xx}`;
+console.log(`\nload average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
 console.log(`\n${LOAD}, ${CONNECTIONS} connections, ${SECONDS}s per run, one 90-character text item per request, median of ${ROUNDS} alternating rounds\n`);
 console.log(row(echo));
 for (const f of runs) console.log(row(f));

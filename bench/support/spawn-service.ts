@@ -38,10 +38,17 @@ const START_FLAGS = ["--max-semi-space-size=32"];
 
 /**
  * Starts `<entry>` as a child the way npm start runs the service (src/boot/ts-loader.mjs) and
- * waits until `readyUrl` answers.
+ * waits until `readyUrl` answers; `cwd` runs another checkout's code (a paired baseline), `nodeFlags`
+ * adds flags such as --cpu-prof.
  */
-export async function spawnNode(entry: string, env: Record<string, string>, readyUrl: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...START_FLAGS, "--import", "./src/boot/ts-loader.mjs", entry], {
+export async function spawnNode(
+  entry: string,
+  env: Record<string, string>,
+  readyUrl: string,
+  options: { cwd?: string | undefined; nodeFlags?: string[] } = {},
+): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [...START_FLAGS, ...(options.nodeFlags ?? []), "--import", "./src/boot/ts-loader.mjs", entry], {
+    cwd: options.cwd,
     env: { ...process.env, LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "ignore", "inherit"],
   });
