@@ -1,5 +1,6 @@
 import { eld } from "eld/medium";
 import { normalizeForMatching } from "../normalize/normalize.js";
+import { eldTopLanguage } from "./eld-top-language.js";
 
 /**
  * Language identification, offline: ELD (the `eld` package, n-gram tables shipped in the package,
@@ -83,26 +84,31 @@ function segmentsOf(text: string): string[] {
   return Array.from({ length: MAX_SEGMENTS }, (_, i) => pieces[Math.floor((i * (pieces.length - 1)) / (MAX_SEGMENTS - 1))]!);
 }
 
+/** ELD's pick for a text: its own detect() (the reference the tests compare with), or the same computed faster (the default). */
+export type LanguagePicker = (text: string) => string;
+export const eldPick: LanguagePicker = (text) => eld.detect(text).language;
+
 type Segment = { kind: "covered" | "uncovered" | "unknown"; language: string; letters: number };
 
-function readSegment(segment: string, covered: ReadonlySet<string>): Segment {
-  const first = readText(segment, covered);
+function readSegment(segment: string, covered: ReadonlySet<string>, pick: LanguagePicker): Segment {
+  const first = readText(segment, covered, pick);
   if (first.kind !== "uncovered") return first;
   // Look-alike letters of another script ("уоu аrе" in Cyrillic) must not hide English from the
   // model, which folds them: a text whose folded form reads as a covered language is that language.
-  const folded = readText(normalizeForMatching(segment), covered);
+  const folded = readText(normalizeForMatching(segment), covered, pick);
   return folded.kind === "covered" ? { ...folded, letters: first.letters } : first;
 }
 
-function readText(segment: string, covered: ReadonlySet<string>): Segment {
+function readText(segment: string, covered: ReadonlySet<string>, pick: LanguagePicker): Segment {
   // NOT_LANGUAGE matches only from an @, #, & or a link's start: without one there is nothing to replace.
   const text = MAY_HOLD_NOT_LANGUAGE.test(segment) ? segment.replace(NOT_LANGUAGE, " ") : segment;
   const letters = countLetters(text);
   if (letters === 0) return { kind: "unknown", language: UNDETERMINED, letters };
-  const result = eld.detect(text);
-  const top = result.language;
+  // ELD's pick, computed faster (eld-top-language.ts); most text is in a covered language and needs no more.
+  const top = pick(text);
   if (!top) return { kind: "unknown", language: UNDETERMINED, letters };
   if (covered.has(top)) return { kind: "covered", language: top, letters };
+  const result = eld.detect(text);
   const scores = result.getScores() as Record<string, number>;
   const topScore = scores[top] ?? 0;
   let best = "";
@@ -117,11 +123,11 @@ function readText(segment: string, covered: ReadonlySet<string>): Segment {
 }
 
 /** The language of `text`, and how much of it is in a language outside `covered` (BCP-47 codes). */
-export function readLanguage(text: string, covered: ReadonlySet<string>): LanguageReading {
+export function readLanguage(text: string, covered: ReadonlySet<string>, picker: LanguagePicker = eldTopLanguage): LanguageReading {
   const byLanguage = new Map<string, { letters: number; uncovered: boolean }>();
   let total = 0;
   for (const segment of segmentsOf(text)) {
-    const s = readSegment(segment, covered);
+    const s = readSegment(segment, covered, picker);
     total += s.letters;
     if (s.kind === "unknown") continue;
     const entry = byLanguage.get(s.language) ?? { letters: 0, uncovered: s.kind === "uncovered" };
