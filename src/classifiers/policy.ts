@@ -36,7 +36,7 @@ export const POLICY: Readonly<Record<CategoryId, CategoryPolicy>> = {
   self_harm_intent: { head: "self_harm_intent", suppressedBy: SELF_HARM_FRAMES, rules: ["self-harm-intent"] },
   self_harm_instructions: { head: "self_harm_instructions", suppressedBy: SELF_HARM_FRAMES, rules: ["self-harm-methods"] },
   sexual: { head: "sexual", suppressedBy: ["everydaySense", "plainImagePrompt"], rules: ["sexual-density", "sexual-minors", "nudity-prompts"] },
-  sexual_minors: { head: undefined, suppressedBy: [], rules: ["sexual-minors", "grooming"] },
+  sexual_minors: { head: undefined, suppressedBy: [], rules: ["sexual-minors"] },
   violence: {
     head: "violence",
     suppressedBy: [...CLAIM_FRAMES, "competition", "everydayViolence"],

@@ -128,28 +128,3 @@ describe("making a weapon built to kill many", () => {
   });
 });
 
-describe("grooming messages to a child", () => {
-  it("flag sexual_minors by rule: two grooming phrases beside a minor indicator, or three alone", () => {
-    for (const text of [
-      "Let's meet up, don't tell your parents, you're so mature for a 13 year old",
-      "You're so mature for your age. Don't tell your parents we talk, it's our little secret. Are you home alone?",
-    ]) {
-      expect(flagsOf(text), text).toEqual(["sexual_minors"]);
-    }
-  });
-
-  it("not one phrase said innocently, two without a child, or negated ones", () => {
-    for (const text of [
-      "Don't tell your mom, it's a surprise party for her",
-      "Our little secret: the cake recipe uses mayonnaise. The kids loved it",
-      "Don't tell your parents but I scratched their car. Our little secret, ok?",
-      "are you home alone? the plumber is coming at 3",
-      // Overlapping listed phrases are one phrase said once: two here, not three.
-      "When are your parents home? Are you home alone?",
-      "You are so mature for your age, for a twelve year old you write beautifully.",
-    ]) {
-      expect(flagsOf(text), text).toEqual([]);
-    }
-  });
-});
-

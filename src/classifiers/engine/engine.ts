@@ -130,8 +130,6 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
       declaredThreats: [] as LexiconHit[],
       violentActs: [] as LexiconHit[],
       veiledThreats: statedPhrases(norm.text, tokens, words, lex.veiledThreats.scan(norm.text, tokens, words)),
-      // Not statedPhrases: grooming is often asked ("are you home alone?").
-      grooming: dropNegated(norm.text, tokens, words, lex.grooming.scan(norm.text, tokens, words)),
       // "I would never make a bomb" is not a request for one.
       weaponMaking: dropNegated(norm.text, tokens, words, lex.weaponMaking.scan(norm.text, tokens, words)),
       // Negated ("I would never kill myself") and hyperbolic ("I could kill myself for forgetting my
@@ -210,7 +208,6 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
         threats: strongestHit(pick(hits.threats)),
         declaredThreat: strongestHit(pick(hits.declaredThreats)),
         veiledThreat: combinePhrases(pick(hits.veiledThreats)),
-        grooming: combinePhrases(pick(hits.grooming)),
         violentAct: combinePhrases(pick(hits.violentActs)),
         weaponMaking: strongestHit(pick(hits.weaponMaking)),
         intent: combinePhrases(pick(hits.selfHarmIntent)),

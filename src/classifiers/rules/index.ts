@@ -3,7 +3,7 @@ import { graphicDensity, sexualDensity } from "./lexicon-density.js";
 import { nudityPrompts } from "./nudity-prompts.js";
 import type { RuleFamily } from "./rule-family.js";
 import { eatingDisorder, selfHarmIntent, selfHarmMethods } from "./self-harm.js";
-import { grooming, sexualMinors } from "./sexual-minors.js";
+import { sexualMinors } from "./sexual-minors.js";
 import { declaredThreats, threats, veiledThreats } from "./threats.js";
 import { groupClaims, hateSlogans } from "./hate.js";
 import { violentActs, weaponMaking } from "./violence.js";
@@ -16,7 +16,7 @@ export type { RuleContext } from "./rule-family.js";
  */
 export const RULE_FAMILIES: readonly RuleFamily[] = [
   sexualDensity, graphicDensity,
-  sexualMinors, grooming,
+  sexualMinors,
   threats, declaredThreats,
   veiledThreats, violentActs, weaponMaking, insults, nudityPrompts,
   thirdPersonInsults,

@@ -26,21 +26,3 @@ export const sexualMinors: RuleFamily = {
     if (sexualWithMinor) ctx.consider("sexual", sexual, true, "sexual", w.nudeImagery > 0 ? ["sexual", "nudity"] : ["sexual"]);
   },
 };
-
-/**
- * Combined grooming evidence (lexicon GROOMING, weights 0.4-0.6) that flags sexual_minors: two
- * phrases of 0.6 (0.84) with a plain minor indicator in the window, or three on their own (0.9 or
- * more: three of 0.6, or two of 0.6 and one of 0.4). Overlapping phrases count once
- * (combinePhrases). Grooming holds no sexual words, which the other sexual_minors rules need.
- */
-const GROOMING_WITH_MINOR = 0.8;
-const GROOMING_ALONE = 0.9;
-
-export const grooming: RuleFamily = {
-  name: "grooming",
-  apply(w, ctx) {
-    if ((w.grooming >= GROOMING_WITH_MINOR && w.minors >= 0.6) || w.grooming >= GROOMING_ALONE) {
-      ctx.consider("sexual_minors", w.grooming, true, undefined, ["grooming", "minors"]);
-    }
-  },
-};

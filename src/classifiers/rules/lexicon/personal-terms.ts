@@ -324,23 +324,3 @@ export const VEILED_THREATS: TermList = {
     "a lesson he wont forget": 0.8, "a lesson they won't forget": 0.8, "a lesson they wont forget": 0.8,
   },
 };
-
-/**
- * What adults grooming a child write to the child: secrecy from parents, flattery about maturity,
- * checks that nobody is watching. Each is said innocently too ("don't tell your mom, it's a surprise
- * party"), so one phrase never flags: two together with a minor indicator flag `sexual_minors`, three
- * flag alone (rules/sexual-minors.ts). Such messages rarely hold sexual words, which the other sexual_minors rules need.
- */
-export const GROOMING: TermList = {
-  name: "grooming",
-  terms: {
-    "don't tell your parents": 0.6, "dont tell your parents": 0.6, "don't tell your mom": 0.6, "dont tell your mom": 0.6,
-    "don't tell your mum": 0.6, "dont tell your mum": 0.6, "don't tell your dad": 0.6, "dont tell your dad": 0.6,
-    "don't tell anyone about us": 0.6, "dont tell anyone about us": 0.6, "our little secret": 0.6, "our secret": 0.4,
-    "mature for your age": 0.6, "so mature for": 0.6, "are you home alone": 0.6,
-    "are your parents home": 0.6, "when are your parents": 0.4, "delete our messages": 0.6, "delete our chat": 0.6,
-    "delete these messages": 0.5, "what are you wearing": 0.5, "have you ever been kissed": 0.6,
-    "have you ever kissed": 0.5, "are you a virgin": 0.6, "send me a picture of you": 0.4, "send me a pic of you": 0.4,
-    "meet up without your parents": 0.6, "i won't tell your parents": 0.5, "i wont tell your parents": 0.5,
-  },
-};
