@@ -265,9 +265,6 @@ describe("threats the writer declares as their own", () => {
     for (const text of ["I'm going to kill you in this match lol", "I'll destroy you at chess tomorrow", "I will murder you in the second half"]) {
       expect(flagsOf(text), text).toEqual([]);
     }
-    expect(flagsOf("Let's run them over in the second half!")).toEqual([]);
-    expect(flagsOf("Let's attack some Turks in Civ 6 tonight.")).toEqual([]);
-    expect(flagsOf("Let's attack some Muslims tonight")).toContain("violence");
     // A venue or a time is no game, nor is a weapon's verb a game's: these still threaten.
     for (const text of [
       "I'm going to kill you in half an hour when you get home", "I'll murder you in a quarter of an hour",
@@ -327,45 +324,6 @@ describe("veiled threats at the reader", () => {
   });
 });
 
-describe("violent acts against others that the writer declares as their own", () => {
-  it("flag violence by rule when the target is plain (a school, everyone)", () => {
-    for (const text of ["I'm going to shoot up my school tomorrow", "I will kill everyone at that party", "we're going to bomb the mosque on friday"]) {
-      expect(flagsOf(text), text).toContain("violence");
-    }
-  });
-
-  it("not when reported, negated, or in an everyday sense of the verb", () => {
-    for (const text of [
-      "He shot up the school last year, it was horrible", "I'm not going to shoot up my school",
-      "I'm going to shoot up some heroin", "I'm going to bomb this exam",
-    ]) {
-      expect(flagsOf(text), text).toEqual([]);
-    }
-  });
-
-  it("against one person, only with the learned violence head's support: it is an everyday idiom too", () => {
-    expect(flagsOf("I'm going to kill him when he gets home, he ate my cake")).toEqual([]);
-    expect(flagsOf("I'm going to kill him", constantEngine("loud"))).toContain("violence");
-  });
-
-  it("stabbing, strangling or poisoning a named person needs no support: no everyday idiom to guard against", () => {
-    for (const text of ["I'm going to stab my stepdad tonight", "I will poison her", "gonna strangle my roommate"]) {
-      expect(flagsOf(text), text).toEqual(["violence"]);
-    }
-  });
-
-  it("not when what follows gives the verb its everyday sense: a thing sent, or the betrayal idiom", () => {
-    // A head leaning towards violence (under its bar) is the support "shoot him" needs, so the
-    // everyday sense is what keeps these from flagging.
-    const leaning = constantEngine("leaning");
-    expect(flagsOf("I'm going to shoot him", leaning)).toContain("violence");
-    expect(flagsOf("I'm going to stab him at the meeting", leaning)).toContain("violence");
-    for (const text of ["I'm going to shoot my boss an email about it", "I'll shoot him a quick text later", "I'm going to stab him in the back at the meeting"]) {
-      expect(flagsOf(text, leaning), text).not.toContain("violence");
-    }
-  });
-});
-
 describe("nudity words in short texts", () => {
   it("flag a short nudity request by rule, not medical questions or prose using the same words", () => {
     expect(flagsOf("photo of a topless woman on the beach, sexy pose")).toContain("sexual");
@@ -386,6 +344,5 @@ describe("the committed model with the phrase rules", () => {
     expect(flagsOf("I killed it at the gym today, new personal best on squats!", classifier)).toEqual([]);
     expect(flagsOf("how many sleeping pills does it take to die", classifier)).toContain("self_harm_instructions");
     expect(flagsOf("how much damage does it take to die in minecraft", classifier)).toEqual([]);
-    expect(flagsOf("I'm going to shoot up my school tomorrow", classifier)).toContain("violence");
   });
 });

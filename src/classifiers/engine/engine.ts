@@ -1,6 +1,6 @@
 import { CATEGORY_IDS, type CategoryId } from "../categories.js";
 import type { CategoryVerdict, EvidenceSpan, TextClassifier, Verdict } from "../classifier.js";
-import { aboutImagery, aimedAtReader, combinePhrases, declaredSelfHarm, precededDirectlyBy, notFoldedLookalike, declaredThreats, dropHyperbole, dropNegated, followedBy, notAboutWriter, notEverydaySense, notNounSense, notOfGroup, notOfThing, notReflexiveIdiom, statedPhrases, evidenceScore, getLexicons, groupClaims, notCutsOf, notInGame, outside, ownSlogans, strongestHit, type LexiconHit } from "../rules/lexicon/index.js";
+import { aboutImagery, aimedAtReader, combinePhrases, declaredSelfHarm, precededDirectlyBy, notFoldedLookalike, declaredThreats, dropHyperbole, dropNegated, followedBy, notAboutWriter, notNounSense, notOfGroup, notOfThing, notReflexiveIdiom, statedPhrases, evidenceScore, getLexicons, groupClaims, notCutsOf, notInGame, outside, ownSlogans, strongestHit, type LexiconHit } from "../rules/lexicon/index.js";
 import { normalizeText, type NormalizedText } from "../normalize/normalize.js";
 import { featuresOfTokens, featurize, firstTokenAtOrAfter, tokenFeaturesOf, tokenize, type Token, type TokenFeatures } from "../model/features.js";
 import type { ModelFile } from "../model/model-file.js";
@@ -128,7 +128,6 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
       // Not a noun ("in the end you ...", "the hurt you caused"), nor said of a game ("I'll kill you in this match").
       threats: notInGame(norm.text, tokens, words, notNounSense(norm.text, tokens, words, lex.threats.scan(norm.text, tokens, words))),
       declaredThreats: [] as LexiconHit[],
-      violentActs: [] as LexiconHit[],
       veiledThreats: statedPhrases(norm.text, tokens, words, lex.veiledThreats.scan(norm.text, tokens, words)),
       // "I would never make a bomb" is not a request for one.
       weaponMaking: dropNegated(norm.text, tokens, words, lex.weaponMaking.scan(norm.text, tokens, words)),
@@ -167,7 +166,6 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
       ...followedBy(norm.text, tokens, words, images, hits.minors.filter((h) => h.weight >= MINOR_FOR_SEXUAL_EVIDENCE), IMAGE_MINOR_REACH),
       ...precededDirectlyBy(norm.text, tokens, images, plainMinors),
     ];
-    hits.violentActs = declaredThreats(norm.text, tokens, words, notInGame(norm.text, tokens, words, notEverydaySense(tokens, words, lex.violentActs.scan(norm.text, tokens, words))));
     const groups = lex.groups.scan(norm.text, tokens, words);
     const aimed = new Set(hits.insults.map((h) => h.start));
     const notAimed = dropNegated(norm.text, tokens, words, insultWords.filter((h) => !aimed.has(h.start)));
@@ -208,7 +206,6 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
         threats: strongestHit(pick(hits.threats)),
         declaredThreat: strongestHit(pick(hits.declaredThreats)),
         veiledThreat: combinePhrases(pick(hits.veiledThreats)),
-        violentAct: combinePhrases(pick(hits.violentActs)),
         weaponMaking: strongestHit(pick(hits.weaponMaking)),
         intent: combinePhrases(pick(hits.selfHarmIntent)),
         insult: combinePhrases(pick(hits.insults)),

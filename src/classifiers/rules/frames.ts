@@ -82,7 +82,7 @@ export function framesOf(lex: Lexicons, text: string, tokens: Token[], words: re
   const supportive = wanted ? lex.supportive.scan(text, tokens, words) : [];
   // A short text with no threat, declared violent act, weapon or graphic word (outside an everyday
   // phrase: "draw blood"): where an everyday or sporting sense of a violent word may frame it.
-  const noViolentPhrase = short && hits.threats.length === 0 && hits.violentActs.length === 0 && hits.weaponMaking.length === 0;
+  const noViolentPhrase = short && hits.threats.length === 0 && hits.weaponMaking.length === 0;
   const everydayViolence = noViolentPhrase ? lex.everydayViolence.scan(text, tokens, words) : [];
   const nothingViolent = noViolentPhrase && outside(hits.graphicViolence, everydayViolence).length === 0;
   const competitionVerbs = nothingViolent ? lex.competitionVerbs.scan(text, tokens, words) : [];
@@ -97,7 +97,7 @@ export function framesOf(lex: Lexicons, text: string, tokens: Token[], words: re
     negated: short && negatedClaim(text, tokens, words, derogatory, supportive, groups),
     counter: short && counterSpeech(lex, text, tokens, words),
     // Support for a named group, and nothing harmful beside it (lexicon/supportive-claims.ts).
-    supportive: supportiveFrame(text, tokens, words, groups, [...hits.insults, ...hits.threats, ...hits.veiledThreats, ...hits.violentActs, ...hits.groupClaims], { supportive, derogatory }, lex),
+    supportive: supportiveFrame(text, tokens, words, groups, [...hits.insults, ...hits.threats, ...hits.veiledThreats, ...hits.groupClaims], { supportive, derogatory }, lex),
     // Every first-person phrase of a short text was hyperbole: the head, which saw the same words, does not flag alone.
     hyperbole: short && found.intent.length > 0 && hits.selfHarmIntent.length === 0,
     // A verb of beating an opponent in a short text about a game ("our team destroyed them 5-0"),

@@ -6,7 +6,7 @@ import { eatingDisorder, selfHarmIntent, selfHarmMethods } from "./self-harm.js"
 import { sexualMinors } from "./sexual-minors.js";
 import { declaredThreats, threats, veiledThreats } from "./threats.js";
 import { groupClaims, hateSlogans } from "./hate.js";
-import { violentActs, weaponMaking } from "./violence.js";
+import { weaponMaking } from "./violence.js";
 
 export type { RuleContext } from "./rule-family.js";
 
@@ -18,7 +18,7 @@ export const RULE_FAMILIES: readonly RuleFamily[] = [
   sexualDensity, graphicDensity,
   sexualMinors,
   threats, declaredThreats,
-  veiledThreats, violentActs, weaponMaking, insults, nudityPrompts,
+  veiledThreats, weaponMaking, insults, nudityPrompts,
   thirdPersonInsults,
   selfHarmIntent,
   groupClaims, hateSlogans,

@@ -2,7 +2,7 @@ import { normalizeForMatching } from "../../normalize/normalize.js";
 import { firstTokenAtOrAfter, type Token } from "../../model/features.js";
 import type { LexiconHit } from "./lexicon.js";
 import { lowerBound } from "../../lower-bound.js";
-import { FOLDED_LOOKALIKES, SENT_THINGS } from "./terms.js";
+import { FOLDED_LOOKALIKES } from "./terms.js";
 import { FIRST_PERSON_FUTURE, FIRST_PERSON_SINGULAR_FUTURE, INSULT_FILLERS, INSULTED_THINGS, SELF_HARM_METHOD_ACTS, NEGATIONS, POSSESSIVE, POSSESSIVE_FACTOR, SECOND_PERSON, VOCATIVE_INSULTS } from "./personal-terms.js";
 
 /**
@@ -248,22 +248,6 @@ export function notOfGroup(text: string, tokens: readonly Token[], hits: readonl
     if (at < 0 || i - at > GROUP_SUBJECT_REACH) return true;
     for (let k = at + 1; k <= i; k++) if (!sameSentence(text, tokens, k)) return true;
     return false;
-  });
-}
-
-/** Small words allowed between an act's object and the thing sent ("shoot him a quick text"). */
-const SENDING_FILLERS: ReadonlySet<string> = new Set(["a", "an", "the", "quick", "short", "brief", "few"]);
-
-/**
- * Violent-act hits without an everyday sense given by what follows: a thing sent (SENT_THINGS: "shoot
- * my boss an email" is not a shooting) or the betrayal idiom ("stab him in the back").
- */
-export function notEverydaySense(tokens: readonly Token[], words: readonly string[], hits: readonly LexiconHit[]): LexiconHit[] {
-  return hits.filter((h) => {
-    let i = firstTokenAtOrAfter(tokens, h.end);
-    if (words[i] === "in" && words[i + 1] === "the" && words[i + 2] === "back") return false;
-    for (let skipped = 0; skipped < 2 && SENDING_FILLERS.has(words[i] ?? ""); skipped++) i++;
-    return !SENT_THINGS.has(words[i] ?? "");
   });
 }
 

@@ -1,4 +1,3 @@
-import { GROUP_TERMS } from "./group-terms.js";
 import type { TermList } from "./term-list.js";
 
 /** The vocabulary lists (what a list and its weights mean: term-list.ts). */
@@ -160,72 +159,6 @@ export const THREATS: TermList = {
     "put you in the hospital": 0.8, "put you in hospital": 0.8, "put you in the ground": 0.6, "put you in a wheelchair": 0.6,
   },
 };
-
-/** People a declared act may be aimed at: pronouns and the relations a threat usually names. */
-const PEOPLE = [
-  "him", "her", "my dad", "my mom", "my mum", "my father", "my mother", "my stepdad", "my stepmom", "my brother",
-  "my sister", "my wife", "my husband", "my ex", "my boyfriend", "my girlfriend", "my boss", "my teacher",
-  "my neighbor", "my neighbour", "my roommate", "my coworker", "my classmate", "my son", "my daughter",
-];
-
-/**
- * Violent acts against people other than the reader, most against many at once ("shoot up the
- * school", "kill everyone"). They count only when the writer declares one as their own coming act
- * (declaredThreats in context.ts: "I'm going to shoot up my school tomorrow"); reported ones ("he
- * shot up the mall") stay with the learned heads. Objects are spelled out because the verbs alone
- * have everyday senses ("shoot up" a drug, "bomb" an exam). Weight 1 flags `violence` on its own;
- * acts against one person (0.6) are also an everyday idiom ("I'm going to kill him when he gets
- * home"), so they need the learned violence head's support.
- */
-export const VIOLENT_ACTS: TermList = {
-  name: "violent_acts",
-  terms: {
-    "shoot up my school": 1, "shoot up the school": 1, "shoot up this school": 1, "shoot up a school": 1,
-    "shoot up our school": 1, "shoot up the mall": 1, "shoot up the office": 1, "shoot up my office": 1,
-    "shoot up my work": 1, "shoot up the church": 1, "shoot up the mosque": 1, "shoot up the synagogue": 1,
-    "shoot up the place": 1, "shoot up the club": 1, "shoot up the concert": 1, "shoot up the classroom": 1,
-    "shoot everyone": 1, "shoot them all": 1, "kill everyone": 1, "kill them all": 1, "kill all of them": 1,
-    "murder everyone": 1, "stab everyone": 1, "kill as many": 1, "bomb the school": 1, "bomb my school": 1,
-    "bomb the mosque": 1, "bomb the church": 1, "bomb the synagogue": 1, "bomb the building": 1,
-    "blow up the school": 1, "blow up my school": 1, "blow up the building": 1, "blow up the mosque": 1,
-    "blow up the church": 1, "blow up the synagogue": 1, "do a school shooting": 1, "commit a school shooting": 1,
-    "commit a mass shooting": 1, "shoot my teacher": 1, "shoot my classmates": 1, "shoot my boss": 1,
-    "shoot my coworkers": 1, "run them over": 0.8, "call in a bomb threat": 1, "make a bomb threat": 1,
-    // Attacks on a named group ("let's go beat up some gays"; not "beat up some eggs"; "let's attack some
-    // Turks in Civ 6" is a game: notInGame). "go after" also means pursue: with the head's support.
-    ...actsAgainst(["beat up some", "beat up the", "bash some", "lynch some", "lynch the", "attack some"], groupTargets(), 1),
-    ...actsAgainst(["go after the", "go after some"], groupTargets(), 0.6),
-    "kill him": 0.6, "kill her": 0.6, "kill them": 0.6, "stab him": 0.6, "stab her": 0.6, "shoot him": 0.6,
-    "shoot her": 0.6, "murder him": 0.6, "murder her": 0.6, "kill my teacher": 0.6, "kill my boss": 0.6,
-    "kill my wife": 0.6, "kill my husband": 0.6, "kill my family": 0.6, "kill my parents": 0.6,
-    // Stabbing, strangling or poisoning a named person has no everyday idiom to guard against ("kill
-    // him" does), so declared it flags alone. Poisoning "them" is said of weeds and rats: not listed.
-    ...actsAgainst(["stab", "strangle", "poison"], PEOPLE, 1),
-    ...actsAgainst(["stab", "strangle"], ["them"], 1),
-  },
-};
-
-/** Phrases "<verb> <person>" for every pair, all with one weight. */
-/**
- * GROUP_TERMS as targets, plus the short plurals people write after "some" ("some gays", "some jews").
- * Not "whites": egg whites are beaten up for meringue.
- */
-function groupTargets(): string[] {
-  return [...Object.keys(GROUP_TERMS.terms).filter((g) => g !== "whites"), "gays", "trannies", "queers"];
-}
-
-function actsAgainst(verbs: readonly string[], people: readonly string[], weight: number): Record<string, number> {
-  return Object.fromEntries(verbs.flatMap((verb) => people.map((person) => [`${verb} ${person}`, weight])));
-}
-
-/**
- * Words that, right after a violent verb and its object (at most two small words between), give the
- * verb its everyday sense of sending: "shoot my boss an email", "shoot him a quick text".
- */
-export const SENT_THINGS: ReadonlySet<string> = new Set([
-  "email", "emails", "mail", "text", "texts", "message", "messages", "note", "line", "dm", "pm", "invite", "link",
-  "photo", "pic", "picture", "video", "look", "glance", "smile", "wink", "reminder", "update", "question",
-]);
 
 /**
  * Making weapons built to kill or maim many ("how do I make a pipe bomb"): asked or told, it flags
