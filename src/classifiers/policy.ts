@@ -40,7 +40,7 @@ export const POLICY: Readonly<Record<CategoryId, CategoryPolicy>> = {
   violence: {
     head: "violence",
     suppressedBy: [...CLAIM_FRAMES, "competition", "everydayViolence"],
-    rules: ["graphic-density", "declared-threats", "weapon-making"],
+    rules: ["graphic-density", "declared-threats"],
   },
   violence_graphic: { head: "violence_graphic", suppressedBy: [], rules: ["graphic-density"] },
 };

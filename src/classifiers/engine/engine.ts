@@ -129,8 +129,6 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
       threats: notInGame(norm.text, tokens, words, notNounSense(norm.text, tokens, words, lex.threats.scan(norm.text, tokens, words))),
       declaredThreats: [] as LexiconHit[],
       veiledThreats: statedPhrases(norm.text, tokens, words, lex.veiledThreats.scan(norm.text, tokens, words)),
-      // "I would never make a bomb" is not a request for one.
-      weaponMaking: dropNegated(norm.text, tokens, words, lex.weaponMaking.scan(norm.text, tokens, words)),
       // Negated ("I would never kill myself") and hyperbolic ("I could kill myself for forgetting my
       // keys", "ugh I want to die") phrases are not statements of intent.
       selfHarmIntent: dropHyperbole(norm.text, tokens, words, intent),
@@ -206,7 +204,6 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
         threats: strongestHit(pick(hits.threats)),
         declaredThreat: strongestHit(pick(hits.declaredThreats)),
         veiledThreat: combinePhrases(pick(hits.veiledThreats)),
-        weaponMaking: strongestHit(pick(hits.weaponMaking)),
         intent: combinePhrases(pick(hits.selfHarmIntent)),
         insult: combinePhrases(pick(hits.insults)),
         thirdPersonInsult: combinePhrases(pick(hits.thirdPersonInsults)),

@@ -10,7 +10,7 @@ import type { LexiconHit } from "../rules/lexicon/index.js";
 /** The named lexicon hit lists of a text, whose spans explain rule-based flags. */
 export type HitList =
   | "sexual" | "graphicViolence" | "minors" | "selfHarmMethods" | "threats" | "veiledThreats"
-  | "weaponMaking" | "selfHarmIntent" | "insults" | "nudity" | "groupClaims" | "exterminationClaims" | "thirdPersonInsults" | "hateSlogans" | "edPromotion";
+  | "selfHarmIntent" | "insults" | "nudity" | "groupClaims" | "exterminationClaims" | "thirdPersonInsults" | "hateSlogans" | "edPromotion";
 
 /** Every hit list of a text, plus everyday senses of nudity words (which only keep others off). */
 export type TextHits = Record<HitList, LexiconHit[]> & { everydayNudity: LexiconHit[] };
@@ -33,8 +33,6 @@ export interface WindowEvidence {
   declaredThreat: number;
   /** A veiled threat at the reader ("I know where you live"). */
   veiledThreat: number;
-  /** Making a weapon built to kill many ("make a pipe bomb"), asked or told. */
-  weaponMaking: number;
   /** First-person self-harm phrase, not negated. */
   intent: number;
   /** Insult aimed at the reader, or a direct abuse phrase. */

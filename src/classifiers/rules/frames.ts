@@ -80,9 +80,9 @@ export function framesOf(lex: Lexicons, text: string, tokens: Token[], words: re
   const wanted = short || (groups.length > 0 && tokens.length <= SUPPORT_MAX_WORDS);
   const derogatory = wanted ? lex.derogatory.scan(text, tokens, words) : [];
   const supportive = wanted ? lex.supportive.scan(text, tokens, words) : [];
-  // A short text with no threat, declared violent act, weapon or graphic word (outside an everyday
+  // A short text with no threat or graphic word (outside an everyday
   // phrase: "draw blood"): where an everyday or sporting sense of a violent word may frame it.
-  const noViolentPhrase = short && hits.threats.length === 0 && hits.weaponMaking.length === 0;
+  const noViolentPhrase = short && hits.threats.length === 0;
   const everydayViolence = noViolentPhrase ? lex.everydayViolence.scan(text, tokens, words) : [];
   const nothingViolent = noViolentPhrase && outside(hits.graphicViolence, everydayViolence).length === 0;
   const competitionVerbs = nothingViolent ? lex.competitionVerbs.scan(text, tokens, words) : [];

@@ -6,7 +6,6 @@ import { eatingDisorder, selfHarmIntent, selfHarmMethods } from "./self-harm.js"
 import { sexualMinors } from "./sexual-minors.js";
 import { declaredThreats, threats, veiledThreats } from "./threats.js";
 import { groupClaims, hateSlogans } from "./hate.js";
-import { weaponMaking } from "./violence.js";
 
 export type { RuleContext } from "./rule-family.js";
 
@@ -18,7 +17,7 @@ export const RULE_FAMILIES: readonly RuleFamily[] = [
   sexualDensity, graphicDensity,
   sexualMinors,
   threats, declaredThreats,
-  veiledThreats, weaponMaking, insults, nudityPrompts,
+  veiledThreats, insults, nudityPrompts,
   thirdPersonInsults,
   selfHarmIntent,
   groupClaims, hateSlogans,

@@ -2,7 +2,7 @@ import { compileTermList, type CompiledTermList } from "./lexicon.js";
 import { DIRECT_ABUSE, EATING_DISORDER_PROMOTION, INSULTS, SELF_HARM_INTENT, VEILED_THREATS } from "./personal-terms.js";
 import { COMPETITION_CUES, COMPETITION_VERBS, DEROGATORY_PREDICATES, EVERYDAY_NUDITY, EVERYDAY_VIOLENCE, HELP_CUES, REJECTION_CUES, VIOLENT_WORDS, REPORTING_CUES, SUPPORT_VERBS, SUPPORTIVE_PREDICATES } from "./framing-terms.js";
 import { CONSPIRACY_PREDICATES, DEHUMANISING_PREDICATES, EXTERMINATION_PREDICATES, GROUP_TERMS, HATE_SLOGANS } from "./group-terms.js";
-import { GRAPHIC_VIOLENCE, MINOR_INDICATORS, NUDITY, SELF_HARM_METHODS, SEXUAL_ACTS, SEXUAL_EXPLICIT, THREATS, WEAPON_MAKING } from "./terms.js";
+import { GRAPHIC_VIOLENCE, MINOR_INDICATORS, NUDITY, SELF_HARM_METHODS, SEXUAL_ACTS, SEXUAL_EXPLICIT, THREATS } from "./terms.js";
 
 export { compileTermList, evidenceScore, scanText, strongestHit, type CompiledTermList, type LexiconHit } from "./lexicon.js";
 export { aboutImagery, aimedAtReader, combinePhrases, declaredSelfHarm, precededDirectlyBy, normalizedCues, notFoldedLookalike, declaredThreats, dropNegated, followedBy, notAboutWriter, notCutsOf, notInGame, notNounSense, notOfGroup, notOfThing, notReflexiveIdiom, statedPhrases } from "./context.js";
@@ -22,7 +22,6 @@ export interface Lexicons {
   selfHarmMethods: CompiledTermList;
   threats: CompiledTermList;
   veiledThreats: CompiledTermList;
-  weaponMaking: CompiledTermList;
   selfHarmIntent: CompiledTermList;
   insults: CompiledTermList;
   directAbuse: CompiledTermList;
@@ -58,7 +57,6 @@ export function getLexicons(): Lexicons {
     selfHarmMethods: compileTermList(SELF_HARM_METHODS),
     threats: compileTermList(THREATS),
     veiledThreats: compileTermList(VEILED_THREATS),
-    weaponMaking: compileTermList(WEAPON_MAKING),
     selfHarmIntent: compileTermList(SELF_HARM_INTENT),
     insults: compileTermList(INSULTS),
     directAbuse: compileTermList(DIRECT_ABUSE),

@@ -161,32 +161,6 @@ export const THREATS: TermList = {
 };
 
 /**
- * Making weapons built to kill or maim many ("how do I make a pipe bomb"): asked or told, it flags
- * `violence` on its own (the taxonomy has no separate weapons category). Spelled out with their
- * verbs because the nouns alone are everyday ("bath bomb", "the bomb squad", "napalm" in history).
- */
-export const WEAPON_MAKING: TermList = {
-  name: "weapon_making",
-  terms: {
-    "make a pipe bomb": 1, "build a pipe bomb": 1, "make a bomb": 1, "build a bomb": 1, "make a car bomb": 1,
-    "build a car bomb": 1, "make a nail bomb": 1, "make a molotov": 1, "make molotov cocktails": 1, "make napalm": 1,
-    "make explosives": 1, "make an explosive": 1, "build an explosive": 1, "make an ied": 1, "build an ied": 1,
-    "make tatp": 1, "make ricin": 1, "make sarin": 1, "make nerve gas": 1, "make mustard gas": 1, "make a dirty bomb": 1,
-    "make a suicide vest": 1, "build a suicide vest": 1, "make a ghost gun": 1, "make a silencer": 0.6,
-    // Asking how to harm someone unseen or unpunished is the same kind of request.
-    "hurt someone without leaving marks": 1, "hurt someone without leaving a mark": 1, "without leaving marks": 0.6,
-    "kill someone and get away with it": 1, "kill someone without getting caught": 1, "how to poison someone": 1,
-    "poison someone without": 1, "untraceable poison": 1, "get rid of a body": 1, "dispose of a body": 1,
-    // Cruelty to animals asked for or described as a plan.
-    "torture a cat": 1, "torture a dog": 1, "torture an animal": 1, "torture animals": 0.8, "torture a kitten": 1,
-    "torture a puppy": 1, "slowly torture": 0.8,
-    // Poison gas for harming people ("what chemicals can I mix to make a toxic gas to kill someone").
-    "make poison gas": 1, "make a poison gas": 1,
-    "gas to kill someone": 1, "chemicals to kill someone": 1,
-  },
-};
-
-/**
  * Nudity and sexualised-appearance words as they appear in short requests such as image prompts
  * ("a topless woman on the beach, sexy pose"). Explicit-vocabulary density (SEXUAL_EXPLICIT) needs
  * several explicit words, which euphemistic prompts avoid. Used only for short texts (rules/nudity-prompts.ts),
