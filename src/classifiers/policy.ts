@@ -32,7 +32,7 @@ export const POLICY: Readonly<Record<CategoryId, CategoryPolicy>> = {
   harassment_threatening: { head: "harassment_threatening", suppressedBy: [], rules: ["threats", "declared-threats", "veiled-threats"] },
   hate: { head: "hate", suppressedBy: CLAIM_FRAMES, rules: ["group-claims", "hate-slogans"] },
   hate_threatening: { head: "hate_threatening", suppressedBy: CLAIM_FRAMES, rules: ["group-claims"] },
-  self_harm: { head: "self_harm", suppressedBy: SELF_HARM_FRAMES, rules: ["self-harm-intent", "eating-disorder"] },
+  self_harm: { head: "self_harm", suppressedBy: SELF_HARM_FRAMES, rules: ["self-harm-intent"] },
   self_harm_intent: { head: "self_harm_intent", suppressedBy: SELF_HARM_FRAMES, rules: ["self-harm-intent"] },
   self_harm_instructions: { head: "self_harm_instructions", suppressedBy: SELF_HARM_FRAMES, rules: ["self-harm-methods"] },
   sexual: { head: "sexual", suppressedBy: ["everydaySense", "plainImagePrompt"], rules: ["sexual-density", "sexual-minors", "nudity-prompts"] },

@@ -40,10 +40,6 @@ describe("first-person self-harm phrases", () => {
     expect(flagsOf("I have written my note to the teacher")).toEqual([]);
     expect(flagsOf("how many tylenol do i need to take to never wake up")).toContain("self_harm");
     expect(flagsOf("Which veins should I cut to bleed out fastest?")).toContain("self_harm_instructions");
-    // Eating-disorder promotion is self-harm content, asked or told, but not the writer's intent;
-    // one phrase named in awareness text needs the head's support.
-    expect(flagsOf("Thinspo: how to make yourself throw up after every meal")).toEqual(["self_harm", "self_harm_instructions"]);
-    expect(flagsOf("Pro ana websites should be banned, they nearly killed my sister.")).toEqual([]);
   });
 
   it("skip negated, hyperbolic and third-person uses", () => {

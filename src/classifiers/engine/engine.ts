@@ -108,7 +108,7 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
     // Typographic apostrophes match the lists' plain ones ("you’re dead", "i’m suicidal").
     const curly = /[\u2018\u2019]/.test(norm.text);
     // Frozen, so the lexicons know these words stay as they are and share their lookups (lexicon.ts).
-    // A hashtag is its word to the lists ("#thinspo" is "thinspo"); the tokeniser keeps the "#".
+    // A hashtag is its word to the lists ("#loser" is "loser"); the tokeniser keeps the "#".
     const words = Object.freeze(tokens.map((t) => listWord(curly ? foldApostrophes(norm.text.slice(t.start, t.end)) : norm.text.slice(t.start, t.end))));
     const short = tokens.length <= SHORT_TEXT_WORDS;
     // A nudity word inside an everyday collocation ("nude lipstick", "the naked truth") is not sexual evidence.
@@ -150,7 +150,6 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
       thirdPersonInsults: [] as LexiconHit[],
       // Stated as the writer's own: not negated or asked, nor reported or called a lie (ownSlogans).
       hateSlogans: ownSlogans(norm.text, tokens, words, statedPhrases(norm.text, tokens, words, lex.hateSlogans.scan(norm.text, tokens, words))),
-      edPromotion: statedPhrases(norm.text, tokens, words, lex.edPromotion.scan(norm.text, tokens, words)),
     };
     // Only phrases that name a harm plainly (weight 0.8 or more: "hurt you", not "beat you" or "find you").
     hits.declaredThreats = declaredThreats(norm.text, tokens, words, hits.threats.filter((h) => h.weight >= 0.8));
@@ -212,7 +211,6 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
         dehumanising: combinePhrases(pick(hits.groupClaims)),
         extermination: combinePhrases(pick(hits.exterminationClaims)),
         hateSlogan: combinePhrases(pick(hits.hateSlogans)),
-        edPromotion: combinePhrases(pick(hits.edPromotion)),
         everydaySense: false,
       };
     });

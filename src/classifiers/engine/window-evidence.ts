@@ -10,7 +10,7 @@ import type { LexiconHit } from "../rules/lexicon/index.js";
 /** The named lexicon hit lists of a text, whose spans explain rule-based flags. */
 export type HitList =
   | "sexual" | "graphicViolence" | "minors" | "selfHarmMethods" | "threats" | "veiledThreats"
-  | "selfHarmIntent" | "insults" | "nudity" | "groupClaims" | "exterminationClaims" | "thirdPersonInsults" | "hateSlogans" | "edPromotion";
+  | "selfHarmIntent" | "insults" | "nudity" | "groupClaims" | "exterminationClaims" | "thirdPersonInsults" | "hateSlogans";
 
 /** Every hit list of a text, plus everyday senses of nudity words (which only keep others off). */
 export type TextHits = Record<HitList, LexiconHit[]> & { everydayNudity: LexiconHit[] };
@@ -49,8 +49,6 @@ export interface WindowEvidence {
   extermination: number;
   /** An extremist slogan or Holocaust denial ("Hitler was right"), stated. */
   hateSlogan: number;
-  /** Eating-disorder promotion ("thinspo", "how to make yourself throw up"), not negated or asked; combined. */
-  edPromotion: number;
   /** A nudity word in an everyday sense ("nude lipstick", "the naked truth") and no other sexual word. */
   everydaySense: boolean;
 }

@@ -118,7 +118,7 @@ export function framesOf(lex: Lexicons, text: string, tokens: Token[], words: re
     // name the topic: "self harm is a sign of distress"). Chat drops its subject ("Suicidal again.
     // Therapist says reach out"), so the text must also be addressed to someone (SOMEONE_ELSE); and
     // the frame yields where the head is sure (HELP_HEAD_CAP, in decide).
-    helpGiving: tokens.length <= HELP_MAX_WORDS && !found.intent.some((h) => h.weight >= 0.5) && hits.edPromotion.length === 0 &&
+    helpGiving: tokens.length <= HELP_MAX_WORDS && !found.intent.some((h) => h.weight >= 0.5) &&
       !words.some((w) => FIRST_PERSON_SINGULAR.has(w)) && words.some((w) => SOMEONE_ELSE.has(w)) && lex.helpCues.scan(text, tokens, words).length > 0,
     plainImagePrompt,
   };

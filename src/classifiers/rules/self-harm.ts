@@ -6,11 +6,6 @@ function intentFlags(w: WindowEvidence, ctx: RuleContext): boolean {
   return ctx.enabled(selfHarmIntent.name) && !ctx.helped && personal(w.intent, w.model.self_harm ?? 0, ctx.threshold("self_harm"));
 }
 
-/** Whether eating-disorder promotion flags this window. */
-function edFlags(w: WindowEvidence, ctx: RuleContext): boolean {
-  return ctx.enabled(eatingDisorder.name) && personal(w.edPromotion, w.model.self_harm ?? 0, ctx.threshold("self_harm"));
-}
-
 /**
  * A first-person self-harm phrase ("I want to end my life"): the learned heads rarely see long
  * first-person posts, so plain statements are missed without it.
@@ -24,23 +19,14 @@ export const selfHarmIntent: RuleFamily = {
   },
 };
 
-/** Eating-disorder promotion ("thinspo") is self-harm content, not the writer's intent. */
-export const eatingDisorder: RuleFamily = {
-  name: "eating-disorder",
-  apply(w, ctx) {
-    if (edFlags(w, ctx)) ctx.consider("self_harm", Math.max(w.edPromotion, w.model.self_harm ?? 0), true, "self_harm", ["edPromotion"]);
-  },
-};
-
 /** Thin instructions data: a self-harm window that also asks for or gives a method counts. */
 export const selfHarmMethods: RuleFamily = {
   name: "self-harm-methods",
   apply(w, ctx) {
     const intent = intentFlags(w, ctx);
-    const ed = edFlags(w, ctx);
-    const sh = Math.max(w.model.self_harm ?? 0, intent ? w.intent : 0, ed ? w.edPromotion : 0);
+    const sh = Math.max(w.model.self_harm ?? 0, intent ? w.intent : 0);
     const inst = Math.min(sh, w.methods);
     ctx.consider("self_harm_instructions", inst,
-      w.methods >= 0.6 && (intent || ed || sh >= ctx.threshold("self_harm")) && inst >= ctx.threshold("self_harm_instructions"), "self_harm", ["selfHarmMethods"]);
+      w.methods >= 0.6 && (intent || sh >= ctx.threshold("self_harm")) && inst >= ctx.threshold("self_harm_instructions"), "self_harm", ["selfHarmMethods"]);
   },
 };

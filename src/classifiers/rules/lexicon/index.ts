@@ -1,5 +1,5 @@
 import { compileTermList, type CompiledTermList } from "./lexicon.js";
-import { DIRECT_ABUSE, EATING_DISORDER_PROMOTION, INSULTS, SELF_HARM_INTENT, VEILED_THREATS } from "./personal-terms.js";
+import { DIRECT_ABUSE, INSULTS, SELF_HARM_INTENT, VEILED_THREATS } from "./personal-terms.js";
 import { COMPETITION_CUES, COMPETITION_VERBS, DEROGATORY_PREDICATES, EVERYDAY_NUDITY, EVERYDAY_VIOLENCE, HELP_CUES, REJECTION_CUES, VIOLENT_WORDS, REPORTING_CUES, SUPPORT_VERBS, SUPPORTIVE_PREDICATES } from "./framing-terms.js";
 import { CONSPIRACY_PREDICATES, DEHUMANISING_PREDICATES, EXTERMINATION_PREDICATES, GROUP_TERMS, HATE_SLOGANS } from "./group-terms.js";
 import { GRAPHIC_VIOLENCE, MINOR_INDICATORS, NUDITY, SELF_HARM_METHODS, SEXUAL_ACTS, SEXUAL_EXPLICIT, THREATS } from "./terms.js";
@@ -39,7 +39,6 @@ export interface Lexicons {
   conspiracy: CompiledTermList;
   extermination: CompiledTermList;
   hateSlogans: CompiledTermList;
-  edPromotion: CompiledTermList;
   supportive: CompiledTermList;
   supportVerbs: CompiledTermList;
   helpCues: CompiledTermList;
@@ -74,7 +73,6 @@ export function getLexicons(): Lexicons {
     conspiracy: compileTermList(CONSPIRACY_PREDICATES),
     extermination: compileTermList(EXTERMINATION_PREDICATES),
     hateSlogans: compileTermList(HATE_SLOGANS),
-    edPromotion: compileTermList(EATING_DISORDER_PROMOTION),
     supportive: compileTermList(SUPPORTIVE_PREDICATES),
     supportVerbs: compileTermList(SUPPORT_VERBS),
     helpCues: compileTermList(HELP_CUES),

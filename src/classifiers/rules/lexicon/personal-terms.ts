@@ -117,22 +117,6 @@ export const SELF_HARM_INTENT: TermList = {
 };
 
 /**
- * Eating-disorder promotion ("thinspo", "pro ana" tips, "how to make yourself throw up"): self-harm
- * content though not the writer's own intent, so it flags self_harm (rules/self-harm.ts), not
- * self_harm_intent. Also named in awareness text ("pro ana sites should be banned"), so one phrase
- * needs the self-harm head's support; two together flag alone.
- */
-export const EATING_DISORDER_PROMOTION: TermList = {
-  name: "eating_disorder_promotion",
-  terms: {
-    "thinspo": 0.6, "meanspo": 0.6, "pro ana": 0.6, "proana": 0.6, "pro mia": 0.6, "make yourself throw up": 0.6,
-    "under 500 calories": 0.6, "under 800 calories": 0.5, "hide not eating": 0.6, "skip meals without": 0.5,
-    "stop feeling hungry": 0.5, "suppress hunger": 0.6, "suppress your hunger": 0.6, "suppress your appetite": 0.6, "suppress my appetite": 0.5, "still feel fat": 0.6, "ignore hunger": 0.5,
-    "haven't eaten in": 0.5, "havent eaten in": 0.5,
-  },
-};
-
-/**
  * Words that undo a following self-harm phrase when they appear up to three words before it in the
  * same clause ("I would never kill myself", "I'm not suicidal", "I used to cut myself"). Matched after
  * normalisation.
