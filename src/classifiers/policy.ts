@@ -34,7 +34,7 @@ export const POLICY: Readonly<Record<CategoryId, CategoryPolicy>> = {
   hate_threatening: { head: "hate_threatening", suppressedBy: CLAIM_FRAMES, rules: ["group-claims"] },
   self_harm: { head: "self_harm", suppressedBy: SELF_HARM_FRAMES, rules: ["self-harm-intent"] },
   self_harm_intent: { head: "self_harm_intent", suppressedBy: SELF_HARM_FRAMES, rules: ["self-harm-intent"] },
-  self_harm_instructions: { head: "self_harm_instructions", suppressedBy: SELF_HARM_FRAMES, rules: ["self-harm-methods"] },
+  self_harm_instructions: { head: "self_harm_instructions", suppressedBy: SELF_HARM_FRAMES, rules: [] },
   sexual: { head: "sexual", suppressedBy: ["everydaySense", "plainImagePrompt"], rules: ["sexual-density", "sexual-minors", "nudity-prompts"] },
   sexual_minors: { head: undefined, suppressedBy: [], rules: ["sexual-minors"] },
   violence: {

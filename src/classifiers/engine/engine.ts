@@ -124,7 +124,6 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
       graphicViolence: lex.graphicViolence.scan(norm.text, tokens, words),
       // "ten" folds onto "teen" (repeated letters collapse): the caller's spelling decides.
       minors: notFoldedLookalike(lex.minors.scan(norm.text, tokens, words), (h) => original()(norm.start[h.start]!, norm.end[h.end - 1]!)),
-      selfHarmMethods: lex.selfHarmMethods.scan(norm.text, tokens, words),
       // Not a noun ("in the end you ...", "the hurt you caused"), nor said of a game ("I'll kill you in this match").
       threats: notInGame(norm.text, tokens, words, notNounSense(norm.text, tokens, words, lex.threats.scan(norm.text, tokens, words))),
       declaredThreats: [] as LexiconHit[],
@@ -199,7 +198,6 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
         sexualLex: evidenceScore(pick(hits.sexual), count),
         graphicLex: evidenceScore(pick(hits.graphicViolence), count),
         minors: strongestHit(pick(hits.minors)),
-        methods: strongestHit(pick(hits.selfHarmMethods)),
         threats: strongestHit(pick(hits.threats)),
         declaredThreat: strongestHit(pick(hits.declaredThreats)),
         veiledThreat: combinePhrases(pick(hits.veiledThreats)),

@@ -9,7 +9,7 @@ import type { LexiconHit } from "../rules/lexicon/index.js";
 
 /** The named lexicon hit lists of a text, whose spans explain rule-based flags. */
 export type HitList =
-  | "sexual" | "graphicViolence" | "minors" | "selfHarmMethods" | "threats" | "veiledThreats"
+  | "sexual" | "graphicViolence" | "minors" | "threats" | "veiledThreats"
   | "selfHarmIntent" | "insults" | "nudity" | "groupClaims" | "exterminationClaims" | "thirdPersonInsults" | "hateSlogans";
 
 /** Every hit list of a text, plus everyday senses of nudity words (which only keep others off). */
@@ -27,7 +27,6 @@ export interface WindowEvidence {
   sexualLex: number;
   graphicLex: number;
   minors: number;
-  methods: number;
   threats: number;
   /** A threat phrase the writer declares as their own coming act ("I will hurt you"). */
   declaredThreat: number;

@@ -2,7 +2,7 @@ import { insults, thirdPersonInsults } from "./insults.js";
 import { graphicDensity, sexualDensity } from "./lexicon-density.js";
 import { nudityPrompts } from "./nudity-prompts.js";
 import type { RuleFamily } from "./rule-family.js";
-import { selfHarmIntent, selfHarmMethods } from "./self-harm.js";
+import { selfHarmIntent } from "./self-harm.js";
 import { sexualMinors } from "./sexual-minors.js";
 import { declaredThreats, threats, veiledThreats } from "./threats.js";
 import { groupClaims, hateSlogans } from "./hate.js";
@@ -21,5 +21,4 @@ export const RULE_FAMILIES: readonly RuleFamily[] = [
   thirdPersonInsults,
   selfHarmIntent,
   groupClaims, hateSlogans,
-  selfHarmMethods,
 ];

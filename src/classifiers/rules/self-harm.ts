@@ -18,15 +18,3 @@ export const selfHarmIntent: RuleFamily = {
     ctx.consider("self_harm_intent", Math.max(w.intent, w.model.self_harm_intent ?? 0), true, "self_harm_intent", ["selfHarmIntent"]);
   },
 };
-
-/** Thin instructions data: a self-harm window that also asks for or gives a method counts. */
-export const selfHarmMethods: RuleFamily = {
-  name: "self-harm-methods",
-  apply(w, ctx) {
-    const intent = intentFlags(w, ctx);
-    const sh = Math.max(w.model.self_harm ?? 0, intent ? w.intent : 0);
-    const inst = Math.min(sh, w.methods);
-    ctx.consider("self_harm_instructions", inst,
-      w.methods >= 0.6 && (intent || sh >= ctx.threshold("self_harm")) && inst >= ctx.threshold("self_harm_instructions"), "self_harm", ["selfHarmMethods"]);
-  },
-};

@@ -2,7 +2,7 @@ import { compileTermList, type CompiledTermList } from "./lexicon.js";
 import { DIRECT_ABUSE, INSULTS, SELF_HARM_INTENT, VEILED_THREATS } from "./personal-terms.js";
 import { COMPETITION_CUES, COMPETITION_VERBS, DEROGATORY_PREDICATES, EVERYDAY_NUDITY, EVERYDAY_VIOLENCE, HELP_CUES, REJECTION_CUES, VIOLENT_WORDS, REPORTING_CUES, SUPPORT_VERBS, SUPPORTIVE_PREDICATES } from "./framing-terms.js";
 import { CONSPIRACY_PREDICATES, DEHUMANISING_PREDICATES, EXTERMINATION_PREDICATES, GROUP_TERMS, HATE_SLOGANS } from "./group-terms.js";
-import { GRAPHIC_VIOLENCE, MINOR_INDICATORS, NUDITY, SELF_HARM_METHODS, SEXUAL_ACTS, SEXUAL_EXPLICIT, THREATS } from "./terms.js";
+import { GRAPHIC_VIOLENCE, MINOR_INDICATORS, NUDITY, SEXUAL_ACTS, SEXUAL_EXPLICIT, THREATS } from "./terms.js";
 
 export { compileTermList, evidenceScore, scanText, strongestHit, type CompiledTermList, type LexiconHit } from "./lexicon.js";
 export { aboutImagery, aimedAtReader, combinePhrases, declaredSelfHarm, precededDirectlyBy, normalizedCues, notFoldedLookalike, declaredThreats, dropNegated, followedBy, notAboutWriter, notCutsOf, notInGame, notNounSense, notOfGroup, notOfThing, notReflexiveIdiom, statedPhrases } from "./context.js";
@@ -19,7 +19,6 @@ export interface Lexicons {
   sexualActs: CompiledTermList;
   graphicViolence: CompiledTermList;
   minors: CompiledTermList;
-  selfHarmMethods: CompiledTermList;
   threats: CompiledTermList;
   veiledThreats: CompiledTermList;
   selfHarmIntent: CompiledTermList;
@@ -53,7 +52,6 @@ export function getLexicons(): Lexicons {
     sexualActs: compileTermList(SEXUAL_ACTS),
     graphicViolence: compileTermList(GRAPHIC_VIOLENCE),
     minors: compileTermList(MINOR_INDICATORS),
-    selfHarmMethods: compileTermList(SELF_HARM_METHODS),
     threats: compileTermList(THREATS),
     veiledThreats: compileTermList(VEILED_THREATS),
     selfHarmIntent: compileTermList(SELF_HARM_INTENT),

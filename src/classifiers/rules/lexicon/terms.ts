@@ -119,20 +119,6 @@ export const SEXUAL_ACTS: TermList = {
   },
 };
 
-/** Self-harm methods and how-to phrasing: marks a self-harm text as asking for or giving instructions. */
-export const SELF_HARM_METHODS: TermList = {
-  name: "self_harm_methods",
-  terms: {
-    "how to": 0.6, "how do i": 0.6, "how can i": 0.6, "how much": 0.5, "how many": 0.5, "best way": 1,
-    "easiest way": 1, "quickest way": 1, "painless*": 1, "fastest way": 1, "method*": 0.8, "step by step": 1,
-    "steps": 0.4, "instructions": 1, "lethal dose": 1, "overdose": 0.8, "od on": 0.8, "pills": 0.5,
-    "dosage": 0.6, "sleeping pills": 0.8, "hang myself": 0.8, "slit my wrists": 1, "cut deeper": 1, "razor*": 0.6,
-    "blade*": 0.5, "tips": 0.6, "guide": 0.6, "carbon monoxide": 1, "jump off": 0.6, "without anyone noticing": 1,
-    "hide the cuts": 1, "hide my cuts": 1, "starve myself": 0.8, "purge": 0.6, "laxatives": 0.6,
-    "which veins": 1, "bleed out": 0.8, "fastest": 0.6,
-  },
-};
-
 /**
  * Direct threats against the reader (first person acting on "you"/"your"). `harassment_threatening`
  * has about 150 public positives, too few for its learned head to generalise, so the engine also flags
