@@ -20,8 +20,8 @@ interface CategoryPolicy {
 
 /** Counter-speech, negation and support of a group: the heads score the slur or the group talk, not the frame around it. */
 const CLAIM_FRAMES: readonly FrameName[] = ["negated", "counter", "supportive"];
-/** Hyperbole ("I could kill myself for ...") and help offered to others. */
-const SELF_HARM_FRAMES: readonly FrameName[] = ["hyperbole", "helpGiving"];
+/** Help offered to others. */
+const SELF_HARM_FRAMES: readonly FrameName[] = ["helpGiving"];
 
 export const POLICY: Readonly<Record<CategoryId, CategoryPolicy>> = {
   harassment: {

@@ -7,7 +7,7 @@ import { groupStartTokens, hasQuotation, imagePromptWords, negatedClaims, normal
  * policy table's `suppressedBy`, policy.ts). Rule families read some of them too.
  */
 export interface Frames {
-  negated: boolean; counter: boolean; supportive: boolean; hyperbole: boolean; competition: boolean; everydayViolence: boolean;
+  negated: boolean; counter: boolean; supportive: boolean; competition: boolean; everydayViolence: boolean;
   /** everydayViolence in a text with no insult or abuse: the harassment head does not flag alone either ("you're killing me with these puns"). */
   everydayNoInsult: boolean; disownedInsults: boolean;
   /** Help offered about self-harm (crisis lines, "reach out"), nobody speaking of their own: the self-harm heads do not flag alone. */
@@ -20,7 +20,7 @@ export interface Frames {
 export type FrameName = keyof Frames | "everydaySense";
 
 export const FRAME_NAMES: readonly FrameName[] = [
-  "negated", "counter", "supportive", "hyperbole", "competition", "everydayViolence", "everydayNoInsult", "disownedInsults", "helpGiving", "plainImagePrompt", "everydaySense",
+  "negated", "counter", "supportive", "competition", "everydayViolence", "everydayNoInsult", "disownedInsults", "helpGiving", "plainImagePrompt", "everydaySense",
 ];
 
 /** The help frame covers advice of up to this many words, not a long thread in which someone may be in crisis. */
@@ -98,8 +98,6 @@ export function framesOf(lex: Lexicons, text: string, tokens: Token[], words: re
     counter: short && counterSpeech(lex, text, tokens, words),
     // Support for a named group, and nothing harmful beside it (lexicon/supportive-claims.ts).
     supportive: supportiveFrame(text, tokens, words, groups, [...hits.insults, ...hits.threats, ...hits.veiledThreats, ...hits.groupClaims], { supportive, derogatory }, lex),
-    // Every first-person phrase of a short text was hyperbole: the head, which saw the same words, does not flag alone.
-    hyperbole: short && found.intent.length > 0 && hits.selfHarmIntent.length === 0,
     // A verb of beating an opponent in a short text about a game ("our team destroyed them 5-0"),
     // with no threat, weapon or graphic word, and no violent word outside such verbs or everyday
     // phrases: the violence head does not flag alone.
