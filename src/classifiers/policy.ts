@@ -20,8 +20,6 @@ interface CategoryPolicy {
 
 /** Counter-speech, negation and support of a group: the heads score the slur or the group talk, not the frame around it. */
 const CLAIM_FRAMES: readonly FrameName[] = ["negated", "counter", "supportive"];
-/** Help offered to others. */
-const SELF_HARM_FRAMES: readonly FrameName[] = ["helpGiving"];
 
 export const POLICY: Readonly<Record<CategoryId, CategoryPolicy>> = {
   harassment: {
@@ -32,9 +30,9 @@ export const POLICY: Readonly<Record<CategoryId, CategoryPolicy>> = {
   harassment_threatening: { head: "harassment_threatening", suppressedBy: [], rules: ["threats", "declared-threats", "veiled-threats"] },
   hate: { head: "hate", suppressedBy: CLAIM_FRAMES, rules: ["group-claims", "hate-slogans"] },
   hate_threatening: { head: "hate_threatening", suppressedBy: CLAIM_FRAMES, rules: ["group-claims"] },
-  self_harm: { head: "self_harm", suppressedBy: SELF_HARM_FRAMES, rules: ["self-harm-intent"] },
-  self_harm_intent: { head: "self_harm_intent", suppressedBy: SELF_HARM_FRAMES, rules: ["self-harm-intent"] },
-  self_harm_instructions: { head: "self_harm_instructions", suppressedBy: SELF_HARM_FRAMES, rules: [] },
+  self_harm: { head: "self_harm", suppressedBy: [], rules: ["self-harm-intent"] },
+  self_harm_intent: { head: "self_harm_intent", suppressedBy: [], rules: ["self-harm-intent"] },
+  self_harm_instructions: { head: "self_harm_instructions", suppressedBy: [], rules: [] },
   sexual: { head: "sexual", suppressedBy: ["everydaySense", "plainImagePrompt"], rules: ["sexual-density", "sexual-minors", "nudity-prompts"] },
   sexual_minors: { head: undefined, suppressedBy: [], rules: ["sexual-minors"] },
   violence: {

@@ -217,30 +217,6 @@ describe("hyperbolic self-harm phrases", () => {
   });
 });
 
-describe("help offered about self-harm", () => {
-  const advice = "If a friend may be self-harming, talk to them calmly. Encourage them to see a counsellor, and in an emergency call a crisis line.";
-  // Heads over their bar but not sure (0.6): the frame's case. A sure head (loud, about 1) overrides it.
-  const over = constantEngine("over");
-
-  it("keeps the self-harm heads, and topic words that add up, from flagging", () => {
-    for (const c of ["self_harm", "self_harm_intent", "self_harm_instructions"]) expect(flagsOf(advice, over), c).not.toContain(c);
-    expect(flagsOf("If you're struggling, please reach out. You matter, and you are not alone.", over)).not.toContain("self_harm");
-    // With the help cue gone, the same heads flag the same text; a sure head flags it as it is.
-    expect(flagsOf(advice.replace("see a counsellor, and in an emergency call a crisis line", "rest"), over)).toContain("self_harm");
-    expect(flagsOf(advice, loud)).toContain("self_harm");
-  });
-
-  it("does not cover a writer speaking of themselves, a post that speaks of nobody else, or a plain statement of intent", () => {
-    expect(flagsOf("Don't tell me to call a hotline. It's over tonight, my mind is made up.", over)).toContain("self_harm");
-    // Chat drops its subject: no "I", and nobody else either.
-    expect(flagsOf("Suicidal again. Therapist says reach out, but to who.", over)).toContain("self_harm");
-    // Reported advice gives none.
-    expect(flagsOf("Everyone says reach out to a hotline. Want to die anyway.", over)).toContain("self_harm");
-    expect(flagsOf("They keep telling people to reach out. Nobody listens. Better off dead, all of them.", over)).toContain("self_harm");
-    expect(flagsOf("Call a crisis line if you need to, but you should just kill yourself", over)).toContain("harassment");
-  });
-});
-
 describe("plain image prompts", () => {
   it("keep the sexual head from flagging, and from counting as sexual evidence beside a child", () => {
     for (const text of [

@@ -12,7 +12,7 @@ import { lowerBound } from "../lower-bound.js";
 import { DEFAULT_COVERED_LANGUAGES } from "../language/language-gate.js";
 import { POLICY } from "../policy.js";
 import { FUNCTION_WORDS } from "./function-words.js";
-import { FRAME_NAMES, framesOf, HELP_HEAD_CAP, type FrameName, type Frames } from "../rules/frames.js";
+import { FRAME_NAMES, framesOf, type FrameName, type Frames } from "../rules/frames.js";
 import { RULE_FAMILIES, type RuleContext } from "../rules/index.js";
 import type { RuleFamily } from "../rules/rule-family.js";
 import { THIRD_PERSON_FACTOR } from "../rules/insults.js";
@@ -178,7 +178,7 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
         ...hits.exterminationClaims,
       ]);
     }
-    const frames = framesOf(lex, norm.text, tokens, words, short, { hits, groups, intent, insultWords, aboutOthers });
+    const frames = framesOf(lex, norm.text, tokens, words, short, { hits, groups, insultWords, aboutOthers });
     const windows = windowsOf(norm.text, header.window).map((window): WindowEvidence => {
       const inside = (h: LexiconHit): boolean => h.start >= window.from && h.start < window.to;
       const tFrom = firstTokenAtOrAfter(tokens, window.from);
@@ -252,16 +252,14 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
     };
     let family = "";
     const ctx: RuleContext = {
-      frames, helped: false, claim: frames.negated || frames.counter || frames.supportive,
+      frames, claim: frames.negated || frames.counter || frames.supportive,
       threshold, lexiconBar: header.lexicon, enabled: (name) => !off.has(name),
       // A family may flag only the categories its policy row lists.
       consider: (c, score, flagged, head, lexicons) => { if (allowed.get(c)!.has(family)) consider(c, score, flagged, head, lexicons); },
     };
     for (at = 0; at < windows.length; at++) {
       const w = windows[at]!;
-      // The help frame, where the self-harm head is not sure on its own.
-      ctx.helped = frames.helpGiving && (w.model.self_harm ?? 0) < HELP_HEAD_CAP;
-      const active = (f: FrameName): boolean => (f === "helpGiving" ? ctx.helped : f === "everydaySense" ? w.everydaySense && !everydaySenseOff : frames[f]);
+      const active = (f: FrameName): boolean => (f === "everydaySense" ? w.everydaySense && !everydaySenseOff : frames[f]);
       // A framed head's score stands, but the head alone does not flag.
       for (const { category: c, head, threshold: bar, suppressedBy } of headed) {
         const s = w.model[head]!;

@@ -1,6 +1,6 @@
 import type { TextHits } from "../engine/window-evidence.js";
 import type { Token } from "../model/features.js";
-import { groupStartTokens, hasQuotation, imagePromptWords, negatedClaims, normalizedCues, outside, SUPPORT_MAX_WORDS, supportiveFrame, type LexiconHit, type Lexicons } from "./lexicon/index.js";
+import { groupStartTokens, hasQuotation, imagePromptWords, negatedClaims, outside, SUPPORT_MAX_WORDS, supportiveFrame, type LexiconHit, type Lexicons } from "./lexicon/index.js";
 
 /**
  * Frames of a short text that keep some learned heads from flagging on their own (which heads: the
@@ -10,29 +10,16 @@ export interface Frames {
   negated: boolean; counter: boolean; supportive: boolean; competition: boolean; everydayViolence: boolean;
   /** everydayViolence in a text with no insult or abuse: the harassment head does not flag alone either ("you're killing me with these puns"). */
   everydayNoInsult: boolean; disownedInsults: boolean;
-  /** Help offered about self-harm (crisis lines, "reach out"), nobody speaking of their own: the self-harm heads do not flag alone. */
-  helpGiving: boolean;
   /** A short image prompt with no suggestive, nudity or explicit word: the sexual head does not flag, nor count as evidence. */
   plainImagePrompt: boolean;
 }
 
-/** Frames by name, plus the two decided per window: the help frame where the head is unsure, and an everyday sense of a nudity word. */
+/** Frames by name, plus one decided per window: an everyday sense of a nudity word. */
 export type FrameName = keyof Frames | "everydaySense";
 
 export const FRAME_NAMES: readonly FrameName[] = [
-  "negated", "counter", "supportive", "competition", "everydayViolence", "everydayNoInsult", "disownedInsults", "helpGiving", "plainImagePrompt", "everydaySense",
+  "negated", "counter", "supportive", "competition", "everydayViolence", "everydayNoInsult", "disownedInsults", "plainImagePrompt", "everydaySense",
 ];
-
-/** The help frame covers advice of up to this many words, not a long thread in which someone may be in crisis. */
-const HELP_MAX_WORDS = 150;
-const FIRST_PERSON_SINGULAR = normalizedCues(new Set(["i", "i'm", "im", "i've", "ive", "i'd", "i'll", "me", "my", "myself", "mine", "imma", "ima", "lemme"]));
-/**
- * Words addressed to someone other than the writer, which advice is. Not "everyone" or "people":
- * "Everyone says reach out to a hotline. Want to die anyway." reports advice, it gives none.
- */
-const SOMEONE_ELSE = normalizedCues(new Set(["you", "your", "you're", "youre", "u", "ur", "yourself", "them", "their"]));
-/** At or over this self-harm head score the help frame yields: the head is sure, whatever the advice around it. */
-export const HELP_HEAD_CAP = 0.7;
 
 /** The plain-image-prompt frame covers prompts of up to this many words. */
 const IMAGE_PROMPT_MAX_WORDS = 40;
@@ -41,7 +28,6 @@ const IMAGE_PROMPT_MAX_WORDS = 40;
 interface FrameInputs {
   hits: TextHits;
   groups: LexiconHit[];
-  intent: LexiconHit[];
   insultWords: LexiconHit[];
   aboutOthers: LexiconHit[];
 }
@@ -110,14 +96,6 @@ export function framesOf(lex: Lexicons, text: string, tokens: Token[], words: re
     // "you are not stupid"), and nothing threatens: the harassment head does not flag alone.
     disownedInsults: short && found.insultWords.length > 0 && hits.insults.length === 0 && found.aboutOthers.length === 0 &&
       hits.threats.length === 0 && hits.veiledThreats.length === 0,
-    // Advice and awareness ("if you're struggling, reach out to a crisis line", "encourage them to
-    // see a counsellor"). Any first-person word keeps the frame off ("don't tell me to call a
-    // hotline, I'm doing it tonight"), and so does an intent phrase of 0.5 or more (under that they
-    // name the topic: "self harm is a sign of distress"). Chat drops its subject ("Suicidal again.
-    // Therapist says reach out"), so the text must also be addressed to someone (SOMEONE_ELSE); and
-    // the frame yields where the head is sure (HELP_HEAD_CAP, in decide).
-    helpGiving: tokens.length <= HELP_MAX_WORDS && !found.intent.some((h) => h.weight >= 0.5) &&
-      !words.some((w) => FIRST_PERSON_SINGULAR.has(w)) && words.some((w) => SOMEONE_ELSE.has(w)) && lex.helpCues.scan(text, tokens, words).length > 0,
     plainImagePrompt,
   };
 }

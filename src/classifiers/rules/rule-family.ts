@@ -14,9 +14,8 @@ export interface RuleFamily {
 }
 
 export interface RuleContext {
-  /** The text's frames; `helped` is the help frame for this window (frames.ts). */
+  /** The text's frames (frames.ts). */
   frames: Frames;
-  helped: boolean;
   /** A framed claim: negated, counter-speech or supportive. */
   claim: boolean;
   /** The category's flag bar (the model file's thresholds). */

@@ -1,9 +1,9 @@
 import type { WindowEvidence } from "../engine/window-evidence.js";
 import { personal, type RuleContext, type RuleFamily } from "./rule-family.js";
 
-/** Whether the first-person self-harm phrase rule flags this window (off under the help frame, where intent phrases are topic words). */
+/** Whether the first-person self-harm phrase rule flags this window. */
 function intentFlags(w: WindowEvidence, ctx: RuleContext): boolean {
-  return ctx.enabled(selfHarmIntent.name) && !ctx.helped && personal(w.intent, w.model.self_harm ?? 0, ctx.threshold("self_harm"));
+  return ctx.enabled(selfHarmIntent.name) && personal(w.intent, w.model.self_harm ?? 0, ctx.threshold("self_harm"));
 }
 
 /**

@@ -295,22 +295,6 @@ export const EVERYDAY_VIOLENCE: TermList = {
 };
 
 /**
- * Help offered about self-harm: crisis lines, professionals, reassurance ("if you're struggling,
- * reach out", "encourage them to speak to a counsellor"). The self-harm heads learned the topic's
- * words, so awareness and advice text scores like distress; see the help frame in rules/frames.ts.
- */
-export const HELP_CUES: TermList = {
-  name: "help_cues",
-  terms: {
-    "crisis line": 1, "crisis lines": 1, "crisis hotline": 1, "hotline": 1, "helpline": 1, "samaritans": 1, "988": 1,
-    "reach out": 1, "talk to someone": 1, "talk to a doctor": 1, "speak to a doctor": 1, "see a doctor": 1,
-    "counsellor": 1, "counselor": 1, "therapist": 1, "seek help": 1, "get help": 1, "professional help": 1,
-    "you are not alone": 1, "you're not alone": 1, "you matter": 1, "emergency services": 1, "crisis resources": 1,
-    "mental health services": 1, "support services": 1, "suicide prevention": 1, "warning signs": 1,
-  },
-};
-
-/**
  * Words of a text-to-image prompt's style ("portrait of ...", "studio lighting, 85mm", "watercolor").
  * Adversarial Nibbler's sexual rows are image prompts and no public set holds benign ones, so the
  * sexual head learned the style itself; see the plain-image-prompt frame in rules/frames.ts. Single

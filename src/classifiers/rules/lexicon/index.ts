@@ -1,6 +1,6 @@
 import { compileTermList, type CompiledTermList } from "./lexicon.js";
 import { DIRECT_ABUSE, INSULTS, SELF_HARM_INTENT, VEILED_THREATS } from "./personal-terms.js";
-import { COMPETITION_CUES, COMPETITION_VERBS, DEROGATORY_PREDICATES, EVERYDAY_NUDITY, EVERYDAY_VIOLENCE, HELP_CUES, REJECTION_CUES, VIOLENT_WORDS, REPORTING_CUES, SUPPORT_VERBS, SUPPORTIVE_PREDICATES } from "./framing-terms.js";
+import { COMPETITION_CUES, COMPETITION_VERBS, DEROGATORY_PREDICATES, EVERYDAY_NUDITY, EVERYDAY_VIOLENCE, REJECTION_CUES, VIOLENT_WORDS, REPORTING_CUES, SUPPORT_VERBS, SUPPORTIVE_PREDICATES } from "./framing-terms.js";
 import { CONSPIRACY_PREDICATES, DEHUMANISING_PREDICATES, EXTERMINATION_PREDICATES, GROUP_TERMS, HATE_SLOGANS } from "./group-terms.js";
 import { GRAPHIC_VIOLENCE, MINOR_INDICATORS, NUDITY, SEXUAL_ACTS, SEXUAL_EXPLICIT, THREATS } from "./terms.js";
 
@@ -40,7 +40,6 @@ export interface Lexicons {
   hateSlogans: CompiledTermList;
   supportive: CompiledTermList;
   supportVerbs: CompiledTermList;
-  helpCues: CompiledTermList;
 }
 
 let cached: Lexicons | undefined;
@@ -73,7 +72,6 @@ export function getLexicons(): Lexicons {
     hateSlogans: compileTermList(HATE_SLOGANS),
     supportive: compileTermList(SUPPORTIVE_PREDICATES),
     supportVerbs: compileTermList(SUPPORT_VERBS),
-    helpCues: compileTermList(HELP_CUES),
   };
   return cached;
 }
