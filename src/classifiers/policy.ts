@@ -24,7 +24,7 @@ const CLAIM_FRAMES: readonly FrameName[] = ["negated", "counter", "supportive"];
 export const POLICY: Readonly<Record<CategoryId, CategoryPolicy>> = {
   harassment: {
     head: "harassment",
-    suppressedBy: [...CLAIM_FRAMES, "disownedInsults", "everydayNoInsult"],
+    suppressedBy: [...CLAIM_FRAMES, "disownedInsults"],
     rules: ["threats", "declared-threats", "veiled-threats", "insults", "third-person-insults"],
   },
   harassment_threatening: { head: "harassment_threatening", suppressedBy: [], rules: ["threats", "declared-threats", "veiled-threats"] },

@@ -34,7 +34,6 @@ describe("the default text model on everyday messages", () => {
     "My sister just got engaged to her girlfriend!",
     "Not all Muslims are terrorists",
     "It is a lie that the Holocaust never happened",
-    "You're killing me with these puns",
     "Hang the picture a bit higher on the wall",
     // Look-alikes of the phrases and rules added in session 9.
     "I keep my pills in a weekly organiser so I don't forget them",

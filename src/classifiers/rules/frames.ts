@@ -8,8 +8,7 @@ import { groupStartTokens, hasQuotation, imagePromptWords, negatedClaims, outsid
  */
 export interface Frames {
   negated: boolean; counter: boolean; supportive: boolean; competition: boolean; everydayViolence: boolean;
-  /** everydayViolence in a text with no insult or abuse: the harassment head does not flag alone either ("you're killing me with these puns"). */
-  everydayNoInsult: boolean; disownedInsults: boolean;
+  disownedInsults: boolean;
   /** A short image prompt with no suggestive, nudity or explicit word: the sexual head does not flag, nor count as evidence. */
   plainImagePrompt: boolean;
 }
@@ -18,7 +17,7 @@ export interface Frames {
 export type FrameName = keyof Frames | "everydaySense";
 
 export const FRAME_NAMES: readonly FrameName[] = [
-  "negated", "counter", "supportive", "competition", "everydayViolence", "everydayNoInsult", "disownedInsults", "plainImagePrompt", "everydaySense",
+  "negated", "counter", "supportive", "competition", "everydayViolence", "disownedInsults", "plainImagePrompt", "everydaySense",
 ];
 
 /** The plain-image-prompt frame covers prompts of up to this many words. */
@@ -91,7 +90,6 @@ export function framesOf(lex: Lexicons, text: string, tokens: Token[], words: re
       onlyViolentWordsIn(violentWords, [...competitionVerbs, ...everydayViolence]),
     // Violent words only in everyday fixed phrases ("kill a process", "bath bomb"), nothing violent beside them.
     everydayViolence: everyday,
-    everydayNoInsult: everyday && found.insultWords.length === 0 && hits.insults.length === 0 && hits.veiledThreats.length === 0,
     // Every insult word of a short text is negated or said of the writer ("I'm such an idiot lol",
     // "you are not stupid"), and nothing threatens: the harassment head does not flag alone.
     disownedInsults: short && found.insultWords.length > 0 && hits.insults.length === 0 && found.aboutOthers.length === 0 &&
