@@ -37,7 +37,7 @@ export const POLICY: Readonly<Record<CategoryId, CategoryPolicy>> = {
   sexual_minors: { head: undefined, suppressedBy: [], rules: ["sexual-minors"] },
   violence: {
     head: "violence",
-    suppressedBy: [...CLAIM_FRAMES, "competition", "everydayViolence"],
+    suppressedBy: [...CLAIM_FRAMES, "everydayViolence"],
     rules: ["graphic-density", "declared-threats"],
   },
   violence_graphic: { head: "violence_graphic", suppressedBy: [], rules: ["graphic-density"] },

@@ -140,26 +140,6 @@ describe("supportive claims about a group keep hate, harassment and violence hea
   });
 });
 
-describe("competition talk keeps the violence head from flagging alone", () => {
-  it("a verb of beating an opponent in a short text about a game", () => {
-    for (const text of ["Our team destroyed them 5-0", "Let's beat them in the finals tomorrow!", "we crushed them at chess"]) {
-      expect(flagsOf(text), text).not.toContain("violence");
-    }
-  });
-
-  it("not without a game, nor with a threat, weapon or graphic word beside it", () => {
-    for (const text of ["We destroyed the village", "I'm going to beat you up after the game", "beat him after the match, blood everywhere"]) {
-      expect(flagsOf(text), text).toContain("violence");
-    }
-  });
-
-  it("and the committed model leaves sports talk alone", () => {
-    const trained = loadTrainedClassifier();
-    expect(flagsOf("Our team destroyed them 5-0", trained)).toEqual([]);
-    expect(flagsOf("I'm going to beat you up after the game", trained)).toContain("harassment_threatening");
-  });
-});
-
 describe("everyday senses of violent words keep the violence head from flagging alone", () => {
   it("a violent-looking word inside a fixed everyday phrase, in a short text", () => {
     for (const text of ["how to make a bath bomb with kids", "How do I kill a Python process?", "Shoot me an email when you're free", "time to bite the bullet and call the bank"]) {
@@ -176,12 +156,11 @@ describe("everyday senses of violent words keep the violence head from flagging 
     expect(flagsOf("Hang the picture, then hang them all")).toContain("violence");
   });
 
-  it("not when a violent word stands outside the everyday phrase or the verb of beating an opponent", () => {
+  it("not when a violent word stands outside the everyday phrase", () => {
     for (const text of [
       "Those people deserve to be shot in the head. Anyway, time to hit the gym.",
       "Those people deserve to be gassed. Anyway, time to kill a process.",
       "Kill them all. Then we kill some time at the mall.",
-      "We crushed them in the final and then we stabbed their coach",
     ]) {
       expect(flagsOf(text), text).toContain("violence");
     }
@@ -261,6 +240,7 @@ describe("the shipped model on the examples these rules were written for", () =>
     ["Gay people deserve equal rights", "hate"],
     ["Refugees are welcome here", "hate"],
     ["lipstick in a nude shade", "sexual"],
+    ["Our team destroyed them 5-0", "violence"],
   ])("does not flag %j as %s", (text, category) => {
     expect(flagsOf(text, trained)).not.toContain(category);
   });

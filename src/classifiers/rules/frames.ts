@@ -7,7 +7,7 @@ import { groupStartTokens, hasQuotation, imagePromptWords, negatedClaims, outsid
  * policy table's `suppressedBy`, policy.ts). Rule families read some of them too.
  */
 export interface Frames {
-  negated: boolean; counter: boolean; supportive: boolean; competition: boolean; everydayViolence: boolean;
+  negated: boolean; counter: boolean; supportive: boolean; everydayViolence: boolean;
   disownedInsults: boolean;
   /** A short image prompt with no suggestive, nudity or explicit word: the sexual head does not flag, nor count as evidence. */
   plainImagePrompt: boolean;
@@ -17,7 +17,7 @@ export interface Frames {
 export type FrameName = keyof Frames | "everydaySense";
 
 export const FRAME_NAMES: readonly FrameName[] = [
-  "negated", "counter", "supportive", "competition", "everydayViolence", "disownedInsults", "plainImagePrompt", "everydaySense",
+  "negated", "counter", "supportive", "everydayViolence", "disownedInsults", "plainImagePrompt", "everydaySense",
 ];
 
 /** The plain-image-prompt frame covers prompts of up to this many words. */
@@ -65,12 +65,11 @@ export function framesOf(lex: Lexicons, text: string, tokens: Token[], words: re
   const wanted = short || (groups.length > 0 && tokens.length <= SUPPORT_MAX_WORDS);
   const derogatory = wanted ? lex.derogatory.scan(text, tokens, words) : [];
   const supportive = wanted ? lex.supportive.scan(text, tokens, words) : [];
-  // A short text with no threat or graphic word (outside an everyday
-  // phrase: "draw blood"): where an everyday or sporting sense of a violent word may frame it.
+  // A short text with no threat or graphic word (outside an everyday phrase: "draw blood"): where
+  // an everyday sense of a violent word may frame it.
   const noViolentPhrase = short && hits.threats.length === 0;
   const everydayViolence = noViolentPhrase ? lex.everydayViolence.scan(text, tokens, words) : [];
   const nothingViolent = noViolentPhrase && outside(hits.graphicViolence, everydayViolence).length === 0;
-  const competitionVerbs = nothingViolent ? lex.competitionVerbs.scan(text, tokens, words) : [];
   // Scanned at most once, and only when a frame below needs them.
   let violentHits: LexiconHit[] | undefined;
   const violentWords = (): LexiconHit[] => (violentHits ??= lex.violentWords.scan(text, tokens, words));
@@ -83,11 +82,6 @@ export function framesOf(lex: Lexicons, text: string, tokens: Token[], words: re
     counter: short && counterSpeech(lex, text, tokens, words),
     // Support for a named group, and nothing harmful beside it (lexicon/supportive-claims.ts).
     supportive: supportiveFrame(text, tokens, words, groups, [...hits.insults, ...hits.threats, ...hits.veiledThreats, ...hits.groupClaims], { supportive, derogatory }, lex),
-    // A verb of beating an opponent in a short text about a game ("our team destroyed them 5-0"),
-    // with no threat, weapon or graphic word, and no violent word outside such verbs or everyday
-    // phrases: the violence head does not flag alone.
-    competition: competitionVerbs.length > 0 && lex.competitionCues.scan(text, tokens, words).length > 0 &&
-      onlyViolentWordsIn(violentWords, [...competitionVerbs, ...everydayViolence]),
     // Violent words only in everyday fixed phrases ("kill a process", "bath bomb"), nothing violent beside them.
     everydayViolence: everyday,
     // Every insult word of a short text is negated or said of the writer ("I'm such an idiot lol",

@@ -438,7 +438,7 @@ const AT = normalizeForMatching("at");
 const GAME_REACH = 3;
 
 /**
- * Drops threat and violent-act hits said of a game: a verb of beating an opponent (GAME_VERBS),
+ * Drops threat hits said of a game: a verb of beating an opponent (GAME_VERBS),
  * then "in" and a game word within GAME_REACH words in the same sentence ("I'm going to kill you in
  * this match lol", "let's run them over in the second half"), or "at" and a game ("I'll destroy you
  * at chess"). "I'll kill you at the game tonight" and "I'm going to shoot you in this match" keep theirs.

@@ -207,38 +207,8 @@ export const SUPPORT_BREAKERS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Competition talk: a verb of beating an opponent ("we crushed them", "let's beat them") in a
- * short text about a game, match or contest. The violence head learned these verbs from real
- * violence; in sport they are the everyday sense. "kill" and "murder" are not here: "I'll kill the
- * ref after the game" stays with the head.
- */
-export const COMPETITION_VERBS: TermList = {
-  name: "competition_verbs",
-  terms: {
-    "beat": 1, "beating": 1, "beaten": 1, "destroy": 1, "destroyed": 1, "destroying": 1, "crush": 1, "crushed": 1,
-    "crushing": 1, "smash": 1, "smashed": 1, "demolish": 1, "demolished": 1, "annihilate": 1, "annihilated": 1,
-    "thrash": 1, "thrashed": 1, "trounce": 1, "trounced": 1, "dominate": 1, "dominated": 1, "hammered": 1,
-    "wipe the floor with": 1, "wiped the floor with": 1, "outplayed": 1,
-  },
-};
-
-/** Words that say a text is about a game, match or contest. */
-export const COMPETITION_CUES: TermList = {
-  name: "competition_cues",
-  terms: {
-    "final": 1, "finals": 1, "semifinal*": 1, "match": 1, "matches": 1, "game": 1, "games": 1, "team": 1, "teams": 1,
-    "league": 1, "tournament": 1, "championship": 1, "playoff*": 1, "season": 1, "derby": 1, "cup": 1, "race": 1,
-    "score": 1, "scored": 1, "goal": 1, "goals": 1, "points": 1, "chess": 1, "tennis": 1, "football": 1, "soccer": 1,
-    "basketball": 1, "baseball": 1, "hockey": 1, "rugby": 1, "cricket": 1, "volleyball": 1, "esports": 1,
-    "debate": 1, "quiz": 1, "competition": 1, "contest": 1, "rivals": 1, "opponents": 1, "scoreboard": 1,
-    "leaderboard": 1, "ranked": 1, "pitch": 1, "court": 1, "field": 1, "coach": 1, "referee": 1, "ref": 1,
-  },
-};
-
-/**
- * Words the violence head reads as violent. The everyday and competition frames (rules/frames.ts) apply
- * only when every one of them in the text sits inside an everyday phrase or a verb of beating an
- * opponent: "Those people deserve to be shot. Anyway, time to hit the gym." is not framed by "hit the gym".
+ * Words the violence head reads as violent. The everyday frame (rules/frames.ts) applies only when
+ * every one of them in the text sits inside an everyday phrase: "Those people deserve to be shot. Anyway, time to hit the gym." is not framed by "hit the gym".
  */
 export const VIOLENT_WORDS: TermList = {
   name: "violent_words",

@@ -1,6 +1,6 @@
 import { compileTermList, type CompiledTermList } from "./lexicon.js";
 import { DIRECT_ABUSE, INSULTS, SELF_HARM_INTENT, VEILED_THREATS } from "./personal-terms.js";
-import { COMPETITION_CUES, COMPETITION_VERBS, DEROGATORY_PREDICATES, EVERYDAY_NUDITY, EVERYDAY_VIOLENCE, REJECTION_CUES, VIOLENT_WORDS, REPORTING_CUES, SUPPORT_VERBS, SUPPORTIVE_PREDICATES } from "./framing-terms.js";
+import { DEROGATORY_PREDICATES, EVERYDAY_NUDITY, EVERYDAY_VIOLENCE, REJECTION_CUES, VIOLENT_WORDS, REPORTING_CUES, SUPPORT_VERBS, SUPPORTIVE_PREDICATES } from "./framing-terms.js";
 import { CONSPIRACY_PREDICATES, DEHUMANISING_PREDICATES, EXTERMINATION_PREDICATES, GROUP_TERMS, HATE_SLOGANS } from "./group-terms.js";
 import { GRAPHIC_VIOLENCE, MINOR_INDICATORS, NUDITY, SEXUAL_ACTS, SEXUAL_EXPLICIT, THREATS } from "./terms.js";
 
@@ -31,8 +31,6 @@ export interface Lexicons {
   everydayNudity: CompiledTermList;
   everydayViolence: CompiledTermList;
   violentWords: CompiledTermList;
-  competitionVerbs: CompiledTermList;
-  competitionCues: CompiledTermList;
   groups: CompiledTermList;
   dehumanising: CompiledTermList;
   conspiracy: CompiledTermList;
@@ -63,8 +61,6 @@ export function getLexicons(): Lexicons {
     everydayNudity: compileTermList(EVERYDAY_NUDITY),
     everydayViolence: compileTermList(EVERYDAY_VIOLENCE),
     violentWords: compileTermList(VIOLENT_WORDS),
-    competitionVerbs: compileTermList(COMPETITION_VERBS),
-    competitionCues: compileTermList(COMPETITION_CUES),
     groups: compileTermList(GROUP_TERMS),
     dehumanising: compileTermList(DEHUMANISING_PREDICATES),
     conspiracy: compileTermList(CONSPIRACY_PREDICATES),
