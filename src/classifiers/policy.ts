@@ -35,10 +35,6 @@ export const POLICY: Readonly<Record<CategoryId, CategoryPolicy>> = {
   self_harm_instructions: { head: "self_harm_instructions", suppressedBy: [], rules: [] },
   sexual: { head: "sexual", suppressedBy: ["everydaySense", "plainImagePrompt"], rules: ["sexual-density", "sexual-minors", "nudity-prompts"] },
   sexual_minors: { head: undefined, suppressedBy: [], rules: ["sexual-minors"] },
-  violence: {
-    head: "violence",
-    suppressedBy: [...CLAIM_FRAMES, "everydayViolence"],
-    rules: ["graphic-density", "declared-threats"],
-  },
+  violence: { head: "violence", suppressedBy: CLAIM_FRAMES, rules: ["graphic-density", "declared-threats"] },
   violence_graphic: { head: "violence_graphic", suppressedBy: [], rules: ["graphic-density"] },
 };

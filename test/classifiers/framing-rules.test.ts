@@ -140,39 +140,6 @@ describe("supportive claims about a group keep hate, harassment and violence hea
   });
 });
 
-describe("everyday senses of violent words keep the violence head from flagging alone", () => {
-  it("a violent-looking word inside a fixed everyday phrase, in a short text", () => {
-    for (const text of ["how to make a bath bomb with kids", "How do I kill a Python process?", "Shoot me an email when you're free", "time to bite the bullet and call the bank"]) {
-      expect(flagsOf(text), text).not.toContain("violence");
-    }
-  });
-
-  it("an idiom said to the reader, or a graphic word inside an everyday phrase", () => {
-    expect(flagsOf("You're killing me with these puns")).not.toContain("violence");
-    expect(flagsOf("Hang the picture a bit higher on the wall")).not.toContain("violence");
-    // A graphic word inside an everyday phrase ("draw blood") does not stop the frame; one outside it does.
-    expect(flagsOf("Which veins do nurses use to draw blood?")).not.toContain("violence");
-    expect(flagsOf("He was covered in blood, then they checked his blood pressure")).toContain("violence");
-    expect(flagsOf("Hang the picture, then hang them all")).toContain("violence");
-  });
-
-  it("not when a violent word stands outside the everyday phrase", () => {
-    for (const text of [
-      "Those people deserve to be shot in the head. Anyway, time to hit the gym.",
-      "Those people deserve to be gassed. Anyway, time to kill a process.",
-      "Kill them all. Then we kill some time at the mall.",
-    ]) {
-      expect(flagsOf(text), text).toContain("violence");
-    }
-  });
-
-  it("not with a threat, a declared act or a graphic word beside it", () => {
-    for (const text of ["I will kill you, then kill some time at the mall", "I'm going to shoot him, then take a photo shoot", "got fired and there was blood everywhere, gore on the floor"]) {
-      expect(flagsOf(text), text).toContain("violence");
-    }
-  });
-});
-
 describe("hyperbolic self-harm phrases", () => {
   it("are dropped with an interjection in the same sentence or a trivial cause right after", () => {
     expect(intent("ugh I want to die, this exam")).toBe(0);

@@ -7,7 +7,7 @@ import { groupStartTokens, hasQuotation, imagePromptWords, negatedClaims, outsid
  * policy table's `suppressedBy`, policy.ts). Rule families read some of them too.
  */
 export interface Frames {
-  negated: boolean; counter: boolean; supportive: boolean; everydayViolence: boolean;
+  negated: boolean; counter: boolean; supportive: boolean;
   disownedInsults: boolean;
   /** A short image prompt with no suggestive, nudity or explicit word: the sexual head does not flag, nor count as evidence. */
   plainImagePrompt: boolean;
@@ -17,7 +17,7 @@ export interface Frames {
 export type FrameName = keyof Frames | "everydaySense";
 
 export const FRAME_NAMES: readonly FrameName[] = [
-  "negated", "counter", "supportive", "everydayViolence", "disownedInsults", "plainImagePrompt", "everydaySense",
+  "negated", "counter", "supportive", "disownedInsults", "plainImagePrompt", "everydaySense",
 ];
 
 /** The plain-image-prompt frame covers prompts of up to this many words. */
@@ -49,15 +49,6 @@ function counterSpeech(lex: Lexicons, text: string, tokens: Token[], words: read
   return hasQuotation(text) || lex.reporting.scan(text, tokens, words).length > 0;
 }
 
-/**
- * Whether the text's only violent-looking words (`violentWords`, VIOLENT_WORDS hits) sit inside
- * `phrases`: "Those people deserve to be shot. Anyway, time to hit the gym." names an everyday
- * phrase, but "shot" is outside it.
- */
-function onlyViolentWordsIn(violentWords: () => LexiconHit[], phrases: LexiconHit[]): boolean {
-  return phrases.length > 0 && outside(violentWords(), phrases).length === 0;
-}
-
 /** Frames of a short text that keep some learned heads from flagging on their own. */
 export function framesOf(lex: Lexicons, text: string, tokens: Token[], words: readonly string[], short: boolean, found: FrameInputs): Frames {
   const { hits, groups } = found;
@@ -65,15 +56,6 @@ export function framesOf(lex: Lexicons, text: string, tokens: Token[], words: re
   const wanted = short || (groups.length > 0 && tokens.length <= SUPPORT_MAX_WORDS);
   const derogatory = wanted ? lex.derogatory.scan(text, tokens, words) : [];
   const supportive = wanted ? lex.supportive.scan(text, tokens, words) : [];
-  // A short text with no threat or graphic word (outside an everyday phrase: "draw blood"): where
-  // an everyday sense of a violent word may frame it.
-  const noViolentPhrase = short && hits.threats.length === 0;
-  const everydayViolence = noViolentPhrase ? lex.everydayViolence.scan(text, tokens, words) : [];
-  const nothingViolent = noViolentPhrase && outside(hits.graphicViolence, everydayViolence).length === 0;
-  // Scanned at most once, and only when a frame below needs them.
-  let violentHits: LexiconHit[] | undefined;
-  const violentWords = (): LexiconHit[] => (violentHits ??= lex.violentWords.scan(text, tokens, words));
-  const everyday = nothingViolent && onlyViolentWordsIn(violentWords, everydayViolence);
   // "Portrait of a grandmother laughing, warm light", "photo of kids playing in the park": the
   // sexual head scored Nibbler's prompt style itself (0.93, and with "kids" that made sexual_minors).
   const plainImagePrompt = tokens.length <= IMAGE_PROMPT_MAX_WORDS && hits.sexual.length === 0 && hits.nudity.length === 0 && imagePromptWords(words);
@@ -82,8 +64,6 @@ export function framesOf(lex: Lexicons, text: string, tokens: Token[], words: re
     counter: short && counterSpeech(lex, text, tokens, words),
     // Support for a named group, and nothing harmful beside it (lexicon/supportive-claims.ts).
     supportive: supportiveFrame(text, tokens, words, groups, [...hits.insults, ...hits.threats, ...hits.veiledThreats, ...hits.groupClaims], { supportive, derogatory }, lex),
-    // Violent words only in everyday fixed phrases ("kill a process", "bath bomb"), nothing violent beside them.
-    everydayViolence: everyday,
     // Every insult word of a short text is negated or said of the writer ("I'm such an idiot lol",
     // "you are not stupid"), and nothing threatens: the harassment head does not flag alone.
     disownedInsults: short && found.insultWords.length > 0 && hits.insults.length === 0 && found.aboutOthers.length === 0 &&

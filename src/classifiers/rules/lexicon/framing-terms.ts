@@ -207,64 +207,6 @@ export const SUPPORT_BREAKERS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Words the violence head reads as violent. The everyday frame (rules/frames.ts) applies only when
- * every one of them in the text sits inside an everyday phrase: "Those people deserve to be shot. Anyway, time to hit the gym." is not framed by "hit the gym".
- */
-export const VIOLENT_WORDS: TermList = {
-  name: "violent_words",
-  terms: {
-    "kill*": 1, "murder*": 1, "shoot*": 1, "shot": 1, "shots": 1, "stab*": 1, "bomb*": 1, "gun": 1, "guns": 1,
-    "gunned": 1, "gunman": 1, "bullet*": 1, "knife": 1, "knives": 1, "blow up": 1, "blew up": 1, "blown up": 1,
-    "blowing up": 1, "explode*": 1, "explosive*": 1, "attack*": 1, "beat": 1, "beats": 1, "beating": 1, "beaten": 1,
-    "punch*": 1, "hit": 1, "hits": 1, "hitting": 1, "slaughter*": 1, "massacre*": 1, "execute": 1, "executed": 1,
-    "execution*": 1, "behead*": 1, "strangl*": 1, "torture*": 1, "slash*": 1, "butcher*": 1, "assault*": 1,
-    "weapon*": 1, "destroy*": 1, "crush*": 1, "smash*": 1, "annihilat*": 1, "demolish*": 1, "thrash*": 1,
-    "hammered": 1, "dead": 1, "die": 1, "dies": 1, "died": 1, "dying": 1, "blood*": 1, "violen*": 1, "fight*": 1,
-    "hurt": 1, "wound*": 1, "hang": 1, "hanged": 1, "hanging": 1, "gas": 1, "gassed": 1, "gassing": 1, "lynch*": 1,
-    "exterminat*": 1, "genocid*": 1, "drown*": 1, "burn*": 1, "rape*": 1, "slit*": 1, "decapitat*": 1, "maim*": 1,
-  },
-};
-
-/**
- * Everyday senses of violent words in fixed phrases ("kill a process", "bath bomb", "photo shoot",
- * "bite the bullet"). In a short text where the only violent-looking words sit inside one of these
- * (and no threat, weapon or graphic word is there) the violence head does not flag alone: it scored
- * the word, not the phrase. Written from general knowledge of English idiom and technical usage.
- */
-export const EVERYDAY_VIOLENCE: TermList = {
-  name: "everyday_violence",
-  terms: {
-    "kill time": 1, "killing time": 1, "kill some time": 1, "kill a process": 1, "kill the process": 1,
-    "kill a python process": 1, "kill the task": 1, "kill the lights": 1, "kill the engine": 1, "kill the music": 1,
-    "kill the power": 1, "kill the mood": 1, "killed it": 1, "killing it": 1, "killer app": 1, "killer deal": 1,
-    "killer workout": 1, "killer view": 1, "dressed to kill": 1, "kill two birds with one stone": 1,
-    "bath bomb": 1, "bath bombs": 1, "photo bomb": 1, "photobomb": 1, "f bomb": 1, "bombed the exam": 1,
-    "bombed my exam": 1, "bombed the interview": 1, "blow up a balloon": 1, "blow up balloons": 1,
-    "blow up the balloons": 1, "blowing up my phone": 1, "blow up my phone": 1, "shoot a photo": 1,
-    "shoot photos": 1, "shoot the photo": 1, "shoot the photos": 1, "shoot a picture": 1, "shoot the picture": 1, "shoot pictures": 1, "shoot a video": 1, "shoot a film": 1, "photo shoot": 1, "shoot hoops": 1,
-    "shoot the breeze": 1, "shoot me an email": 1, "shoot me a message": 1, "shoot me a text": 1,
-    "shot of espresso": 1, "flu shot": 1, "booster shot": 1, "give it a shot": 1, "take a shot at": 1,
-    "punch line": 1, "punchline": 1, "fruit punch": 1, "beat the heat": 1, "beat the traffic": 1, "beat the eggs": 1,
-    "beat eggs": 1, "beat the batter": 1, "murder mystery": 1, "murder mysteries": 1, "execute a program": 1,
-    "execute the script": 1, "execute the code": 1, "execute a plan": 1, "hit the gym": 1, "hit the road": 1,
-    "hit the books": 1, "smash hit": 1, "break a leg": 1, "jump the gun": 1, "stick to my guns": 1,
-    "stick to your guns": 1, "glue gun": 1, "nail gun": 1, "water gun": 1, "squirt gun": 1, "staple gun": 1,
-    "smoking gun": 1, "bullet point": 1, "bullet points": 1, "bullet journal": 1, "bite the bullet": 1,
-    "dodge a bullet": 1, "dodged a bullet": 1, "take a stab at": 1, "slash prices": 1, "cut the cake": 1,
-    "chop the onions": 1, "butcher paper": 1, "fire an employee": 1, "got fired": 1, "fired from my job": 1,
-    "hang the picture": 1, "hang a picture": 1, "hang pictures": 1, "hang the painting": 1, "hang the curtains": 1,
-    "hang the laundry": 1, "hang up the phone": 1, "hang the lights": 1, "shoot the video": 1, "shoot the wedding": 1,
-    "shoot a wedding": 1, "shoot the scene": 1, "shoot the movie": 1, "you're killing me": 1, "youre killing me": 1,
-    "you are killing me": 1, "this is killing me": 1, "my feet are killing me": 1, "my back is killing me": 1,
-    "died laughing": 1, "dying laughing": 1, "dying to see": 1, "dying to try": 1, "murder this pizza": 1,
-    // Blood in medicine.
-    "draw blood": 1, "blood test": 1, "blood tests": 1, "blood pressure": 1, "blood sugar": 1, "blood donation": 1,
-    "donate blood": 1, "blood bank": 1, "blood type": 1, "blood work": 1, "blood drive": 1, "blood cells": 1,
-    "blood vessels": 1, "blood flow": 1, "blood clot": 1, "blood clots": 1,
-  },
-};
-
-/**
  * Words of a text-to-image prompt's style ("portrait of ...", "studio lighting, 85mm", "watercolor").
  * Adversarial Nibbler's sexual rows are image prompts and no public set holds benign ones, so the
  * sexual head learned the style itself; see the plain-image-prompt frame in rules/frames.ts. Single

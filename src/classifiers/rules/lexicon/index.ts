@@ -1,6 +1,6 @@
 import { compileTermList, type CompiledTermList } from "./lexicon.js";
 import { DIRECT_ABUSE, INSULTS, SELF_HARM_INTENT, VEILED_THREATS } from "./personal-terms.js";
-import { DEROGATORY_PREDICATES, EVERYDAY_NUDITY, EVERYDAY_VIOLENCE, REJECTION_CUES, VIOLENT_WORDS, REPORTING_CUES, SUPPORT_VERBS, SUPPORTIVE_PREDICATES } from "./framing-terms.js";
+import { DEROGATORY_PREDICATES, EVERYDAY_NUDITY, REJECTION_CUES, REPORTING_CUES, SUPPORT_VERBS, SUPPORTIVE_PREDICATES } from "./framing-terms.js";
 import { CONSPIRACY_PREDICATES, DEHUMANISING_PREDICATES, EXTERMINATION_PREDICATES, GROUP_TERMS, HATE_SLOGANS } from "./group-terms.js";
 import { GRAPHIC_VIOLENCE, MINOR_INDICATORS, NUDITY, SEXUAL_ACTS, SEXUAL_EXPLICIT, THREATS } from "./terms.js";
 
@@ -29,8 +29,6 @@ export interface Lexicons {
   reporting: CompiledTermList;
   rejection: CompiledTermList;
   everydayNudity: CompiledTermList;
-  everydayViolence: CompiledTermList;
-  violentWords: CompiledTermList;
   groups: CompiledTermList;
   dehumanising: CompiledTermList;
   conspiracy: CompiledTermList;
@@ -59,8 +57,6 @@ export function getLexicons(): Lexicons {
     reporting: compileTermList(REPORTING_CUES),
     rejection: compileTermList(REJECTION_CUES),
     everydayNudity: compileTermList(EVERYDAY_NUDITY),
-    everydayViolence: compileTermList(EVERYDAY_VIOLENCE),
-    violentWords: compileTermList(VIOLENT_WORDS),
     groups: compileTermList(GROUP_TERMS),
     dehumanising: compileTermList(DEHUMANISING_PREDICATES),
     conspiracy: compileTermList(CONSPIRACY_PREDICATES),
