@@ -1,0 +1,150 @@
+/**
+ * Exports the family comparison's rows for the transformer trained in Python (training/transformer/):
+ * the same corpus (buildCorpus: rows, labels, weights, calibration split), the same 12% row subsample
+ * (hash per row) and the same held-out datasets as `npm run train -- --compare-only`, as JSONL of the
+ * engine's tokens (normalised text, tokenize()). Optionally trains the embedding-bag MLP on the same
+ * fold rows and writes its raw logits in the transformer's score format, so both are measured by the
+ * same script (transformer-score.ts), model alone, on the same rows.
+ *
+ *   npx tsx src/training/transformer-export.ts --out /work/cache/transformer [--mlp-baseline]
+ *
+ * Writes to --out (never the repo): meta.json, pretrain.jsonl (every row of the non-held-out datasets,
+ * both splits, no labels), fold-<d>-train.jsonl and fold-<d>-calib.jsonl ({t, y, w}), heldout-<d>.jsonl
+ * ({w: tokens per window, y}: each distinct text of dataset d, windows as the engine scores them), and
+ * with --mlp-baseline, mlp-<d>-calib.scores.json and mlp-<d>-heldout.scores.json.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { CATEGORY_IDS } from "../classifiers/categories.js";
+import { tokenize } from "../classifiers/model/features.js";
+import { windowsOf } from "../classifiers/model/windows.js";
+import { normalizeForMatching } from "../classifiers/normalize/normalize.js";
+import { buildModelFile } from "./build-model.js";
+import { buildCorpus } from "./corpus.js";
+import { readAll } from "./datasets/index.js";
+import { datasetsRoot } from "./datasets/files.js";
+import { heldOutLogits } from "./heldout-calibration.js";
+import { trainMlp } from "./train-mlp.js";
+import { rowLogits } from "./window-logits.js";
+
+// The comparison's settings in train.ts (HASHING_BASE, WINDOW, CALIBRATION_SHARE, caps, defaults).
+const HASHING = { buckets: 1 << 18, minN: 3, maxN: 5, identityWords: "placeholder" as const };
+const WINDOW = { size: 480, stride: 240 };
+const CALIBRATION_SHARE = 0.15;
+/** Tokens kept per window: 480-character windows hold about 100. */
+const MAX_TOKENS = 128;
+
+const { values } = parseArgs({
+  options: {
+    seed: { type: "string", default: "20261101" },
+    subsample: { type: "string", default: "0.12" },
+    folds: { type: "string", default: "cad-reddit-abuse,hatemoji" },
+    out: { type: "string", default: "/work/cache/transformer" },
+    "mlp-baseline": { type: "boolean", default: false },
+    epochs: { type: "string", default: "2" },
+  },
+});
+const seed = Number(values.seed);
+const SUBSAMPLE = Number(values.subsample);
+const folds = values.folds.split(",");
+const out = values.out;
+mkdirSync(out, { recursive: true });
+/** train.ts's hashRow: the same rows for every family and fold. */
+const hashRow = (r: number, s: number): number => (Math.imul(r ^ s, 0x9e3779b1) >>> 8) / (1 << 24);
+const heads = CATEGORY_IDS.map((_, i) => i).filter((i) => CATEGORY_IDS[i] !== "sexual_minors");
+const H = CATEGORY_IDS.length;
+const started = Date.now();
+const log = (msg: string): void => console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${msg}`);
+
+const examples = readAll(datasetsRoot());
+log(`read ${examples.length} rows`);
+const corpus = buildCorpus(examples, {
+  hashing: HASHING, window: WINDOW, seed, calibrationShare: CALIBRATION_SHARE, datasetCap: 6000,
+  everydayCap: Number(process.env["EVERYDAY_CAP"] ?? 30000), noisyCap: Number(process.env["NOISY_CAP"] ?? 2000), lookalikeWeight: 2,
+});
+log(`corpus: ${corpus.rows} rows`);
+
+const wordsOf = (norm: string, from: number, to: number): string[] => tokenize(norm, from, to).slice(0, MAX_TOKENS).map((t) => norm.slice(t.start, t.end));
+
+// Each corpus row's tokens, rebuilt with buildCorpus's own walk (dedup by dataset + normalised text,
+// non-overlapping windows), checked against the corpus's example index row by row.
+const rowTokens: string[][] = [];
+{
+  const seen = new Set<string>();
+  examples.forEach((e, i) => {
+    const norm = normalizeForMatching(e.text);
+    if (norm.length === 0) return;
+    const key = `${e.dataset}\u0000${norm}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    for (const w of windowsOf(norm, { size: WINDOW.size, stride: WINDOW.size })) {
+      if (corpus.example[rowTokens.length] !== i) throw new Error(`row ${rowTokens.length}: corpus walk differs`);
+      rowTokens.push(wordsOf(norm, w.from, w.to));
+    }
+  });
+  if (rowTokens.length !== corpus.rows) throw new Error(`rows: ${rowTokens.length} vs ${corpus.rows}`);
+}
+
+const labelsOf = (r: number): number[] => heads.map((c) => corpus.labels[r * H + c]!);
+const heldIdx = folds.map((d) => corpus.datasets.indexOf(d));
+function writeJsonl(name: string, rows: Iterable<unknown>): number {
+  const lines: string[] = [];
+  for (const row of rows) lines.push(JSON.stringify(row));
+  writeFileSync(join(out, name), lines.length > 0 ? `${lines.join("\n")}\n` : "");
+  return lines.length;
+}
+function* range(pred: (r: number) => boolean): Generator<number> {
+  for (let r = 0; r < corpus.rows; r++) if (pred(r)) yield r;
+}
+
+// Pretraining text: every row of the datasets no fold holds out (both splits), so one pretrained
+// encoder serves every fold without having read a held-out dataset's text.
+const nPre = writeJsonl("pretrain.jsonl", (function* () {
+  for (const r of range((r) => !heldIdx.includes(corpus.dataset[r]!))) if (rowTokens[r]!.length > 0) yield { t: rowTokens[r] };
+})());
+log(`pretrain.jsonl: ${nPre} rows`);
+
+const meta: Record<string, unknown> = {
+  seed, subsample: SUBSAMPLE, folds, window: WINDOW, maxTokens: MAX_TOKENS, heads: heads.map((c) => CATEGORY_IDS[c]), datasets: corpus.datasets, rows: corpus.rows, pretrainRows: nPre, fold: {},
+};
+for (const d of folds) {
+  const ex = corpus.datasets.indexOf(d);
+  if (ex < 0) throw new Error(`no dataset ${d}`);
+  const trainRows = Uint32Array.from(range((r) => corpus.split[r] === 0 && corpus.dataset[r] !== ex && hashRow(r, seed) < SUBSAMPLE));
+  const calibRows = Uint32Array.from(range((r) => corpus.split[r] === 1 && corpus.dataset[r] !== ex));
+  const row = (r: number): unknown => ({ t: rowTokens[r], y: labelsOf(r), w: corpus.weight[r] });
+  const nTrain = writeJsonl(`fold-${d}-train.jsonl`, Array.from(trainRows, row));
+  writeJsonl(`fold-${d}-calib.jsonl`, Array.from(calibRows, row));
+  // Held-out rows as scoreHeldOut and heldOutLogits take them: distinct texts, overlapping windows.
+  const seen = new Set<string>();
+  const held: { w: string[][]; y: number[] }[] = [];
+  for (const e of examples) {
+    if (e.dataset !== d || seen.has(e.text)) continue;
+    seen.add(e.text);
+    const norm = normalizeForMatching(e.text);
+    held.push({ w: windowsOf(norm, WINDOW).map((w) => wordsOf(norm, w.from, w.to)), y: Array.from(e.labels) });
+  }
+  writeJsonl(`heldout-${d}.jsonl`, held);
+  (meta["fold"] as Record<string, unknown>)[d] = { train: nTrain, calib: calibRows.length, heldout: held.length };
+  log(`${d}: ${nTrain} training rows, ${calibRows.length} calibration rows, ${held.length} held-out texts`);
+  if (values["mlp-baseline"]) {
+    const t0 = Date.now();
+    const trained = trainMlp(corpus, trainRows, HASHING.buckets, { heads, seed, epochs: Number(values.epochs), dim: 32, hidden: 48, lr: 0.05 });
+    const logits = new Float64Array(heads.length);
+    const calib = Array.from(calibRows, (r) => {
+      rowLogits(trained.scorer, corpus, r, logits);
+      return Array.from(logits);
+    });
+    const { model } = buildModelFile({ id: `lodo-embedding-mlp-${d}`, corpus, calibrationRows: calibRows, trained, heads, hashing: HASHING, window: WINDOW, training: {} });
+    const fl = heldOutLogits(model, examples, d);
+    const K = heads.length;
+    const heldScores = Array.from({ length: fl.rows }, (_, i) => Array.from(fl.logits.subarray(i * K, (i + 1) * K)));
+    const seconds = (Date.now() - t0) / 1000;
+    writeFileSync(join(out, `mlp-${d}-calib.scores.json`), JSON.stringify({ family: "embedding-mlp", logits: calib }));
+    writeFileSync(join(out, `mlp-${d}-heldout.scores.json`), JSON.stringify({ family: "embedding-mlp", logits: heldScores, seconds }));
+    log(`${d}: embedding-mlp baseline trained and scored in ${seconds.toFixed(0)} s`);
+  }
+}
+writeFileSync(join(out, "meta.json"), `${JSON.stringify(meta, null, 1)}\n`);
+log(`wrote ${out}`);
