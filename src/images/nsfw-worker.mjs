@@ -1,31 +1,25 @@
-// Worker thread that owns one copy of the nsfwjs model. Plain ESM JavaScript so it starts the same
-// on Node 20 and 24 without a TypeScript loader. Messages:
-//   in:  { id, frames: Uint8Array[] }  (each 224×224×3 RGB)
-//   out: { type: "ready", backend, simd, foldedLayers, maxDeviation } once, then
-//        { type: "result", id, probabilities: number[][] } or { type: "error", id, message }.
-import { parentPort, workerData } from "node:worker_threads";
+// Worker thread that owns one copy of the nsfwjs model, served by the generic worker pool
+// (src/threads/). Plain ESM JavaScript so it starts the same on Node 20 and 24 without a
+// TypeScript loader. A job is the frames of one image (each 224×224×3 RGB); its answer, the
+// class probabilities, one row per frame. Ready, it reports { backend, simd, foldedLayers, maxDeviation }.
+import { serveJobs } from "../threads/serve-jobs.mjs";
 import { createFoldedModel } from "./folded-model.mjs";
 
 const SIZE = 224;
 /** Largest allowed difference between the folded and the original model's probabilities. */
 const MAX_FOLD_DEVIATION = 1e-3;
 
-if (!parentPort) throw new Error("nsfw-worker must run in a worker thread");
-const port = parentPort;
-
-try {
-  const ready = await setUp(workerData);
-  port.on("message", (job) => {
+await serveJobs(async (setup) => {
+  const ready = await setUp(setup);
+  const run = (frames) => {
     try {
-      port.postMessage({ type: "result", id: job.id, probabilities: ready.classify(job.frames) });
+      return ready.classify(frames);
     } catch (error) {
-      port.postMessage({ type: "error", id: job.id, message: String(error?.message ?? error) });
+      throw new Error(`Image inference failed: ${error?.message ?? error}`);
     }
-  });
-  port.postMessage({ type: "ready", ...ready.info });
-} catch (error) {
-  port.postMessage({ type: "fatal", message: String(error?.stack ?? error) });
-}
+  };
+  return { info: ready.info, run };
+});
 
 async function setUp({ wasmDir, modelName }) {
   const tf = await import("@tensorflow/tfjs");

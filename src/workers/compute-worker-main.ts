@@ -1,4 +1,3 @@
-import { parentPort, workerData } from "node:worker_threads";
 import { ModerateResponseSchema } from "../../gen/moderation/v1/moderation_pb.js";
 import { loadConfiguredTextClassifier } from "../classifiers/configured-text-classifier.js";
 import type { TextClassifier } from "../classifiers/classifier.js";
@@ -12,64 +11,36 @@ import { bytesToLatin1, latin1ToBytes } from "./byte-strings.js";
 import { assembleAnswerFromEncoded } from "./worker-answers.js";
 import { encodeVerdict } from "./verdict-codec.js";
 import { timeTextClassifier } from "../observability/shared-timings.js";
-import type { ComputeJob, ComputeResult, ComputeWorkerSetup, JobBatch, WorkerReply } from "./messages.js";
+import type { ComputeJob, ComputeResult, ComputeWorkerSetup } from "./messages.js";
+import { serveJobs } from "../threads/serve-jobs.mjs";
 
 /**
  * The body of a compute worker: CPU-bound, side-effect-free steps of a request (text
  * classification, Ed25519 signing, and whole signed answers to text-only calls) moved off the
- * event loop that serves HTTP. Each batch is answered in parts (REPLY_EVERY).
+ * event loop that serves HTTP. serveJobs answers each batch in parts of 4 (the pool's
+ * replyEvery): answering a whole batch at the end made the two threads take turns under load
+ * (one idle while the other worked), +11% throughput in `npm run bench`.
  */
-if (!parentPort) throw new Error("compute-worker-main must run in a worker thread");
-const port = parentPort;
-const reply = (message: WorkerReply) => port.postMessage(message);
-/**
- * A batch is answered in parts of this many jobs, so the event loop can send the first answers
- * while this thread works on the rest. Answering a whole batch at the end made the two threads
- * take turns under load (one idle while the other worked): +11% throughput in `npm run bench`.
- */
-const REPLY_EVERY = 4;
-
-try {
-  const setup = workerData as ComputeWorkerSetup & { progress: Int32Array };
+await serveJobs(async (setup: ComputeWorkerSetup) => {
   const loaded = setup.textClassifier === undefined ? undefined : await loadConfiguredTextClassifier(setup.textClassifier);
   const classifier = loaded && setup.classifierTimings ? timeTextClassifier(loaded, setup.classifierTimings) : loaded;
   const signWithKey = setup.signingKey === undefined ? undefined : createEd25519SignFunction(setup.signingKey);
   const signer = signWithKey && setup.signingKeyId ? createDelegatingSigner(setup.signingKeyId, async (data) => signWithKey(data)) : undefined;
 
   const run = async (job: ComputeJob): Promise<ComputeResult> => {
-    try {
-      if (job.kind !== "sign") {
-        if (setup.exitOnText !== undefined && (job.kind === "classify" ? [job.text] : job.texts).includes(setup.exitOnText)) process.exit(1);
-        if (!classifier) throw new Error("this worker has no text classifier");
-        if (job.kind === "classify") return { id: job.id, ok: true, verdict: encodeVerdict(await classifier.classify(job.text)) };
-        if (!signer) throw new Error("this worker has no signing key");
-        if (job.kind === "answer-json") return { id: job.id, ok: true, ...(await answerJson(job, classifier, signer)) };
-        return { id: job.id, ok: true, ...(await answerRpc(job, classifier, signer)) };
-      }
+    if (job.kind === "sign") {
       if (!signWithKey) throw new Error("this worker has no signing key");
-      return { id: job.id, ok: true, signature: bytesToLatin1(signWithKey(latin1ToBytes(job.data))) };
-    } catch (error) {
-      return { id: job.id, ok: false, message: error instanceof Error ? error.message : String(error) };
+      return { signature: bytesToLatin1(signWithKey(latin1ToBytes(job.data))) };
     }
+    if (setup.exitOnText !== undefined && (job.kind === "classify" ? [job.text] : job.texts).includes(setup.exitOnText)) process.exit(1);
+    if (!classifier) throw new Error("this worker has no text classifier");
+    if (job.kind === "classify") return { verdict: encodeVerdict(await classifier.classify(job.text)) };
+    if (!signer) throw new Error("this worker has no signing key");
+    if (job.kind === "answer-json") return answerJson(job, classifier, signer);
+    return answerRpc(job, classifier, signer);
   };
-
-  port.on("message", async ({ jobs }: JobBatch) => {
-    let results: ComputeResult[] = [];
-    for (let i = 0; i < jobs.length; i++) {
-      const job = jobs[i]!;
-      Atomics.store(setup.progress, 0, job.id); // read by the parent if this thread dies
-      results.push(await run(job));
-      const last = i === jobs.length - 1;
-      if (last || results.length >= REPLY_EVERY) {
-        reply({ type: "results", results, last });
-        results = [];
-      }
-    }
-  });
-  reply({ type: "ready", classifierId: classifier?.id });
-} catch (error) {
-  reply({ type: "fatal", message: error instanceof Error ? (error.stack ?? error.message) : String(error) });
-}
+  return { run, info: { classifierId: classifier?.id } };
+});
 
 /** Classifies every text (and all together when there are two or more) and assembles the answer. */
 async function answerTexts(job: { texts: string[]; answerId: string }, classifier: TextClassifier) {

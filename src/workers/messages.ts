@@ -2,7 +2,7 @@ import type { KeyObject } from "node:crypto";
 import type { HttpSignatureHeaders } from "../signing/http-signature.js";
 import type { EncodedVerdict } from "./verdict-codec.js";
 
-/** What each compute worker is set up with; the parent passes it as workerData. */
+/** What each compute worker is set up with; the pool hands it to the worker's set-up. */
 export interface ComputeWorkerSetup {
   /** Which text classifier to load, as TEXT_CLASSIFIER names it; absent: no classify jobs. */
   textClassifier?: "trained" | "pattern";
@@ -21,40 +21,27 @@ export interface ComputeWorkerSetup {
  * not Uint8Arrays, which cost several microseconds each to clone; the pool converts at its edge.
  */
 export type ComputeJob =
-  | { id: number; kind: "classify"; text: string }
-  | { id: number; kind: "sign"; data: string }
+  | { kind: "classify"; text: string }
+  | { kind: "sign"; data: string }
   /**
    * A JSON-route Moderate call of text items only, answered whole: classify each text (and all
    * together when there are two or more), assemble the answer with id `answerId`, render it
    * as the route would and sign it for the request body `requestBody` at time `nowMs`.
    */
-  | { id: number; kind: "answer-json"; texts: string[]; answerId: string; requestBody: string; nowMs: number }
+  | { kind: "answer-json"; texts: string[]; answerId: string; requestBody: string; nowMs: number }
   /**
    * The same for a gRPC / gRPC-Web / Connect call: the answer's canonical protobuf bytes are
    * signed for the request's canonical bytes `requestBytes` (what the signing interceptor signs).
    */
-  | { id: number; kind: "answer-rpc"; texts: string[]; answerId: string; requestBytes: string; nowMs: number };
+  | { kind: "answer-rpc"; texts: string[]; answerId: string; requestBytes: string; nowMs: number };
 
 export type ComputeResult =
-  | { id: number; ok: true; verdict: EncodedVerdict }
-  | { id: number; ok: true; signature: string }
+  | { verdict: EncodedVerdict }
+  | { signature: string }
   /**
    * json (UTF-8 on the wire) and headers are what the route sends; the parent reads the answer
    * message back from json only if something asks for more than `flagged` (lazy-text-answer.ts).
    */
-  | { id: number; ok: true; flagged: boolean; hasCombined: boolean; hasNotEvaluated: boolean; json: string; byteLength: number; headers: HttpSignatureHeaders }
+  | { flagged: boolean; hasCombined: boolean; hasNotEvaluated: boolean; json: string; byteLength: number; headers: HttpSignatureHeaders }
   /** The verdicts, and the signature metadata for the answer's canonical bytes. */
-  | { id: number; ok: true; verdicts: EncodedVerdict[]; combined: EncodedVerdict | undefined; metadata: Record<string, string> }
-  | { id: number; ok: false; message: string };
-
-/** Parent → worker: every job queued during one event-loop turn, in one message. */
-export interface JobBatch {
-  jobs: ComputeJob[];
-}
-
-/** Worker → parent. */
-export type WorkerReply =
-  | { type: "ready"; classifierId: string | undefined }
-  | { type: "fatal"; message: string }
-  /** Answers to jobs of one batch; a batch may be answered in several parts, `last` marks its final one. */
-  | { type: "results"; results: ComputeResult[]; last: boolean };
+  | { verdicts: EncodedVerdict[]; combined: EncodedVerdict | undefined; metadata: Record<string, string> };

@@ -14,6 +14,7 @@ import { describe, expect, it } from "vitest";
  */
 const LAYERS: readonly (readonly string[])[] = [
   ["base"], // logger, environment values, the API's size limits: no imports inside src/
+  ["threads"], // the generic worker pool, shared by compute workers and the image model
   ["storage"],
   ["errors"],
   ["signing", "classifiers", "accounts"],

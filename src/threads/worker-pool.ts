@@ -1,0 +1,213 @@
+import { Worker } from "node:worker_threads";
+import type { JobBatch, JobResult, PoolWorkerData, WorkerReply } from "./serve-jobs.mjs";
+
+/** The errors a pool raises, worded for its callers (a compute pool and the image model word them differently). */
+export interface WorkerPoolErrors {
+  closed(): Error;
+  /** A job was running when its worker died, `maxCrashes` times. */
+  crashed(exitCode: number): Error;
+  failedToStart(message: string): Error;
+  exitedBeforeReady(exitCode: number): Error;
+}
+
+export interface WorkerPoolOptions<Setup> {
+  /** The worker's entry module; it answers through serveJobs (serve-jobs.mjs). */
+  url: URL;
+  /** Worker threads, at least one. */
+  size: number;
+  /** Handed to each worker's set-up (structured-cloned). */
+  setup: Setup;
+  errors: WorkerPoolErrors;
+  /**
+   * true: jobs submitted during one event-loop turn go to a worker in one message, so a busy
+   * pool pays one wake-up and one (de)serialisation per batch, not per job. false: one job per
+   * message, sent at once (for long jobs, where a turn's wait would only add latency).
+   */
+  gatherPerTurn: boolean;
+  /** Messages posted to one worker and not yet fully answered, at most; the rest wait in the pool. */
+  maxBatchesInFlight: number;
+  /**
+   * A job running when its worker died is re-run on another worker until it has been running
+   * at this many deaths; then it is refused (1: never re-run). The other jobs the dead worker
+   * held are always re-run: only the job it was running can be to blame.
+   */
+  maxCrashes: number;
+  /** Worker replies are sent in parts of this many answers (see serveJobs); default 4. */
+  replyEvery?: number;
+}
+
+export interface WorkerPool<Job, Result, Info> {
+  /** What the first worker reported when it was ready. */
+  readonly info: Info;
+  run(job: Job): Promise<Result>;
+  /** Jobs waiting for a worker (not yet posted). */
+  waiting(): number;
+  /** Jobs submitted and not yet answered: waiting, posted or running. */
+  pending(): number;
+  close(): Promise<void>;
+}
+
+type Pending<Job, Result> = { id: number; job: Job; crashes: number; resolve: (result: Result) => void; reject: (error: Error) => void };
+
+interface Slot<Job, Result> {
+  worker: Worker;
+  /** [0]: id of the job the worker is running (serveJobs stores it before each job), to tell the culprit of a crash. */
+  progress: Int32Array;
+  /** Posted, not yet answered, by job id. */
+  inFlight: Map<number, Pending<Job, Result>>;
+  /** Batches posted whose last answers have not come back. */
+  batchesInFlight: number;
+}
+
+/**
+ * A fixed number of worker threads that run jobs posted to them and survive the death of any
+ * one: a worker that exits is replaced, the jobs it held run again elsewhere (or on its
+ * replacement), and only the job it was running is refused after `maxCrashes` deaths. Jobs
+ * must therefore be pure functions of their input. Each job goes to the least-loaded worker
+ * with room; the rest wait here, in order.
+ */
+export async function createWorkerPool<Job, Result, Info, Setup>(options: WorkerPoolOptions<Setup>): Promise<WorkerPool<Job, Result, Info>> {
+  if (!(Number.isInteger(options.size) && options.size >= 1)) throw new RangeError(`a worker pool needs a positive whole number of workers; got ${options.size}`);
+  const { errors } = options;
+  const slots: Slot<Job, Result>[] = [];
+  /** Not yet posted, oldest first. */
+  let queue: Pending<Job, Result>[] = [];
+  let nextId = 0;
+  // Ids live in an Int32Array (progress), so they wrap before 2^31; 0 means "none yet".
+  const takeId = () => (nextId = nextId >= 0x7fffffff ? 1 : nextId + 1);
+  let flushScheduled = false;
+  let closed = false;
+  /** Set when a dead worker could not be replaced and none is left: later jobs fail at once. */
+  let broken: Error | undefined;
+
+  const start = (): Promise<{ slot: Slot<Job, Result>; info: Info }> =>
+    new Promise((resolve, reject) => {
+      const progress = new Int32Array(new SharedArrayBuffer(4));
+      const workerData: PoolWorkerData<Setup> = { setup: options.setup, progress, replyEvery: options.replyEvery ?? 4 };
+      const worker = new Worker(options.url, { workerData });
+      const slot: Slot<Job, Result> = { worker, progress, inFlight: new Map(), batchesInFlight: 0 };
+      let ready = false;
+      worker.on("message", (message: WorkerReply<Result, Info>) => {
+        if (message.type === "results") settle(slot, message.results, message.last);
+        else if (message.type === "ready") {
+          ready = true;
+          resolve({ slot, info: message.info });
+        } else {
+          reject(errors.failedToStart(message.message));
+          void worker.terminate();
+        }
+      });
+      worker.on("error", (error) => {
+        if (!ready) reject(error);
+      });
+      worker.on("exit", (code) => {
+        if (ready) replace(slot, code);
+        else reject(errors.exitedBeforeReady(code));
+      });
+    });
+
+  const settle = (slot: Slot<Job, Result>, results: JobResult<Result>[], lastOfBatch: boolean) => {
+    if (lastOfBatch) {
+      slot.batchesInFlight--;
+      if (queue.length > 0) scheduleFlush();
+    }
+    for (const result of results) {
+      const pending = slot.inFlight.get(result.id);
+      if (!pending) continue;
+      slot.inFlight.delete(result.id);
+      if (result.ok) pending.resolve(result.value);
+      else pending.reject(new Error(result.message));
+    }
+  };
+
+  /** A worker died: its jobs go back to the front of the queue (the culprit maybe refused) and a replacement starts. */
+  const replace = (dead: Slot<Job, Result>, exitCode: number) => {
+    const index = slots.indexOf(dead);
+    if (index < 0) return; // closed: close() already settled its jobs
+    slots.splice(index, 1);
+    const orphans = [...dead.inFlight.values()].sort((a, b) => a.id - b.id);
+    dead.inFlight.clear();
+    const culprit = orphans.find((p) => p.id === Atomics.load(dead.progress, 0));
+    if (culprit && ++culprit.crashes >= options.maxCrashes) {
+      orphans.splice(orphans.indexOf(culprit), 1);
+      culprit.reject(errors.crashed(exitCode));
+    }
+    queue = [...orphans, ...queue];
+    if (queue.length > 0) scheduleFlush();
+    start().then(
+      ({ slot }) => {
+        if (closed) return void slot.worker.terminate();
+        slots.push(slot);
+        scheduleFlush();
+      },
+      (error: Error) => {
+        if (slots.length > 0 || closed) return; // the live workers drain the queue
+        broken = error;
+        for (const p of queue.splice(0)) p.reject(error);
+      },
+    );
+  };
+
+  const scheduleFlush = () => {
+    if (flushScheduled) return;
+    flushScheduled = true;
+    setImmediate(flush);
+  };
+
+  /** Hands waiting jobs, one by one, to the least-loaded worker that may take another message. */
+  const flush = () => {
+    flushScheduled = false;
+    if (closed) return;
+    const open = slots.filter((s) => s.batchesInFlight < options.maxBatchesInFlight);
+    if (open.length === 0 || queue.length === 0) return;
+    const batches = new Map<Slot<Job, Result>, Pending<Job, Result>[]>();
+    const loadOf = (s: Slot<Job, Result>) => s.inFlight.size + (batches.get(s)?.length ?? 0);
+    for (const pending of queue.splice(0, options.gatherPerTurn ? queue.length : open.length)) {
+      let best = open[0]!;
+      for (const s of open) if (loadOf(s) < loadOf(best)) best = s;
+      let batch = batches.get(best);
+      if (!batch) batches.set(best, (batch = []));
+      batch.push(pending);
+      if (!options.gatherPerTurn) open.splice(open.indexOf(best), 1);
+    }
+    for (const [slot, batch] of batches) post(slot, batch);
+  };
+
+  const post = (slot: Slot<Job, Result>, batch: Pending<Job, Result>[]) => {
+    for (const pending of batch) slot.inFlight.set(pending.id, pending);
+    slot.batchesInFlight++;
+    slot.worker.postMessage({ ids: batch.map((p) => p.id), jobs: batch.map((p) => p.job) } satisfies JobBatch<Job>);
+  };
+
+  const started = await Promise.allSettled(Array.from({ length: options.size }, start));
+  const failure = started.find((s): s is PromiseRejectedResult => s.status === "rejected");
+  const ok = started.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
+  if (failure) {
+    closed = true;
+    await Promise.all(ok.map(({ slot }) => slot.worker.terminate()));
+    throw failure.reason;
+  }
+  for (const { slot } of ok) slots.push(slot);
+
+  return {
+    info: ok[0]!.info,
+    run: (job) =>
+      new Promise((resolve, reject) => {
+        if (closed) return reject(errors.closed());
+        if (broken) return reject(broken);
+        queue.push({ id: takeId(), job, crashes: 0, resolve, reject });
+        if (options.gatherPerTurn) scheduleFlush();
+        else flush();
+      }),
+    waiting: () => queue.length,
+    pending: () => queue.length + slots.reduce((sum, slot) => sum + slot.inFlight.size, 0),
+    async close() {
+      if (closed) return;
+      closed = true;
+      const unanswered = [...queue.splice(0), ...slots.flatMap((s) => [...s.inFlight.values()])];
+      const stopping = slots.splice(0);
+      await Promise.all(stopping.map((s) => s.worker.terminate()));
+      for (const p of unanswered) p.reject(errors.closed());
+    },
+  };
+}

@@ -1,0 +1,105 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { createWorkerPool, type WorkerPool, type WorkerPoolOptions } from "../../src/threads/worker-pool.js";
+
+type Job = { do: "echo" | "exit" | "throw" | "sleep"; value?: number; ms?: number };
+type Result = { value: number | undefined; thread: number };
+type Info = { greeting: string | undefined; thread: number };
+type Setup = { greeting?: string; failToStart?: boolean; exitBeforeReady?: boolean };
+
+const WORKER = new URL("./test-worker.mjs", import.meta.url);
+const errors: WorkerPoolOptions<Setup>["errors"] = {
+  closed: () => new Error("pool closed"),
+  crashed: (code) => new Error(`worker died (exit ${code}) running this job`),
+  failedToStart: (message) => new Error(`worker failed to start: ${message}`),
+  exitedBeforeReady: (code) => new Error(`worker exited (${code}) before ready`),
+};
+
+const open: WorkerPool<Job, Result, Info>[] = [];
+async function pool(options: Partial<WorkerPoolOptions<Setup>> = {}) {
+  const created = await createWorkerPool<Job, Result, Info, Setup>({
+    url: WORKER, size: 2, setup: { greeting: "hi" }, errors, gatherPerTurn: true, maxBatchesInFlight: 2, maxCrashes: 2, ...options,
+  });
+  open.push(created);
+  return created;
+}
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((p) => p.close()));
+});
+
+const echo = (value: number): Job => ({ do: "echo", value });
+
+describe("the generic worker pool, against real worker threads", () => {
+  it("starts every worker, reports the first one's info, and answers each job with its own result", async () => {
+    const p = await pool();
+    expect(p.info.greeting).toBe("hi");
+    const results = await Promise.all(Array.from({ length: 200 }, (_, i) => p.run(echo(i))));
+    expect(results.map((r) => r.value)).toEqual(Array.from({ length: 200 }, (_, i) => i));
+    // Spread over both workers (least-loaded first).
+    expect(new Set(results.map((r) => r.thread)).size).toBe(2);
+    expect(p.pending()).toBe(0);
+  });
+
+  it("answers a job that throws with its message, and goes on serving", async () => {
+    const p = await pool();
+    await expect(p.run({ do: "throw", value: 4 })).rejects.toThrow("job 4 failed");
+    expect((await p.run(echo(5))).value).toBe(5);
+  });
+
+  it("queues jobs beyond what the workers may hold, in order, and counts them", async () => {
+    const p = await pool({ size: 1, gatherPerTurn: false, maxBatchesInFlight: 1 });
+    const first = p.run({ do: "sleep", ms: 200, value: 0 });
+    const rest = [1, 2, 3].map((i) => p.run(echo(i)));
+    expect(p.waiting()).toBe(3); // one posted at once, the others wait for the worker
+    expect(p.pending()).toBe(4);
+    const order: number[] = [];
+    await Promise.all([first, ...rest].map((job) => job.then((r) => order.push(r.value!))));
+    expect(order).toEqual([0, 1, 2, 3]);
+    expect(p.waiting()).toBe(0);
+  });
+
+  it("replaces a worker that dies, re-runs the jobs it held, and refuses the job it was running after maxCrashes deaths", async () => {
+    const p = await pool({ size: 1 });
+    const before = [1, 2, 3].map((i) => p.run(echo(i)));
+    const poison = p.run({ do: "exit" }).catch((error: Error) => error);
+    const after = [4, 5, 6].map((i) => p.run(echo(i)));
+    expect(((await poison) as Error).message).toBe("worker died (exit 7) running this job");
+    expect((await Promise.all([...before, ...after])).map((r) => r.value)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect((await p.run(echo(7))).value).toBe(7);
+  }, 20_000);
+
+  it("with maxCrashes 1, refuses the job at once and keeps the pool at its size", async () => {
+    const p = await pool({ size: 1, gatherPerTurn: false, maxBatchesInFlight: 1, maxCrashes: 1 });
+    const startThread = p.info.thread;
+    const poison = p.run({ do: "exit" });
+    const queued = p.run(echo(1));
+    await expect(poison).rejects.toThrow("worker died (exit 7) running this job");
+    const answer = await queued; // waited for the replacement
+    expect(answer.value).toBe(1);
+    expect(answer.thread).not.toBe(startThread);
+  }, 20_000);
+
+  it("rejects what it still holds on close, refuses work after it, and closes twice quietly", async () => {
+    const p = await pool({ size: 1, gatherPerTurn: false, maxBatchesInFlight: 1 });
+    const running = p.run({ do: "sleep", ms: 300, value: 1 });
+    const queued = p.run(echo(2));
+    await p.close();
+    await expect(running).rejects.toThrow("pool closed");
+    await expect(queued).rejects.toThrow("pool closed");
+    await expect(p.run(echo(3))).rejects.toThrow("pool closed");
+    await p.close();
+  });
+
+  it("stops a replacement that comes up after close", async () => {
+    const p = await pool({ size: 1, maxCrashes: 1 });
+    const poison = p.run({ do: "exit" }).catch((error: Error) => error);
+    expect(await poison).toBeInstanceOf(Error);
+    await p.close(); // the replacement is still loading: it must not keep the process alive
+    await expect(p.run(echo(1))).rejects.toThrow("pool closed");
+  });
+
+  it("refuses to start when a worker cannot set up, and stops the others", async () => {
+    await expect(pool({ setup: { failToStart: true } })).rejects.toThrow(/^worker failed to start: Error: set-up refused/);
+    await expect(pool({ setup: { exitBeforeReady: true } })).rejects.toThrow("worker exited (3) before ready");
+    await expect(pool({ size: 0 })).rejects.toThrow(RangeError);
+  });
+});
