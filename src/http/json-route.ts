@@ -5,7 +5,7 @@ import { ModerateRequestSchema, ModerationService, type ModerateRequest } from "
 import type { AppContext } from "../app/app-context.js";
 import { ApiError } from "../errors/api-error.js";
 import { createApiKeyCheck } from "../interceptors/auth.js";
-import { rawJsonBodyKey, transportKey } from "../interceptors/context-keys.js";
+import { signatureBindingKey, transportKey } from "../interceptors/context-keys.js";
 import { MAX_REQUEST_BYTES } from "../base/limits.js";
 import { createModerationServiceImpl } from "../rpc/moderation-service.js";
 import { parseModerateJson } from "./json-body.js";
@@ -39,11 +39,13 @@ export function registerJsonRoute(app: FastifyInstance, ctx: AppContext, interce
       const contextValues = createContextValues().set(transportKey, "json");
       let bodyError: ApiError | undefined;
       let input: ModerateRequest | undefined;
+      let requestBody: Uint8Array | undefined;
       try {
         // Read first (within the limit) so that every answer, a 415 or a 401 included, is signed
         // over the caller's bytes; decode only for a live key: the chain refuses the others.
         const bytes = await readBody(request.raw, MAX_REQUEST_BYTES, declaredLength(request));
-        contextValues.set(rawJsonBodyKey, bytes);
+        requestBody = bytes;
+        contextValues.set(signatureBindingKey, { form: "json", requestBody: bytes });
         const live = hasLiveKey(incomingHeaderReader(request.headers), contextValues);
         // A key the caller cache knows answers at once: no promise turn on the hot path.
         if (live === true || (live !== false && (await live))) {
@@ -58,7 +60,7 @@ export function registerJsonRoute(app: FastifyInstance, ctx: AppContext, interce
       }
 
       const sendSigned = (status: number, body: unknown, headerSets: Headers[]) =>
-        sendSignedJson(reply, { signer: ctx.signingKeys.signer, nowMs: ctx.clock(), requestBody: contextValues.get(rawJsonBodyKey) }, status, body, headerSets);
+        sendSignedJson(reply, { signer: ctx.signingKeys.signer, nowMs: ctx.clock(), requestBody }, status, body, headerSets);
 
       // A body that could not be read or parsed leaves an empty request: bodyError is raised instead.
       input ??= create(ModerateRequestSchema);

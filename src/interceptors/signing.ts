@@ -3,7 +3,7 @@ import { canonicalMessageBytes } from "../signing/canonical-message.js";
 import { signConnectError, signOutcome } from "../signing/sign-outcome.js";
 import type { Signer } from "../signing/signer.js";
 import { signedRpcFor } from "../signing/signed-ahead.js";
-import { canonicalRequestKey, transportKey } from "./context-keys.js";
+import { signatureBindingKey, transportKey } from "./context-keys.js";
 
 interface SigningInterceptorDeps {
   /** Usually the SigningKeyRing: its active signer signs every response. */
@@ -32,7 +32,7 @@ export function createSigningInterceptor(deps: SigningInterceptorDeps): Intercep
 
   async function signUnary(req: UnaryRequest, next: Parameters<Interceptor>[0]): Promise<UnaryResponse | StreamResponse> {
     const requestBytes = canonicalMessageBytes(req.method.input, req.message);
-    req.contextValues.set(canonicalRequestKey, requestBytes);
+    req.contextValues.set(signatureBindingKey, { form: "rpc", requestBytes });
     let res;
     try {
       res = await next(req);

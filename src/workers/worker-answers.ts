@@ -11,49 +11,65 @@ import { LazyTextAnswer } from "./lazy-text-answer.js";
 import { decodeVerdict, type EncodedVerdict } from "./verdict-codec.js";
 
 /**
+ * What an answer's signature is bound to, which also says how the answer will be sent: the JSON
+ * route's request body (the answer goes as JSON text, signed over those bytes) or an RPC
+ * request's canonical bytes (the answer goes as a message, signed over its canonical bytes).
+ * The edge states it once per call (signatureBindingKey); a call without one is not answered ahead.
+ */
+export type SignatureBinding = { form: "json"; requestBody: Uint8Array } | { form: "rpc"; requestBytes: Uint8Array };
+
+/**
  * Answers a Moderate call of text items only with ONE compute-worker job that classifies,
- * assembles and signs the answer, instead of a classify job and, after the chain, a sign job.
- * That saves a round trip between threads and takes the rendering and signing off the event
- * loop. The answer message still goes back through the interceptor chain as usual; the JSON
- * route and the signing interceptor use the signature made ahead only for that very message
- * (src/signing/signed-ahead.ts).
+ * assembles, renders and signs the answer, instead of a classify job and, after the chain, a
+ * sign job. That saves a round trip between threads and takes the rendering and signing off the
+ * event loop. The answer message still goes back through the interceptor chain as usual; the
+ * JSON route and the signing interceptor use the signature made ahead only for that very
+ * message (src/signing/signed-ahead.ts).
  */
 export interface WorkerAnswerer {
-  /** For POST /v1/moderate: signed over the JSON the route sends, bound to the request body. */
-  json(request: ModerateRequest, requestBody: Uint8Array, nowMs: number): Promise<ModerateResponse>;
-  /** For gRPC, gRPC-Web and Connect: signed over the canonical bytes, bound to the request's (`requestBytes`). */
-  rpc(request: ModerateRequest, requestBytes: Uint8Array, nowMs: number): Promise<ModerateResponse>;
+  /**
+   * The answer, signed ahead for `binding` at `nowMs`; undefined when a worker cannot answer this
+   * call whole (an image item: images need the event loop's pipeline).
+   */
+  answer(request: ModerateRequest, binding: SignatureBinding, nowMs: number): Promise<ModerateResponse> | undefined;
 }
 
 export function createWorkerAnswerer(pool: ComputePool, model: string): WorkerAnswerer {
   /** The same checks, with the same errors, that createModerator makes first; then the texts. */
   const textsOf = (request: ModerateRequest) =>
     validateModerateRequest(request).map((item) => (item.type === "text" ? item.text : unreachable()));
+
+  const json = async (request: ModerateRequest, requestBody: Uint8Array, nowMs: number) => {
+    const texts = textsOf(request);
+    const answerId = newId("modr");
+    const result = await pool.answerJson({ texts, answerId, requestBody, nowMs });
+    // The JSON text is the answer's parts as assembleAnswer made them (textAnswerJsonText), so parsed it
+    // builds the message the route sent. Not fromJsonString: it refuses a span quoting a lone surrogate.
+    const answer = new LazyTextAnswer(answerId, model, result.flagged, result.hasCombined, () =>
+      textAnswerMessage(parseTextAnswerJson(result.json)), result.hasNotEvaluated);
+    attachSignedJson(answer, { json: result.json, byteLength: result.byteLength, headers: result.headers });
+    return answer;
+  };
+
+  const rpc = async (request: ModerateRequest, requestBytes: Uint8Array, nowMs: number) => {
+    const texts = textsOf(request);
+    const answerId = newId("modr");
+    const result = await pool.answerRpc({ texts, answerId, requestBytes, nowMs });
+    // Sorted as the worker sorted it before signing: these are the bytes that go on the wire.
+    const answer = sortMapsInPlace(ModerateResponseSchema, textAnswerMessage(assembleAnswerFromEncoded(answerId, model, result.verdicts, result.combined)));
+    attachSignedRpc(answer, result.metadata);
+    return answer;
+  };
+
   return {
-    async json(request, requestBody, nowMs) {
-      const texts = textsOf(request);
-      const answerId = newId("modr");
-      const result = await pool.answerJson({ texts, answerId, requestBody, nowMs });
-      // The JSON text is the answer's parts as assembleAnswer made them (textAnswerJsonText), so parsed it
-      // builds the message the route sent. Not fromJsonString: it refuses a span quoting a lone surrogate.
-      const answer = new LazyTextAnswer(answerId, model, result.flagged, result.hasCombined, () =>
-        textAnswerMessage(parseTextAnswerJson(result.json)), result.hasNotEvaluated);
-      attachSignedJson(answer, { json: result.json, byteLength: result.byteLength, headers: result.headers });
-      return answer;
-    },
-    async rpc(request, requestBytes, nowMs) {
-      const texts = textsOf(request);
-      const answerId = newId("modr");
-      const result = await pool.answerRpc({ texts, answerId, requestBytes, nowMs });
-      // Sorted as the worker sorted it before signing: these are the bytes that go on the wire.
-      const answer = sortMapsInPlace(ModerateResponseSchema, textAnswerMessage(assembleAnswerFromEncoded(answerId, model, result.verdicts, result.combined)));
-      attachSignedRpc(answer, result.metadata);
-      return answer;
+    answer(request, binding, nowMs) {
+      if (!isTextOnly(request)) return undefined;
+      return binding.form === "json" ? json(request, binding.requestBody, nowMs) : rpc(request, binding.requestBytes, nowMs);
     },
   };
 }
 
-/** Whether a call can be answered by a worker answerer: text items only (images need the event loop's pipeline). */
+/** Text items only: what a worker can answer whole (images need the event loop's pipeline). */
 export function isTextOnly(request: ModerateRequest): boolean {
   return request.input.every((item) => item.type === "text");
 }

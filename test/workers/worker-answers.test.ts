@@ -50,7 +50,7 @@ describe("answers made whole in a compute worker", () => {
 
   it.each(CALLS)("JSON, %s: bytes render the message, the signature verifies, the answer equals the event loop's", async (_name, texts) => {
     const requestBody = new TextEncoder().encode(JSON.stringify({ input: texts.map((text) => ({ type: "text", text })) }));
-    const message = await answerer.json(requestOf(texts), requestBody, NOW_MS);
+    const message = await answerer.answer(requestOf(texts), { form: "json", requestBody }, NOW_MS)!;
     const signed = signedJsonFor(message)!;
     expect(signed).toBeDefined();
     expect(signed.byteLength).toBe(Buffer.byteLength(signed.json, "utf8"));
@@ -75,8 +75,8 @@ describe("answers made whole in a compute worker", () => {
     for (const request of [empty, tooMany]) {
       const fromLoop = await inline(request).catch((error: unknown) => error);
       for (const fromWorker of [
-        await answerer.json(request, new Uint8Array(), NOW_MS).catch((error: unknown) => error),
-        await answerer.rpc(request, new Uint8Array(), NOW_MS).catch((error: unknown) => error),
+        await answerer.answer(request, { form: "json", requestBody: new Uint8Array() }, NOW_MS)!.catch((error: unknown) => error),
+        await answerer.answer(request, { form: "rpc", requestBytes: new Uint8Array() }, NOW_MS)!.catch((error: unknown) => error),
       ]) {
         expect(fromWorker).toBeInstanceOf(ApiError);
         expect(fromWorker).toEqual(fromLoop);
@@ -88,12 +88,14 @@ describe("answers made whole in a compute worker", () => {
     expect(isTextOnly(requestOf(["a", "b"]))).toBe(true);
     expect(isTextOnly(create(ModerateRequestSchema, { input: [{ type: "text", text: "a" }, { type: "image", base64: "data:" }] }))).toBe(false);
     expect(isTextOnly(create(ModerateRequestSchema, { input: [{ type: "video", text: "a" }] }))).toBe(false);
+    const withImage = create(ModerateRequestSchema, { input: [{ type: "text", text: "a" }, { type: "image", base64: "data:" }] });
+    expect(answerer.answer(withImage, { form: "rpc", requestBytes: new Uint8Array() }, NOW_MS)).toBeUndefined();
   });
 
   it.each(CALLS)("RPC, %s: the metadata signs the message's wire bytes for this request, the answer equals the event loop's", async (_name, texts) => {
     const request = requestOf(texts);
     const requestBytes = canonicalMessageBytes(ModerateRequestSchema, request);
-    const message = await answerer.rpc(request, requestBytes, NOW_MS);
+    const message = await answerer.answer(request, { form: "rpc", requestBytes }, NOW_MS)!;
     const metadata = signedRpcFor(message)!;
     expect(metadata).toBeDefined();
     expect(signedJsonFor(message)).toBeUndefined();

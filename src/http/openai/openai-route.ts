@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { ModerateRequestSchema, ModerationService } from "../../../gen/moderation/v1/moderation_pb.js";
 import type { AppContext } from "../../app/app-context.js";
 import { ApiError } from "../../errors/api-error.js";
-import { jsonDialectKey, rawJsonBodyKey, transportKey } from "../../interceptors/context-keys.js";
+import { transportKey } from "../../interceptors/context-keys.js";
 import { MAX_REQUEST_BYTES } from "../../base/limits.js";
 import { createModerationServiceImpl } from "../../rpc/moderation-service.js";
 import { createChainInvoker } from "../invoke-chain.js";
@@ -36,12 +36,15 @@ export function registerOpenAiModerationsRoute(app: FastifyInstance, ctx: AppCon
     scope.addContentTypeParser("*", (_req, payload, done) => done(null, payload));
 
     scope.post(OPENAI_MODERATIONS_PATH, async (request, reply) => {
-      const contextValues = createContextValues().set(transportKey, "json").set(jsonDialectKey, "openai");
+      // No signatureBindingKey: this dialect is rendered here, from the answer message, so a
+      // compute worker's rendering (signed ahead) would be wasted.
+      const contextValues = createContextValues().set(transportKey, "json");
       let bodyError: ApiError | undefined;
       let parsed: OpenAiModerationRequest | undefined;
+      let requestBody: Uint8Array | undefined;
       try {
         const bytes = await readBody(request.raw, MAX_REQUEST_BYTES, declaredLength(request));
-        contextValues.set(rawJsonBodyKey, bytes);
+        requestBody = bytes;
         // Decode only for a live key: the chain refuses the others (no work before auth).
         if (await hasLiveKey(incomingHeaderReader(request.headers), contextValues)) {
           checkContentType(request);
@@ -54,7 +57,7 @@ export function registerOpenAiModerationsRoute(app: FastifyInstance, ctx: AppCon
       }
 
       const sendSigned = (status: number, body: unknown, headerSets: Headers[]) =>
-        sendSignedJson(reply, { signer: ctx.signingKeys.signer, nowMs: ctx.clock(), requestBody: contextValues.get(rawJsonBodyKey) }, status, body, headerSets);
+        sendSignedJson(reply, { signer: ctx.signingKeys.signer, nowMs: ctx.clock(), requestBody }, status, body, headerSets);
 
       const input = parsed?.request ?? create(ModerateRequestSchema);
       const outcome = await invoke({

@@ -1,0 +1,40 @@
+import type { HandlerContext } from "@connectrpc/connect";
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import type { ModerateRequest, ModerateResponseSchema } from "../../gen/moderation/v1/moderation_pb.js";
+import type { AppContext } from "../app/app-context.js";
+import { callerKey, signatureBindingKey } from "../interceptors/context-keys.js";
+import { createModerator } from "../moderation/moderate.js";
+import { createSecondOpinion } from "../moderation/second-opinion.js";
+
+/** The answer to one Moderate call, signed ahead or not; the chain around it signs what is not. */
+export type AnswerFor = (request: ModerateRequest, context: HandlerContext) => Promise<MessageInitShape<typeof ModerateResponseSchema>>;
+
+/**
+ * The one place that decides how a Moderate call is answered:
+ * - under the caller's policy: on the event loop, where applyPolicy runs before the answer is
+ *   assembled (and so before it is signed: the signature covers the policy's flags and name);
+ * - text items only, embedded model only, and the edge said what the signature is bound to
+ *   (signatureBindingKey): one compute-worker job classifies, renders and signs it ahead
+ *   (src/workers/worker-answers.ts): the same answer, one thread hop fewer;
+ * - anything else: moderate() on the event loop (images, the guard-model cascade, no workers).
+ */
+export function createAnswerFor(ctx: AppContext): AnswerFor {
+  const moderate = createModerator({
+    textClassifier: ctx.textClassifier,
+    images: ctx.images,
+    ...(ctx.textProvider ? { textProvider: { settings: ctx.textProvider.settings, secondOpinion: createSecondOpinion({ ...ctx.textProvider, log: ctx.log }) } } : {}),
+  });
+  // Mode off (asked for, or the default when none is asked for) is the only one a compute worker answers whole.
+  const defaultOff = (ctx.textProvider?.settings.defaultMode ?? "off") === "off";
+  const embeddedOnly = (mode: string) => (mode === "" ? defaultOff : mode === "off");
+  const answerer = ctx.workerAnswerer;
+
+  return async (request, context) => {
+    const caller = context.values.get(callerKey);
+    const policy = caller ? await ctx.policies.forCaller(caller.accountId, caller.keyId) : undefined;
+    if (policy) return moderate(request, context.signal, policy);
+    const binding = context.values.get(signatureBindingKey);
+    const ahead = answerer && binding && embeddedOnly(request.textProviderMode) ? answerer.answer(request, binding, ctx.clock()) : undefined;
+    return ahead ?? moderate(request, context.signal);
+  };
+}
