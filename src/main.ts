@@ -1,5 +1,5 @@
 import { createAppContext } from "./app/app-context.js";
-import { startServer } from "./app/server.js";
+import { startServer } from "./edge/server.js";
 import { createLogger } from "./base/logger.js";
 import { ConfigError, readConfig } from "./config/config.js";
 

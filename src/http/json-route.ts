@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import { createContextValues, type Interceptor } from "@connectrpc/connect";
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance } from "fastify";
 import { ModerateRequestSchema, ModerationService, type ModerateRequest } from "../../gen/moderation/v1/moderation_pb.js";
 import type { AppContext } from "../app/app-context.js";
 import { ApiError } from "../errors/api-error.js";
@@ -11,6 +11,7 @@ import { createModerationServiceImpl } from "../rpc/moderation-service.js";
 import { parseModerateJson } from "./json-body.js";
 import { incomingHeaderReader } from "./plain-headers.js";
 import { createChainInvoker } from "./invoke-chain.js";
+import { declaredLength, unsupportedContentType } from "./json-request.js";
 import { CallerHungUpError, readBody } from "./read-body.js";
 import { moderateAnswerJson } from "../moderation/moderate-answer-json.js";
 import { signedJsonFor } from "../signing/signed-ahead.js";
@@ -40,18 +41,17 @@ export function registerJsonRoute(app: FastifyInstance, ctx: AppContext, interce
       let bodyError: ApiError | undefined;
       let input: ModerateRequest | undefined;
       let requestBody: Uint8Array | undefined;
+      // The checks in their documented order: json-request.ts.
+      const refusal = unsupportedContentType(request);
       try {
         // Read first (within the limit) so that every answer, a 415 or a 401 included, is signed
         // over the caller's bytes; decode only for a live key: the chain refuses the others.
         const bytes = await readBody(request.raw, MAX_REQUEST_BYTES, declaredLength(request));
         requestBody = bytes;
         contextValues.set(signatureBindingKey, { form: "json", requestBody: bytes });
-        const live = hasLiveKey(incomingHeaderReader(request.headers), contextValues);
+        const live = refusal ? false : hasLiveKey(incomingHeaderReader(request.headers), contextValues);
         // A key the caller cache knows answers at once: no promise turn on the hot path.
-        if (live === true || (live !== false && (await live))) {
-          checkContentType(request);
-          input = parseModerateJson(bytes);
-        }
+        if (live === true || (live !== false && (await live))) input = parseModerateJson(bytes);
       } catch (error) {
         // Nobody is left to answer (and it is not the server's error to log).
         if (error instanceof CallerHungUpError) return reply.hijack();
@@ -61,6 +61,16 @@ export function registerJsonRoute(app: FastifyInstance, ctx: AppContext, interce
 
       const sendSigned = (status: number, body: unknown, headerSets: Headers[]) =>
         sendSignedJson(reply, { signer: ctx.signingKeys.signer, nowMs: ctx.clock(), requestBody }, status, body, headerSets);
+
+      // Steps 1 and 2 (Content-Type, size) answer before the key, outside the chain, as the RPC
+      // routes' refusals and body guard do: they say only what the route accepts.
+      const early = refusal ?? (bodyError?.code === "payload_too_large" ? bodyError : undefined);
+      if (early) {
+        noteErrorCode(request, early.code);
+        // A body we stopped reading cannot be followed by another request on this connection.
+        if (bodyError?.code === "payload_too_large" && request.raw.httpVersionMajor === 1) reply.header("connection", "close");
+        return sendSigned(early.httpStatus, { error: { code: early.code, message: early.message } }, []);
+      }
 
       // A body that could not be read or parsed leaves an empty request: bodyError is raised instead.
       input ??= create(ModerateRequestSchema);
@@ -75,8 +85,6 @@ export function registerJsonRoute(app: FastifyInstance, ctx: AppContext, interce
         if (signedAhead) return sendJsonSignedAhead(reply, 200, signedAhead, outcome.headers);
         return sendSigned(200, moderateAnswerJson(outcome.output), outcome.headers);
       }
-      // A body we stopped reading cannot be followed by another request on this connection.
-      if (outcome.code === "payload_too_large" && request.raw.httpVersionMajor === 1) reply.header("connection", "close");
       return sendSigned(outcome.status, { error: { code: outcome.code, message: outcome.message } }, outcome.headers);
     });
   });
@@ -89,16 +97,4 @@ export function registerJsonRoute(app: FastifyInstance, ctx: AppContext, interce
       return sendSignedMethodNotAllowed(reply, { signer: ctx.signingKeys.signer, nowMs: ctx.clock() }, body);
     },
   });
-}
-
-function checkContentType(request: FastifyRequest): void {
-  const type = request.headers["content-type"]?.split(";")[0]?.trim().toLowerCase();
-  if (type !== "application/json") {
-    throw new ApiError("unsupported_media_type", "The request body must be JSON, sent with Content-Type: application/json.");
-  }
-}
-
-function declaredLength(request: FastifyRequest): number | undefined {
-  const raw = request.headers["content-length"];
-  return raw === undefined ? undefined : Number(raw);
 }

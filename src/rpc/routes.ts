@@ -1,5 +1,7 @@
-import type { DescService } from "@bufbuild/protobuf";
+import type { DescMethod, DescService } from "@bufbuild/protobuf";
 import type { ConnectRouter, Interceptor } from "@connectrpc/connect";
+import { MAX_REQUEST_BYTES } from "../base/limits.js";
+import { createApiKeyCheck, isPublicMethod } from "../interceptors/auth.js";
 import { createDecodedRequestInterceptor } from "../interceptors/decoded-request.js";
 import { AccountService } from "../../gen/moderation/v1/account_pb.js";
 import { ModerationService } from "../../gen/moderation/v1/moderation_pb.js";
@@ -13,22 +15,36 @@ import { registerReflection } from "./reflection-service.js";
 import { createAccountServiceImpl } from "./account-service.js";
 import { PolicyService } from "../../gen/moderation/v1/policy_pb.js";
 import { createPolicyServiceImpl } from "./policy-service.js";
-import { PUBLIC_BODY_LIMIT } from "./guard-request-body.js";
+import { guardRpcRequestBodies, PUBLIC_BODY_LIMIT } from "./guard-request-body.js";
+import { refuseUnsupportedRequests } from "./refuse-unsupported-requests.js";
 
 /** The services behind the interceptor chain (auth, limits, signing); health and reflection are public. */
-export const API_SERVICES: readonly DescService[] = [ModerationService, AccountService, PolicyService];
+const API_SERVICES: readonly DescService[] = [ModerationService, AccountService, PolicyService];
 
 /**
  * The services whose unary request bodies the body guard decodes (guard-request-body.ts): each
  * runs the decoded-request interceptor first, which hands the guard's message to the handler.
  */
-export const GUARD_DECODED_SERVICES: readonly DescService[] = [...API_SERVICES, Health];
+const GUARD_DECODED_SERVICES: readonly DescService[] = [...API_SERVICES, Health];
 
 /**
- * Every RPC the server answers, registered the same way by the server and the tests.
- * The API services run the full interceptor chain; health and reflection are public.
+ * Every RPC the server answers, with everything a route needs, registered the same way by the
+ * server (src/edge/server.ts) and by in-process tests (`createRouterTransport(createRoutes(…))`).
+ * The API services run the full interceptor chain; health and reflection are public. In front
+ * of every handler, outermost first (docs/architecture.md, "Auth and body checks"):
+ *   1. refusals of what no handler serves (HTTP method, Content-Type), before anything is read;
+ *   2. the body guard: malformed deadline headers, the size limit, then the key, then decoding.
  */
 export function createRoutes(ctx: AppContext, interceptors: Interceptor[], isServing: () => boolean) {
+  const bodyGuard = {
+    limit: MAX_REQUEST_BYTES,
+    signer: ctx.signingKeys.signer,
+    now: ctx.clock,
+    decodedServices: GUARD_DECODED_SERVICES,
+    needsApiKey: (method: DescMethod) => API_SERVICES.includes(method.parent) && !isPublicMethod(method),
+    hasLiveKey: createApiKeyCheck(ctx.accounts),
+  };
+  const refusals = { signer: ctx.signingKeys.signer, now: ctx.clock };
   return (router: ConnectRouter) => {
     router.service(ModerationService, createModerationServiceImpl(ctx), { interceptors });
     router.service(AccountService, createAccountServiceImpl(ctx), { interceptors });
@@ -40,5 +56,8 @@ export function createRoutes(ctx: AppContext, interceptors: Interceptor[], isSer
       interceptors: [createDecodedRequestInterceptor()],
     });
     registerReflection(router, served);
+    // Each wraps every handler registered above; the last applied runs first.
+    guardRpcRequestBodies(router, bodyGuard);
+    refuseUnsupportedRequests(router, refusals);
   };
 }

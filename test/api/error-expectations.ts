@@ -37,7 +37,7 @@ export function expectApiError(outcome: Outcome, protocol: Protocol, code: Expec
   if (outcome.ok) throw new Error(`expected ${code} over ${protocol}, got a success: ${JSON.stringify(outcome.body).slice(0, 300)}`);
   const status = protocol === "json" ? EXPECTED_ERRORS[code].http : EXPECTED_ERRORS[code].grpc;
   expect({ code: outcome.code, status: outcome.status }).toEqual({ code, status });
-  // The same words on every protocol: grpc-js included (see src/app/grpc-message-encoding.ts).
+  // The same words on every protocol: grpc-js included (see src/edge/grpc-message-encoding.ts).
   expect(outcome.message).toMatch(message);
   if (protocol !== "json") expect(outcome.headers["x-error-code"]).toBe(code);
 }

@@ -28,7 +28,8 @@ const LAYERS: readonly (readonly string[])[] = [
   ["interceptors"],
   ["rpc"],
   ["http"],
-  ["app"], // composition root: builds the AppContext and the servers
+  ["app"], // composition root: builds the AppContext
+  ["edge"], // where every request enters: listeners, shared port, HTTP/2 trailers, framework errors
   [".", "cli", "training", "boot"], // entry points and offline tools
 ];
 

@@ -138,7 +138,7 @@ describe("error details over grpc-js", () => {
   });
 
   // Connect percent-encodes grpc-message with encodeURIComponent and grpc-js decodes it with
-  // decodeURI; src/app/grpc-message-encoding.ts re-encodes it as the gRPC spec says.
+  // decodeURI; src/edge/grpc-message-encoding.ts re-encodes it as the gRPC spec says.
   it("shows grpc-js callers error messages without percent-escapes", async () => {
     const error = await fail([{ type: "video", text: "x" }], key);
     expect(error.details).toBe('input[0].type is "video"; it must be "text" or "image".');

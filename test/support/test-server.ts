@@ -4,7 +4,7 @@ import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll } from "vitest";
 import { createAppContext, type AppContext, type AppContextOverrides } from "../../src/app/app-context.js";
-import { startServer } from "../../src/app/server.js";
+import { startServer } from "../../src/edge/server.js";
 import { readConfig } from "../../src/config/config.js";
 
 export const POSTGRES_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";

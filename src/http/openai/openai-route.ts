@@ -2,7 +2,7 @@ import { create } from "@bufbuild/protobuf";
 import { createApiKeyCheck } from "../../interceptors/auth.js";
 import { incomingHeaderReader } from "../plain-headers.js";
 import { createContextValues, type Interceptor } from "@connectrpc/connect";
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance } from "fastify";
 import { ModerateRequestSchema, ModerationService } from "../../../gen/moderation/v1/moderation_pb.js";
 import type { AppContext } from "../../app/app-context.js";
 import { ApiError } from "../../errors/api-error.js";
@@ -10,6 +10,7 @@ import { transportKey } from "../../interceptors/context-keys.js";
 import { MAX_REQUEST_BYTES } from "../../base/limits.js";
 import { createModerationServiceImpl } from "../../rpc/moderation-service.js";
 import { createChainInvoker } from "../invoke-chain.js";
+import { declaredLength, unsupportedContentType } from "../json-request.js";
 import { CallerHungUpError, readBody } from "../read-body.js";
 import { sendSignedJson, sendSignedMethodNotAllowed } from "../send-json.js";
 import { openAiError } from "./openai-error.js";
@@ -42,14 +43,13 @@ export function registerOpenAiModerationsRoute(app: FastifyInstance, ctx: AppCon
       let bodyError: ApiError | undefined;
       let parsed: OpenAiModerationRequest | undefined;
       let requestBody: Uint8Array | undefined;
+      // The checks in their documented order: ../json-request.ts.
+      const refusal = unsupportedContentType(request);
       try {
         const bytes = await readBody(request.raw, MAX_REQUEST_BYTES, declaredLength(request));
         requestBody = bytes;
         // Decode only for a live key: the chain refuses the others (no work before auth).
-        if (await hasLiveKey(incomingHeaderReader(request.headers), contextValues)) {
-          checkContentType(request);
-          parsed = parseOpenAiModerationJson(bytes);
-        }
+        if (!refusal && (await hasLiveKey(incomingHeaderReader(request.headers), contextValues))) parsed = parseOpenAiModerationJson(bytes);
       } catch (error) {
         if (error instanceof CallerHungUpError) return reply.hijack();
         if (!(error instanceof ApiError)) throw error;
@@ -59,6 +59,16 @@ export function registerOpenAiModerationsRoute(app: FastifyInstance, ctx: AppCon
       const sendSigned = (status: number, body: unknown, headerSets: Headers[]) =>
         sendSignedJson(reply, { signer: ctx.signingKeys.signer, nowMs: ctx.clock(), requestBody }, status, body, headerSets);
 
+      // Steps 1 and 2 (Content-Type, size) answer before the key, outside the chain, as the RPC
+      // routes' refusals and body guard do: they say only what the route accepts.
+      const early = refusal ?? (bodyError?.code === "payload_too_large" ? bodyError : undefined);
+      if (early) {
+        noteErrorCode(request, early.code);
+        // A body we stopped reading cannot be followed by another request on this connection.
+        if (bodyError?.code === "payload_too_large" && request.raw.httpVersionMajor === 1) reply.header("connection", "close");
+        return sendSigned(early.httpStatus, openAiError(early.httpStatus, early.code, early.message), []);
+      }
+
       const input = parsed?.request ?? create(ModerateRequestSchema);
       const outcome = await invoke({
         request, reply, input, contextValues, deferredError: bodyError,
@@ -66,7 +76,6 @@ export function registerOpenAiModerationsRoute(app: FastifyInstance, ctx: AppCon
         abortable: ctx.textProvider !== undefined || input.input.some((item) => item.type === "image"),
       });
       if (outcome.ok) return sendSigned(200, toOpenAiModeration(outcome.output, parsed!.shape), outcome.headers);
-      if (outcome.code === "payload_too_large" && request.raw.httpVersionMajor === 1) reply.header("connection", "close");
       return sendSigned(outcome.status, openAiError(outcome.status, outcome.code, outcome.message), outcome.headers);
     });
   });
@@ -79,16 +88,4 @@ export function registerOpenAiModerationsRoute(app: FastifyInstance, ctx: AppCon
       return sendSignedMethodNotAllowed(reply, { signer: ctx.signingKeys.signer, nowMs: ctx.clock() }, body);
     },
   });
-}
-
-function checkContentType(request: FastifyRequest): void {
-  const type = request.headers["content-type"]?.split(";")[0]?.trim().toLowerCase();
-  if (type !== "application/json") {
-    throw new ApiError("unsupported_media_type", "The request body must be JSON, sent with Content-Type: application/json.");
-  }
-}
-
-function declaredLength(request: FastifyRequest): number | undefined {
-  const raw = request.headers["content-length"];
-  return raw === undefined ? undefined : Number(raw);
 }

@@ -1,35 +1,18 @@
-import type { DescMethod } from "@bufbuild/protobuf";
-import { createContextValues } from "@connectrpc/connect";
-import { fastifyConnectPlugin } from "@connectrpc/connect-fastify";
 import fastify, { type FastifyInstance } from "fastify";
 import type { AddressInfo, Server } from "node:net";
-import { registerErrorHandlers } from "../http/error-handlers.js";
-import { registerHealthRoutes } from "../http/health-routes.js";
-import { registerJsonRoute } from "../http/json-route.js";
-import { createInterceptorChain } from "../interceptors/chain.js";
-import { transportKey } from "../interceptors/context-keys.js";
+import type { AppContext } from "../app/app-context.js";
 import { MAX_REQUEST_BYTES } from "../base/limits.js";
-import { guardRpcRequestBodies } from "../rpc/guard-request-body.js";
-import { API_SERVICES, createRoutes, GUARD_DECODED_SERVICES } from "../rpc/routes.js";
-import { createApiKeyCheck, isPublicMethod } from "../interceptors/auth.js";
-import type { AppContext } from "./app-context.js";
-import { registerGrpcMessageEncoding } from "./grpc-message-encoding.js";
-import { trackForGracefulClose } from "./graceful-close.js";
-import { listenOnSharedPort } from "./shared-port.js";
-import { answerClientError, frameworkErrorHandler } from "../http/framework-errors.js";
-import { registerMetricsRoute } from "../http/metrics-route.js";
-import { registerOpenApiRoute } from "../http/openapi-route.js";
+import { createInterceptorChain } from "../interceptors/chain.js";
 import { startMetricsServer } from "../observability/metrics-server.js";
-import { registerRequestObservation } from "../observability/request-hooks.js";
-import { observationKey, observeAs } from "../observability/request-observation.js";
-import { acceptingAnyContentType, refuseUnsupportedRequests } from "../rpc/refuse-unsupported-requests.js";
+import { createRoutes } from "../rpc/routes.js";
+import { registerAppRoutes } from "./app-routes.js";
+import { answerClientError, frameworkErrorHandler } from "./framework-errors.js";
+import { trackForGracefulClose } from "./graceful-close.js";
+import { registerGrpcMessageEncoding } from "./grpc-message-encoding.js";
+import { listenOnSharedPort } from "./shared-port.js";
 
 /** How long in-flight requests may take to finish once shutdown starts. */
 const SHUTDOWN_GRACE_MS = 5_000;
-import { registerJwksRoute } from "../http/jwks-route.js";
-import { registerUsageRoute } from "../http/usage-route.js";
-import { registerOpenAiModerationsRoute } from "../http/openai/openai-route.js";
-import { registerDashboardRoutes } from "../dashboard/dashboard-routes.js";
 
 interface RunningServer {
   /** http://host:port of the HTTP/1.1 listener (JSON, Connect, gRPC-Web, dashboard). */
@@ -54,47 +37,8 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
   const metricsServer = ctx.config.metricsPort === undefined
     ? undefined
     : await startMetricsServer({ port: ctx.config.metricsPort, host: ctx.config.host, metrics: ctx.metrics });
-  const routes = createRoutes(ctx, interceptors, isServing);
-  // RPC bodies are read, then the key is checked, then they are inflated and decoded (once).
-  const bodyGuard = {
-    limit: MAX_REQUEST_BYTES,
-    signer: ctx.signingKeys.signer,
-    now: ctx.clock,
-    decodedServices: GUARD_DECODED_SERVICES,
-    needsApiKey: (method: DescMethod) => API_SERVICES.includes(method.parent) && !isPublicMethod(method),
-    hasLiveKey: createApiKeyCheck(ctx.accounts),
-  };
-
-  const build = async (app: FastifyInstance) => {
-    registerErrorHandlers(app, ctx.log);
-    // Observability: request id, one log line and the request metrics per request (src/observability).
-    registerRequestObservation(app, { log: ctx.log, metrics: ctx.metrics });
-    if (!metricsServer) registerMetricsRoute(app, ctx.metrics);
-    registerOpenApiRoute(app);
-    // Any Content-Type reaches the RPC handlers: refuseUnsupportedRequests answers the ones they do not serve.
-    await app.register(acceptingAnyContentType(fastifyConnectPlugin), {
-      routes: (router) => {
-        routes(router);
-        guardRpcRequestBodies(router, bodyGuard);
-        refuseUnsupportedRequests(router, { signer: ctx.signingKeys.signer, now: ctx.clock });
-      },
-      // Our own limit (guardRpcRequestBodies) answers first, with the API's code and a signature;
-      // Connect's stays as a backstop for the bodies it reads itself (health, reflection, streams).
-      readMaxBytes: MAX_REQUEST_BYTES + 1,
-      shutdownTimeoutMs: 2_000,
-      contextValues: (req) => {
-        const protocol = protocolOf(req.headers["content-type"]);
-        return createContextValues().set(transportKey, protocol).set(observationKey, observeAs(req, protocol));
-      },
-    });
-    registerJsonRoute(app, ctx, interceptors);
-    registerOpenAiModerationsRoute(app, ctx, interceptors);
-    registerHealthRoutes(app, ctx, isServing);
-    registerJwksRoute(app, { keys: ctx.signingKeys });
-    registerUsageRoute(app, ctx, interceptors);
-    await registerDashboardRoutes(app, ctx);
-    return app;
-  };
+  const routes = { interceptors, rpcRoutes: createRoutes(ctx, interceptors, isServing), isServing, metricsElsewhere: metricsServer !== undefined };
+  const build = (app: FastifyInstance) => registerAppRoutes(app, ctx, routes);
 
   const options = {
     logger: false,
@@ -149,12 +93,6 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
       await Promise.allSettled([closeHttp1(), closeH2c(), metricsServer?.close()]);
     },
   };
-}
-
-function protocolOf(contentType: string | undefined): "grpc" | "grpc-web" | "connect" {
-  if (contentType?.startsWith("application/grpc-web")) return "grpc-web";
-  if (contentType?.startsWith("application/grpc")) return "grpc";
-  return "connect";
 }
 
 /** A hop count as proxy-addr's trust function (fastify's types take no number): hop 0 is the socket's peer. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { encodeGrpcMessage } from "../../src/app/grpc-message-encoding.js";
+import { encodeGrpcMessage } from "../../src/edge/grpc-message-encoding.js";
 
 describe("encodeGrpcMessage", () => {
   it("keeps printable ASCII as is, which decodeURI-based clients read correctly", () => {

@@ -1,0 +1,62 @@
+import { createContextValues, type Interceptor } from "@connectrpc/connect";
+import { fastifyConnectPlugin } from "@connectrpc/connect-fastify";
+import type { FastifyInstance } from "fastify";
+import type { AppContext } from "../app/app-context.js";
+import { MAX_REQUEST_BYTES } from "../base/limits.js";
+import { registerDashboardRoutes } from "../dashboard/dashboard-routes.js";
+import { registerHealthRoutes } from "../http/health-routes.js";
+import { registerJsonRoute } from "../http/json-route.js";
+import { registerJwksRoute } from "../http/jwks-route.js";
+import { registerMetricsRoute } from "../http/metrics-route.js";
+import { registerOpenAiModerationsRoute } from "../http/openai/openai-route.js";
+import { registerOpenApiRoute } from "../http/openapi-route.js";
+import { registerUsageRoute } from "../http/usage-route.js";
+import { transportKey } from "../interceptors/context-keys.js";
+import { registerRequestObservation } from "../observability/request-hooks.js";
+import { observationKey, observeAs } from "../observability/request-observation.js";
+import { acceptingAnyContentType } from "../rpc/refuse-unsupported-requests.js";
+import type { createRoutes } from "../rpc/routes.js";
+import { registerErrorHandlers } from "./error-handlers.js";
+
+interface AppRoutes {
+  interceptors: Interceptor[];
+  /** Every RPC with its guard and refusals (rpc/routes.ts), as in-process tests register them. */
+  rpcRoutes: ReturnType<typeof createRoutes>;
+  isServing: () => boolean;
+  /** METRICS_PORT is set: /metrics lives on its own listener, not here. */
+  metricsElsewhere: boolean;
+}
+
+/** Everything one listener serves: both listeners get the same routes (server.ts). */
+export async function registerAppRoutes(app: FastifyInstance, ctx: AppContext, routes: AppRoutes): Promise<FastifyInstance> {
+  registerErrorHandlers(app, ctx.log);
+  // Observability: request id, one log line and the request metrics per request (src/observability).
+  registerRequestObservation(app, { log: ctx.log, metrics: ctx.metrics });
+  if (!routes.metricsElsewhere) registerMetricsRoute(app, ctx.metrics);
+  registerOpenApiRoute(app);
+  // Any Content-Type reaches the RPC handlers: their refusals answer the ones they do not serve.
+  await app.register(acceptingAnyContentType(fastifyConnectPlugin), {
+    routes: routes.rpcRoutes,
+    // Our own limit (the body guard) answers first, with the API's code and a signature;
+    // Connect's stays as a backstop for the bodies it reads itself (health, reflection, streams).
+    readMaxBytes: MAX_REQUEST_BYTES + 1,
+    shutdownTimeoutMs: 2_000,
+    contextValues: (req) => {
+      const protocol = protocolOf(req.headers["content-type"]);
+      return createContextValues().set(transportKey, protocol).set(observationKey, observeAs(req, protocol));
+    },
+  });
+  registerJsonRoute(app, ctx, routes.interceptors);
+  registerOpenAiModerationsRoute(app, ctx, routes.interceptors);
+  registerHealthRoutes(app, ctx, routes.isServing);
+  registerJwksRoute(app, { keys: ctx.signingKeys });
+  registerUsageRoute(app, ctx, routes.interceptors);
+  await registerDashboardRoutes(app, ctx);
+  return app;
+}
+
+function protocolOf(contentType: string | undefined): "grpc" | "grpc-web" | "connect" {
+  if (contentType?.startsWith("application/grpc-web")) return "grpc-web";
+  if (contentType?.startsWith("application/grpc")) return "grpc";
+  return "connect";
+}
