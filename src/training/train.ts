@@ -309,10 +309,11 @@ function previousFigures(path: string): Evaluation["previous"] {
 function mergeComparisons(paths: string[]): Evaluation["comparison"] {
   type Compare = NonNullable<Evaluation["comparison"]>;
   const runs = paths.map((p) => JSON.parse(readFileSync(p, "utf8")) as Compare);
-  const out: Compare = { subsample: runs[0]!.subsample, epochs: runs[0]!.epochs, folds: runs.flatMap((r) => r.folds), compare: {} };
+  // Runs that held out the same datasets (e.g. another family trained elsewhere on the same rows) share their columns.
+  const out: Compare = { subsample: runs[0]!.subsample, epochs: runs[0]!.epochs, folds: [...new Set(runs.flatMap((r) => r.folds))], compare: {} };
   for (const run of runs) {
     for (const [family, r] of Object.entries(run.compare)) {
-      const acc = (out.compare[family] ??= { selection: { mean: 0, pairs: 0, seconds: 0 }, pooled: {}, perDataset: [] });
+      const acc = (out.compare[family] ??= { selection: { mean: 0, pairs: 0, seconds: 0 }, pooled: {}, perDataset: [], note: r.note, baseline: r.baseline });
       const s = acc.selection!, t = r.selection;
       if (t && t.pairs > 0) {
         s.mean = (s.mean * s.pairs + t.mean * t.pairs) / (s.pairs + t.pairs);
