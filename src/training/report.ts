@@ -144,8 +144,8 @@ export function writeReport(path: string, ev: Evaluation): void {
   }
   const confusionTables: [string, Record<string, Partial<Record<string, { mean: number; n: number }>>> | undefined][] = [
     ["held-out datasets", ev.confusion],
+    // The previous model's table on the same split is in evaluation.json and docs/model-history.md (card size).
     ["the random calibration split (15% of texts, never trained on; at most 300 positives per category, in-distribution)", ev.calibrationConfusion ? meansOf(ev.calibrationConfusion) : undefined],
-    [`the same split, previous model \`${prev?.id ?? ""}\` on the same rows (same seed and split, so it never trained on them either; texts of the three new sets it never saw at all)`, prev?.calibrationConfusion ? meansOf(prev.calibrationConfusion) : undefined],
   ];
   if (confusionTables.some(([, c]) => c)) {
     lines.push("### Category separation", "");
@@ -159,7 +159,7 @@ export function writeReport(path: string, ev: Evaluation): void {
       }));
     }
   }
-  include(lines, join(dir, "rule-ledger.md"), "## Rule ledger", "Not measured yet: `models/rule-ledger.md` is written by the rule-ledger script (each rule family's effect on held-out AUPRC and benign false positives, with and without it).");
+  include(lines, join(dir, "rule-ledger.md"), "## Rule ledger", "Not measured yet: `models/rule-ledger.md` is written by the rule-ledger script (each rule family's effect on held-out AUPRC and benign false positives, with and without it).", LEDGER_PREFACE);
   include(lines, join(dir, "languages.md"), "## Languages", "English only: the training data is English. Text in other languages is not scored as safe by the model (see docs/text-model.md).");
   if (ev.thresholds) lines.push("## Flag thresholds", "", `Platt scaling; best-F1 threshold on a 15% random split, raised by a held-out benign guard (at most ${((ev.maxFpr ?? 0.1) * 100).toFixed(0)}% flagged): ${Object.entries(ev.thresholds).map(([c, v]) => `${c} ${f3(v)}`).join(", ")}.`, "");
   const bench = join(dir, "bench.json");
@@ -177,11 +177,30 @@ function meansOf(c: Record<string, Partial<Record<string, { sum: number; n: numb
   return Object.fromEntries(Object.entries(c).map(([pos, row]) => [pos, Object.fromEntries(Object.entries(row).map(([h, v]) => [h, { mean: v && v.n > 0 ? v.sum / v.n : NaN, n: v?.n ?? 0 }]))]));
 }
 
-function include(lines: string[], file: string, heading: string, fallback: string): void {
+/**
+ * Includes a generated section. With `preface`, the file's own prose up to `preface.from` is replaced
+ * by the shorter `preface.text` (the file keeps the full wording), so the card stays under 15 KB.
+ */
+function include(lines: string[], file: string, heading: string, fallback: string, preface?: { from: string; text: (full: string) => string }): void {
   lines.push(heading, "");
-  if (existsSync(file)) lines.push(readFileSync(file, "utf8").replace(/^#[^\n]*\n+/, "").trim(), "");
-  else lines.push(fallback, "");
+  if (!existsSync(file)) {
+    lines.push(fallback, "");
+    return;
+  }
+  const body = readFileSync(file, "utf8").replace(/^#[^\n]*\n+/, "").trim();
+  const at = preface ? body.indexOf(preface.from) : -1;
+  lines.push(preface && at >= 0 ? `${preface.text(body)}\n\n${body.slice(at)}` : body, "");
 }
+
+/** The rule ledger's prose, shortened for the card: what was held out and what "pays" means (models/rule-ledger.md has it in full). */
+const LEDGER_PREFACE = {
+  from: "As shipped:",
+  text: (full: string): string => {
+    const held = /held out one at a time: ([^.]*)\./.exec(full.replace(/\n/g, " "))?.[1] ?? "see models/rule-ledger.md";
+    const benign = /Benign rows: [^\n]*/.exec(full)?.[0] ?? "";
+    return `From \`npm run eval:rules\` (models/rule-ledger.md, full wording there): each held-out dataset (${held}) scored by its fold model, calibrated on the other folds, with the full classifier and with one rule family or frame off. ${benign} A family pays when it raises its categories' pooled AUPRC by 0.001 or more without adding 0.05 % benign flags, or removes that many false positives.`;
+  },
+};
 
 const FAMILY_TEXT: Record<string, string> = {
   "embedding-mlp": "a fastText-style embedding bag (hashed word unigrams, bigrams and character 3-5-grams, 2^18 buckets x 32 int8) with one shared ReLU layer of 48 and one sigmoid head per category",
