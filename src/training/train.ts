@@ -29,6 +29,7 @@ import { decodeModel, encodeModel, type ModelFile } from "../classifiers/model/m
 import { DEFAULT_MAX_FPR, fitHeldOutCalibration, heldOutLogits, withCalibration, type FoldLogits, type HeldOutCalibration } from "./heldout-calibration.js";
 import { calibrationSplitConfusion, confusionTable, meanFoldAuprc, scoreHeldOut, summarize, type HeldOut } from "./evaluate.js";
 import { writeReport, type Evaluation } from "./report.js";
+import { mergeComparisons } from "./comparison.js";
 import { trainLinear } from "./train-linear.js";
 import { trainMlp } from "./train-mlp.js";
 import { trainConv } from "./train-conv.js";
@@ -303,27 +304,6 @@ function previousFigures(path: string): Evaluation["previous"] {
     for (const [slice, v] of Object.entries(d.slices)) benign[`${d.dataset}/${slice}`] = { benign: v.benign, flagged: v.flagged };
   }
   return { id: ev.id, pooled: h.pooled, benign, selection: Object.fromEntries(Object.entries(ev.selection).map(([f, s]) => [f, { mean: s.mean, pairs: s.pairs }])) };
-}
-
-/** Merges compare.json files of runs that each held out other datasets (same subsample and epochs). */
-function mergeComparisons(paths: string[]): Evaluation["comparison"] {
-  type Compare = NonNullable<Evaluation["comparison"]>;
-  const runs = paths.map((p) => JSON.parse(readFileSync(p, "utf8")) as Compare);
-  // Runs that held out the same datasets (e.g. another family trained elsewhere on the same rows) share their columns.
-  const out: Compare = { subsample: runs[0]!.subsample, epochs: runs[0]!.epochs, folds: [...new Set(runs.flatMap((r) => r.folds))], compare: {} };
-  for (const run of runs) {
-    for (const [family, r] of Object.entries(run.compare)) {
-      const acc = (out.compare[family] ??= { selection: { mean: 0, pairs: 0, seconds: 0 }, pooled: {}, perDataset: [], note: r.note, baseline: r.baseline });
-      const s = acc.selection!, t = r.selection;
-      if (t && t.pairs > 0) {
-        s.mean = (s.mean * s.pairs + t.mean * t.pairs) / (s.pairs + t.pairs);
-        s.pairs += t.pairs;
-      }
-      s.seconds += t?.seconds ?? 0;
-      acc.perDataset.push(...r.perDataset);
-    }
-  }
-  return out;
 }
 
 function trainingSeconds(): number {
