@@ -43,7 +43,7 @@ export function createWorkerAnswerer(pool: ComputePool, model: string): WorkerAn
     const texts = textsOf(request);
     const answerId = newId("modr");
     const result = await pool.answerJson({ texts, answerId, requestBody, nowMs });
-    // The JSON text is the answer's parts as assembleAnswer made them (textAnswerJsonText), so parsed it
+    // The JSON text renders the answer's parts as assembleAnswer made them, so parsed back it
     // builds the message the route sent. Not fromJsonString: it refuses a span quoting a lone surrogate.
     const answer = new LazyTextAnswer(answerId, model, result.flagged, result.hasCombined, () =>
       textAnswerMessage(parseTextAnswerJson(result.json)), result.hasNotEvaluated);

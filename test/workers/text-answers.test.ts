@@ -3,15 +3,19 @@ import { describe, expect, it } from "vitest";
 import { ModerateResponseSchema } from "../../gen/moderation/v1/moderation_pb.js";
 import type { Verdict } from "../../src/classifiers/classifier.js";
 import { loadTrainedClassifier } from "../../src/classifiers/engine/index.js";
-import { moderateAnswerJson, textAnswerJsonText } from "../../src/moderation/moderate-answer-json.js";
+import { moderateAnswerJson } from "../../src/moderation/moderate-answer-json.js";
 import { assembleAnswer, joinForCombined, textItemResult } from "../../src/moderation/moderate.js";
 import { textAnswerMessage } from "../../src/moderation/text-answer-message.js";
 
 const classifier = loadTrainedClassifier();
 
+type TextAnswer = Parameters<typeof textAnswerMessage>[0];
+
 /** The generic rendering the JSON route uses for any answer (message, then toJson). */
-const viaMessage = (answer: Parameters<typeof textAnswerJsonText>[0]) =>
-  JSON.stringify(moderateAnswerJson(create(ModerateResponseSchema, answer)));
+const viaMessage = (answer: TextAnswer) => JSON.stringify(moderateAnswerJson(create(ModerateResponseSchema, answer)));
+
+/** What a compute worker renders and signs ahead: the message built field by field, then the same renderer. */
+const textAnswerJsonText = (answer: TextAnswer) => JSON.stringify(moderateAnswerJson(textAnswerMessage(answer)));
 
 const answerOf = (texts: string[], verdicts: Verdict[]) => {
   const results = verdicts.map((verdict, index) => textItemResult(index, verdict, classifier.id));
@@ -19,8 +23,8 @@ const answerOf = (texts: string[], verdicts: Verdict[]) => {
   return assembleAnswer("modr_test", classifier.id, results, combined);
 };
 
-// Compute workers render text-only answers with textAnswerJsonText; the event loop renders the
-// same answers through the message. The signed bytes must not depend on which one did it.
+// Compute workers build text-only answers with textAnswerMessage and render them with the route's
+// renderer; the event loop builds them with create. The signed bytes must not depend on which one did it.
 describe("text answers rendered and built directly (compute workers, worker answerer)", () => {
   const CALLS: string[][] = [
     ["Thanks for the quick reply, see you at the meeting tomorrow."],
