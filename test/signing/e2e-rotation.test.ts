@@ -67,5 +67,6 @@ describe("key rotation across server restarts (modctl signing)", () => {
         created: expect.any(Number),
       });
     });
-  });
+    // Four server start-ups in a row: about 25 s on a loaded 2-core machine, so more than the default 30 s.
+  }, 120_000);
 });
