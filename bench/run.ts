@@ -11,8 +11,9 @@
  *   BENCH_LOG_INFO=1 npm run bench     # also with LOG_LEVEL=info: one request-log line per request
  *   BENCH_SECONDS=10 BENCH_ROUNDS=5 npm run bench
  *   BENCH_CASCADE=0 npm run bench      # without the cascade figures (bench/cascade.ts); =only: those alone
- *   BENCH_BASELINE=/work/main npm run bench   # also that checkout's service, rounds alternating with this one's
+ *   BENCH_BASELINE=/work/main npm run bench   # also that checkout's service (or several, comma-separated), rounds alternating with this one's
  *   BENCH_CPU_PROF=/tmp/prof npm run bench    # the services run under --cpu-prof (a profile per thread there)
+ *   BENCH_RATE=500 npm run bench       # a fixed offered load (autocannon only): compare CPU per request, not req/s
  */
 import fs from "node:fs/promises";
 import os from "node:os";
@@ -44,13 +45,17 @@ interface Figures {
 
 // BENCH_LOAD=autocannon (default) | wrk (a C load generator, to cross-check the figures).
 const LOAD = process.env.BENCH_LOAD ?? "autocannon";
+// On a shared machine req/s swings with the other load; CPU per request at a fixed rate below
+// saturation swings less, so a paired comparison of two checkouts can use it instead.
+const RATE = process.env.BENCH_RATE ? Number(process.env.BENCH_RATE) : undefined;
+if (RATE !== undefined && LOAD !== "autocannon") throw new Error("BENCH_RATE needs autocannon");
 if (LOAD !== "wrk" && LOAD !== "autocannon") throw new Error(`BENCH_LOAD must be wrk or autocannon; got "${LOAD}"`);
 if (LOAD === "wrk" && !(await hasWrk())) throw new Error("BENCH_LOAD=wrk needs wrk: apt-get install wrk");
 const generate = LOAD === "wrk" ? useWrk : useAutocannon;
 
 /** Drives `url` on the server process `pid`; also reports that process's CPU time per request. */
 async function drive(name: string, url: string, headers: Record<string, string>, pid: number): Promise<Figures> {
-  const spec = { url, headers: { "content-type": "application/json", ...headers }, body: BODY, connections: CONNECTIONS };
+  const spec = { url, headers: { "content-type": "application/json", ...headers }, body: BODY, connections: CONNECTIONS, rate: RATE };
   await generate({ ...spec, seconds: 2 }); // warm-up: JIT, caches, model pages
   const [cpuBefore, mainBefore, loadBefore] = [await cpuMicros(pid), await cpuMicros(pid, pid), process.cpuUsage()];
   const result = await generate({ ...spec, seconds: SECONDS });
@@ -68,7 +73,7 @@ const CONNECT_ROUTE = "/moderation.v1.ModerationService/Moderate";
 
 // A paired comparison: another checkout's service (its own code, this run's load and echo), and
 // optional CPU profiles of every service thread, written when the service exits.
-const BASELINE = process.env.BENCH_BASELINE ? path.resolve(process.env.BENCH_BASELINE) : undefined;
+const BASELINES = (process.env.BENCH_BASELINE ?? "").split(",").filter(Boolean).map((dir) => path.resolve(dir));
 const CPU_PROF = process.env.BENCH_CPU_PROF ? path.resolve(process.env.BENCH_CPU_PROF) : undefined;
 let profileRuns = 0;
 
@@ -110,7 +115,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const configurations: Array<[string, () => Promise<Figures>]> = [
   ["bare fastify echo", benchEcho],
   ["moderation, embedded defaults", () => benchService("moderation, embedded defaults", {})],
-  ...(BASELINE ? [[`baseline ${path.basename(BASELINE)}, embedded defaults`, () => benchService(`baseline ${path.basename(BASELINE)}, embedded defaults`, {}, JSON_ROUTE, BASELINE)] as [string, () => Promise<Figures>]] : []),
+  ...BASELINES.map((dir): [string, () => Promise<Figures>] => [`baseline ${path.basename(dir)}`, () => benchService(`baseline ${path.basename(dir)}`, {}, JSON_ROUTE, dir)]),
   // WORKER_THREADS=0: classification and signing on the event loop, for comparison.
   ...(process.env.BENCH_NO_WORKERS ? [["moderation, WORKER_THREADS=0", () => benchService("moderation, WORKER_THREADS=0", { WORKER_THREADS: "0" })] as [string, () => Promise<Figures>]] : []),
   // The bench's services log at warn (spawn-service.ts); this row pays for the request log (LOG_LEVEL=info, the default).
@@ -143,9 +148,19 @@ const row = (f: Figures) =>
   `${(f.rps / echo.rps * 100).toFixed(1).padStart(5)}% of echo  server CPU ${f.cpuPerRequest.toFixed(0).padStart(4)} µs/req ` +
   `(event loop ${f.mainCpuPerRequest.toFixed(0)})  errors ${f.errors} non-2xx ${f.non2xx}`;
 console.log(`\nload average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
-console.log(`\n${LOAD}, ${CONNECTIONS} connections, ${SECONDS}s per run, one 90-character text item per request, median of ${ROUNDS} alternating rounds\n`);
+console.log(`\n${LOAD}, ${CONNECTIONS} connections${RATE ? `, ${RATE} requests/s offered` : ""}, ${SECONDS}s per run, one 90-character text item per request, median of ${ROUNDS} alternating rounds\n`);
 console.log(row(echo));
 for (const f of runs) console.log(row(f));
+
+// The median rounds above may come from different rounds; a round's own ratio compares a
+// service with the echo measured minutes apart at most, under the same load.
+console.log("\neach round's share of that round's echo (median of these):");
+const echoRounds = rounds.get(configurations[0]![0])!;
+for (const [name] of configurations.slice(1)) {
+  const shares = rounds.get(name)!.map((f, i) => (f.rps / echoRounds[i]!.rps) * 100);
+  const mid = [...shares].sort((a, b) => a - b)[Math.floor(shares.length / 2)]!;
+  console.log(`${name.padEnd(34)} ${shares.map((x) => `${x.toFixed(1)}%`).join("  ")}   median ${mid.toFixed(1)}%`);
+}
 console.log("\ntargets: >= 25% of echo throughput, p99 <= 15 ms");
 
 // The load generator shares the cores, so server + generator CPU per request bounds throughput

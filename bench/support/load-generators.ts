@@ -14,6 +14,8 @@ interface LoadSpec {
   body: string;
   connections: number;
   seconds: number;
+  /** Requests per second offered in all (open loop); absent: as fast as the server answers. */
+  rate?: number | undefined;
 }
 
 interface LoadResult {
@@ -29,7 +31,10 @@ interface LoadResult {
 type LoadGenerator = (spec: LoadSpec) => Promise<LoadResult>;
 
 export const useAutocannon: LoadGenerator = async (spec) => {
-  const result = await autocannon({ url: spec.url, method: "POST", headers: spec.headers, body: spec.body, connections: spec.connections, duration: spec.seconds });
+  const result = await autocannon({
+    url: spec.url, method: "POST", headers: spec.headers, body: spec.body, connections: spec.connections, duration: spec.seconds,
+    ...(spec.rate ? { overallRate: spec.rate } : {}),
+  });
   return { requests: result.requests.total, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors, non2xx: result.non2xx };
 };
 
