@@ -6,9 +6,13 @@
  * policy "guard"), and mean AUPRC over (held-out dataset, category) pairs with 10+ of each class
  * (evaluate.ts meanFoldAuprc). Model alone: no lexicon or rules (the engine cannot take these logits).
  *
- *   npx tsx src/training/transformer-score.ts --data /work/cache/transformer --tags transformer,mlp
+ *   npx tsx src/training/transformer-score.ts --data /work/cache/transformer --tags transformer,mlp \
+ *     --compare compare-transformer.json --names transformer,embedding-mlp-alone --baseline mlp
+ *
+ * --compare writes the families in train.ts's compare.json shape (train.ts --comparison merges it into
+ * the card), each noted "model alone" and decided against --baseline's family (same rows, same measure).
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { CATEGORY_IDS, type CategoryId } from "../classifiers/categories.js";
@@ -23,6 +27,10 @@ const { values } = parseArgs({
     // Fit Platt and thresholds on this fixed hash share of the calibration rows, for every family
     // alike (the Python run scores only that share when the CPU budget is short).
     "calib-share": { type: "string", default: "1" },
+    compare: { type: "string" },
+    // Family names in the compare file, one per tag (default: the tags).
+    names: { type: "string" },
+    baseline: { type: "string" },
   },
 });
 const CALIB_SHARE = Number(values["calib-share"]);
@@ -42,7 +50,7 @@ const rows = Object.fromEntries(meta.folds.map((d) => [d, {
   held: jsonl<{ y: number[] }>(`heldout-${d}.jsonl`),
 }]));
 
-function measure(tag: string): Record<string, unknown> | undefined {
+function measure(tag: string): { summary: Record<string, unknown>; heldOut: HeldOut[]; seconds: number } | undefined {
   if (!meta.folds.every((d) => existsSync(join(dir, `${tag}-${d}-heldout.scores.json`)))) return undefined;
   const folds = meta.folds.map((d) => {
     const scored = JSON.parse(readFileSync(join(dir, `${tag}-${d}-calib.scores.json`), "utf8")) as { logits: number[][]; rows?: number[] | null };
@@ -116,8 +124,27 @@ function measure(tag: string): Record<string, unknown> | undefined {
     return [r.dataset, { auprc: pairs, benign: r.benign, benignFlagged: r.benignFlagged, neutral: n.rows, neutralFlagged: n.flagged, neutralFlaggedShare: n.rows > 0 ? Number((n.flagged / n.rows).toFixed(4)) : null }];
   }));
   const sel = meanFoldAuprc(heldOut);
-  return { family: tag, mean: Number(sel.mean.toFixed(4)), pairs: sel.pairs, perDataset, benignFlagged: heldOut.reduce((s, r) => s + r.benignFlagged, 0), benign: heldOut.reduce((s, r) => s + r.benign, 0), seconds: Math.round(folds.reduce((s, f) => s + f.seconds, 0)) };
+  const seconds = Math.round(folds.reduce((s, f) => s + f.seconds, 0));
+  return { heldOut, seconds, summary: { family: tag, mean: Number(sel.mean.toFixed(4)), pairs: sel.pairs, perDataset, benignFlagged: heldOut.reduce((s, r) => s + r.benignFlagged, 0), benign: heldOut.reduce((s, r) => s + r.benign, 0), seconds } };
 }
 
-const result = Object.fromEntries(values.tags.split(",").map((t) => [t, measure(t) ?? "no scores"]));
-console.log(JSON.stringify(result, null, 1));
+const tags = values.tags.split(",");
+const measured = tags.map((t) => measure(t));
+console.log(JSON.stringify(Object.fromEntries(tags.map((t, i) => [t, measured[i]?.summary ?? "no scores"])), null, 1));
+if (values.compare) {
+  const names = values.names?.split(",") ?? tags;
+  const nameOf = (tag: string): string => names[tags.indexOf(tag)] ?? tag;
+  const compare = Object.fromEntries(tags.flatMap((t, i) => {
+    const m = measured[i];
+    if (!m) return [];
+    const sel = meanFoldAuprc(m.heldOut);
+    return [[nameOf(t), {
+      selection: { ...sel, seconds: m.seconds }, pooled: summarize(m.heldOut),
+      perDataset: m.heldOut.map((r) => ({ dataset: r.dataset, benign: r.benign, benignFlagged: r.benignFlagged, categories: summarize([r]) })),
+      note: "model alone (no lexicon or rules)",
+      baseline: values.baseline && values.baseline !== t ? nameOf(values.baseline) : undefined,
+    }]];
+  }));
+  const meta2 = JSON.parse(readFileSync(join(dir, "meta.json"), "utf8")) as { subsample: number };
+  writeFileSync(values.compare, `${JSON.stringify({ subsample: meta2.subsample, epochs: 2, folds: meta.folds, compare }, null, 1)}\n`);
+}
