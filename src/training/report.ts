@@ -98,7 +98,8 @@ export function writeReport(path: string, ev: Evaluation): void {
     const c = ev.comparison;
     lines.push(`Compared on the same ${Math.round(c.subsample * 100)}% subsample of the training rows (fixed hash per row), ${c.epochs} epochs, held out: ${c.folds.join(", ")}. Mean AUPRC over (held-out dataset, category) pairs with 10+ positives and negatives.`, "");
     const cells = (d: { categories: Partial<Record<string, CategorySummary>> }): string =>
-      FAMILIES.filter((x) => (d.categories[x]?.positives ?? 0) >= 10 && (d.categories[x]?.negatives ?? 0) >= 10).map((x) => `${x} ${f3(d.categories[x]?.auprc)}`).join(", ");
+      // A family trained elsewhere may report AUPRC alone, for the pairs its own scorer counted.
+      FAMILIES.filter((x) => d.categories[x] && (d.categories[x]!.positives === undefined || (d.categories[x]!.positives >= 10 && (d.categories[x]!.negatives ?? 0) >= 10))).map((x) => `${x} ${f3(d.categories[x]?.auprc)}`).join(", ");
     table(["family", "mean AUPRC", "pairs", "benign flagged", ...c.folds.map((d) => `held out ${d}`), "train + eval (s)"], Object.entries(c.compare).map(([f, r]) => {
       const benign = r.perDataset.reduce((a, d) => a + d.benign, 0);
       const flagged = r.perDataset.reduce((a, d) => a + d.benignFlagged, 0);
@@ -129,8 +130,12 @@ export function writeReport(path: string, ev: Evaluation): void {
       }), d.benign > 0 ? pct(d.benignFlagged, d.benign) : "–"];
       const p = prev?.perDataset?.[d.dataset];
       const b = prev?.benign[d.dataset];
-      return p ? [row, [`${d.dataset} (prev)`, ...FAMILIES.map((f) => (p[f] === undefined ? "–" : f3(p[f]))), b ? pct(b.flagged, b.benign) : "–"]] : [row];
+      const prevRow = p ? [`${d.dataset} (prev)`, ...FAMILIES.map((f) => (p[f] === undefined ? "–" : f3(p[f]))), b ? pct(b.flagged, b.benign) : "–"] : undefined;
+      // Rows with no figure at all (no category with 10+ positives and negatives, no benign rows) are named below instead.
+      return [row, prevRow].filter((r): r is string[] => r !== undefined && r.slice(1).some((c) => c !== "–"));
     }));
+    const blank = winner.perDataset.filter((d) => d.benign === 0 && FAMILIES.every((f) => !(d.categories[f] && d.categories[f]!.positives >= 10 && d.categories[f]!.negatives >= 10))).map((d) => d.dataset);
+    if (blank.length > 0) lines.push(`No figure (no category with 10+ positives and negatives, no benign rows): ${blank.join(", ")}; their rows count in the pooled table.`, "");
     lines.push("### Benign look-alikes (held out)", "");
     lines.push("Share of benign rows flagged in any category, with the dataset held out of training and of threshold selection.", "");
     const was = (key: string): string => (prev?.benign[key] ? pct(prev.benign[key]!.flagged, prev.benign[key]!.benign) : "–");
@@ -234,7 +239,7 @@ export function familyDecisions(winner: string, compare: Record<string, Compared
     const [bfl, bn] = benign(b);
     const moreBenign = n > 0 && bn > 0 && fl / n > bfl / bn;
     const wins = delta > FAMILY_MARGIN && !moreBenign;
-    return [{ f, wins, text: `${f} vs ${base}: ${delta >= 0 ? "+" : ""}${delta.toFixed(3)} mean AUPRC over ${r.selection.pairs} pairs${n > 0 ? `, benign flagged ${pct(fl, n)} vs ${pct(bfl, bn)}` : ""}: ${wins ? "wins" : moreBenign ? "flags more benign rows" : `within ${FAMILY_MARGIN}`}` }];
+    return [{ f, wins, text: `${f} vs ${base}: ${delta >= 0 ? "+" : ""}${delta.toFixed(3)} mean AUPRC over ${r.selection.pairs} pairs${n > 0 ? `, benign flagged ${pct(fl, n)} vs ${pct(bfl, bn)}` : ""}: ${wins ? "wins" : moreBenign ? "flags more benign rows" : delta > 0 ? `within ${FAMILY_MARGIN}` : "loses"}` }];
   });
   const winners = verdicts.filter((v) => v.wins).map((v) => v.f);
   const outcome = winners.length === 0 ? `No compared family wins, so \`${winner}\` ships.` : `${winners.join(", ")} win by the rule; docs/model-history.md says what shipping it needs.`;

@@ -7,7 +7,9 @@
  * --families linear,embedding-mlp, --datasets a,b (read only these; smoke tests), --out DIR (default
  * models/; train into a scratch directory to compare before replacing the committed model),
  * --cache DIR (fold and final weights, default $TMPDIR/text-moderation-train-cache), --reuse (load them
- * instead of training: recompute calibration, thresholds and report in about a minute), --max-fpr X,
+ * instead of training: recompute calibration, thresholds and report in about a minute), --keep-model
+ * (with --reuse: evaluate and report the model file already in --out, whose weights must be the cached
+ * shipped model's, without replacing it: a fuller evaluation that changes no behaviour), --max-fpr X,
  * --quick (no held-out-dataset evaluation; for iterating on features), --dim N, --hidden N, --lr X
  * (embedding-mlp shape and AdaGrad step size), --lookalike-weight X (weight of benign look-alike rows),
  * --identity-words keep|drop|placeholder (how words naming protected groups are hashed; see
@@ -63,6 +65,7 @@ const { values } = parseArgs({
     out: { type: "string" },
     cache: { type: "string" },
     reuse: { type: "boolean", default: false },
+    "keep-model": { type: "boolean", default: false },
     "max-fpr": { type: "string" },
     // Thresholds: "guard" (default: random-split best F1, raised by the held-out benign guard),
     // "heldout" (best F1 on the folds' pooled held-out scores, plus the guard), "refit" (also refit
@@ -248,7 +251,10 @@ if (values["compare-only"]) {
 const winner = families.reduce((best, f) => ((selection[f]?.mean ?? -1) > (selection[best]?.mean ?? -1) ? f : best), families[0] ?? "linear");
 log(`winner: ${winner}`);
 
-const id = `text-${winner}-${MODEL_VERSION}`;
+const target = join(modelsDir, "text-moderation.bin");
+// --keep-model: the model in --out stays as it is (its thresholds too); only the evaluation is redone.
+const kept = values["keep-model"] ? decodeModel(readFileSync(target)) : undefined;
+const id = kept?.header.id ?? `text-${winner}-${MODEL_VERSION}`;
 const usedFolds = heldOut[winner]?.map((r) => r.dataset) ?? [];
 const base = fit(winner, undefined, id);
 // Provenance only, and nothing that varies run to run (no timings): the file is byte-identical given the seed.
@@ -258,15 +264,22 @@ const training = {
   selection: Object.fromEntries(Object.entries(selection).map(([f, s]) => [f, { mean: s.mean, pairs: s.pairs }])),
 };
 const heldOutCal = foldLogits[winner]?.length ? calibrate(foldLogits[winner]!) : undefined;
-const final = heldOutCal ? withCalibration(base.model, heldOutCal) : base.model;
-const { tensors: _entries, ...finalHeader } = final.header;
-const bytes = encodeModel({ ...finalHeader, id, training }, Object.fromEntries(final.tensors));
-mkdirSync(modelsDir, { recursive: true });
-// Write beside the target and rename: the service never sees a half-written model file.
-const target = join(modelsDir, "text-moderation.bin");
-writeFileSync(`${target}.tmp`, bytes);
-renameSync(`${target}.tmp`, target);
-log(`wrote ${target} (${(bytes.length / 1e6).toFixed(2)} MB), id ${id}`);
+const final = kept ?? (heldOutCal ? withCalibration(base.model, heldOutCal) : base.model);
+if (kept) {
+  for (const [name, t] of base.model.tensors) {
+    const k = kept.tensors.get(name);
+    if (!k || k.length !== t.length || k.some((v, i) => v !== t[i])) throw new Error(`--keep-model: ${target} is not the cached shipped model (tensor ${name} differs)`);
+  }
+  log(`kept ${target} (id ${id}): same weights as the cached shipped model; its thresholds stay`);
+} else {
+  const { tensors: _entries, ...finalHeader } = final.header;
+  const bytes = encodeModel({ ...finalHeader, id, training }, Object.fromEntries(final.tensors));
+  mkdirSync(modelsDir, { recursive: true });
+  // Write beside the target and rename: the service never sees a half-written model file.
+  writeFileSync(`${target}.tmp`, bytes);
+  renameSync(`${target}.tmp`, target);
+  log(`wrote ${target} (${(bytes.length / 1e6).toFixed(2)} MB), id ${id}`);
+}
 
 const evaluation = {
   id, winner, selection, folds: usedFolds, plannedFolds: folds.filter((d) => present.has(d)), evalCap: EVAL_CAP, previous: previousFigures(values.previous ?? join(modelsDir, "evaluation.json")),
