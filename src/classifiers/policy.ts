@@ -25,9 +25,9 @@ export const POLICY: Readonly<Record<CategoryId, CategoryPolicy>> = {
   harassment: {
     head: "harassment",
     suppressedBy: [...CLAIM_FRAMES, "disownedInsults"],
-    rules: ["threats", "declared-threats", "veiled-threats", "insults", "third-person-insults"],
+    rules: ["threats", "declared-threats", "insults", "third-person-insults"],
   },
-  harassment_threatening: { head: "harassment_threatening", suppressedBy: [], rules: ["threats", "declared-threats", "veiled-threats"] },
+  harassment_threatening: { head: "harassment_threatening", suppressedBy: [], rules: ["threats", "declared-threats"] },
   hate: { head: "hate", suppressedBy: CLAIM_FRAMES, rules: ["group-claims", "hate-slogans"] },
   hate_threatening: { head: "hate_threatening", suppressedBy: CLAIM_FRAMES, rules: ["group-claims"] },
   self_harm: { head: "self_harm", suppressedBy: [], rules: ["self-harm-intent"] },

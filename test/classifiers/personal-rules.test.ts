@@ -279,42 +279,6 @@ describe("threats the writer declares as their own", () => {
   });
 });
 
-describe("veiled threats at the reader", () => {
-  it("flag harassment_threatening and harassment by rule", () => {
-    for (const text of ["I know where your kids go to school.", "I know where you live.", "Your days are numbered", "I'm going to find where you live and make you pay"]) {
-      expect(flagsOf(text), text).toEqual(["harassment", "harassment_threatening"]);
-    }
-  });
-
-  it("count promised punishment and doxxing of a third person, which incites", () => {
-    for (const text of ["Let's all go to her house tonight and teach her a lesson she won't forget", "Post her address so everyone can go visit her"]) {
-      expect(flagsOf(text), text).toEqual(["harassment", "harassment_threatening"]);
-    }
-    expect(flagsOf("That exam taught me a lesson I won't forget")).toEqual([]);
-    expect(flagsOf("Post her address on the wedding invitations list so we can send it")).toEqual([]);
-  });
-
-  it("count threats to expose the reader (doxxing, intimate images) and to their family", () => {
-    for (const text of ["I'll post your address online so everyone can visit", "watch what happens to your family", "i'm going to leak your nudes to everyone"]) {
-      expect(flagsOf(text), text).toEqual(expect.arrayContaining(["harassment", "harassment_threatening"]));
-    }
-    // Said as warnings too: only with the learned head's support.
-    for (const text of ["Your kids aren't safe in that car seat, it was recalled", "Did you see the news? Hackers leak your address if you reuse passwords"]) {
-      expect(flagsOf(text), text).toEqual([]);
-    }
-    expect(flagsOf("your kids aren't safe", constantEngine("loud"))).toContain("harassment_threatening");
-  });
-
-  it("not when negated or asked, and the kindly ones only with the head's support", () => {
-    for (const text of [
-      "I don't know where you live", "Do I know where you live? No.", "I know where you work, I'll drop the parcel off there",
-      "Let me find out where you live so I can send you the card", "You'll pay for this dinner, right?",
-    ]) {
-      expect(flagsOf(text), text).toEqual([]);
-    }
-  });
-});
-
 describe("nudity words in short texts", () => {
   it("flag a short nudity request by rule, not medical questions or prose using the same words", () => {
     expect(flagsOf("photo of a topless woman on the beach, sexy pose")).toContain("sexual");

@@ -127,7 +127,6 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
       // Not a noun ("in the end you ...", "the hurt you caused"), nor said of a game ("I'll kill you in this match").
       threats: notInGame(norm.text, tokens, words, notNounSense(norm.text, tokens, words, lex.threats.scan(norm.text, tokens, words))),
       declaredThreats: [] as LexiconHit[],
-      veiledThreats: statedPhrases(norm.text, tokens, words, lex.veiledThreats.scan(norm.text, tokens, words)),
       // Negated ("I would never kill myself") and hyperbolic ("I could kill myself for forgetting my
       // keys", "ugh I want to die") phrases are not statements of intent.
       selfHarmIntent: dropHyperbole(norm.text, tokens, words, intent),
@@ -200,7 +199,6 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
         minors: strongestHit(pick(hits.minors)),
         threats: strongestHit(pick(hits.threats)),
         declaredThreat: strongestHit(pick(hits.declaredThreats)),
-        veiledThreat: combinePhrases(pick(hits.veiledThreats)),
         intent: combinePhrases(pick(hits.selfHarmIntent)),
         insult: combinePhrases(pick(hits.insults)),
         thirdPersonInsult: combinePhrases(pick(hits.thirdPersonInsults)),

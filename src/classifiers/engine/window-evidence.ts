@@ -9,7 +9,7 @@ import type { LexiconHit } from "../rules/lexicon/index.js";
 
 /** The named lexicon hit lists of a text, whose spans explain rule-based flags. */
 export type HitList =
-  | "sexual" | "graphicViolence" | "minors" | "threats" | "veiledThreats"
+  | "sexual" | "graphicViolence" | "minors" | "threats"
   | "selfHarmIntent" | "insults" | "nudity" | "groupClaims" | "exterminationClaims" | "thirdPersonInsults" | "hateSlogans";
 
 /** Every hit list of a text, plus everyday senses of nudity words (which only keep others off). */
@@ -30,8 +30,6 @@ export interface WindowEvidence {
   threats: number;
   /** A threat phrase the writer declares as their own coming act ("I will hurt you"). */
   declaredThreat: number;
-  /** A veiled threat at the reader ("I know where you live"). */
-  veiledThreat: number;
   /** First-person self-harm phrase, not negated. */
   intent: number;
   /** Insult aimed at the reader, or a direct abuse phrase. */

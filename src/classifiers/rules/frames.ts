@@ -63,11 +63,10 @@ export function framesOf(lex: Lexicons, text: string, tokens: Token[], words: re
     negated: short && negatedClaim(text, tokens, words, derogatory, supportive, groups),
     counter: short && counterSpeech(lex, text, tokens, words),
     // Support for a named group, and nothing harmful beside it (lexicon/supportive-claims.ts).
-    supportive: supportiveFrame(text, tokens, words, groups, [...hits.insults, ...hits.threats, ...hits.veiledThreats, ...hits.groupClaims], { supportive, derogatory }, lex),
+    supportive: supportiveFrame(text, tokens, words, groups, [...hits.insults, ...hits.threats, ...hits.groupClaims], { supportive, derogatory }, lex),
     // Every insult word of a short text is negated or said of the writer ("I'm such an idiot lol",
     // "you are not stupid"), and nothing threatens: the harassment head does not flag alone.
-    disownedInsults: short && found.insultWords.length > 0 && hits.insults.length === 0 && found.aboutOthers.length === 0 &&
-      hits.threats.length === 0 && hits.veiledThreats.length === 0,
+    disownedInsults: short && found.insultWords.length > 0 && hits.insults.length === 0 && found.aboutOthers.length === 0 && hits.threats.length === 0,
     plainImagePrompt,
   };
 }

@@ -4,7 +4,7 @@ import { nudityPrompts } from "./nudity-prompts.js";
 import type { RuleFamily } from "./rule-family.js";
 import { selfHarmIntent } from "./self-harm.js";
 import { sexualMinors } from "./sexual-minors.js";
-import { declaredThreats, threats, veiledThreats } from "./threats.js";
+import { declaredThreats, threats } from "./threats.js";
 import { groupClaims, hateSlogans } from "./hate.js";
 
 export type { RuleContext } from "./rule-family.js";
@@ -17,7 +17,7 @@ export const RULE_FAMILIES: readonly RuleFamily[] = [
   sexualDensity, graphicDensity,
   sexualMinors,
   threats, declaredThreats,
-  veiledThreats, insults, nudityPrompts,
+  insults, nudityPrompts,
   thirdPersonInsults,
   selfHarmIntent,
   groupClaims, hateSlogans,

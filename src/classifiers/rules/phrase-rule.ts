@@ -9,7 +9,7 @@ import { personal, type RuleFamily } from "./rule-family.js";
  */
 interface PhraseRuleSpec {
   name: string;
-  evidence: "veiledThreat" | "insult" | "nudity";
+  evidence: "insult" | "nudity";
   support: CategoryId;
   flags: readonly { category: CategoryId; explain: CategoryId }[];
   lexicons: HitList[];

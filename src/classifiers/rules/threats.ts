@@ -1,4 +1,3 @@
-import { phraseRule } from "./phrase-rule.js";
 import type { RuleFamily } from "./rule-family.js";
 
 /**
@@ -30,9 +29,3 @@ export const declaredThreats: RuleFamily = {
     ctx.consider("violence", Math.max(w.declaredThreat, w.model.violence ?? 0), true, "violence", ["threats"]);
   },
 };
-
-/** A veiled threat at the reader ("I know where your kids go to school") threatens and harasses. */
-export const veiledThreats = phraseRule({
-  name: "veiled-threats", evidence: "veiledThreat", support: "harassment", lexicons: ["veiledThreats"],
-  flags: [{ category: "harassment_threatening", explain: "harassment" }, { category: "harassment", explain: "harassment" }],
-});

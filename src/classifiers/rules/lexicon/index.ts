@@ -1,5 +1,5 @@
 import { compileTermList, type CompiledTermList } from "./lexicon.js";
-import { DIRECT_ABUSE, INSULTS, SELF_HARM_INTENT, VEILED_THREATS } from "./personal-terms.js";
+import { DIRECT_ABUSE, INSULTS, SELF_HARM_INTENT } from "./personal-terms.js";
 import { DEROGATORY_PREDICATES, EVERYDAY_NUDITY, REJECTION_CUES, REPORTING_CUES, SUPPORT_VERBS, SUPPORTIVE_PREDICATES } from "./framing-terms.js";
 import { CONSPIRACY_PREDICATES, DEHUMANISING_PREDICATES, EXTERMINATION_PREDICATES, GROUP_TERMS, HATE_SLOGANS } from "./group-terms.js";
 import { GRAPHIC_VIOLENCE, MINOR_INDICATORS, NUDITY, SEXUAL_ACTS, SEXUAL_EXPLICIT, THREATS } from "./terms.js";
@@ -20,7 +20,6 @@ export interface Lexicons {
   graphicViolence: CompiledTermList;
   minors: CompiledTermList;
   threats: CompiledTermList;
-  veiledThreats: CompiledTermList;
   selfHarmIntent: CompiledTermList;
   insults: CompiledTermList;
   directAbuse: CompiledTermList;
@@ -48,7 +47,6 @@ export function getLexicons(): Lexicons {
     graphicViolence: compileTermList(GRAPHIC_VIOLENCE),
     minors: compileTermList(MINOR_INDICATORS),
     threats: compileTermList(THREATS),
-    veiledThreats: compileTermList(VEILED_THREATS),
     selfHarmIntent: compileTermList(SELF_HARM_INTENT),
     insults: compileTermList(INSULTS),
     directAbuse: compileTermList(DIRECT_ABUSE),
