@@ -28,7 +28,7 @@ export const POLICY: Readonly<Record<CategoryId, CategoryPolicy>> = {
     rules: ["threats", "declared-threats", "insults", "third-person-insults"],
   },
   harassment_threatening: { head: "harassment_threatening", suppressedBy: [], rules: ["threats", "declared-threats"] },
-  hate: { head: "hate", suppressedBy: CLAIM_FRAMES, rules: ["group-claims", "hate-slogans"] },
+  hate: { head: "hate", suppressedBy: CLAIM_FRAMES, rules: ["group-claims"] },
   hate_threatening: { head: "hate_threatening", suppressedBy: CLAIM_FRAMES, rules: ["group-claims"] },
   self_harm: { head: "self_harm", suppressedBy: [], rules: ["self-harm-intent"] },
   self_harm_intent: { head: "self_harm_intent", suppressedBy: [], rules: ["self-harm-intent"] },

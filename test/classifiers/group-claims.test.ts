@@ -51,21 +51,6 @@ describe("dehumanising claims about a group (rule alone)", () => {
     }
   });
 
-  it("flag extremist slogans and Holocaust denial, not when asked, condemned, called a lie or part of another word", () => {
-    for (const text of ["Hitler was right about the Jews", "The holocaust never happened", "the holohoax", "No lie, Hitler was right.", "I believe the Holocaust never happened"]) {
-      expect(flagsOf(text), text).toEqual(["hate"]);
-    }
-    for (const text of [
-      "Was Hitler right?", "Saying Hitler was right is disgusting", "It is a lie that the Holocaust never happened",
-      "Hitler was right-handed", "The crowd shouted sieg heil in the 1936 newsreel",
-      "The shooter's manifesto claimed Hitler was right.", "Hitler was right wing and a fascist.",
-      "Historians agree Hitler was right about nothing.", "The claim that the Holocaust never happened is false.",
-      "In 1942 the Nazis decided to gas the Jews at Auschwitz.",
-    ]) {
-      expect(flagsOf(text), text).toEqual([]);
-    }
-  });
-
   it("need the hate head's support for the weaker predicates", () => {
     // "should be deported" is a political position as well as hate: not enough on its own.
     expect(flagsOf("Illegal immigrants should be deported")).toEqual([]);

@@ -1,6 +1,6 @@
 import { CATEGORY_IDS, type CategoryId } from "../categories.js";
 import type { CategoryVerdict, EvidenceSpan, TextClassifier, Verdict } from "../classifier.js";
-import { aboutImagery, aimedAtReader, combinePhrases, declaredSelfHarm, precededDirectlyBy, notFoldedLookalike, declaredThreats, dropHyperbole, dropNegated, followedBy, notAboutWriter, notNounSense, notOfGroup, notOfThing, notReflexiveIdiom, statedPhrases, evidenceScore, getLexicons, groupClaims, notCutsOf, notInGame, outside, ownSlogans, strongestHit, type LexiconHit } from "../rules/lexicon/index.js";
+import { aboutImagery, aimedAtReader, combinePhrases, declaredSelfHarm, precededDirectlyBy, notFoldedLookalike, declaredThreats, dropHyperbole, dropNegated, followedBy, notAboutWriter, notNounSense, notOfGroup, notOfThing, notReflexiveIdiom, evidenceScore, getLexicons, groupClaims, notCutsOf, notInGame, outside, strongestHit, type LexiconHit } from "../rules/lexicon/index.js";
 import { normalizeText, type NormalizedText } from "../normalize/normalize.js";
 import { featuresOfTokens, featurize, firstTokenAtOrAfter, tokenFeaturesOf, tokenize, type Token, type TokenFeatures } from "../model/features.js";
 import type { ModelFile } from "../model/model-file.js";
@@ -146,8 +146,6 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
       ]),
       // Insults said of someone else, not of the writer or of a named group (set below, once groups are known).
       thirdPersonInsults: [] as LexiconHit[],
-      // Stated as the writer's own: not negated or asked, nor reported or called a lie (ownSlogans).
-      hateSlogans: ownSlogans(norm.text, tokens, words, statedPhrases(norm.text, tokens, words, lex.hateSlogans.scan(norm.text, tokens, words))),
     };
     // Only phrases that name a harm plainly (weight 0.8 or more: "hurt you", not "beat you" or "find you").
     hits.declaredThreats = declaredThreats(norm.text, tokens, words, hits.threats.filter((h) => h.weight >= 0.8));
@@ -206,7 +204,6 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
         nudeImagery: strongestHit(pick(hits.nudeImages)),
         dehumanising: combinePhrases(pick(hits.groupClaims)),
         extermination: combinePhrases(pick(hits.exterminationClaims)),
-        hateSlogan: combinePhrases(pick(hits.hateSlogans)),
         everydaySense: false,
       };
     });

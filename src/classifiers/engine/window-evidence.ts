@@ -10,7 +10,7 @@ import type { LexiconHit } from "../rules/lexicon/index.js";
 /** The named lexicon hit lists of a text, whose spans explain rule-based flags. */
 export type HitList =
   | "sexual" | "graphicViolence" | "minors" | "threats"
-  | "selfHarmIntent" | "insults" | "nudity" | "groupClaims" | "exterminationClaims" | "thirdPersonInsults" | "hateSlogans";
+  | "selfHarmIntent" | "insults" | "nudity" | "groupClaims" | "exterminationClaims" | "thirdPersonInsults";
 
 /** Every hit list of a text, plus everyday senses of nudity words (which only keep others off). */
 export type TextHits = Record<HitList, LexiconHit[]> & { everydayNudity: LexiconHit[] };
@@ -44,8 +44,6 @@ export interface WindowEvidence {
   dehumanising: number;
   /** The exterminationist part alone ("X should be exterminated"), which also threatens. */
   extermination: number;
-  /** An extremist slogan or Holocaust denial ("Hitler was right"), stated. */
-  hateSlogan: number;
   /** A nudity word in an everyday sense ("nude lipstick", "the naked truth") and no other sexual word. */
   everydaySense: boolean;
 }

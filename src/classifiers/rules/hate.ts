@@ -16,13 +16,3 @@ export const groupClaims: RuleFamily = {
     }
   },
 };
-
-/** An extremist slogan or Holocaust denial, unless a counter-speech frame condemns it. */
-export const hateSlogans: RuleFamily = {
-  name: "hate-slogans",
-  apply(w, ctx) {
-    if (!ctx.frames.counter && personal(w.hateSlogan, w.model.hate ?? 0, ctx.threshold("hate"))) {
-      ctx.consider("hate", Math.max(w.hateSlogan, w.model.hate ?? 0), true, "hate", ["hateSlogans"]);
-    }
-  },
-};

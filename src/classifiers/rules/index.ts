@@ -5,7 +5,7 @@ import type { RuleFamily } from "./rule-family.js";
 import { selfHarmIntent } from "./self-harm.js";
 import { sexualMinors } from "./sexual-minors.js";
 import { declaredThreats, threats } from "./threats.js";
-import { groupClaims, hateSlogans } from "./hate.js";
+import { groupClaims } from "./hate.js";
 
 export type { RuleContext } from "./rule-family.js";
 
@@ -20,5 +20,5 @@ export const RULE_FAMILIES: readonly RuleFamily[] = [
   insults, nudityPrompts,
   thirdPersonInsults,
   selfHarmIntent,
-  groupClaims, hateSlogans,
+  groupClaims,
 ];

@@ -149,48 +149,6 @@ export function outside(hits: readonly LexiconHit[], inside: readonly LexiconHit
   });
 }
 
-/** Words that call a statement false: "it is a lie that ...", "... is nonsense". */
-const DEBUNKING = norm(new Set(["lie", "lies", "myth", "false", "untrue", "nonsense", "debunked", "debunk", "disproven"]));
-/** Words that report a statement rather than make it: "the manifesto claimed ...", "why do some people believe ...". */
-const REPORTING = norm(new Set([
-  "said", "says", "say", "saying", "claimed", "claims", "claim", "claiming", "believe", "believes", "think", "thinks",
-  "chanted", "shouted", "wrote", "argued", "argue", "asked", "why", "whether", "deny", "denies", "denied", "manifesto",
-]));
-/** Words after "Hitler was right" that make it another sentence: "right wing", "right there". */
-const NOT_A_SLOGAN_NEXT = norm(new Set(["wing", "winger", "wingers", "there", "here", "handed", "next", "behind", "beside"]));
-/** How many words around a slogan a reporting or debunking word is looked for, in the same clause. */
-const SLOGAN_FRAME_REACH = 6;
-
-/**
- * Slogan hits (HATE_SLOGANS) that are the writer's own statement: whole words ("Hitler was
- * right-handed" is not "Hitler was right") and not another sentence that starts the same ("Hitler
- * was right wing"), not reported ("the shooter's manifesto claimed ..."; "I believe ..." is the
- * writer's own), and not called false before or after ("it is a lie that ...", "... is nonsense";
- * "no lie, ..." is no debunking). Looks only within the hit's clause.
- */
-export function ownSlogans(text: string, tokens: readonly Token[], words: readonly string[], hits: readonly LexiconHit[]): LexiconHit[] {
-  return hits.filter((h) => text.charCodeAt(h.end) !== 0x2d /* "-" */ && !notOwnSlogan(text, tokens, words, h));
-}
-
-function notOwnSlogan(text: string, tokens: readonly Token[], words: readonly string[], h: LexiconHit): boolean {
-  const i = firstTokenAtOrAfter(tokens, h.start);
-  const next = firstTokenAtOrAfter(tokens, h.end);
-  if (h.term.endsWith("right") && next < tokens.length && sameClause(text, tokens, next - 1, next)) {
-    const w = words[next]!;
-    if (NOT_A_SLOGAN_NEXT.has(w) || (w === "about" && (words[next + 1] === "nothing" || words[next + 1] === "none"))) return true;
-  }
-  for (let j = i - 1; j >= Math.max(0, i - SLOGAN_FRAME_REACH) && sameClause(text, tokens, j, j + 1); j--) {
-    const w = words[j]!;
-    const negated = j > 0 && (words[j - 1] === "no" || words[j - 1] === "not");
-    if (DEBUNKING.has(w) && !negated) return true;
-    if (REPORTING.has(w) && !(j > 0 && (words[j - 1] === "i" || words[j - 1] === "we"))) return true;
-  }
-  for (let j = next; j < Math.min(tokens.length, next + SLOGAN_FRAME_REACH) && sameClause(text, tokens, j - 1, j); j++) {
-    if (DEBUNKING.has(words[j]!)) return true;
-  }
-  return false;
-}
-
 const IMAGE_STYLE = norm(IMAGE_STYLE_WORDS);
 const SUGGESTIVE_EXACT = norm(new Set(SUGGESTIVE_WORDS.filter((w) => !w.endsWith("*"))));
 const SUGGESTIVE_STEMS = SUGGESTIVE_WORDS.filter((w) => w.endsWith("*")).map((w) => normalizeForMatching(w.slice(0, -1)));

@@ -59,24 +59,6 @@ export const DEHUMANISING_PREDICATES: TermList = {
 };
 
 /**
- * Extremist slogans and Holocaust denial: hate whoever says them, with or without a group named as
- * their subject ("Hitler was right", "the Holocaust never happened"). Weight 1 flags on its own
- * (not negated, asked, condemned, reported or called a lie: see ownSlogans() in framing.ts); 0.6 is also said in
- * other senses and needs the hate head.
- */
-export const HATE_SLOGANS: TermList = {
-  name: "hate_slogans",
-  terms: {
-    "hitler was right": 1, "hitler did nothing wrong": 1,
-    // Also quoted in history ("the crowd shouted sieg heil"): with the head's support.
-    "heil hitler": 0.6, "sieg heil": 0.6,
-    "white pride world wide": 1, "race war now": 1, "day of the rope": 1, "rahowa": 1, "white power": 0.6, "fourteen words": 0.6,
-    "holocaust never happened": 1, "holocaust didn't happen": 1, "holocaust didnt happen": 1, "holocaust is a hoax": 1,
-    "holocaust was a hoax": 1, "holocaust is a lie": 1, "holocaust was a lie": 1, "holohoax": 1,
-  },
-};
-
-/**
  * Conspiracy tropes said of a group ("Jews control the media", "immigrants are replacing us"): old
  * hate that needs no slur or insult, so the learned head misses it. Verb-led, so they link to the
  * group without a copula (groupClaims with selfLinking). Weight 1 flags on its own; 0.6 is also

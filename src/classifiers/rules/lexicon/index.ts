@@ -1,12 +1,12 @@
 import { compileTermList, type CompiledTermList } from "./lexicon.js";
 import { DIRECT_ABUSE, INSULTS, SELF_HARM_INTENT } from "./personal-terms.js";
 import { DEROGATORY_PREDICATES, EVERYDAY_NUDITY, REJECTION_CUES, REPORTING_CUES, SUPPORT_VERBS, SUPPORTIVE_PREDICATES } from "./framing-terms.js";
-import { CONSPIRACY_PREDICATES, DEHUMANISING_PREDICATES, EXTERMINATION_PREDICATES, GROUP_TERMS, HATE_SLOGANS } from "./group-terms.js";
+import { CONSPIRACY_PREDICATES, DEHUMANISING_PREDICATES, EXTERMINATION_PREDICATES, GROUP_TERMS } from "./group-terms.js";
 import { GRAPHIC_VIOLENCE, MINOR_INDICATORS, NUDITY, SEXUAL_ACTS, SEXUAL_EXPLICIT, THREATS } from "./terms.js";
 
 export { compileTermList, evidenceScore, scanText, strongestHit, type CompiledTermList, type LexiconHit } from "./lexicon.js";
 export { aboutImagery, aimedAtReader, combinePhrases, declaredSelfHarm, precededDirectlyBy, normalizedCues, notFoldedLookalike, declaredThreats, dropNegated, followedBy, notAboutWriter, notCutsOf, notInGame, notNounSense, notOfGroup, notOfThing, notReflexiveIdiom, statedPhrases } from "./context.js";
-export { dropHyperbole, groupStartTokens, hasQuotation, imagePromptWords, negatedClaims, outside, ownSlogans } from "./framing.js";
+export { dropHyperbole, groupStartTokens, hasQuotation, imagePromptWords, negatedClaims, outside } from "./framing.js";
 export { groupClaims } from "./group-claims.js";
 export { SUPPORT_MAX_WORDS, supportiveFrame } from "./supportive-claims.js";
 export * from "./group-terms.js";
@@ -32,7 +32,6 @@ export interface Lexicons {
   dehumanising: CompiledTermList;
   conspiracy: CompiledTermList;
   extermination: CompiledTermList;
-  hateSlogans: CompiledTermList;
   supportive: CompiledTermList;
   supportVerbs: CompiledTermList;
 }
@@ -59,7 +58,6 @@ export function getLexicons(): Lexicons {
     dehumanising: compileTermList(DEHUMANISING_PREDICATES),
     conspiracy: compileTermList(CONSPIRACY_PREDICATES),
     extermination: compileTermList(EXTERMINATION_PREDICATES),
-    hateSlogans: compileTermList(HATE_SLOGANS),
     supportive: compileTermList(SUPPORTIVE_PREDICATES),
     supportVerbs: compileTermList(SUPPORT_VERBS),
   };
