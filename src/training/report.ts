@@ -26,6 +26,8 @@ export interface Evaluation {
   /** Per head: calibration and threshold fitted on the pooled leave-one-dataset-out logits. */
   heldOutCalibration?: HeldOutHeadReport[] | undefined;
   thresholds?: Partial<Record<string, number>> | undefined;
+  /** With train.ts --keep-model: the thresholds this evaluation's held-out guard would have set. */
+  guardThresholds?: Partial<Record<string, number>> | undefined;
   maxFpr?: number | undefined;
   policy?: string | undefined;
   /** The figures of the model this one replaced, for before/after columns. */
@@ -109,14 +111,15 @@ export function writeReport(path: string, ev: Evaluation): void {
     if (!Object.keys(c.compare).some((f) => f.startsWith("transformer"))) lines.push(CARD_NOT_COMPARED, "");
   }
   const sel = Object.entries(ev.selection).map(([f, s]) => `${f} ${f3(s.mean)} over ${s.pairs} pairs`).join("; ");
-  lines.push(`Shipped model, full data, held-out datasets ${ev.folds.join(", ")}: ${sel}.${prev?.selection ? ` Previous model \`${prev.id}\`: ${Object.entries(prev.selection).map(([f, s]) => `${f} ${f3(s.mean)} over ${s.pairs} pairs`).join("; ")} (its folds: ${prev.folds?.join(", ") ?? "see its card"}).` : ""}`, "");
+  const prevFolds = prev?.folds && prev.folds.every((d, i) => ev.folds[i] === d) ? `the first ${prev.folds.length} of these` : (prev?.folds?.join(", ") ?? "see its card");
+  lines.push(`Shipped model, full data, held-out datasets ${ev.folds.join(", ")}: ${sel}.${prev?.selection ? ` Previous model \`${prev.id}\`: ${Object.entries(prev.selection).map(([f, s]) => `${f} ${f3(s.mean)} over ${s.pairs} pairs`).join("; ")} (its folds: ${prevFolds}).` : ""}`, "");
   const missing = (ev.plannedFolds ?? []).filter((d) => !ev.folds.includes(d));
   if (missing.length > 0) lines.push(`**Held-out evaluation incomplete**: this model was evaluated holding out ${ev.folds.length > 0 ? ev.folds.join(", ") : "no dataset"}; the folds ${missing.join(", ")} were not trained in time on the shared machine; the tables cover only the datasets named.`, "");
   // Pooled "prev" columns compare only when both models held out the same datasets.
   const samePrev = prev && prev.folds && prev.folds.join() === ev.folds.join() ? prev : undefined;
   if (winner) {
     lines.push("## Held-out evaluation per category", "");
-    lines.push(`Every row scored by the full classifier (model, rules, frames) trained without its dataset${ev.evalCap ? ` (at most ${ev.evalCap} rows per dataset, a fixed hash sample)` : ""}. Precision/recall at the shipped flags; FPR = share of negatives flagged.`, "");
+    lines.push(`Every row scored by the full classifier (model, rules, frames) trained without its dataset${ev.evalCap ? ` (at most ${ev.evalCap} rows per dataset, a fixed hash sample)` : ""}. Precision/recall at thresholds fitted without the dataset; FPR = share of negatives flagged.`, "");
     table(["category", "pos", "neg", "AUPRC", "precision", "recall", "FPR", ...(samePrev ? ["AUPRC prev", "recall prev", "FPR prev"] : [])], CATEGORY_IDS.filter((c) => winner.pooled[c] || samePrev?.pooled[c]).map((c) => {
       const s = winner.pooled[c];
       const p = samePrev?.pooled[c];
@@ -135,9 +138,9 @@ export function writeReport(path: string, ev: Evaluation): void {
       return [row, prevRow].filter((r): r is string[] => r !== undefined && r.slice(1).some((c) => c !== "–"));
     }));
     const blank = winner.perDataset.filter((d) => d.benign === 0 && FAMILIES.every((f) => !(d.categories[f] && d.categories[f]!.positives >= 10 && d.categories[f]!.negatives >= 10))).map((d) => d.dataset);
-    if (blank.length > 0) lines.push(`No figure (no category with 10+ positives and negatives, no benign rows): ${blank.join(", ")}; their rows count in the pooled table.`, "");
+    if (blank.length > 0) lines.push(`No per-dataset figure (no category with 10+ positives and negatives): ${blank.join(", ")}; pooled above.`, "");
     lines.push("### Benign look-alikes (held out)", "");
-    lines.push("Share of benign rows flagged in any category, with the dataset held out of training and of threshold selection.", "");
+    lines.push("Benign rows flagged in any category, the dataset held out of training and of thresholds.", "");
     const was = (key: string): string => (prev?.benign[key] ? pct(prev.benign[key]!.flagged, prev.benign[key]!.benign) : "–");
     const look: string[][] = [];
     for (const d of winner.perDataset) {
@@ -149,12 +152,12 @@ export function writeReport(path: string, ev: Evaluation): void {
   }
   const confusionTables: [string, Record<string, Partial<Record<string, { mean: number; n: number }>>> | undefined][] = [
     ["held-out datasets", ev.confusion],
-    // The previous model's table on the same split is in evaluation.json and docs/model-history.md (card size).
-    ["the random calibration split (15% of texts, never trained on; at most 300 positives per category, in-distribution)", ev.calibrationConfusion ? meansOf(ev.calibrationConfusion) : undefined],
+    // With held-out figures for every family, the in-distribution table (the random calibration split) stays in evaluation.json (card size).
+    ["the random calibration split (15% of texts, never trained on; at most 300 positives per category, in-distribution)", ev.confusion ? undefined : ev.calibrationConfusion ? meansOf(ev.calibrationConfusion) : undefined],
   ];
   if (confusionTables.some(([, c]) => c)) {
     lines.push("### Category separation", "");
-    lines.push("Mean score (full classifier) of each category (columns) on each category's positives (rows), leaving out rows also positive for the column; bold: a category on its own positives; `benign`: rows negative for everything.", "");
+    lines.push("Mean score (full classifier) of each category (columns) on each category's positives (rows; rows also positive for the column left out); bold: own positives; `benign`: rows negative for everything.", "");
     for (const [where, conf] of confusionTables) {
       if (!conf) continue;
       lines.push(`On ${where}:`, "");
@@ -166,7 +169,11 @@ export function writeReport(path: string, ev: Evaluation): void {
   }
   include(lines, join(dir, "rule-ledger.md"), "## Rule ledger", "Not measured yet: `models/rule-ledger.md` is written by the rule-ledger script (each rule family's effect on held-out AUPRC and benign false positives, with and without it).", LEDGER_PREFACE);
   include(lines, join(dir, "languages.md"), "## Languages", "English only: the training data is English. Text in other languages is not scored as safe by the model (see docs/text-model.md).");
-  if (ev.thresholds) lines.push("## Flag thresholds", "", `Platt scaling; best-F1 threshold on a 15% random split, raised by a held-out benign guard (at most ${((ev.maxFpr ?? 0.1) * 100).toFixed(0)}% flagged): ${Object.entries(ev.thresholds).map(([c, v]) => `${c} ${f3(v)}`).join(", ")}.`, "");
+  if (ev.thresholds) {
+    const differ = Object.entries(ev.guardThresholds ?? {}).filter(([c, v]) => v !== undefined && Math.abs(v - (ev.thresholds?.[c] ?? v)) > 5e-4);
+    const kept = differ.length ? ` These are the shipped file's; the guard over this card's folds would set ${differ.map(([c, v]) => `${c} ${f3(v)}`).join(", ")} (not shipped: docs/model-history.md).` : "";
+    lines.push("## Flag thresholds", "", `Platt scaling; best-F1 threshold on a 15% random split, raised by a held-out benign guard (at most ${((ev.maxFpr ?? 0.1) * 100).toFixed(0)}% flagged): ${Object.entries(ev.thresholds).map(([c, v]) => `${c} ${f3(v)}`).join(", ")}.${kept}`, "");
+  }
   const bench = join(dir, "bench.json");
   if (existsSync(bench)) {
     const b = JSON.parse(readFileSync(bench, "utf8")) as Record<string, number | string>;
@@ -247,7 +254,7 @@ export function familyDecisions(winner: string, compare: Record<string, Compared
 }
 
 const CARD_LIMITS = [
-  "- Datasets differ in style (tweets, Reddit, prompts, templates): read the per-dataset table, not only pooled figures.",
+  "- Datasets differ in style (tweets, Reddit, prompts, templates): read the per-dataset table.",
   "- `sexual_minors`, `self_harm_instructions`, `harassment_threatening` and `violence_graphic` have tens of public positives at most: treat their scores as indicative. Graphic violence relies on weakly labelled book chunks plus the lexicon.",
   "- First-person Reddit self-harm posts (C-SSRS) carry user-level labels copied to every post: recall there is capped well below 1 for any text classifier.",
   "- Person-directed abuse in threads depends on context the model does not see (CAD labels were made with the thread).",

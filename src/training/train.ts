@@ -289,6 +289,8 @@ const evaluation = {
   calibration: base.reports,
   heldOutCalibration: heldOutCal?.reports ?? [],
   thresholds: final.header.thresholds,
+  // --keep-model: what this run's held-out guard would have set instead (the card names the differences).
+  guardThresholds: kept && heldOutCal ? withCalibration(base.model, heldOutCal).header.thresholds : undefined,
   maxFpr,
   policy: values.policy,
   // With --reuse, the report keeps the wall-clock time of the run that trained the cached weights.
