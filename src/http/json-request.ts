@@ -1,5 +1,10 @@
-import type { FastifyRequest } from "fastify";
+import type { ContextValues } from "@connectrpc/connect";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { MAX_REQUEST_BYTES } from "../base/limits.js";
 import { ApiError } from "../errors/api-error.js";
+import { noteErrorCode } from "../observability/request-observation.js";
+import { incomingHeaderReader } from "./plain-headers.js";
+import { CallerHungUpError, readBody } from "./read-body.js";
 
 /*
  * A JSON route (POST /v1/moderate, /v1/moderations) checks a request in the order every
@@ -12,14 +17,64 @@ import { ApiError } from "../errors/api-error.js";
  */
 
 /** Step 1: the refusal of a body that is not sent as JSON, or undefined when it is. */
-export function unsupportedContentType(request: FastifyRequest): ApiError | undefined {
+function unsupportedContentType(request: FastifyRequest): ApiError | undefined {
   const type = request.headers["content-type"]?.split(";")[0]?.trim().toLowerCase();
   if (type === "application/json") return undefined;
   return new ApiError("unsupported_media_type", "The request body must be JSON, sent with Content-Type: application/json.");
 }
 
 /** The Content-Length the caller announced, so that step 2 refuses an oversized body before reading it. */
-export function declaredLength(request: FastifyRequest): number | undefined {
+function declaredLength(request: FastifyRequest): number | undefined {
   const raw = request.headers["content-length"];
   return raw === undefined ? undefined : Number(raw);
+}
+
+/** A live-key check (interceptors/auth.ts createApiKeyCheck): a boolean at once when the key is cached. */
+type LiveKeyCheck = (header: { get(name: string): string | null }, values: ContextValues) => boolean | Promise<boolean>;
+
+/** What steps 1 to 4 leave for a JSON route to answer. */
+export interface JsonRequestIntake<T> {
+  /** The body as received; undefined when it was not read (too large). Every answer is signed over it. */
+  requestBody: Uint8Array | undefined;
+  /** Step 1 or 2 refused the request: answer it at once, outside the chain, in the route's error shape. */
+  early?: ApiError;
+  /** The parsed body, for a live key and a body that parsed. */
+  parsed?: T;
+  /** A body problem to raise inside the chain, after auth (step 4). */
+  bodyError?: ApiError;
+}
+
+/**
+ * Steps 1 to 4 for both JSON routes. Returns undefined when the caller hung up (nobody is left
+ * to answer). An early refusal is noted for the request log, and a body left unread closes an
+ * HTTP/1.1 connection: no other request can follow it there.
+ */
+export async function takeJsonRequest<T>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  auth: { hasLiveKey: LiveKeyCheck; contextValues: ContextValues },
+  parse: (bytes: Uint8Array) => T,
+): Promise<JsonRequestIntake<T> | undefined> {
+  const refusal = unsupportedContentType(request);
+  const intake: JsonRequestIntake<T> = { requestBody: undefined };
+  try {
+    const bytes = await readBody(request.raw, MAX_REQUEST_BYTES, declaredLength(request));
+    intake.requestBody = bytes;
+    const live = refusal ? false : auth.hasLiveKey(incomingHeaderReader(request.headers), auth.contextValues);
+    // A key the caller cache knows answers at once: no promise turn on the hot path.
+    if (live === true || (live !== false && (await live))) intake.parsed = parse(bytes);
+  } catch (error) {
+    // Nobody is left to answer (and it is not the server's error to log).
+    if (error instanceof CallerHungUpError) return undefined;
+    if (!(error instanceof ApiError)) throw error;
+    intake.bodyError = error;
+  }
+  const tooLarge = intake.bodyError?.code === "payload_too_large";
+  const early = refusal ?? (tooLarge ? intake.bodyError : undefined);
+  if (early) {
+    intake.early = early;
+    noteErrorCode(request, early.code);
+    if (tooLarge && request.raw.httpVersionMajor === 1) reply.header("connection", "close");
+  }
+  return intake;
 }

@@ -1,5 +1,6 @@
 import type { OutgoingHttpHeaders } from "node:http";
-import type { FastifyReply } from "fastify";
+import type { FastifyInstance, FastifyReply } from "fastify";
+import { noteErrorCode } from "../observability/request-observation.js";
 import { JSON_CONTENT_TYPE, signOutcome, type SignedJson } from "../signing/sign-outcome.js";
 import type { Signer } from "../signing/signer.js";
 
@@ -45,10 +46,17 @@ export function sendJsonSignedAhead(reply: FastifyReply, status: number, signed:
 }
 
 /**
- * A 405 for a JSON route, signed like its other answers: no body was read, so it is bound to
- * an empty one. `body` is the route's error shape (its own, or OpenAI's).
+ * Every other method on a JSON route: a 405 in the route's error shape (its own, or OpenAI's),
+ * signed like its other answers; no body was read, so it is bound to an empty one.
  */
-export function sendSignedMethodNotAllowed(reply: FastifyReply, signing: { signer: Signer; nowMs: number }, body: unknown): Promise<FastifyReply> {
-  reply.header("allow", "POST");
-  return sendSignedJson(reply, { ...signing, requestBody: undefined }, 405, body, []);
+export function registerMethodNotAllowed(app: FastifyInstance, url: string, signing: () => { signer: Signer; nowMs: number }, body: unknown): void {
+  app.route({
+    method: ["GET", "PUT", "PATCH", "DELETE", "OPTIONS"],
+    url,
+    handler: (request, reply) => {
+      noteErrorCode(request, "method_not_allowed");
+      reply.header("allow", "POST");
+      return sendSignedJson(reply, { ...signing(), requestBody: undefined }, 405, body, []);
+    },
+  });
 }

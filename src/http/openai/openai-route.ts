@@ -1,21 +1,16 @@
 import { create } from "@bufbuild/protobuf";
 import { createApiKeyCheck } from "../../interceptors/auth.js";
-import { incomingHeaderReader } from "../plain-headers.js";
 import { createContextValues, type Interceptor } from "@connectrpc/connect";
 import type { FastifyInstance } from "fastify";
 import { ModerateRequestSchema, ModerationService } from "../../../gen/moderation/v1/moderation_pb.js";
 import type { AppContext } from "../../app/app-context.js";
-import { ApiError } from "../../errors/api-error.js";
 import { transportKey } from "../../interceptors/context-keys.js";
-import { MAX_REQUEST_BYTES } from "../../base/limits.js";
 import { createModerationServiceImpl } from "../../rpc/moderation-service.js";
 import { createChainInvoker } from "../invoke-chain.js";
-import { declaredLength, unsupportedContentType } from "../json-request.js";
-import { CallerHungUpError, readBody } from "../read-body.js";
-import { sendSignedJson, sendSignedMethodNotAllowed } from "../send-json.js";
+import { takeJsonRequest } from "../json-request.js";
+import { registerMethodNotAllowed, sendSignedJson } from "../send-json.js";
 import { openAiError } from "./openai-error.js";
-import { noteErrorCode } from "../../observability/request-observation.js";
-import { parseOpenAiModerationJson, type OpenAiModerationRequest } from "./openai-request.js";
+import { parseOpenAiModerationJson } from "./openai-request.js";
 import { toOpenAiModeration } from "./openai-response.js";
 
 const OPENAI_MODERATIONS_PATH = "/v1/moderations";
@@ -40,34 +35,14 @@ export function registerOpenAiModerationsRoute(app: FastifyInstance, ctx: AppCon
       // No signatureBindingKey: this dialect is rendered here, from the answer message, so a
       // compute worker's rendering (signed ahead) would be wasted.
       const contextValues = createContextValues().set(transportKey, "json");
-      let bodyError: ApiError | undefined;
-      let parsed: OpenAiModerationRequest | undefined;
-      let requestBody: Uint8Array | undefined;
-      // The checks in their documented order: ../json-request.ts.
-      const refusal = unsupportedContentType(request);
-      try {
-        const bytes = await readBody(request.raw, MAX_REQUEST_BYTES, declaredLength(request));
-        requestBody = bytes;
-        // Decode only for a live key: the chain refuses the others (no work before auth).
-        if (!refusal && (await hasLiveKey(incomingHeaderReader(request.headers), contextValues))) parsed = parseOpenAiModerationJson(bytes);
-      } catch (error) {
-        if (error instanceof CallerHungUpError) return reply.hijack();
-        if (!(error instanceof ApiError)) throw error;
-        bodyError = error;
-      }
+      // Steps 1 to 4 in their documented order (../json-request.ts); decode only for a live key.
+      const intake = await takeJsonRequest(request, reply, { hasLiveKey, contextValues }, parseOpenAiModerationJson);
+      if (!intake) return reply.hijack();
+      const { requestBody, bodyError, parsed } = intake;
 
       const sendSigned = (status: number, body: unknown, headerSets: Headers[]) =>
         sendSignedJson(reply, { signer: ctx.signingKeys.signer, nowMs: ctx.clock(), requestBody }, status, body, headerSets);
-
-      // Steps 1 and 2 (Content-Type, size) answer before the key, outside the chain, as the RPC
-      // routes' refusals and body guard do: they say only what the route accepts.
-      const early = refusal ?? (bodyError?.code === "payload_too_large" ? bodyError : undefined);
-      if (early) {
-        noteErrorCode(request, early.code);
-        // A body we stopped reading cannot be followed by another request on this connection.
-        if (bodyError?.code === "payload_too_large" && request.raw.httpVersionMajor === 1) reply.header("connection", "close");
-        return sendSigned(early.httpStatus, openAiError(early.httpStatus, early.code, early.message), []);
-      }
+      if (intake.early) return sendSigned(intake.early.httpStatus, openAiError(intake.early.httpStatus, intake.early.code, intake.early.message), []);
 
       const input = parsed?.request ?? create(ModerateRequestSchema);
       const outcome = await invoke({
@@ -79,13 +54,6 @@ export function registerOpenAiModerationsRoute(app: FastifyInstance, ctx: AppCon
       return sendSigned(outcome.status, openAiError(outcome.status, outcome.code, outcome.message), outcome.headers);
     });
   });
-  app.route({
-    method: ["GET", "PUT", "PATCH", "DELETE", "OPTIONS"],
-    url: OPENAI_MODERATIONS_PATH,
-    handler: (req, reply) => {
-      noteErrorCode(req, "method_not_allowed");
-      const body = openAiError(405, "method_not_allowed", `Use POST for ${OPENAI_MODERATIONS_PATH}.`);
-      return sendSignedMethodNotAllowed(reply, { signer: ctx.signingKeys.signer, nowMs: ctx.clock() }, body);
-    },
-  });
+  const notAllowed = openAiError(405, "method_not_allowed", `Use POST for ${OPENAI_MODERATIONS_PATH}.`);
+  registerMethodNotAllowed(app, OPENAI_MODERATIONS_PATH, () => ({ signer: ctx.signingKeys.signer, nowMs: ctx.clock() }), notAllowed);
 }
