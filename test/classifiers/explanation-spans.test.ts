@@ -31,4 +31,14 @@ describe("explanations point at the harm, not at filler", () => {
     expect(spansOf("I will find you and hurt you", "harassment_threatening")).toEqual(["find", "hurt"]);
     expect(spansOf("you are a worthless pathetic idiot", "harassment")).toEqual(["worthless", "pathetic", "idiot"]);
   });
+
+  it("words the head leans on weakly ('lol', 'hope') are not spans beside the harm", () => {
+    expect(spansOf("lol you are such a pathetic loser", "harassment")).toEqual(["pathetic", "loser"]);
+    expect(spansOf("lol okay you absolute clown, go cry", "harassment")).toEqual(["clown"]);
+    expect(spansOf("Let's hope they get assassinated soon.", "violence")).toEqual(["assassinated"]);
+  });
+
+  it("a phrase's content words come before the function words inside it", () => {
+    expect(spansOf("yeah well I hope you die in a fire", "harassment")).toEqual(["hope", "die", "fire"]);
+  });
 });

@@ -21,6 +21,12 @@ import type { Candidate, TextHits, WindowEvidence } from "./window-evidence.js";
 
 const sigmoid = (x: number): number => 1 / (1 + Math.exp(-x));
 const MAX_SPANS = 3;
+/**
+ * A span must carry at least this share of the strongest span's weight. Below it sit words the
+ * head leans on weakly everywhere ("lol", "like", "hope", a URL's "aspx"): they pointed at nothing
+ * a reader would call the harm (CAD and Hatemoji rows, docs/model-history.md session 12).
+ */
+const SPAN_MIN_SHARE = 0.35;
 
 /** Texts of at most this many words are short requests (prompts), where nudity words count. */
 const SHORT_TEXT_WORDS = 60;
@@ -313,8 +319,11 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
       (isFiller(tFrom + k) && !inPhrase[k] ? fillers : top).push(k);
     }
     if (top.length === 0) top.push(...fillers);
-    top.sort((x, y) => weights[y]! - weights[x]! || x - y);
-    const spans = top.slice(0, MAX_SPANS).map((k) => {
+    // Content words first; a function word inside a phrase only fills a place they leave.
+    const filler = (k: number): number => (isFiller(tFrom + k) ? 1 : 0);
+    top.sort((x, y) => filler(x) - filler(y) || weights[y]! - weights[x]! || x - y);
+    const bar = Math.max(...top.map((k) => weights[k]!)) * SPAN_MIN_SHARE;
+    const spans = top.slice(0, MAX_SPANS).filter((k) => weights[k]! >= bar).map((k) => {
       const t = ev.tokens[tFrom + k]!;
       const start = norm.start[t.start] ?? 0;
       const end = norm.end[t.end - 1] ?? start;
