@@ -9,12 +9,15 @@ import { positiveWeights, quantizeClipped, type TrainedModel, type TrainOptions 
  * one sigmoid output per head, masked loss, AdaGrad. Shared layers let rare heads borrow from
  * common ones; the hidden layer allows feature interactions a linear model cannot express.
  */
-export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opts: TrainOptions & { dim?: number; hidden?: number; lr?: number }): TrainedModel {
+export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opts: TrainOptions & { dim?: number; hidden?: number; lr?: number; featureDropout?: number }): TrainedModel {
   const H = CATEGORY_IDS.length;
   const K = opts.heads.length;
   const D = opts.dim ?? 32;
   const M = opts.hidden ?? 48;
   const lr = opts.lr ?? 0.05;
+  // Share of a row's features left out at each visit (0 = none): the bag cannot lean on the few
+  // n-grams that identify a source, which is what fails on a dataset it never saw.
+  const dropout = opts.featureDropout ?? 0;
   const rand = createPrng(opts.seed);
   const init = (n: number, s: number): Float32Array => Float32Array.from({ length: n }, () => (rand() * 2 - 1) * s);
   const emb = init(buckets * D, 0.1);
@@ -26,6 +29,7 @@ export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opt
   const gW1 = new Float32Array(M * D), gB1 = new Float32Array(M), gW2 = new Float32Array(K * M), gB2 = new Float32Array(K);
   const posW = positiveWeights(corpus, rows, opts.heads);
   const order = Uint32Array.from(rows);
+  const kept = new Uint8Array(4096);
   const h0 = new Float64Array(D), h1 = new Float64Array(M), dz = new Float64Array(K), dh1 = new Float64Array(M), dh0 = new Float64Array(D);
   const step = (p: Float32Array, g: Float32Array, k: number, grad: number): void => {
     g[k]! += grad * grad;
@@ -35,12 +39,20 @@ export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opt
     shuffleInPlace(order, rand);
     for (const r of order) {
       const from = corpus.offsets[r]!, to = corpus.offsets[r + 1]!;
-      const norm = 1 / Math.sqrt(Math.max(1, to - from));
       let any = false;
       for (let k = 0; k < K; k++) if (corpus.labels[r * H + opts.heads[k]!]! >= 0) any = true;
       if (!any) continue;
+      let count = to - from;
+      const drop = dropout > 0 && count > 1 && count <= kept.length;
+      if (drop) {
+        count = 0;
+        for (let i = 0; i < to - from; i++) count += kept[i] = rand() < dropout ? 0 : 1;
+      }
+      const on = (i: number): boolean => !drop || kept[i - from] === 1;
+      const norm = 1 / Math.sqrt(Math.max(1, count));
       h0.fill(0);
       for (let i = from; i < to; i++) {
+        if (!on(i)) continue;
         const base = corpus.feats[i]! * D;
         for (let d = 0; d < D; d++) h0[d]! += emb[base + d]!;
       }
@@ -77,6 +89,7 @@ export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opt
         step(b1, gB1, m, dh1[m]!);
       }
       for (let i = from; i < to; i++) {
+        if (!on(i)) continue;
         const base = corpus.feats[i]! * D;
         for (let d = 0; d < D; d++) if (dh0[d] !== 0) step(emb, gEmb, base + d, dh0[d]! * norm);
       }

@@ -91,6 +91,8 @@ const { values } = parseArgs({
     dim: { type: "string", default: "32" },
     hidden: { type: "string", default: "48" },
     lr: { type: "string", default: "0.05" },
+    // Share of each training row's features dropped at each visit (embedding-mlp; 0 = none).
+    "feature-dropout": { type: "string", default: "0" },
     // Filters of the conv family's width-3 convolution over token vectors.
     filters: { type: "string", default: "32" },
     // Train on at most this share of the training rows (family comparisons on a budget; the card says so).
@@ -107,7 +109,7 @@ const identityMode = values["identity-words"] as keyof typeof IDENTITY_MODES;
 if (!(identityMode in IDENTITY_MODES)) throw new Error(`--identity-words must be keep, drop or placeholder; got "${identityMode}"`);
 const identityWords = IDENTITY_MODES[identityMode];
 const HASHING: HashingSpec = { ...HASHING_BASE, ...(identityWords ? { identityWords } : {}) };
-const MLP = { dim: Number(values.dim), hidden: Number(values.hidden), lr: Number(values.lr) };
+const MLP = { dim: Number(values.dim), hidden: Number(values.hidden), lr: Number(values.lr), ...(Number(values["feature-dropout"]) > 0 ? { featureDropout: Number(values["feature-dropout"]) } : {}) };
 const FAMILIES: Record<string, (c: Corpus, rows: Uint32Array, heads: number[], seed: number, epochs: number) => TrainedModel> = {
   linear: (c, rows, heads, seed, epochs) => trainLinear(c, rows, HASHING.buckets, { heads, seed, epochs }),
   "embedding-mlp": (c, rows, heads, seed, epochs) => trainMlp(c, rows, HASHING.buckets, { heads, seed, epochs, ...MLP }),
