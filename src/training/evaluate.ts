@@ -24,11 +24,17 @@ export interface HeldOut {
    * negative for everything.
    */
   confusion: Record<string, Partial<Record<CategoryId, { sum: number; n: number }>>>;
+  /**
+   * Unsafe vs safe, scored by the highest category score (how an outside evaluator reads one
+   * verdict): y = 1 when any category is positive, 0 when none is and at least one is known negative.
+   */
+  anyHarm?: { s: number[]; y: number[] };
 }
 
 export function scoreHeldOut(model: ModelFile, examples: readonly Example[], dataset: string): HeldOut {
   const engine = createEngine(model);
-  const out: HeldOut = { dataset, family: model.header.family, byCategory: {}, benign: 0, benignFlagged: 0, slices: {}, benignByCategory: {}, confusion: {} };
+  const anyHarm = { s: [] as number[], y: [] as number[] };
+  const out: HeldOut = { dataset, family: model.header.family, byCategory: {}, benign: 0, benignFlagged: 0, slices: {}, benignByCategory: {}, confusion: {}, anyHarm };
   const seen = new Set<string>();
   for (const e of examples) {
     if (e.dataset !== dataset || seen.has(e.text)) continue;
@@ -36,11 +42,17 @@ export function scoreHeldOut(model: ModelFile, examples: readonly Example[], dat
     const v = engine.classify(e.text) as ReturnType<typeof engine.classify> & { categories: Record<string, { score: number; flagged: boolean }> };
     let anyFlag = false;
     let allZero = true;
+    let anyPositive = false;
+    let anyNegative = false;
+    let top = 0;
     CATEGORY_IDS.forEach((c, i) => {
       const verdict = v.categories[c];
       if (verdict?.flagged) anyFlag = true;
       const l = e.labels[i]!;
       if (l !== 0) allZero = false;
+      if (l === 1) anyPositive = true;
+      if (l === 0) anyNegative = true;
+      if ((verdict?.score ?? 0) > top) top = verdict!.score;
       if (l < 0 || !verdict) return;
       const bucket = (out.byCategory[c] ??= { s: [], y: [], f: [] });
       bucket.s.push(verdict.score);
@@ -59,6 +71,10 @@ export function scoreHeldOut(model: ModelFile, examples: readonly Example[], dat
     CATEGORY_IDS.forEach((c, i) => {
       if (e.labels[i] === 1) confused(c, (j) => j !== i && e.labels[j] === 1);
     });
+    if (anyPositive || anyNegative) {
+      anyHarm.s.push(top);
+      anyHarm.y.push(anyPositive ? 1 : 0);
+    }
     if (allZero) confused("benign", () => false);
     if (allZero) {
       out.benign++;
@@ -101,6 +117,15 @@ export function summarize(results: readonly HeldOut[]): Partial<Record<CategoryI
     out[c] = { positives: pos, negatives: neg, auprc: averagePrecision(s, y), precision: tp + fp > 0 ? tp / (tp + fp) : NaN, recall: tp / pos, fpr: neg > 0 ? fp / neg : NaN };
   }
   return out;
+}
+
+/** AUPRC of unsafe vs safe by the highest category score, pooled over `results`; undefined under 10 of either. */
+export function anyHarmAuprc(results: readonly HeldOut[]): { auprc: number; positives: number; negatives: number } | undefined {
+  const s = results.flatMap((r) => r.anyHarm?.s ?? []);
+  const y = results.flatMap((r) => r.anyHarm?.y ?? []);
+  const positives = y.filter((v) => v === 1).length;
+  if (positives < 10 || y.length - positives < 10) return undefined;
+  return { auprc: averagePrecision(s, y), positives, negatives: y.length - positives };
 }
 
 /** Mean score of each head on each category's positives (and benign rows), pooled over held-out datasets. */

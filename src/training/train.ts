@@ -29,7 +29,7 @@ import { hashString } from "./prng.js";
 import { datasetsRoot } from "./datasets/files.js";
 import { decodeModel, encodeModel, type ModelFile } from "../classifiers/model/model-file.js";
 import { DEFAULT_MAX_FPR, fitHeldOutCalibration, heldOutLogits, withCalibration, type FoldLogits, type HeldOutCalibration } from "./heldout-calibration.js";
-import { calibrationSplitConfusion, confusionTable, meanFoldAuprc, scoreHeldOut, summarize, type HeldOut } from "./evaluate.js";
+import { anyHarmAuprc, calibrationSplitConfusion, confusionTable, meanFoldAuprc, scoreHeldOut, summarize, type HeldOut } from "./evaluate.js";
 import { writeReport, type Evaluation } from "./report.js";
 import { mergeComparisons } from "./comparison.js";
 import { trainLinear } from "./train-linear.js";
@@ -299,7 +299,8 @@ const evaluation = {
   seconds: trainingSeconds(),
   heldOut: Object.fromEntries(Object.entries(heldOut).map(([f, rs]) => [f, {
     pooled: summarize(rs),
-    perDataset: rs.map((r) => ({ dataset: r.dataset, benign: r.benign, benignFlagged: r.benignFlagged, benignByCategory: r.benignByCategory, slices: r.slices, categories: summarize([r]) })),
+    anyHarm: anyHarmAuprc(rs),
+    perDataset: rs.map((r) => ({ dataset: r.dataset, benign: r.benign, benignFlagged: r.benignFlagged, benignByCategory: r.benignByCategory, slices: r.slices, categories: summarize([r]), anyHarm: anyHarmAuprc([r]) })),
   }])),
   training,
 };

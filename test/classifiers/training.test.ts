@@ -97,3 +97,29 @@ describe("trainers", () => {
     });
   }
 });
+
+describe("held-out 'any harm' figure", () => {
+  it("ranks rows by their highest category score: unsafe = any positive, safe = none positive and one known negative", async () => {
+    const { readFileSync } = await import("node:fs");
+    const { decodeModel } = await import("../../src/classifiers/model/model-file.js");
+    const { scoreHeldOut, anyHarmAuprc } = await import("../../src/training/evaluate.js");
+    const model = decodeModel(readFileSync(new URL("../../models/text-moderation.bin", import.meta.url)));
+    const row = (text: string, spec: Parameters<typeof makeLabels>[0]): Example => ({ dataset: "t", slice: "s", text, labels: makeLabels(spec, "unknown") });
+    // Sentences written for this test. The last row labels nothing known: it is left out.
+    const rows = [
+      row("I will kill you and your whole family tonight", { violence: 1 }),
+      row("you are a worthless pathetic idiot", { harassment: 1 }),
+      row("What time does the library open on Sunday?", { hate: 0 }),
+      row("Thanks, the recipe turned out great.", { violence: 0, harassment: 0 }),
+      row("An unlabelled sentence about the weather.", {}),
+    ];
+    const held = scoreHeldOut(model, rows, "t");
+    expect(held.anyHarm?.y).toEqual([1, 1, 0, 0]);
+    const [threat, insult, library, recipe] = held.anyHarm!.s as [number, number, number, number];
+    expect(Math.min(threat, insult)).toBeGreaterThan(Math.max(library, recipe));
+    // Under 10 of a class: no figure rather than a noisy one.
+    expect(anyHarmAuprc([held])).toBeUndefined();
+    const many = { ...held, anyHarm: { s: [...Array(10).fill(0.9), ...Array(10).fill(0.1)], y: [...Array(10).fill(1), ...Array(10).fill(0)] } };
+    expect(anyHarmAuprc([many])?.auprc).toBe(1);
+  });
+});
