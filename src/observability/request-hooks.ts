@@ -21,8 +21,11 @@ export function registerRequestObservation(app: FastifyInstance, options: { log:
   app.addHook("onRequest", (request, reply, done) => {
     const observation = new RequestObservation(requestIdFrom(request.headers[REQUEST_ID_HEADER]), performance.now());
     request.observation = observation;
-    // On the raw response: the JSON route and Connect write the head themselves (it merges headers set here).
-    reply.raw.setHeader(REQUEST_ID_HEADER, observation.requestId);
+    // On the reply, not the raw response: fastify's send, the Connect plugin and the JSON routes'
+    // sendJsonSignedAhead all copy the reply's headers into the head they write. A header on the
+    // raw response sends Node's writeHead down its slow path (every header validated and copied
+    // once more), which cost the JSON route several µs per answer.
+    reply.header(REQUEST_ID_HEADER, observation.requestId);
     done();
   });
   app.addHook("onResponse", (request, reply, done) => {
