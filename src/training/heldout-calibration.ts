@@ -71,6 +71,8 @@ export interface HeldOutHeadReport {
 export interface HeldOutCalibration {
   calibration: Partial<Record<CategoryId, Platt>>;
   thresholds: Partial<Record<CategoryId, number>>;
+  /** Rule support bars, when the flags use a stricter guard than the rules' support (fitFlagsAndSupport). */
+  supportThresholds?: Partial<Record<CategoryId, number>>;
   /** "floor": thresholds only raise the model's own random-split thresholds (the benign guard). */
   mode?: "replace" | "floor";
   reports: HeldOutHeadReport[];
@@ -86,7 +88,8 @@ const THRESHOLD_RANGE = [0.1, 0.9] as const;
  * threshold on the calibrated scores. Heads without enough held-out data of both classes are left
  * out (the caller keeps their random-split calibration and the conservative threshold).
  */
-export function fitHeldOutCalibration(folds: readonly FoldLogits[], opts: { maxFpr: number; refit?: boolean; guardOnly?: boolean } = { maxFpr: DEFAULT_MAX_FPR }): HeldOutCalibration {
+export function fitHeldOutCalibration(folds: readonly FoldLogits[], opts: { maxFpr: number; refit?: boolean; guardOnly?: boolean; guardRows?: GuardRows } = { maxFpr: DEFAULT_MAX_FPR }): HeldOutCalibration {
+  const safeRows = opts.guardRows === "safe";
   const H = CATEGORY_IDS.length;
   const result: HeldOutCalibration = { calibration: {}, thresholds: {}, reports: [], mode: opts.guardOnly ? "floor" : "replace" };
   const heads = folds[0]?.heads ?? [];
@@ -107,8 +110,12 @@ export function fitHeldOutCalibration(folds: readonly FoldLogits[], opts: { maxF
         x.push(opts.refit ? raw : 1 / (1 + Math.exp(-(own.a * raw + own.b))));
         y.push(l);
         let allZero = true;
-        for (let q = 0; q < H; q++) if (f.labels[r * H + q] !== 0) allZero = false;
-        benign.push(allZero);
+        let anyPositive = false;
+        for (let q = 0; q < H; q++) {
+          if (f.labels[r * H + q] !== 0) allZero = false;
+          if (f.labels[r * H + q] === 1) anyPositive = true;
+        }
+        benign.push(safeRows ? !anyPositive && l === 0 : allZero);
         used.add(f.dataset);
       }
     }
@@ -147,6 +154,13 @@ export function fitHeldOutCalibration(folds: readonly FoldLogits[], opts: { maxF
   return result;
 }
 
+/**
+ * Rows the benign guard bounds: "benign" = rows negative for every category (look-alike sets);
+ * "safe" = rows positive for nothing and negative for the head (also a Reddit or forum corpus's
+ * neutral posts, which say nothing about sexual content or self-harm).
+ */
+export type GuardRows = "benign" | "safe";
+
 const CURVE_AT = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7];
 
 /** Default cap on a head's false-positive rate over the pooled held-out negatives. */
@@ -179,17 +193,35 @@ export function ruleThresholds(thresholds: Partial<Record<CategoryId, number>>):
   return { ...thresholds, sexual_minors: Math.min(0.5, (thresholds.sexual ?? 0.5) * 0.6), self_harm_instructions: thresholds.self_harm_instructions ?? 0.5 };
 }
 
+/**
+ * Flags held to a stricter budget than the rules' support: the flag thresholds bound the share of
+ * held-out safe rows (positive for nothing, negative for the head) a head flags at `maxFpr`, while
+ * the bars the rules read as the head's support stay where the benign look-alike guard at
+ * DEFAULT_MAX_FPR puts them. Raising the support bars with the flags cost harassment 0.023
+ * held-out AUPRC (fewer insults said of someone else found), for no fewer false flags.
+ */
+export function fitFlagsAndSupport(folds: readonly FoldLogits[], opts: { maxFpr: number; refit?: boolean; guardOnly?: boolean; guardRows?: GuardRows }): HeldOutCalibration {
+  const flags = fitHeldOutCalibration(folds, opts);
+  if (opts.guardRows !== "safe") return flags;
+  const support = fitHeldOutCalibration(folds, { ...opts, guardRows: "benign", maxFpr: DEFAULT_MAX_FPR });
+  return { ...flags, supportThresholds: support.thresholds };
+}
+
 /** The same weights with held-out calibration and thresholds swapped in (heads not covered keep theirs). */
-export function withCalibration(model: ModelFile, cal: Pick<HeldOutCalibration, "calibration" | "thresholds" | "mode">): ModelFile {
+export function withCalibration(model: ModelFile, cal: Pick<HeldOutCalibration, "calibration" | "thresholds" | "mode" | "supportThresholds">): ModelFile {
   const { header } = model;
-  const thresholds = { ...header.thresholds };
-  for (const [c, t] of Object.entries(cal.thresholds) as [CategoryId, number][]) thresholds[c] = cal.mode === "floor" ? Math.max(thresholds[c] ?? 0.5, t) : t;
+  const merged = (held: Partial<Record<CategoryId, number>>): Partial<Record<CategoryId, number>> => {
+    const thresholds = { ...header.thresholds };
+    for (const [c, t] of Object.entries(held) as [CategoryId, number][]) thresholds[c] = cal.mode === "floor" ? Math.max(thresholds[c] ?? 0.5, t) : t;
+    return ruleThresholds(thresholds);
+  };
   return {
     tensors: model.tensors,
     header: {
       ...header,
       calibration: { ...header.calibration, ...cal.calibration },
-      thresholds: ruleThresholds(thresholds),
+      thresholds: merged(cal.thresholds),
+      ...(cal.supportThresholds ? { supportThresholds: merged(cal.supportThresholds) } : {}),
     },
   };
 }

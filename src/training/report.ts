@@ -29,6 +29,7 @@ export interface Evaluation {
   /** With train.ts --keep-model: the thresholds this evaluation's held-out guard would have set. */
   guardThresholds?: Partial<Record<string, number>> | undefined;
   maxFpr?: number | undefined;
+  guardRows?: string | undefined;
   policy?: string | undefined;
   /** The figures of the model this one replaced, for before/after columns. */
   previous?: { id: string; folds?: string[]; calibrationConfusion?: Record<string, Partial<Record<string, { sum: number; n: number }>>>; perDataset?: Record<string, Partial<Record<string, number>>>; pooled: Partial<Record<string, CategorySummary>>; benign: Record<string, { benign: number; flagged: number }>; selection?: Record<string, { mean: number; pairs: number }> } | undefined;
@@ -177,7 +178,7 @@ export function writeReport(path: string, ev: Evaluation): void {
   if (ev.thresholds) {
     const differ = Object.entries(ev.guardThresholds ?? {}).filter(([c, v]) => v !== undefined && Math.abs(v - (ev.thresholds?.[c] ?? v)) > 5e-4);
     const kept = differ.length ? ` These are the shipped file's; the guard over this card's folds would set ${differ.map(([c, v]) => `${c} ${f3(v)}`).join(", ")} (not shipped: docs/model-history.md).` : "";
-    lines.push("## Flag thresholds", "", `Platt scaling; best-F1 threshold on a 15% random split, raised by a held-out benign guard (at most ${((ev.maxFpr ?? 0.1) * 100).toFixed(0)}% flagged): ${Object.entries(ev.thresholds).map(([c, v]) => `${c} ${f3(v)}`).join(", ")}.${kept}`, "");
+    lines.push("## Flag thresholds", "", `Platt scaling; best-F1 threshold on a 15% random split, raised by a held-out guard (at most ${((ev.maxFpr ?? 0.1) * 100).toFixed(0)}% of ${ev.guardRows === "safe" ? "safe rows (positive for nothing, negative for the head) flagged per head; the rules' support bars keep the benign look-alike guard at 10%" : "benign rows flagged"}): ${Object.entries(ev.thresholds).map(([c, v]) => `${c} ${f3(v)}`).join(", ")}.${kept}`, "");
   }
   const bench = join(dir, "bench.json");
   if (existsSync(bench)) {

@@ -27,7 +27,7 @@ import { datasetsRoot } from "./datasets/files.js";
 import { readAll } from "./datasets/index.js";
 import type { Example } from "./datasets/example.js";
 import { summarize, type HeldOut } from "./evaluate.js";
-import { DEFAULT_MAX_FPR, fitHeldOutCalibration, heldOutLogits, withCalibration, type FoldLogits } from "./heldout-calibration.js";
+import { DEFAULT_MAX_FPR, fitFlagsAndSupport, heldOutLogits, withCalibration, type FoldLogits, type GuardRows } from "./heldout-calibration.js";
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const { values } = parseArgs({
@@ -45,7 +45,7 @@ const { values } = parseArgs({
 const AUPRC_STEP = 0.001;
 const FPR_STEP = 0.0005;
 
-const evaluation = JSON.parse(readFileSync(values.evaluation, "utf8")) as { id: string; winner: string; folds: string[]; policy?: string; maxFpr?: number };
+const evaluation = JSON.parse(readFileSync(values.evaluation, "utf8")) as { id: string; winner: string; folds: string[]; policy?: string; maxFpr?: number; guardRows?: GuardRows };
 const family = values.family ?? evaluation.winner;
 const folds = values.folds ? values.folds.split(",") : evaluation.folds;
 const policy = evaluation.policy ?? "guard";
@@ -90,7 +90,7 @@ for (const { dataset, model, rows } of models) {
   const others = logits.filter((f) => f.dataset !== dataset);
   const calibrated: ModelFile = policy === "random" || others.length === 0
     ? model
-    : withCalibration(model, fitHeldOutCalibration(others, { maxFpr, refit: policy === "refit", guardOnly: policy === "guard" }));
+    : withCalibration(model, fitFlagsAndSupport(others, { maxFpr, refit: policy === "refit", guardOnly: policy === "guard", guardRows: evaluation.guardRows ?? "benign" }));
   const engine = createEngine(calibrated);
   const outs: HeldOut[] = variants.map(() => ({ dataset, family, byCategory: {}, benign: 0, benignFlagged: 0, slices: {}, benignByCategory: {}, confusion: {} }));
   for (const e of rows) {

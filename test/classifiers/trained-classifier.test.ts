@@ -116,3 +116,18 @@ describe("model file", () => {
     expect(Object.keys(header.thresholds).length).toBeGreaterThan(0);
   });
 });
+
+describe("rule support bars apart from flag thresholds", () => {
+  it("a rule reads the head's support against supportThresholds, not the (stricter) flag threshold", async () => {
+    const { createEngine } = await import("../../src/classifiers/engine/engine.js");
+    const model = decodeModel(readFileSync(DEFAULT_MODEL_PATH));
+    const { header } = model;
+    expect(header.supportThresholds?.harassment).toBeLessThan(header.thresholds.harassment!);
+    // Written for this test: an insult said of someone else, flagged by the third-person rule with the head's support.
+    const text = "my boss is a complete asshole and everyone knows it";
+    const withBars = (h: Partial<typeof header>) => createEngine({ ...model, header: { ...header, ...h } }).classify(text) as Verdict;
+    expect(withBars({}).categories.harassment?.flagged).toBe(true);
+    // The same flag thresholds with the support bar raised: the rule no longer has the head's support.
+    expect(withBars({ supportThresholds: { ...header.supportThresholds, harassment: 0.99 } }).categories.harassment?.flagged).toBe(false);
+  });
+});

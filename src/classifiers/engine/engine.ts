@@ -96,6 +96,7 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
   const lex = getLexicons();
   const headIndex = new Map<CategoryId, number>(header.heads.map((c, i) => [c, i]));
   const threshold = (c: CategoryId): number => header.thresholds[c] ?? 0.5;
+  const supportBar = (c: CategoryId): number => header.supportThresholds?.[c] ?? threshold(c);
   /** Each head's category, Platt calibration and flag threshold, in head order. */
   const heads = header.heads.map((category) => ({ category, ...(header.calibration[category] ?? { a: 1, b: 0 }), threshold: threshold(category) }));
   /** The categories scored by a learned head of this model, with their policy rows. */
@@ -254,7 +255,7 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
     let family = "";
     const ctx: RuleContext = {
       frames, claim: frames.negated || frames.counter || frames.supportive,
-      threshold, lexiconBar: header.lexicon, enabled: (name) => !off.has(name),
+      threshold: supportBar, lexiconBar: header.lexicon, enabled: (name) => !off.has(name),
       // A family may flag only the categories its policy row lists.
       consider: (c, score, flagged, head, lexicons) => { if (allowed.get(c)!.has(family)) consider(c, score, flagged, head, lexicons); },
     };

@@ -39,6 +39,13 @@ export interface ModelHeader {
   calibration: Partial<Record<CategoryId, Platt>>;
   /** Flag thresholds on calibrated scores, chosen on held-out rows (and rule thresholds). */
   thresholds: Partial<Record<CategoryId, number>>;
+  /**
+   * Bars the rules read as "the learned head agrees" (support for a phrase, an insult said of
+   * someone else), where they differ from the flag thresholds: flags are held to a stricter
+   * false-positive budget than the head's support needs (heldout-calibration.ts). Absent: the
+   * flag thresholds.
+   */
+  supportThresholds?: Partial<Record<CategoryId, number>>;
   /** Thresholds of the transparent lexicon evidence (see lexicon/). */
   lexicon: { sexual: number; graphicViolence: number };
   /** Scalars of the family (scales, dims). */

@@ -18,7 +18,7 @@ export interface RuleContext {
   frames: Frames;
   /** A framed claim: negated, counter-speech or supportive. */
   claim: boolean;
-  /** The category's flag bar (the model file's thresholds). */
+  /** The category's support bar: the model file's supportThresholds, else its flag thresholds. */
   threshold(c: CategoryId): number;
   /** Lexicon density bars from the model file. */
   lexiconBar: { sexual: number; graphicViolence: number };
