@@ -100,6 +100,8 @@ const { values } = parseArgs({
     // Train on at most this share of the training rows (family comparisons on a budget; the card says so).
     subsample: { type: "string", default: "1" },
     "lookalike-weight": { type: "string", default: "2" },
+    // Each dataset counts as at most this many rows (corpus.ts weight); everyday and noisy sets have their own caps.
+    "dataset-cap": { type: "string", default: "6000" },
     "identity-words": { type: "string", default: "placeholder" },
   },
 });
@@ -147,7 +149,7 @@ mkdirSync(cacheDir, { recursive: true });
 let corpus: Corpus | undefined;
 function getCorpus(): Corpus {
   if (!corpus) {
-    corpus = buildCorpus(examples, { hashing: HASHING, window: WINDOW, seed, calibrationShare: CALIBRATION_SHARE, datasetCap: 6000, everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP, lookalikeWeight: LOOKALIKE_WEIGHT, sequences: families.includes("conv") });
+    corpus = buildCorpus(examples, { hashing: HASHING, window: WINDOW, seed, calibrationShare: CALIBRATION_SHARE, datasetCap: Number(values["dataset-cap"]), everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP, lookalikeWeight: LOOKALIKE_WEIGHT, sequences: families.includes("conv") });
     log(`featurised ${corpus.rows} rows (${corpus.feats.length} features)`);
   }
   return corpus;
