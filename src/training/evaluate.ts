@@ -29,6 +29,9 @@ export interface HeldOut {
    * verdict): y = 1 when any category is positive, 0 when none is and at least one is known negative.
    */
   anyHarm?: { s: number[]; y: number[] };
+  /** Safe rows (positive for nothing, one known negative, e.g. a forum's neutral posts) and how many got any flag. */
+  safe?: number;
+  safeFlagged?: number;
 }
 
 export function scoreHeldOut(model: ModelFile, examples: readonly Example[], dataset: string): HeldOut {
@@ -74,6 +77,10 @@ export function scoreHeldOut(model: ModelFile, examples: readonly Example[], dat
     if (anyPositive || anyNegative) {
       anyHarm.s.push(top);
       anyHarm.y.push(anyPositive ? 1 : 0);
+    }
+    if (!anyPositive && anyNegative) {
+      out.safe = (out.safe ?? 0) + 1;
+      if (anyFlag) out.safeFlagged = (out.safeFlagged ?? 0) + 1;
     }
     if (allZero) confused("benign", () => false);
     if (allZero) {

@@ -36,7 +36,7 @@ export interface Evaluation {
   heldOut: Record<string, {
     pooled: Partial<Record<string, CategorySummary>>;
     anyHarm?: AnyHarm | undefined;
-    perDataset: { dataset: string; benign: number; benignFlagged: number; benignByCategory?: Partial<Record<string, number>> | undefined; slices: Record<string, { benign: number; flagged: number }>; categories: Partial<Record<string, CategorySummary>>; anyHarm?: AnyHarm | undefined }[];
+    perDataset: { dataset: string; benign: number; benignFlagged: number; benignByCategory?: Partial<Record<string, number>> | undefined; slices: Record<string, { benign: number; flagged: number }>; categories: Partial<Record<string, CategorySummary>>; anyHarm?: AnyHarm | undefined; safe?: number; safeFlagged?: number }[];
   }>;
 }
 
@@ -131,18 +131,18 @@ export function writeReport(path: string, ev: Evaluation): void {
       return [c, String(s?.positives ?? 0), String(s?.negatives ?? "–"), f3(s?.auprc), f3(s?.precision), f3(s?.recall), f3(s?.fpr), ...(samePrev ? [f3(p?.auprc), f3(p?.recall), f3(p?.fpr)] : [])];
     }));
     lines.push(`### Per held-out dataset (AUPRC; – = under 10 positives or no labels${prev?.perDataset ? `; "prev" = \`${prev.id}\` held out on the same dataset` : ""})`, "");
-    table(["held-out dataset", ...FAMILIES, "any harm", "benign rows flagged"], winner.perDataset.flatMap((d) => {
+    table(["held-out dataset", ...FAMILIES, "any harm", "benign rows flagged", "safe rows flagged"], winner.perDataset.flatMap((d) => {
       const row = [d.dataset, ...FAMILIES.map((f) => {
         const s = d.categories[f];
         return s && s.positives >= 10 && s.negatives >= 10 ? f3(s.auprc) : "–";
-      }), d.anyHarm ? f3(d.anyHarm.auprc) : "–", d.benign > 0 ? pct(d.benignFlagged, d.benign) : "–"];
+      }), d.anyHarm ? f3(d.anyHarm.auprc) : "–", d.benign > 0 ? pct(d.benignFlagged, d.benign) : "–", d.safe ? pct(d.safeFlagged ?? 0, d.safe) : "–"];
       const p = prev?.perDataset?.[d.dataset];
       const b = prev?.benign[d.dataset];
-      const prevRow = p ? [`${d.dataset} (prev)`, ...FAMILIES.map((f) => (p[f] === undefined ? "–" : f3(p[f]))), p["anyHarm"] === undefined ? "–" : f3(p["anyHarm"]), b ? pct(b.flagged, b.benign) : "–"] : undefined;
+      const prevRow = p ? [`${d.dataset} (prev)`, ...FAMILIES.map((f) => (p[f] === undefined ? "–" : f3(p[f]))), p["anyHarm"] === undefined ? "–" : f3(p["anyHarm"]), b ? pct(b.flagged, b.benign) : "–", "–"] : undefined;
       // Rows with no figure at all (no category with 10+ positives and negatives, no benign rows) are named below instead.
       return [row, prevRow].filter((r): r is string[] => r !== undefined && r.slice(1).some((c) => c !== "–"));
     }));
-    if (winner.anyHarm) lines.push(`"any harm": unsafe (any category positive) against safe rows (none positive, at least one known negative), scored by the highest category score, as an outside evaluator reads one verdict; pooled ${f3(winner.anyHarm.auprc)} (${winner.anyHarm.positives} unsafe, ${winner.anyHarm.negatives} safe).`, "");
+    if (winner.anyHarm) lines.push(`"any harm": unsafe (any category positive) against safe rows (none positive, at least one known negative), scored by the highest category score, as an outside evaluator reads one verdict. "safe rows flagged": those safe rows with any flag (also a corpus's neutral posts, not only look-alikes). Any harm pooled ${f3(winner.anyHarm.auprc)} (${winner.anyHarm.positives} unsafe, ${winner.anyHarm.negatives} safe).`, "");
     const blank = winner.perDataset.filter((d) => d.benign === 0 && FAMILIES.every((f) => !(d.categories[f] && d.categories[f]!.positives >= 10 && d.categories[f]!.negatives >= 10))).map((d) => d.dataset);
     if (blank.length > 0) lines.push(`No per-dataset figure (no category with 10+ positives and negatives): ${blank.join(", ")}; pooled above.`, "");
     lines.push("### Benign look-alikes (held out)", "");
