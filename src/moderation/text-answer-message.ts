@@ -9,7 +9,9 @@ import {
   NotEvaluatedSchema,
   SpanSchema,
   type CategoryScore,
+  type CombinedResult,
   type Explanation,
+  type ItemResult,
   type ModerateResponse,
   type NotEvaluated,
 } from "../../gen/moderation/v1/moderation_pb.js";
@@ -28,7 +30,7 @@ export function textAnswerMessage(answer: AnswerInit<TextItemResultInit>): Moder
     id: answer.id,
     model: answer.model,
     flagged: answer.flagged,
-    results: answer.results.map((result) => ({
+    results: answer.results.map((result) => withLanguageFields<ItemResult>({
       $typeName: ItemResultSchema.typeName,
       index: result.index,
       type: result.type,
@@ -36,8 +38,7 @@ export function textAnswerMessage(answer: AnswerInit<TextItemResultInit>): Moder
       categories: categoryScores(result.categories),
       explanations: explanations(result.explanations),
       models: [...result.models],
-      ...languageFields(result),
-    })),
+    }, result)),
   };
   if (answer.notEvaluated) {
     message.notEvaluated = {
@@ -47,23 +48,24 @@ export function textAnswerMessage(answer: AnswerInit<TextItemResultInit>): Moder
   }
   const combined = answer.combined;
   if (combined) {
-    message.combined = {
+    message.combined = withLanguageFields<CombinedResult>({
       $typeName: CombinedResultSchema.typeName,
       flagged: combined.flagged,
       categories: categoryScores(combined.categories),
       explanations: explanations(combined.explanations),
-      ...languageFields(combined),
-    };
+    }, combined);
   }
   return message;
 }
 
-/** The optional language fields, set only where the parts have them (as create leaves them unset). */
-function languageFields(parts: LanguageInit): { language?: string; notEvaluated?: NotEvaluated } {
-  const out: { language?: string; notEvaluated?: NotEvaluated } = {};
-  if (parts.language !== undefined) out.language = parts.language;
-  if (parts.notEvaluated) out.notEvaluated = { $typeName: NotEvaluatedSchema.typeName, reason: parts.notEvaluated.reason, language: parts.notEvaluated.language };
-  return out;
+/**
+ * Sets the optional language fields on `message`, only where the parts have them (as create leaves
+ * them unset). By assignment, not an object spread: V8's spread cost about 0.6 µs a result (in process).
+ */
+function withLanguageFields<M extends { language?: string | undefined; notEvaluated?: NotEvaluated | undefined }>(message: M, parts: LanguageInit): M {
+  if (parts.language !== undefined) message.language = parts.language;
+  if (parts.notEvaluated) message.notEvaluated = { $typeName: NotEvaluatedSchema.typeName, reason: parts.notEvaluated.reason, language: parts.notEvaluated.language };
+  return message;
 }
 
 function categoryScores(categories: CategoriesInit["categories"]): Record<string, CategoryScore> {
