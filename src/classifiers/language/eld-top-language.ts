@@ -61,24 +61,46 @@ function scoresOf(ngram: string): Int32Array | null {
   return entry;
 }
 
+/**
+ * A word's n-grams' scores (those in the tables), built on first use: most words recur, and
+ * building and hashing their n-gram strings was most of the pick's time. Emptied when full, as
+ * texts can bring any number of new words.
+ */
+const wordScores = new Map<string, Int32Array[]>();
+const MAX_WORDS = 20_000;
+function scoresOfWord(word: string): Int32Array[] {
+  let entry = wordScores.get(word);
+  if (entry !== undefined) return entry;
+  entry = [];
+  const len = Math.min(word.length, 70);
+  // 4-byte n-grams with a stride of 3, the first marked by a leading space, the last by a trailing one.
+  let j = 0;
+  for (; j + 4 < len; j += 3) {
+    const scores = scoresOf((j === 0 ? " " : "") + word.substring(j, j + 4));
+    if (scores !== null) entry.push(scores);
+  }
+  const last = scoresOf(`${j === 0 ? " " : ""}${word.substring(len !== 3 ? len - 4 : 0)} `);
+  if (last !== null) entry.push(last);
+  if (wordScores.size >= MAX_WORDS) wordScores.clear();
+  wordScores.set(word, entry);
+  return entry;
+}
+
 const totals = new Float64Array(LANGUAGES.length);
 
 /** ELD's detected language of `text` (an ISO 639-1 code), or "" when it finds none. */
 export function eldTopLanguage(text: string): string {
   const words = utf8ByteWords(text.substring(0, 1000).replace(separators, " ").trim().toLowerCase());
-  const ngrams = new Set<string>();
-  for (const word of words) {
-    const len = Math.min(word.length, 70);
-    // 4-byte n-grams with a stride of 3, the first marked by a leading space, the last by a trailing one.
-    let j = 0;
-    for (; j + 4 < len; j += 3) ngrams.add((j === 0 ? " " : "") + word.substring(j, j + 4));
-    ngrams.add(`${j === 0 ? " " : ""}${word.substring(len !== 3 ? len - 4 : 0)} `);
-  }
+  // Each distinct n-gram counts once (ELD keeps them in a set); one n-gram has one scores array, so
+  // the arrays stand for their n-grams. The scores are integers: the order of the sums does not matter.
+  const seen = new Set<Int32Array>();
   totals.fill(0);
-  for (const ngram of ngrams) {
-    const scores = scoresOf(ngram);
-    if (scores === null) continue;
-    for (let i = 0; i < scores.length; i += 2) totals[scores[i]!]! += scores[i + 1]!;
+  for (const word of words) {
+    for (const scores of scoresOfWord(word)) {
+      if (seen.has(scores)) continue;
+      seen.add(scores);
+      for (let i = 0; i < scores.length; i += 2) totals[scores[i]!]! += scores[i + 1]!;
+    }
   }
   // The first language with the highest positive total, as ELD's getMaxLang.
   let best = -1;
