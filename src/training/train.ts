@@ -38,7 +38,7 @@ import { trainConv } from "./train-conv.js";
 import type { TrainedModel } from "./trainer.js";
 
 const MODEL_VERSION = "2026-11-g";
-const HASHING_BASE = { buckets: 1 << 18, minN: 3, maxN: 5 };
+const HASHING_DEFAULTS = { minN: 3, maxN: 5 };
 const WINDOW = { size: 480, stride: 240 };
 // Share of texts (by hash) held out of training for calibration and thresholds.
 const CALIBRATION_SHARE = 0.15;
@@ -102,6 +102,8 @@ const { values } = parseArgs({
     "lookalike-weight": { type: "string", default: "2" },
     // Each dataset counts as at most this many rows (corpus.ts weight); everyday and noisy sets have their own caps.
     "dataset-cap": { type: "string", default: "6000" },
+    // Hash buckets of the feature table (n-grams share a row when their hashes collide).
+    buckets: { type: "string", default: String(1 << 18) },
     "identity-words": { type: "string", default: "placeholder" },
   },
 });
@@ -112,7 +114,7 @@ const IDENTITY_MODES = { keep: undefined, drop: "drop", placeholder: "placeholde
 const identityMode = values["identity-words"] as keyof typeof IDENTITY_MODES;
 if (!(identityMode in IDENTITY_MODES)) throw new Error(`--identity-words must be keep, drop or placeholder; got "${identityMode}"`);
 const identityWords = IDENTITY_MODES[identityMode];
-const HASHING: HashingSpec = { ...HASHING_BASE, ...(identityWords ? { identityWords } : {}) };
+const HASHING: HashingSpec = { buckets: Number(values.buckets), ...HASHING_DEFAULTS, ...(identityWords ? { identityWords } : {}) };
 const MLP = { dim: Number(values.dim), hidden: Number(values.hidden), lr: Number(values.lr), ...(Number(values["feature-dropout"]) > 0 ? { featureDropout: Number(values["feature-dropout"]) } : {}) };
 const FAMILIES: Record<string, (c: Corpus, rows: Uint32Array, heads: number[], seed: number, epochs: number) => TrainedModel> = {
   linear: (c, rows, heads, seed, epochs) => trainLinear(c, rows, HASHING.buckets, { heads, seed, epochs }),

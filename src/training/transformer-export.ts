@@ -28,7 +28,7 @@ import { heldOutLogits } from "./heldout-calibration.js";
 import { trainMlp } from "./train-mlp.js";
 import { rowLogits } from "./window-logits.js";
 
-// The comparison's settings in train.ts (HASHING_BASE, WINDOW, CALIBRATION_SHARE, caps, defaults).
+// The comparison's settings in train.ts (HASHING, WINDOW, CALIBRATION_SHARE, caps, defaults).
 const HASHING = { buckets: 1 << 18, minN: 3, maxN: 5, identityWords: "placeholder" as const };
 const WINDOW = { size: 480, stride: 240 };
 const CALIBRATION_SHARE = 0.15;
