@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { eld } from "eld/medium";
 import { describe, expect, it } from "vitest";
-import { eldTopLanguage } from "../../src/classifiers/language/eld-top-language.js";
+import { compiledNgramCount, eldTopLanguage } from "../../src/classifiers/language/eld-top-language.js";
 import { eldPick, readLanguage } from "../../src/classifiers/language/read-language.js";
 
 // The fast pick (eld-top-language.ts) must be ELD's pick, and readLanguage with it the same reading
@@ -103,5 +103,18 @@ describe("ELD's pick, computed faster", () => {
     for (const covered of [new Set(["en"]), new Set(["en", "fr", "es"])]) {
       for (const text of texts) expect(readLanguage(text, covered), text).toEqual(readLanguage(text, covered, eldPick));
     }
+  });
+});
+
+describe("the pick's caches stay bounded", () => {
+  it("texts of words in no language do not grow the n-gram cache", () => {
+    eldTopLanguage("zqxv wkjq pfzx");
+    const before = compiledNgramCount();
+    // 30,000 made-up words (more than the word cache holds): their n-grams are in no table.
+    for (let t = 0; t < 300; t++) {
+      const words = Array.from({ length: 100 }, (_, i) => `qz${(t * 100 + i).toString(36)}xq`);
+      eldTopLanguage(words.join(" "));
+    }
+    expect(compiledNgramCount()).toBeLessThanOrEqual(before + 50);
   });
 });

@@ -9,7 +9,7 @@ import { pathToFileURL } from "node:url";
  * used as one, and each n-gram's per-language scores are read from a flat array built the first
  * time the n-gram is seen, instead of a for-in over an object with integer keys (most of ELD's
  * time). The scores are integers, so the sums, and the pick, are exactly ELD's;
- * test/classifiers/language/eld-top-language.test.ts checks it on varied texts in many languages.
+ * test/classifiers/language-fast-path.test.ts checks it on varied texts in many languages.
  * Only the pick is computed: a text whose pick is a covered language needs nothing else, and
  * the rare other case asks ELD itself (read-language.ts).
  *
@@ -41,25 +41,30 @@ const LANGUAGES: readonly string[] = Object.keys(ngramsData.languages).map((i) =
 /** ELD stores each score less this minimum, to keep its tables small. */
 const BASE_NGRAM_SCORE = 53;
 
-/** An n-gram's scores as [language, score, language, score, ...], built on first use; null: not in the tables. */
-const compiled = new Map<string, Int32Array | null>();
+/**
+ * An n-gram's scores as [language, score, language, score, ...], built on first use; null: not in
+ * the tables. Only n-grams of the tables are kept, so the map is bounded by them whatever texts
+ * arrive (misses are remembered per word, in the bounded word cache below). Entries are never
+ * dropped: one n-gram must keep one array, which stands for it in eldTopLanguage's set.
+ */
+const compiled = new Map<string, Int32Array>();
 function scoresOf(ngram: string): Int32Array | null {
-  let entry = compiled.get(ngram);
-  if (entry !== undefined) return entry;
+  const known = compiled.get(ngram);
+  if (known !== undefined) return known;
   const raw = Object.hasOwn(ngramsData.ngrams, ngram) ? ngramsData.ngrams[ngram] : undefined;
-  if (raw) {
-    const keys = Object.keys(raw);
-    entry = new Int32Array(keys.length * 2);
-    keys.forEach((key, i) => {
-      entry![2 * i] = Number(key);
-      entry![2 * i + 1] = raw[Number(key)]! + BASE_NGRAM_SCORE;
-    });
-  } else {
-    entry = null;
-  }
+  if (!raw) return null;
+  const keys = Object.keys(raw);
+  const entry = new Int32Array(keys.length * 2);
+  keys.forEach((key, i) => {
+    entry[2 * i] = Number(key);
+    entry[2 * i + 1] = raw[Number(key)]! + BASE_NGRAM_SCORE;
+  });
   compiled.set(ngram, entry);
   return entry;
 }
+
+/** How many n-grams' scores are held (tests: texts of unknown words must not grow it). */
+export const compiledNgramCount = (): number => compiled.size;
 
 /**
  * A word's n-grams' scores (those in the tables), built on first use: most words recur, and
