@@ -70,10 +70,10 @@ const LICENCES: [string, string][] = [
   ["cad-reddit-abuse", "CAD v1.1 release (Vidgen et al. 2021)"], ["hatemoji", "CC-BY-4.0"], ["aart-adversarial-prompts", "CC-BY-4.0"],
 ];
 
-/** Top-level families, for the compact tables (sub-categories are in evaluation.json). */
 /** Unsafe vs safe by the highest category score (evaluate.ts anyHarmAuprc). */
 type AnyHarm = { auprc: number; positives: number; negatives: number };
 
+/** Top-level families, for the compact tables (sub-categories are in evaluation.json). */
 const FAMILIES = ["harassment", "hate", "self_harm", "sexual", "violence"] as const;
 
 /**

@@ -313,16 +313,16 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
     }
     // Spans point at the words that carry the meaning, not function words the head leans on
     // ("you", "and", "her"); only a text of nothing else is explained by them.
-    const top: number[] = [];
+    // Content words first; a function word inside a phrase only fills a place they leave.
+    const content: number[] = [];
+    const inPhraseFillers: number[] = [];
     const fillers: number[] = [];
     for (let k = 0; k < weights.length; k++) {
       if (weights[k]! <= 0) continue;
-      (isFiller(tFrom + k) && !inPhrase[k] ? fillers : top).push(k);
+      (!isFiller(tFrom + k) ? content : inPhrase[k] ? inPhraseFillers : fillers).push(k);
     }
-    if (top.length === 0) top.push(...fillers);
-    // Content words first; a function word inside a phrase only fills a place they leave.
-    const filler = (k: number): number => (isFiller(tFrom + k) ? 1 : 0);
-    top.sort((x, y) => filler(x) - filler(y) || weights[y]! - weights[x]! || x - y);
+    const byWeight = (x: number, y: number): number => weights[y]! - weights[x]! || x - y;
+    const top = content.length + inPhraseFillers.length > 0 ? [...content.sort(byWeight), ...inPhraseFillers.sort(byWeight)] : fillers.sort(byWeight);
     const bar = Math.max(...top.map((k) => weights[k]!)) * SPAN_MIN_SHARE;
     const spans = top.slice(0, MAX_SPANS).filter((k) => weights[k]! >= bar).map((k) => {
       const t = ev.tokens[tFrom + k]!;

@@ -42,8 +42,8 @@ const LANGUAGES: readonly string[] = Object.keys(ngramsData.languages).map((i) =
 const BASE_NGRAM_SCORE = 53;
 
 /**
- * An n-gram's scores as [language, score, language, score, ...], built on first use; null: not in
- * the tables. Only n-grams of the tables are kept, so the map is bounded by them whatever texts
+ * An n-gram's scores as [language, score, language, score, ...], built on first use (scoresOf
+ * answers null for an n-gram not in the tables). Only n-grams of the tables are kept, so the map is bounded by them whatever texts
  * arrive (misses are remembered per word, in the bounded word cache below). Entries are never
  * dropped: one n-gram must keep one array, which stands for it in eldTopLanguage's set.
  */
