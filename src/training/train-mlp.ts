@@ -1,6 +1,7 @@
 import { CATEGORY_IDS } from "../classifiers/categories.js";
 import { createMlpScorer } from "../classifiers/model/scorers.js";
 import type { Corpus } from "./corpus.js";
+import type { PretrainedTable } from "./pretrain-embeddings.js";
 import { createPrng, shuffleInPlace } from "./prng.js";
 import { positiveWeights, quantizeClipped, type TrainedModel, type TrainOptions } from "./trainer.js";
 
@@ -9,7 +10,7 @@ import { positiveWeights, quantizeClipped, type TrainedModel, type TrainOptions 
  * one sigmoid output per head, masked loss, AdaGrad. Shared layers let rare heads borrow from
  * common ones; the hidden layer allows feature interactions a linear model cannot express.
  */
-export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opts: TrainOptions & { dim?: number; hidden?: number; lr?: number; featureDropout?: number }): TrainedModel {
+export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opts: TrainOptions & { dim?: number; hidden?: number; lr?: number; featureDropout?: number; pretrained?: PretrainedTable }): TrainedModel {
   const H = CATEGORY_IDS.length;
   const K = opts.heads.length;
   const D = opts.dim ?? 32;
@@ -23,6 +24,13 @@ export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opt
   const emb = init(buckets * D, 0.1);
   const w1 = init(M * D, Math.sqrt(6 / (M + D)));
   const b1 = new Float32Array(M).fill(0.01);
+  // Self-supervised starting points (pretrain-embeddings.ts) for every bucket a training word hashes
+  // to; bigram buckets no word shares keep their random start. Copying draws no random numbers, so
+  // everything else starts as it does without pretraining.
+  if (opts.pretrained) {
+    const { touched, vectors } = opts.pretrained;
+    for (let b = 0; b < buckets; b++) if (touched[b]) emb.set(vectors.subarray(b * D, (b + 1) * D), b * D);
+  }
   const w2 = init(K * M, Math.sqrt(6 / (K + M)));
   const b2 = new Float32Array(K);
   const gEmb = new Float32Array(buckets * D);

@@ -35,6 +35,7 @@ import { mergeComparisons } from "./comparison.js";
 import { trainLinear } from "./train-linear.js";
 import { trainMlp } from "./train-mlp.js";
 import { trainConv } from "./train-conv.js";
+import { pretrainBuckets, scaledPretrained } from "./pretrain-embeddings.js";
 import type { TrainedModel } from "./trainer.js";
 
 const MODEL_VERSION = "2026-11-g";
@@ -105,6 +106,11 @@ const { values } = parseArgs({
     // Hash buckets of the feature table (n-grams share a row when their hashes collide).
     buckets: { type: "string", default: String(1 << 18) },
     "identity-words": { type: "string", default: "placeholder" },
+    // Epochs of self-supervised skip-gram pretraining of the feature table before the embedding-mlp
+    // family's supervised run (pretrain-embeddings.ts; 0 = random start), and the pretrained
+    // vectors' root-mean-square per coordinate (the random start's is 0.058).
+    "pretrain-epochs": { type: "string", default: "0" },
+    "pretrain-rms": { type: "string", default: "0.1" },
   },
 });
 // Benign look-alike rows (corpus.ts isLookalike) count this many times in training.
@@ -118,9 +124,17 @@ const HASHING: HashingSpec = { buckets: Number(values.buckets), ...HASHING_DEFAU
 const MLP = { dim: Number(values.dim), hidden: Number(values.hidden), lr: Number(values.lr), ...(Number(values["feature-dropout"]) > 0 ? { featureDropout: Number(values["feature-dropout"]) } : {}) };
 const FAMILIES: Record<string, (c: Corpus, rows: Uint32Array, heads: number[], seed: number, epochs: number) => TrainedModel> = {
   linear: (c, rows, heads, seed, epochs) => trainLinear(c, rows, HASHING.buckets, { heads, seed, epochs }),
-  "embedding-mlp": (c, rows, heads, seed, epochs) => trainMlp(c, rows, HASHING.buckets, { heads, seed, epochs, ...MLP }),
+  "embedding-mlp": (c, rows, heads, seed, epochs) => trainMlp(c, rows, HASHING.buckets, { heads, seed, epochs, ...MLP, ...pretrainedStart(c, rows, seed) }),
   conv: (c, rows, heads, seed, epochs) => trainConv(c, rows, HASHING.buckets, { heads, seed, epochs, ...MLP, filters: Number(values.filters) }),
 };
+const PRETRAIN_EPOCHS = Number(values["pretrain-epochs"]);
+/** The embedding-mlp family's self-supervised start, trained on the same rows' text (no labels). */
+function pretrainedStart(c: Corpus, rows: Uint32Array, seed: number) {
+  if (PRETRAIN_EPOCHS <= 0) return {};
+  const table = pretrainBuckets(c, rows, HASHING.buckets, { dim: MLP.dim, epochs: PRETRAIN_EPOCHS, seed });
+  log(`pretrained the feature table on ${table.tokens} tokens in ${table.seconds.toFixed(0)} s`);
+  return { pretrained: scaledPretrained(table, MLP.dim, Number(values["pretrain-rms"])) };
+}
 const seed = Number(values.seed);
 const SUBSAMPLE = Number(values.subsample);
 /** A fixed pseudo-random draw in [0, 1) per corpus row: the same rows for every family and fold. */
@@ -151,7 +165,7 @@ mkdirSync(cacheDir, { recursive: true });
 let corpus: Corpus | undefined;
 function getCorpus(): Corpus {
   if (!corpus) {
-    corpus = buildCorpus(examples, { hashing: HASHING, window: WINDOW, seed, calibrationShare: CALIBRATION_SHARE, datasetCap: Number(values["dataset-cap"]), everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP, lookalikeWeight: LOOKALIKE_WEIGHT, sequences: families.includes("conv") });
+    corpus = buildCorpus(examples, { hashing: HASHING, window: WINDOW, seed, calibrationShare: CALIBRATION_SHARE, datasetCap: Number(values["dataset-cap"]), everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP, lookalikeWeight: LOOKALIKE_WEIGHT, sequences: families.includes("conv") || PRETRAIN_EPOCHS > 0 });
     log(`featurised ${corpus.rows} rows (${corpus.feats.length} features)`);
   }
   return corpus;
@@ -173,7 +187,7 @@ function fit(family: string, exclude: string | undefined, id: string, training: 
   const train = rowsWhere(c, (r) => c.split[r] === 0 && c.dataset[r] !== ex && (SUBSAMPLE >= 1 || (hashRow(r, seed) < SUBSAMPLE)));
   const calib = rowsWhere(c, (r) => c.split[r] === 1 && c.dataset[r] !== ex);
   const trained = FAMILIES[family]!(c, train, heads, seed, n);
-  const built = buildModelFile({ id, corpus: c, calibrationRows: calib, trained, heads, hashing: HASHING, window: WINDOW, training: { ...training, datasets: c.datasets, rows: c.rows } });
+  const built = buildModelFile({ id, corpus: c, calibrationRows: calib, trained, heads, hashing: HASHING, window: WINDOW, training: { ...training, ...(PRETRAIN_EPOCHS > 0 ? { pretrainEpochs: PRETRAIN_EPOCHS, pretrainRms: Number(values["pretrain-rms"]) } : {}), datasets: c.datasets, rows: c.rows } });
   const { tensors: _entries, ...header } = built.model.header;
   writeFileSync(cached(name), encodeModel({ ...header, training: { ...header.training, calibrationReports: built.reports } }, Object.fromEntries(built.model.tensors)));
   return built;
