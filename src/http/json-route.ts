@@ -9,9 +9,9 @@ import { createModerationServiceImpl } from "../rpc/moderation-service.js";
 import { parseModerateJson } from "./json-body.js";
 import { createChainInvoker } from "./invoke-chain.js";
 import { takeJsonRequest } from "./json-request.js";
-import { moderateAnswerJson } from "../moderation/moderate-answer-json.js";
+import { moderateAnswerJsonText } from "../moderation/moderate-answer-json.js";
 import { signedJsonFor } from "../signing/signed-ahead.js";
-import { registerMethodNotAllowed, sendJsonSignedAhead, sendSignedJson } from "./send-json.js";
+import { registerMethodNotAllowed, sendJsonSignedAhead, sendSignedJson, sendSignedJsonText } from "./send-json.js";
 
 const method = ModerationService.method.moderate;
 
@@ -54,7 +54,7 @@ export function registerJsonRoute(app: FastifyInstance, ctx: AppContext, interce
       if (outcome.ok) {
         const signedAhead = signedJsonFor(outcome.output);
         if (signedAhead) return sendJsonSignedAhead(reply, 200, signedAhead, outcome.headers);
-        return sendSigned(200, moderateAnswerJson(outcome.output), outcome.headers);
+        return sendSignedJsonText(reply, { signer: ctx.signingKeys.signer, nowMs: ctx.clock(), requestBody }, 200, moderateAnswerJsonText(outcome.output), outcome.headers);
       }
       return sendSigned(outcome.status, { error: { code: outcome.code, message: outcome.message } }, outcome.headers);
     });

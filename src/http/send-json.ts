@@ -18,7 +18,18 @@ export async function sendSignedJson(
   body: unknown,
   headerSets: Headers[],
 ): Promise<FastifyReply> {
-  const signed = await signOutcome(signing.signer, { kind: "json", status, json: JSON.stringify(body), requestBody: signing.requestBody, nowMs: signing.nowMs });
+  return sendSignedJsonText(reply, signing, status, JSON.stringify(body), headerSets);
+}
+
+/** sendSignedJson for a body already rendered as JSON text (a Moderate answer: moderateAnswerJsonText). */
+export async function sendSignedJsonText(
+  reply: FastifyReply,
+  signing: { signer: Signer; nowMs: number; requestBody: Uint8Array | undefined },
+  status: number,
+  json: string,
+  headerSets: Headers[],
+): Promise<FastifyReply> {
+  const signed = await signOutcome(signing.signer, { kind: "json", status, json, requestBody: signing.requestBody, nowMs: signing.nowMs });
   return sendJsonSignedAhead(reply, status, signed, headerSets);
 }
 

@@ -1,7 +1,7 @@
 import { ModerateResponseSchema } from "../../gen/moderation/v1/moderation_pb.js";
 import { loadConfiguredTextClassifier } from "../classifiers/configured-text-classifier.js";
 import type { TextClassifier } from "../classifiers/classifier.js";
-import { moderateAnswerJson } from "../moderation/moderate-answer-json.js";
+import { moderateAnswerJsonText } from "../moderation/moderate-answer-json.js";
 import { joinForCombined } from "../moderation/moderate.js";
 import { textAnswerMessage } from "../moderation/text-answer-message.js";
 import { createEd25519SignFunction } from "../signing/ed25519-sign.js";
@@ -57,7 +57,7 @@ async function answerTexts(job: { texts: string[]; answerId: string }, classifie
 /** A JSON-route answer, rendered by the route's own renderer exactly as send-json.ts sends it, and signed. */
 async function answerJson(job: Extract<ComputeJob, { kind: "answer-json" }>, classifier: TextClassifier, signer: Signer) {
   const { answer } = await answerTexts(job, classifier);
-  const json = JSON.stringify(moderateAnswerJson(textAnswerMessage(answer)));
+  const json = moderateAnswerJsonText(textAnswerMessage(answer));
   const signed = await signOutcome(signer, { kind: "json", status: 200, json, requestBody: latin1ToBytes(job.requestBody), nowMs: job.nowMs });
   return { flagged: answer.flagged, hasCombined: answer.combined !== undefined, hasNotEvaluated: answer.notEvaluated !== undefined, json: signed.json, byteLength: signed.byteLength, headers: signed.headers };
 }

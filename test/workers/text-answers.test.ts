@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { ModerateResponseSchema } from "../../gen/moderation/v1/moderation_pb.js";
 import type { Verdict } from "../../src/classifiers/classifier.js";
 import { loadTrainedClassifier } from "../../src/classifiers/engine/index.js";
-import { moderateAnswerJson } from "../../src/moderation/moderate-answer-json.js";
+import { moderateAnswerJsonText } from "../../src/moderation/moderate-answer-json.js";
 import { assembleAnswer, joinForCombined, textItemResult } from "../../src/moderation/moderate.js";
 import { textAnswerMessage } from "../../src/moderation/text-answer-message.js";
 
@@ -11,11 +11,11 @@ const classifier = loadTrainedClassifier();
 
 type TextAnswer = Parameters<typeof textAnswerMessage>[0];
 
-/** The generic rendering the JSON route uses for any answer (message, then toJson). */
-const viaMessage = (answer: TextAnswer) => JSON.stringify(moderateAnswerJson(create(ModerateResponseSchema, answer)));
+/** The rendering the JSON route uses for any answer (the message create makes, then the one renderer). */
+const viaMessage = (answer: TextAnswer) => moderateAnswerJsonText(create(ModerateResponseSchema, answer));
 
 /** What a compute worker renders and signs ahead: the message built field by field, then the same renderer. */
-const textAnswerJsonText = (answer: TextAnswer) => JSON.stringify(moderateAnswerJson(textAnswerMessage(answer)));
+const textAnswerJsonText = (answer: TextAnswer) => moderateAnswerJsonText(textAnswerMessage(answer));
 
 const answerOf = (texts: string[], verdicts: Verdict[]) => {
   const results = verdicts.map((verdict, index) => textItemResult(index, verdict, classifier.id));

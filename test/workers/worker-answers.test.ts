@@ -4,7 +4,9 @@ import { ModerateRequestSchema, ModerateResponseSchema } from "../../gen/moderat
 import { loadTrainedClassifier } from "../../src/classifiers/engine/index.js";
 import { verifyModerationResponse } from "../../src/client/verify-response.js";
 import { ApiError } from "../../src/errors/api-error.js";
-import { moderateAnswerJson } from "../../src/moderation/moderate-answer-json.js";
+import { moderateAnswerJsonText } from "../../src/moderation/moderate-answer-json.js";
+
+const moderateAnswerJson = (message: Parameters<typeof moderateAnswerJsonText>[0]): unknown => JSON.parse(moderateAnswerJsonText(message));
 import { signedJsonFor, signedRpcFor } from "../../src/signing/signed-ahead.js";
 import { createModerator } from "../../src/moderation/moderate.js";
 import { toJwks } from "../../src/signing/key-ring.js";
