@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { eld } from "eld/medium";
 import { describe, expect, it } from "vitest";
-import { compiledNgramCount, eldTopLanguage } from "../../src/classifiers/language/eld-top-language.js";
+import { compiledNgramCount, eldTextWords, eldTopLanguage, textWords } from "../../src/classifiers/language/eld-top-language.js";
 import { eldPick, readLanguage } from "../../src/classifiers/language/read-language.js";
 
 // The fast pick (eld-top-language.ts) must be ELD's pick, and readLanguage with it the same reading
@@ -45,6 +45,9 @@ const SENTENCES = [
   "Mulțumesc mult pentru ajutor, ne vedem mâine la ședință.",
   "уоu аrе а wоrthlеss іdіоt аnd І wіll kіll уоu",
   "🙂🙂🙂 1234 !!! ... ---", "", "a", "ab cd", "   ", "e\u0301te\u0301", "x\ud83d",
+  // ASCII text is cut into words on its own path (apostrophes and backticks end a separator or not).
+  "''Quoted'' words, `backticks` and it's ' lone ' apostrophes '' here' ` x`` y'",
+  "--- leading separators... and trailing ones!!!''", "'''", "' a", "a '", "don't'stop", "9'9 x'1 '1'",
 ];
 
 /** A seeded generator, so every run checks the same texts. */
@@ -75,8 +78,10 @@ function variedTexts(): string[] {
     }
     texts.push(s);
   }
-  // A long text: ELD reads its first 1,000 characters and about 380 bytes of them.
+  // Long texts: ELD reads its first 1,000 characters and about 380 bytes of them.
   texts.push(SENTENCES.join(" ").repeat(3));
+  const ascii = SENTENCES.filter((t) => /^[\x00-\x7f]*$/.test(t)).join(" ");
+  for (let cut = 330; cut < 420; cut += 3) texts.push(ascii.repeat(3).slice(0, cut), ascii.slice(0, cut).replace(/ /g, "' "), `''${ascii.repeat(4)}`);
   return texts;
 }
 
@@ -97,6 +102,12 @@ describe("ELD's pick, computed faster", () => {
     expect(differing).toEqual([]);
     // Not a trivially equal pair: the texts span many languages.
     expect(new Set(texts.map(eldTopLanguage)).size).toBeGreaterThan(25);
+  });
+
+  it("cuts ASCII text into ELD's words on its own path", () => {
+    const ascii = texts.filter((t) => /^[\x00-\x7f]*$/.test(t));
+    expect(ascii.length).toBeGreaterThan(700);
+    for (const text of ascii) expect(textWords(text), text).toEqual(eldTextWords(text));
   });
 
   it("gives readLanguage the same readings as ELD's own detect", () => {
