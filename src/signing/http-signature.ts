@@ -1,4 +1,3 @@
-import { formatSha256DigestHeader } from "./digest-header.js";
 import {
   CONTENT_DIGEST_HEADER,
   HTTP_SIGNED_COMPONENTS,
@@ -8,7 +7,7 @@ import {
   SIGNATURE_INPUT_HEADER,
   SIGNATURE_LABEL,
 } from "./headers.js";
-import { sha256 } from "./sha256.js";
+import { sha256DigestHeader } from "./sha256.js";
 import { buildSignatureBase, toSignatureParamsList } from "./signature-base.js";
 import type { Signer } from "./signer.js";
 import { serializeByteSequenceMember, serializeInnerList, type InnerList } from "./structured-fields.js";
@@ -34,8 +33,8 @@ export type HttpSignatureHeaders = SignatureHeaders & Record<typeof CONTENT_DIGE
  * send `contentType` and `body` exactly as given, after which nothing may touch them.
  */
 export async function signHttpResponse(signer: Signer, response: HttpResponseToSign): Promise<HttpSignatureHeaders> {
-  const contentDigest = formatSha256DigestHeader(sha256(response.body));
-  const requestDigest = formatSha256DigestHeader(sha256(response.requestBody));
+  const contentDigest = sha256DigestHeader(response.body);
+  const requestDigest = sha256DigestHeader(response.requestBody);
   const values = new Map<string, string>([
     ["@status", String(response.status)],
     ["content-type", response.contentType.trim()],
@@ -55,7 +54,8 @@ export async function signComponents(
 ): Promise<SignatureHeaders> {
   const params = signatureParams(components, created, signer.keyId);
   const base = buildSignatureBase(params.list, values, params.serialized);
-  const signature = await signer.sign(new TextEncoder().encode(base));
+  // UTF-8, as TextEncoder would encode it, without a TextEncoder per answer.
+  const signature = await signer.sign(Buffer.from(base, "utf8"));
   // Both are one-member dictionaries; the inner list is serialized once (see signatureParams).
   return {
     [SIGNATURE_INPUT_HEADER]: `${SIGNATURE_LABEL}=${params.serialized}`,

@@ -1,8 +1,7 @@
-import { formatSha256DigestHeader } from "./digest-header.js";
 import { ERROR_CODE_HEADER } from "../errors/api-error.js";
 import { REQUEST_DIGEST_HEADER, RESPONSE_DIGEST_HEADER, RPC_STATUS_HEADER } from "./headers.js";
 import { signComponents } from "./http-signature.js";
-import { sha256 } from "./sha256.js";
+import { sha256DigestHeader } from "./sha256.js";
 import type { Signer } from "./signer.js";
 
 /** What a gRPC / gRPC-Web / Connect caller receives, reduced to what the signature binds. */
@@ -23,8 +22,8 @@ export async function signRpcOutcome(
   input: { requestBytes: Uint8Array; outcome: RpcOutcome; created?: number },
 ): Promise<Record<string, string>> {
   const { outcome } = input;
-  const responseDigest = formatSha256DigestHeader(sha256(outcome.ok ? outcome.messageBytes : outcome.message));
-  const requestDigest = formatSha256DigestHeader(sha256(input.requestBytes));
+  const responseDigest = sha256DigestHeader(outcome.ok ? outcome.messageBytes : outcome.message);
+  const requestDigest = sha256DigestHeader(input.requestBytes);
   const status = outcome.ok ? "0" : String(outcome.code);
   const components: string[] = [RPC_STATUS_HEADER];
   const values = new Map<string, string>([[RPC_STATUS_HEADER, status]]);

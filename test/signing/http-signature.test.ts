@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import { verifyModerationResponse } from "../../src/client/verify-response.js";
 import { base64ToBytes, bytesToBase64, serializeDictionary } from "../../src/signing/structured-fields.js";
 import { formatSha256DigestHeader, parseSha256DigestHeader } from "../../src/signing/digest-header.js";
+import { sha256DigestHeader } from "../../src/signing/sha256.js";
 import { changeChar, CREATED, flipBit, makeKeyRing, signedHttpResponse } from "./fixtures.js";
 
 const ring = makeKeyRing();
@@ -117,5 +118,18 @@ describe("Content-Digest formatting", () => {
       expect(fast).toBe(serializeDictionary(new Map([["sha-256", { item: { type: "bytes", value: digest }, params: [] }]])));
       expect(parseSha256DigestHeader(fast)).toEqual(digest);
     }
+  });
+
+  it("is what the one-shot digest header writes, over bytes and over strings as UTF-8", () => {
+    for (const text of ["", "a", "{\"id\":\"modr_1\"}", "ü".repeat(1000), "🙂 \u2028", "x".repeat(100_000)]) {
+      const bytes = new TextEncoder().encode(text);
+      const expected = formatSha256DigestHeader(new Uint8Array(createHash("sha256").update(bytes).digest()));
+      expect(sha256DigestHeader(bytes)).toBe(expected);
+      expect(sha256DigestHeader(text)).toBe(expected);
+      expect(sha256DigestHeader(Buffer.from(bytes).subarray(0))).toBe(expected);
+    }
+    // A view into a larger buffer hashes only its own bytes.
+    const whole = Buffer.from("prefix-body-suffix");
+    expect(sha256DigestHeader(whole.subarray(7, 11))).toBe(sha256DigestHeader("body"));
   });
 });
