@@ -46,6 +46,9 @@ export function createMeter(options: MeterOptions) {
   let lastPrune = 0;
   let lastHeartbeat = clock();
   let lastOrphanScan = 0;
+  /** The journal's promise for the current turn's lines, and what record returns for it. */
+  let lastWritten: Promise<void> | undefined;
+  let lastRecorded: Promise<void> | undefined;
 
   /** Writes one segment (ours from memory, a dead process's from its file); true when it is in SQL. */
   const writeSegment = async (segment: Segment | SegmentRef): Promise<boolean> => {
@@ -148,7 +151,12 @@ export function createMeter(options: MeterOptions) {
         return Promise.reject(unwritable(error));
       }
       if (journal.entriesInSegment() >= maxPending && unwritten.length === 0) void flush();
-      return written.catch((error: unknown) => Promise.reject(unwritable(error)));
+      // The requests of one event-loop turn share the journal's promise, so they share its mapping too.
+      if (written !== lastWritten) {
+        lastWritten = written;
+        lastRecorded = written.catch((error: unknown) => Promise.reject(unwritable(error)));
+      }
+      return lastRecorded!;
     },
     /** Writes everything journaled so far (readers call it to see their own latest requests). */
     flush,
