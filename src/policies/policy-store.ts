@@ -87,6 +87,15 @@ export function createPolicyStore(db: Database, clock: () => number = Date.now) 
   }
 
   return {
+    /**
+     * forCaller's answer when the cache knows it (the store unchanged since it was read), else
+     * undefined: a call then costs no promise turn for its policy (as cachedCaller does for its key).
+     */
+    cachedForCaller(accountId: string, keyId: string): { policy: CompiledPolicy | undefined } | undefined {
+      const cached = callerCache?.get(`${accountId}\n${keyId}`);
+      return cached?.found ? { policy: cached.caller } : undefined;
+    },
+
     /** The policy that decides a call's flags, compiled; undefined when neither the key nor the account has one. */
     async forCaller(accountId: string, keyId: string): Promise<CompiledPolicy | undefined> {
       const cacheKey = `${accountId}\n${keyId}`;

@@ -5,6 +5,7 @@ import type { AppContext } from "../app/app-context.js";
 import { callerKey, signatureBindingKey } from "../interceptors/context-keys.js";
 import { createModerator } from "../moderation/moderate.js";
 import { createSecondOpinion } from "../moderation/second-opinion.js";
+import type { CompiledPolicy } from "../policies/apply-policy.js";
 
 /** The answer to one Moderate call, signed ahead or not; the chain around it signs what is not. */
 export type AnswerFor = (request: ModerateRequest, context: HandlerContext) => Promise<MessageInitShape<typeof ModerateResponseSchema>>;
@@ -29,12 +30,19 @@ export function createAnswerFor(ctx: AppContext): AnswerFor {
   const embeddedOnly = (mode: string) => (mode === "" ? defaultOff : mode === "off");
   const answerer = ctx.workerAnswerer;
 
-  return async (request, context) => {
-    const caller = context.values.get(callerKey);
-    const policy = caller ? await ctx.policies.forCaller(caller.accountId, caller.keyId) : undefined;
+  const answerUnder = (policy: CompiledPolicy | undefined, request: ModerateRequest, context: HandlerContext) => {
     if (policy) return moderate(request, context.signal, policy);
     const binding = context.values.get(signatureBindingKey);
     const ahead = answerer && binding && embeddedOnly(request.textProviderMode) ? answerer.answer(request, binding, ctx.clock()) : undefined;
     return ahead ?? moderate(request, context.signal);
+  };
+
+  return (request, context) => {
+    const caller = context.values.get(callerKey);
+    if (!caller) return answerUnder(undefined, request, context);
+    // A policy the store's cache knows is used at once: no promise turn per call for the look-up.
+    const cached = ctx.policies.cachedForCaller(caller.accountId, caller.keyId);
+    if (cached) return answerUnder(cached.policy, request, context);
+    return ctx.policies.forCaller(caller.accountId, caller.keyId).then((policy) => answerUnder(policy, request, context));
   };
 }
