@@ -18,8 +18,9 @@ import { CallerHungUpError, readBody } from "./read-body.js";
 
 /** Step 1: the refusal of a body that is not sent as JSON, or undefined when it is. */
 function unsupportedContentType(request: FastifyRequest): ApiError | undefined {
-  const type = request.headers["content-type"]?.split(";")[0]?.trim().toLowerCase();
-  if (type === "application/json") return undefined;
+  const header = request.headers["content-type"];
+  // The usual header as it is, before the general reading (a split, a trim and a lower-casing).
+  if (header === "application/json" || header?.split(";")[0]?.trim().toLowerCase() === "application/json") return undefined;
   return new ApiError("unsupported_media_type", "The request body must be JSON, sent with Content-Type: application/json.");
 }
 
