@@ -210,8 +210,8 @@ function evalRows(dataset: string): typeof examples {
   return rows.filter((e) => hashString(e.text, seed) % 100000 < share * 100000);
 }
 /** Polls for a fold model a parallel run is training; false once --wait-until has passed. */
-function waitForFold(family: string, d: string | undefined): boolean {
-  const file = cached(d === undefined ? `final-${family}` : `lodo-${family}-${d}`);
+function waitForFold(family: string, d: string): boolean {
+  const file = cached(`lodo-${family}-${d}`);
   const until = values["wait-until"];
   if (!until) return true;
   const [h, m] = until.split(":").map(Number);
@@ -237,10 +237,8 @@ if (!values.quick) {
     foldLogits[family] = [];
     const models: { dataset: string; model: ModelFile }[] = [];
     // One family: train the shipped model first, while parallel runs may still be training folds.
-    if (families.length === 1 && values.reuse && !values["compare-only"]) {
-      waitForFold(family, undefined);
-      fit(family, undefined, `text-${family}-${MODEL_VERSION}`);
-    }
+    // Not waited for: --train-folds-only runs train folds only, so nobody else would make it.
+    if (families.length === 1 && values.reuse && !values["compare-only"]) fit(family, undefined, `text-${family}-${MODEL_VERSION}`);
     for (const d of folds) {
       if (!present.has(d)) continue;
       if (values.reuse && !waitForFold(family, d)) {
