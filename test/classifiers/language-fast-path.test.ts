@@ -106,7 +106,8 @@ describe("ELD's pick, computed faster", () => {
 
   it("cuts ASCII text into ELD's words on its own path", () => {
     const ascii = texts.filter((t) => /^[\x00-\x7f]*$/.test(t));
-    expect(ascii.length).toBeGreaterThan(700);
+    // 445 of the texts written here are ASCII; a checkout beside the shared datasets adds ~400 more.
+    expect(ascii.length).toBeGreaterThan(400);
     for (const text of ascii) expect(textWords(text), text).toEqual(eldTextWords(text));
   });
 
