@@ -10,7 +10,15 @@ type Labels = Record<string, string>;
 interface MetricValue { labels: Labels; value: number; metricName?: string }
 
 abstract class FastMetric<Series> {
-  protected readonly series = new Map<string, { labels: Labels; data: Series }>();
+  /** Every series with its labels, for the exposition. */
+  protected readonly series: Array<{ labels: Labels; data: Series }> = [];
+  /**
+   * The series by label value, one Map level per label (in labelNames order). A look-up hashes
+   * the label values themselves, strings that keep their hash once computed (the routes,
+   * protocols and codes are the same few strings on every request), rather than a key joined
+   * from them per call, whose hash is computed anew each time.
+   */
+  private index = new Map<string, unknown>();
   readonly aggregator = "sum";
 
   constructor(
@@ -21,22 +29,32 @@ abstract class FastMetric<Series> {
 
   /** The series for these label values (in labelNames order), created on first use. */
   protected at(values: readonly string[]): Series {
-    const key = values.length === 1 ? values[0]! : values.join("\u0000");
-    let entry = this.series.get(key);
-    if (!entry) {
+    let level = this.index;
+    const last = this.labelNames.length - 1;
+    for (let i = 0; i < last; i++) {
+      const value = values[i] ?? "";
+      let next = level.get(value) as Map<string, unknown> | undefined;
+      if (next === undefined) level.set(value, (next = new Map()));
+      level = next;
+    }
+    const value = values[last] ?? "";
+    let data = level.get(value) as Series | undefined;
+    if (data === undefined) {
       const labels: Labels = {};
       this.labelNames.forEach((name, i) => (labels[name] = values[i] ?? ""));
-      entry = { labels, data: this.create() };
-      this.series.set(key, entry);
+      data = this.create();
+      this.series.push({ labels, data });
+      level.set(value, data);
     }
-    return entry.data;
+    return data;
   }
 
   protected abstract create(): Series;
   abstract get(): Promise<{ name: string; help: string; type: string; aggregator: string; values: MetricValue[] }>;
 
   reset(): void {
-    this.series.clear();
+    this.series.length = 0;
+    this.index = new Map();
   }
 
   /** prom-client's Registry accepts any object with this shape (name, help, type, get, reset). */
@@ -57,7 +75,7 @@ export class FastCounter extends FastMetric<{ value: number }> {
   }
 
   async get() {
-    const values = [...this.series.values()].map(({ labels, data }) => ({ labels, value: data.value }));
+    const values = this.series.map(({ labels, data }) => ({ labels, value: data.value }));
     return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
   }
 }
@@ -84,7 +102,7 @@ export class FastHistogram extends FastMetric<{ counts: Float64Array; sum: numbe
 
   async get() {
     const values: MetricValue[] = [];
-    for (const { labels, data } of this.series.values()) {
+    for (const { labels, data } of this.series) {
       const cumulative: number[] = [];
       let running = 0;
       for (const count of data.counts) cumulative.push((running += count));
