@@ -6,6 +6,8 @@ export interface Logger {
   warn(obj: object, msg?: string): void;
   info(obj: object, msg?: string): void;
   debug(obj: object, msg?: string): void;
+  /** Whether a line at this level would be written (a pino logger has it); without it, every level is. */
+  isLevelEnabled?(level: "error" | "warn" | "info" | "debug"): boolean;
 }
 
 export const silentLogger: Logger = { error() {}, warn() {}, info() {}, debug() {} };

@@ -12,6 +12,8 @@ export class RequestObservation {
   protocol: Protocol = "http";
   errorCode: string | undefined = undefined;
   accountId: string | undefined = undefined;
+  /** The matched route's URL, noted by the route's own hook (request-hooks.ts); undefined until then. */
+  route: string | undefined = undefined;
 
   constructor(
     readonly requestId: string,
