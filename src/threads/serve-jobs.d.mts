@@ -20,11 +20,22 @@ export interface JobBatch<Job> {
   jobs: Job[];
 }
 
-export type JobResult<Result> = { id: number; ok: true; value: Result } | { id: number; ok: false; message: string };
+/**
+ * Answers to jobs of one batch; a batch may be answered in several parts, `last` marks its final
+ * one. Parallel arrays: `ids[i]`'s answer is `values[i]`, unless the job threw: then
+ * `messages[i]` is its error's message (`messages` is there only when a job of this part threw,
+ * null for the others).
+ */
+export interface ResultsReply<Result> {
+  type: "results";
+  ids: number[];
+  values: Array<Result | undefined>;
+  messages?: Array<string | null>;
+  last: boolean;
+}
 
 /** Worker → pool. */
 export type WorkerReply<Result, Info> =
   | { type: "ready"; info: Info }
   | { type: "fatal"; message: string }
-  /** Answers to jobs of one batch; a batch may be answered in several parts, `last` marks its final one. */
-  | { type: "results"; results: JobResult<Result>[]; last: boolean };
+  | ResultsReply<Result>;

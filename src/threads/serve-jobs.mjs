@@ -21,19 +21,31 @@ export async function serveJobs(setUp) {
   }
   const { run, info } = started;
   port.on("message", async ({ ids, jobs }) => {
-    let results = [];
+    // Answers go as parallel arrays (see ResultsReply), not an object per answer: each object
+    // costs the pool's thread a deserialisation of its own.
+    let answered = [];
+    let values = [];
+    let messages;
     for (let i = 0; i < jobs.length; i++) {
       const id = ids[i];
       Atomics.store(progress, 0, id); // read by the pool if this thread dies
+      let value;
+      let message = null;
       try {
-        results.push({ id, ok: true, value: await run(jobs[i]) });
+        value = await run(jobs[i]);
       } catch (error) {
-        results.push({ id, ok: false, message: error instanceof Error ? error.message : String(error) });
+        message = error instanceof Error ? error.message : String(error);
       }
+      answered.push(id);
+      values.push(value);
+      if (message !== null && messages === undefined) messages = answered.slice(1).map(() => null);
+      messages?.push(message);
       const last = i === jobs.length - 1;
-      if (last || results.length >= replyEvery) {
-        port.postMessage({ type: "results", results, last });
-        results = [];
+      if (last || answered.length >= replyEvery) {
+        port.postMessage(messages === undefined ? { type: "results", ids: answered, values, last } : { type: "results", ids: answered, values, messages, last });
+        answered = [];
+        values = [];
+        messages = undefined;
       }
     }
   });

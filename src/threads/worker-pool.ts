@@ -1,5 +1,5 @@
 import { Worker } from "node:worker_threads";
-import type { JobBatch, JobResult, PoolWorkerData, WorkerReply } from "./serve-jobs.mjs";
+import type { JobBatch, PoolWorkerData, ResultsReply, WorkerReply } from "./serve-jobs.mjs";
 
 /** The errors a pool raises, worded for its callers (a compute pool and the image model word them differently). */
 export interface WorkerPoolErrors {
@@ -88,7 +88,7 @@ export async function createWorkerPool<Job, Result, Info, Setup>(options: Worker
       const slot: Slot<Job, Result> = { worker, progress, inFlight: new Map(), batchesInFlight: 0 };
       let ready = false;
       worker.on("message", (message: WorkerReply<Result, Info>) => {
-        if (message.type === "results") settle(slot, message.results, message.last);
+        if (message.type === "results") settle(slot, message);
         else if (message.type === "ready") {
           ready = true;
           resolve({ slot, info: message.info });
@@ -106,17 +106,18 @@ export async function createWorkerPool<Job, Result, Info, Setup>(options: Worker
       });
     });
 
-  const settle = (slot: Slot<Job, Result>, results: JobResult<Result>[], lastOfBatch: boolean) => {
-    if (lastOfBatch) {
+  const settle = (slot: Slot<Job, Result>, { ids, values, messages, last }: ResultsReply<Result>) => {
+    if (last) {
       slot.batchesInFlight--;
       if (queue.length > 0) scheduleFlush();
     }
-    for (const result of results) {
-      const pending = slot.inFlight.get(result.id);
+    for (let i = 0; i < ids.length; i++) {
+      const pending = slot.inFlight.get(ids[i]!);
       if (!pending) continue;
-      slot.inFlight.delete(result.id);
-      if (result.ok) pending.resolve(result.value);
-      else pending.reject(new Error(result.message));
+      slot.inFlight.delete(ids[i]!);
+      const message = messages?.[i];
+      if (message === undefined || message === null) pending.resolve(values[i] as Result);
+      else pending.reject(new Error(message));
     }
   };
 

@@ -45,6 +45,16 @@ describe("the generic worker pool, against real worker threads", () => {
     expect((await p.run(echo(5))).value).toBe(5);
   });
 
+  it("answers each job of a batch that mixes failures and answers with its own outcome", async () => {
+    const p = await pool({ size: 1 });
+    // One turn's jobs go to the one worker in one batch, answered in parts of four: failures first, last and in between.
+    const jobs: Job[] = Array.from({ length: 11 }, (_, i) => (i % 3 === 0 || i === 10 ? { do: "throw", value: i } : echo(i)));
+    const outcomes = await Promise.allSettled(jobs.map((job) => p.run(job)));
+    expect(outcomes.map((o) => (o.status === "fulfilled" ? o.value.value : (o.reason as Error).message))).toEqual(
+      jobs.map((job, i) => (job.do === "throw" ? `job ${i} failed` : i)),
+    );
+  });
+
   it("queues jobs beyond what the workers may hold, in order, and counts them", async () => {
     const p = await pool({ size: 1, gatherPerTurn: false, maxBatchesInFlight: 1 });
     const first = p.run({ do: "sleep", ms: 200, value: 0 });
