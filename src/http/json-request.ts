@@ -1,5 +1,5 @@
 import type { ContextValues } from "@connectrpc/connect";
-import type { FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { MAX_REQUEST_BYTES } from "../base/limits.js";
 import { ApiError } from "../errors/api-error.js";
 import { noteErrorCode } from "../observability/request-observation.js";
@@ -15,6 +15,21 @@ import { CallerHungUpError, readBody } from "./read-body.js";
  *   4. parsing, for a live key only; a problem is raised inside the chain, after auth (400).
  * Steps 1 and 2 are answered at once, outside the chain: they say only what the route accepts.
  */
+
+/**
+ * For a JSON route's scope: every body reaches the handler unread, whatever its Content-Type,
+ * for takeJsonRequest to read (the chain must run, auth first, even when the body is
+ * unacceptable). The pass-through is registered for application/json as well as for any type:
+ * fastify remembers the parser it found for a Content-Type only when one is registered for that
+ * type, so with the catch-all alone it parsed the header (slices, lower-casing, regular
+ * expressions, a Map) on every request. Both are the same function: nothing else changes.
+ */
+export function passBodiesThrough(scope: FastifyInstance): void {
+  const passThrough = (_request: FastifyRequest, payload: unknown, done: (error: Error | null, body?: unknown) => void) => done(null, payload);
+  scope.removeAllContentTypeParsers();
+  scope.addContentTypeParser("*", passThrough);
+  scope.addContentTypeParser("application/json", passThrough);
+}
 
 /** Step 1: the refusal of a body that is not sent as JSON, or undefined when it is. */
 function unsupportedContentType(request: FastifyRequest): ApiError | undefined {

@@ -8,7 +8,7 @@ import { signatureBindingKey, transportKey } from "../interceptors/context-keys.
 import { createModerationServiceImpl } from "../rpc/moderation-service.js";
 import { parseModerateJson } from "./json-body.js";
 import { createChainInvoker } from "./invoke-chain.js";
-import { takeJsonRequest } from "./json-request.js";
+import { passBodiesThrough, takeJsonRequest } from "./json-request.js";
 import { moderateAnswerJsonText } from "../moderation/moderate-answer-json.js";
 import { signedJsonFor } from "../signing/signed-ahead.js";
 import { registerMethodNotAllowed, sendJsonSignedAhead, sendSignedJson, sendSignedJsonText } from "./send-json.js";
@@ -28,8 +28,7 @@ export function registerJsonRoute(app: FastifyInstance, ctx: AppContext, interce
   const hasLiveKey = createApiKeyCheck(ctx.accounts);
   app.register(async (scope) => {
     // Read the body ourselves: the chain must run even when the body is unacceptable.
-    scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser("*", (_req, payload, done) => done(null, payload));
+    passBodiesThrough(scope);
 
     scope.post("/v1/moderate", async (request, reply) => {
       const contextValues = createContextValues().set(transportKey, "json");

@@ -7,7 +7,7 @@ import type { AppContext } from "../../app/app-context.js";
 import { transportKey } from "../../interceptors/context-keys.js";
 import { createModerationServiceImpl } from "../../rpc/moderation-service.js";
 import { createChainInvoker } from "../invoke-chain.js";
-import { takeJsonRequest } from "../json-request.js";
+import { passBodiesThrough, takeJsonRequest } from "../json-request.js";
 import { registerMethodNotAllowed, sendSignedJson } from "../send-json.js";
 import { openAiError } from "./openai-error.js";
 import { parseOpenAiModerationJson } from "./openai-request.js";
@@ -28,8 +28,7 @@ export function registerOpenAiModerationsRoute(app: FastifyInstance, ctx: AppCon
   const hasLiveKey = createApiKeyCheck(ctx.accounts);
   app.register(async (scope) => {
     // Read the body ourselves: the chain must run (auth first) even when the body is unacceptable.
-    scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser("*", (_req, payload, done) => done(null, payload));
+    passBodiesThrough(scope);
 
     scope.post(OPENAI_MODERATIONS_PATH, async (request, reply) => {
       // No signatureBindingKey: this dialect is rendered here, from the answer message, so a
