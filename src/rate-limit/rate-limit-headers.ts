@@ -28,17 +28,25 @@ export function formatPolicyHeaders(limit: number, windowMs: number): Record<str
   return { "X-RateLimit-Limit": policy.limit, "RateLimit-Policy": policy.policy };
 }
 
-// A plan's policy strings never change, and every request sends them: format them once.
-const policyCache = new Map<string, { limit: string; policy: string }>();
+// A plan's policy strings never change, and every request sends them: format them once. Keyed by
+// the numbers themselves (window, then limit), not by a string built from them on every request.
+const policyCache = new Map<number, Map<number, { limit: string; policy: string }>>();
+let cachedPolicies = 0;
 
 function policyValues(limit: number, windowMs: number): { limit: string; policy: string } {
-  const key = `${limit}/${windowMs}`;
-  let values = policyCache.get(key);
+  let byLimit = policyCache.get(windowMs);
+  let values = byLimit?.get(limit);
   if (!values) {
     values = { limit: String(limit), policy: `"${RATE_LIMIT_POLICY_NAME}";q=${limit};w=${Math.ceil(windowMs / 1000)}` };
     // Enterprise limits are custom numbers: bound the cache all the same.
-    if (policyCache.size >= 1000) policyCache.clear();
-    policyCache.set(key, values);
+    if (cachedPolicies >= 1000) {
+      policyCache.clear();
+      cachedPolicies = 0;
+      byLimit = undefined;
+    }
+    if (!byLimit) policyCache.set(windowMs, (byLimit = new Map()));
+    byLimit.set(limit, values);
+    cachedPolicies++;
   }
   return values;
 }
