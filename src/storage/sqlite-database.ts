@@ -75,6 +75,10 @@ export function createSqliteDatabase(file: string, options: { busyTimeoutMs?: nu
   const dataVersion = db.prepare("PRAGMA data_version").pluck();
   const readDataVersion = unavailableAware(() => dataVersion.get());
   let dataVersionThisTurn: unknown;
+  /** The last token changeToken built, and the numbers it was built from. */
+  let token = "";
+  let tokenVersion: unknown;
+  let tokenWrites = -1;
   const write = unavailableAware((sql: string, params: readonly SqlValue[]): number => {
     processWrites++;
     if (params.length === 0 && sql.includes(";")) {
@@ -142,7 +146,14 @@ export function createSqliteDatabase(file: string, options: { busyTimeoutMs?: nu
         dataVersionThisTurn = readDataVersion();
         setImmediate(() => (dataVersionThisTurn = undefined));
       }
-      return `${String(dataVersionThisTurn)}:${processWrites}`;
+      // The same string while neither number changes (two caches ask on every request): no new
+      // string to build, and an equal token compares as the same string.
+      if (dataVersionThisTurn !== tokenVersion || processWrites !== tokenWrites) {
+        tokenVersion = dataVersionThisTurn;
+        tokenWrites = processWrites;
+        token = `${String(dataVersionThisTurn)}:${processWrites}`;
+      }
+      return token;
     },
   };
   return database;
