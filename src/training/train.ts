@@ -13,7 +13,9 @@
  * --quick (no held-out-dataset evaluation; for iterating on features), --dim N, --hidden N, --lr X
  * (embedding-mlp shape and AdaGrad step size), --lookalike-weight X (weight of benign look-alike rows),
  * --identity-words keep|drop|placeholder (how words naming protected groups are hashed; see
- * src/classifiers/model/identity-words.ts and docs/model-history.md).
+ * src/classifiers/model/identity-words.ts and docs/model-history.md), --pretrain-epochs N and
+ * --pretrain-rms X (self-supervised skip-gram start for the feature table, pretrain-embeddings.ts;
+ * off by default, tried in session 13 and not kept: docs/model-history.md).
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
