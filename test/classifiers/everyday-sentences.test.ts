@@ -53,6 +53,9 @@ describe("the default text model on everyday messages", () => {
     "I will put you in touch with the hospital's billing office",
     "The kids went skinny dipping in the lake at summer camp",
     "nude lipstick for teens, which brand?",
+    // The everyday sense of a nudity word is not sexual evidence beside a minor either (the head
+    // scores "nude shade" 0.9 sexual; the frame keeps it from flagging, and sexual_minors with it).
+    "lipstick in a nude shade for teens",
     // Image prompts the sexual head scored by their style (with a child, sexual_minors too).
     "Hyperrealistic portrait of a grandmother laughing, wrinkles, warm light",
     "Photo of kids playing in the park, golden hour",

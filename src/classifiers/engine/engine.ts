@@ -5,6 +5,7 @@ import { normalizeText, type NormalizedText } from "../normalize/normalize.js";
 import { featuresOfTokens, featurize, firstTokenAtOrAfter, tokenFeaturesOf, tokenize, type Token, type TokenFeatures } from "../model/features.js";
 import type { ModelFile } from "../model/model-file.js";
 import { newFloat64Array } from "../model/typed-slab.js";
+import { createEnsembleScorer, memberName } from "../model/ensemble-scorer.js";
 import { createLinearScorer, createMlpScorer, type Scorer } from "../model/scorers.js";
 import { createConvScorer, isSequenceScorer } from "../model/conv-scorer.js";
 import { windowsOf } from "../model/windows.js";
@@ -66,10 +67,15 @@ export function scorerOf(model: ModelFile): Scorer {
       w1: t("w1") as Float32Array, b1: t("b1") as Float32Array, wc: t("wc") as Float32Array, bc: t("bc") as Float32Array, w2: t("w2") as Float32Array, b2: t("b2") as Float32Array,
     });
   }
-  return createMlpScorer({
-    buckets, heads, dim: p["dim"] ?? 0, hidden: p["hidden"] ?? 0, emb: t("emb") as Int8Array, embScale: p["embScale"] ?? 1,
-    w1: t("w1") as Float32Array, b1: t("b1") as Float32Array, w2: t("w2") as Float32Array, b2: t("b2") as Float32Array,
+  // Several members (the same shape, different seeds) are averaged; files without `members` have one.
+  const members = Array.from({ length: p["members"] ?? 1 }, (_, k) => {
+    const m = (name: string): string => memberName(name, k);
+    return createMlpScorer({
+      buckets, heads, dim: p["dim"] ?? 0, hidden: p["hidden"] ?? 0, emb: t(m("emb")) as Int8Array, embScale: p[m("embScale")] ?? 1,
+      w1: t(m("w1")) as Float32Array, b1: t(m("b1")) as Float32Array, w2: t(m("w2")) as Float32Array, b2: t(m("b2")) as Float32Array,
+    });
   });
+  return createEnsembleScorer(members);
 }
 
 interface EngineOptions {
@@ -255,13 +261,14 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
     let family = "";
     const ctx: RuleContext = {
       frames, claim: frames.negated || frames.counter || frames.supportive,
-      threshold: supportBar, lexiconBar: header.lexicon, enabled: (name) => !off.has(name),
+      threshold: supportBar, lexiconBar: header.lexicon, enabled: (name) => !off.has(name), everydaySense: false,
       // A family may flag only the categories its policy row lists.
       consider: (c, score, flagged, head, lexicons) => { if (allowed.get(c)!.has(family)) consider(c, score, flagged, head, lexicons); },
     };
     for (at = 0; at < windows.length; at++) {
       const w = windows[at]!;
       const active = (f: FrameName): boolean => (f === "everydaySense" ? w.everydaySense && !everydaySenseOff : frames[f]);
+      ctx.everydaySense = active("everydaySense");
       // A framed head's score stands, but the head alone does not flag.
       for (const { category: c, head, threshold: bar, suppressedBy } of headed) {
         const s = w.model[head]!;

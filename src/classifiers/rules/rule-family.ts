@@ -22,6 +22,11 @@ export interface RuleContext {
   threshold(c: CategoryId): number;
   /** Lexicon density bars from the model file. */
   lexiconBar: { sexual: number; graphicViolence: number };
+  /**
+   * The window being judged reads its nudity word in an everyday sense ("nude lipstick") and has no
+   * other sexual word (the everydaySense frame, unless the ledger switched it off).
+   */
+  everydaySense: boolean;
   /** Whether another family is switched on (the ledger switches families off). */
   enabled(name: string): boolean;
   /** Proposes a verdict for a category; `explain` is the learned head whose features explain it. */

@@ -1,0 +1,90 @@
+import { describe, expect, it } from "vitest";
+import { CATEGORY_IDS } from "../../src/classifiers/categories.js";
+import type { Verdict } from "../../src/classifiers/classifier.js";
+import { createEngine } from "../../src/classifiers/engine/index.js";
+import { createEnsembleScorer } from "../../src/classifiers/model/ensemble-scorer.js";
+import { featuresOfTokens, tokenFeatures, tokenFeaturesOf, tokenize } from "../../src/classifiers/model/features.js";
+import { decodeModel, encodeModel } from "../../src/classifiers/model/model-file.js";
+import { createMlpScorer } from "../../src/classifiers/model/scorers.js";
+import { normalizeForMatching } from "../../src/classifiers/normalize/normalize.js";
+import { ensembleOf } from "../../src/training/ensemble.js";
+import type { TrainedModel } from "../../src/training/trainer.js";
+import { createPrng } from "../../src/training/prng.js";
+
+const spec = { buckets: 1 << 10, minN: 3, maxN: 5 };
+const heads = 3, dim = 4, hidden = 5;
+
+function randomMember(seed: number) {
+  const rand = createPrng(seed);
+  const f32 = (n: number): Float32Array => Float32Array.from({ length: n }, () => rand() * 2 - 1);
+  const weights = {
+    emb: Int8Array.from({ length: spec.buckets * dim }, () => Math.round((rand() * 2 - 1) * 100)),
+    w1: f32(hidden * dim), b1: f32(hidden), w2: f32(heads * hidden), b2: f32(heads),
+  };
+  const embScale = 0.01 + rand() * 0.01;
+  return { tensors: weights, params: { dim, hidden, embScale }, scorer: createMlpScorer({ buckets: spec.buckets, heads, dim, hidden, embScale, ...weights }) };
+}
+
+describe("ensemble of scorers", () => {
+  const text = normalizeForMatching("You are a stupid idiot and everyone at the meeting knows it");
+  const tokens = tokenize(text);
+  const tf = tokenFeaturesOf(text, tokens, spec);
+  const window = featuresOfTokens(tf, spec.buckets, 0, tokens.length);
+  const members = [randomMember(1), randomMember(2), randomMember(3)];
+  const ensemble = createEnsembleScorer(members.map((m) => m.scorer));
+
+  it("scores the mean of its members' logits", () => {
+    const out = new Float64Array(heads);
+    ensemble.logits(window, out);
+    const each = members.map((m) => { const o = new Float64Array(heads); m.scorer.logits(window, o); return o; });
+    for (let h = 0; h < heads; h++) expect(out[h]).toBeCloseTo((each[0]![h]! + each[1]![h]! + each[2]![h]!) / 3, 12);
+  });
+
+  it("explains by the mean of its members' attributions, batched or per token", () => {
+    ensemble.logits(window, new Float64Array(heads));
+    const explain = ensemble.explainer(window, tf, 0, tokens.length);
+    for (let h = 0; h < heads; h++) {
+      tokens.forEach((t, i) => {
+        const subset: number[] = [];
+        tokenFeatures(text, t, spec, (b) => subset.push(b));
+        const mean = members.reduce((s, m) => s + m.scorer.attribution(window, subset, h), 0) / 3;
+        expect(explain(h)[i]).toBeCloseTo(mean, 12);
+        expect(ensemble.attribution(window, subset, h)).toBeCloseTo(mean, 12);
+      });
+    }
+  });
+
+  it("one member is that member", () => {
+    expect(createEnsembleScorer([members[0]!.scorer])).toBe(members[0]!.scorer);
+    expect(() => createEnsembleScorer([])).toThrow();
+  });
+
+  it("a model file of members loads as the same ensemble in the engine", () => {
+    const modelHeads = CATEGORY_IDS.filter((c) => c !== "sexual_minors");
+    const make = (seed: number) => {
+      const rand = createPrng(seed);
+      const tensors = {
+        emb: Int8Array.from({ length: spec.buckets * dim }, () => Math.round((rand() * 2 - 1) * 100)),
+        w1: Float32Array.from({ length: hidden * dim }, () => rand() * 2 - 1), b1: new Float32Array(hidden).fill(0.2),
+        w2: Float32Array.from({ length: modelHeads.length * hidden }, () => (rand() * 2 - 1) * 3), b2: new Float32Array(modelHeads.length),
+      };
+      const embScale = seed / 100;
+      return { family: "embedding-mlp" as const, tensors, params: { dim, hidden, embScale }, scorer: createMlpScorer({ buckets: spec.buckets, heads: modelHeads.length, dim, hidden, embScale, ...tensors }) };
+    };
+    const parts = [make(1), make(2)];
+    const combined = ensembleOf(parts);
+    expect(combined.params).toEqual({ dim, hidden, embScale: 0.01, members: 2, "embScale.1": 0.02 });
+    const header = {
+      format: "moderation-text-model" as const, version: 1 as const, id: "text-test-ensemble", family: "embedding-mlp" as const, heads: modelHeads, hashing: spec,
+      window: { size: 480, stride: 240 }, calibration: Object.fromEntries(modelHeads.map((c) => [c, { a: 1, b: 0 }])),
+      thresholds: Object.fromEntries(CATEGORY_IDS.map((c) => [c, 0.5])), lexicon: { sexual: 0.7, graphicViolence: 0.7 }, training: {},
+    };
+    const engineOf = (m: Pick<TrainedModel, "params" | "tensors">) => createEngine(decodeModel(encodeModel({ ...header, params: m.params }, m.tensors)));
+    const sample = "the weather is fine today and the meeting went well";
+    const score = (e: ReturnType<typeof engineOf>, c: string): number => (e.classify(sample) as Verdict).categories[c as "hate"]!.score;
+    const [a, b, both] = [engineOf(parts[0]!), engineOf(parts[1]!), engineOf(combined)];
+    const logit = (p: number): number => Math.log(p / (1 - p));
+    // Calibration a=1, b=0: the ensemble's score is the sigmoid of the mean of the members' logits (scores are rounded, hence 4 places).
+    for (const c of modelHeads.slice(0, 4)) expect(logit(score(both, c))).toBeCloseTo((logit(score(a, c)) + logit(score(b, c))) / 2, 4);
+  });
+});
