@@ -271,6 +271,7 @@ export function familyDecisions(winner: string, compare: Record<string, Compared
 
 const CARD_LIMITS = [
   "- Datasets differ in style (tweets, Reddit, prompts, templates): read the per-dataset table.",
+  "- One training run's held-out figures move with the seed alone (mean AUPRC by about ±0.005, a category by up to 0.04; docs/model-history.md, session 14): differences smaller than that between two models are not evidence.",
   "- `sexual_minors`, `self_harm_instructions`, `harassment_threatening` and `violence_graphic` have tens of public positives at most: treat their scores as indicative. Graphic violence relies on weakly labelled book chunks plus the lexicon.",
   "- First-person Reddit self-harm posts (C-SSRS) carry user-level labels copied to every post: recall there is capped well below 1 for any text classifier.",
   "- Person-directed abuse in threads depends on context the model does not see (CAD labels were made with the thread).",
