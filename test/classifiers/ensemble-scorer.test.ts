@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { CATEGORY_IDS } from "../../src/classifiers/categories.js";
 import type { Verdict } from "../../src/classifiers/classifier.js";
 import { createEngine } from "../../src/classifiers/engine/index.js";
+import { scorerOf } from "../../src/classifiers/engine/engine.js";
 import { createEnsembleScorer } from "../../src/classifiers/model/ensemble-scorer.js";
 import { featuresOfTokens, tokenFeatures, tokenFeaturesOf, tokenize } from "../../src/classifiers/model/features.js";
 import { decodeModel, encodeModel } from "../../src/classifiers/model/model-file.js";
@@ -86,5 +87,32 @@ describe("ensemble of scorers", () => {
     const logit = (p: number): number => Math.log(p / (1 - p));
     // Calibration a=1, b=0: the ensemble's score is the sigmoid of the mean of the members' logits (scores are rounded, hence 4 places).
     for (const c of modelHeads.slice(0, 4)) expect(logit(score(both, c))).toBeCloseTo((logit(score(a, c)) + logit(score(b, c))) / 2, 4);
+  });
+
+  it("a member whose scale equals member 0's is stored without its own and read with member 0's", () => {
+    const rand = createPrng(9);
+    const modelHeads = CATEGORY_IDS.filter((c) => c !== "sexual_minors");
+    const make = () => {
+      const tensors = {
+        emb: Int8Array.from({ length: spec.buckets * dim }, () => Math.round((rand() * 2 - 1) * 100)),
+        w1: Float32Array.from({ length: hidden * dim }, () => rand() * 2 - 1), b1: new Float32Array(hidden).fill(0.2),
+        w2: Float32Array.from({ length: modelHeads.length * hidden }, () => (rand() * 2 - 1) * 3), b2: new Float32Array(modelHeads.length),
+      };
+      return { family: "embedding-mlp" as const, tensors, params: { dim, hidden, embScale: 0.05 }, scorer: createMlpScorer({ buckets: spec.buckets, heads: modelHeads.length, dim, hidden, embScale: 0.05, ...tensors }) };
+    };
+    const combined = ensembleOf([make(), make()]);
+    expect(combined.params).toEqual({ dim, hidden, embScale: 0.05, members: 2 });
+    const header = {
+      format: "moderation-text-model" as const, version: 1 as const, id: "text-test-ensemble-same-scale", family: "embedding-mlp" as const, heads: modelHeads, hashing: spec,
+      window: { size: 480, stride: 240 }, calibration: Object.fromEntries(modelHeads.map((c) => [c, { a: 1, b: 0 }])),
+      thresholds: Object.fromEntries(CATEGORY_IDS.map((c) => [c, 0.5])), lexicon: { sexual: 0.7, graphicViolence: 0.7 }, training: {},
+    };
+    const fromFile = scorerOf(decodeModel(encodeModel({ ...header, params: combined.params }, combined.tensors)));
+    const text = normalizeForMatching("the weather is fine today and the meeting went well");
+    const window = featuresOfTokens(tokenFeaturesOf(text, tokenize(text), spec), spec.buckets, 0, tokenize(text).length);
+    const [x, y] = [new Float64Array(modelHeads.length), new Float64Array(modelHeads.length)];
+    fromFile.logits(window, x);
+    combined.scorer.logits(window, y);
+    for (let h = 0; h < modelHeads.length; h++) expect(x[h]).toBeCloseTo(y[h]!, 12);
   });
 });

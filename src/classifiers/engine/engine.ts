@@ -68,10 +68,11 @@ export function scorerOf(model: ModelFile): Scorer {
     });
   }
   // Several members (the same shape, different seeds) are averaged; files without `members` have one.
+  // A member's param is stored under its own name only where it differs from member 0's (ensembleOf).
   const members = Array.from({ length: p["members"] ?? 1 }, (_, k) => {
     const m = (name: string): string => memberName(name, k);
     return createMlpScorer({
-      buckets, heads, dim: p["dim"] ?? 0, hidden: p["hidden"] ?? 0, emb: t(m("emb")) as Int8Array, embScale: p[m("embScale")] ?? 1,
+      buckets, heads, dim: p["dim"] ?? 0, hidden: p["hidden"] ?? 0, emb: t(m("emb")) as Int8Array, embScale: p[m("embScale")] ?? p["embScale"] ?? 1,
       w1: t(m("w1")) as Float32Array, b1: t(m("b1")) as Float32Array, w2: t(m("w2")) as Float32Array, b2: t(m("b2")) as Float32Array,
     });
   });
