@@ -38,7 +38,8 @@ export async function serveJobs(setUp) {
       }
       answered.push(id);
       values.push(value);
-      if (message !== null && messages === undefined) messages = answered.slice(1).map(() => null);
+      // The first failure of this part: the jobs answered before it in the part get null.
+      if (message !== null && messages === undefined) messages = new Array(answered.length - 1).fill(null);
       messages?.push(message);
       const last = i === jobs.length - 1;
       if (last || answered.length >= replyEvery) {
