@@ -68,14 +68,30 @@ describe("backends terminated again and again under load", () => {
 
   it("keeps serving: failures are 503 storage_unavailable with Retry-After, never 500; every answer is counted", async () => {
     const outcomes: Outcome[] = [];
+    let answeredSoFar = 0;
     let stop = false;
     const worker = async (protocol: (typeof PROTOCOLS)[number]) => {
-      while (!stop) outcomes.push(await callModerate(protocol, server, { input: [{ type: "text", text: "good morning" }] }, key));
+      while (!stop) {
+        const outcome = await callModerate(protocol, server, { input: [{ type: "text", text: "good morning" }] }, key);
+        outcomes.push(outcome);
+        if (outcome.ok) answeredSoFar++;
+      }
     };
+    // Each round terminates our backends, then waits for the service to answer a request again
+    // before the next. Recovery is asserted per round, not as a ratio of answers to failures: how
+    // many requests land between two terminations depends on the machine's load (CI's Node 24 run
+    // saw 18 answers to 23 failures with the whole suite beside it, and every failure was a 503).
+    const ROUNDS = 25;
+    const RECOVERY_WAIT_MS = 10_000;
     let terminated = 0;
+    let recoveredRounds = 0;
     const terminator = async () => {
-      for (let round = 0; round < 25; round++) {
+      for (let round = 0; round < ROUNDS; round++) {
         terminated += await terminateOurBackends(name);
+        const before = answeredSoFar;
+        const deadline = Date.now() + RECOVERY_WAIT_MS;
+        while (answeredSoFar === before && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+        if (answeredSoFar > before) recoveredRounds++;
         await new Promise((resolve) => setTimeout(resolve, 80));
       }
       stop = true;
@@ -83,6 +99,7 @@ describe("backends terminated again and again under load", () => {
     await Promise.all([terminator(), ...PROTOCOLS.flatMap((p) => [worker(p), worker(p)])]);
 
     expect(terminated).toBeGreaterThanOrEqual(20); // backends of ours were there to terminate in (nearly) every round
+    expect(recoveredRounds).toBe(ROUNDS); // answered again after every termination, by itself
     const failures = outcomes.filter((o) => !o.ok);
     for (const failure of failures) {
       if (failure.ok) continue;
@@ -90,12 +107,12 @@ describe("backends terminated again and again under load", () => {
       expect(failure.headers["retry-after"]).toBe("1");
     }
     const answered = outcomes.filter((o) => o.ok).length;
-    expect(answered).toBeGreaterThan(failures.length);
+    expect(answered).toBe(answeredSoFar);
 
     // Service resumes by itself, and the usage counts hold every answered request exactly once.
     for (const protocol of PROTOCOLS) expect((await callModerate(protocol, server, { input: [{ type: "text", text: "after" }] }, key)).ok).toBe(true);
     const usage = (await (await fetch(`${server.httpUrl}/v1/usage?granularity=minute`, { headers: { "x-api-key": key } })).json()) as { totals: { requests: number } };
     expect(usage.totals.requests).toBe(answered + PROTOCOLS.length);
     expect((await fetch(`${server.httpUrl}/readyz`)).status).toBe(200);
-  }, 60_000);
+  }, 180_000);
 });
