@@ -8,15 +8,25 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-/** Sends raw bytes and returns everything the server writes back until it closes or goes quiet. */
+/**
+ * Sends raw bytes and returns what the server writes back: one complete answer (its head and a
+ * body of its Content-Length), or else everything until it closes or goes quiet.
+ */
 function sendRaw(raw: string): Promise<string> {
   const port = Number(new URL(server.httpUrl).port);
   return new Promise((resolve) => {
     const socket = net.connect(port, "127.0.0.1", () => socket.write(raw));
     let data = "";
-    socket.on("data", (chunk) => (data += chunk));
+    socket.on("data", (chunk: Buffer) => {
+      data += chunk.toString("utf8");
+      const end = data.indexOf("\r\n\r\n");
+      const length = end < 0 ? undefined : /\r\ncontent-length: *(\d+)/i.exec(data.slice(0, end))?.[1];
+      if (length !== undefined && Buffer.byteLength(data.slice(end + 4)) >= Number(length)) socket.destroy();
+    });
     socket.on("close", () => resolve(data));
-    socket.setTimeout(1_000, () => socket.destroy());
+    // Going quiet is judged generously (the suite runs in parallel on 2 cores, where 1 s can pass
+    // before an answer); a complete answer ends the wait at once (a kept-alive connection too).
+    socket.setTimeout(10_000, () => socket.destroy());
   });
 }
 

@@ -91,7 +91,8 @@ async function concurrentCalls(guarded: ReturnType<typeof analyzer>, count: numb
   );
 }
 
-async function eventually(check: () => boolean, timeoutMs = 5_000): Promise<void> {
+/** Polls until `check` holds; the cap is generous, as the suite runs in parallel on 2 cores. */
+async function eventually(check: () => boolean, timeoutMs = 15_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > until) throw new Error("condition not reached");

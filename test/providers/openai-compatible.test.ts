@@ -157,7 +157,9 @@ describe("OpenAI-compatible deep analysis", () => {
 
   it("times out a slow provider, retrying within the bound", async () => {
     server.setDefault(server.silence());
-    const error = await apiError(guarded({}, { attemptTimeoutMs: 100, maxRetries: 1 }).analyze(request()));
+    // Each attempt's request must reach the fake before its limit for both to be counted: 1 s, not
+    // 100 ms, as the suite runs in parallel on 2 cores.
+    const error = await apiError(guarded({}, { attemptTimeoutMs: 1_000, maxRetries: 1 }).analyze(request()));
     expect(error.code).toBe("deep_analysis_unavailable");
     expect(error.message).toBe("Deep image analysis is unavailable: the vision provider did not answer in time.");
     expect(server.requests).toHaveLength(2);
@@ -165,7 +167,8 @@ describe("OpenAI-compatible deep analysis", () => {
 
   it("stops at the total time limit even when attempts remain", async () => {
     server.setDefault(server.silence());
-    const error = await apiError(guarded({}, { attemptTimeoutMs: 5_000, totalTimeoutMs: 150, maxRetries: 5 }).analyze(request()));
+    // The one request must reach the fake before the total limit (1 s, not 150 ms, for a loaded machine).
+    const error = await apiError(guarded({}, { attemptTimeoutMs: 5_000, totalTimeoutMs: 1_000, maxRetries: 5 }).analyze(request()));
     expect(error.message).toMatch(/did not answer in time/);
     expect(server.requests).toHaveLength(1);
   });
@@ -292,7 +295,8 @@ describe("OpenAI-compatible deep analysis", () => {
   });
 });
 
+/** Polls until `condition` holds, for up to 10 s (generous: the suite runs in parallel on 2 cores). */
 async function waitFor(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !condition(); i++) await new Promise((r) => setTimeout(r, 5));
+  for (const until = Date.now() + 10_000; !condition() && Date.now() < until; ) await new Promise((r) => setTimeout(r, 5));
   expect(condition()).toBe(true);
 }

@@ -160,15 +160,20 @@ describe("a caller that hangs up", () => {
       method: "POST", headers: { "content-type": "application/json", "x-api-key": patient.key },
       body: JSON.stringify({ input: texts(UNSURE) }), signal: caller.signal,
     }).catch(() => undefined);
-    for (let i = 0; i < 500 && guard.inFlight === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    // Polled with a generous cap, by the clock (the suite runs in parallel on 2 cores, and this
+    // server is fresh); the limits above end the call only after 30 s.
+    const poll = async (done: () => boolean) => {
+      for (const until = Date.now() + 10_000; !done() && Date.now() < until; ) await new Promise((resolve) => setTimeout(resolve, 10));
+    };
+    await poll(() => guard.inFlight > 0 && guard.requests.length > 0); // arrived, body read
     expect(guard.inFlight).toBe(1);
     caller.abort();
     await pending;
-    for (let i = 0; i < 500 && guard.inFlight > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    await poll(() => guard.inFlight === 0);
     expect(guard.inFlight).toBe(0);
     expect(guard.requests).toHaveLength(1);
     guard.releaseHeld();
-  });
+  }, 60_000); // a server start and two polls on a loaded machine
 });
 
 describe("the same capability on Connect, from the same implementation", () => {

@@ -22,8 +22,12 @@ afterEach(() => {
 });
 
 const endpoint = () => ({ baseUrl: fake.baseUrl, model: "guard-1", apiKey: "sk-test" });
-/** Quick limits: the fakes answer in milliseconds. */
-const quick = { attemptTimeoutMs: 300, totalTimeoutMs: 2_000, maxRetries: 2, backoffBaseMs: 5, backoffMaxMs: 50, random: () => 1 };
+/**
+ * Quick backoff; generous time limits: the fakes answer in milliseconds, but the suite runs in
+ * parallel on 2 cores, where an attempt can miss 300 ms and be retried (a request more than the
+ * tests count, or a slow answer cut off). The tests of the limits themselves set their own.
+ */
+const quick = { attemptTimeoutMs: 5_000, totalTimeoutMs: 20_000, maxRetries: 2, backoffBaseMs: 5, backoffMaxMs: 50, random: () => 1 };
 
 describe("OpenAI moderation API as a provider", () => {
   it("sends the text with the model and a Bearer key, and maps OpenAI's categories onto ours (illicit dropped)", async () => {
@@ -171,6 +175,9 @@ describe("the guard around a text provider", () => {
     const provider = guarded(undefined, { maxConcurrency: 2, maxQueue: 1, attemptTimeoutMs: 5_000, totalTimeoutMs: 5_000 });
     const calls = [provider.classify("a"), provider.classify("b"), provider.classify("c")];
     await expect(provider.classify("d")).rejects.toMatchObject({ code: "provider_unavailable", message: expect.stringMatching(/at capacity/) });
+    // Wait for the two admitted requests to reach the fake (however long a loaded machine takes),
+    // then a moment more, in which a third would show up if the queued call were let through.
+    for (const until = Date.now() + 15_000; fake.inFlight < 2 && Date.now() < until; ) await new Promise((resolve) => setTimeout(resolve, 10));
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(fake.inFlight).toBe(2);
     // Release the held requests until every call is answered (the queued one arrives once a slot frees).

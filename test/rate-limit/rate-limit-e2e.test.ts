@@ -10,10 +10,16 @@ const GRPC_RESOURCE_EXHAUSTED = 8;
 const body = { input: [{ type: "text", text: "hello there" }] };
 const keyPrefix = uniqueKeyPrefix("e2e");
 
-/** A real server on the shared Redis, with a fake clock so window edges need no waiting. */
+/**
+ * A real server on the shared Redis, with a fake clock so window edges need no waiting. The
+ * Redis check gets a generous time limit (the default is 100 ms): the suite runs in parallel on
+ * 2 cores, where a check can miss 100 ms, and such a refusal is not charged, so the loops below
+ * that make ten calls and expect the 11th refused would see it let through. Timed-out checks
+ * are covered by refusals-not-charged-e2e.test.ts and redis-failure.test.ts.
+ */
 async function startRedisBackedServer(clock: FakeClock): Promise<TestServer> {
   return startTestServer({
-    env: { REDIS_URL: SHARED_REDIS_URL, RATE_LIMIT_KEY_PREFIX: keyPrefix },
+    env: { REDIS_URL: SHARED_REDIS_URL, RATE_LIMIT_KEY_PREFIX: keyPrefix, RATE_LIMIT_TIMEOUT_MS: "2000" },
     overrides: { clock: () => clock.now() },
   });
 }

@@ -90,16 +90,19 @@ function stopProcess(child: ChildProcess): Promise<void> {
   });
 }
 
-/** Retries until the check passes; for waiting on real processes (reconnects), never for time itself. */
-export async function eventually<T>(check: () => Promise<T>, attempts = 200, intervalMs = 25): Promise<T> {
-  let lastError: unknown;
-  for (let i = 0; i < attempts; i++) {
+/**
+ * Retries until the check passes; for waiting on real processes (reconnects), never for time itself.
+ * Capped by the clock, generously (a reconnect backs off to 1 s, and the suite runs in parallel on
+ * 2 cores), rather than by a count of tries, which a machine that refuses fast runs through in 5 s.
+ */
+export async function eventually<T>(check: () => Promise<T>, timeoutMs = 20_000, intervalMs = 25): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
     try {
       return await check();
     } catch (error) {
-      lastError = error;
+      if (Date.now() >= until) throw error;
       await new Promise((resolve) => setTimeout(resolve, intervalMs));
     }
   }
-  throw lastError;
 }
