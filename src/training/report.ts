@@ -20,7 +20,8 @@ export interface Evaluation {
   training?: { rows?: unknown } & Record<string, unknown>;
   winner: string;
   folds: string[];
-  seconds: number;
+  /** Wall-clock training time; absent when the card was made from cached weights nobody timed. */
+  seconds?: number | undefined;
   selection: Record<string, { mean: number; pairs: number; seconds: number }>;
   calibration: HeadReport[];
   /** Per head: calibration and threshold fitted on the pooled leave-one-dataset-out logits. */
@@ -192,7 +193,7 @@ export function writeReport(path: string, ev: Evaluation): void {
     lines.push("## Speed and size (`npm run bench:text`, one core)", "");
     table(["figure", "value"], Object.entries(b).map(([k, v]) => [k, String(v)]));
   }
-  lines.push(`Training run: ${ev.seconds} s wall clock (shared 2-core machine).`, "");
+  lines.push(ev.seconds === undefined ? "Training run: not timed (this card was made from cached weights; docs/text-model.md gives the time to retrain)." : `Training run: ${ev.seconds} s wall clock (2-core machine).`, "");
   lines.push("## Known limits", "", ...CARD_LIMITS, "");
   writeFileSync(path, lines.join("\n"));
 }
@@ -273,7 +274,7 @@ const CARD_LIMITS = [
   "- Datasets differ in style (tweets, Reddit, prompts, templates): read the per-dataset table.",
   "- One training run's held-out figures move with the seed alone (mean AUPRC by about ±0.005, a category by up to 0.04; docs/model-history.md, session 14): differences smaller than that between two models are not evidence.",
   "- `sexual_minors`, `self_harm_instructions`, `harassment_threatening` and `violence_graphic` have tens of public positives at most: treat their scores as indicative. Graphic violence relies on weakly labelled book chunks plus the lexicon.",
-  "- First-person Reddit self-harm posts (C-SSRS) carry user-level labels copied to every post: recall there is capped well below 1 for any text classifier.",
+  "- `self_harm` keys on the topic's words more than on the writer's stance: first-person accounts without them are mostly missed unless a phrase rule matches (\"I've been cutting again\" 0.01), and prevention talk is often flagged. The only first-person posts in the data (C-SSRS) carry user-level labels (docs/model-history.md, session 15).",
   "- Person-directed abuse in threads depends on context the model does not see (CAD labels were made with the thread).",
   "- Words naming protected groups hash to one placeholder: the model knows a group is named, not which one.",
   "- Phrase rules are English surface patterns: they flag quoted speech and miss paraphrase.",

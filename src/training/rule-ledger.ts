@@ -35,7 +35,8 @@ const { values } = parseArgs({
     cache: { type: "string", default: join(tmpdir(), "text-moderation-train-cache") },
     family: { type: "string" },
     folds: { type: "string" },
-    "eval-cap": { type: "string", default: "0" },
+    // 2,500 rows per held-out dataset, as train.ts scores them for the card.
+    "eval-cap": { type: "string", default: "2500" },
     out: { type: "string", default: join(repoRoot, "models", "rule-ledger.md") },
     evaluation: { type: "string", default: join(repoRoot, "models", "evaluation.json") },
   },

@@ -95,8 +95,9 @@ const { values } = parseArgs({
     // With --reuse: wait until this UTC time (HH:MM) for fold models that parallel runs are still
     // training, then go on with the folds that are there (the card lists the folds used).
     "wait-until": { type: "string" },
-    // Score at most this many rows of each held-out dataset (a fixed hash sample; 0 = all).
-    "eval-cap": { type: "string", default: "0" },
+    // Score at most this many rows of each held-out dataset (a fixed hash sample; 0 = all). 2,500,
+    // as every card since session 11 was made, so that a plain `npm run train` reproduces the card.
+    "eval-cap": { type: "string", default: "2500" },
     // Network shape and step size of the embedding-mlp family (see docs/model-history.md for what was compared).
     dim: { type: "string", default: "32" },
     hidden: { type: "string", default: "48" },
@@ -238,7 +239,7 @@ const EVAL_CAP = Number(values["eval-cap"]);
 /** The rows of `dataset` scored held out: all, or a fixed sample of EVAL_CAP distinct texts. */
 function evalRows(dataset: string): typeof examples {
   const rows = examples.filter((e) => e.dataset === dataset);
-  if (EVAL_CAP <= 0) return examples;
+  if (EVAL_CAP <= 0) return rows;
   const distinct = [...new Set(rows.map((e) => e.text))].length;
   if (distinct <= EVAL_CAP) return rows;
   const share = EVAL_CAP / distinct;
@@ -392,7 +393,12 @@ function sameModelEvaluation(): (Evaluation & { seconds?: number }) | undefined 
   return ev.id === id ? ev : undefined;
 }
 
-function trainingSeconds(): number {
+/**
+ * Wall-clock seconds of the run that trained the weights, or undefined when nobody measured it: a
+ * --reuse run over a cache without timing.json (filled by parallel --train-folds-only runs) only
+ * evaluated, and its own minute is not the training time.
+ */
+function trainingSeconds(): number | undefined {
   const file = join(cacheDir, "timing.json");
   // Without the cache's timing (another machine's cache), a re-evaluation keeps the card's training time.
   const keptSeconds = existsSync(file) ? undefined : sameModelEvaluation()?.seconds;
@@ -402,7 +408,8 @@ function trainingSeconds(): number {
     for (const [f, sec] of Object.entries(t.folds ?? {})) if (selection[f]) selection[f]!.seconds = sec;
     return t.seconds;
   }
+  if (values.reuse) return undefined;
   const seconds = Math.round((Date.now() - started) / 1000);
-  if (!values.reuse) writeFileSync(file, JSON.stringify({ seconds, folds: Object.fromEntries(Object.entries(selection).map(([f, x]) => [f, Math.round(x.seconds)])) }));
+  writeFileSync(file, JSON.stringify({ seconds, folds: Object.fromEntries(Object.entries(selection).map(([f, x]) => [f, Math.round(x.seconds)])) }));
   return seconds;
 }
