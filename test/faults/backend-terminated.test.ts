@@ -2,6 +2,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPostgresDatabase } from "../../src/storage/postgres-database.js";
 import { StorageUnavailableError } from "../../src/storage/storage-errors.js";
+import { pollUntil } from "../support/poll.js";
 import { callModerate, PROTOCOLS, type Outcome } from "../support/protocol-clients.js";
 import { createSchema, dropSchema, POSTGRES_URL, startTestServer, type TestServer } from "../support/test-server.js";
 
@@ -68,14 +69,10 @@ describe("backends terminated again and again under load", () => {
 
   it("keeps serving: failures are 503 storage_unavailable with Retry-After, never 500; every answer is counted", async () => {
     const outcomes: Outcome[] = [];
-    let answeredSoFar = 0;
+    const answeredSoFar = (): number => outcomes.filter((o) => o.ok).length;
     let stop = false;
     const worker = async (protocol: (typeof PROTOCOLS)[number]) => {
-      while (!stop) {
-        const outcome = await callModerate(protocol, server, { input: [{ type: "text", text: "good morning" }] }, key);
-        outcomes.push(outcome);
-        if (outcome.ok) answeredSoFar++;
-      }
+      while (!stop) outcomes.push(await callModerate(protocol, server, { input: [{ type: "text", text: "good morning" }] }, key));
     };
     // Each round terminates our backends, then waits for the service to answer a request again
     // before the next. Recovery is asserted per round, not as a ratio of answers to failures: how
@@ -88,10 +85,8 @@ describe("backends terminated again and again under load", () => {
     const terminator = async () => {
       for (let round = 0; round < ROUNDS; round++) {
         terminated += await terminateOurBackends(name);
-        const before = answeredSoFar;
-        const deadline = Date.now() + RECOVERY_WAIT_MS;
-        while (answeredSoFar === before && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-        if (answeredSoFar > before) recoveredRounds++;
+        const before = answeredSoFar();
+        if (await pollUntil(() => answeredSoFar() > before, RECOVERY_WAIT_MS)) recoveredRounds++;
         await new Promise((resolve) => setTimeout(resolve, 80));
       }
       stop = true;
@@ -106,8 +101,7 @@ describe("backends terminated again and again under load", () => {
       expect(`${failure.code}: ${failure.message}`).toMatch(/^storage_unavailable: /);
       expect(failure.headers["retry-after"]).toBe("1");
     }
-    const answered = outcomes.filter((o) => o.ok).length;
-    expect(answered).toBe(answeredSoFar);
+    const answered = answeredSoFar();
 
     // Service resumes by itself, and the usage counts hold every answered request exactly once.
     for (const protocol of PROTOCOLS) expect((await callModerate(protocol, server, { input: [{ type: "text", text: "after" }] }, key)).ok).toBe(true);

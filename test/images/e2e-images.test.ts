@@ -5,6 +5,7 @@ import { decodeGrpcMessage, GRPC } from "../api/error-expectations.js";
 import { startFakeOpenAiServer, status, verdict, type FakeOpenAiServer } from "../providers/fake-openai-server.js";
 import { callJson, callModerate, PROTOCOLS, type ModerateBody, type Outcome, type Protocol } from "../support/protocol-clients.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
+import { pollUntil } from "../support/poll.js";
 import { animated, dataUri, png } from "./fixtures.js";
 
 /** The image codes of the spec's error table, written out rather than read from the code under test. */
@@ -162,11 +163,7 @@ describe("inference off the event loop", () => {
 
 describe("a JSON caller that hangs up", () => {
   const waitFor = async (condition: () => boolean, what: string) => {
-    const deadline = Date.now() + 10_000;
-    while (!condition()) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    if (!(await pollUntil(condition, 10_000, 20))) throw new Error(`timed out waiting for ${what}`);
   };
 
   it("cancels the vision-provider call it was waiting for", async () => {

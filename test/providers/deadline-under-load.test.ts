@@ -10,6 +10,7 @@ import { createGuardedAnalyzer } from "../../src/providers/guarded-analyzer.js";
 import type { GuardOptions } from "../../src/providers/provider-guard.js";
 import { createOpenAiCompatibleAnalyzer } from "../../src/providers/openai-compatible.js";
 import { startFakeOpenAiServer, verdict, type FakeOpenAiServer } from "./fake-openai-server.js";
+import { pollUntil } from "../support/poll.js";
 
 // The Node 20 bug (a timeout signal inside AbortSignal.any collected before it fires) shows only
 // when the collector runs while a call waits, so this file runs full collections throughout.
@@ -93,11 +94,7 @@ async function concurrentCalls(guarded: ReturnType<typeof analyzer>, count: numb
 
 /** Polls until `check` holds; the cap is generous, as the suite runs in parallel on 2 cores. */
 async function eventually(check: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > until) throw new Error("condition not reached");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  if (!(await pollUntil(check, timeoutMs, 20))) throw new Error("condition not reached");
 }
 
 describe("provider time limits under load, with a provider that accepts and never answers", () => {

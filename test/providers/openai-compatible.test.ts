@@ -16,6 +16,7 @@ import {
   verdictBody,
   type FakeOpenAiServer,
 } from "./fake-openai-server.js";
+import { pollUntil } from "../support/poll.js";
 
 let server: FakeOpenAiServer;
 let image: VisionImage;
@@ -297,6 +298,5 @@ describe("OpenAI-compatible deep analysis", () => {
 
 /** Polls until `condition` holds, for up to 10 s (generous: the suite runs in parallel on 2 cores). */
 async function waitFor(condition: () => boolean): Promise<void> {
-  for (const until = Date.now() + 10_000; !condition() && Date.now() < until; ) await new Promise((r) => setTimeout(r, 5));
-  expect(condition()).toBe(true);
+  expect(await pollUntil(condition, 10_000, 5)).toBe(true);
 }

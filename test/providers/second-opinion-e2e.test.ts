@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ModerateRequestSchema, ModerationService } from "../../gen/moderation/v1/moderation_pb.js";
 import type { TextClassifier } from "../../src/classifiers/classifier.js";
 import { startServerWithKey, type TestServer } from "../support/test-server.js";
+import { pollUntil } from "../support/poll.js";
 import { llamaGuard } from "./fake-guard-servers.js";
 import { startFakeOpenAiServer, status, type FakeOpenAiServer } from "./fake-openai-server.js";
 
@@ -162,14 +163,11 @@ describe("a caller that hangs up", () => {
     }).catch(() => undefined);
     // Polled with a generous cap, by the clock (the suite runs in parallel on 2 cores, and this
     // server is fresh); the limits above end the call only after 30 s.
-    const poll = async (done: () => boolean) => {
-      for (const until = Date.now() + 10_000; !done() && Date.now() < until; ) await new Promise((resolve) => setTimeout(resolve, 10));
-    };
-    await poll(() => guard.inFlight > 0 && guard.requests.length > 0); // arrived, body read
+    await pollUntil(() => guard.inFlight > 0 && guard.requests.length > 0); // arrived, body read
     expect(guard.inFlight).toBe(1);
     caller.abort();
     await pending;
-    await poll(() => guard.inFlight === 0);
+    await pollUntil(() => guard.inFlight === 0);
     expect(guard.inFlight).toBe(0);
     expect(guard.requests).toHaveLength(1);
     guard.releaseHeld();

@@ -9,6 +9,7 @@ import { createOpenAiModerationProvider } from "../../src/providers/text/openai-
 import type { TextProvider } from "../../src/providers/text/text-provider.js";
 import { llamaGuard, openAiModeration, shieldGemma, slow } from "./fake-guard-servers.js";
 import { completion, rawBody, startFakeOpenAiServer, status, verdictBody, type FakeOpenAiServer } from "./fake-openai-server.js";
+import { pollUntil } from "../support/poll.js";
 
 let fake: FakeOpenAiServer;
 beforeAll(async () => {
@@ -177,7 +178,7 @@ describe("the guard around a text provider", () => {
     await expect(provider.classify("d")).rejects.toMatchObject({ code: "provider_unavailable", message: expect.stringMatching(/at capacity/) });
     // Wait for the two admitted requests to reach the fake (however long a loaded machine takes),
     // then a moment more, in which a third would show up if the queued call were let through.
-    for (const until = Date.now() + 15_000; fake.inFlight < 2 && Date.now() < until; ) await new Promise((resolve) => setTimeout(resolve, 10));
+    await pollUntil(() => fake.inFlight >= 2, 15_000);
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(fake.inFlight).toBe(2);
     // Release the held requests until every call is answered (the queued one arrives once a slot frees).
