@@ -22,6 +22,8 @@ import type { Candidate, TextHits, WindowEvidence } from "./window-evidence.js";
 
 const sigmoid = (x: number): number => 1 / (1 + Math.exp(-x));
 const MAX_SPANS = 3;
+/** How far a rule's score may fall below its evidence when its head disagrees (ranking only). */
+const RULE_TIE_BAND = 1e-4;
 /**
  * A span must carry at least this share of the strongest span's weight. Below it sit words the
  * head leans on weakly everywhere ("lol", "like", "hope", a URL's "aspx"): they pointed at nothing
@@ -254,6 +256,9 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
       // Phrase rules give several windows the same score (1 for a plain statement); among those the
       // window where the learned head agrees most wins, so explanations come from the harmful part.
       const support = head !== undefined ? (windows[at]!.model[head] ?? 0) : 0;
+      // A rule's evidence is shaded by its head's doubt, so plain statements (evidence 1) rank by
+      // the head among themselves instead of all tying at 1; flags are the rule's, unchanged.
+      if (lexicons.length > 0 && head === c) score = Math.max(0, score - RULE_TIE_BAND * (1 - support));
       // Flagging evidence beats non-flagging; then the higher score wins, then the head's support.
       if (!cur || (flagged && !cur.flagged) || (flagged === cur.flagged && (score > cur.score || (score === cur.score && support > cur.support)))) {
         out[c] = { score, flagged, at, head, lexicons, support };
