@@ -98,6 +98,20 @@ describe("trainers", () => {
   }
 });
 
+describe("corpus weights", () => {
+  it("cap every dataset, and CAD's expert-labelled Reddit traffic at its own cap when one is given", () => {
+    const set = (dataset: string): Example[] => Array.from({ length: 40 }, (_, i) => ({ text: `${dataset} post number ${i}`, dataset, slice: "s", labels: makeLabels({ harassment: 0 }, "unknown") }));
+    const hashing = { buckets: 1 << 10, minN: 3, maxN: 4 };
+    const corpus = buildCorpus([...set("hatecheck"), ...set("cad-reddit-abuse")], { hashing, window: { size: 480, stride: 240 }, seed: 1, calibrationShare: 0, datasetCap: 10 });
+    const total = (name: string): number => Array.from(corpus.weight).reduce((sum, w, r) => sum + (corpus.datasets[corpus.dataset[r]!] === name ? w : 0), 0);
+    expect(total("hatecheck")).toBeCloseTo(10, 4);
+    expect(total("cad-reddit-abuse")).toBeCloseTo(10, 4);
+    const weightOf = (trafficCap: number): number => Array.from(buildCorpus(set("cad-reddit-abuse"), { hashing, window: { size: 480, stride: 240 }, seed: 1, calibrationShare: 0, datasetCap: 10, trafficCap }).weight).reduce((a, b) => a + b, 0);
+    expect(weightOf(20)).toBeCloseTo(20, 4);
+    expect(weightOf(Infinity)).toBeCloseTo(40, 4);
+  });
+});
+
 describe("held-out 'any harm' figure", () => {
   it("ranks rows by their highest category score: unsafe = any positive, safe = none positive and one known negative", async () => {
     const { readFileSync } = await import("node:fs");
