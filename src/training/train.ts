@@ -57,8 +57,9 @@ const DEFAULT_FOLDS = ["hatecheck", "xstest", "toxic-spans", "implicit-hate", "r
 const EVERYDAY_CAP = Number(process.env["EVERYDAY_CAP"] ?? 30000);
 // Reddit C-SSRS (user-level labels copied to posts, corpus.ts NOISY) counts as at most this many rows.
 const NOISY_CAP = Number(process.env["NOISY_CAP"] ?? 2000);
-// Expert-labelled Reddit traffic (CAD, corpus.ts REAL_TRAFFIC) counts as at most this many rows ("Infinity": in full).
-const TRAFFIC_CAP = Number(process.env["TRAFFIC_CAP"] ?? 6000);
+// Expert-labelled Reddit traffic (CAD, corpus.ts REAL_TRAFFIC) counts as at most this many rows
+// ("Infinity": in full); unset, as every other dataset (--dataset-cap).
+const TRAFFIC_CAP = process.env["TRAFFIC_CAP"] === undefined ? undefined : Number(process.env["TRAFFIC_CAP"]);
 
 const { values } = parseArgs({
   options: {
@@ -203,7 +204,7 @@ mkdirSync(cacheDir, { recursive: true });
 let corpus: Corpus | undefined;
 function getCorpus(): Corpus {
   if (!corpus) {
-    corpus = buildCorpus(examples, { hashing: HASHING, window: WINDOW, seed, calibrationShare: CALIBRATION_SHARE, datasetCap: Number(values["dataset-cap"]), everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP, trafficCap: TRAFFIC_CAP, lookalikeWeight: LOOKALIKE_WEIGHT, sequences: families.includes("conv") || PRETRAIN_EPOCHS > 0 });
+    corpus = buildCorpus(examples, { hashing: HASHING, window: WINDOW, seed, calibrationShare: CALIBRATION_SHARE, datasetCap: Number(values["dataset-cap"]), everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP, ...(TRAFFIC_CAP === undefined ? {} : { trafficCap: TRAFFIC_CAP }), lookalikeWeight: LOOKALIKE_WEIGHT, sequences: families.includes("conv") || PRETRAIN_EPOCHS > 0 });
     log(`featurised ${corpus.rows} rows (${corpus.feats.length} features)`);
   }
   return corpus;
@@ -321,7 +322,7 @@ const base = fit(winner, undefined, id);
 // Provenance only, and nothing that varies run to run (no timings): the file is byte-identical given the seed.
 const training = {
   // Members as the model file has them (with --reuse, the cached model's, whatever --members says).
-  seed, epochs, foldEpochs, mlp: MLP, ...((base.model.header.params["members"] ?? 1) > 1 ? { members: base.model.header.params["members"] } : {}), ...(PRETRAIN_EPOCHS > 0 ? { pretrainEpochs: PRETRAIN_EPOCHS, pretrainRms: Number(values["pretrain-rms"]) } : {}), lookalikeWeight: LOOKALIKE_WEIGHT, everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP, trafficCap: Number.isFinite(TRAFFIC_CAP) ? TRAFFIC_CAP : "none", maxFpr, guardRows: values["guard-rows"], policy: values.policy, datasets: (base.model.header.training["datasets"] as string[] | undefined) ?? corpus?.datasets,
+  seed, epochs, foldEpochs, mlp: MLP, ...((base.model.header.params["members"] ?? 1) > 1 ? { members: base.model.header.params["members"] } : {}), ...(PRETRAIN_EPOCHS > 0 ? { pretrainEpochs: PRETRAIN_EPOCHS, pretrainRms: Number(values["pretrain-rms"]) } : {}), lookalikeWeight: LOOKALIKE_WEIGHT, everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP, ...(TRAFFIC_CAP === undefined ? {} : { trafficCap: Number.isFinite(TRAFFIC_CAP) ? TRAFFIC_CAP : "none" }), maxFpr, guardRows: values["guard-rows"], policy: values.policy, datasets: (base.model.header.training["datasets"] as string[] | undefined) ?? corpus?.datasets,
   rows: base.model.header.training["rows"] ?? corpus?.rows, hashing: hashingSummary(HASHING), window: WINDOW, folds: usedFolds, evalCap: EVAL_CAP,
   ...WORD_VECTORS?.training,
   selection: Object.fromEntries(Object.entries(selection).map(([f, s]) => [f, { mean: s.mean, pairs: s.pairs }])),
