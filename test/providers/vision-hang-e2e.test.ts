@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dataUri, png } from "../images/fixtures.js";
 import { callModerate, type Outcome } from "../support/protocol-clients.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
+import { pollUntil } from "../support/poll.js";
 import { startFakeOpenAiServer, verdict, type FakeOpenAiServer } from "./fake-openai-server.js";
 
 // The server runs in this process: collections forced here hit its pending provider calls, which is
@@ -84,8 +85,7 @@ describe("a vision provider that accepts and never answers, under concurrent loa
     }
     expect(textServed).toBeGreaterThan(0);
     // Every abandoned provider request was closed, and the slots are free: an answering provider is used at once.
-    const until = Date.now() + 10_000;
-    while (vision.inFlight > 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+    await pollUntil(() => vision.inFlight === 0, 10_000, 20);
     expect(vision.inFlight).toBe(0);
     vision.setDefault(verdict({ violence: 0.9 }));
     const answered = await callModerate("json", server, { input: [{ type: "image", base64: image }], analyze_images: true }, key);
