@@ -21,6 +21,8 @@ export function mergeComparisons(paths: readonly string[]): Compare {
       }
       s.seconds += t?.seconds ?? 0;
       acc.perDataset.push(...r.perDataset);
+      // Pooled figures hold for one run's folds only: kept for a family one run measured.
+      acc.pooled = runs.filter((x) => family in x.compare).length === 1 ? r.pooled : {};
     }
   }
   return out;

@@ -13,6 +13,11 @@ export interface Evaluation {
   evalCap?: number | undefined;
   /** The budgeted family comparison (train.ts --compare-only), when one was run for this model. */
   comparison?: { subsample: number; folds: string[]; epochs: number; compare: Record<string, ComparedFamily> } | undefined;
+  /**
+   * The same comparison at full scale (every training row, every fold), for families trained on a
+   * GPU machine (training/transformer/gpu_run.py), model alone; rendered compactly.
+   */
+  fullComparison?: { subsample: number; folds: string[]; epochs: number; compare: Record<string, ComparedFamily> } | undefined;
   /** Mean score of each head on each category's held-out positives (evaluate.ts confusionTable). */
   confusion?: Record<string, Partial<Record<string, { mean: number; n: number }>>> | undefined;
   /** The same on the random calibration split (every category has positives there; in-distribution). */
@@ -101,7 +106,7 @@ export function writeReport(path: string, ev: Evaluation): void {
   const wv = ev.training?.["wordVectors"] as { words: number; frozen: boolean; explainedVariance: number } | undefined;
   const words = wv ? `; plus one feature row for each of the ${wv.words.toLocaleString("en-US")} most frequent English words, ${wv.frozen ? "fixed at" : "starting from"} their GloVe vectors (${WORD_VECTORS_TEXT}, ${Math.round(wv.explainedVariance * 100)} % of the variance kept), so words no labelled row uses still read like their synonyms` : "";
   const members = Number(ev.training?.["members"] ?? 1);
-  const ensemble = members > 1 ? `; ${members} such networks, trained alike from different seeds, are averaged (their logits), which removes much of the run-to-run spread of one network` : "";
+  const ensemble = members > 1 ? `; ${members} such networks, trained alike from different seeds, are averaged (their logits)` : "";
   lines.push(...CARD_WHAT.map((l) => l.replace("{family}", (FAMILY_TEXT[ev.winner] ?? ev.winner) + ensemble + pretrained + words)), "");
   lines.push("## Data and licences", "");
   lines.push(`Read from ../shared/datasets at training time (never copied into the repo); ${t.rows ?? "?"} training windows. Each dataset counts as at most 6,000 rows (everyday assistant queries 30,000, Reddit C-SSRS 2,000${t["trafficCap"] === "none" ? "; CAD's expert-labelled Reddit posts count in full" : ""}); benign look-alikes weigh 2x.`, "");
@@ -120,7 +125,18 @@ export function writeReport(path: string, ev: Evaluation): void {
       return [`${f === ev.winner ? `**${f}** (kept)` : f}${r.note ? ` (${r.note})` : ""}`, f3(r.selection?.mean), String(r.selection?.pairs ?? "–"), pct(flagged, benign), ...c.folds.map((d) => { const pd = r.perDataset.find((x) => x.dataset === d); return pd ? cells(pd) : "–"; }), (r.selection?.seconds ?? 0).toFixed(0)];
     }));
     lines.push(familyDecisions(ev.winner, c.compare), "");
-    if (!Object.keys(c.compare).some((f) => f.startsWith("transformer"))) lines.push(CARD_NOT_COMPARED, "");
+    if (![c, ev.fullComparison].some((x) => Object.keys(x?.compare ?? {}).some((f) => f.startsWith("transformer")))) lines.push(CARD_NOT_COMPARED, "");
+  }
+  if (ev.fullComparison) {
+    const c = ev.fullComparison;
+    const cats = ["harassment", "hate", "self_harm", "sexual", "violence"];
+    lines.push(`At full scale (all rows, ${c.folds.length} folds; transformer trained on a GPU, training/transformer/): model alone, every held-out text, pooled AUPRC.`, "");
+    table(["family", "mean AUPRC", "pairs", "benign flagged", ...cats], Object.entries(c.compare).map(([f, r]) => {
+      const benign = r.perDataset.reduce((a, d) => a + d.benign, 0);
+      const flagged = r.perDataset.reduce((a, d) => a + d.benignFlagged, 0);
+      return [`${f}${r.note && !r.note.startsWith("model alone") ? ` (${r.note})` : ""}`, f3(r.selection?.mean), String(r.selection?.pairs ?? "–"), pct(flagged, benign), ...cats.map((x) => f3(r.pooled[x]?.auprc))];
+    }));
+    lines.push(familyDecisions(ev.winner, c.compare, false), "");
   }
   const sel = Object.entries(ev.selection).map(([f, s]) => `${f} ${f3(s.mean)} over ${s.pairs} pairs`).join("; ");
   const prevFolds = prev?.folds && prev.folds.every((d, i) => ev.folds[i] === d) ? `the first ${prev.folds.length} of these` : (prev?.folds?.join(", ") ?? "see its card");
@@ -214,7 +230,21 @@ function include(lines: string[], file: string, heading: string, fallback: strin
   }
   const body = readFileSync(file, "utf8").replace(/^#[^\n]*\n+/, "").trim();
   const at = preface ? body.indexOf(preface.from) : -1;
-  lines.push(preface && at >= 0 ? `${preface.text(body)}\n\n${body.slice(at)}` : body, "");
+  lines.push(preface && at >= 0 ? `${preface.text(body)}\n\n${withoutUnchanged(body.slice(at))}` : body, "");
+}
+
+/**
+ * The ledger table as the card shows it: in each row's per-category cell, the categories a family
+ * leaves unchanged to the third decimal are dropped (the file keeps them), so the card stays under 15 KB.
+ */
+export function withoutUnchanged(table: string): string {
+  return table.split("\n").map((line) => {
+    const cells = line.split(" | ");
+    if (!line.startsWith("| ") || cells.length < 4 || !cells[2]!.includes(" -> ")) return line;
+    const changed = cells[2]!.split("; ").filter((c) => !/\([+-]0\.000\)$/.test(c));
+    cells[2] = changed.length > 0 ? changed.join("; ") : "none changed";
+    return cells.join(" | ");
+  }).join("\n");
 }
 
 /** The rule ledger's prose, shortened for the card: what was held out and what "pays" means (models/rule-ledger.md has it in full). */
@@ -252,7 +282,7 @@ const CARD_NOT_COMPARED = "Not compared: attention pooling and a pretrained tran
  * family ships only if it beats the baseline by more than FAMILY_MARGIN mean AUPRC over the same
  * pairs without flagging more benign rows (the conv family also cost 1.6x the MLP per item).
  */
-export function familyDecisions(winner: string, compare: Record<string, ComparedFamily>): string {
+export function familyDecisions(winner: string, compare: Record<string, ComparedFamily>, stateRule = true): string {
   const benign = (r: ComparedFamily): [number, number] => [r.perDataset.reduce((a, d) => a + d.benignFlagged, 0), r.perDataset.reduce((a, d) => a + d.benign, 0)];
   const verdicts = Object.entries(compare).filter(([f]) => f !== winner && compare[f]?.baseline !== f).flatMap(([f, r]) => {
     const base = r.baseline ?? winner;
@@ -263,11 +293,16 @@ export function familyDecisions(winner: string, compare: Record<string, Compared
     const [bfl, bn] = benign(b);
     const moreBenign = n > 0 && bn > 0 && fl / n > bfl / bn;
     const wins = delta > FAMILY_MARGIN && !moreBenign;
-    return [{ f, wins, text: `${f} vs ${base}: ${delta >= 0 ? "+" : ""}${delta.toFixed(3)} mean AUPRC over ${r.selection.pairs} pairs${n > 0 ? `, benign flagged ${pct(fl, n)} vs ${pct(bfl, bn)}` : ""}: ${wins ? "wins" : moreBenign ? "flags more benign rows" : delta > 0 ? `within ${FAMILY_MARGIN}` : "loses"}` }];
+    const verdict = wins ? "wins" : moreBenign ? "flags more benign rows" : delta > 0 ? `within ${FAMILY_MARGIN}` : "loses";
+    const signed = `${delta >= 0 ? "+" : ""}${delta.toFixed(3)}`;
+    const rates = n > 0 ? `${((100 * fl) / n).toFixed(1)}% vs ${((100 * bfl) / bn).toFixed(1)}%` : "";
+    // The compact form (full-scale table) names the baseline once, before the verdicts.
+    return [{ f, base, wins, text: stateRule ? `${f} vs ${base}: ${signed} mean AUPRC over ${r.selection.pairs} pairs${n > 0 ? `, benign flagged ${pct(fl, n)} vs ${pct(bfl, bn)}` : ""}: ${verdict}` : `${f} ${signed}${rates ? ` (benign ${rates})` : ""}: ${verdict}` }];
   });
   const winners = verdicts.filter((v) => v.wins).map((v) => v.f);
   const outcome = winners.length === 0 ? `No compared family wins, so \`${winner}\` ships.` : `${winners.join(", ")} win by the rule; docs/model-history.md says what shipping it needs.`;
-  return `Rule: a richer family ships only if it beats the cheaper one by more than ${FAMILY_MARGIN} mean AUPRC over the same pairs without flagging more benign rows. ${verdicts.map((v) => v.text).join("; ")}${verdicts.length ? ". " : ""}${outcome}`;
+  const bases = [...new Set(verdicts.map((v) => v.base))];
+  return `${stateRule ? `Rule: a richer family ships only if it beats the cheaper one by more than ${FAMILY_MARGIN} mean AUPRC over the same pairs without flagging more benign rows. ` : `By the same rule, against ${bases.join(", ")}: `}${verdicts.map((v) => v.text).join("; ")}${verdicts.length ? ". " : ""}${outcome}`;
 }
 
 const CARD_LIMITS = [

@@ -7,13 +7,24 @@ import { createPrng, shuffleInPlace } from "./prng.js";
 import { positiveWeights, quantizeClipped, type TrainedModel, type TrainOptions } from "./trainer.js";
 
 /**
+ * Soft targets from a stronger model (the GPU-trained transformer, training/transformer/gpu_run.py):
+ * round(255 p) per corpus row and head, in head order. They stand in for the labels a row's source
+ * does not give (-1), so every head also learns from the other sources' text; given labels win.
+ */
+export interface TeacherTargets {
+  probs: Uint8Array;
+  /** Loss weight of a soft target relative to a given label. */
+  weight: number;
+}
+
+/**
  * The richer family: fastText-style bag of hashed n-gram embeddings, one shared ReLU hidden layer,
  * one sigmoid output per head, masked loss, AdaGrad. Shared layers let rare heads borrow from
  * common ones; the hidden layer allows feature interactions a linear model cannot express.
  * `buckets` is the feature table's row count (features.ts featureRows: hashed buckets, then any
  * vocabulary rows).
  */
-export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opts: TrainOptions & { dim?: number; hidden?: number; lr?: number; featureDropout?: number; pretrained?: PretrainedTable; wordRows?: WordRows }): TrainedModel {
+export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opts: TrainOptions & { dim?: number; hidden?: number; lr?: number; featureDropout?: number; pretrained?: PretrainedTable; wordRows?: WordRows; teacher?: TeacherTargets }): TrainedModel {
   const H = CATEGORY_IDS.length;
   const K = opts.heads.length;
   const D = opts.dim ?? 32;
@@ -47,6 +58,8 @@ export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opt
   const gEmb = new Float32Array(buckets * D);
   const gW1 = new Float32Array(M * D), gB1 = new Float32Array(M), gW2 = new Float32Array(K * M), gB2 = new Float32Array(K);
   const posW = positiveWeights(corpus, rows, opts.heads);
+  const teacher = opts.teacher;
+  if (teacher && teacher.probs.length !== corpus.rows * K) throw new Error(`teacher: ${teacher.probs.length / K} rows for a corpus of ${corpus.rows}`);
   const order = Uint32Array.from(rows);
   const kept = new Uint8Array(4096);
   const h0 = new Float64Array(D), h1 = new Float64Array(M), dz = new Float64Array(K), dh1 = new Float64Array(M), dh0 = new Float64Array(D);
@@ -58,7 +71,7 @@ export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opt
     shuffleInPlace(order, rand);
     for (const r of order) {
       const from = corpus.offsets[r]!, to = corpus.offsets[r + 1]!;
-      let any = false;
+      let any = teacher !== undefined;
       for (let k = 0; k < K; k++) if (corpus.labels[r * H + opts.heads[k]!]! >= 0) any = true;
       if (!any) continue;
       let count = to - from;
@@ -83,11 +96,14 @@ export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opt
       }
       for (let k = 0; k < K; k++) {
         const y = corpus.labels[r * H + opts.heads[k]!]!;
-        if (y < 0) { dz[k] = 0; continue; }
+        if (y < 0 && !teacher) { dz[k] = 0; continue; }
         let s = b2[k]!;
         for (let m = 0; m < M; m++) s += w2[k * M + m]! * h1[m]!;
         const p = 1 / (1 + Math.exp(-s));
-        dz[k] = (p - y) * corpus.weight[r]! * (y === 1 ? posW[k]! : 1);
+        // A head the row's source does not label learns the teacher's probability instead.
+        dz[k] = y >= 0
+          ? (p - y) * corpus.weight[r]! * (y === 1 ? posW[k]! : 1)
+          : (p - teacher!.probs[r * K + k]! / 255) * corpus.weight[r]! * teacher!.weight;
       }
       dh1.fill(0);
       for (let k = 0; k < K; k++) {

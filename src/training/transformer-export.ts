@@ -20,13 +20,10 @@ import { CATEGORY_IDS } from "../classifiers/categories.js";
 import { tokenize } from "../classifiers/model/features.js";
 import { windowsOf } from "../classifiers/model/windows.js";
 import { normalizeForMatching } from "../classifiers/normalize/normalize.js";
-import { buildModelFile } from "./build-model.js";
 import { buildCorpus } from "./corpus.js";
 import { readAll } from "./datasets/index.js";
 import { datasetsRoot } from "./datasets/files.js";
-import { heldOutLogits } from "./heldout-calibration.js";
-import { trainMlp } from "./train-mlp.js";
-import { rowLogits } from "./window-logits.js";
+import { mlpBaselineScores } from "./mlp-baseline.js";
 
 // The comparison's settings in train.ts (HASHING, WINDOW, CALIBRATION_SHARE, caps, defaults).
 const HASHING = { buckets: 1 << 18, minN: 3, maxN: 5, identityWords: "placeholder" as const };
@@ -129,21 +126,10 @@ for (const d of folds) {
   (meta["fold"] as Record<string, unknown>)[d] = { train: nTrain, calib: calibRows.length, heldout: held.length };
   log(`${d}: ${nTrain} training rows, ${calibRows.length} calibration rows, ${held.length} held-out texts`);
   if (values["mlp-baseline"]) {
-    const t0 = Date.now();
-    const trained = trainMlp(corpus, trainRows, HASHING.buckets, { heads, seed, epochs: Number(values.epochs), dim: 32, hidden: 48, lr: 0.05 });
-    const logits = new Float64Array(heads.length);
-    const calib = Array.from(calibRows, (r) => {
-      rowLogits(trained.scorer, corpus, r, logits);
-      return Array.from(logits);
-    });
-    const { model } = buildModelFile({ id: `lodo-embedding-mlp-${d}`, corpus, calibrationRows: calibRows, trained, heads, hashing: HASHING, window: WINDOW, training: {} });
-    const fl = heldOutLogits(model, examples, d);
-    const K = heads.length;
-    const heldScores = Array.from({ length: fl.rows }, (_, i) => Array.from(fl.logits.subarray(i * K, (i + 1) * K)));
-    const seconds = (Date.now() - t0) / 1000;
-    writeFileSync(join(out, `mlp-${d}-calib.scores.json`), JSON.stringify({ family: "embedding-mlp", logits: calib }));
-    writeFileSync(join(out, `mlp-${d}-heldout.scores.json`), JSON.stringify({ family: "embedding-mlp", logits: heldScores, seconds }));
-    log(`${d}: embedding-mlp baseline trained and scored in ${seconds.toFixed(0)} s`);
+    const mlp = mlpBaselineScores(corpus, examples, d, trainRows, calibRows, { hashing: HASHING, window: WINDOW, seed, epochs: Number(values.epochs) });
+    writeFileSync(join(out, `mlp-${d}-calib.scores.json`), JSON.stringify({ family: "embedding-mlp", logits: mlp.calib }));
+    writeFileSync(join(out, `mlp-${d}-heldout.scores.json`), JSON.stringify({ family: "embedding-mlp", logits: mlp.heldOut, seconds: mlp.seconds }));
+    log(`${d}: embedding-mlp baseline trained and scored in ${mlp.seconds.toFixed(0)} s`);
   }
 }
 writeFileSync(join(out, "meta.json"), `${JSON.stringify(meta, null, 1)}\n`);

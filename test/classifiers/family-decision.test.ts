@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { mergeComparisons } from "../../src/training/comparison.js";
-import { familyDecisions, type ComparedFamily } from "../../src/training/report.js";
+import { familyDecisions, withoutUnchanged, type ComparedFamily } from "../../src/training/report.js";
 
 const row = (mean: number, benign = 0, flagged = 0, extra: Partial<ComparedFamily> = {}): ComparedFamily => ({
   selection: { mean, pairs: 5, seconds: 1 }, pooled: {}, perDataset: [{ dataset: "d", benign, benignFlagged: flagged, categories: {} }], ...extra,
@@ -21,6 +21,11 @@ describe("the family decision rule in the model card", () => {
     expect(text).toContain("transformer vs mlp-alone: +0.020 mean AUPRC over 5 pairs: wins");
     expect(text).not.toContain("mlp-alone vs");
   });
+
+  it("the full-scale table's compact form names the shared baseline once", () => {
+    const text = familyDecisions("mlp", { "mlp-alone": row(0.38, 100, 18, { baseline: "mlp-alone" }), transformer: row(0.39, 100, 29, { baseline: "mlp-alone" }) }, false);
+    expect(text).toBe("By the same rule, against mlp-alone: transformer +0.010 (benign 29.0% vs 18.0%): flags more benign rows. No compared family wins, so `mlp` ships.");
+  });
 });
 
 describe("merging compare files into the card's family comparison", () => {
@@ -35,5 +40,32 @@ describe("merging compare files into the card's family comparison", () => {
     expect(merged.folds).toEqual(["cad", "hatemoji"]);
     expect(Object.keys(merged.compare)).toEqual(["mlp", "transformer"]);
     expect(merged.compare["transformer"]).toMatchObject({ note: "model alone", baseline: "mlp-alone", selection: { mean: 0.3, pairs: 5 } });
+  });
+
+  it("keeps a family's pooled figures only when one run measured it (they do not add across folds)", () => {
+    const dir = mkdtempSync(join(tmpdir(), "compare-"));
+    const pooled = { hate: { auprc: 0.5, positives: 10, negatives: 10 } } as unknown as ComparedFamily["pooled"];
+    const write = (name: string, compare: Record<string, ComparedFamily>): string => {
+      const file = join(dir, name);
+      writeFileSync(file, JSON.stringify({ subsample: 1, epochs: 2, folds: [name], compare }));
+      return file;
+    };
+    const merged = mergeComparisons([write("a.json", { mlp: row(0.25, 0, 0, { pooled }), transformer: row(0.3, 0, 0, { pooled }) }), write("b.json", { mlp: row(0.27, 0, 0, { pooled }) })]);
+    expect(merged.compare["transformer"]?.pooled).toEqual(pooled);
+    expect(merged.compare["mlp"]?.pooled).toEqual({});
+  });
+});
+
+describe("the rule ledger as the card shows it", () => {
+  it("drops the categories a family leaves unchanged to the third decimal, and says so when none changed", () => {
+    const table = [
+      "| rule family / frame | kind | categories: AUPRC with -> without (change) | macro change | benign FP rate with -> without | verdict |",
+      "| threats | family | harassment 0.355 -> 0.355 (+0.000); harassment_threatening 0.046 -> 0.030 (+0.016) | +0.002 | 10.48 % -> 10.48 % | pays |",
+      "| negated | frame | harassment 0.355 -> 0.355 (-0.000); hate 0.619 -> 0.619 (+0.000) | -0.000 | 10.48 % -> 10.81 % | pays |",
+    ].join("\n");
+    const lines = withoutUnchanged(table).split("\n");
+    expect(lines[0]).toBe(table.split("\n")[0]);
+    expect(lines[1]).toBe("| threats | family | harassment_threatening 0.046 -> 0.030 (+0.016) | +0.002 | 10.48 % -> 10.48 % | pays |");
+    expect(lines[2]).toBe("| negated | frame | none changed | -0.000 | 10.48 % -> 10.81 % | pays |");
   });
 });

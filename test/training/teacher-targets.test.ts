@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import { buildCorpus } from "../../src/training/corpus.js";
+import { example, makeLabels } from "../../src/training/datasets/example.js";
+import { createPrng } from "../../src/training/prng.js";
+import { trainMlp } from "../../src/training/train-mlp.js";
+import { rowLogits } from "../../src/training/window-logits.js";
+
+const spec = { buckets: 1 << 14, minN: 3, maxN: 5 };
+// Two heads: harassment (the toy source labels it) and violence (the toy source says nothing).
+const heads = [0, 9];
+
+/** Rows about wolves and spoons; the source labels harassment only (all negative). */
+function toyCorpus() {
+  const rand = createPrng(11);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
+  const texts: string[] = [];
+  for (let i = 0; i < 400; i++) {
+    texts.push(`the wolf ${pick(["bites", "attacks", "mauls"])} the ${pick(["hunter", "sheep", "deer"])} at ${pick(["night", "dusk"])}`);
+    texts.push(`put the spoon ${pick(["on", "beside"])} the ${pick(["plate", "table", "bowl"])} for ${pick(["dinner", "lunch"])}`);
+  }
+  const examples = texts.map((t) => example("toy", "x", t, makeLabels({ harassment: 0 }, "unknown")));
+  const corpus = buildCorpus(examples, { hashing: spec, window: { size: 480, stride: 240 }, seed: 1, calibrationShare: 0, datasetCap: 100000 });
+  return { corpus, isWolf: (r: number): boolean => examples[corpus.example[r]!]!.text.includes("wolf") };
+}
+
+describe("teacher targets (distilling the GPU transformer into the embedding-bag MLP)", () => {
+  const { corpus, isWolf } = toyCorpus();
+  const rows = Uint32Array.from({ length: corpus.rows }, (_, i) => i);
+  const wolfRows = rows.filter(isWolf).length;
+  const share = (wolf: boolean): number => (wolf ? wolfRows : corpus.rows - wolfRows);
+  // The teacher believes wolf rows are violent (and, wrongly, harassing); spoon rows are neither.
+  const probs = new Uint8Array(corpus.rows * heads.length);
+  for (let r = 0; r < corpus.rows; r++) {
+    probs[r * 2] = isWolf(r) ? 255 : 0;
+    probs[r * 2 + 1] = isWolf(r) ? 255 : 0;
+  }
+  const meanScores = (trained: ReturnType<typeof trainMlp>): { wolf: number[]; spoon: number[] } => {
+    const out = new Float64Array(heads.length);
+    const sums = { wolf: [0, 0], spoon: [0, 0] };
+    for (let r = 0; r < corpus.rows; r++) {
+      rowLogits(trained.scorer, corpus, r, out);
+      const s = sums[isWolf(r) ? "wolf" : "spoon"];
+      for (let k = 0; k < 2; k++) s[k]! += 1 / (1 + Math.exp(-out[k]!)) / share(isWolf(r));
+    }
+    return sums;
+  };
+
+  it("an unlabelled head learns the teacher's probability; without a teacher it learns nothing", () => {
+    const taught = meanScores(trainMlp(corpus, rows, spec.buckets, { heads, seed: 3, epochs: 3, teacher: { probs, weight: 0.5 } }));
+    const alone = meanScores(trainMlp(corpus, rows, spec.buckets, { heads, seed: 3, epochs: 3 }));
+    expect(taught.wolf[1]! - taught.spoon[1]!).toBeGreaterThan(0.5);
+    expect(Math.abs(alone.wolf[1]! - alone.spoon[1]!)).toBeLessThan(0.1);
+  });
+
+  it("a head the source labels follows the label, not the teacher", () => {
+    const taught = meanScores(trainMlp(corpus, rows, spec.buckets, { heads, seed: 3, epochs: 3, teacher: { probs, weight: 0.5 } }));
+    expect(taught.wolf[0]!).toBeLessThan(0.1);
+  });
+
+  it("refuses targets packed for another corpus", () => {
+    expect(() => trainMlp(corpus, rows, spec.buckets, { heads, seed: 3, epochs: 1, teacher: { probs: probs.subarray(2), weight: 0.5 } })).toThrow(/teacher/);
+  });
+});
