@@ -92,22 +92,34 @@ export function isLookalike(e: Pick<Example, "dataset" | "slice" | "labels">): b
   return e.dataset === "xstest" || e.dataset === "toxigen-seeds" || (e.dataset === "coconot" && e.slice === "contrast");
 }
 
+/**
+ * The examples that become corpus rows, in buildCorpus's order: each text normalised, empty ones
+ * skipped, and only the first of each (dataset, normalised text). Families trained outside
+ * TypeScript walk the same way (corpus-words.ts), so their rows line up with the corpus's.
+ */
+export function* distinctTexts(examples: readonly Example[]): Generator<{ index: number; norm: string }> {
+  const seen = new Set<string>();
+  for (let index = 0; index < examples.length; index++) {
+    const e = examples[index]!;
+    const norm = normalizeForMatching(e.text);
+    if (norm.length === 0) continue;
+    const key = `${e.dataset}\u0000${norm}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    yield { index, norm };
+  }
+}
+
 export function buildCorpus(examples: readonly Example[], opts: CorpusOptions): Corpus {
   const datasets = [...new Set(examples.map((e) => e.dataset))].sort();
   const dsIndex = new Map(datasets.map((d, i) => [d, i]));
-  const seen = new Set<string>();
   const rowFeats: Uint32Array[] = [];
   const rowEx: number[] = [];
   const rowSplit: number[] = [];
   const seqRows: Uint32Array[] = [];
   const wordIds = new Map<string, number>();
   const wordFeatList: Uint32Array[] = [];
-  examples.forEach((e, i) => {
-    const norm = normalizeForMatching(e.text);
-    if (norm.length === 0) return;
-    const key = `${e.dataset}\u0000${norm}`;
-    if (seen.has(key)) return;
-    seen.add(key);
+  for (const { index: i, norm } of distinctTexts(examples)) {
     // Same text, same split across datasets, so a duplicate cannot leak into calibration.
     const split = (hashString(norm, opts.seed) % 1000) / 1000 < opts.calibrationShare ? 1 : 0;
     // Long texts train window by window, as they are scored (windows do not overlap here).
@@ -131,7 +143,7 @@ export function buildCorpus(examples: readonly Example[], opts: CorpusOptions): 
       rowEx.push(i);
       rowSplit.push(split);
     }
-  });
+  }
   const rows = rowFeats.length;
   const offsets = new Uint32Array(rows + 1);
   let total = 0;

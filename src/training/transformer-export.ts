@@ -17,10 +17,10 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { CATEGORY_IDS } from "../classifiers/categories.js";
-import { tokenize } from "../classifiers/model/features.js";
 import { windowsOf } from "../classifiers/model/windows.js";
 import { normalizeForMatching } from "../classifiers/normalize/normalize.js";
 import { buildCorpus } from "./corpus.js";
+import { corpusRowWords, wordsOf as wordsOfWindow } from "./corpus-words.js";
 import { readAll } from "./datasets/index.js";
 import { datasetsRoot } from "./datasets/files.js";
 import { mlpBaselineScores } from "./mlp-baseline.js";
@@ -62,26 +62,8 @@ const corpus = buildCorpus(examples, {
 });
 log(`corpus: ${corpus.rows} rows`);
 
-const wordsOf = (norm: string, from: number, to: number): string[] => tokenize(norm, from, to).slice(0, MAX_TOKENS).map((t) => norm.slice(t.start, t.end));
-
-// Each corpus row's tokens, rebuilt with buildCorpus's own walk (dedup by dataset + normalised text,
-// non-overlapping windows), checked against the corpus's example index row by row.
-const rowTokens: string[][] = [];
-{
-  const seen = new Set<string>();
-  examples.forEach((e, i) => {
-    const norm = normalizeForMatching(e.text);
-    if (norm.length === 0) return;
-    const key = `${e.dataset}\u0000${norm}`;
-    if (seen.has(key)) return;
-    seen.add(key);
-    for (const w of windowsOf(norm, { size: WINDOW.size, stride: WINDOW.size })) {
-      if (corpus.example[rowTokens.length] !== i) throw new Error(`row ${rowTokens.length}: corpus walk differs`);
-      rowTokens.push(wordsOf(norm, w.from, w.to));
-    }
-  });
-  if (rowTokens.length !== corpus.rows) throw new Error(`rows: ${rowTokens.length} vs ${corpus.rows}`);
-}
+const wordsOf = (norm: string, from: number, to: number): string[] => wordsOfWindow(norm, from, to, MAX_TOKENS);
+const rowTokens = corpusRowWords(examples, corpus, WINDOW.size, MAX_TOKENS);
 
 const labelsOf = (r: number): number[] => heads.map((c) => corpus.labels[r * H + c]!);
 const heldIdx = folds.map((d) => corpus.datasets.indexOf(d));

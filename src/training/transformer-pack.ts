@@ -18,10 +18,10 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { CATEGORY_IDS } from "../classifiers/categories.js";
-import { tokenize } from "../classifiers/model/features.js";
 import { windowsOf } from "../classifiers/model/windows.js";
 import { normalizeForMatching } from "../classifiers/normalize/normalize.js";
 import { buildCorpus } from "./corpus.js";
+import { corpusRowWords, wordsOf as wordsOfWindow } from "./corpus-words.js";
 import { readAll } from "./datasets/index.js";
 import { datasetsRoot } from "./datasets/files.js";
 import { mlpBaselineScores } from "./mlp-baseline.js";
@@ -75,26 +75,8 @@ const foldIdx = FOLDS.map((d) => {
   return i;
 });
 
-const wordsOf = (norm: string, from: number, to: number): string[] => tokenize(norm, from, to).slice(0, MAX_WORDS).map((t) => norm.slice(t.start, t.end));
-
-// Each corpus row's words, rebuilt with buildCorpus's own walk (dedup by dataset + normalised text,
-// non-overlapping windows), checked against the corpus's example index row by row.
-const rowWords: string[][] = [];
-{
-  const seen = new Set<string>();
-  examples.forEach((e, i) => {
-    const norm = normalizeForMatching(e.text);
-    if (norm.length === 0) return;
-    const key = `${e.dataset}\u0000${norm}`;
-    if (seen.has(key)) return;
-    seen.add(key);
-    for (const w of windowsOf(norm, { size: WINDOW.size, stride: WINDOW.size })) {
-      if (corpus.example[rowWords.length] !== i) throw new Error(`row ${rowWords.length}: corpus walk differs`);
-      rowWords.push(wordsOf(norm, w.from, w.to));
-    }
-  });
-  if (rowWords.length !== corpus.rows) throw new Error(`rows: ${rowWords.length} vs ${corpus.rows}`);
-}
+const wordsOf = (norm: string, from: number, to: number): string[] => wordsOfWindow(norm, from, to, MAX_WORDS);
+const rowWords = corpusRowWords(examples, corpus, WINDOW.size, MAX_WORDS);
 
 // Vocabulary from the text no fold holds out, so no fold model has a word of its own held-out set.
 const counts = new Map<string, number>();
