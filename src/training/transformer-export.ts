@@ -17,10 +17,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { CATEGORY_IDS } from "../classifiers/categories.js";
-import { windowsOf } from "../classifiers/model/windows.js";
-import { normalizeForMatching } from "../classifiers/normalize/normalize.js";
 import { buildCorpus } from "./corpus.js";
-import { corpusRowWords, wordsOf as wordsOfWindow } from "./corpus-words.js";
+import { corpusRowWords, heldOutTexts } from "./corpus-words.js";
 import { readAll } from "./datasets/index.js";
 import { datasetsRoot } from "./datasets/files.js";
 import { mlpBaselineScores } from "./mlp-baseline.js";
@@ -62,7 +60,6 @@ const corpus = buildCorpus(examples, {
 });
 log(`corpus: ${corpus.rows} rows`);
 
-const wordsOf = (norm: string, from: number, to: number): string[] => wordsOfWindow(norm, from, to, MAX_TOKENS);
 const rowTokens = corpusRowWords(examples, corpus, WINDOW.size, MAX_TOKENS);
 
 const labelsOf = (r: number): number[] => heads.map((c) => corpus.labels[r * H + c]!);
@@ -96,14 +93,7 @@ for (const d of folds) {
   const nTrain = writeJsonl(`fold-${d}-train.jsonl`, Array.from(trainRows, row));
   writeJsonl(`fold-${d}-calib.jsonl`, Array.from(calibRows, row));
   // Held-out rows as scoreHeldOut and heldOutLogits take them: distinct texts, overlapping windows.
-  const seen = new Set<string>();
-  const held: { w: string[][]; y: number[] }[] = [];
-  for (const e of examples) {
-    if (e.dataset !== d || seen.has(e.text)) continue;
-    seen.add(e.text);
-    const norm = normalizeForMatching(e.text);
-    held.push({ w: windowsOf(norm, WINDOW).map((w) => wordsOf(norm, w.from, w.to)), y: Array.from(e.labels) });
-  }
+  const held = heldOutTexts(examples, d, WINDOW, MAX_TOKENS).map((t) => ({ w: t.windows, y: t.labels }));
   writeJsonl(`heldout-${d}.jsonl`, held);
   (meta["fold"] as Record<string, unknown>)[d] = { train: nTrain, calib: calibRows.length, heldout: held.length };
   log(`${d}: ${nTrain} training rows, ${calibRows.length} calibration rows, ${held.length} held-out texts`);

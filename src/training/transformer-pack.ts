@@ -14,17 +14,16 @@
  * calibration row of fold d, in row order), heldout-d.jsonl ({y} per distinct text) and, with
  * --mlp-baseline, the embedding-bag MLP's scores on the same rows (mlp-d-*.scores.json).
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { CATEGORY_IDS } from "../classifiers/categories.js";
-import { windowsOf } from "../classifiers/model/windows.js";
-import { normalizeForMatching } from "../classifiers/normalize/normalize.js";
 import { buildCorpus } from "./corpus.js";
-import { corpusRowWords, wordsOf as wordsOfWindow } from "./corpus-words.js";
+import { corpusRowWords, heldOutTexts } from "./corpus-words.js";
 import { readAll } from "./datasets/index.js";
 import { datasetsRoot } from "./datasets/files.js";
 import { mlpBaselineScores } from "./mlp-baseline.js";
+import { readTeacherTargets } from "./train-mlp.js";
 import { hashString } from "./prng.js";
 
 // train.ts's settings (HASHING, WINDOW, CALIBRATION_SHARE, DEFAULT_FOLDS, caps).
@@ -48,7 +47,7 @@ const { values } = parseArgs({
     "min-count": { type: "string", default: "3" },
     "mlp-baseline": { type: "boolean", default: false },
     // With --mlp-baseline: train the MLP on the GPU transformer's soft targets too (teacher-<fold>.u8
-    // in this folder, unpack_scores.py), scored as tag "mlp-teacher".
+    // in this folder, unpack_scores.py), scored as tag "mlp-teacher-w<weight>".
     teacher: { type: "string" },
     "teacher-weight": { type: "string", default: "0.5" },
     folds: { type: "string" },
@@ -75,7 +74,6 @@ const foldIdx = FOLDS.map((d) => {
   return i;
 });
 
-const wordsOf = (norm: string, from: number, to: number): string[] => wordsOfWindow(norm, from, to, MAX_WORDS);
 const rowWords = corpusRowWords(examples, corpus, WINDOW.size, MAX_WORDS);
 
 // Vocabulary from the text no fold holds out, so no fold model has a word of its own held-out set.
@@ -119,23 +117,18 @@ const foldMeta: Record<string, unknown> = {};
 const runFolds = values.folds?.split(",") ?? FOLDS;
 for (const d of runFolds) {
   const ex = corpus.datasets.indexOf(d);
-  // Held-out texts as heldOutLogits takes them: distinct texts, overlapping windows.
-  const seen = new Set<string>();
+  // Held-out texts as heldOutLogits takes them; a text with no window still gets one (empty)
+  // window, so gpu_run.py scores every text.
+  const texts = heldOutTexts(examples, d, WINDOW, MAX_WORDS);
   const windows: string[][] = [];
   const owner: number[] = [];
-  const held: { y: number[] }[] = [];
-  for (const e of examples) {
-    if (e.dataset !== d || seen.has(e.text)) continue;
-    seen.add(e.text);
-    const norm = normalizeForMatching(e.text);
-    const wins = windowsOf(norm, WINDOW);
-    // A text with no window still gets one (empty) window, as finetune.py scores it.
-    for (const w of wins.length > 0 ? wins : [{ from: 0, to: 0 }]) {
-      windows.push(wordsOf(norm, w.from, w.to));
-      owner.push(held.length);
+  texts.forEach((t, i) => {
+    for (const w of t.windows.length > 0 ? t.windows : [[]]) {
+      windows.push(w);
+      owner.push(i);
     }
-    held.push({ y: Array.from(e.labels) });
-  }
+  });
+  const held = texts.map((t) => ({ y: t.labels }));
   const packed = packLists(windows);
   put(`heldout-${d}.tokens.u16`, packed.tokens);
   put(`heldout-${d}.offsets.u32`, packed.offsets);
@@ -147,7 +140,7 @@ for (const d of runFolds) {
   foldMeta[d] = { train: trainRows.length, calib: calibRows.length, heldout: held.length, windows: windows.length };
   log(`${d}: ${trainRows.length} training rows, ${calibRows.length} calibration rows, ${held.length} held-out texts`);
   if (values["mlp-baseline"]) {
-    const teacher = values.teacher ? { probs: new Uint8Array(readFileSync(join(values.teacher, `teacher-${d}.u8`))), weight: Number(values["teacher-weight"]) } : undefined;
+    const teacher = values.teacher ? readTeacherTargets(values.teacher, d, Number(values["teacher-weight"])) : undefined;
     const mlp = mlpBaselineScores(corpus, examples, d, trainRows, calibRows, { hashing: HASHING, window: WINDOW, seed, epochs: Number(values.epochs), ...(teacher ? { teacher } : {}) });
     const tag = teacher ? `mlp-teacher-w${teacher.weight}` : "mlp";
     writeFileSync(join(values.labels, `${tag}-${d}-calib.scores.json`), JSON.stringify({ family: "embedding-mlp", logits: mlp.calib }));

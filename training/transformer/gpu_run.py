@@ -29,7 +29,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from common import CLS, MASK, PAD, Encoder
+from common import CLS, MASK, Encoder
 
 p = argparse.ArgumentParser()
 p.add_argument("--pack", required=True)

@@ -16,13 +16,13 @@ p.add_argument("--tag", default="transformer")
 args = p.parse_args()
 scores = np.load(f"{args.run}/fold-scores.npz")
 run = json.load(open(f"{args.run}/run.json"))
+rnd = lambda a: [[round(float(v), 4) for v in row] for row in a.astype(np.float32)]
 for prefix, tag in (("", args.tag), ("nopre-", f"{args.tag}-nopre")):
     for key in scores.files:
-        if not key.startswith(f"{prefix}heldout-") or (prefix == "" and key.startswith("nopre-")):
+        if not key.startswith(f"{prefix}heldout-"):
             continue
         fold = key[len(f"{prefix}heldout-"):]
         stats = run["folds"].get(f"{prefix}{fold}", {})
-        rnd = lambda a: [[round(float(v), 4) for v in row] for row in a.astype(np.float32)]
         with open(f"{args.labels}/{tag}-{fold}-calib.scores.json", "w") as f:
             json.dump({"family": tag, "logits": rnd(scores[f"{prefix}calib-{fold}"])}, f)
         with open(f"{args.labels}/{tag}-{fold}-heldout.scores.json", "w") as f:
