@@ -40,7 +40,7 @@ export interface Sequences {
 /** Windows of 480 characters hold about 100 tokens; longer runs (no spaces) are cut here. */
 const MAX_SEQUENCE = 200;
 
-interface CorpusOptions {
+export interface CorpusOptions {
   hashing: HashingSpec;
   window: WindowSpec;
   seed: number;

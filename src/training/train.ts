@@ -38,25 +38,17 @@ import { anyHarmAuprc, calibrationSplitConfusion, confusionTable, meanFoldAuprc,
 import { writeReport, type Evaluation } from "./report.js";
 import { mergeComparisons } from "./comparison.js";
 import { trainLinear } from "./train-linear.js";
+import { writeTeacherTargets } from "./teacher-export.js";
 import { readTeacherTargets, trainMlp, type TeacherTargets } from "./train-mlp.js";
 import { trainConv } from "./train-conv.js";
 import { pretrainBuckets, scaledPretrained } from "./pretrain-embeddings.js";
 import type { TrainedModel } from "./trainer.js";
 import { loadWordVectors, type WordRows } from "./word-vectors.js";
 import { ensembleOf, memberSeed } from "./ensemble.js";
+import { CALIBRATION_SHARE, CORPUS_CAPS, DEFAULT_FOLDS, DEFAULT_HASHING, HASHING_DEFAULTS, hashRow, WINDOW } from "./settings.js";
 
 const MODEL_VERSION = "2026-11-h";
-const HASHING_DEFAULTS = { minN: 3, maxN: 5 };
-const WINDOW = { size: 480, stride: 240 };
-// Share of texts (by hash) held out of training for calibration and thresholds.
-const CALIBRATION_SHARE = 0.15;
-// Held out one at a time: every dataset with positives that is not a near-copy of another's style,
-// plus the benign look-alike sets whose false-positive rate the issue asks for.
-const DEFAULT_FOLDS = ["hatecheck", "xstest", "toxic-spans", "implicit-hate", "reddit-cssrs-suicide", "adversarial-nibbler", "ailuminate-demo", "cad-reddit-abuse", "hatemoji"];
-// Everyday benign query sets (corpus.ts EVERYDAY) count up to this many rows instead of 6000.
-const EVERYDAY_CAP = Number(process.env["EVERYDAY_CAP"] ?? 30000);
-// Reddit C-SSRS (user-level labels copied to posts, corpus.ts NOISY) counts as at most this many rows.
-const NOISY_CAP = Number(process.env["NOISY_CAP"] ?? 2000);
+const { everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP } = CORPUS_CAPS;
 // Expert-labelled Reddit traffic (CAD, corpus.ts REAL_TRAFFIC) counts as at most this many rows
 // ("Infinity": in full); unset, as every other dataset (--dataset-cap).
 const TRAFFIC_CAP = process.env["TRAFFIC_CAP"] === undefined ? undefined : Number(process.env["TRAFFIC_CAP"]);
@@ -96,7 +88,8 @@ const { values } = parseArgs({
     // per-dataset held-out figures) to --out, train no final model.
     "compare-only": { type: "boolean", default: false },
     // Train the fold models into --cache and stop (no evaluation): run several at once with
-    // different --folds, then one run with --reuse evaluates them and trains the shipped model.
+    // different --folds, then one run with --reuse evaluates them and trains the shipped model
+    // (unless a --folds list named "final" and it is in the cache already).
     "train-folds-only": { type: "boolean", default: false },
     // With --reuse: wait until this UTC time (HH:MM) for fold models that parallel runs are still
     // training, then go on with the folds that are there (the card lists the folds used).
@@ -114,11 +107,11 @@ const { values } = parseArgs({
     filters: { type: "string", default: "32" },
     // Train on at most this share of the training rows (family comparisons on a budget; the card says so).
     subsample: { type: "string", default: "1" },
-    "lookalike-weight": { type: "string", default: "2" },
+    "lookalike-weight": { type: "string", default: String(CORPUS_CAPS.lookalikeWeight) },
     // Each dataset counts as at most this many rows (corpus.ts weight); everyday and noisy sets have their own caps.
-    "dataset-cap": { type: "string", default: "6000" },
+    "dataset-cap": { type: "string", default: String(CORPUS_CAPS.datasetCap) },
     // Hash buckets of the feature table (n-grams share a row when their hashes collide).
-    buckets: { type: "string", default: String(1 << 18) },
+    buckets: { type: "string", default: String(DEFAULT_HASHING.buckets) },
     "identity-words": { type: "string", default: "placeholder" },
     // Epochs of self-supervised skip-gram pretraining of the feature table before the embedding-mlp
     // family's supervised run (pretrain-embeddings.ts; 0 = random start), and the pretrained
@@ -141,6 +134,9 @@ const { values } = parseArgs({
     // --teacher-weight of a given label (train-mlp.ts TeacherTargets). Absent: labels only.
     teacher: { type: "string" },
     "teacher-weight": { type: "string", default: "0.5" },
+    // With --train-folds-only: also write each fold model's own probabilities for every corpus row
+    // to DIR/teacher-<fold>.u8 (teacher-export.ts), the --teacher input of a self-distilled run.
+    "export-teacher": { type: "string" },
   },
 });
 // Benign look-alike rows (corpus.ts isLookalike) count this many times in training.
@@ -190,8 +186,6 @@ function pretrainedStart(c: Corpus, rows: Uint32Array, seed: number) {
 }
 const seed = Number(values.seed);
 const SUBSAMPLE = Number(values.subsample);
-/** A fixed pseudo-random draw in [0, 1) per corpus row: the same rows for every family and fold. */
-const hashRow = (r: number, s: number): number => (Math.imul(r ^ s, 0x9e3779b1) >>> 8) / (1 << 24);
 const epochs = Number(values.epochs);
 const foldEpochs = Number(values["fold-epochs"] ?? values.epochs);
 // Flags: at most this share of held-out safe rows flagged per head (was 10% of benign look-alike
@@ -275,9 +269,12 @@ function waitForFold(family: string, d: string): boolean {
   return existsSync(file);
 }
 if (values["train-folds-only"]) {
-  for (const family of families) for (const d of folds) if (present.has(d)) {
-    fit(family, d, `lodo-${family}-${d}`);
-    log(`${family}: trained fold without ${d}`);
+  // "final" among --folds trains the shipped model (all datasets) in the same way.
+  for (const family of families) for (const d of folds) if (present.has(d) || d === "final") {
+    const exclude = d === "final" ? undefined : d;
+    const { model } = fit(family, exclude, exclude === undefined ? `text-${family}-${MODEL_VERSION}` : `lodo-${family}-${d}`);
+    log(`${family}: trained ${exclude === undefined ? "the shipped model" : `fold without ${d}`}`);
+    if (values["export-teacher"]) log(`wrote ${writeTeacherTargets(values["export-teacher"], d, model, getCorpus())}`);
   }
   process.exit(0);
 }

@@ -15,6 +15,7 @@ import { tokenize } from "../classifiers/model/features.js";
 import { windowsOf } from "../classifiers/model/windows.js";
 import { normalizeForMatching } from "../classifiers/normalize/normalize.js";
 import { createPrng } from "./prng.js";
+import { WINDOW } from "./settings.js";
 
 const { values } = parseArgs({
   options: {
@@ -104,7 +105,7 @@ function forward(ids: Int32Array, out: Float64Array): void {
 /** The item as the service would feed it: normalised, 480/240 windows, engine tokens, hashed ids. */
 function scoreItem(text: string, out: Float64Array): void {
   const norm = normalizeForMatching(text);
-  for (const w of windowsOf(norm, { size: 480, stride: 240 })) {
+  for (const w of windowsOf(norm, WINDOW)) {
     const toks = tokenize(norm, w.from, w.to).slice(0, MAX_LEN - 1);
     const ids = new Int32Array(toks.length + 1);
     ids[0] = 1;
@@ -136,7 +137,7 @@ for (let r = 0; r < Number(values.rounds); r++) {
   tr.push(time((t) => scoreItem(t, out)));
 }
 const median = (a: number[]): number => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)]!;
-const windows = windowsOf(normalizeForMatching(texts[0]!), { size: 480, stride: 240 }).length;
+const windows = windowsOf(normalizeForMatching(texts[0]!), WINDOW).length;
 console.log(JSON.stringify({
   shape: { d: D, layers: L, ff: FF, heads: NH, vocab: V }, windowsPerItem: windows,
   defaultPathMsPer1000Chars: Number(median(def).toFixed(3)), transformerMsPer1000Chars: Number(median(tr).toFixed(3)), ratio: Number((median(tr) / median(def)).toFixed(1)),

@@ -22,11 +22,9 @@ import { corpusRowWords, heldOutTexts } from "./corpus-words.js";
 import { readAll } from "./datasets/index.js";
 import { datasetsRoot } from "./datasets/files.js";
 import { mlpBaselineScores } from "./mlp-baseline.js";
+import { DEFAULT_HASHING, defaultCorpusOptions, hashRow, WINDOW } from "./settings.js";
 
-// The comparison's settings in train.ts (HASHING, WINDOW, CALIBRATION_SHARE, caps, defaults).
-const HASHING = { buckets: 1 << 18, minN: 3, maxN: 5, identityWords: "placeholder" as const };
-const WINDOW = { size: 480, stride: 240 };
-const CALIBRATION_SHARE = 0.15;
+const HASHING = DEFAULT_HASHING;
 /** Tokens kept per window: 480-character windows hold about 100. */
 const MAX_TOKENS = 128;
 
@@ -45,8 +43,6 @@ const SUBSAMPLE = Number(values.subsample);
 const folds = values.folds.split(",");
 const out = values.out;
 mkdirSync(out, { recursive: true });
-/** train.ts's hashRow: the same rows for every family and fold. */
-const hashRow = (r: number, s: number): number => (Math.imul(r ^ s, 0x9e3779b1) >>> 8) / (1 << 24);
 const heads = CATEGORY_IDS.map((_, i) => i).filter((i) => CATEGORY_IDS[i] !== "sexual_minors");
 const H = CATEGORY_IDS.length;
 const started = Date.now();
@@ -54,10 +50,7 @@ const log = (msg: string): void => console.log(`[${((Date.now() - started) / 100
 
 const examples = readAll(datasetsRoot());
 log(`read ${examples.length} rows`);
-const corpus = buildCorpus(examples, {
-  hashing: HASHING, window: WINDOW, seed, calibrationShare: CALIBRATION_SHARE, datasetCap: 6000,
-  everydayCap: Number(process.env["EVERYDAY_CAP"] ?? 30000), noisyCap: Number(process.env["NOISY_CAP"] ?? 2000), lookalikeWeight: 2,
-});
+const corpus = buildCorpus(examples, defaultCorpusOptions(seed));
 log(`corpus: ${corpus.rows} rows`);
 
 const rowTokens = corpusRowWords(examples, corpus, WINDOW.size, MAX_TOKENS);

@@ -25,12 +25,10 @@ import { datasetsRoot } from "./datasets/files.js";
 import { mlpBaselineScores } from "./mlp-baseline.js";
 import { readTeacherTargets } from "./train-mlp.js";
 import { hashString } from "./prng.js";
+import { DEFAULT_FOLDS, DEFAULT_HASHING, defaultCorpusOptions, WINDOW } from "./settings.js";
 
-// train.ts's settings (HASHING, WINDOW, CALIBRATION_SHARE, DEFAULT_FOLDS, caps).
-const HASHING = { buckets: 1 << 18, minN: 3, maxN: 5, identityWords: "placeholder" as const };
-const WINDOW = { size: 480, stride: 240 };
-const CALIBRATION_SHARE = 0.15;
-const FOLDS = ["hatecheck", "xstest", "toxic-spans", "implicit-hate", "reddit-cssrs-suicide", "adversarial-nibbler", "ailuminate-demo", "cad-reddit-abuse", "hatemoji"];
+const HASHING = DEFAULT_HASHING;
+const FOLDS = DEFAULT_FOLDS;
 /** Words kept per window after [CLS] (a 480-character window holds about 100). */
 const MAX_WORDS = 127;
 // Ids: 0 pad, 1 [CLS], 2 [MASK]; then HASH_BUCKETS shared ids for rare words (FNV-1a, as
@@ -63,10 +61,7 @@ const H = CATEGORY_IDS.length;
 const K = heads.length;
 
 const examples = readAll(datasetsRoot());
-const corpus = buildCorpus(examples, {
-  hashing: HASHING, window: WINDOW, seed, calibrationShare: CALIBRATION_SHARE, datasetCap: 6000,
-  everydayCap: 30000, noisyCap: 2000, lookalikeWeight: 2,
-});
+const corpus = buildCorpus(examples, defaultCorpusOptions(seed));
 log(`${examples.length} examples, ${corpus.rows} corpus rows`);
 const foldIdx = FOLDS.map((d) => {
   const i = corpus.datasets.indexOf(d);

@@ -3,6 +3,8 @@ import { buildCorpus } from "../../src/training/corpus.js";
 import { example, makeLabels } from "../../src/training/datasets/example.js";
 import { createPrng } from "../../src/training/prng.js";
 import { trainMlp } from "../../src/training/train-mlp.js";
+import { buildModelFile } from "../../src/training/build-model.js";
+import { teacherTargetsOf } from "../../src/training/teacher-export.js";
 import { rowLogits } from "../../src/training/window-logits.js";
 
 const spec = { buckets: 1 << 14, minN: 3, maxN: 5 };
@@ -23,7 +25,7 @@ function toyCorpus() {
   return { corpus, isWolf: (r: number): boolean => examples[corpus.example[r]!]!.text.includes("wolf") };
 }
 
-describe("teacher targets (distilling the GPU transformer into the embedding-bag MLP)", () => {
+describe("teacher targets (distilling a teacher into the embedding-bag MLP)", () => {
   const { corpus, isWolf } = toyCorpus();
   const rows = Uint32Array.from({ length: corpus.rows }, (_, i) => i);
   const wolfRows = rows.filter(isWolf).length;
@@ -59,5 +61,18 @@ describe("teacher targets (distilling the GPU transformer into the embedding-bag
 
   it("refuses targets packed for another corpus", () => {
     expect(() => trainMlp(corpus, rows, spec.buckets, { heads, seed: 3, epochs: 1, teacher: { probs: probs.subarray(2), weight: 0.5 } })).toThrow(/teacher/);
+  });
+
+  it("a fold model exports its own probabilities in the layout --teacher reads, and they teach a student", () => {
+    const teacherRun = trainMlp(corpus, rows, spec.buckets, { heads, seed: 3, epochs: 3, teacher: { probs, weight: 0.5 } });
+    const calibrationRows = rows.filter((r) => r % 5 === 0);
+    const { model } = buildModelFile({ id: "toy", corpus, calibrationRows, trained: teacherRun, heads, hashing: spec, window: { size: 480, stride: 240 }, training: {} });
+    const exported = teacherTargetsOf(model, corpus);
+    expect(exported.length).toBe(corpus.rows * heads.length);
+    // The exported violence column separates the rows as the first teacher did.
+    const meanOf = (wolf: boolean): number => rows.filter((r) => isWolf(r) === wolf).reduce((s, r) => s + exported[r * 2 + 1]!, 0) / share(wolf) / 255;
+    expect(meanOf(true) - meanOf(false)).toBeGreaterThan(0.5);
+    const student = meanScores(trainMlp(corpus, rows, spec.buckets, { heads, seed: 5, epochs: 3, teacher: { probs: exported, weight: 0.5 } }));
+    expect(student.wolf[1]! - student.spoon[1]!).toBeGreaterThan(0.4);
   });
 });

@@ -1,0 +1,42 @@
+import type { HashingSpec } from "../classifiers/model/features.js";
+import type { CorpusOptions } from "./corpus.js";
+
+/**
+ * The corpus and fold settings of `npm run train`, in one place for train.ts and for the scripts
+ * that must rebuild exactly its corpus (transformer-pack.ts, transformer-export.ts): their scores
+ * and soft targets are matched to corpus rows by index, so a copy that drifted would pair them with
+ * other rows (corpus-words.ts corpusRowWords and trainMlp's row count catch only some drifts).
+ */
+
+/** Character n-gram lengths hashed beside word unigrams and bigrams (features.ts). */
+export const HASHING_DEFAULTS = { minN: 3, maxN: 5 } as const;
+/** The shipped feature table: 2^18 hashed rows, words naming protected groups as one placeholder. */
+export const DEFAULT_HASHING: HashingSpec = { buckets: 1 << 18, ...HASHING_DEFAULTS, identityWords: "placeholder" };
+export const WINDOW = { size: 480, stride: 240 } as const;
+/** Share of texts (by hash) held out of training for calibration and thresholds. */
+export const CALIBRATION_SHARE = 0.15;
+/**
+ * Held out one at a time: every dataset with positives that is not a near-copy of another's style,
+ * plus the benign look-alike sets whose false-positive rate the issue asks for.
+ */
+export const DEFAULT_FOLDS: readonly string[] = ["hatecheck", "xstest", "toxic-spans", "implicit-hate", "reddit-cssrs-suicide", "adversarial-nibbler", "ailuminate-demo", "cad-reddit-abuse", "hatemoji"];
+/**
+ * How much each source counts (corpus.ts): a dataset at most 6,000 rows; everyday assistant queries
+ * 30,000 (EVERYDAY_CAP), so common words are not learned as harm from a few harm-heavy corpora;
+ * Reddit C-SSRS, whose user-level labels are copied to every post, 2,000 (NOISY_CAP); benign
+ * look-alikes twice. The two environment variables exist for experiments (docs/model-history.md).
+ */
+export const CORPUS_CAPS = {
+  datasetCap: 6000,
+  everydayCap: Number(process.env["EVERYDAY_CAP"] ?? 30000),
+  noisyCap: Number(process.env["NOISY_CAP"] ?? 2000),
+  lookalikeWeight: 2,
+} as const;
+
+/** The corpus options of a default `npm run train` with this seed. */
+export function defaultCorpusOptions(seed: number): CorpusOptions {
+  return { hashing: DEFAULT_HASHING, window: WINDOW, seed, calibrationShare: CALIBRATION_SHARE, ...CORPUS_CAPS };
+}
+
+/** A fixed pseudo-random draw in [0, 1) per corpus row: the same rows for every family and fold. */
+export const hashRow = (r: number, s: number): number => (Math.imul(r ^ s, 0x9e3779b1) >>> 8) / (1 << 24);
