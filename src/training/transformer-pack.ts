@@ -5,14 +5,15 @@
  * is for the 12% CPU comparison and would be gigabytes here). The rows, labels, weights and
  * calibration split are buildCorpus's, with train.ts's settings, so the fold rows are train.ts's.
  *
- *   npx tsx src/training/transformer-pack.ts --pack .gpu/pack --labels /work/cache/tfull [--mlp-baseline]
+ *   npx tsx src/training/transformer-pack.ts --pack .gpu/pack --labels /work/cache/tfull [--mlp-baseline] [--conv-baseline]
  *
  * --pack (travels): meta.json, vocab.json, rows.{tokens.u16, offsets.u32, dataset.u8, split.u8,
  * labels.i8, weight.f32} and per held-out dataset d: heldout-d.{tokens.u16, offsets.u32, owner.u32}
  * (each distinct text's overlapping windows, as the engine scores them; owner = the text's index).
  * --labels (stays here, read by transformer-score.ts): meta.json, fold-d-calib.jsonl ({y, w} per
  * calibration row of fold d, in row order), heldout-d.jsonl ({y} per distinct text) and, with
- * --mlp-baseline, the embedding-bag MLP's scores on the same rows (mlp-d-*.scores.json).
+ * --mlp-baseline, the embedding-bag MLP's scores on the same rows (mlp-d-*.scores.json), with
+ * --conv-baseline the conv family's (conv-d-*.scores.json).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -44,6 +45,8 @@ const { values } = parseArgs({
     "vocab-words": { type: "string", default: "24000" },
     "min-count": { type: "string", default: "3" },
     "mlp-baseline": { type: "boolean", default: false },
+    // The conv family (train-conv.ts, one network) on the same rows, scored as tag "conv".
+    "conv-baseline": { type: "boolean", default: false },
     // With --mlp-baseline: train the MLP on the GPU transformer's soft targets too (teacher-<fold>.u8
     // in this folder, unpack_scores.py), scored as tag "mlp-teacher-w<weight>".
     teacher: { type: "string" },
@@ -61,7 +64,8 @@ const H = CATEGORY_IDS.length;
 const K = heads.length;
 
 const examples = readAll(datasetsRoot());
-const corpus = buildCorpus(examples, defaultCorpusOptions(seed));
+// Token sequences (for the conv family) add to the corpus; rows and features stay the same.
+const corpus = buildCorpus(examples, { ...defaultCorpusOptions(seed), sequences: values["conv-baseline"] });
 log(`${examples.length} examples, ${corpus.rows} corpus rows`);
 const foldIdx = FOLDS.map((d) => {
   const i = corpus.datasets.indexOf(d);
@@ -141,6 +145,12 @@ for (const d of runFolds) {
     writeFileSync(join(values.labels, `${tag}-${d}-calib.scores.json`), JSON.stringify({ family: "embedding-mlp", logits: mlp.calib }));
     writeFileSync(join(values.labels, `${tag}-${d}-heldout.scores.json`), JSON.stringify({ family: "embedding-mlp", logits: mlp.heldOut, seconds: mlp.seconds }));
     log(`${d}: embedding-mlp baseline trained and scored in ${mlp.seconds.toFixed(0)} s`);
+  }
+  if (values["conv-baseline"]) {
+    const conv = mlpBaselineScores(corpus, examples, d, trainRows, calibRows, { hashing: HASHING, window: WINDOW, seed, epochs: Number(values.epochs), family: "conv" });
+    writeFileSync(join(values.labels, `conv-${d}-calib.scores.json`), JSON.stringify({ family: "conv", logits: conv.calib }));
+    writeFileSync(join(values.labels, `conv-${d}-heldout.scores.json`), JSON.stringify({ family: "conv", logits: conv.heldOut, seconds: conv.seconds }));
+    log(`${d}: conv baseline trained and scored in ${conv.seconds.toFixed(0)} s`);
   }
 }
 const meta = {

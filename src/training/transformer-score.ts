@@ -9,7 +9,8 @@
  *   npx tsx src/training/transformer-score.ts --data /work/cache/transformer --tags transformer,mlp \
  *     --compare compare-transformer.json --names transformer,embedding-mlp-alone --baseline mlp
  *
- * --compare writes the families in train.ts's compare.json shape (train.ts --comparison merges it into
+ * A tag "a+b" measures the mean of two families' logits (an ensemble of both, as the engine averages
+ * members). --compare writes the families in train.ts's compare.json shape (train.ts --comparison merges it into
  * the card), each noted "model alone" and decided against --baseline's family (same rows, same measure).
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -31,6 +32,7 @@ const { values } = parseArgs({
     // Family names in the compare file, one per tag (default: the tags).
     names: { type: "string" },
     baseline: { type: "string" },
+    folds: { type: "string" },
   },
 });
 const CALIB_SHARE = Number(values["calib-share"]);
@@ -40,6 +42,8 @@ const dir = values.data;
 const H = CATEGORY_IDS.length;
 interface Meta { folds: string[]; heads: CategoryId[] }
 const meta = JSON.parse(readFileSync(join(dir, "meta.json"), "utf8")) as Meta;
+// --folds: measure on these of the exported folds only (a family scored on some of them).
+if (values.folds) meta.folds = meta.folds.filter((d) => values.folds!.split(",").includes(d));
 const K = meta.heads.length;
 const jsonl = <T>(name: string): T[] => readFileSync(join(dir, name), "utf8").split("\n").filter((l) => l.length > 0).map((l) => JSON.parse(l) as T);
 const sigmoid = (p: Platt, x: number): number => 1 / (1 + Math.exp(-(p.a * x + p.b)));
@@ -50,14 +54,28 @@ const rows = Object.fromEntries(meta.folds.map((d) => [d, {
   held: jsonl<{ y: number[] }>(`heldout-${d}.jsonl`),
 }]));
 
+interface Scores { logits: number[][]; rows?: number[] | null; seconds?: number }
+/**
+ * One family's scores of fold d ("calib" or "heldout"); a tag "a+b" is the mean of a's and b's
+ * logits (two families as one ensemble; both must have scored the same rows).
+ */
+function readScores(tag: string, d: string, part: "calib" | "heldout"): Scores {
+  const parts = tag.split("+").map((t) => JSON.parse(readFileSync(join(dir, `${t}-${d}-${part}.scores.json`), "utf8")) as Scores);
+  if (parts.length === 1) return parts[0]!;
+  const [first, ...rest] = parts;
+  if (rest.some((p) => p.logits.length !== first!.logits.length || String(p.rows ?? null) !== String(first!.rows ?? null))) throw new Error(`${tag} ${d}: the families scored different rows`);
+  const logits = first!.logits.map((row, i) => row.map((v, k) => (v + rest.reduce((sum, p) => sum + p.logits[i]![k]!, 0)) / parts.length));
+  return { logits, rows: first!.rows ?? null, seconds: parts.reduce((sum, p) => sum + (p.seconds ?? 0), 0) };
+}
+
 function measure(tag: string): { summary: Record<string, unknown>; heldOut: HeldOut[]; seconds: number } | undefined {
-  if (!meta.folds.every((d) => existsSync(join(dir, `${tag}-${d}-heldout.scores.json`)))) return undefined;
+  if (!meta.folds.every((d) => tag.split("+").every((t) => existsSync(join(dir, `${t}-${d}-heldout.scores.json`))))) return undefined;
   const folds = meta.folds.map((d) => {
-    const scored = JSON.parse(readFileSync(join(dir, `${tag}-${d}-calib.scores.json`), "utf8")) as { logits: number[][]; rows?: number[] | null };
+    const scored = readScores(tag, d, "calib");
     // Logits by calibration row index (a family may have scored only the kept share).
     const index = scored.rows ?? scored.logits.map((_, i) => i);
     const calib = new Map(index.map((r, i) => [r, scored.logits[i]!]));
-    const held = JSON.parse(readFileSync(join(dir, `${tag}-${d}-heldout.scores.json`), "utf8")) as { logits: number[][]; seconds?: number };
+    const held = readScores(tag, d, "heldout");
     const { calib: cRows, held: hRows } = rows[d]!;
     if (held.logits.length !== hRows.length) throw new Error(`${tag} ${d}: score and row counts differ`);
     // build-model.ts: Platt on the calibration rows, best-F1 threshold (flat top within 0.01), clamped.
