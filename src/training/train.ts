@@ -78,7 +78,7 @@ const { values } = parseArgs({
     policy: { type: "string", default: "guard" },
     // evaluation.json of the model being replaced (default: the one in the output directory), for before/after columns.
     previous: { type: "string" },
-    // compare.json of a --compare-only run, reported in the model card as the family comparison.
+    // compare.json of a --compare-only run, reported in the model card as the family comparison ("none": drop the one the card had).
     comparison: { type: "string" },
     // transformer-score.ts --compare files of a full-scale run (training/transformer/gpu_run.py),
     // reported in the card as the full-scale family comparison.
@@ -360,7 +360,8 @@ if (kept) {
 const evaluation = {
   id, winner, selection, folds: usedFolds, plannedFolds: folds.filter((d) => present.has(d)), evalCap: EVAL_CAP, previous: previousFigures(values.previous ?? join(modelsDir, "evaluation.json")),
   // Re-evaluating the same model (--keep-model) keeps its card's family comparison unless a new one is given.
-  comparison: values.comparison ? mergeComparisons(values.comparison.split(",")) : sameModelEvaluation()?.comparison,
+  // "none" drops a budgeted comparison that a full-scale one has superseded.
+  comparison: values.comparison === "none" ? undefined : values.comparison ? mergeComparisons(values.comparison.split(",")) : sameModelEvaluation()?.comparison,
   fullComparison: values["full-comparison"] ? mergeComparisons(values["full-comparison"].split(",")) : sameModelEvaluation()?.fullComparison,
   confusion: heldOut[winner] ? confusionTable(heldOut[winner]!) : undefined,
   calibrationConfusion: calibrationSplitConfusion(final, examples, (norm) => (hashString(norm, seed) % 1000) / 1000 < CALIBRATION_SHARE),

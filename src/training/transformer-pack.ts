@@ -23,6 +23,7 @@ import { buildCorpus } from "./corpus.js";
 import { corpusRowWords, heldOutTexts } from "./corpus-words.js";
 import { readAll } from "./datasets/index.js";
 import { datasetsRoot } from "./datasets/files.js";
+import { memberSeed } from "./ensemble.js";
 import { mlpBaselineScores } from "./mlp-baseline.js";
 import { readTeacherTargets } from "./train-mlp.js";
 import { hashString } from "./prng.js";
@@ -47,6 +48,9 @@ const { values } = parseArgs({
     "mlp-baseline": { type: "boolean", default: false },
     // The conv family (train-conv.ts, one network) on the same rows, scored as tag "conv".
     "conv-baseline": { type: "boolean", default: false },
+    // Train the baselines as ensemble member K (ensemble.ts memberSeed; tags "mlp-mK", "conv-mK"),
+    // so that "mlp+mlp-m1" (two members, as shipped) can be set against "mlp+conv".
+    member: { type: "string", default: "0" },
     // With --mlp-baseline: train the MLP on the GPU transformer's soft targets too (teacher-<fold>.u8
     // in this folder, unpack_scores.py), scored as tag "mlp-teacher-w<weight>".
     teacher: { type: "string" },
@@ -56,6 +60,9 @@ const { values } = parseArgs({
   },
 });
 const seed = Number(values.seed);
+const member = Number(values.member);
+const trainingSeed = memberSeed(seed, member);
+const memberTag = member > 0 ? `-m${member}` : "";
 const started = Date.now();
 const log = (msg: string): void => console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${msg}`);
 for (const dir of [values.pack, values.labels]) mkdirSync(dir, { recursive: true });
@@ -140,16 +147,16 @@ for (const d of runFolds) {
   log(`${d}: ${trainRows.length} training rows, ${calibRows.length} calibration rows, ${held.length} held-out texts`);
   if (values["mlp-baseline"]) {
     const teacher = values.teacher ? readTeacherTargets(values.teacher, d, Number(values["teacher-weight"])) : undefined;
-    const mlp = mlpBaselineScores(corpus, examples, d, trainRows, calibRows, { hashing: HASHING, window: WINDOW, seed, epochs: Number(values.epochs), ...(teacher ? { teacher } : {}) });
-    const tag = teacher ? `mlp-teacher-w${teacher.weight}` : "mlp";
+    const mlp = mlpBaselineScores(corpus, examples, d, trainRows, calibRows, { hashing: HASHING, window: WINDOW, seed: trainingSeed, epochs: Number(values.epochs), ...(teacher ? { teacher } : {}) });
+    const tag = `${teacher ? `mlp-teacher-w${teacher.weight}` : "mlp"}${memberTag}`;
     writeFileSync(join(values.labels, `${tag}-${d}-calib.scores.json`), JSON.stringify({ family: "embedding-mlp", logits: mlp.calib }));
     writeFileSync(join(values.labels, `${tag}-${d}-heldout.scores.json`), JSON.stringify({ family: "embedding-mlp", logits: mlp.heldOut, seconds: mlp.seconds }));
     log(`${d}: embedding-mlp baseline trained and scored in ${mlp.seconds.toFixed(0)} s`);
   }
   if (values["conv-baseline"]) {
-    const conv = mlpBaselineScores(corpus, examples, d, trainRows, calibRows, { hashing: HASHING, window: WINDOW, seed, epochs: Number(values.epochs), family: "conv" });
-    writeFileSync(join(values.labels, `conv-${d}-calib.scores.json`), JSON.stringify({ family: "conv", logits: conv.calib }));
-    writeFileSync(join(values.labels, `conv-${d}-heldout.scores.json`), JSON.stringify({ family: "conv", logits: conv.heldOut, seconds: conv.seconds }));
+    const conv = mlpBaselineScores(corpus, examples, d, trainRows, calibRows, { hashing: HASHING, window: WINDOW, seed: trainingSeed, epochs: Number(values.epochs), family: "conv" });
+    writeFileSync(join(values.labels, `conv${memberTag}-${d}-calib.scores.json`), JSON.stringify({ family: "conv", logits: conv.calib }));
+    writeFileSync(join(values.labels, `conv${memberTag}-${d}-heldout.scores.json`), JSON.stringify({ family: "conv", logits: conv.heldOut, seconds: conv.seconds }));
     log(`${d}: conv baseline trained and scored in ${conv.seconds.toFixed(0)} s`);
   }
 }
