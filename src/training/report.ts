@@ -284,6 +284,8 @@ const CARD_NOT_COMPARED = "Not compared: attention pooling and a pretrained tran
  */
 export function familyDecisions(winner: string, compare: Record<string, ComparedFamily>, stateRule = true): string {
   const benign = (r: ComparedFamily): [number, number] => [r.perDataset.reduce((a, d) => a + d.benignFlagged, 0), r.perDataset.reduce((a, d) => a + d.benign, 0)];
+  // The compact form names the first family's baseline once, and any other baseline beside its family.
+  const firstBase = Object.entries(compare).find(([f, r]) => f !== winner && r.baseline && r.baseline !== f)?.[1].baseline ?? winner;
   const verdicts = Object.entries(compare).filter(([f]) => f !== winner && compare[f]?.baseline !== f).flatMap(([f, r]) => {
     const base = r.baseline ?? winner;
     const b = compare[base];
@@ -297,12 +299,11 @@ export function familyDecisions(winner: string, compare: Record<string, Compared
     const signed = `${delta >= 0 ? "+" : ""}${delta.toFixed(3)}`;
     const rates = n > 0 ? `${((100 * fl) / n).toFixed(1)}% vs ${((100 * bfl) / bn).toFixed(1)}%` : "";
     // The compact form (full-scale table) names the baseline once, before the verdicts.
-    return [{ f, base, wins, text: stateRule ? `${f} vs ${base}: ${signed} mean AUPRC over ${r.selection.pairs} pairs${n > 0 ? `, benign flagged ${pct(fl, n)} vs ${pct(bfl, bn)}` : ""}: ${verdict}` : `${f} ${signed}${rates ? ` (benign ${rates})` : ""}: ${verdict}` }];
+    return [{ f, base, wins, text: stateRule ? `${f} vs ${base}: ${signed} mean AUPRC over ${r.selection.pairs} pairs${n > 0 ? `, benign flagged ${pct(fl, n)} vs ${pct(bfl, bn)}` : ""}: ${verdict}` : `${f} ${signed}${base === firstBase ? "" : ` vs ${base}`}${rates ? ` (benign ${rates})` : ""}: ${verdict}` }];
   });
   const winners = verdicts.filter((v) => v.wins).map((v) => v.f);
   const outcome = winners.length === 0 ? `No compared family wins, so \`${winner}\` ships.` : `${winners.join(", ")} win by the rule; docs/model-history.md says what shipping it needs.`;
-  const bases = [...new Set(verdicts.map((v) => v.base))];
-  return `${stateRule ? `Rule: a richer family ships only if it beats the cheaper one by more than ${FAMILY_MARGIN} mean AUPRC over the same pairs without flagging more benign rows. ` : `By the same rule, against ${bases.join(", ")}: `}${verdicts.map((v) => v.text).join("; ")}${verdicts.length ? ". " : ""}${outcome}`;
+  return `${stateRule ? `Rule: a richer family ships only if it beats the cheaper one by more than ${FAMILY_MARGIN} mean AUPRC over the same pairs without flagging more benign rows. ` : `By the same rule, against ${firstBase}: `}${verdicts.map((v) => v.text).join("; ")}${verdicts.length ? ". " : ""}${outcome}`;
 }
 
 const CARD_LIMITS = [

@@ -26,6 +26,16 @@ describe("the family decision rule in the model card", () => {
     const text = familyDecisions("mlp", { "mlp-alone": row(0.38, 100, 18, { baseline: "mlp-alone" }), transformer: row(0.39, 100, 29, { baseline: "mlp-alone" }) }, false);
     expect(text).toBe("By the same rule, against mlp-alone: transformer +0.010 (benign 29.0% vs 18.0%): flags more benign rows. No compared family wins, so `mlp` ships.");
   });
+
+  it("a family measured against another baseline names it beside its verdict", () => {
+    const text = familyDecisions("mlp", {
+      "mlp-alone": row(0.38, 100, 18),
+      conv: row(0.378, 100, 19, { baseline: "mlp-alone" }),
+      "two mlps": row(0.385, 100, 20),
+      "mlp + conv": row(0.387, 100, 19, { baseline: "two mlps" }),
+    }, false);
+    expect(text).toBe("By the same rule, against mlp-alone: conv -0.002 (benign 19.0% vs 18.0%): flags more benign rows; mlp + conv +0.002 vs two mlps (benign 19.0% vs 20.0%): within 0.01. No compared family wins, so `mlp` ships.");
+  });
 });
 
 describe("merging compare files into the card's family comparison", () => {
