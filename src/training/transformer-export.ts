@@ -21,7 +21,7 @@ import { buildCorpus } from "./corpus.js";
 import { corpusRowWords, heldOutTexts } from "./corpus-words.js";
 import { readAll } from "./datasets/index.js";
 import { datasetsRoot } from "./datasets/files.js";
-import { mlpBaselineScores } from "./mlp-baseline.js";
+import { baselineScores } from "./baseline-scores.js";
 import { DEFAULT_HASHING, defaultCorpusOptions, hashRow, WINDOW } from "./settings.js";
 
 const HASHING = DEFAULT_HASHING;
@@ -91,7 +91,7 @@ for (const d of folds) {
   (meta["fold"] as Record<string, unknown>)[d] = { train: nTrain, calib: calibRows.length, heldout: held.length };
   log(`${d}: ${nTrain} training rows, ${calibRows.length} calibration rows, ${held.length} held-out texts`);
   if (values["mlp-baseline"]) {
-    const mlp = mlpBaselineScores(corpus, examples, d, trainRows, calibRows, { hashing: HASHING, window: WINDOW, seed, epochs: Number(values.epochs) });
+    const mlp = baselineScores(corpus, examples, d, trainRows, calibRows, { hashing: HASHING, window: WINDOW, seed, epochs: Number(values.epochs) });
     writeFileSync(join(out, `mlp-${d}-calib.scores.json`), JSON.stringify({ family: "embedding-mlp", logits: mlp.calib }));
     writeFileSync(join(out, `mlp-${d}-heldout.scores.json`), JSON.stringify({ family: "embedding-mlp", logits: mlp.heldOut, seconds: mlp.seconds }));
     log(`${d}: embedding-mlp baseline trained and scored in ${mlp.seconds.toFixed(0)} s`);

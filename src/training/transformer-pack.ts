@@ -24,7 +24,7 @@ import { corpusRowWords, heldOutTexts } from "./corpus-words.js";
 import { readAll } from "./datasets/index.js";
 import { datasetsRoot } from "./datasets/files.js";
 import { memberSeed } from "./ensemble.js";
-import { mlpBaselineScores } from "./mlp-baseline.js";
+import { baselineScores } from "./baseline-scores.js";
 import { readTeacherTargets } from "./train-mlp.js";
 import { hashString } from "./prng.js";
 import { DEFAULT_FOLDS, DEFAULT_HASHING, defaultCorpusOptions, WINDOW } from "./settings.js";
@@ -147,14 +147,14 @@ for (const d of runFolds) {
   log(`${d}: ${trainRows.length} training rows, ${calibRows.length} calibration rows, ${held.length} held-out texts`);
   if (values["mlp-baseline"]) {
     const teacher = values.teacher ? readTeacherTargets(values.teacher, d, Number(values["teacher-weight"])) : undefined;
-    const mlp = mlpBaselineScores(corpus, examples, d, trainRows, calibRows, { hashing: HASHING, window: WINDOW, seed: trainingSeed, epochs: Number(values.epochs), ...(teacher ? { teacher } : {}) });
+    const mlp = baselineScores(corpus, examples, d, trainRows, calibRows, { hashing: HASHING, window: WINDOW, seed: trainingSeed, epochs: Number(values.epochs), ...(teacher ? { teacher } : {}) });
     const tag = `${teacher ? `mlp-teacher-w${teacher.weight}` : "mlp"}${memberTag}`;
     writeFileSync(join(values.labels, `${tag}-${d}-calib.scores.json`), JSON.stringify({ family: "embedding-mlp", logits: mlp.calib }));
     writeFileSync(join(values.labels, `${tag}-${d}-heldout.scores.json`), JSON.stringify({ family: "embedding-mlp", logits: mlp.heldOut, seconds: mlp.seconds }));
     log(`${d}: embedding-mlp baseline trained and scored in ${mlp.seconds.toFixed(0)} s`);
   }
   if (values["conv-baseline"]) {
-    const conv = mlpBaselineScores(corpus, examples, d, trainRows, calibRows, { hashing: HASHING, window: WINDOW, seed: trainingSeed, epochs: Number(values.epochs), family: "conv" });
+    const conv = baselineScores(corpus, examples, d, trainRows, calibRows, { hashing: HASHING, window: WINDOW, seed: trainingSeed, epochs: Number(values.epochs), family: "conv" });
     writeFileSync(join(values.labels, `conv${memberTag}-${d}-calib.scores.json`), JSON.stringify({ family: "conv", logits: conv.calib }));
     writeFileSync(join(values.labels, `conv${memberTag}-${d}-heldout.scores.json`), JSON.stringify({ family: "conv", logits: conv.heldOut, seconds: conv.seconds }));
     log(`${d}: conv baseline trained and scored in ${conv.seconds.toFixed(0)} s`);

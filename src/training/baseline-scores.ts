@@ -16,7 +16,7 @@ import { trainConv } from "./train-conv.js";
 import { trainMlp, type TeacherTargets } from "./train-mlp.js";
 import { rowLogits } from "./window-logits.js";
 
-export interface MlpBaselineScores {
+export interface BaselineScores {
   /** Raw logits per calibration row, in calibRows order. */
   calib: number[][];
   /** Raw logits per distinct held-out text (max over windows). */
@@ -24,10 +24,10 @@ export interface MlpBaselineScores {
   seconds: number;
 }
 
-export function mlpBaselineScores(
+export function baselineScores(
   corpus: Corpus, examples: readonly Example[], dataset: string, trainRows: Uint32Array, calibRows: Uint32Array,
   opts: { hashing: HashingSpec; window: { size: number; stride: number }; seed: number; epochs: number; teacher?: TeacherTargets; family?: "embedding-mlp" | "conv" },
-): MlpBaselineScores {
+): BaselineScores {
   const t0 = Date.now();
   const heads = CATEGORY_IDS.map((_, i) => i).filter((i) => CATEGORY_IDS[i] !== "sexual_minors");
   const shape = { heads, seed: opts.seed, epochs: opts.epochs, dim: 32, hidden: 48, lr: 0.05 };
