@@ -25,6 +25,27 @@ function unavailableAware<A extends unknown[], R>(fn: (...args: A) => R): (...ar
 }
 
 /**
+ * Runs a connection's setup pragmas (all idempotent), retrying SQLITE_BUSY until `timeoutMs` has
+ * passed. Switching a fresh file to WAL takes its exclusive lock, and where waiting could deadlock
+ * (two connections upgrading their locks at once, as replicas or modctl opening one fresh store do)
+ * SQLite returns SQLITE_BUSY without calling its busy handler: the wait is ours then. Seen in CI:
+ * several processes migrating one fresh store, one failing "database is locked" at this line.
+ */
+export function execWhileBusy(db: Pick<BetterSqlite3.Database, "exec">, sql: string, timeoutMs: number): void {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      db.exec(sql);
+      return;
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== "SQLITE_BUSY" || Date.now() >= deadline) throw error;
+      // Synchronous like the rest of better-sqlite3: this runs once per connection, at start-up.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+    }
+  }
+}
+
+/**
  * Embedded store. WAL mode lets `modctl` write while the server reads; busy_timeout makes
  * the two processes wait for each other (briefly: the wait blocks the event loop) before
  * failing with SQLITE_BUSY, which callers get as 503 storage_unavailable.
@@ -37,7 +58,7 @@ export function createSqliteDatabase(file: string, options: { busyTimeoutMs?: nu
   // (better-sqlite3 12 asserts on a missing Environment). Prepared statements are cached below
   // for the database's lifetime, so no Statement ever becomes garbage while it is open.
   const busyTimeoutMs = Math.trunc(options.busyTimeoutMs ?? STORAGE_DEFAULTS.busyTimeoutMs);
-  db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = ${busyTimeoutMs}; PRAGMA foreign_keys = ON;`);
+  execWhileBusy(db, `PRAGMA busy_timeout = ${busyTimeoutMs}; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;`, busyTimeoutMs);
 
   const statements = new Map<string, { stmt: BetterSqlite3.Statement; order: number[] }>();
   function prepare(sql: string) {
