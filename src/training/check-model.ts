@@ -15,7 +15,7 @@ import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import type { CategoryId } from "../classifiers/categories.js";
 import type { Verdict } from "../classifiers/classifier.js";
-import { loadTrainedClassifier } from "../classifiers/engine/index.js";
+import { trainedClassifierOf } from "../classifiers/engine/index.js";
 import { DEFAULT_MODEL_PATH, decodeModel } from "../classifiers/model/model-file.js";
 import { EVERYDAY_MESSAGES, PLAIN_HARM } from "./acceptance-sentences.js";
 
@@ -26,7 +26,7 @@ const { values } = parseArgs({
   },
 });
 const model = decodeModel(readFileSync(values.model));
-const classifier = loadTrainedClassifier(values.model);
+const classifier = trainedClassifierOf(model);
 const thresholdOf = (c: CategoryId): number => model.header.thresholds[c] ?? 0.5;
 
 interface Check {

@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { scorerOf } from "../classifiers/engine/engine.js";
 import type { ModelFile } from "../classifiers/model/model-file.js";
 import type { Corpus } from "./corpus.js";
+import { teacherFile } from "./train-mlp.js";
 import { rowLogits } from "./window-logits.js";
 
 /**
@@ -23,10 +23,10 @@ export function teacherTargetsOf(model: ModelFile, corpus: Corpus): Uint8Array {
   return out;
 }
 
-/** Writes DIR/teacher-<name>.u8 (name: the held-out dataset, or "final" for the shipped model). */
+/** Writes the targets where train.ts --teacher DIR reads them (train-mlp.ts teacherFile). */
 export function writeTeacherTargets(dir: string, name: string, model: ModelFile, corpus: Corpus): string {
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, `teacher-${name}.u8`);
+  const file = teacherFile(dir, name);
   writeFileSync(file, teacherTargetsOf(model, corpus));
   return file;
 }

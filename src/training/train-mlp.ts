@@ -19,9 +19,12 @@ export interface TeacherTargets {
   weight: number;
 }
 
-/** Reads gpu_run.py's targets for one model (unpack_scores.py wrote DIR/teacher-<name>.u8). */
+/** Where one model's targets live: name = the held-out dataset, or "final" for the shipped model. */
+export const teacherFile = (dir: string, name: string): string => join(dir, `teacher-${name}.u8`);
+
+/** Reads one model's targets (unpack_scores.py or teacher-export.ts wrote them). */
 export function readTeacherTargets(dir: string, name: string, weight: number): TeacherTargets {
-  return { probs: new Uint8Array(readFileSync(join(dir, `teacher-${name}.u8`))), weight };
+  return { probs: new Uint8Array(readFileSync(teacherFile(dir, name))), weight };
 }
 
 /**

@@ -48,6 +48,8 @@ import { ensembleOf, memberSeed } from "./ensemble.js";
 import { CALIBRATION_SHARE, CORPUS_CAPS, DEFAULT_FOLDS, DEFAULT_HASHING, HASHING_DEFAULTS, hashRow, WINDOW } from "./settings.js";
 
 const MODEL_VERSION = "2026-11-h";
+/** The shipped model's id (and cache entry's id) for a family. */
+const shippedId = (family: string): string => `text-${family}-${MODEL_VERSION}`;
 const { everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP } = CORPUS_CAPS;
 // Expert-labelled Reddit traffic (CAD, corpus.ts REAL_TRAFFIC) counts as at most this many rows
 // ("Infinity": in full); unset, as every other dataset (--dataset-cap).
@@ -272,7 +274,7 @@ if (values["train-folds-only"]) {
   // "final" among --folds trains the shipped model (all datasets) in the same way.
   for (const family of families) for (const d of folds) if (present.has(d) || d === "final") {
     const exclude = d === "final" ? undefined : d;
-    const { model } = fit(family, exclude, exclude === undefined ? `text-${family}-${MODEL_VERSION}` : `lodo-${family}-${d}`);
+    const { model } = fit(family, exclude, exclude === undefined ? shippedId(family) : `lodo-${family}-${d}`);
     log(`${family}: trained ${exclude === undefined ? "the shipped model" : `fold without ${d}`}`);
     if (values["export-teacher"]) log(`wrote ${writeTeacherTargets(values["export-teacher"], d, model, getCorpus())}`);
   }
@@ -289,7 +291,7 @@ if (!values.quick) {
     const models: { dataset: string; model: ModelFile }[] = [];
     // One family: train the shipped model first, while parallel runs may still be training folds.
     // Not waited for: --train-folds-only runs train folds only, so nobody else would make it.
-    if (families.length === 1 && values.reuse && !values["compare-only"]) fit(family, undefined, `text-${family}-${MODEL_VERSION}`);
+    if (families.length === 1 && values.reuse && !values["compare-only"]) fit(family, undefined, shippedId(family));
     for (const d of folds) {
       if (!present.has(d)) continue;
       if (values.reuse && !waitForFold(family, d)) {
@@ -328,7 +330,7 @@ log(`winner: ${winner}`);
 const target = join(modelsDir, "text-moderation.bin");
 // --keep-model: the model in --out stays as it is (its thresholds too); only the evaluation is redone.
 const kept = values["keep-model"] ? decodeModel(readFileSync(target)) : undefined;
-const id = kept?.header.id ?? `text-${winner}-${MODEL_VERSION}`;
+const id = kept?.header.id ?? shippedId(winner);
 const usedFolds = heldOut[winner]?.map((r) => r.dataset) ?? [];
 const base = fit(winner, undefined, id);
 // Provenance only, and nothing that varies run to run (no timings): the file is byte-identical given the seed.

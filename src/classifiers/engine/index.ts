@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import type { TextClassifier } from "../classifier.js";
 import { createEngine } from "./engine.js";
 import { withLanguageGate } from "../language/language-gate.js";
-import { DEFAULT_MODEL_PATH, decodeModel } from "../model/model-file.js";
+import { DEFAULT_MODEL_PATH, decodeModel, type ModelFile } from "../model/model-file.js";
 
 export { createEngine } from "./engine.js";
 export { DEFAULT_MODEL_PATH, decodeModel, encodeModel } from "../model/model-file.js";
@@ -13,5 +13,10 @@ export { DEFAULT_MODEL_PATH, decodeModel, encodeModel } from "../model/model-fil
  * number of concurrent requests.
  */
 export function loadTrainedClassifier(modelPath: string = DEFAULT_MODEL_PATH): TextClassifier {
-  return withLanguageGate(createEngine(decodeModel(readFileSync(modelPath))));
+  return trainedClassifierOf(decodeModel(readFileSync(modelPath)));
+}
+
+/** The same classifier from a model file already decoded (a tool that also reads its header). */
+export function trainedClassifierOf(model: ModelFile): TextClassifier {
+  return withLanguageGate(createEngine(model));
 }
