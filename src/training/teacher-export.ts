@@ -30,3 +30,24 @@ export function writeTeacherTargets(dir: string, name: string, model: ModelFile,
   writeFileSync(file, teacherTargetsOf(model, corpus));
   return file;
 }
+
+/**
+ * round(255 p) back to a logit; 0 and 255 are read as a quarter step inside (0, 1), so that two
+ * teachers that agree on 0 (or 255) blend back to exactly that.
+ */
+const logitOf = (v: number): number => {
+  const p = Math.min(254.75, Math.max(0.25, v)) / 255;
+  return Math.log(p / (1 - p));
+};
+const LOGIT = Float64Array.from({ length: 256 }, (_, v) => logitOf(v));
+
+/**
+ * Two teachers as one: per row and head, the sigmoid of the mean of both teachers' logits (the mean
+ * of logits is how the engine averages members, and how session 17 paired the two families).
+ */
+export function blendTargets(a: Uint8Array, b: Uint8Array): Uint8Array {
+  if (a.length !== b.length) throw new Error(`teachers differ in size: ${a.length} and ${b.length}`);
+  const out = new Uint8Array(a.length);
+  for (let i = 0; i < a.length; i++) out[i] = Math.round(255 / (1 + Math.exp(-(LOGIT[a[i]!]! + LOGIT[b[i]!]!) / 2)));
+  return out;
+}

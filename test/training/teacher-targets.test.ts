@@ -4,7 +4,7 @@ import { example, makeLabels } from "../../src/training/datasets/example.js";
 import { createPrng } from "../../src/training/prng.js";
 import { trainMlp } from "../../src/training/train-mlp.js";
 import { buildModelFile } from "../../src/training/build-model.js";
-import { teacherTargetsOf } from "../../src/training/teacher-export.js";
+import { blendTargets, teacherTargetsOf } from "../../src/training/teacher-export.js";
 import { rowLogits } from "../../src/training/window-logits.js";
 
 const spec = { buckets: 1 << 14, minN: 3, maxN: 5 };
@@ -74,5 +74,25 @@ describe("teacher targets (distilling a teacher into the embedding-bag MLP)", ()
     expect(meanOf(true) - meanOf(false)).toBeGreaterThan(0.5);
     const student = meanScores(trainMlp(corpus, rows, spec.buckets, { heads, seed: 5, epochs: 3, teacher: { probs: exported, weight: 0.5 } }));
     expect(student.wolf[1]! - student.spoon[1]!).toBeGreaterThan(0.4);
+  });
+});
+
+describe("blended teachers (teacher-blend.ts)", () => {
+  it("is the sigmoid of the mean of both teachers' logits", () => {
+    const a = Uint8Array.from([0, 51, 128, 230, 255, 200]);
+    const b = Uint8Array.from([0, 51, 128, 25, 255, 128]);
+    const blended = blendTargets(a, b);
+    // Agreeing teachers keep their target; opposite ones meet in the middle.
+    expect(Array.from(blended.slice(0, 3))).toEqual([0, 51, 128]);
+    expect(blended[3]).toBe(128);
+    expect(blended[4]).toBe(255);
+    // In logit space, not probability space: 0.78 and 0.5 give 0.65, not the arithmetic 0.64.
+    const logit = (v: number): number => Math.log(v / (255 - v));
+    expect(blended[5]).toBe(Math.round(255 / (1 + Math.exp(-(logit(200) + logit(128)) / 2))));
+    expect(Array.from(blendTargets(b, a))).toEqual(Array.from(blended));
+  });
+
+  it("refuses teachers of different sizes", () => {
+    expect(() => blendTargets(new Uint8Array(10), new Uint8Array(20))).toThrow(/differ in size/);
   });
 });
