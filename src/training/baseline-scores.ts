@@ -15,6 +15,7 @@ import { heldOutLogits } from "./heldout-calibration.js";
 import { trainConv } from "./train-conv.js";
 import { trainMlp, type TeacherTargets } from "./train-mlp.js";
 import { rowLogits } from "./window-logits.js";
+import { DEFAULT_SHAPE } from "./settings.js";
 
 export interface BaselineScores {
   /** Raw logits per calibration row, in calibRows order. */
@@ -30,9 +31,9 @@ export function baselineScores(
 ): BaselineScores {
   const t0 = Date.now();
   const heads = CATEGORY_IDS.map((_, i) => i).filter((i) => CATEGORY_IDS[i] !== "sexual_minors");
-  const shape = { heads, seed: opts.seed, epochs: opts.epochs, dim: 32, hidden: 48, lr: 0.05 };
+  const shape = { heads, seed: opts.seed, epochs: opts.epochs, dim: DEFAULT_SHAPE.dim, hidden: DEFAULT_SHAPE.hidden, lr: DEFAULT_SHAPE.lr };
   const trained = opts.family === "conv"
-    ? trainConv(corpus, trainRows, opts.hashing.buckets, { ...shape, filters: 32 })
+    ? trainConv(corpus, trainRows, opts.hashing.buckets, { ...shape, filters: DEFAULT_SHAPE.filters })
     : trainMlp(corpus, trainRows, opts.hashing.buckets, { ...shape, ...(opts.teacher ? { teacher: opts.teacher } : {}) });
   const logits = new Float64Array(heads.length);
   const calib = Array.from(calibRows, (r) => {

@@ -13,6 +13,12 @@ export const HASHING_DEFAULTS = { minN: 3, maxN: 5 } as const;
 /** The shipped feature table: 2^18 hashed rows, words naming protected groups as one placeholder. */
 export const DEFAULT_HASHING: HashingSpec = { buckets: 1 << 18, ...HASHING_DEFAULTS, identityWords: "placeholder" };
 export const WINDOW = { size: 480, stride: 240 } as const;
+/**
+ * The networks' shape and step size: the embedding-mlp's (train-mlp.ts; the conv family shares dim
+ * and lr and adds its filters). train.ts's flags default to these, and the family comparison's
+ * baselines (baseline-scores.ts) use them as they are (docs/model-history.md, "capacity").
+ */
+export const DEFAULT_SHAPE = { dim: 32, hidden: 48, lr: 0.05, filters: 32 } as const;
 /** Share of texts (by hash) held out of training for calibration and thresholds. */
 export const CALIBRATION_SHARE = 0.15;
 /**

@@ -45,7 +45,7 @@ import { pretrainBuckets, scaledPretrained } from "./pretrain-embeddings.js";
 import type { TrainedModel } from "./trainer.js";
 import { loadWordVectors, type WordRows } from "./word-vectors.js";
 import { ensembleOf, memberSeed } from "./ensemble.js";
-import { CALIBRATION_SHARE, CORPUS_CAPS, DEFAULT_FOLDS, DEFAULT_HASHING, HASHING_DEFAULTS, hashRow, WINDOW } from "./settings.js";
+import { CALIBRATION_SHARE, CORPUS_CAPS, DEFAULT_FOLDS, DEFAULT_HASHING, DEFAULT_SHAPE, HASHING_DEFAULTS, hashRow, WINDOW } from "./settings.js";
 
 const MODEL_VERSION = "2026-11-h";
 /** The shipped model's id (and cache entry's id) for a family. */
@@ -100,13 +100,13 @@ const { values } = parseArgs({
     // as every card since session 11 was made, so that a plain `npm run train` reproduces the card.
     "eval-cap": { type: "string", default: "2500" },
     // Network shape and step size of the embedding-mlp family (see docs/model-history.md for what was compared).
-    dim: { type: "string", default: "32" },
-    hidden: { type: "string", default: "48" },
-    lr: { type: "string", default: "0.05" },
+    dim: { type: "string", default: String(DEFAULT_SHAPE.dim) },
+    hidden: { type: "string", default: String(DEFAULT_SHAPE.hidden) },
+    lr: { type: "string", default: String(DEFAULT_SHAPE.lr) },
     // Share of each training row's features dropped at each visit (embedding-mlp; 0 = none).
     "feature-dropout": { type: "string", default: "0" },
     // Filters of the conv family's width-3 convolution over token vectors.
-    filters: { type: "string", default: "32" },
+    filters: { type: "string", default: String(DEFAULT_SHAPE.filters) },
     // Train on at most this share of the training rows (family comparisons on a budget; the card says so).
     subsample: { type: "string", default: "1" },
     "lookalike-weight": { type: "string", default: String(CORPUS_CAPS.lookalikeWeight) },

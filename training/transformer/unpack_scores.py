@@ -30,7 +30,8 @@ for prefix, tag in (("", args.tag), ("nopre-", f"{args.tag}-nopre")):
         print(f"{tag} {fold}: {scores[key].shape[0]} held-out texts")
 
 # The teacher targets (teacher-*.npz) as one raw file per fold, teacher-<fold>.u8 (rows x heads,
-# round(255 p)), which train.ts --teacher and transformer-pack.ts --teacher read.
+# round(255 p)), which train.ts --teacher and transformer-pack.ts --teacher read (the name is
+# train-mlp.ts teacherFile's; teacher-export.ts writes the MLP's own in the same layout).
 for name in ("teacher-1.npz", "teacher-2.npz"):
     try:
         teachers = np.load(f"{args.run}/{name}")
