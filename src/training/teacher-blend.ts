@@ -9,19 +9,18 @@
  *
  * Every teacher-<name>.u8 present in both --a and --b is blended (the folds and "final").
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { blendTargets } from "./teacher-export.js";
-import { teacherFile } from "./train-mlp.js";
+import { readTeacherProbs, teacherFile, teacherNames } from "./train-mlp.js";
 
 const { values } = parseArgs({ options: { a: { type: "string" }, b: { type: "string" }, out: { type: "string" } } });
 if (!values.a || !values.b || !values.out) throw new Error("usage: teacher-blend.ts --a DIR --b DIR --out DIR");
 
 mkdirSync(values.out, { recursive: true });
-const names = readdirSync(values.a).flatMap((f) => /^teacher-(.+)\.u8$/.exec(f)?.[1] ?? []);
-for (const name of names) {
+for (const name of teacherNames(values.a)) {
   if (!existsSync(teacherFile(values.b, name))) continue;
-  const blended = blendTargets(new Uint8Array(readFileSync(teacherFile(values.a, name))), new Uint8Array(readFileSync(teacherFile(values.b, name))));
+  const blended = blendTargets(readTeacherProbs(values.a, name), readTeacherProbs(values.b, name));
   writeFileSync(teacherFile(values.out, name), blended);
   console.log(`${name}: ${blended.length} targets`);
 }

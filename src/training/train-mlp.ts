@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CATEGORY_IDS } from "../classifiers/categories.js";
 import { createMlpScorer } from "../classifiers/model/scorers.js";
@@ -22,9 +22,15 @@ export interface TeacherTargets {
 /** Where one model's targets live: name = the held-out dataset, or "final" for the shipped model. */
 export const teacherFile = (dir: string, name: string): string => join(dir, `teacher-${name}.u8`);
 
-/** Reads one model's targets (unpack_scores.py or teacher-export.ts wrote them). */
+/** The names of the targets a folder holds (teacherFile's names read back). */
+export const teacherNames = (dir: string): string[] => readdirSync(dir).flatMap((f) => /^teacher-(.+)\.u8$/.exec(f)?.[1] ?? []);
+
+/** One model's targets as stored (unpack_scores.py or teacher-export.ts wrote them). */
+export const readTeacherProbs = (dir: string, name: string): Uint8Array => new Uint8Array(readFileSync(teacherFile(dir, name)));
+
+/** Reads one model's targets, taught at `weight` of a given label. */
 export function readTeacherTargets(dir: string, name: string, weight: number): TeacherTargets {
-  return { probs: new Uint8Array(readFileSync(teacherFile(dir, name))), weight };
+  return { probs: readTeacherProbs(dir, name), weight };
 }
 
 /**
