@@ -10,7 +10,10 @@ type Compare = NonNullable<Evaluation["comparison"]>;
  */
 export function mergeComparisons(paths: readonly string[]): Compare {
   const runs = paths.map((p) => JSON.parse(readFileSync(p, "utf8")) as Compare);
-  const out: Compare = { subsample: runs[0]!.subsample, epochs: runs[0]!.epochs, folds: [...new Set(runs.flatMap((r) => r.folds))], compare: {} };
+  const out: Compare & { measuredOn?: string | undefined } = { subsample: runs[0]!.subsample, epochs: runs[0]!.epochs, folds: [...new Set(runs.flatMap((r) => r.folds))], compare: {} };
+  // A comparison carried over from an earlier model's card says whose training data it measured.
+  const measuredOn = runs.map((r) => (r as { measuredOn?: string }).measuredOn).find((m) => m !== undefined);
+  if (measuredOn) out.measuredOn = measuredOn;
   for (const run of runs) {
     for (const [family, r] of Object.entries(run.compare)) {
       const acc = (out.compare[family] ??= { selection: { mean: 0, pairs: 0, seconds: 0 }, pooled: {}, perDataset: [], note: r.note, baseline: r.baseline });

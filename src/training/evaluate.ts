@@ -32,6 +32,8 @@ export interface HeldOut {
   /** Safe rows (positive for nothing, one known negative, e.g. a forum's neutral posts) and how many got any flag. */
   safe?: number;
   safeFlagged?: number;
+  /** Safe rows flagged, per category (which head or rule flags a corpus's neutral posts). */
+  safeByCategory?: Partial<Record<CategoryId, number>>;
 }
 
 export function scoreHeldOut(model: ModelFile, examples: readonly Example[], dataset: string): HeldOut {
@@ -81,6 +83,8 @@ export function scoreHeldOut(model: ModelFile, examples: readonly Example[], dat
     if (!anyPositive && anyNegative) {
       out.safe = (out.safe ?? 0) + 1;
       if (anyFlag) out.safeFlagged = (out.safeFlagged ?? 0) + 1;
+      const byCategory = (out.safeByCategory ??= {});
+      for (const c of CATEGORY_IDS) if (v.categories[c]?.flagged) byCategory[c] = (byCategory[c] ?? 0) + 1;
     }
     if (allZero) confused("benign", () => false);
     if (allZero) {

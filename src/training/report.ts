@@ -17,7 +17,7 @@ export interface Evaluation {
    * The same comparison at full scale (every training row, every fold), for families trained on a
    * GPU machine (training/transformer/gpu_run.py), model alone; rendered compactly.
    */
-  fullComparison?: { subsample: number; folds: string[]; epochs: number; compare: Record<string, ComparedFamily> } | undefined;
+  fullComparison?: { subsample: number; folds: string[]; epochs: number; compare: Record<string, ComparedFamily>; measuredOn?: string | undefined } | undefined;
   /** Mean score of each head on each category's held-out positives (evaluate.ts confusionTable). */
   confusion?: Record<string, Partial<Record<string, { mean: number; n: number }>>> | undefined;
   /** The same on the random calibration split (every category has positives there; in-distribution). */
@@ -42,7 +42,7 @@ export interface Evaluation {
   heldOut: Record<string, {
     pooled: Partial<Record<string, CategorySummary>>;
     anyHarm?: AnyHarm | undefined;
-    perDataset: { dataset: string; benign: number; benignFlagged: number; benignByCategory?: Partial<Record<string, number>> | undefined; slices: Record<string, { benign: number; flagged: number }>; categories: Partial<Record<string, CategorySummary>>; anyHarm?: AnyHarm | undefined; safe?: number; safeFlagged?: number }[];
+    perDataset: { dataset: string; benign: number; benignFlagged: number; benignByCategory?: Partial<Record<string, number>> | undefined; slices: Record<string, { benign: number; flagged: number }>; categories: Partial<Record<string, CategorySummary>>; anyHarm?: AnyHarm | undefined; safe?: number; safeFlagged?: number; safeByCategory?: Partial<Record<string, number>> }[];
   }>;
 }
 
@@ -130,7 +130,8 @@ export function writeReport(path: string, ev: Evaluation): void {
   if (ev.fullComparison) {
     const c = ev.fullComparison;
     const cats = ["harassment", "hate", "self_harm", "sexual", "violence"];
-    lines.push(`At full scale (all rows, ${c.folds.length} folds; transformer trained on a GPU, training/transformer/): model alone, every held-out text, pooled AUPRC.`, "");
+    const on = c.measuredOn ? `; measured on the training data of \`${c.measuredOn}\`` : "";
+    lines.push(`At full scale (all rows, ${c.folds.length} folds; transformer trained on a GPU, training/transformer/${on}): model alone, every held-out text, pooled AUPRC.`, "");
     table(["family", "mean AUPRC", "pairs", "benign flagged", ...cats], Object.entries(c.compare).map(([f, r]) => {
       const benign = r.perDataset.reduce((a, d) => a + d.benign, 0);
       const flagged = r.perDataset.reduce((a, d) => a + d.benignFlagged, 0);

@@ -380,7 +380,7 @@ const evaluation = {
   heldOut: Object.fromEntries(Object.entries(heldOut).map(([f, rs]) => [f, {
     pooled: summarize(rs),
     anyHarm: anyHarmAuprc(rs),
-    perDataset: rs.map((r) => ({ dataset: r.dataset, benign: r.benign, benignFlagged: r.benignFlagged, benignByCategory: r.benignByCategory, slices: r.slices, categories: summarize([r]), anyHarm: anyHarmAuprc([r]), safe: r.safe ?? 0, safeFlagged: r.safeFlagged ?? 0 })),
+    perDataset: rs.map((r) => ({ dataset: r.dataset, benign: r.benign, benignFlagged: r.benignFlagged, benignByCategory: r.benignByCategory, slices: r.slices, categories: summarize([r]), anyHarm: anyHarmAuprc([r]), safe: r.safe ?? 0, safeFlagged: r.safeFlagged ?? 0, safeByCategory: r.safeByCategory ?? {} })),
   }])),
   training,
 };
