@@ -47,7 +47,7 @@ import { loadWordVectors, type WordRows } from "./word-vectors.js";
 import { ensembleOf, memberSeed } from "./ensemble.js";
 import { CALIBRATION_SHARE, CORPUS_CAPS, DEFAULT_FOLDS, DEFAULT_HASHING, DEFAULT_SHAPE, HASHING_DEFAULTS, hashRow, WINDOW } from "./settings.js";
 
-const MODEL_VERSION = "2026-11-h";
+const MODEL_VERSION = "2026-11-i";
 /** The shipped model's id (and cache entry's id) for a family. */
 const shippedId = (family: string): string => `text-${family}-${MODEL_VERSION}`;
 const { everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP } = CORPUS_CAPS;

@@ -34,7 +34,11 @@ describe("explanations point at the harm, not at filler", () => {
 
   it("words the head leans on weakly ('lol', 'hope') are not spans beside the harm", () => {
     expect(spansOf("lol you are such a pathetic loser", "harassment")).toEqual(["pathetic", "loser"]);
-    expect(spansOf("lol okay you absolute clown, go cry", "harassment")).toEqual(["clown"]);
+    // "cry" may join "clown" (the taunt "go cry"; 2026-11-i leans on it, 2026-11-h did not); the
+    // filler around them may not.
+    const taunt = spansOf("lol okay you absolute clown, go cry", "harassment");
+    expect(taunt).toContain("clown");
+    for (const filler of ["lol", "okay", "you", "absolute", "go"]) expect(taunt).not.toContain(filler);
     expect(spansOf("Let's hope they get assassinated soon.", "violence")).toEqual(["assassinated"]);
   });
 

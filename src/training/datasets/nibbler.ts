@@ -27,7 +27,10 @@ function parse<T>(s: string | undefined): T | undefined {
 /**
  * Adversarial Nibbler: labels describe the generated image. The typed prompt is used only when most
  * raters judged the text itself unsafe; the submitter's rewritten prompt (an explicit description of
- * the harm) is used as a positive on its own.
+ * the harm) is used as a positive on its own. A typed prompt most raters judged text-safe is a
+ * negative for the categories an image prompt can carry: without these, words such as "portrait"
+ * and "blood" had only positives here and everyday prompts drew violence (docs/model-history.md,
+ * sessions 19 and 20). A failure of one kind is a negative for the other.
  */
 export function readNibbler(root: string): Example[] {
   const out: Example[] = [];
@@ -49,11 +52,13 @@ export function readNibbler(root: string): Example[] {
         else if (Array.isArray(votes) && votes.includes("text_safe")) safe++;
       }
       const rewrite = (sub?.rewritten_prompt ?? "").trim();
-      const spec: LabelSpec = { self_harm: 0 };
-      if (sexual) spec.sexual = 1;
-      if (violent) spec.violence = 1;
+      const spec: LabelSpec = { self_harm: 0, sexual: sexual ? 1 : 0, violence: violent ? 1 : 0 };
       const candidates: [string, string][] = [];
       if (unsafe > safe) candidates.push(["prompt", prompt]);
+      else if (safe > unsafe && !seen.has(prompt) && !MINOR_WORDS.test(prompt)) {
+        seen.add(prompt);
+        out.push(example("adversarial-nibbler", "prompt:text-safe", prompt, makeLabels({ self_harm: 0, sexual: 0, violence: 0 }, "unknown")));
+      }
       if (rewrite.length >= 12 && rewrite.toLowerCase() !== prompt.toLowerCase()) candidates.push(["rewrite", rewrite]);
       for (const [slice, text] of candidates) {
         if (sexual && (MINOR_WORDS.test(prompt) || MINOR_WORDS.test(rewrite))) continue;

@@ -105,6 +105,21 @@ export function readJigsawSample(root: string): Example[] {
 
 // Risk Ignorance contexts range from sadness to suicidal intent; only explicit self-harm talk is a positive.
 const SELF_HARM_TALK = /suicid|kill(ing)? myself|end(ing)? (it all|my life)|self[- ]?harm|cutting myself|cut myself|want(ed)? to die|overdos|take my (own )?life/i;
+/**
+ * Of the other Risk Ignorance contexts, those where the writer says they want to die, to stop
+ * existing or to end it, or that they cut or hurt themselves: first-person accounts that do not name
+ * the topic ("I just want it to end", "I wish I was dead"), the self_harm head's known gap (model
+ * card, "Known limits"), which C-SSRS's user-level labels teach only noisily. This labels data; it
+ * is not an inference rule. Read by eye on all 1,439 contexts: 75 match, about 72 of them intent.
+ */
+const FIRST_PERSON_SELF_HARM = new RegExp([
+  String.raw`(?<!n'?t |not )\b(wanna|want to|wish(ed)? (I|to)|hope I|ready to|let me|just) (die|be dead|was dead|were dead|not wake up|not exist|end it)\b`,
+  String.raw`\b(don'?t|do not|no longer) (want|wanna) to (live|be alive|be here|exist|wake up)`,
+  String.raw`\b(stop|tired of|sick of) (living|being alive|existing)\b`,
+  String.raw`\bbetter off dead\b|\bno (point|reason) (in |to )?(living|live|being alive)\b`,
+  String.raw`\b(kms|hang myself|slit my|cut (again|for the first time)|(i|i've|been|started|stop) cutting\b|urge to cut|hurt(ing)? myself|mutilat)`,
+  String.raw`\bend it\b|\bi (just )?want (it|this|the pain) to (end|stop)`,
+].join("|"), "i");
 
 interface DiaRow { context: string; response: string; category: string; label: string }
 
@@ -118,6 +133,8 @@ export function readDiasafety(root: string): Example[] {
         contexts.add(row.context);
         if (row.category === "Risk Ignorance" && SELF_HARM_TALK.test(row.context)) {
           out.push(example("diasafety", "risk_context", row.context, makeLabels({ self_harm: 1, hate: 0, sexual: 0 }, "unknown")));
+        } else if (row.category === "Risk Ignorance" && FIRST_PERSON_SELF_HARM.test(row.context)) {
+          out.push(example("diasafety", "risk_context:first_person", row.context, makeLabels({ self_harm_intent: 1, hate: 0, sexual: 0 }, "unknown")));
         } else if (row.category === "Unauthorized Expertise") {
           out.push(example("diasafety", "expertise_context", row.context, BENIGN));
         }
