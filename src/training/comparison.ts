@@ -1,18 +1,16 @@
 import { readFileSync } from "node:fs";
-import type { Evaluation } from "./report.js";
-
-type Compare = NonNullable<Evaluation["comparison"]>;
+import type { FamilyComparison } from "./report.js";
 
 /**
  * Merges compare.json files (train.ts --compare-only, or a family trained elsewhere on the same rows)
  * into the card's family comparison. Runs that held out the same datasets share their columns; a
  * family in several runs gets the pair-weighted mean of its selection figures.
  */
-export function mergeComparisons(paths: readonly string[]): Compare {
-  const runs = paths.map((p) => JSON.parse(readFileSync(p, "utf8")) as Compare);
-  const out: Compare & { measuredOn?: string | undefined } = { subsample: runs[0]!.subsample, epochs: runs[0]!.epochs, folds: [...new Set(runs.flatMap((r) => r.folds))], compare: {} };
+export function mergeComparisons(paths: readonly string[]): FamilyComparison {
+  const runs = paths.map((p) => JSON.parse(readFileSync(p, "utf8")) as FamilyComparison);
+  const out: FamilyComparison = { subsample: runs[0]!.subsample, epochs: runs[0]!.epochs, folds: [...new Set(runs.flatMap((r) => r.folds))], compare: {} };
   // A comparison carried over from an earlier model's card says whose training data it measured.
-  const measuredOn = runs.map((r) => (r as { measuredOn?: string }).measuredOn).find((m) => m !== undefined);
+  const measuredOn = runs.map((r) => r.measuredOn).find((m) => m !== undefined);
   if (measuredOn) out.measuredOn = measuredOn;
   for (const run of runs) {
     for (const [family, r] of Object.entries(run.compare)) {

@@ -36,6 +36,11 @@ export interface HeldOut {
   safeByCategory?: Partial<Record<CategoryId, number>>;
 }
 
+/** Adds one to each category the verdict flagged (a row flagged in two categories counts in both). */
+function countFlags(counts: Partial<Record<CategoryId, number>>, categories: Partial<Record<CategoryId, { flagged: boolean }>>): void {
+  for (const c of CATEGORY_IDS) if (categories[c]?.flagged) counts[c] = (counts[c] ?? 0) + 1;
+}
+
 export function scoreHeldOut(model: ModelFile, examples: readonly Example[], dataset: string): HeldOut {
   const engine = createEngine(model);
   const anyHarm = { s: [] as number[], y: [] as number[] };
@@ -83,14 +88,13 @@ export function scoreHeldOut(model: ModelFile, examples: readonly Example[], dat
     if (!anyPositive && anyNegative) {
       out.safe = (out.safe ?? 0) + 1;
       if (anyFlag) out.safeFlagged = (out.safeFlagged ?? 0) + 1;
-      const byCategory = (out.safeByCategory ??= {});
-      for (const c of CATEGORY_IDS) if (v.categories[c]?.flagged) byCategory[c] = (byCategory[c] ?? 0) + 1;
+      countFlags((out.safeByCategory ??= {}), v.categories);
     }
     if (allZero) confused("benign", () => false);
     if (allZero) {
       out.benign++;
       if (anyFlag) out.benignFlagged++;
-      for (const c of CATEGORY_IDS) if (v.categories[c]?.flagged) out.benignByCategory[c] = (out.benignByCategory[c] ?? 0) + 1;
+      countFlags(out.benignByCategory, v.categories);
       const sl = (out.slices[e.slice] ??= { benign: 0, flagged: 0 });
       sl.benign++;
       if (anyFlag) sl.flagged++;

@@ -12,12 +12,12 @@ export interface Evaluation {
   /** Held-out rows scored per dataset (a fixed hash sample), 0 = all. */
   evalCap?: number | undefined;
   /** The budgeted family comparison (train.ts --compare-only), when one was run for this model. */
-  comparison?: { subsample: number; folds: string[]; epochs: number; compare: Record<string, ComparedFamily> } | undefined;
+  comparison?: FamilyComparison | undefined;
   /**
    * The same comparison at full scale (every training row, every fold), for families trained on a
    * GPU machine (training/transformer/gpu_run.py), model alone; rendered compactly.
    */
-  fullComparison?: { subsample: number; folds: string[]; epochs: number; compare: Record<string, ComparedFamily>; measuredOn?: string | undefined } | undefined;
+  fullComparison?: FamilyComparison | undefined;
   /** Mean score of each head on each category's held-out positives (evaluate.ts confusionTable). */
   confusion?: Record<string, Partial<Record<string, { mean: number; n: number }>>> | undefined;
   /** The same on the random calibration split (every category has positives there; in-distribution). */
@@ -47,6 +47,16 @@ export interface Evaluation {
 }
 
 /** One family's row of the family comparison (train.ts --compare-only, or a family trained elsewhere on the same rows). */
+/** Families compared on the same folds (a compare.json, or several merged by comparison.ts). */
+export interface FamilyComparison {
+  subsample: number;
+  folds: string[];
+  epochs: number;
+  compare: Record<string, ComparedFamily>;
+  /** Set when carried over from an earlier model's card: the model whose training data it measured. */
+  measuredOn?: string | undefined;
+}
+
 export interface ComparedFamily {
   selection?: { mean: number; pairs: number; seconds: number } | undefined;
   pooled: Partial<Record<string, CategorySummary>>;

@@ -69,7 +69,7 @@ describe("merging compare files into the card's family comparison", () => {
     const dir = mkdtempSync(join(tmpdir(), "compare-"));
     const file = join(dir, "carried.json");
     writeFileSync(file, JSON.stringify({ subsample: 1, epochs: 2, folds: ["cad"], compare: { mlp: row(0.25) }, measuredOn: "text-embedding-mlp-2026-11-h" }));
-    expect((mergeComparisons([file]) as { measuredOn?: string }).measuredOn).toBe("text-embedding-mlp-2026-11-h");
+    expect(mergeComparisons([file]).measuredOn).toBe("text-embedding-mlp-2026-11-h");
     const fresh = join(dir, "fresh.json");
     writeFileSync(fresh, JSON.stringify({ subsample: 1, epochs: 2, folds: ["cad"], compare: { mlp: row(0.25) } }));
     expect("measuredOn" in mergeComparisons([fresh])).toBe(false);

@@ -131,10 +131,9 @@ export function readDiasafety(root: string): Example[] {
     for (const row of JSON.parse(readText(root, "diasafety", file)) as DiaRow[]) {
       if (!contexts.has(row.context)) {
         contexts.add(row.context);
-        if (row.category === "Risk Ignorance" && SELF_HARM_TALK.test(row.context)) {
-          out.push(example("diasafety", "risk_context", row.context, makeLabels({ self_harm: 1, hate: 0, sexual: 0 }, "unknown")));
-        } else if (row.category === "Risk Ignorance" && FIRST_PERSON_SELF_HARM.test(row.context)) {
-          out.push(example("diasafety", "risk_context:first_person", row.context, makeLabels({ self_harm_intent: 1, hate: 0, sexual: 0 }, "unknown")));
+        if (row.category === "Risk Ignorance") {
+          if (SELF_HARM_TALK.test(row.context)) out.push(example("diasafety", "risk_context", row.context, makeLabels({ self_harm: 1, hate: 0, sexual: 0 }, "unknown")));
+          else if (FIRST_PERSON_SELF_HARM.test(row.context)) out.push(example("diasafety", "risk_context:first_person", row.context, makeLabels({ self_harm_intent: 1, hate: 0, sexual: 0 }, "unknown")));
         } else if (row.category === "Unauthorized Expertise") {
           out.push(example("diasafety", "expertise_context", row.context, BENIGN));
         }
