@@ -17,6 +17,12 @@ export interface TeacherTargets {
   probs: Uint8Array;
   /** Loss weight of a soft target relative to a given label. */
   weight: number;
+  /**
+   * The heads (indices into the trained heads) that learn the teacher; absent: every head. A teacher
+   * wrong on one category's everyday sentences (the transformer on "draw blood") can still teach the
+   * others.
+   */
+  heads?: ReadonlySet<number>;
 }
 
 /** Where one model's targets live: name = the held-out dataset, or "final" for the shipped model. */
@@ -29,8 +35,8 @@ export const teacherNames = (dir: string): string[] => readdirSync(dir).flatMap(
 export const readTeacherProbs = (dir: string, name: string): Uint8Array => new Uint8Array(readFileSync(teacherFile(dir, name)));
 
 /** Reads one model's targets, taught at `weight` of a given label. */
-export function readTeacherTargets(dir: string, name: string, weight: number): TeacherTargets {
-  return { probs: readTeacherProbs(dir, name), weight };
+export function readTeacherTargets(dir: string, name: string, weight: number, heads?: ReadonlySet<number>): TeacherTargets {
+  return { probs: readTeacherProbs(dir, name), weight, ...(heads ? { heads } : {}) };
 }
 
 /**
@@ -112,7 +118,7 @@ export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opt
       }
       for (let k = 0; k < K; k++) {
         const y = corpus.labels[r * H + opts.heads[k]!]!;
-        if (y < 0 && !teacher) { dz[k] = 0; continue; }
+        if (y < 0 && !(teacher && (!teacher.heads || teacher.heads.has(k)))) { dz[k] = 0; continue; }
         let s = b2[k]!;
         for (let m = 0; m < M; m++) s += w2[k * M + m]! * h1[m]!;
         const p = 1 / (1 + Math.exp(-s));

@@ -136,6 +136,8 @@ const { values } = parseArgs({
     // --teacher-weight of a given label (train-mlp.ts TeacherTargets). Absent: labels only.
     teacher: { type: "string" },
     "teacher-weight": { type: "string", default: "0.5" },
+    // Comma-separated categories that learn the teacher (default: every learned head).
+    "teacher-heads": { type: "string" },
     // With --train-folds-only: also write each fold model's own probabilities for every corpus row
     // to DIR/teacher-<fold>.u8 (teacher-export.ts), the --teacher input of a self-distilled run.
     "export-teacher": { type: "string" },
@@ -168,7 +170,20 @@ function wordVectorsOf(path: string | undefined): { rows: WordRows; training: Re
 /** The teacher's targets for the model trained without `exclude` (the shipped model: "final"). */
 function teacherFor(exclude: string | undefined): TeacherTargets | undefined {
   // trainMlp refuses targets whose row count is not the corpus's (packed from another corpus).
-  return values.teacher ? readTeacherTargets(values.teacher, exclude ?? "final", Number(values["teacher-weight"])) : undefined;
+  return values.teacher ? readTeacherTargets(values.teacher, exclude ?? "final", Number(values["teacher-weight"]), teacherHeads()) : undefined;
+}
+/** What a model file's header says about its teacher. */
+function teacherProvenance(): Record<string, unknown> {
+  const heads = values["teacher-heads"]?.split(",").map((n) => n.trim()).filter(Boolean);
+  return { weight: Number(values["teacher-weight"]), ...(heads ? { heads } : {}) };
+}
+/** --teacher-heads as indices into the trained heads (`heads` below), in the targets' head order. */
+function teacherHeads(): ReadonlySet<number> | undefined {
+  const names = values["teacher-heads"]?.split(",").map((n) => n.trim()).filter(Boolean);
+  if (!names) return undefined;
+  const learned = CATEGORY_IDS.filter((id) => id !== "sexual_minors") as string[];
+  for (const n of names) if (!learned.includes(n)) throw new Error(`--teacher-heads: "${n}" is not a learned head (${learned.join(", ")})`);
+  return new Set(names.map((n) => learned.indexOf(n)));
 }
 const FAMILIES: Record<string, (c: Corpus, rows: Uint32Array, heads: number[], seed: number, epochs: number, teacher?: TeacherTargets) => TrainedModel> = {
   linear: (c, rows, heads, seed, epochs) => trainLinear(c, rows, HASHING.buckets, { heads, seed, epochs }),
@@ -237,7 +252,7 @@ function fit(family: string, exclude: string | undefined, id: string, training: 
   const calib = rowsWhere(c, (r) => c.split[r] === 1 && c.dataset[r] !== ex);
   const teacher = teacherFor(exclude);
   const trained = FAMILIES[family]!(c, train, heads, seed, n, teacher);
-  const built = buildModelFile({ id, corpus: c, calibrationRows: calib, trained, heads, hashing: HASHING, window: WINDOW, training: { ...training, ...(PRETRAIN_EPOCHS > 0 ? { pretrainEpochs: PRETRAIN_EPOCHS, pretrainRms: Number(values["pretrain-rms"]) } : {}), ...(teacher ? { teacher: { weight: teacher.weight } } : {}), ...WORD_VECTORS?.training, datasets: c.datasets, rows: c.rows } });
+  const built = buildModelFile({ id, corpus: c, calibrationRows: calib, trained, heads, hashing: HASHING, window: WINDOW, training: { ...training, ...(PRETRAIN_EPOCHS > 0 ? { pretrainEpochs: PRETRAIN_EPOCHS, pretrainRms: Number(values["pretrain-rms"]) } : {}), ...(teacher ? { teacher: teacherProvenance() } : {}), ...WORD_VECTORS?.training, datasets: c.datasets, rows: c.rows } });
   const { tensors: _entries, ...header } = built.model.header;
   writeFileSync(cached(name), encodeModel({ ...header, training: { ...header.training, calibrationReports: built.reports } }, Object.fromEntries(built.model.tensors)));
   return built;
@@ -336,7 +351,7 @@ const base = fit(winner, undefined, id);
 // Provenance only, and nothing that varies run to run (no timings): the file is byte-identical given the seed.
 const training = {
   // Members as the model file has them (with --reuse, the cached model's, whatever --members says).
-  seed, epochs, foldEpochs, mlp: MLP, ...((base.model.header.params["members"] ?? 1) > 1 ? { members: base.model.header.params["members"] } : {}), ...(PRETRAIN_EPOCHS > 0 ? { pretrainEpochs: PRETRAIN_EPOCHS, pretrainRms: Number(values["pretrain-rms"]) } : {}), ...(values.teacher ? { teacher: { weight: Number(values["teacher-weight"]) } } : {}), lookalikeWeight: LOOKALIKE_WEIGHT, everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP, ...(TRAFFIC_CAP === undefined ? {} : { trafficCap: Number.isFinite(TRAFFIC_CAP) ? TRAFFIC_CAP : "none" }), maxFpr, guardRows: values["guard-rows"], policy: values.policy, datasets: (base.model.header.training["datasets"] as string[] | undefined) ?? corpus?.datasets,
+  seed, epochs, foldEpochs, mlp: MLP, ...((base.model.header.params["members"] ?? 1) > 1 ? { members: base.model.header.params["members"] } : {}), ...(PRETRAIN_EPOCHS > 0 ? { pretrainEpochs: PRETRAIN_EPOCHS, pretrainRms: Number(values["pretrain-rms"]) } : {}), ...(values.teacher ? { teacher: teacherProvenance() } : {}), lookalikeWeight: LOOKALIKE_WEIGHT, everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP, ...(TRAFFIC_CAP === undefined ? {} : { trafficCap: Number.isFinite(TRAFFIC_CAP) ? TRAFFIC_CAP : "none" }), maxFpr, guardRows: values["guard-rows"], policy: values.policy, datasets: (base.model.header.training["datasets"] as string[] | undefined) ?? corpus?.datasets,
   rows: base.model.header.training["rows"] ?? corpus?.rows, hashing: hashingSummary(HASHING), window: WINDOW, folds: usedFolds, evalCap: EVAL_CAP,
   ...WORD_VECTORS?.training,
   selection: Object.fromEntries(Object.entries(selection).map(([f, s]) => [f, { mean: s.mean, pairs: s.pairs }])),

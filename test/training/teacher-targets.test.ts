@@ -59,6 +59,14 @@ describe("teacher targets (distilling a teacher into the embedding-bag MLP)", ()
     expect(taught.wolf[0]!).toBeLessThan(0.1);
   });
 
+  it("a head left out of the teacher's heads learns nothing from it", () => {
+    // Only head 0 (harassment, labelled) may learn the teacher: violence stays untaught.
+    const restricted = meanScores(trainMlp(corpus, rows, spec.buckets, { heads, seed: 3, epochs: 3, teacher: { probs, weight: 0.5, heads: new Set([0]) } }));
+    expect(Math.abs(restricted.wolf[1]! - restricted.spoon[1]!)).toBeLessThan(0.1);
+    const taught = meanScores(trainMlp(corpus, rows, spec.buckets, { heads, seed: 3, epochs: 3, teacher: { probs, weight: 0.5, heads: new Set([1]) } }));
+    expect(taught.wolf[1]! - taught.spoon[1]!).toBeGreaterThan(0.5);
+  });
+
   it("refuses targets packed for another corpus", () => {
     expect(() => trainMlp(corpus, rows, spec.buckets, { heads, seed: 3, epochs: 1, teacher: { probs: probs.subarray(2), weight: 0.5 } })).toThrow(/teacher/);
   });
