@@ -81,6 +81,7 @@ export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opt
   const gW1 = new Float32Array(M * D), gB1 = new Float32Array(M), gW2 = new Float32Array(K * M), gB2 = new Float32Array(K);
   const posW = positiveWeights(corpus, rows, opts.heads);
   const teacher = opts.teacher;
+  const learnsTeacher = (k: number): boolean => teacher !== undefined && (!teacher.heads || teacher.heads.has(k));
   if (teacher && teacher.probs.length !== corpus.rows * K) throw new Error(`teacher: ${teacher.probs.length / K} rows for a corpus of ${corpus.rows} (packed from another corpus?)`);
   const order = Uint32Array.from(rows);
   const kept = new Uint8Array(4096);
@@ -118,7 +119,7 @@ export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opt
       }
       for (let k = 0; k < K; k++) {
         const y = corpus.labels[r * H + opts.heads[k]!]!;
-        if (y < 0 && !(teacher && (!teacher.heads || teacher.heads.has(k)))) { dz[k] = 0; continue; }
+        if (y < 0 && !learnsTeacher(k)) { dz[k] = 0; continue; }
         let s = b2[k]!;
         for (let m = 0; m < M; m++) s += w2[k * M + m]! * h1[m]!;
         const p = 1 / (1 + Math.exp(-s));

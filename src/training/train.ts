@@ -172,14 +172,15 @@ function teacherFor(exclude: string | undefined): TeacherTargets | undefined {
   // trainMlp refuses targets whose row count is not the corpus's (packed from another corpus).
   return values.teacher ? readTeacherTargets(values.teacher, exclude ?? "final", Number(values["teacher-weight"]), teacherHeads()) : undefined;
 }
+/** The categories --teacher-heads names (absent: every learned head learns the teacher). */
+const TEACHER_HEADS = values["teacher-heads"]?.split(",").map((n) => n.trim()).filter(Boolean);
 /** What a model file's header says about its teacher. */
 function teacherProvenance(): Record<string, unknown> {
-  const heads = values["teacher-heads"]?.split(",").map((n) => n.trim()).filter(Boolean);
-  return { weight: Number(values["teacher-weight"]), ...(heads ? { heads } : {}) };
+  return { weight: Number(values["teacher-weight"]), ...(TEACHER_HEADS ? { heads: TEACHER_HEADS } : {}) };
 }
 /** --teacher-heads as indices into the trained heads (`heads` below), in the targets' head order. */
 function teacherHeads(): ReadonlySet<number> | undefined {
-  const names = values["teacher-heads"]?.split(",").map((n) => n.trim()).filter(Boolean);
+  const names = TEACHER_HEADS;
   if (!names) return undefined;
   const learned = CATEGORY_IDS.filter((id) => id !== "sexual_minors") as string[];
   for (const n of names) if (!learned.includes(n)) throw new Error(`--teacher-heads: "${n}" is not a learned head (${learned.join(", ")})`);
