@@ -46,7 +46,6 @@ export interface Evaluation {
   }>;
 }
 
-/** One family's row of the family comparison (train.ts --compare-only, or a family trained elsewhere on the same rows). */
 /** Families compared on the same folds (a compare.json, or several merged by comparison.ts). */
 export interface FamilyComparison {
   subsample: number;
@@ -57,6 +56,7 @@ export interface FamilyComparison {
   measuredOn?: string | undefined;
 }
 
+/** One family's row of the family comparison (train.ts --compare-only, or a family trained elsewhere on the same rows). */
 export interface ComparedFamily {
   selection?: { mean: number; pairs: number; seconds: number } | undefined;
   pooled: Partial<Record<string, CategorySummary>>;

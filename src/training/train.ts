@@ -170,21 +170,13 @@ function wordVectorsOf(path: string | undefined): { rows: WordRows; training: Re
 /** The teacher's targets for the model trained without `exclude` (the shipped model: "final"). */
 function teacherFor(exclude: string | undefined): TeacherTargets | undefined {
   // trainMlp refuses targets whose row count is not the corpus's (packed from another corpus).
-  return values.teacher ? readTeacherTargets(values.teacher, exclude ?? "final", Number(values["teacher-weight"]), teacherHeads()) : undefined;
+  return values.teacher ? readTeacherTargets(values.teacher, exclude ?? "final", Number(values["teacher-weight"]), TAUGHT_HEADS) : undefined;
 }
 /** The categories --teacher-heads names (absent: every learned head learns the teacher). */
 const TEACHER_HEADS = values["teacher-heads"]?.split(",").map((n) => n.trim()).filter(Boolean);
 /** What a model file's header says about its teacher. */
 function teacherProvenance(): Record<string, unknown> {
   return { weight: Number(values["teacher-weight"]), ...(TEACHER_HEADS ? { heads: TEACHER_HEADS } : {}) };
-}
-/** --teacher-heads as indices into the trained heads (`heads` below), in the targets' head order. */
-function teacherHeads(): ReadonlySet<number> | undefined {
-  const names = TEACHER_HEADS;
-  if (!names) return undefined;
-  const learned = CATEGORY_IDS.filter((id) => id !== "sexual_minors") as string[];
-  for (const n of names) if (!learned.includes(n)) throw new Error(`--teacher-heads: "${n}" is not a learned head (${learned.join(", ")})`);
-  return new Set(names.map((n) => learned.indexOf(n)));
 }
 const FAMILIES: Record<string, (c: Corpus, rows: Uint32Array, heads: number[], seed: number, epochs: number, teacher?: TeacherTargets) => TrainedModel> = {
   linear: (c, rows, heads, seed, epochs) => trainLinear(c, rows, HASHING.buckets, { heads, seed, epochs }),
@@ -216,6 +208,12 @@ const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const modelsDir = values.out ?? join(repoRoot, "models");
 // sexual_minors has too little public data to learn honestly: it is a rule over sexual + minor evidence.
 const heads = CATEGORY_IDS.map((_, i) => i).filter((i) => CATEGORY_IDS[i] !== "sexual_minors");
+/** --teacher-heads as positions in `heads` (the targets' head order); checked before any training. */
+const TAUGHT_HEADS = TEACHER_HEADS && new Set(TEACHER_HEADS.map((name) => {
+  const k = heads.indexOf((CATEGORY_IDS as readonly string[]).indexOf(name));
+  if (k < 0) throw new Error(`--teacher-heads: "${name}" is not a learned head (${heads.map((i) => CATEGORY_IDS[i]).join(", ")})`);
+  return k;
+}));
 
 const started = Date.now();
 const log = (msg: string): void => console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${msg}`);
