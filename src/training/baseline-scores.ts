@@ -6,7 +6,6 @@
  * shipped model averages two): embedding-mlp as shipped, or conv (the bag plus a width-3
  * convolution, train-conv.ts; needs a corpus built with sequences).
  */
-import { CATEGORY_IDS } from "../classifiers/categories.js";
 import type { HashingSpec } from "../classifiers/model/features.js";
 import { buildModelFile } from "./build-model.js";
 import type { Corpus } from "./corpus.js";
@@ -15,7 +14,7 @@ import { heldOutLogits } from "./heldout-calibration.js";
 import { trainConv } from "./train-conv.js";
 import { trainMlp, type TeacherTargets } from "./train-mlp.js";
 import { rowLogits } from "./window-logits.js";
-import { DEFAULT_SHAPE } from "./settings.js";
+import { DEFAULT_SHAPE, learnedHeads } from "./settings.js";
 
 export interface BaselineScores {
   /** Raw logits per calibration row, in calibRows order. */
@@ -30,7 +29,7 @@ export function baselineScores(
   opts: { hashing: HashingSpec; window: { size: number; stride: number }; seed: number; epochs: number; teacher?: TeacherTargets; family?: "embedding-mlp" | "conv" },
 ): BaselineScores {
   const t0 = Date.now();
-  const heads = CATEGORY_IDS.map((_, i) => i).filter((i) => CATEGORY_IDS[i] !== "sexual_minors");
+  const heads = learnedHeads();
   const shape = { heads, seed: opts.seed, epochs: opts.epochs, dim: DEFAULT_SHAPE.dim, hidden: DEFAULT_SHAPE.hidden, lr: DEFAULT_SHAPE.lr };
   const trained = opts.family === "conv"
     ? trainConv(corpus, trainRows, opts.hashing.buckets, { ...shape, filters: DEFAULT_SHAPE.filters })

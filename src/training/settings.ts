@@ -1,3 +1,4 @@
+import { CATEGORY_IDS } from "../classifiers/categories.js";
 import type { HashingSpec } from "../classifiers/model/features.js";
 import type { CorpusOptions } from "./corpus.js";
 
@@ -12,6 +13,12 @@ import type { CorpusOptions } from "./corpus.js";
 export const HASHING_DEFAULTS = { minN: 3, maxN: 5 } as const;
 /** The shipped feature table: 2^18 hashed rows, words naming protected groups as one placeholder. */
 export const DEFAULT_HASHING: HashingSpec = { buckets: 1 << 18, ...HASHING_DEFAULTS, identityWords: "placeholder" };
+/**
+ * The categories that get a learned head, as indices into CATEGORY_IDS in head order: every one but
+ * sexual_minors, which has too little honest public data to learn and is a rule over sexual and
+ * minor evidence (rules/sexual-minors.ts). A fresh array each call, so no caller can change another's.
+ */
+export const learnedHeads = (): number[] => CATEGORY_IDS.map((_, i) => i).filter((i) => CATEGORY_IDS[i] !== "sexual_minors");
 export const WINDOW = { size: 480, stride: 240 } as const;
 /**
  * The networks' shape and step size: the embedding-mlp's (train-mlp.ts; the conv family shares dim

@@ -45,7 +45,7 @@ import { pretrainBuckets, scaledPretrained } from "./pretrain-embeddings.js";
 import type { TrainedModel } from "./trainer.js";
 import { loadWordVectors, type WordRows } from "./word-vectors.js";
 import { ensembleOf, memberSeed } from "./ensemble.js";
-import { CALIBRATION_SHARE, CORPUS_CAPS, DEFAULT_FOLDS, DEFAULT_HASHING, DEFAULT_SHAPE, HASHING_DEFAULTS, hashRow, WINDOW } from "./settings.js";
+import { CALIBRATION_SHARE, CORPUS_CAPS, DEFAULT_FOLDS, DEFAULT_HASHING, DEFAULT_SHAPE, HASHING_DEFAULTS, hashRow, learnedHeads, WINDOW } from "./settings.js";
 
 const MODEL_VERSION = "2026-11-i";
 /** The shipped model's id (and cache entry's id) for a family. */
@@ -206,8 +206,7 @@ const folds = values.folds ? values.folds.split(",") : DEFAULT_FOLDS;
 const families = values.families.split(",").filter((f) => FAMILIES[f]);
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const modelsDir = values.out ?? join(repoRoot, "models");
-// sexual_minors has too little public data to learn honestly: it is a rule over sexual + minor evidence.
-const heads = CATEGORY_IDS.map((_, i) => i).filter((i) => CATEGORY_IDS[i] !== "sexual_minors");
+const heads = learnedHeads();
 /** --teacher-heads as positions in `heads` (the targets' head order); checked before any training. */
 const TAUGHT_HEADS = TEACHER_HEADS && new Set(TEACHER_HEADS.map((name) => {
   const k = heads.indexOf((CATEGORY_IDS as readonly string[]).indexOf(name));

@@ -22,7 +22,7 @@ import { corpusRowWords, heldOutTexts } from "./corpus-words.js";
 import { readAll } from "./datasets/index.js";
 import { datasetsRoot } from "./datasets/files.js";
 import { baselineScores } from "./baseline-scores.js";
-import { DEFAULT_HASHING, defaultCorpusOptions, hashRow, WINDOW } from "./settings.js";
+import { DEFAULT_HASHING, defaultCorpusOptions, hashRow, learnedHeads, WINDOW } from "./settings.js";
 
 const HASHING = DEFAULT_HASHING;
 /** Tokens kept per window: 480-character windows hold about 100. */
@@ -43,7 +43,7 @@ const SUBSAMPLE = Number(values.subsample);
 const folds = values.folds.split(",");
 const out = values.out;
 mkdirSync(out, { recursive: true });
-const heads = CATEGORY_IDS.map((_, i) => i).filter((i) => CATEGORY_IDS[i] !== "sexual_minors");
+const heads = learnedHeads();
 const H = CATEGORY_IDS.length;
 const started = Date.now();
 const log = (msg: string): void => console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${msg}`);

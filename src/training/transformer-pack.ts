@@ -27,7 +27,7 @@ import { memberSeed } from "./ensemble.js";
 import { baselineScores } from "./baseline-scores.js";
 import { readTeacherTargets } from "./train-mlp.js";
 import { hashString } from "./prng.js";
-import { DEFAULT_FOLDS, DEFAULT_HASHING, defaultCorpusOptions, WINDOW } from "./settings.js";
+import { DEFAULT_FOLDS, DEFAULT_HASHING, defaultCorpusOptions, learnedHeads, WINDOW } from "./settings.js";
 
 const HASHING = DEFAULT_HASHING;
 const FOLDS = DEFAULT_FOLDS;
@@ -66,7 +66,7 @@ const memberTag = member > 0 ? `-m${member}` : "";
 const started = Date.now();
 const log = (msg: string): void => console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${msg}`);
 for (const dir of [values.pack, values.labels]) mkdirSync(dir, { recursive: true });
-const heads = CATEGORY_IDS.map((_, i) => i).filter((i) => CATEGORY_IDS[i] !== "sexual_minors");
+const heads = learnedHeads();
 const H = CATEGORY_IDS.length;
 const K = heads.length;
 
