@@ -2,7 +2,7 @@ import { CATEGORY_IDS, type CategoryId } from "../classifiers/categories.js";
 import type { HashingSpec } from "../classifiers/model/features.js";
 import { decodeModel, encodeModel, type ModelFile, type ModelHeader } from "../classifiers/model/model-file.js";
 import type { WindowSpec } from "../classifiers/model/windows.js";
-import type { Corpus } from "./corpus.js";
+import { exampleRuns, type Corpus } from "./corpus.js";
 import { ruleThresholds, type HeldOutCalibration } from "./heldout-calibration.js";
 import { averagePrecision, chooseThreshold, fitPlatt, type Platt, type PrPoint } from "./metrics.js";
 import type { TrainedModel } from "./trainer.js";
@@ -32,6 +32,12 @@ export function buildModelFile(args: {
   hashing: HashingSpec;
   window: WindowSpec;
   training: Record<string, unknown>;
+  /**
+   * "window" (default): every calibration row is one point, each window of a long text with the
+   * text's label; "example": one point per text, its windows' highest logit per head, as the engine
+   * scores a long text (its worst window).
+   */
+  calibrateBy?: CalibrateBy;
   /** Held-out-dataset calibration and thresholds that replace the random-split ones per head. */
   overrides?: Pick<HeldOutCalibration, "calibration" | "thresholds"> | undefined;
 }): { model: ModelFile; bytes: Buffer; reports: HeadReport[] } {
@@ -40,8 +46,9 @@ export function buildModelFile(args: {
   const K = heads.length;
   const logits = new Float64Array(K);
   const perHead = heads.map(() => ({ x: [] as number[], y: [] as number[], w: [] as number[] }));
-  for (const r of calibrationRows) {
-    rowLogits(trained.scorer, corpus, r, logits);
+  for (const group of (args.calibrateBy === "example" ? exampleRuns(corpus, calibrationRows) : Array.from(calibrationRows, (r) => Uint32Array.of(r)))) {
+    const r = group[0]!;
+    maxLogits(trained.scorer, corpus, group, logits);
     heads.forEach((c, h) => {
       const l = corpus.labels[r * H + c]!;
       if (l < 0) return;
@@ -85,6 +92,19 @@ export function buildModelFile(args: {
   };
   const bytes = encodeModel(header, trained.tensors);
   return { model: decodeModel(bytes), bytes, reports };
+}
+
+export type CalibrateBy = "window" | "example";
+
+/** Per head, the highest raw logit over a group of rows. */
+function maxLogits(scorer: TrainedModel["scorer"], corpus: Corpus, group: Uint32Array, out: Float64Array): void {
+  rowLogits(scorer, corpus, group[0]!, out);
+  if (group.length === 1) return;
+  const next = new Float64Array(out.length);
+  for (let j = 1; j < group.length; j++) {
+    rowLogits(scorer, corpus, group[j]!, next);
+    for (let h = 0; h < out.length; h++) if (next[h]! > out[h]!) out[h] = next[h]!;
+  }
 }
 
 /** Best-F1 thresholds take the highest bar whose F1 is within this of the best (see chooseThreshold). */

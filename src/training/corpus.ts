@@ -110,6 +110,18 @@ export function* distinctTexts(examples: readonly Example[]): Generator<{ index:
   }
 }
 
+/** `rows` (ascending) cut into runs that are windows of one example: buildCorpus adds an example's windows in a row. */
+export function exampleRuns(corpus: Corpus, rows: Uint32Array): Uint32Array[] {
+  const runs: Uint32Array[] = [];
+  let start = 0;
+  for (let i = 1; i <= rows.length; i++) {
+    if (i < rows.length && corpus.example[rows[i]!] === corpus.example[rows[start]!]) continue;
+    if (i > start) runs.push(rows.slice(start, i));
+    start = i;
+  }
+  return runs;
+}
+
 export function buildCorpus(examples: readonly Example[], opts: CorpusOptions): Corpus {
   const datasets = [...new Set(examples.map((e) => e.dataset))].sort();
   const dsIndex = new Map(datasets.map((d, i) => [d, i]));

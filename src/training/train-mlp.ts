@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CATEGORY_IDS } from "../classifiers/categories.js";
 import { createMlpScorer } from "../classifiers/model/scorers.js";
-import type { Corpus } from "./corpus.js";
+import { exampleRuns, type Corpus } from "./corpus.js";
 import type { PretrainedTable } from "./pretrain-embeddings.js";
 import type { WordRows } from "./word-vectors.js";
 import { createPrng, shuffleInPlace } from "./prng.js";
@@ -40,13 +40,41 @@ export function readTeacherTargets(dir: string, name: string, weight: number, he
 }
 
 /**
+ * Which windows of a long positive example learn its label. A source labels a whole post, but the
+ * engine scores a long text by its worst window, and most windows of a long abusive or at-risk post
+ * are ordinary prose: "all" teaches every window the label (so ordinary prose learns harm); "max"
+ * (multiple-instance learning) keeps the label on the window the model scores highest for that head
+ * from the second epoch on, the other windows saying nothing for it. Negative labels stay on every
+ * window: no window of a harmless text is harmful.
+ */
+export type PositiveWindows = "all" | "max";
+
+/** Sets silenced[r * K + k] on every window of a group but the one with head k's highest logit, for each head the example is positive for. */
+export function choosePositiveWindows(groups: readonly Uint32Array[], K: number, logits: (r: number, out: Float64Array) => void, positive: (r: number, k: number) => boolean, silenced: Uint8Array): void {
+  const out = new Float64Array(K);
+  for (const group of groups) {
+    const scores = new Float64Array(group.length * K);
+    group.forEach((r, j) => {
+      logits(r, out);
+      scores.set(out, j * K);
+    });
+    for (let k = 0; k < K; k++) {
+      if (!positive(group[0]!, k)) continue;
+      let best = 0;
+      for (let j = 1; j < group.length; j++) if (scores[j * K + k]! > scores[best * K + k]!) best = j;
+      group.forEach((r, j) => { silenced[r * K + k] = j === best ? 0 : 1; });
+    }
+  }
+}
+
+/**
  * The richer family: fastText-style bag of hashed n-gram embeddings, one shared ReLU hidden layer,
  * one sigmoid output per head, masked loss, AdaGrad. Shared layers let rare heads borrow from
  * common ones; the hidden layer allows feature interactions a linear model cannot express.
  * `buckets` is the feature table's row count (features.ts featureRows: hashed buckets, then any
  * vocabulary rows).
  */
-export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opts: TrainOptions & { dim?: number; hidden?: number; lr?: number; featureDropout?: number; pretrained?: PretrainedTable; wordRows?: WordRows; teacher?: TeacherTargets }): TrainedModel {
+export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opts: TrainOptions & { dim?: number; hidden?: number; lr?: number; featureDropout?: number; pretrained?: PretrainedTable; wordRows?: WordRows; teacher?: TeacherTargets; positiveWindows?: PositiveWindows }): TrainedModel {
   const H = CATEGORY_IDS.length;
   const K = opts.heads.length;
   const D = opts.dim ?? 32;
@@ -84,18 +112,48 @@ export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opt
   const learnsTeacher = (k: number): boolean => teacher !== undefined && (!teacher.heads || teacher.heads.has(k));
   if (teacher && teacher.probs.length !== corpus.rows * K) throw new Error(`teacher: ${teacher.probs.length / K} rows for a corpus of ${corpus.rows} (packed from another corpus?)`);
   const order = Uint32Array.from(rows);
+  const silenced = opts.positiveWindows === "max" ? new Uint8Array(corpus.rows * K) : undefined;
+  const groups = silenced ? exampleRuns(corpus, rows).filter((g) => g.length > 1) : [];
+  const label = (r: number, k: number): number => {
+    const y = corpus.labels[r * H + opts.heads[k]!]!;
+    return y === 1 && silenced?.[r * K + k] === 1 ? -1 : y;
+  };
   const kept = new Uint8Array(4096);
   const h0 = new Float64Array(D), h1 = new Float64Array(M), dz = new Float64Array(K), dh1 = new Float64Array(M), dh0 = new Float64Array(D);
   const step = (p: Float32Array, g: Float32Array, k: number, grad: number): void => {
     g[k]! += grad * grad;
     p[k]! -= (lr * grad) / Math.sqrt(g[k]! + 1e-8);
   };
+  /** Logits of row r with every feature on (dropout is a training-time perturbation only). */
+  const f0 = new Float64Array(D), f1 = new Float64Array(M);
+  const forwardLogits = (r: number, out: Float64Array): void => {
+    const from = corpus.offsets[r]!, to = corpus.offsets[r + 1]!;
+    const norm = 1 / Math.sqrt(Math.max(1, to - from));
+    f0.fill(0);
+    for (let i = from; i < to; i++) {
+      const base = corpus.feats[i]! * D;
+      for (let d = 0; d < D; d++) f0[d]! += emb[base + d]!;
+    }
+    for (let m = 0; m < M; m++) {
+      let s = b1[m]!;
+      for (let d = 0; d < D; d++) s += w1[m * D + d]! * f0[d]! * norm;
+      f1[m] = s > 0 ? s : 0;
+    }
+    for (let k = 0; k < K; k++) {
+      let s = b2[k]!;
+      for (let m = 0; m < M; m++) s += w2[k * M + m]! * f1[m]!;
+      out[k] = s;
+    }
+  };
   for (let epoch = 0; epoch < opts.epochs; epoch++) {
+    // After a first epoch on every window, a long positive example's label stays on the window the
+    // model now scores highest for that head (see PositiveWindows).
+    if (silenced && epoch >= 1) choosePositiveWindows(groups, K, forwardLogits, (r, k) => corpus.labels[r * H + opts.heads[k]!]! === 1, silenced);
     shuffleInPlace(order, rand);
     for (const r of order) {
       const from = corpus.offsets[r]!, to = corpus.offsets[r + 1]!;
       let any = teacher !== undefined;
-      for (let k = 0; k < K; k++) if (corpus.labels[r * H + opts.heads[k]!]! >= 0) any = true;
+      for (let k = 0; k < K; k++) if (label(r, k) >= 0) any = true;
       if (!any) continue;
       let count = to - from;
       const drop = dropout > 0 && count > 1 && count <= kept.length;
@@ -118,7 +176,7 @@ export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opt
         h1[m] = s > 0 ? s : 0;
       }
       for (let k = 0; k < K; k++) {
-        const y = corpus.labels[r * H + opts.heads[k]!]!;
+        const y = label(r, k);
         if (y < 0 && !learnsTeacher(k)) { dz[k] = 0; continue; }
         let s = b2[k]!;
         for (let m = 0; m < M; m++) s += w2[k * M + m]! * h1[m]!;

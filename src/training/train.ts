@@ -27,7 +27,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { CATEGORY_IDS } from "../classifiers/categories.js";
 import { featureRows, type HashingSpec } from "../classifiers/model/features.js";
-import { buildModelFile, type HeadReport } from "./build-model.js";
+import { buildModelFile, type CalibrateBy, type HeadReport } from "./build-model.js";
 import { buildCorpus, type Corpus } from "./corpus.js";
 import { readAll } from "./datasets/index.js";
 import { hashString } from "./prng.js";
@@ -39,7 +39,7 @@ import { writeReport, type Evaluation } from "./report.js";
 import { mergeComparisons } from "./comparison.js";
 import { trainLinear } from "./train-linear.js";
 import { writeTeacherTargets } from "./teacher-export.js";
-import { readTeacherTargets, trainMlp, type TeacherTargets } from "./train-mlp.js";
+import { readTeacherTargets, trainMlp, type PositiveWindows, type TeacherTargets } from "./train-mlp.js";
 import { trainConv } from "./train-conv.js";
 import { pretrainBuckets, scaledPretrained } from "./pretrain-embeddings.js";
 import type { TrainedModel } from "./trainer.js";
@@ -138,6 +138,12 @@ const { values } = parseArgs({
     "teacher-weight": { type: "string", default: "0.5" },
     // Comma-separated categories that learn the teacher (default: every learned head).
     "teacher-heads": { type: "string" },
+    // Which windows of a long positive text learn its label (embedding-mlp): "all", or "max" (the
+    // window the model scores highest, from the second epoch; train-mlp.ts PositiveWindows).
+    "positive-windows": { type: "string", default: "all" },
+    // Platt points: each calibration window with its text's label ("window"), or each text's
+    // highest window logit ("example", as the engine scores long text; build-model.ts).
+    "calibrate-by": { type: "string", default: "window" },
     // With --train-folds-only: also write each fold model's own probabilities for every corpus row
     // to DIR/teacher-<fold>.u8 (teacher-export.ts), the --teacher input of a self-distilled run.
     "export-teacher": { type: "string" },
@@ -153,6 +159,12 @@ const identityWords = IDENTITY_MODES[identityMode];
 const HASHING: HashingSpec = { buckets: Number(values.buckets), ...HASHING_DEFAULTS, ...(identityWords ? { identityWords } : {}) };
 const MEMBERS = Number(values.members);
 if (!(Number.isInteger(MEMBERS) && MEMBERS >= 1)) throw new Error(`--members must be a whole number of at least 1; got "${values.members}"`);
+const POSITIVE_WINDOWS = values["positive-windows"] as PositiveWindows;
+if (POSITIVE_WINDOWS !== "all" && POSITIVE_WINDOWS !== "max") throw new Error(`--positive-windows must be all or max; got "${POSITIVE_WINDOWS}"`);
+const CALIBRATE_BY = values["calibrate-by"] as CalibrateBy;
+if (CALIBRATE_BY !== "window" && CALIBRATE_BY !== "example") throw new Error(`--calibrate-by must be window or example; got "${CALIBRATE_BY}"`);
+/** What a model's header and the report say about both (nothing when they are the defaults, as in models made before them). */
+const WINDOW_LABELS = { ...(POSITIVE_WINDOWS === "all" ? {} : { positiveWindows: POSITIVE_WINDOWS }), ...(CALIBRATE_BY === "window" ? {} : { calibrateBy: CALIBRATE_BY }) };
 const MLP = { dim: Number(values.dim), hidden: Number(values.hidden), lr: Number(values.lr), ...(Number(values["feature-dropout"]) > 0 ? { featureDropout: Number(values["feature-dropout"]) } : {}) };
 /** The hashing spec for provenance: the vocabulary (in the model's own header) by its size only. */
 function hashingSummary({ vocabulary, ...rest }: HashingSpec): Record<string, unknown> {
@@ -182,7 +194,7 @@ const FAMILIES: Record<string, (c: Corpus, rows: Uint32Array, heads: number[], s
   linear: (c, rows, heads, seed, epochs) => trainLinear(c, rows, HASHING.buckets, { heads, seed, epochs }),
   "embedding-mlp": (c, rows, heads, seed, epochs, teacher) => ensembleOf(Array.from({ length: MEMBERS }, (_, k) => {
     const s = memberSeed(seed, k);
-    return trainMlp(c, rows, featureRows(HASHING), { heads, seed: s, epochs, ...MLP, ...pretrainedStart(c, rows, s), ...(WORD_VECTORS ? { wordRows: WORD_VECTORS.rows } : {}), ...(teacher ? { teacher } : {}) });
+    return trainMlp(c, rows, featureRows(HASHING), { heads, seed: s, epochs, ...MLP, ...pretrainedStart(c, rows, s), ...(WORD_VECTORS ? { wordRows: WORD_VECTORS.rows } : {}), ...(teacher ? { teacher } : {}), positiveWindows: POSITIVE_WINDOWS });
   })),
   conv: (c, rows, heads, seed, epochs) => trainConv(c, rows, HASHING.buckets, { heads, seed, epochs, ...MLP, filters: Number(values.filters) }),
 };
@@ -250,7 +262,7 @@ function fit(family: string, exclude: string | undefined, id: string, training: 
   const calib = rowsWhere(c, (r) => c.split[r] === 1 && c.dataset[r] !== ex);
   const teacher = teacherFor(exclude);
   const trained = FAMILIES[family]!(c, train, heads, seed, n, teacher);
-  const built = buildModelFile({ id, corpus: c, calibrationRows: calib, trained, heads, hashing: HASHING, window: WINDOW, training: { ...training, ...(PRETRAIN_EPOCHS > 0 ? { pretrainEpochs: PRETRAIN_EPOCHS, pretrainRms: Number(values["pretrain-rms"]) } : {}), ...(teacher ? { teacher: teacherProvenance() } : {}), ...WORD_VECTORS?.training, datasets: c.datasets, rows: c.rows } });
+  const built = buildModelFile({ id, corpus: c, calibrationRows: calib, calibrateBy: CALIBRATE_BY, trained, heads, hashing: HASHING, window: WINDOW, training: { ...training, ...WINDOW_LABELS, ...(PRETRAIN_EPOCHS > 0 ? { pretrainEpochs: PRETRAIN_EPOCHS, pretrainRms: Number(values["pretrain-rms"]) } : {}), ...(teacher ? { teacher: teacherProvenance() } : {}), ...WORD_VECTORS?.training, datasets: c.datasets, rows: c.rows } });
   const { tensors: _entries, ...header } = built.model.header;
   writeFileSync(cached(name), encodeModel({ ...header, training: { ...header.training, calibrationReports: built.reports } }, Object.fromEntries(built.model.tensors)));
   return built;
@@ -349,7 +361,7 @@ const base = fit(winner, undefined, id);
 // Provenance only, and nothing that varies run to run (no timings): the file is byte-identical given the seed.
 const training = {
   // Members as the model file has them (with --reuse, the cached model's, whatever --members says).
-  seed, epochs, foldEpochs, mlp: MLP, ...((base.model.header.params["members"] ?? 1) > 1 ? { members: base.model.header.params["members"] } : {}), ...(PRETRAIN_EPOCHS > 0 ? { pretrainEpochs: PRETRAIN_EPOCHS, pretrainRms: Number(values["pretrain-rms"]) } : {}), ...(values.teacher ? { teacher: teacherProvenance() } : {}), lookalikeWeight: LOOKALIKE_WEIGHT, everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP, ...(TRAFFIC_CAP === undefined ? {} : { trafficCap: Number.isFinite(TRAFFIC_CAP) ? TRAFFIC_CAP : "none" }), maxFpr, guardRows: values["guard-rows"], policy: values.policy, datasets: (base.model.header.training["datasets"] as string[] | undefined) ?? corpus?.datasets,
+  seed, epochs, foldEpochs, mlp: MLP, ...((base.model.header.params["members"] ?? 1) > 1 ? { members: base.model.header.params["members"] } : {}), ...(PRETRAIN_EPOCHS > 0 ? { pretrainEpochs: PRETRAIN_EPOCHS, pretrainRms: Number(values["pretrain-rms"]) } : {}), ...(values.teacher ? { teacher: teacherProvenance() } : {}), ...WINDOW_LABELS, lookalikeWeight: LOOKALIKE_WEIGHT, everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP, ...(TRAFFIC_CAP === undefined ? {} : { trafficCap: Number.isFinite(TRAFFIC_CAP) ? TRAFFIC_CAP : "none" }), maxFpr, guardRows: values["guard-rows"], policy: values.policy, datasets: (base.model.header.training["datasets"] as string[] | undefined) ?? corpus?.datasets,
   rows: base.model.header.training["rows"] ?? corpus?.rows, hashing: hashingSummary(HASHING), window: WINDOW, folds: usedFolds, evalCap: EVAL_CAP,
   ...WORD_VECTORS?.training,
   selection: Object.fromEntries(Object.entries(selection).map(([f, s]) => [f, { mean: s.mean, pairs: s.pairs }])),
