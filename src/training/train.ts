@@ -141,8 +141,9 @@ const { values } = parseArgs({
     // Which windows of a long positive text learn its label (embedding-mlp): "all", or "max" (the
     // window the model scores highest, from the second epoch; train-mlp.ts PositiveWindows).
     "positive-windows": { type: "string", default: "all" },
-    // Platt points: each calibration window with its text's label ("window"), or each text's
-    // highest window logit ("example", as the engine scores long text; build-model.ts).
+    // Platt points: each calibration window with its text's label ("window"), or each text at its
+    // highest window's logit ("example", as the engine scores long text; measured, not kept: see
+    // docs/model-history.md, session 22).
     "calibrate-by": { type: "string", default: "window" },
     // With --train-folds-only: also write each fold model's own probabilities for every corpus row
     // to DIR/teacher-<fold>.u8 (teacher-export.ts), the --teacher input of a self-distilled run.
