@@ -44,8 +44,8 @@ export function readTeacherTargets(dir: string, name: string, weight: number, he
  * engine scores a long text by its worst window, and most windows of a long abusive or at-risk post
  * are ordinary prose: "all" teaches every window the label (so ordinary prose learns harm); "max"
  * (multiple-instance learning) keeps the label on the window the model scores highest for that head
- * from the second epoch on, the other windows saying nothing for it. Negative labels stay on every
- * window: no window of a harmless text is harmful.
+ * from the second epoch on, the other windows saying nothing for it (or the teacher's target, with
+ * a teacher). Negative labels stay on every window: no window of a harmless text is harmful.
  */
 export type PositiveWindows = "all" | "max";
 
