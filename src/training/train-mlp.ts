@@ -114,8 +114,11 @@ export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opt
   const order = Uint32Array.from(rows);
   const silenced = opts.positiveWindows === "max" ? new Uint8Array(corpus.rows * K) : undefined;
   const groups = silenced ? exampleRuns(corpus, rows).filter((g) => g.length > 1) : [];
+  /** Row r's label for head k as its source gives it (-1 unknown). */
+  const given = (r: number, k: number): number => corpus.labels[r * H + opts.heads[k]!]!;
+  /** The label head k learns from row r: the given one, unless a positive is silenced on this window. */
   const label = (r: number, k: number): number => {
-    const y = corpus.labels[r * H + opts.heads[k]!]!;
+    const y = given(r, k);
     return y === 1 && silenced?.[r * K + k] === 1 ? -1 : y;
   };
   const kept = new Uint8Array(4096);
@@ -124,31 +127,44 @@ export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opt
     g[k]! += grad * grad;
     p[k]! -= (lr * grad) / Math.sqrt(g[k]! + 1e-8);
   };
-  /** Logits of row r with every feature on (dropout is a training-time perturbation only). */
-  const f0 = new Float64Array(D), f1 = new Float64Array(M);
-  const forwardLogits = (r: number, out: Float64Array): void => {
-    const from = corpus.offsets[r]!, to = corpus.offsets[r + 1]!;
-    const norm = 1 / Math.sqrt(Math.max(1, to - from));
-    f0.fill(0);
+  /**
+   * The hidden layer of a row's features [from, to): a0 = the bag of those `on` keeps, scaled by
+   * 1/sqrt(count); a1 = ReLU(W1 a0 + b1). Returns the scale, which the bag's gradient shares.
+   */
+  const hidden = (from: number, to: number, count: number, on: (i: number) => boolean, a0: Float64Array, a1: Float64Array): number => {
+    const norm = 1 / Math.sqrt(Math.max(1, count));
+    a0.fill(0);
     for (let i = from; i < to; i++) {
+      if (!on(i)) continue;
       const base = corpus.feats[i]! * D;
-      for (let d = 0; d < D; d++) f0[d]! += emb[base + d]!;
+      for (let d = 0; d < D; d++) a0[d]! += emb[base + d]!;
     }
+    for (let d = 0; d < D; d++) a0[d]! *= norm;
     for (let m = 0; m < M; m++) {
       let s = b1[m]!;
-      for (let d = 0; d < D; d++) s += w1[m * D + d]! * f0[d]! * norm;
-      f1[m] = s > 0 ? s : 0;
+      for (let d = 0; d < D; d++) s += w1[m * D + d]! * a0[d]!;
+      a1[m] = s > 0 ? s : 0;
     }
-    for (let k = 0; k < K; k++) {
-      let s = b2[k]!;
-      for (let m = 0; m < M; m++) s += w2[k * M + m]! * f1[m]!;
-      out[k] = s;
-    }
+    return norm;
+  };
+  /** Head k's raw logit from a hidden layer. */
+  const headLogit = (k: number, a1: Float64Array): number => {
+    let s = b2[k]!;
+    for (let m = 0; m < M; m++) s += w2[k * M + m]! * a1[m]!;
+    return s;
+  };
+  /** Logits of row r with every feature on (dropout is a training-time perturbation only). */
+  const f0 = new Float64Array(D), f1 = new Float64Array(M);
+  const everyFeature = (): boolean => true;
+  const forwardLogits = (r: number, out: Float64Array): void => {
+    const from = corpus.offsets[r]!, to = corpus.offsets[r + 1]!;
+    hidden(from, to, to - from, everyFeature, f0, f1);
+    for (let k = 0; k < K; k++) out[k] = headLogit(k, f1);
   };
   for (let epoch = 0; epoch < opts.epochs; epoch++) {
     // After a first epoch on every window, a long positive example's label stays on the window the
     // model now scores highest for that head (see PositiveWindows).
-    if (silenced && epoch >= 1) choosePositiveWindows(groups, K, forwardLogits, (r, k) => corpus.labels[r * H + opts.heads[k]!]! === 1, silenced);
+    if (silenced && epoch >= 1) choosePositiveWindows(groups, K, forwardLogits, (r, k) => given(r, k) === 1, silenced);
     shuffleInPlace(order, rand);
     for (const r of order) {
       const from = corpus.offsets[r]!, to = corpus.offsets[r + 1]!;
@@ -162,25 +178,11 @@ export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opt
         for (let i = 0; i < to - from; i++) count += kept[i] = rand() < dropout ? 0 : 1;
       }
       const on = (i: number): boolean => !drop || kept[i - from] === 1;
-      const norm = 1 / Math.sqrt(Math.max(1, count));
-      h0.fill(0);
-      for (let i = from; i < to; i++) {
-        if (!on(i)) continue;
-        const base = corpus.feats[i]! * D;
-        for (let d = 0; d < D; d++) h0[d]! += emb[base + d]!;
-      }
-      for (let d = 0; d < D; d++) h0[d]! *= norm;
-      for (let m = 0; m < M; m++) {
-        let s = b1[m]!;
-        for (let d = 0; d < D; d++) s += w1[m * D + d]! * h0[d]!;
-        h1[m] = s > 0 ? s : 0;
-      }
+      const norm = hidden(from, to, count, on, h0, h1);
       for (let k = 0; k < K; k++) {
         const y = label(r, k);
         if (y < 0 && !learnsTeacher(k)) { dz[k] = 0; continue; }
-        let s = b2[k]!;
-        for (let m = 0; m < M; m++) s += w2[k * M + m]! * h1[m]!;
-        const p = 1 / (1 + Math.exp(-s));
+        const p = 1 / (1 + Math.exp(-headLogit(k, h1)));
         // A head the row's source does not label learns the teacher's probability instead.
         dz[k] = y >= 0
           ? (p - y) * corpus.weight[r]! * (y === 1 ? posW[k]! : 1)
