@@ -172,6 +172,27 @@ export function meanFoldAuprc(results: readonly HeldOut[], minEach = 10): { mean
   return { mean: n > 0 ? sum / n : NaN, pairs: n };
 }
 
+/** The shipped model on one dataset's calibration-split texts (see inDomain). */
+export interface InDomain {
+  dataset: string;
+  categories: Partial<Record<CategoryId, CategorySummary>>;
+  safe: number;
+  safeFlagged: number;
+}
+
+/**
+ * Expert-labelled real traffic (CAD) in domain: its calibration-split posts, which the shipped model
+ * never trained on, from the threads it did. Leave-one-dataset-out cannot show what training on a
+ * dataset adds to text like it (its own fold never sees it); this is the nearest measure to a
+ * caller's own Reddit-like traffic. Figures from two seeds differ in their posts, not only their model.
+ */
+export function inDomain(model: ModelFile, examples: readonly Example[], inCalibration: (normalized: string) => boolean, dataset = "cad-reddit-abuse"): InDomain | undefined {
+  const rows = examples.filter((e) => e.dataset === dataset && inCalibration(normalizeForMatching(e.text)));
+  if (rows.length === 0) return undefined;
+  const r = scoreHeldOut(model, rows, dataset);
+  return { dataset, categories: summarize([r]), safe: r.safe ?? 0, safeFlagged: r.safeFlagged ?? 0 };
+}
+
 /**
  * The separation table on the random calibration split (texts the shipped model did not train on,
  * from every dataset, so every category has positives): the full classifier's mean score of each

@@ -28,13 +28,13 @@ import { parseArgs } from "node:util";
 import { CATEGORY_IDS } from "../classifiers/categories.js";
 import { featureRows, type HashingSpec } from "../classifiers/model/features.js";
 import { buildModelFile, type CalibrateBy, type HeadReport } from "./build-model.js";
-import { buildCorpus, type Corpus } from "./corpus.js";
+import { buildCorpus, inCalibrationSplit, type Corpus } from "./corpus.js";
 import { readAll } from "./datasets/index.js";
 import { hashString } from "./prng.js";
 import { datasetsRoot } from "./datasets/files.js";
 import { decodeModel, encodeModel, type ModelFile } from "../classifiers/model/model-file.js";
 import { DEFAULT_MAX_FPR, fitFlagsAndSupport, heldOutLogits, withCalibration, type FoldLogits, type GuardRows, type HeldOutCalibration } from "./heldout-calibration.js";
-import { anyHarmAuprc, calibrationSplitConfusion, confusionTable, meanFoldAuprc, scoreHeldOut, summarize, type HeldOut } from "./evaluate.js";
+import { anyHarmAuprc, calibrationSplitConfusion, confusionTable, inDomain, meanFoldAuprc, scoreHeldOut, summarize, type HeldOut } from "./evaluate.js";
 import { writeReport, type Evaluation } from "./report.js";
 import { mergeComparisons } from "./comparison.js";
 import { trainLinear } from "./train-linear.js";
@@ -45,7 +45,7 @@ import { pretrainBuckets, scaledPretrained } from "./pretrain-embeddings.js";
 import type { TrainedModel } from "./trainer.js";
 import { loadWordVectors, type WordRows } from "./word-vectors.js";
 import { ensembleOf, memberSeed } from "./ensemble.js";
-import { CALIBRATION_SHARE, CORPUS_CAPS, DEFAULT_FOLDS, DEFAULT_HASHING, DEFAULT_SHAPE, HASHING_DEFAULTS, hashRow, learnedHeads, WINDOW } from "./settings.js";
+import { CALIBRATION_SHARE, CORPUS_CAPS, DEFAULT_FOLDS, DEFAULT_HASHING, DEFAULT_SEED, DEFAULT_SHAPE, HASHING_DEFAULTS, hashRow, learnedHeads, WINDOW } from "./settings.js";
 
 const MODEL_VERSION = "2026-11-i";
 /** The shipped model's id (and cache entry's id) for a family. */
@@ -57,7 +57,7 @@ const TRAFFIC_CAP = process.env["TRAFFIC_CAP"] === undefined ? undefined : Numbe
 
 const { values } = parseArgs({
   options: {
-    seed: { type: "string", default: "20261101" },
+    seed: { type: "string", default: String(DEFAULT_SEED) },
     // The shipped model trains as long as the fold models, so the held-out calibration fitted on
     // the folds' logits transfers to it.
     epochs: { type: "string", default: "2" },
@@ -385,6 +385,9 @@ if (kept) {
   log(`wrote ${target} (${(bytes.length / 1e6).toFixed(2)} MB), id ${id}`);
 }
 
+/** buildCorpus's split: the texts held out of the shipped model's training for calibration. */
+const inShippedCalibration = (norm: string): boolean => inCalibrationSplit(norm, seed, CALIBRATION_SHARE);
+
 const evaluation = {
   id, winner, selection, folds: usedFolds, plannedFolds: folds.filter((d) => present.has(d)), evalCap: EVAL_CAP, previous: previousFigures(values.previous ?? join(modelsDir, "evaluation.json")),
   // Re-evaluating the same model (--keep-model) keeps its card's family comparison unless a new one is given.
@@ -392,7 +395,8 @@ const evaluation = {
   comparison: values.comparison === "none" ? undefined : values.comparison ? mergeComparisons(values.comparison.split(",")) : sameModelEvaluation()?.comparison,
   fullComparison: values["full-comparison"] ? mergeComparisons(values["full-comparison"].split(",")) : sameModelEvaluation()?.fullComparison,
   confusion: heldOut[winner] ? confusionTable(heldOut[winner]!) : undefined,
-  calibrationConfusion: calibrationSplitConfusion(final, examples, (norm) => (hashString(norm, seed) % 1000) / 1000 < CALIBRATION_SHARE),
+  calibrationConfusion: calibrationSplitConfusion(final, examples, inShippedCalibration),
+  inDomain: inDomain(final, examples, inShippedCalibration),
   calibration: base.reports,
   heldOutCalibration: heldOutCal?.reports ?? [],
   thresholds: final.header.thresholds,

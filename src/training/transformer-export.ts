@@ -22,7 +22,7 @@ import { corpusRowWords, heldOutTexts } from "./corpus-words.js";
 import { readAll } from "./datasets/index.js";
 import { datasetsRoot } from "./datasets/files.js";
 import { baselineScores } from "./baseline-scores.js";
-import { DEFAULT_HASHING, defaultCorpusOptions, hashRow, learnedHeads, WINDOW } from "./settings.js";
+import { DEFAULT_HASHING, DEFAULT_SEED, defaultCorpusOptions, hashRow, learnedHeads, WINDOW } from "./settings.js";
 
 const HASHING = DEFAULT_HASHING;
 /** Tokens kept per window: 480-character windows hold about 100. */
@@ -30,7 +30,7 @@ const MAX_TOKENS = 128;
 
 const { values } = parseArgs({
   options: {
-    seed: { type: "string", default: "20261101" },
+    seed: { type: "string", default: String(DEFAULT_SEED) },
     subsample: { type: "string", default: "0.12" },
     folds: { type: "string", default: "cad-reddit-abuse,hatemoji" },
     out: { type: "string", default: "/work/cache/transformer" },

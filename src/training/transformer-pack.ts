@@ -27,7 +27,7 @@ import { memberSeed } from "./ensemble.js";
 import { baselineScores } from "./baseline-scores.js";
 import { readTeacherTargets } from "./train-mlp.js";
 import { hashString } from "./prng.js";
-import { DEFAULT_FOLDS, DEFAULT_HASHING, defaultCorpusOptions, learnedHeads, WINDOW } from "./settings.js";
+import { DEFAULT_FOLDS, DEFAULT_HASHING, DEFAULT_SEED, defaultCorpusOptions, learnedHeads, WINDOW } from "./settings.js";
 
 const HASHING = DEFAULT_HASHING;
 const FOLDS = DEFAULT_FOLDS;
@@ -40,7 +40,7 @@ const HASH_BUCKETS = 2048;
 
 const { values } = parseArgs({
   options: {
-    seed: { type: "string", default: "20261101" },
+    seed: { type: "string", default: String(DEFAULT_SEED) },
     pack: { type: "string", default: ".gpu/pack" },
     labels: { type: "string", default: "/work/cache/tfull" },
     "vocab-words": { type: "string", default: "24000" },

@@ -137,3 +137,28 @@ describe("held-out 'any harm' figure", () => {
     expect(anyHarmAuprc([many])?.auprc).toBe(1);
   });
 });
+
+describe("in-domain figure for real traffic", () => {
+  it("scores only the dataset's calibration-split texts, and counts safe posts flagged", async () => {
+    const { readFileSync } = await import("node:fs");
+    const { decodeModel } = await import("../../src/classifiers/model/model-file.js");
+    const { inDomain } = await import("../../src/training/evaluate.js");
+    const model = decodeModel(readFileSync(new URL("../../models/text-moderation.bin", import.meta.url)));
+    const row = (dataset: string, text: string, spec: Parameters<typeof makeLabels>[0]): Example => ({ dataset, slice: "s", text, labels: makeLabels(spec, "unknown") });
+    // Sentences written for this test; "held" marks the texts the split predicate calls calibration.
+    const rows = [
+      row("cad-reddit-abuse", "held: you are a worthless pathetic idiot", { harassment: 1, hate: 0 }),
+      row("cad-reddit-abuse", "held: thanks, the recipe turned out great", { harassment: 0, hate: 0 }),
+      row("cad-reddit-abuse", "trained: what a lovely morning for a walk", { harassment: 0, hate: 0 }),
+      row("hatecheck", "held: immigrants are vermin", { hate: 1 }),
+    ];
+    const figure = inDomain(model, rows, (norm) => norm.startsWith("held"));
+    expect(figure?.dataset).toBe("cad-reddit-abuse");
+    expect(figure?.categories.harassment?.positives).toBe(1);
+    expect(figure?.categories.harassment?.negatives).toBe(1);
+    expect(figure?.categories.hate?.positives ?? 0).toBe(0); // the HateCheck row is not CAD's
+    expect(figure?.safe).toBe(1);
+    expect(figure?.safeFlagged).toBe(0);
+    expect(inDomain(model, rows, () => false)).toBeUndefined();
+  });
+});
