@@ -104,8 +104,11 @@ describe("model file", () => {
     expect(again.header.id).toBe(model.header.id);
     expect([...again.tensors.keys()]).toEqual([...model.tensors.keys()]);
     expect(() => decodeModel(Buffer.from("not a model"))).toThrow(/bad magic/);
-    const truncated = readFileSync(DEFAULT_MODEL_PATH).subarray(0, 5000);
-    expect(() => decodeModel(truncated)).toThrow(/truncated/);
+    const bytes = readFileSync(DEFAULT_MODEL_PATH);
+    const headerEnd = 12 + bytes.readUInt32LE(8);
+    // Cut inside the header, and inside the tensors after it: both say the file is truncated.
+    expect(() => decodeModel(bytes.subarray(0, headerEnd - 100))).toThrow(/truncated in its header/);
+    expect(() => decodeModel(bytes.subarray(0, headerEnd + 5000))).toThrow(/truncated at tensor/);
   });
 
   it("reads the header alone, the same as a full decode gives", () => {

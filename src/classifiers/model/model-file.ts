@@ -85,6 +85,8 @@ export function encodeModel(header: Omit<ModelHeader, "tensors">, tensors: Recor
 export function decodeModel(buf: Buffer): ModelFile {
   if (buf.length < 12 || !buf.subarray(0, 8).equals(MAGIC)) throw new Error("not a moderation text model file (bad magic)");
   const len = buf.readUInt32LE(8);
+  // A file cut inside its header would otherwise fail as unreadable JSON, not as what it is.
+  if (buf.length < 12 + len) throw new Error("model file truncated in its header");
   const header = JSON.parse(buf.toString("utf8", 12, 12 + len)) as ModelHeader;
   if (header.format !== "moderation-text-model" || header.version !== 1) throw new Error(`unsupported model format ${header.format} v${header.version}`);
   const base = Math.ceil((12 + len) / 4) * 4;
