@@ -4,6 +4,7 @@ import type { Verdict } from "../../src/classifiers/classifier.js";
 import { createEngine } from "../../src/classifiers/engine/index.js";
 import { scorerOf } from "../../src/classifiers/engine/engine.js";
 import { createEnsembleScorer } from "../../src/classifiers/model/ensemble-scorer.js";
+import { createMlpEnsembleScorer } from "../../src/classifiers/model/mlp-ensemble-scorer.js";
 import { featuresOfTokens, tokenFeatures, tokenFeaturesOf, tokenize } from "../../src/classifiers/model/features.js";
 import { decodeModel, encodeModel } from "../../src/classifiers/model/model-file.js";
 import { createMlpScorer } from "../../src/classifiers/model/scorers.js";
@@ -114,5 +115,53 @@ describe("ensemble of scorers", () => {
     fromFile.logits(window, x);
     combined.scorer.logits(window, y);
     for (let h = 0; h < modelHeads.length; h++) expect(x[h]).toBeCloseTo(y[h]!, 12);
+  });
+});
+
+describe("members' embedding rows side by side (mlp-ensemble-scorer.ts)", () => {
+  const memberOf = (seed: number, width: number) => {
+    const rand = createPrng(seed);
+    const f32 = (n: number): Float32Array => Float32Array.from({ length: n }, () => rand() * 2 - 1);
+    return {
+      buckets: spec.buckets, heads, dim: width, hidden, embScale: 0.01 + rand() * 0.01,
+      emb: Int8Array.from({ length: spec.buckets * width }, () => Math.round((rand() * 2 - 1) * 127)),
+      w1: f32(hidden * width), b1: f32(hidden), w2: f32(heads * hidden), b2: f32(heads),
+    };
+  };
+  const text = normalizeForMatching("You are a stupid idiot and everyone at the meeting knows it, lol");
+  const tokens = tokenize(text);
+  const tf = tokenFeaturesOf(text, tokens, spec);
+  const rand = createPrng(77);
+  const windows = [
+    featuresOfTokens(tf, spec.buckets, 0, tokens.length),
+    featuresOfTokens(tf, spec.buckets, 2, 5),
+    new Uint32Array(0),
+    // Many rows: past the packed summer's unpacking interval (128 rows).
+    Uint32Array.from({ length: 300 }, () => Math.floor(rand() * spec.buckets)),
+  ];
+
+  // dim 4 sums byte by byte; dim 32 (the shipped shape) a 32-bit word at a time.
+  it.each([[4, 2], [4, 3], [32, 4]])("scores dim %i, %i members to the bit as the plain ensemble", (width, n) => {
+    const weights = Array.from({ length: n }, (_, k) => memberOf(10 + k, width));
+    const fused = createMlpEnsembleScorer(weights);
+    const plain = createEnsembleScorer(weights.map(createMlpScorer));
+    for (const w of windows) {
+      const [a, b] = [new Float64Array(heads), new Float64Array(heads)];
+      fused.logits(w, a);
+      plain.logits(w, b);
+      expect(Array.from(a)).toEqual(Array.from(b));
+    }
+    const [w] = windows as [Uint32Array];
+    expect(Array.from(fused.explainer(w, tf, 0, tokens.length)(1))).toEqual(Array.from(plain.explainer(w, tf, 0, tokens.length)(1)));
+    expect(fused.attribution(w, [w[0]!, w[1]!], 2)).toBe(plain.attribution(w, [w[0]!, w[1]!], 2));
+  });
+
+  it("members of different shapes, or one member, score as the plain ensemble does", () => {
+    for (const weights of [[memberOf(1, 4), memberOf(2, 32)], [memberOf(3, 32)]]) {
+      const [a, b] = [new Float64Array(heads), new Float64Array(heads)];
+      createMlpEnsembleScorer(weights).logits(windows[0]!, a);
+      createEnsembleScorer(weights.map(createMlpScorer)).logits(windows[0]!, b);
+      expect(Array.from(a)).toEqual(Array.from(b));
+    }
   });
 });

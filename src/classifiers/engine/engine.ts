@@ -5,8 +5,9 @@ import { normalizeText, type NormalizedText } from "../normalize/normalize.js";
 import { featuresOfTokens, featurize, firstTokenAtOrAfter, tokenFeaturesOf, tokenize, type Token, type TokenFeatures } from "../model/features.js";
 import type { ModelFile } from "../model/model-file.js";
 import { newFloat64Array } from "../model/typed-slab.js";
-import { createEnsembleScorer, memberName } from "../model/ensemble-scorer.js";
-import { createLinearScorer, createMlpScorer, type Scorer } from "../model/scorers.js";
+import { memberName } from "../model/ensemble-scorer.js";
+import { createMlpEnsembleScorer } from "../model/mlp-ensemble-scorer.js";
+import { createLinearScorer, type Scorer } from "../model/scorers.js";
 import { createConvScorer, isSequenceScorer } from "../model/conv-scorer.js";
 import { windowsOf } from "../model/windows.js";
 import { lowerBound } from "../lower-bound.js";
@@ -73,12 +74,12 @@ export function scorerOf(model: ModelFile): Scorer {
   // A member's param is stored under its own name only where it differs from member 0's (ensembleOf).
   const members = Array.from({ length: p["members"] ?? 1 }, (_, k) => {
     const m = (name: string): string => memberName(name, k);
-    return createMlpScorer({
+    return {
       buckets, heads, dim: p["dim"] ?? 0, hidden: p["hidden"] ?? 0, emb: t(m("emb")) as Int8Array, embScale: p[m("embScale")] ?? p["embScale"] ?? 1,
       w1: t(m("w1")) as Float32Array, b1: t(m("b1")) as Float32Array, w2: t(m("w2")) as Float32Array, b2: t(m("b2")) as Float32Array,
-    });
+    };
   });
-  return createEnsembleScorer(members);
+  return createMlpEnsembleScorer(members);
 }
 
 interface EngineOptions {

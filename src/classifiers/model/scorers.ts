@@ -217,7 +217,7 @@ export function createMlpScorer(m: MlpWeights): Scorer {
  * plain loop does, so results are the same to the bit. Four rows at a time: their chains of
  * dependent additions then overlap instead of each waiting for the one before.
  */
-function affine(m: Float32Array, bias: Float32Array, x: Float64Array, rows: number, cols: number, out: Float64Array): void {
+export function affine(m: Float32Array, bias: Float32Array, x: Float64Array, rows: number, cols: number, out: Float64Array): void {
   let r = 0;
   for (; r + 4 <= rows; r += 4) {
     const a0 = r * cols, a1 = a0 + cols, a2 = a1 + cols, a3 = a2 + cols;
@@ -248,7 +248,7 @@ function copyOf(values: Float64Array): Float64Array {
 }
 
 /** Adds up the int8 embedding rows of features[from, to) into `acc` (overwritten); exact integer sums. */
-type RowSummer = (features: Uint32Array, from: number, to: number, acc: Int32Array) => void;
+export type RowSummer = (features: Uint32Array, from: number, to: number, acc: Int32Array) => void;
 
 /**
  * The embedding bag is most of a short text's scoring time, and most of that is waiting on memory:
@@ -256,7 +256,7 @@ type RowSummer = (features: Uint32Array, from: number, to: number, acc: Int32Arr
  * of 32 values (the default dim) or multiples are read a 32-bit word at a time (packedRowSummer);
  * other shapes, or a big-endian machine, byte by byte.
  */
-function createRowSummer(emb: Int8Array, dim: number): RowSummer {
+export function createRowSummer(emb: Int8Array, dim: number): RowSummer {
   const littleEndian = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
   if (dim % 32 !== 0 || !littleEndian) return plainRowSummer(emb, dim);
   // A view needs a 4-byte aligned offset; model-file.ts aligns tensors, but copy if handed a stray view.
