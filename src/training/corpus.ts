@@ -77,11 +77,10 @@ const NOISY = new Set(["reddit-cssrs-suicide"]);
 /**
  * Expert-labelled real traffic: CAD's 18,000 Reddit posts and comments, labelled in thread context,
  * the only real-traffic abuse labels in the data. The dataset cap (meant for template and prompt
- * sets, whose rows repeat a few patterns) cuts it to a third. Counted in full (`trafficCap`
- * Infinity) it gains in-domain hate AUPRC on CAD's calibration split (0.293 -> 0.337 for
- * `2026-11-i`'s seed) with no more neutral posts flagged, but none of six seeds' two-member models
- * passed every hand-written sentence the test suite holds the model to (a four-member one did, and
- * is too slow as scored today), so it is not the default (docs/model-history.md, sessions 16 and 23).
+ * sets, whose rows repeat a few patterns) would cut it to a third. Counted in full (`trafficCap`
+ * Infinity, the default since `2026-11-k`) it gains in-domain hate AUPRC on CAD's calibration split
+ * (0.293 -> 0.337 on `2026-11-i`'s seed) with no more neutral posts flagged (docs/model-history.md,
+ * sessions 16 and 23).
  */
 const REAL_TRAFFIC = new Set(["cad-reddit-abuse"]);
 

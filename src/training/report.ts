@@ -180,7 +180,7 @@ export function writeReport(path: string, ev: Evaluation): void {
     }));
     if (winner.anyHarm) lines.push(`"any harm": unsafe (any category positive) against safe rows (none positive, at least one known negative), scored by the highest category score, as an outside evaluator reads one verdict. "safe rows flagged": those safe rows with any flag (also a corpus's neutral posts, not only look-alikes). Any harm pooled ${f3(winner.anyHarm.auprc)} (${winner.anyHarm.positives} unsafe, ${winner.anyHarm.negatives} safe).`, "");
     const near = ev.inDomain;
-    if (near) lines.push(`In domain (trained on the rest of the dataset): ${near.dataset}'s calibration-split texts, which the shipped model never trained on: ${Object.entries(near.categories).filter(([, s]) => s && s.positives >= 10).map(([c, s]) => `${c} ${f3(s!.auprc)} (${s!.positives} positives)`).join(", ")}; safe posts (positive for nothing) flagged ${pct(near.safeFlagged, near.safe)}.`, "");
+    if (near) lines.push(`In domain: ${near.dataset}'s calibration-split posts (the rest of the set trained the shipped model): ${Object.entries(near.categories).filter(([, s]) => s && s.positives >= 10).map(([c, s]) => `${c} ${f3(s!.auprc)} (${s!.positives} positives)`).join(", ")}; safe posts flagged ${pct(near.safeFlagged, near.safe)}.`, "");
     const blank = winner.perDataset.filter((d) => d.benign === 0 && FAMILIES.every((f) => !(d.categories[f] && d.categories[f]!.positives >= 10 && d.categories[f]!.negatives >= 10))).map((d) => d.dataset);
     if (blank.length > 0) lines.push(`No per-dataset figure (no category with 10+ positives and negatives): ${blank.join(", ")}; pooled above.`, "");
     lines.push("### Benign look-alikes (held out)", "");

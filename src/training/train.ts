@@ -47,13 +47,12 @@ import { loadWordVectors, type WordRows } from "./word-vectors.js";
 import { ensembleOf, memberSeed } from "./ensemble.js";
 import { CALIBRATION_SHARE, CORPUS_CAPS, DEFAULT_FOLDS, DEFAULT_HASHING, DEFAULT_SEED, DEFAULT_SHAPE, HASHING_DEFAULTS, hashRow, learnedHeads, WINDOW } from "./settings.js";
 
-const MODEL_VERSION = "2026-11-i";
+const MODEL_VERSION = "2026-11-k";
 /** The shipped model's id (and cache entry's id) for a family. */
 const shippedId = (family: string): string => `text-${family}-${MODEL_VERSION}`;
-const { everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP } = CORPUS_CAPS;
-// Expert-labelled Reddit traffic (CAD, corpus.ts REAL_TRAFFIC) counts as at most this many rows
-// ("Infinity": in full); unset, as every other dataset (--dataset-cap).
-const TRAFFIC_CAP = process.env["TRAFFIC_CAP"] === undefined ? undefined : Number(process.env["TRAFFIC_CAP"]);
+// Expert-labelled Reddit traffic (CAD, corpus.ts REAL_TRAFFIC) counts as at most TRAFFIC_CAP rows
+// (Infinity, the default: in full).
+const { everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP, trafficCap: TRAFFIC_CAP } = CORPUS_CAPS;
 
 const { values } = parseArgs({
   options: {
@@ -128,8 +127,9 @@ const { values } = parseArgs({
     "word-rms": { type: "string", default: "0.1" },
     "word-frozen": { type: "string", default: "true" },
     // embedding-mlp models per file, trained alike from different seeds (ensemble.ts); the engine
-    // averages their logits. Two since 2026-11-h (one: docs/model-history.md, session 14).
-    members: { type: "string", default: "2" },
+    // averages their logits. Two since 2026-11-h (one: docs/model-history.md, session 14), four
+    // since 2026-11-k (session 23: fewer hand-written sentences decided by one network's draw).
+    members: { type: "string", default: "4" },
     // Soft targets from the GPU-trained transformer (training/transformer/: gpu_run.py, then
     // unpack_scores.py): DIR/teacher-<held-out dataset>.u8 for a fold model, DIR/teacher-final.u8 for
     // the shipped one. A head a row's source does not label learns the teacher's probability, at
@@ -240,7 +240,7 @@ mkdirSync(cacheDir, { recursive: true });
 let corpus: Corpus | undefined;
 function getCorpus(): Corpus {
   if (!corpus) {
-    corpus = buildCorpus(examples, { hashing: HASHING, window: WINDOW, seed, calibrationShare: CALIBRATION_SHARE, datasetCap: Number(values["dataset-cap"]), everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP, ...(TRAFFIC_CAP === undefined ? {} : { trafficCap: TRAFFIC_CAP }), lookalikeWeight: LOOKALIKE_WEIGHT, sequences: families.includes("conv") || PRETRAIN_EPOCHS > 0 });
+    corpus = buildCorpus(examples, { hashing: HASHING, window: WINDOW, seed, calibrationShare: CALIBRATION_SHARE, datasetCap: Number(values["dataset-cap"]), everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP, trafficCap: TRAFFIC_CAP, lookalikeWeight: LOOKALIKE_WEIGHT, sequences: families.includes("conv") || PRETRAIN_EPOCHS > 0 });
     log(`featurised ${corpus.rows} rows (${corpus.feats.length} features)`);
   }
   return corpus;
@@ -362,7 +362,7 @@ const base = fit(winner, undefined, id);
 // Provenance only, and nothing that varies run to run (no timings): the file is byte-identical given the seed.
 const training = {
   // Members as the model file has them (with --reuse, the cached model's, whatever --members says).
-  seed, epochs, foldEpochs, mlp: MLP, ...((base.model.header.params["members"] ?? 1) > 1 ? { members: base.model.header.params["members"] } : {}), ...(PRETRAIN_EPOCHS > 0 ? { pretrainEpochs: PRETRAIN_EPOCHS, pretrainRms: Number(values["pretrain-rms"]) } : {}), ...(values.teacher ? { teacher: teacherProvenance() } : {}), ...WINDOW_LABELS, lookalikeWeight: LOOKALIKE_WEIGHT, everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP, ...(TRAFFIC_CAP === undefined ? {} : { trafficCap: Number.isFinite(TRAFFIC_CAP) ? TRAFFIC_CAP : "none" }), maxFpr, guardRows: values["guard-rows"], policy: values.policy, datasets: (base.model.header.training["datasets"] as string[] | undefined) ?? corpus?.datasets,
+  seed, epochs, foldEpochs, mlp: MLP, ...((base.model.header.params["members"] ?? 1) > 1 ? { members: base.model.header.params["members"] } : {}), ...(PRETRAIN_EPOCHS > 0 ? { pretrainEpochs: PRETRAIN_EPOCHS, pretrainRms: Number(values["pretrain-rms"]) } : {}), ...(values.teacher ? { teacher: teacherProvenance() } : {}), ...WINDOW_LABELS, lookalikeWeight: LOOKALIKE_WEIGHT, everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP, trafficCap: Number.isFinite(TRAFFIC_CAP) ? TRAFFIC_CAP : "none", maxFpr, guardRows: values["guard-rows"], policy: values.policy, datasets: (base.model.header.training["datasets"] as string[] | undefined) ?? corpus?.datasets,
   rows: base.model.header.training["rows"] ?? corpus?.rows, hashing: hashingSummary(HASHING), window: WINDOW, folds: usedFolds, evalCap: EVAL_CAP,
   ...WORD_VECTORS?.training,
   selection: Object.fromEntries(Object.entries(selection).map(([f, s]) => [f, { mean: s.mean, pairs: s.pairs }])),

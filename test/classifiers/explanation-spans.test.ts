@@ -39,7 +39,12 @@ describe("explanations point at the harm, not at filler", () => {
     const taunt = spansOf("lol okay you absolute clown, go cry", "harassment");
     expect(taunt).toContain("clown");
     for (const filler of ["lol", "okay", "you", "absolute", "go"]) expect(taunt).not.toContain(filler);
-    expect(spansOf("Let's hope they get assassinated soon.", "violence")).toEqual(["assassinated"]);
+    // "hope" may join "assassinated": here it is the wish that makes the sentence violence, and
+    // 2026-11-k leans on it at about 0.45 of "assassinated"'s weight (2026-11-i under the 0.35
+    // share; CAD's Reddit wishes now count in full); the words around them may not.
+    const wish = spansOf("Let's hope they get assassinated soon.", "violence");
+    expect(wish).toContain("assassinated");
+    for (const filler of ["Let's", "they", "get", "soon"]) expect(wish).not.toContain(filler);
   });
 
   it("a phrase's content words come before the function words inside it", () => {
