@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { CATEGORY_IDS } from "../classifiers/categories.js";
 import type { HeadReport } from "./build-model.js";
-import type { CategorySummary } from "./evaluate.js";
+import type { CategorySummary, InDomain } from "./evaluate.js";
 import type { HeldOutHeadReport } from "./heldout-calibration.js";
 
 export interface Evaluation {
@@ -23,7 +23,7 @@ export interface Evaluation {
   /** The same on the random calibration split (every category has positives there; in-distribution). */
   calibrationConfusion?: Record<string, Partial<Record<string, { sum: number; n: number }>>> | undefined;
   /** Expert-labelled real traffic in domain (evaluate.ts inDomain). */
-  inDomain?: { dataset: string; categories: Partial<Record<string, CategorySummary>>; safe: number; safeFlagged: number } | undefined;
+  inDomain?: InDomain | undefined;
   training?: { rows?: unknown } & Record<string, unknown>;
   winner: string;
   folds: string[];

@@ -1,5 +1,5 @@
 import { createEnsembleScorer } from "./ensemble-scorer.js";
-import { affine, createMlpScorer, createRowSummer, type MlpWeights, type Scorer } from "./scorers.js";
+import { affine, createMlpScorer, createRowSummer, hiddenLayer, scaledBag, type MlpWeights, type Scorer } from "./scorers.js";
 
 /**
  * Embedding-bag networks of one shape, averaged (createEnsembleScorer), with their embedding rows
@@ -32,14 +32,10 @@ export function createMlpEnsembleScorer(members: readonly MlpWeights[]): Scorer 
     heads,
     logits(features, out) {
       sumRows(features, 0, features.length, acc);
-      const root = Math.sqrt(Math.max(1, features.length));
       for (let k = 0; k < n; k++) {
         const m = members[k]!;
-        // As createMlpScorer's bag, hidden layer and heads, so the same to the bit.
-        const norm = m.embScale / root;
-        for (let d = 0; d < dim; d++) input[d] = acc[k * dim + d]! * norm;
-        affine(m.w1, m.b1, input, hidden, dim, h1);
-        for (let j = 0; j < hidden; j++) h1[j] = h1[j]! > 0 ? h1[j]! : 0;
+        // createMlpScorer's bag, hidden layer and heads on member k's slice of the sums.
+        hiddenLayer(m.w1, m.b1, scaledBag(acc, k * dim, m.embScale, features.length, input), h1);
         affine(m.w2, m.b2, h1, heads, hidden, k === 0 ? out : scratch);
         if (k > 0) for (let h = 0; h < heads; h++) out[h]! += scratch[h]!;
       }

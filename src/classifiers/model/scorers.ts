@@ -93,16 +93,10 @@ export function createMlpScorer(m: MlpWeights): Scorer {
   const hiddenScratch = new Float64Array(hidden);
   const bag = (features: Uint32Array, h0: Float64Array = newFloat64Array(dim)): Float64Array => {
     sumRows(features, 0, features.length, acc);
-    const norm = embScale / Math.sqrt(Math.max(1, features.length));
-    for (let d = 0; d < dim; d++) h0[d] = acc[d]! * norm;
-    return h0;
+    return scaledBag(acc, 0, embScale, features.length, h0);
   };
   let cache: { window: Uint32Array; head: number; grad: Float64Array } | undefined;
-  const hiddenOf = (h0: Float64Array, h1: Float64Array = newFloat64Array(hidden)): Float64Array => {
-    affine(w1, b1, h0, hidden, dim, h1);
-    for (let k = 0; k < hidden; k++) h1[k] = h1[k]! > 0 ? h1[k]! : 0;
-    return h1;
-  };
+  const hiddenOf = (h0: Float64Array, h1: Float64Array = newFloat64Array(hidden)): Float64Array => hiddenLayer(w1, b1, h0, h1);
   /**
    * d logit[head] / d input: the sum over active hidden units k of w2[head, k] * w1[k, d], in k order
    * per d as the plain loop adds them (so the same to the bit), four d at a time so their chains
@@ -210,6 +204,24 @@ export function createMlpScorer(m: MlpWeights): Scorer {
       };
     },
   };
+}
+
+/**
+ * h0 = a window's bag: the integer sums sums[at, at + h0.length) of its `count` features' rows,
+ * times embScale / sqrt(count). One network's (createMlpScorer) or one member's of several whose
+ * rows are summed side by side (mlp-ensemble-scorer.ts), the same to the bit either way.
+ */
+export function scaledBag(sums: Int32Array, at: number, embScale: number, count: number, h0: Float64Array): Float64Array {
+  const norm = embScale / Math.sqrt(Math.max(1, count));
+  for (let d = 0; d < h0.length; d++) h0[d] = sums[at + d]! * norm;
+  return h0;
+}
+
+/** h1 = ReLU(w1 h0 + b1), w1 being h1.length x h0.length. */
+export function hiddenLayer(w1: Float32Array, b1: Float32Array, h0: Float64Array, h1: Float64Array): Float64Array {
+  affine(w1, b1, h0, h1.length, h0.length, h1);
+  for (let k = 0; k < h1.length; k++) h1[k] = h1[k]! > 0 ? h1[k]! : 0;
+  return h1;
 }
 
 /**
