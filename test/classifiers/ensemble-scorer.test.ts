@@ -156,6 +156,21 @@ describe("members' embedding rows side by side (mlp-ensemble-scorer.ts)", () => 
     expect(fused.attribution(w, [w[0]!, w[1]!], 2)).toBe(plain.attribution(w, [w[0]!, w[1]!], 2));
   });
 
+  it("keeps nothing of the members' own arrays, so a dropped model file frees them", () => {
+    const weights = Array.from({ length: 3 }, (_, k) => memberOf(20 + k, 32));
+    const fused = createMlpEnsembleScorer(weights);
+    const [w] = windows as [Uint32Array];
+    const before = new Float64Array(heads);
+    fused.logits(w, before);
+    const explainedBefore = Array.from(fused.explainer(w, tf, 0, tokens.length)(0));
+    // What the model file's buffer held: overwritten, as if freed and reused.
+    for (const m of weights) for (const a of [m.emb, m.w1, m.b1, m.w2, m.b2]) a.fill(0);
+    const after = new Float64Array(heads);
+    fused.logits(w, after);
+    expect(Array.from(after)).toEqual(Array.from(before));
+    expect(Array.from(fused.explainer(w, tf, 0, tokens.length)(0))).toEqual(explainedBefore);
+  });
+
   it("members of different shapes, or one member, score as the plain ensemble does", () => {
     for (const weights of [[memberOf(1, 4), memberOf(2, 32)], [memberOf(3, 32)]]) {
       const [a, b] = [new Float64Array(heads), new Float64Array(heads)];

@@ -7,21 +7,24 @@ import { affine, createMlpScorer, createRowSummer, hiddenLayer, scaledBag, type 
  * short text's scoring time and most of that is waiting on memory (createRowSummer), so a feature
  * then costs one read of adjacent rows instead of one read per member's table. The bag sums are
  * integers and every later step runs as each member runs it, so logits are the same to the bit as
- * the plain ensemble's; explanations go through the members as before. Costs one more copy of the
- * tables (8 MB per member for the default shape).
+ * the plain ensemble's; explanations go through the members, which read their slice of the same
+ * table. Nothing the scorer keeps points into the members' own tables (their small layers are
+ * copied), so a caller that drops the decoded model file frees them: memory stays one table's worth.
  */
 export function createMlpEnsembleScorer(members: readonly MlpWeights[]): Scorer {
-  const plain = createEnsembleScorer(members.map(createMlpScorer));
   const first = members[0]!;
   const { buckets, heads, dim, hidden } = first;
+  const ownTables = members.every((m) => (m.rowStride ?? m.dim) === m.dim && (m.rowOffset ?? 0) === 0);
   const sameShape = members.every((m) => m.buckets === buckets && m.heads === heads && m.dim === dim && m.hidden === hidden);
-  if (members.length === 1 || !sameShape) return plain;
+  if (members.length === 1 || !sameShape || !ownTables) return createEnsembleScorer(members.map(createMlpScorer));
   const n = members.length;
   const wide = dim * n;
   const table = new Int8Array(buckets * wide);
   for (let b = 0; b < buckets; b++) {
     for (let k = 0; k < n; k++) table.set(members[k]!.emb.subarray(b * dim, (b + 1) * dim), b * wide + k * dim);
   }
+  const layers = members.map((m, k) => ({ ...m, emb: table, rowStride: wide, rowOffset: k * dim, w1: m.w1.slice(), b1: m.b1.slice(), w2: m.w2.slice(), b2: m.b2.slice() }));
+  const plain = createEnsembleScorer(layers.map(createMlpScorer));
   const sumRows = createRowSummer(table, wide);
   // Scratch for the window being scored, as scoring is synchronous.
   const acc = new Int32Array(wide);
@@ -33,7 +36,7 @@ export function createMlpEnsembleScorer(members: readonly MlpWeights[]): Scorer 
     logits(features, out) {
       sumRows(features, 0, features.length, acc);
       for (let k = 0; k < n; k++) {
-        const m = members[k]!;
+        const m = layers[k]!;
         // createMlpScorer's bag, hidden layer and heads on member k's slice of the sums.
         hiddenLayer(m.w1, m.b1, scaledBag(acc, k * dim, m.embScale, features.length, input), h1);
         affine(m.w2, m.b2, h1, heads, hidden, k === 0 ? out : scratch);

@@ -72,8 +72,14 @@ export interface MlpWeights {
   heads: number;
   dim: number;
   hidden: number;
-  /** Quantised embeddings, bucket-major: emb[bucket * dim + d] * embScale. */
+  /**
+   * Quantised embeddings, bucket-major: value d of bucket b's row is emb[b * rowStride + rowOffset + d]
+   * times embScale. A network's own table has rowStride dim and rowOffset 0 (the defaults); members
+   * of an ensemble read one table that holds their rows side by side (mlp-ensemble-scorer.ts).
+   */
   emb: Int8Array;
+  rowStride?: number;
+  rowOffset?: number;
   embScale: number;
   /** hidden x dim, hidden, heads x hidden, heads */
   w1: Float32Array;
@@ -85,9 +91,11 @@ export interface MlpWeights {
 /** fastText-style embedding bag with one ReLU hidden layer shared by all heads. */
 export function createMlpScorer(m: MlpWeights): Scorer {
   const { heads, dim, hidden, emb, embScale, w1, b1, w2, b2 } = m;
+  const stride = m.rowStride ?? dim;
+  const offset = m.rowOffset ?? 0;
   // Sums of int8 embeddings are integers: accumulate in int32 (exact, and faster than float64).
   const acc = new Int32Array(dim);
-  const sumRows = createRowSummer(emb, dim);
+  const sumRows = createRowSummer(emb, dim, stride, offset);
   // Input and hidden layer of the window being scored: scratch, as scoring is synchronous.
   const input = new Float64Array(dim);
   const hiddenScratch = new Float64Array(hidden);
@@ -157,7 +165,7 @@ export function createMlpScorer(m: MlpWeights): Scorer {
       let total = 0;
       for (let d = 0; d < dim; d++) {
         let part = 0;
-        for (const f of subset) part += emb[f * dim + d]!;
+        for (const f of subset) part += emb[f * stride + offset + d]!;
         total += grad[d]! * part * norm;
       }
       return total;
@@ -266,21 +274,22 @@ export type RowSummer = (features: Uint32Array, from: number, to: number, acc: I
  * The embedding bag is most of a short text's scoring time, and most of that is waiting on memory:
  * the table (buckets x dim bytes, 8 MB for the default model) does not fit in a core's cache. Rows
  * of 32 values (the default dim) or multiples are read a 32-bit word at a time (packedRowSummer);
- * other shapes, or a big-endian machine, byte by byte.
+ * other shapes, or a big-endian machine, byte by byte. Row b is emb[b * stride + offset ..][0..dim):
+ * a table of its own (stride dim, offset 0) or one member's slice of rows kept side by side.
  */
-export function createRowSummer(emb: Int8Array, dim: number): RowSummer {
+export function createRowSummer(emb: Int8Array, dim: number, stride = dim, offset = 0): RowSummer {
   const littleEndian = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
-  if (dim % 32 !== 0 || !littleEndian) return plainRowSummer(emb, dim);
+  if (dim % 32 !== 0 || stride % 4 !== 0 || offset % 4 !== 0 || !littleEndian) return plainRowSummer(emb, dim, stride, offset);
   // A view needs a 4-byte aligned offset; model-file.ts aligns tensors, but copy if handed a stray view.
   const bytes = emb.byteOffset % 4 === 0 ? emb : emb.slice();
-  return packedRowSummer(new Int32Array(bytes.buffer, bytes.byteOffset, bytes.length >> 2), dim);
+  return packedRowSummer(new Int32Array(bytes.buffer, bytes.byteOffset, bytes.length >> 2), dim, stride >> 2, offset >> 2);
 }
 
-function plainRowSummer(emb: Int8Array, dim: number): RowSummer {
+function plainRowSummer(emb: Int8Array, dim: number, stride: number, offset: number): RowSummer {
   return (features, from, to, acc) => {
     acc.fill(0);
     for (let i = from; i < to; i++) {
-      const base = features[i]! * dim;
+      const base = features[i]! * stride + offset;
       for (let d = 0; d < dim; d++) acc[d]! += emb[base + d]!;
     }
   };
@@ -298,7 +307,7 @@ const LOW_BYTES = 0x00ff00ff;
  * Integer arithmetic throughout, so the sums equal the byte-by-byte ones exactly. The eight words of
  * a 32-value block are spelled out so their sixteen accumulators stay in registers.
  */
-function packedRowSummer(words: Int32Array, dim: number): RowSummer {
+function packedRowSummer(words: Int32Array, dim: number, strideWords: number, offsetWords: number): RowSummer {
   const perRow = dim >> 2;
   // biome-ignore lint/correctness/noUnusedVariables: written, never read, so the loads that warm the cache are not optimised away
   let touched = 0;
@@ -308,7 +317,7 @@ function packedRowSummer(words: Int32Array, dim: number): RowSummer {
     // instead of queueing behind the summing loop, which then finds its rows in cache. (The result
     // is kept so the loads are not optimised away.)
     let touch = 0;
-    for (let i = first; i < end; i++) touch ^= words[features[i]! * perRow]!;
+    for (let i = first; i < end; i++) touch ^= words[features[i]! * strideWords + offsetWords]!;
     touched ^= touch;
     for (let block = 0; block < perRow; block += 8) {
       for (let from = first; from < end; from += LANE_ROWS) {
@@ -316,7 +325,7 @@ function packedRowSummer(words: Int32Array, dim: number): RowSummer {
         let e0 = 0, o0 = 0, e1 = 0, o1 = 0, e2 = 0, o2 = 0, e3 = 0, o3 = 0;
         let e4 = 0, o4 = 0, e5 = 0, o5 = 0, e6 = 0, o6 = 0, e7 = 0, o7 = 0;
         for (let i = from; i < to; i++) {
-          const base = features[i]! * perRow + block;
+          const base = features[i]! * strideWords + offsetWords + block;
           const w0 = words[base]! ^ BYTE_BIAS, w1 = words[base + 1]! ^ BYTE_BIAS;
           const w2 = words[base + 2]! ^ BYTE_BIAS, w3 = words[base + 3]! ^ BYTE_BIAS;
           const w4 = words[base + 4]! ^ BYTE_BIAS, w5 = words[base + 5]! ^ BYTE_BIAS;
