@@ -111,6 +111,19 @@ describe("model file", () => {
     expect(() => decodeModel(bytes.subarray(0, headerEnd + 5000))).toThrow(/truncated at tensor/);
   });
 
+  it("decodes the same tensors from a file's own buffer (no copy) and from an unaligned view (copied)", () => {
+    const bytes = readFileSync(DEFAULT_MODEL_PATH);
+    const unaligned = Buffer.alloc(bytes.length + 1).subarray(1);
+    bytes.copy(unaligned);
+    const [a, b] = [decodeModel(bytes), decodeModel(unaligned)];
+    expect(a.tensors.get("emb")!.buffer).toBe(bytes.buffer);
+    for (const [name, t] of a.tensors) {
+      const other = b.tensors.get(name)!;
+      expect(other.byteOffset % 4).toBe(0);
+      expect(Buffer.from(other.buffer, other.byteOffset, other.byteLength).equals(Buffer.from(t.buffer, t.byteOffset, t.byteLength))).toBe(true);
+    }
+  });
+
   it("reads the header alone, the same as a full decode gives", () => {
     const model = decodeModel(readFileSync(DEFAULT_MODEL_PATH));
     const header = readModelHeader();

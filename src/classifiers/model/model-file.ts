@@ -90,13 +90,15 @@ export function decodeModel(buf: Buffer): ModelFile {
   const header = JSON.parse(buf.toString("utf8", 12, 12 + len)) as ModelHeader;
   if (header.format !== "moderation-text-model" || header.version !== 1) throw new Error(`unsupported model format ${header.format} v${header.version}`);
   const base = Math.ceil((12 + len) / 4) * 4;
-  // Copy into an aligned buffer: Buffer pools may hand out unaligned views.
-  const body = new Uint8Array(buf.length - base);
-  body.set(buf.subarray(base));
+  // Tensors are views of the body, and a Float32Array view needs a 4-byte aligned offset. A file
+  // read whole has its own buffer (aligned, used as is: no 34 MB copy at load); a Buffer from a pool
+  // may be an unaligned view, copied then.
+  const body = (buf.byteOffset + base) % 4 === 0 ? new Uint8Array(buf.buffer, buf.byteOffset + base, buf.length - base) : Uint8Array.from(buf.subarray(base));
   const tensors = new Map<string, Int8Array | Float32Array>();
   for (const e of header.tensors) {
     if (e.offset + e.length * (e.dtype === "int8" ? 1 : 4) > body.length) throw new Error(`model file truncated at tensor ${e.name}`);
-    tensors.set(e.name, e.dtype === "int8" ? new Int8Array(body.buffer, e.offset, e.length) : new Float32Array(body.buffer, e.offset, e.length));
+    const at = body.byteOffset + e.offset;
+    tensors.set(e.name, e.dtype === "int8" ? new Int8Array(body.buffer, at, e.length) : new Float32Array(body.buffer, at, e.length));
   }
   return { header, tensors };
 }
