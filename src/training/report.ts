@@ -216,7 +216,7 @@ export function writeReport(path: string, ev: Evaluation): void {
   if (ev.thresholds) {
     const differ = Object.entries(ev.guardThresholds ?? {}).filter(([c, v]) => v !== undefined && Math.abs(v - (ev.thresholds?.[c] ?? v)) > 5e-4);
     const kept = differ.length ? ` These are the shipped file's; the guard over this card's folds would set ${differ.map(([c, v]) => `${c} ${f3(v)}`).join(", ")} (not shipped: docs/model-history.md).` : "";
-    lines.push("## Flag thresholds", "", `Platt scaling; best-F1 threshold on a 15% random split, raised by a held-out guard (at most ${((ev.maxFpr ?? 0.1) * 100).toFixed(0)}% of ${ev.guardRows === "safe" ? "safe rows (positive for nothing, negative for the head) flagged per head; the rules' support bars keep the benign look-alike guard at 10%" : "benign rows flagged"}): ${Object.entries(ev.thresholds).map(([c, v]) => `${c} ${f3(v)}`).join(", ")}.${kept}`, "");
+    lines.push("## Flag thresholds", "", `Platt scaling${ev.training?.["calibrateBy"] === "example" ? " (each text at its highest window, as it is scored)" : ""}; best-F1 threshold on a 15% random split, raised by a held-out guard (at most ${((ev.maxFpr ?? 0.1) * 100).toFixed(0)}% of ${ev.guardRows === "safe" ? "safe rows (positive for nothing, negative for the head) flagged per head; the rules' support bars keep the benign look-alike guard at 10%" : "benign rows flagged"}): ${Object.entries(ev.thresholds).map(([c, v]) => `${c} ${f3(v)}`).join(", ")}.${kept}`, "");
   }
   const bench = join(dir, "bench.json");
   if (existsSync(bench)) {
@@ -224,7 +224,7 @@ export function writeReport(path: string, ev: Evaluation): void {
     lines.push("## Speed and size (`npm run bench:text`, one core)", "");
     table(["figure", "value"], Object.entries(b).map(([k, v]) => [k, String(v)]));
   }
-  lines.push(ev.seconds === undefined ? "Training run: not timed (this card was made from cached weights; docs/text-model.md gives the time to retrain)." : `Training run: ${ev.seconds} s wall clock (2-core machine).`, "");
+  lines.push(ev.seconds === undefined ? "Training run: not timed (made from cached weights; retraining time: docs/text-model.md)." : `Training run: ${ev.seconds} s wall clock (2-core machine).`, "");
   lines.push("## Known limits", "", ...CARD_LIMITS, "");
   writeFileSync(path, lines.join("\n"));
 }

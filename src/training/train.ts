@@ -47,7 +47,7 @@ import { loadWordVectors, type WordRows } from "./word-vectors.js";
 import { ensembleOf, memberSeed } from "./ensemble.js";
 import { CALIBRATION_SHARE, CORPUS_CAPS, DEFAULT_FOLDS, DEFAULT_HASHING, DEFAULT_SEED, DEFAULT_SHAPE, HASHING_DEFAULTS, hashRow, learnedHeads, WINDOW } from "./settings.js";
 
-const MODEL_VERSION = "2026-11-k";
+const MODEL_VERSION = "2026-11-l";
 /** The shipped model's id (and cache entry's id) for a family. */
 const shippedId = (family: string): string => `text-${family}-${MODEL_VERSION}`;
 // Expert-labelled Reddit traffic (CAD, corpus.ts REAL_TRAFFIC) counts as at most TRAFFIC_CAP rows
@@ -141,10 +141,10 @@ const { values } = parseArgs({
     // Which windows of a long positive text learn its label (embedding-mlp): "all", or "max" (the
     // window the model scores highest, from the second epoch; train-mlp.ts PositiveWindows).
     "positive-windows": { type: "string", default: "all" },
-    // Platt points: each calibration window with its text's label ("window"), or each text at its
-    // highest window's logit ("example", as the engine scores long text; measured, not kept: see
-    // docs/model-history.md, session 22).
-    "calibrate-by": { type: "string", default: "window" },
+    // Platt points: each calibration text at its highest window's logit ("example", as the engine
+    // scores long text; the default since 2026-11-l, docs/model-history.md sessions 22 and 24), or
+    // each calibration window with its text's label ("window", models before it).
+    "calibrate-by": { type: "string", default: "example" },
     // With --train-folds-only: also write each fold model's own probabilities for every corpus row
     // to DIR/teacher-<fold>.u8 (teacher-export.ts), the --teacher input of a self-distilled run.
     "export-teacher": { type: "string" },
