@@ -1,14 +1,14 @@
 import { createEnsembleScorer } from "./ensemble-scorer.js";
-import { affine, createMlpScorer, createRowSummer, hiddenLayer, scaledBag, type MlpWeights, type Scorer } from "./scorers.js";
+import { createMlpScorer, createRowSummer, type MlpWeights, type Scorer } from "./scorers.js";
 
 /**
  * Embedding-bag networks of one shape, averaged (createEnsembleScorer), with their embedding rows
  * stored side by side: bucket b's row of member 0, then member 1's, and so on. The bag is most of a
  * short text's scoring time and most of that is waiting on memory (createRowSummer), so a feature
  * then costs one read of adjacent rows instead of one read per member's table. The bag sums are
- * integers and every later step runs as each member runs it, so logits are the same to the bit as
- * the plain ensemble's; explanations go through the members, which read their slice of the same
- * table. Nothing the scorer keeps points into the members' own tables (their small layers are
+ * integers and each member scores its slice of the sums as its own logits() would (logitsOfSums),
+ * so logits are the same to the bit as the plain ensemble's; explanations go through the members,
+ * which read their slice of the same table and reuse the hidden layer of the window scored last. Nothing the scorer keeps points into the members' own tables (their small layers are
  * copied), so a caller that drops the decoded model file frees them: memory stays one table's worth.
  */
 export function createMlpEnsembleScorer(members: readonly MlpWeights[]): Scorer {
@@ -21,22 +21,18 @@ export function createMlpEnsembleScorer(members: readonly MlpWeights[]): Scorer 
   const wide = dim * n;
   const table = sideBySide(members.map((m) => m.emb), buckets, dim);
   const layers = members.map((m, k) => ({ ...m, emb: table, rowStride: wide, rowOffset: k * dim, w1: m.w1.slice(), b1: m.b1.slice(), w2: m.w2.slice(), b2: m.b2.slice() }));
-  const plain = createEnsembleScorer(layers.map(createMlpScorer));
+  const scorers = layers.map(createMlpScorer);
+  const plain = createEnsembleScorer(scorers);
   const sumRows = createRowSummer(table, wide);
   // Scratch for the window being scored, as scoring is synchronous.
   const acc = new Int32Array(wide);
-  const input = new Float64Array(dim);
-  const h1 = new Float64Array(hidden);
   const scratch = new Float64Array(heads);
   return {
     heads,
     logits(features, out) {
       sumRows(features, 0, features.length, acc);
       for (let k = 0; k < n; k++) {
-        const m = layers[k]!;
-        // createMlpScorer's bag, hidden layer and heads on member k's slice of the sums.
-        hiddenLayer(m.w1, m.b1, scaledBag(acc, k * dim, m.embScale, features.length, input), h1);
-        affine(m.w2, m.b2, h1, heads, hidden, k === 0 ? out : scratch);
+        scorers[k]!.logitsOfSums(features, acc, k * dim, k === 0 ? out : scratch);
         if (k > 0) for (let h = 0; h < heads; h++) out[h]! += scratch[h]!;
       }
       for (let h = 0; h < heads; h++) out[h]! /= n;

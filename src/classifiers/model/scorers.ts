@@ -88,8 +88,18 @@ export interface MlpWeights {
   b2: Float32Array;
 }
 
+/** An embedding-bag network's scorer (createMlpScorer). */
+export interface MlpScorer extends Scorer {
+  /**
+   * logits() from a window's row sums already added up: sums[at, at + dim) are its features' rows
+   * summed (mlp-ensemble-scorer.ts sums every member's side by side in one pass). The window counts
+   * as scored, so explaining it reuses its hidden layer as after logits().
+   */
+  logitsOfSums(features: Uint32Array, sums: Int32Array, at: number, out: Float64Array): void;
+}
+
 /** fastText-style embedding bag with one ReLU hidden layer shared by all heads. */
-export function createMlpScorer(m: MlpWeights): Scorer {
+export function createMlpScorer(m: MlpWeights): MlpScorer {
   const { heads, dim, hidden, emb, embScale, w1, b1, w2, b2 } = m;
   const stride = m.rowStride ?? dim;
   const offset = m.rowOffset ?? 0;
@@ -140,13 +150,18 @@ export function createMlpScorer(m: MlpWeights): Scorer {
   // The last scored window: explanations usually ask about it (a short text has one window), and
   // then reuse its hidden layer instead of computing it again.
   let lastScored: Uint32Array | undefined;
+  const logitsOfSums = (features: Uint32Array, sums: Int32Array, at: number, out: Float64Array): void => {
+    const h1 = hiddenOf(scaledBag(sums, at, embScale, features.length, input), hiddenScratch);
+    lastScored = features;
+    affine(w2, b2, h1, heads, hidden, out);
+  };
   return {
     heads,
     logits(features, out) {
-      const h1 = hiddenOf(bag(features, input), hiddenScratch);
-      lastScored = features;
-      affine(w2, b2, h1, heads, hidden, out);
+      sumRows(features, 0, features.length, acc);
+      logitsOfSums(features, acc, 0, out);
     },
+    logitsOfSums,
     attribution(window, subset, head) {
       // The plain per-token form, which explainer() batches (tests hold the two equal).
       // Explanations ask once per token of the same window: reuse its hidden layer and gradient.
@@ -216,17 +231,17 @@ export function createMlpScorer(m: MlpWeights): Scorer {
 
 /**
  * h0 = a window's bag: the integer sums sums[at, at + h0.length) of its `count` features' rows,
- * times embScale / sqrt(count). One network's (createMlpScorer) or one member's of several whose
- * rows are summed side by side (mlp-ensemble-scorer.ts), the same to the bit either way.
+ * times embScale / sqrt(count). The sums are the network's own or its slice of several networks'
+ * summed side by side (logitsOfSums), the same to the bit either way.
  */
-export function scaledBag(sums: Int32Array, at: number, embScale: number, count: number, h0: Float64Array): Float64Array {
+function scaledBag(sums: Int32Array, at: number, embScale: number, count: number, h0: Float64Array): Float64Array {
   const norm = embScale / Math.sqrt(Math.max(1, count));
   for (let d = 0; d < h0.length; d++) h0[d] = sums[at + d]! * norm;
   return h0;
 }
 
 /** h1 = ReLU(w1 h0 + b1), w1 being h1.length x h0.length. */
-export function hiddenLayer(w1: Float32Array, b1: Float32Array, h0: Float64Array, h1: Float64Array): Float64Array {
+function hiddenLayer(w1: Float32Array, b1: Float32Array, h0: Float64Array, h1: Float64Array): Float64Array {
   affine(w1, b1, h0, h1.length, h0.length, h1);
   for (let k = 0; k < h1.length; k++) h1[k] = h1[k]! > 0 ? h1[k]! : 0;
   return h1;
