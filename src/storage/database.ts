@@ -23,7 +23,7 @@ export interface Database {
   close(): Promise<void>;
   /**
    * A cheap token that changes whenever any connection may have committed a change: at once
-   * for writes in this process, from the next event-loop turn for another process's (modctl).
+   * for writes in this process, within a few milliseconds for another process's (modctl).
    * Drivers that cannot tell cheaply leave it out, and callers then must not cache what they read.
    */
   changeToken?(): string;
