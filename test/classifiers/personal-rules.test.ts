@@ -4,6 +4,7 @@ import { aimedAtReader, combinePhrases, dropNegated, getLexicons, notReflexiveId
 import { normalizeForMatching } from "../../src/classifiers/normalize/normalize.js";
 import { loadTrainedClassifier } from "../../src/classifiers/engine/index.js";
 import { tokenize } from "../../src/classifiers/model/features.js";
+import type { Verdict } from "../../src/classifiers/classifier.js";
 
 // Sentences written for these tests (not from any dataset).
 
@@ -22,6 +23,7 @@ function strength(list: "selfHarmIntent" | "insults", text: string): number {
 
 const rulesOnly = constantEngine("silent");
 const flagsOf = (text: string, classifier = rulesOnly): string[] => flaggedCategories(classifier, text);
+const harassmentOf = (text: string, classifier = rulesOnly) => (classifier.classify(text) as Verdict).categories.harassment!;
 
 const STORY =
   "We spent the summer at my grandmother's house by the lake. Most mornings I rowed out to the island with " +
@@ -164,24 +166,28 @@ describe("insults aimed at the reader", () => {
     expect(flagsOf("My grandma slipped and hurt her ass on the ice")).toEqual([]);
   });
 
-  it("said of someone else, flag harassment only with the learned head's support and no frame", () => {
+  it("said of someone else, raise the harassment score over a leaning head's, without flagging it", () => {
     const leaning = constantEngine("leaning");
+    const head = harassmentOf("Thanks, see you tomorrow", leaning).score;
     for (const text of ["He is such a pathetic idiot", "my boss is a complete asshole", "what a moron this guy is"]) {
-      expect(flagsOf(text, leaning), text).toContain("harassment");
-      expect(flagsOf(text), text).not.toContain("harassment");
+      const { score, flagged } = harassmentOf(text, leaning);
+      expect(score, text).toBeGreaterThan(head + 0.05);
+      expect(flagged, text).toBe(false);
+      expect(harassmentOf(text).score, text).toBeLessThan(0.01); // a silent head lends no support: no evidence counts
     }
   });
 
   it("not when said of the writer, of a named group (the hate rules judge that), or negated", () => {
     const leaning = constantEngine("leaning");
+    const head = harassmentOf("Thanks, see you tomorrow", leaning).score;
     for (const text of [
       "I can be a real bastard sometimes", "Sorry I was being a dumbass", "my dumbass self fell for that",
       "All women are stupid", "He is not an idiot, he is just shy",
     ]) {
-      expect(flagsOf(text, leaning), text).not.toContain("harassment");
+      expect(harassmentOf(text, leaning).score, text).toBe(head);
     }
     // The nearest person word decides: "he" is nearer than "I".
-    expect(flagsOf("I think he is an idiot", leaning)).toContain("harassment");
+    expect(harassmentOf("I think he is an idiot", leaning).score).toBeGreaterThan(head + 0.05);
   });
 
   it("keep the harassment head from flagging alone when every insult word is negated or said of the writer", () => {

@@ -139,11 +139,30 @@ describe("rule support bars apart from flag thresholds", () => {
     const model = decodeModel(readFileSync(DEFAULT_MODEL_PATH));
     const { header } = model;
     expect(header.supportThresholds?.harassment).toBeLessThan(header.thresholds.harassment!);
-    // Written for this test: an insult said of someone else, flagged by the third-person rule with the head's support.
-    const text = "my boss is a complete asshole and everyone knows it";
+    // A veiled threat, flagged by the threats rule with the head's support (its phrase alone is too weak to flag).
+    const text = "watch your back";
     const withBars = (h: Partial<typeof header>) => createEngine({ ...model, header: { ...header, ...h } }).classify(text) as Verdict;
     expect(withBars({}).categories.harassment?.flagged).toBe(true);
     // The same flag thresholds with the support bar raised: the rule no longer has the head's support.
     expect(withBars({ supportThresholds: { ...header.supportThresholds, harassment: 0.99 } }).categories.harassment?.flagged).toBe(false);
+  });
+});
+
+describe("insults said of someone else", () => {
+  it("raise the harassment score but flag nothing the classifier would not flag without them", async () => {
+    const { createEngine } = await import("../../src/classifiers/engine/engine.js");
+    const model = decodeModel(readFileSync(DEFAULT_MODEL_PATH));
+    const engine = createEngine(model);
+    const bar = model.header.thresholds.harassment!;
+    // Written for this test: an insult of someone named, and one of an idea (as CAD's neutral posts have).
+    for (const text of ["my boss is a complete asshole and everyone knows it", "socialism for the rich is a stupid term for it"]) {
+      const [shipped, without] = engine.scoreVariants(text, [new Set(), new Set(["third-person-insults"])]);
+      expect(shipped!.harassment!.score).toBeGreaterThanOrEqual(without!.harassment!.score);
+      expect(shipped!.harassment!.flagged).toBe(without!.harassment!.flagged);
+    }
+    const [boss, bossWithout] = engine.scoreVariants("my boss is a complete asshole and everyone knows it", [new Set(), new Set(["third-person-insults"])]);
+    expect(boss!.harassment!.score).toBeGreaterThan(bossWithout!.harassment!.score + 0.05);
+    expect(boss!.harassment!.score).toBeLessThan(bar); // so nothing else flags it here either
+    expect(boss!.harassment!.flagged).toBe(false);
   });
 });

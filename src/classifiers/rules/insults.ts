@@ -9,9 +9,13 @@ export const insults = phraseRule({
 
 /**
  * An insult said of someone other than the reader ("he is such an idiot") counts at this share of
- * its weight (engine evidence), and flags harassment only when the learned head is over
- * THIRD_PERSON_SUPPORT x its bar and no framed claim (negation, counter-speech, support) governs the
- * text. Held out, with the disowned-insults frame: harassment recall 0.210 -> 0.291 at higher precision.
+ * its weight (engine evidence). With the learned head over THIRD_PERSON_SUPPORT x its support bar
+ * and no framed claim (negation, counter-speech, support) governing the text, it raises the
+ * harassment score to that evidence, but it does not flag: only the head at its own bar, or another
+ * family, flags. The ranking is what pays held out (pooled harassment AUPRC +0.026, rule ledger);
+ * its flags did not: on CAD's expert-labelled Reddit posts (calibration split, session 25) they were
+ * 6 right and 50 wrong, most of them insults of things or ideas ("a stupid term", "the dumbest hill
+ * to die on"), 39 of the 144 neutral posts the classifier flagged.
  */
 export const THIRD_PERSON_FACTOR = 0.5;
 const THIRD_PERSON_SUPPORT = 0.5;
@@ -21,7 +25,7 @@ export const thirdPersonInsults: RuleFamily = {
   apply(w, ctx) {
     if (ctx.claim) return;
     if (w.thirdPersonInsult >= PERSONAL_RULES.supported && (w.model.harassment ?? 0) >= THIRD_PERSON_SUPPORT * ctx.threshold("harassment")) {
-      ctx.consider("harassment", Math.max(w.thirdPersonInsult, w.model.harassment ?? 0), true, "harassment", ["thirdPersonInsults"]);
+      ctx.consider("harassment", Math.max(w.thirdPersonInsult, w.model.harassment ?? 0), false, "harassment", ["thirdPersonInsults"]);
     }
   },
 };
