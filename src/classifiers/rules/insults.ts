@@ -12,7 +12,7 @@ export const insults = phraseRule({
  * its weight (engine evidence). With the learned head over THIRD_PERSON_SUPPORT x its support bar
  * and no framed claim (negation, counter-speech, support) governing the text, it raises the
  * harassment score to that evidence, but it does not flag: only the head at its own bar, or another
- * family, flags. The ranking is what pays held out (pooled harassment AUPRC +0.026, rule ledger);
+ * family, flags. The ranking is what pays held out (pooled harassment AUPRC +0.025, rule ledger);
  * its flags did not: on CAD's expert-labelled Reddit posts (calibration split, session 25) they were
  * 6 right and 50 wrong, most of them insults of things or ideas ("a stupid term", "the dumbest hill
  * to die on"), 39 of the 144 neutral posts the classifier flagged.
