@@ -155,14 +155,14 @@ describe("insults said of someone else", () => {
     const engine = createEngine(model);
     const bar = model.header.thresholds.harassment!;
     // Written for this test: an insult of someone named, and one of an idea (as CAD's neutral posts have).
-    for (const text of ["my boss is a complete asshole and everyone knows it", "socialism for the rich is a stupid term for it"]) {
-      const [shipped, without] = engine.scoreVariants(text, [new Set(), new Set(["third-person-insults"])]);
-      expect(shipped!.harassment!.score).toBeGreaterThanOrEqual(without!.harassment!.score);
-      expect(shipped!.harassment!.flagged).toBe(without!.harassment!.flagged);
+    const shippedAndWithout = (text: string) => engine.scoreVariants(text, [new Set(), new Set(["third-person-insults"])]).map((v) => v.harassment!);
+    const [boss, bossWithout] = shippedAndWithout("my boss is a complete asshole and everyone knows it");
+    for (const [shipped, without] of [[boss, bossWithout], shippedAndWithout("socialism for the rich is a stupid term for it")]) {
+      expect(shipped!.score).toBeGreaterThanOrEqual(without!.score);
+      expect(shipped!.flagged).toBe(without!.flagged);
     }
-    const [boss, bossWithout] = engine.scoreVariants("my boss is a complete asshole and everyone knows it", [new Set(), new Set(["third-person-insults"])]);
-    expect(boss!.harassment!.score).toBeGreaterThan(bossWithout!.harassment!.score + 0.05);
-    expect(boss!.harassment!.score).toBeLessThan(bar); // so nothing else flags it here either
-    expect(boss!.harassment!.flagged).toBe(false);
+    expect(boss!.score).toBeGreaterThan(bossWithout!.score + 0.05);
+    expect(boss!.score).toBeLessThan(bar); // so nothing else flags it here either
+    expect(boss!.flagged).toBe(false);
   });
 });

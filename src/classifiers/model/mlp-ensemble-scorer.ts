@@ -8,8 +8,9 @@ import { createMlpScorer, createRowSummer, type MlpWeights, type Scorer } from "
  * then costs one read of adjacent rows instead of one read per member's table. The bag sums are
  * integers and each member scores its slice of the sums as its own logits() would (logitsOfSums),
  * so logits are the same to the bit as the plain ensemble's; explanations go through the members,
- * which read their slice of the same table and reuse the hidden layer of the window scored last. Nothing the scorer keeps points into the members' own tables (their small layers are
- * copied), so a caller that drops the decoded model file frees them: memory stays one table's worth.
+ * which read their slice of the same table and reuse the hidden layer of the window scored last.
+ * Nothing the scorer keeps points into the members' own tables (their small layers are copied), so
+ * a caller that drops the decoded model file frees them: memory stays one table's worth.
  */
 export function createMlpEnsembleScorer(members: readonly MlpWeights[]): Scorer {
   const first = members[0]!;
