@@ -136,11 +136,12 @@ describe("members' embedding rows side by side (mlp-ensemble-scorer.ts)", () => 
     featuresOfTokens(tf, spec.buckets, 0, tokens.length),
     featuresOfTokens(tf, spec.buckets, 2, 5),
     new Uint32Array(0),
-    // Many rows: past the packed summer's unpacking interval (128 rows).
+    // Many rows: past the packed summer's unpacking interval (128 rows) and the SIMD one's (256).
     Uint32Array.from({ length: 300 }, () => Math.floor(rand() * spec.buckets)),
   ];
 
-  // dim 4 sums byte by byte; dim 32 (the shipped shape) a 32-bit word at a time.
+  // dim 4 sums byte by byte; dim 32 (the shipped shape) side by side in WebAssembly memory with
+  // SIMD, against the plain members' tables summed a 32-bit word at a time.
   it.each([[4, 2], [4, 3], [32, 4]])("scores dim %i, %i members to the bit as the plain ensemble", (width, n) => {
     const weights = Array.from({ length: n }, (_, k) => memberOf(10 + k, width));
     const fused = createMlpEnsembleScorer(weights);

@@ -1,5 +1,6 @@
 import type { TokenFeatures } from "./features.js";
 import { newFloat64Array, newInt32Array, newUint32Array, newUint8Array } from "./typed-slab.js";
+import { rowSummerFor } from "./wasm-row-table.js";
 
 /**
  * The two model families compared in training, as pure scoring functions over hashed features.
@@ -286,13 +287,15 @@ function copyOf(values: Float64Array): Float64Array {
 export type RowSummer = (features: Uint32Array, from: number, to: number, acc: Int32Array) => void;
 
 /**
- * The embedding bag is most of a short text's scoring time, and most of that is waiting on memory:
- * the table (buckets x dim bytes, 8 MB for the default model) does not fit in a core's cache. Rows
- * of 32 values (the default dim) or multiples are read a 32-bit word at a time (packedRowSummer);
- * other shapes, or a big-endian machine, byte by byte. Row b is emb[b * stride + offset ..][0..dim):
+ * The embedding bag is most of a short text's scoring time. A table in WebAssembly memory
+ * (allocateRowTable, as the default model's is) is summed with SIMD (wasm-row-table.ts). Otherwise
+ * rows of 32 values (the default dim) or multiples are read a 32-bit word at a time
+ * (packedRowSummer); other shapes, or a big-endian machine, byte by byte. Row b is emb[b * stride + offset ..][0..dim):
  * a table of its own (stride dim, offset 0) or one member's slice of rows kept side by side.
  */
 export function createRowSummer(emb: Int8Array, dim: number, stride = dim, offset = 0): RowSummer {
+  const simd = rowSummerFor(emb, dim, stride, offset);
+  if (simd) return simd;
   const littleEndian = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
   if (dim % 32 !== 0 || stride % 4 !== 0 || offset % 4 !== 0 || !littleEndian) return plainRowSummer(emb, dim, stride, offset);
   // A view needs a 4-byte aligned offset; model-file.ts aligns tensors, but copy if handed a stray view.
