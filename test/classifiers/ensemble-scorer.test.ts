@@ -119,7 +119,7 @@ describe("ensemble of scorers", () => {
 });
 
 describe("members' embedding rows side by side (mlp-ensemble-scorer.ts)", () => {
-  const memberOf = (seed: number, width: number) => {
+  const memberOf = (seed: number, width: number, hidden = 5) => {
     const rand = createPrng(seed);
     const f32 = (n: number): Float32Array => Float32Array.from({ length: n }, () => rand() * 2 - 1);
     return {
@@ -141,9 +141,10 @@ describe("members' embedding rows side by side (mlp-ensemble-scorer.ts)", () => 
   ];
 
   // dim 4 sums byte by byte; dim 32 (the shipped shape) side by side in WebAssembly memory with
-  // SIMD, against the plain members' tables summed a 32-bit word at a time.
-  it.each([[4, 2], [4, 3], [32, 4]])("scores dim %i, %i members to the bit as the plain ensemble", (width, n) => {
-    const weights = Array.from({ length: n }, (_, k) => memberOf(10 + k, width));
+  // SIMD, against the plain members' tables summed a 32-bit word at a time; a hidden layer of a
+  // multiple of 8 (the shipped 48) is computed with SIMD too (wasm-dense-relu.ts).
+  it.each([[4, 2, 5], [4, 3, 5], [32, 4, 5], [32, 4, 48], [4, 2, 16]])("scores dim %i, %i members, hidden %i to the bit as the plain ensemble", (width, n, hidden) => {
+    const weights = Array.from({ length: n }, (_, k) => memberOf(10 + k, width, hidden));
     const fused = createMlpEnsembleScorer(weights);
     const plain = createEnsembleScorer(weights.map(createMlpScorer));
     for (const w of windows) {

@@ -1,5 +1,6 @@
 import { createEnsembleScorer } from "./ensemble-scorer.js";
-import { createMlpScorer, createRowSummer, type MlpWeights, type Scorer } from "./scorers.js";
+import { createMlpScorer, createRowSummer, type MlpWeights, type Scorer, scaledBagInto } from "./scorers.js";
+import { createDenseRelu } from "./wasm-dense-relu.js";
 import { allocateRowTable } from "./wasm-row-table.js";
 
 /**
@@ -26,6 +27,9 @@ export function createMlpEnsembleScorer(members: readonly MlpWeights[]): Scorer 
   const scorers = layers.map(createMlpScorer);
   const plain = createEnsembleScorer(scorers);
   const sumRows = createRowSummer(table, wide);
+  // Every member's hidden layer in one SIMD call where WebAssembly allows (wasm-dense-relu.ts).
+  const dense = createDenseRelu(layers.map((m) => ({ w: m.w1, b: m.b1 })), hidden, dim);
+  const hiddenOf = dense ? layers.map((_, k) => dense.output.subarray(k * hidden, (k + 1) * hidden)) : [];
   // Scratch for the window being scored, as scoring is synchronous.
   const acc = new Int32Array(wide);
   const scratch = new Float64Array(heads);
@@ -33,8 +37,14 @@ export function createMlpEnsembleScorer(members: readonly MlpWeights[]): Scorer 
     heads,
     logits(features, out) {
       sumRows(features, 0, features.length, acc);
+      if (dense) {
+        for (let k = 0; k < n; k++) scaledBagInto(acc, k * dim, layers[k]!.embScale, features.length, dense.input, k * dim, dim);
+        dense.run();
+      }
       for (let k = 0; k < n; k++) {
-        scorers[k]!.logitsOfSums(features, acc, k * dim, k === 0 ? out : scratch);
+        const memberOut = k === 0 ? out : scratch;
+        if (dense) scorers[k]!.logitsOfHidden(features, hiddenOf[k]!, memberOut);
+        else scorers[k]!.logitsOfSums(features, acc, k * dim, memberOut);
         if (k > 0) for (let h = 0; h < heads; h++) out[h]! += scratch[h]!;
       }
       for (let h = 0; h < heads; h++) out[h]! /= n;

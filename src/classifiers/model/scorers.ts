@@ -97,6 +97,11 @@ export interface MlpScorer extends Scorer {
    * as scored, so explaining it reuses its hidden layer as after logits().
    */
   logitsOfSums(features: Uint32Array, sums: Int32Array, at: number, out: Float64Array): void;
+  /**
+   * logits() from a window's hidden layer already computed (h1: this network's ReLU(w1 h0 + b1), as
+   * the ensemble's SIMD layer gives it); the window counts as scored, as after logitsOfSums().
+   */
+  logitsOfHidden(features: Uint32Array, h1: Float64Array, out: Float64Array): void;
 }
 
 /** fastText-style embedding bag with one ReLU hidden layer shared by all heads. */
@@ -163,6 +168,11 @@ export function createMlpScorer(m: MlpWeights): MlpScorer {
       logitsOfSums(features, acc, 0, out);
     },
     logitsOfSums,
+    logitsOfHidden(features, h1, out) {
+      hiddenScratch.set(h1);
+      lastScored = features;
+      affine(w2, b2, hiddenScratch, heads, hidden, out);
+    },
     attribution(window, subset, head) {
       // The plain per-token form, which explainer() batches (tests hold the two equal).
       // Explanations ask once per token of the same window: reuse its hidden layer and gradient.
@@ -236,8 +246,13 @@ export function createMlpScorer(m: MlpWeights): MlpScorer {
  * summed side by side (logitsOfSums), the same to the bit either way.
  */
 function scaledBag(sums: Int32Array, at: number, embScale: number, count: number, h0: Float64Array): Float64Array {
+  return scaledBagInto(sums, at, embScale, count, h0, 0, h0.length);
+}
+
+/** scaledBag() written to h0[to, to + dim) (one network's slice of the ensemble's input). */
+export function scaledBagInto(sums: Int32Array, at: number, embScale: number, count: number, h0: Float64Array, to: number, dim: number): Float64Array {
   const norm = embScale / Math.sqrt(Math.max(1, count));
-  for (let d = 0; d < h0.length; d++) h0[d] = sums[at + d]! * norm;
+  for (let d = 0; d < dim; d++) h0[to + d] = sums[at + d]! * norm;
   return h0;
 }
 
