@@ -4,7 +4,7 @@ import type { RowSummer } from "./scorers.js";
 /**
  * Embedding tables kept in WebAssembly memory, so that their rows are summed by row-sums.wasm
  * (128-bit SIMD; source and reasons in row-sums.wat) instead of in JavaScript: about a quarter of
- * the time for the default model's 128-byte rows (bench/row-sums.ts). The sums are integers, so
+ * the time for the default model's 128-byte rows (`npm run bench:kernels`). The sums are integers, so
  * scores are the same to the bit either way.
  *
  * allocateRowTable hands out the table; createRowSummer (scorers.ts) asks rowSummerFor whether a
