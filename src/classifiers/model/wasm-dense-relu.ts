@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { reserveMemory } from "./wasm-row-table.js";
 
 /**
  * The hidden layers of several embedding-bag networks of one shape, h = ReLU(W x + b), computed by
@@ -20,8 +21,8 @@ type DenseReluFn = (n: number, rows: number, cols: number, w: number, b: number,
 
 /**
  * `layers[k]` is network k's weights (rows x cols, row-major, as in the model file) and biases.
- * Undefined where WebAssembly SIMD is missing or rows is not a multiple of 8 (the caller keeps
- * its JavaScript layer).
+ * Undefined where WebAssembly SIMD is missing, its memory cannot be reserved (reserveMemory) or
+ * rows is not a multiple of 8: the caller keeps its JavaScript layer.
  */
 export function createDenseRelu(layers: readonly { w: Float32Array; b: Float32Array }[], rows: number, cols: number): DenseRelu | undefined {
   if (!wasmModule || rows % 8 !== 0 || layers.length === 0) return undefined;
@@ -31,7 +32,8 @@ export function createDenseRelu(layers: readonly { w: Float32Array; b: Float32Ar
   const inputAt = align16(biasesAt + n * rows * 4);
   const outputAt = inputAt + n * cols * 8;
   const pages = Math.ceil((outputAt + n * rows * 8) / 65_536);
-  const memory = new WebAssembly.Memory({ initial: pages, maximum: pages });
+  const memory = reserveMemory(pages);
+  if (!memory) return undefined;
   const denseRelu = new WebAssembly.Instance(wasmModule, { env: { memory } }).exports.denseRelu as DenseReluFn;
   // Rows in pairs, a pair's two weights of one column side by side: one float64x2 lane per row.
   const weights = new Float32Array(memory.buffer, weightsAt, n * rows * cols);

@@ -8,8 +8,8 @@ import type { RowSummer } from "./scorers.js";
  * scores are the same to the bit either way.
  *
  * allocateRowTable hands out the table; createRowSummer (scorers.ts) asks rowSummerFor whether a
- * table it is given lives here. Where WebAssembly SIMD is missing, tables are plain Int8Arrays
- * and summed in JavaScript as before.
+ * table it is given lives here. Where WebAssembly SIMD is missing, or its memory cannot be
+ * reserved (reserveMemory), tables are plain Int8Arrays and summed in JavaScript as before.
  */
 const WASM_BYTES = readFileSync(new URL("./row-sums.wasm", import.meta.url));
 const wasmModule = WebAssembly.validate(WASM_BYTES) ? new WebAssembly.Module(WASM_BYTES) : undefined;
@@ -39,7 +39,8 @@ export function allocateRowTable(bytes: number, maxRowBytes: number): Int8Array 
   const featuresAt = align16(bytes);
   const sumsAt = featuresAt + FEATURES_PER_CALL * 4;
   const pages = Math.ceil((sumsAt + align16(maxRowBytes) * 4) / 65_536);
-  const memory = new WebAssembly.Memory({ initial: pages, maximum: pages });
+  const memory = reserveMemory(pages);
+  if (!memory) return new Int8Array(bytes);
   const instance = new WebAssembly.Instance(wasmModule, { env: { memory } });
   const buffer = memory.buffer;
   tables.set(buffer, {
@@ -71,6 +72,21 @@ export function rowSummerFor(emb: Int8Array, dim: number, stride: number, offset
       else for (let d = 0; d < dim; d++) acc[d]! += sums[d]!;
     }
   };
+}
+
+/**
+ * A fixed-size WebAssembly memory, or undefined where it cannot be had: Node 20's V8 reserves about
+ * 10 GB of address space for each (guard regions), which a virtual-memory limit (`ulimit -v` under
+ * about 16 GB) refuses (Node 24's falls back to bounds checks). The caller then keeps its
+ * JavaScript path: slower, the same scores (test/classifiers/wasm-fallback.test.ts).
+ */
+export function reserveMemory(pages: number): WebAssembly.Memory | undefined {
+  try {
+    return new WebAssembly.Memory({ initial: pages, maximum: pages });
+  } catch (error) {
+    if (error instanceof RangeError) return undefined;
+    throw error;
+  }
 }
 
 const align16 = (n: number) => (n + 15) & ~15;
