@@ -1,5 +1,4 @@
 import { readFileSync } from "node:fs";
-import type { RowSummer } from "./scorers.js";
 
 /**
  * Embedding tables kept in WebAssembly memory, so that their rows are summed by row-sums.wasm
@@ -14,6 +13,8 @@ import type { RowSummer } from "./scorers.js";
 const WASM_BYTES = readFileSync(new URL("./row-sums.wasm", import.meta.url));
 const wasmModule = WebAssembly.validate(WASM_BYTES) ? new WebAssembly.Module(WASM_BYTES) : undefined;
 
+/** scorers.ts's RowSummer (declared here too: scorers.ts imports this file). */
+type RowSummer = (features: Uint32Array, from: number, to: number, acc: Int32Array) => void;
 type SumRows = (feat: number, count: number, stride: number, offset: number, rowBytes: number, acc: number) => void;
 
 interface WasmTable {
