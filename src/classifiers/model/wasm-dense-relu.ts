@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { reserveMemory } from "./wasm-row-table.js";
+import { LITTLE_ENDIAN, reserveMemory } from "./wasm-row-table.js";
 
 /**
  * The hidden layers of several embedding-bag networks of one shape, h = ReLU(W x + b), computed by
@@ -15,7 +15,7 @@ export interface DenseRelu {
 }
 
 const WASM_BYTES = readFileSync(new URL("./dense-relu.wasm", import.meta.url));
-const wasmModule = WebAssembly.validate(WASM_BYTES) ? new WebAssembly.Module(WASM_BYTES) : undefined;
+const wasmModule = LITTLE_ENDIAN && WebAssembly.validate(WASM_BYTES) ? new WebAssembly.Module(WASM_BYTES) : undefined;
 
 type DenseReluFn = (n: number, rows: number, cols: number, w: number, b: number, x: number, out: number) => void;
 

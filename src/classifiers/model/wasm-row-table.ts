@@ -2,16 +2,21 @@ import { readFileSync } from "node:fs";
 
 /**
  * Embedding tables kept in WebAssembly memory, so that their rows are summed by row-sums.wasm
- * (128-bit SIMD; source and reasons in row-sums.wat) instead of in JavaScript: about a quarter of
- * the time for the default model's 128-byte rows (`npm run bench:kernels`). The sums are integers, so
- * scores are the same to the bit either way.
+ * (128-bit SIMD; source and reasons in row-sums.wat) instead of in JavaScript: about a fifth of
+ * the time for the default model's 128-byte rows (`npm run bench:kernels`). The sums are
+ * integers, so scores are the same to the bit either way.
  *
  * allocateRowTable hands out the table; createRowSummer (scorers.ts) asks rowSummerFor whether a
- * table it is given lives here. Where WebAssembly SIMD is missing, or its memory cannot be
- * reserved (reserveMemory), tables are plain Int8Arrays and summed in JavaScript as before.
+ * table it is given lives here. Where WebAssembly SIMD is missing, the machine is big-endian or
+ * the memory cannot be reserved (reserveMemory), tables are plain Int8Arrays summed in JavaScript.
  */
 const WASM_BYTES = readFileSync(new URL("./row-sums.wasm", import.meta.url));
-const wasmModule = WebAssembly.validate(WASM_BYTES) ? new WebAssembly.Module(WASM_BYTES) : undefined;
+/**
+ * WebAssembly memory is little-endian; JavaScript's typed arrays over it use the machine's order, so
+ * a big-endian machine keeps the JavaScript loops.
+ */
+export const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+const wasmModule = LITTLE_ENDIAN && WebAssembly.validate(WASM_BYTES) ? new WebAssembly.Module(WASM_BYTES) : undefined;
 
 /** scorers.ts's RowSummer (declared here too: scorers.ts imports this file). */
 type RowSummer = (features: Uint32Array, from: number, to: number, acc: Int32Array) => void;
