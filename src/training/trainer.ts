@@ -38,9 +38,13 @@ export function positiveWeights(corpus: Corpus, rows: Uint32Array, heads: number
 
 /** Clipped int8 quantisation: the scale comes from a high percentile so a few outliers do not flatten the rest. */
 export function quantizeClipped(values: Float32Array, stride = 1, lane = 0, percentile = 0.9999): { q: Int8Array; scale: number } {
-  const mags: number[] = [];
-  for (let i = lane; i < values.length; i += stride) if (values[i] !== 0) mags.push(Math.abs(values[i]!));
-  mags.sort((a, b) => a - b);
+  // The non-zero magnitudes in a typed array, sorted without a comparator: an embedding table has
+  // millions, and a number[] sorted through (a, b) => a - b took about 9 s of a 28 s training run.
+  let count = 0;
+  for (let i = lane; i < values.length; i += stride) if (values[i] !== 0) count++;
+  const mags = new Float64Array(count);
+  for (let i = lane, k = 0; i < values.length; i += stride) if (values[i] !== 0) mags[k++] = Math.abs(values[i]!);
+  mags.sort();
   const clip = mags.length > 0 ? mags[Math.min(mags.length - 1, Math.floor(mags.length * percentile))]! : 1;
   const scale = clip > 0 ? clip / 127 : 1;
   const q = new Int8Array(Math.ceil((values.length - lane) / stride));
