@@ -5,7 +5,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import wabtInit from "wabt";
 
-export const WASM_SOURCES = ["row-sums.wat", "dense-relu.wat"].map((name) => fileURLToPath(new URL(`../src/classifiers/model/${name}`, import.meta.url)));
+export const WASM_SOURCES = ["classifiers/model/row-sums.wat", "classifiers/model/dense-relu.wat", "training/embedding-bag.wat"].map((path) => fileURLToPath(new URL(`../src/${path}`, import.meta.url)));
 
 /** The binary that `watPath` assembles to (SIMD on, no names or debug sections). */
 export async function assemble(watPath) {
