@@ -1,5 +1,4 @@
-import { readFileSync } from "node:fs";
-import { LITTLE_ENDIAN, reserveMemory } from "../classifiers/model/wasm-row-table.js";
+import { instantiateWithMemory, loadSimdModule } from "../classifiers/model/wasm-support.js";
 
 /**
  * The embedding table of a network in training, with its AdaGrad sums, in WebAssembly memory, and
@@ -18,8 +17,7 @@ export interface EmbeddingBagKernels {
   adagradRows(feats: Uint32Array, from: number, to: number, dh0: Float64Array, norm: number, lr: number): boolean;
 }
 
-const WASM_BYTES = readFileSync(new URL("./embedding-bag.wasm", import.meta.url));
-const wasmModule = LITTLE_ENDIAN && WebAssembly.validate(WASM_BYTES) ? new WebAssembly.Module(WASM_BYTES) : undefined;
+const wasmModule = loadSimdModule(new URL("./embedding-bag.wasm", import.meta.url));
 
 /** Rows one call takes: far more than a training window has. */
 const MAX_ROWS = 1 << 16;
@@ -36,12 +34,11 @@ export function createEmbeddingBagKernels(rows: number, dim: number): EmbeddingB
   const featAt = gAt + tableBytes;
   const vecAt = featAt + MAX_ROWS * 4;
   const outAt = vecAt + dim * 8;
-  const memory = reserveMemory(Math.ceil((outAt + dim * 8) / 65_536));
-  if (!memory) return undefined;
-  const exports = new WebAssembly.Instance(wasmModule, { env: { memory } }).exports;
+  const instance = instantiateWithMemory(wasmModule, outAt + dim * 8);
+  if (!instance) return undefined;
+  const { exports, buffer } = instance;
   const bagSum = exports.bagSum as BagSum;
   const adagradRows = exports.adagradRows as AdagradRows;
-  const buffer = memory.buffer;
   const feat = new Uint32Array(buffer, featAt, MAX_ROWS);
   const vec = new Float64Array(buffer, vecAt, dim);
   const out = new Float64Array(buffer, outAt, dim);

@@ -8,7 +8,7 @@ const SENTENCES = ["you are a worthless idiot", "I want to end my life tonight",
 
 // The child prints whether it could reserve WebAssembly memory, then its verdicts.
 const CHILD = `
-  const { reserveMemory } = await import(${JSON.stringify(new URL("../../src/classifiers/model/wasm-row-table.ts", import.meta.url).pathname)});
+  const { reserveMemory } = await import(${JSON.stringify(new URL("../../src/classifiers/model/wasm-support.ts", import.meta.url).pathname)});
   const { loadTrainedClassifier } = await import(${JSON.stringify(new URL("../../src/classifiers/engine/index.ts", import.meta.url).pathname)});
   const classifier = loadTrainedClassifier();
   console.log(JSON.stringify({ reserved: reserveMemory(1) !== undefined, verdicts: ${JSON.stringify(SENTENCES)}.map((t) => classifier.classify(t)) }));

@@ -1,6 +1,7 @@
 import type { TokenFeatures } from "./features.js";
 import { newFloat64Array, newInt32Array, newUint32Array, newUint8Array } from "./typed-slab.js";
 import { rowSummerFor } from "./wasm-row-table.js";
+import { LITTLE_ENDIAN } from "./wasm-support.js";
 
 /**
  * The two model families compared in training, as pure scoring functions over hashed features.
@@ -311,8 +312,7 @@ export type RowSummer = (features: Uint32Array, from: number, to: number, acc: I
 export function createRowSummer(emb: Int8Array, dim: number, stride = dim, offset = 0): RowSummer {
   const simd = rowSummerFor(emb, dim, stride, offset);
   if (simd) return simd;
-  const littleEndian = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
-  if (dim % 32 !== 0 || stride % 4 !== 0 || offset % 4 !== 0 || !littleEndian) return plainRowSummer(emb, dim, stride, offset);
+  if (dim % 32 !== 0 || stride % 4 !== 0 || offset % 4 !== 0 || !LITTLE_ENDIAN) return plainRowSummer(emb, dim, stride, offset);
   // A view needs a 4-byte aligned offset; model-file.ts aligns tensors, but copy if handed a stray view.
   const bytes = emb.byteOffset % 4 === 0 ? emb : emb.slice();
   return packedRowSummer(new Int32Array(bytes.buffer, bytes.byteOffset, bytes.length >> 2), dim, stride >> 2, offset >> 2);

@@ -1,5 +1,4 @@
-import { readFileSync } from "node:fs";
-import { LITTLE_ENDIAN, reserveMemory } from "./wasm-row-table.js";
+import { align16, instantiateWithMemory, loadSimdModule } from "./wasm-support.js";
 
 /**
  * The hidden layers of several embedding-bag networks of one shape, h = ReLU(W x + b), computed by
@@ -14,14 +13,13 @@ export interface DenseRelu {
   run(): void;
 }
 
-const WASM_BYTES = readFileSync(new URL("./dense-relu.wasm", import.meta.url));
-const wasmModule = LITTLE_ENDIAN && WebAssembly.validate(WASM_BYTES) ? new WebAssembly.Module(WASM_BYTES) : undefined;
+const wasmModule = loadSimdModule(new URL("./dense-relu.wasm", import.meta.url));
 
 type DenseReluFn = (n: number, rows: number, cols: number, w: number, b: number, x: number, out: number) => void;
 
 /**
  * `layers[k]` is network k's weights (rows x cols, row-major, as in the model file) and biases.
- * Undefined where WebAssembly SIMD is missing, its memory cannot be reserved (reserveMemory) or
+ * Undefined where WebAssembly SIMD is missing, its memory cannot be reserved (wasm-support.ts) or
  * rows is not a multiple of 8: the caller keeps its JavaScript layer.
  */
 export function createDenseRelu(layers: readonly { w: Float32Array; b: Float32Array }[], rows: number, cols: number): DenseRelu | undefined {
@@ -31,13 +29,13 @@ export function createDenseRelu(layers: readonly { w: Float32Array; b: Float32Ar
   const biasesAt = weightsAt + n * rows * cols * 4;
   const inputAt = align16(biasesAt + n * rows * 4);
   const outputAt = inputAt + n * cols * 8;
-  const pages = Math.ceil((outputAt + n * rows * 8) / 65_536);
-  const memory = reserveMemory(pages);
-  if (!memory) return undefined;
-  const denseRelu = new WebAssembly.Instance(wasmModule, { env: { memory } }).exports.denseRelu as DenseReluFn;
+  const instance = instantiateWithMemory(wasmModule, outputAt + n * rows * 8);
+  if (!instance) return undefined;
+  const { buffer } = instance;
+  const denseRelu = instance.exports.denseRelu as DenseReluFn;
   // Rows in pairs, a pair's two weights of one column side by side: one float64x2 lane per row.
-  const weights = new Float32Array(memory.buffer, weightsAt, n * rows * cols);
-  const biases = new Float32Array(memory.buffer, biasesAt, n * rows);
+  const weights = new Float32Array(buffer, weightsAt, n * rows * cols);
+  const biases = new Float32Array(buffer, biasesAt, n * rows);
   layers.forEach(({ w, b }, k) => {
     if (w.length !== rows * cols || b.length !== rows) throw new Error(`network ${k}: expected ${rows} x ${cols} weights and ${rows} biases`);
     const at = k * rows * cols;
@@ -47,10 +45,9 @@ export function createDenseRelu(layers: readonly { w: Float32Array; b: Float32Ar
     biases.set(b, k * rows);
   });
   return {
-    input: new Float64Array(memory.buffer, inputAt, n * cols),
-    output: new Float64Array(memory.buffer, outputAt, n * rows),
+    input: new Float64Array(buffer, inputAt, n * cols),
+    output: new Float64Array(buffer, outputAt, n * rows),
     run: () => denseRelu(n, rows, cols, weightsAt, biasesAt, inputAt, outputAt),
   };
 }
 
-const align16 = (n: number) => (n + 15) & ~15;

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { align16, instantiateWithMemory, loadSimdModule } from "./wasm-support.js";
 
 /**
  * Embedding tables kept in WebAssembly memory, so that their rows are summed by row-sums.wasm
@@ -8,15 +8,9 @@ import { readFileSync } from "node:fs";
  *
  * allocateRowTable hands out the table; createRowSummer (scorers.ts) asks rowSummerFor whether a
  * table it is given lives here. Where WebAssembly SIMD is missing, the machine is big-endian or
- * the memory cannot be reserved (reserveMemory), tables are plain Int8Arrays summed in JavaScript.
+ * the memory cannot be reserved (wasm-support.ts), tables are plain Int8Arrays summed in JavaScript.
  */
-const WASM_BYTES = readFileSync(new URL("./row-sums.wasm", import.meta.url));
-/**
- * WebAssembly memory is little-endian; JavaScript's typed arrays over it use the machine's order, so
- * a big-endian machine keeps the JavaScript loops.
- */
-export const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
-const wasmModule = LITTLE_ENDIAN && WebAssembly.validate(WASM_BYTES) ? new WebAssembly.Module(WASM_BYTES) : undefined;
+const wasmModule = loadSimdModule(new URL("./row-sums.wasm", import.meta.url));
 
 /** scorers.ts's RowSummer (declared here too: scorers.ts imports this file). */
 type RowSummer = (features: Uint32Array, from: number, to: number, acc: Int32Array) => void;
@@ -44,11 +38,9 @@ export function allocateRowTable(bytes: number, maxRowBytes: number): Int8Array 
   if (!wasmModule) return new Int8Array(bytes);
   const featuresAt = align16(bytes);
   const sumsAt = featuresAt + FEATURES_PER_CALL * 4;
-  const pages = Math.ceil((sumsAt + align16(maxRowBytes) * 4) / 65_536);
-  const memory = reserveMemory(pages);
-  if (!memory) return new Int8Array(bytes);
-  const instance = new WebAssembly.Instance(wasmModule, { env: { memory } });
-  const buffer = memory.buffer;
+  const instance = instantiateWithMemory(wasmModule, sumsAt + align16(maxRowBytes) * 4);
+  if (!instance) return new Int8Array(bytes);
+  const { buffer } = instance;
   tables.set(buffer, {
     sumRows: instance.exports.sumRows as SumRows,
     features: new Uint32Array(buffer, featuresAt, FEATURES_PER_CALL),
@@ -79,20 +71,3 @@ export function rowSummerFor(emb: Int8Array, dim: number, stride: number, offset
     }
   };
 }
-
-/**
- * A fixed-size WebAssembly memory, or undefined where it cannot be had: Node 20's V8 reserves about
- * 10 GB of address space for each (guard regions), which a virtual-memory limit (`ulimit -v` under
- * about 16 GB) refuses (Node 24's falls back to bounds checks). The caller then keeps its
- * JavaScript path: slower, the same scores (test/classifiers/wasm-fallback.test.ts).
- */
-export function reserveMemory(pages: number): WebAssembly.Memory | undefined {
-  try {
-    return new WebAssembly.Memory({ initial: pages, maximum: pages });
-  } catch (error) {
-    if (error instanceof RangeError) return undefined;
-    throw error;
-  }
-}
-
-const align16 = (n: number) => (n + 15) & ~15;
