@@ -85,12 +85,16 @@ export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opt
   // n-grams that identify a source, which is what fails on a dataset it never saw.
   const dropout = opts.featureDropout ?? 0;
   const rand = createPrng(opts.seed);
-  const init = (n: number, s: number): Float32Array => Float32Array.from({ length: n }, () => (rand() * 2 - 1) * s);
+  /** n uniform values in [-s, s), drawn in index order, into `into` (a table that lives elsewhere) or a new array. */
+  const init = (n: number, s: number, into: Float32Array = new Float32Array(n)): Float32Array => {
+    for (let i = 0; i < n; i++) into[i] = (rand() * 2 - 1) * s;
+    return into;
+  };
   // The table's two loops in WebAssembly where they apply (no dropout, no frozen word rows): the
   // same weights to the bit, about twice as fast (wasm-embedding-bag.ts).
   // (`wasm: false`: the JavaScript loops only; tests hold the two equal.)
   const kernels = opts.wasm !== false && dropout === 0 && !opts.wordRows ? createEmbeddingBagKernels(buckets, D) : undefined;
-  const emb = kernels ? fillLike(kernels.emb, () => (rand() * 2 - 1) * 0.1) : init(buckets * D, 0.1);
+  const emb = init(buckets * D, 0.1, kernels?.emb);
   const w1 = init(M * D, Math.sqrt(6 / (M + D)));
   const b1 = new Float32Array(M).fill(0.01);
   // Self-supervised starting points (pretrain-embeddings.ts) for every bucket a training word hashes
@@ -229,10 +233,4 @@ export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opt
     params: { dim: D, hidden: M, embScale: scale },
     scorer: createMlpScorer({ buckets, heads: K, dim: D, hidden: M, emb: q, embScale: scale, w1, b1, w2, b2 }),
   };
-}
-
-/** `array` filled in index order from `next` (as Float32Array.from would make it), for a table that lives elsewhere. */
-function fillLike(array: Float32Array, next: () => number): Float32Array {
-  for (let i = 0; i < array.length; i++) array[i] = next();
-  return array;
 }
