@@ -18,7 +18,9 @@
  * off by default, tried in session 13 and not kept: docs/model-history.md), --word-vectors PATH with
  * --word-vocabulary N, --word-rms X, --word-frozen true|false (GloVe rows for the most frequent words,
  * word-vectors.ts; PATH from `npm run fetch:word-vectors`; off by default, tried in session 14 and
- * not kept: docs/model-history.md).
+ * not kept: docs/model-history.md), --clean-positives all|a,b with --hard-positive-weight X (drop, or
+ * weigh, the positives two half-corpus networks cannot explain, label-cleaning.ts; off by default,
+ * tried in session 27 and not kept).
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -29,6 +31,7 @@ import { CATEGORY_IDS } from "../classifiers/categories.js";
 import { featureRows, type HashingSpec } from "../classifiers/model/features.js";
 import { buildModelFile, type CalibrateBy, type HeadReport } from "./build-model.js";
 import { buildCorpus, inCalibrationSplit, type Corpus } from "./corpus.js";
+import { dropUnsupportedPositives } from "./label-cleaning.js";
 import { readAll } from "./datasets/index.js";
 import { hashString } from "./prng.js";
 import { datasetsRoot } from "./datasets/files.js";
@@ -114,6 +117,12 @@ const { values } = parseArgs({
     // Hash buckets of the feature table (n-grams share a row when their hashes collide).
     buckets: { type: "string", default: String(DEFAULT_HASHING.buckets) },
     "identity-words": { type: "string", default: "placeholder" },
+    // Make unknown the positives that two half-corpus networks score, out of fold, no higher than
+    // the average negative (label-cleaning.ts; off by default: docs/model-history.md, session 27).
+    // "all", or comma-separated categories whose positives are cleaned; absent: none.
+    "clean-positives": { type: "string" },
+    // Instead of dropping those positives, weigh their texts' rows this many times (1 = drop them).
+    "hard-positive-weight": { type: "string", default: "1" },
     // Epochs of self-supervised skip-gram pretraining of the feature table before the embedding-mlp
     // family's supervised run (pretrain-embeddings.ts; 0 = random start), and the pretrained
     // vectors' root-mean-square per coordinate (the random start's is 0.058).
@@ -262,11 +271,32 @@ function fit(family: string, exclude: string | undefined, id: string, training: 
   const train = rowsWhere(c, (r) => c.split[r] === 0 && c.dataset[r] !== ex && (SUBSAMPLE >= 1 || (hashRow(r, seed) < SUBSAMPLE)));
   const calib = rowsWhere(c, (r) => c.split[r] === 1 && c.dataset[r] !== ex);
   const teacher = teacherFor(exclude);
-  const trained = FAMILIES[family]!(c, train, heads, seed, n, teacher);
-  const built = buildModelFile({ id, corpus: c, calibrationRows: calib, calibrateBy: CALIBRATE_BY, trained, heads, hashing: HASHING, window: WINDOW, training: { ...training, ...WINDOW_LABELS, ...(PRETRAIN_EPOCHS > 0 ? { pretrainEpochs: PRETRAIN_EPOCHS, pretrainRms: Number(values["pretrain-rms"]) } : {}), ...(teacher ? { teacher: teacherProvenance() } : {}), ...WORD_VECTORS?.training, datasets: c.datasets, rows: c.rows } });
+  const cleaned = values["clean-positives"] ? cleanedCorpus(c, train, n) : undefined;
+  const trained = FAMILIES[family]!(cleaned?.corpus ?? c, train, heads, seed, n, teacher);
+  const built = buildModelFile({ id, corpus: c, calibrationRows: calib, calibrateBy: CALIBRATE_BY, trained, heads, hashing: HASHING, window: WINDOW, training: { ...training, ...WINDOW_LABELS, ...(PRETRAIN_EPOCHS > 0 ? { pretrainEpochs: PRETRAIN_EPOCHS, pretrainRms: Number(values["pretrain-rms"]) } : {}), ...(teacher ? { teacher: teacherProvenance() } : {}), ...WORD_VECTORS?.training, ...(cleaned ? { cleanPositives: cleaned.summary } : {}), datasets: c.datasets, rows: c.rows } });
   const { tensors: _entries, ...header } = built.model.header;
   writeFileSync(cached(name), encodeModel({ ...header, training: { ...header.training, calibrationReports: built.reports } }, Object.fromEntries(built.model.tensors)));
   return built;
+}
+
+/** The corpus with dropUnsupportedPositives' labels, and what it dropped, for the header. */
+function cleanedCorpus(c: Corpus, train: Uint32Array, n: number): { corpus: Corpus; summary: Record<string, unknown> } {
+  const only = values["clean-positives"] === "all" ? undefined : new Set(values["clean-positives"]!.split(",").map((name) => categoryIndex(name)));
+  const cleaned = dropUnsupportedPositives(c, train, heads, seed, only, (rows, s) => trainMlp(c, rows, featureRows(HASHING), { heads, seed: s, epochs: n, ...MLP, positiveWindows: POSITIVE_WINDOWS }));
+  const total = Object.values(cleaned.dropped).reduce((a, b) => a + b, 0);
+  log(`${Number(values["hard-positive-weight"]) === 1 ? "dropped" : "weighed"} ${total} unsupported positive labels: ${Object.entries(cleaned.dropped).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`).join(", ")}`);
+  const weight = Number(values["hard-positive-weight"]);
+  if (weight === 1) return { corpus: { ...c, labels: cleaned.labels }, summary: { bars: cleaned.bars, dropped: cleaned.dropped } };
+  // The same positives kept, their texts weighed more: what the drop removed, taught harder.
+  const weighted = c.weight.slice();
+  for (const r of train) if (cleaned.examples.has(c.example[r]!)) weighted[r]! *= weight;
+  return { corpus: { ...c, weight: weighted }, summary: { bars: cleaned.bars, weighted: cleaned.dropped, weight } };
+}
+
+function categoryIndex(name: string): number {
+  const i = (CATEGORY_IDS as readonly string[]).indexOf(name.trim());
+  if (i < 0 || !heads.includes(i)) throw new Error(`--clean-positives: "${name}" is not a learned head`);
+  return i;
 }
 
 function calibrate(fl: FoldLogits[]): HeldOutCalibration | undefined {

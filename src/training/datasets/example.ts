@@ -15,7 +15,7 @@ export const CATEGORY_INDEX: Readonly<Record<CategoryId, number>> = Object.fromE
   CATEGORY_IDS.map((id, i) => [id, i]),
 ) as Record<CategoryId, number>;
 
-const PARENT: Partial<Record<CategoryId, CategoryId>> = {
+export const PARENT: Partial<Record<CategoryId, CategoryId>> = {
   harassment_threatening: "harassment",
   hate_threatening: "hate",
   self_harm_intent: "self_harm",
