@@ -20,7 +20,8 @@
  * word-vectors.ts; PATH from `npm run fetch:word-vectors`; off by default, tried in session 14 and
  * not kept: docs/model-history.md), --clean-positives all|a,b with --hard-positive-weight X (drop, or
  * weigh, the positives two half-corpus networks cannot explain, label-cleaning.ts; off by default,
- * tried in session 27 and not kept).
+ * tried in session 27 and not kept), --unlabel dataset:category,... (those labels train nothing: what
+ * one source adds to one category).
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -31,6 +32,7 @@ import { CATEGORY_IDS } from "../classifiers/categories.js";
 import { featureRows, type HashingSpec } from "../classifiers/model/features.js";
 import { buildModelFile, type CalibrateBy, type HeadReport } from "./build-model.js";
 import { buildCorpus, inCalibrationSplit, type Corpus } from "./corpus.js";
+import { PARENT } from "./datasets/example.js";
 import { dropUnsupportedPositives } from "./label-cleaning.js";
 import { readAll } from "./datasets/index.js";
 import { hashString } from "./prng.js";
@@ -123,6 +125,9 @@ const { values } = parseArgs({
     "clean-positives": { type: "string" },
     // Instead of dropping those positives, weigh their texts' rows this many times (1 = drop them).
     "hard-positive-weight": { type: "string", default: "1" },
+    // dataset:category pairs, comma-separated, whose labels train nothing (made unknown in the
+    // training rows, kept for evaluation): what one source's labels of one category add.
+    unlabel: { type: "string" },
     // Epochs of self-supervised skip-gram pretraining of the feature table before the embedding-mlp
     // family's supervised run (pretrain-embeddings.ts; 0 = random start), and the pretrained
     // vectors' root-mean-square per coordinate (the random start's is 0.058).
@@ -272,8 +277,9 @@ function fit(family: string, exclude: string | undefined, id: string, training: 
   const calib = rowsWhere(c, (r) => c.split[r] === 1 && c.dataset[r] !== ex);
   const teacher = teacherFor(exclude);
   const cleaned = values["clean-positives"] ? cleanedCorpus(c, train, n) : undefined;
-  const trained = FAMILIES[family]!(cleaned?.corpus ?? c, train, heads, seed, n, teacher);
-  const built = buildModelFile({ id, corpus: c, calibrationRows: calib, calibrateBy: CALIBRATE_BY, trained, heads, hashing: HASHING, window: WINDOW, training: { ...training, ...WINDOW_LABELS, ...(PRETRAIN_EPOCHS > 0 ? { pretrainEpochs: PRETRAIN_EPOCHS, pretrainRms: Number(values["pretrain-rms"]) } : {}), ...(teacher ? { teacher: teacherProvenance() } : {}), ...WORD_VECTORS?.training, ...(cleaned ? { cleanPositives: cleaned.summary } : {}), datasets: c.datasets, rows: c.rows } });
+  const unlabelled = values.unlabel ? unlabelledCorpus(cleaned?.corpus ?? c, train, values.unlabel) : undefined;
+  const trained = FAMILIES[family]!(unlabelled ?? cleaned?.corpus ?? c, train, heads, seed, n, teacher);
+  const built = buildModelFile({ id, corpus: c, calibrationRows: calib, calibrateBy: CALIBRATE_BY, trained, heads, hashing: HASHING, window: WINDOW, training: { ...training, ...WINDOW_LABELS, ...(PRETRAIN_EPOCHS > 0 ? { pretrainEpochs: PRETRAIN_EPOCHS, pretrainRms: Number(values["pretrain-rms"]) } : {}), ...(teacher ? { teacher: teacherProvenance() } : {}), ...WORD_VECTORS?.training, ...(cleaned ? { cleanPositives: cleaned.summary } : {}), ...(values.unlabel ? { unlabel: values.unlabel } : {}), datasets: c.datasets, rows: c.rows } });
   const { tensors: _entries, ...header } = built.model.header;
   writeFileSync(cached(name), encodeModel({ ...header, training: { ...header.training, calibrationReports: built.reports } }, Object.fromEntries(built.model.tensors)));
   return built;
@@ -293,9 +299,25 @@ function cleanedCorpus(c: Corpus, train: Uint32Array, n: number): { corpus: Corp
   return { corpus: { ...c, weight: weighted }, summary: { bars: cleaned.bars, weighted: cleaned.dropped, weight } };
 }
 
+/** The corpus with --unlabel's dataset:category labels (and their sub-categories') unknown in `train`. */
+function unlabelledCorpus(c: Corpus, train: Uint32Array, pairs: string): Corpus {
+  const H = CATEGORY_IDS.length;
+  const labels = c.labels.slice();
+  for (const pair of pairs.split(",")) {
+    const [dataset, category] = pair.split(":");
+    const d = c.datasets.indexOf(dataset!.trim());
+    if (d < 0) throw new Error(`--unlabel: no dataset "${dataset}"`);
+    const cats = [categoryIndex(category!), ...Object.entries(PARENT).filter(([, p]) => p === category!.trim()).map(([child]) => CATEGORY_IDS.indexOf(child as never))];
+    let n = 0;
+    for (const r of train) if (c.dataset[r] === d) for (const k of cats) if (labels[r * H + k] !== -1) { labels[r * H + k] = -1; n++; }
+    log(`--unlabel ${pair}: ${n} training labels made unknown`);
+  }
+  return { ...c, labels };
+}
+
 function categoryIndex(name: string): number {
   const i = (CATEGORY_IDS as readonly string[]).indexOf(name.trim());
-  if (i < 0 || !heads.includes(i)) throw new Error(`--clean-positives: "${name}" is not a learned head`);
+  if (i < 0 || !heads.includes(i)) throw new Error(`"${name}" is not a learned head`);
   return i;
 }
 
