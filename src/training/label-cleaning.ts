@@ -1,6 +1,6 @@
 import { CATEGORY_IDS } from "../classifiers/categories.js";
-import type { Corpus } from "./corpus.js";
-import { CATEGORY_INDEX, PARENT } from "./datasets/example.js";
+import { exampleRuns, type Corpus } from "./corpus.js";
+import { markParentsOfPositives } from "./datasets/example.js";
 import type { TrainedModel } from "./trainer.js";
 
 /** What dropUnsupportedPositives changed: the corpus's labels with some positives made unknown. */
@@ -31,52 +31,43 @@ export interface CleanedLabels {
 export function dropUnsupportedPositives(c: Corpus, rows: Uint32Array, heads: readonly number[], seed: number, only: ReadonlySet<number> | undefined, train: (rows: Uint32Array, seed: number) => TrainedModel): CleanedLabels {
   const H = CATEGORY_IDS.length;
   const K = heads.length;
+  // Each text's training rows (its windows, which share its labels), and the half it falls in.
+  const texts = exampleRuns(c, rows);
   const half = (r: number): number => Math.imul(c.example[r]! ^ seed, 0x9e3779b1) >>> 31;
-  // Highest out-of-fold logit of each training text, per head.
-  const best = new Map<number, Float64Array>();
+  // Highest out-of-fold probability of each text, per head: texts[t]'s is prob[t * K + k].
+  const prob = new Float64Array(texts.length * K).fill(-Infinity);
   const out = new Float64Array(K);
   for (const side of [0, 1]) {
     const model = train(rows.filter((r) => half(r) !== side), seed + side);
-    for (const r of rows) {
-      if (half(r) !== side) continue;
-      model.scorer.logits(c.feats.subarray(c.offsets[r]!, c.offsets[r + 1]!), out);
-      const e = c.example[r]!;
-      const top = best.get(e);
-      if (!top) best.set(e, Float64Array.from(out));
-      else for (let k = 0; k < K; k++) if (out[k]! > top[k]!) top[k] = out[k]!;
-    }
+    texts.forEach((windows, t) => {
+      if (half(windows[0]!) !== side) return;
+      for (const r of windows) {
+        model.scorer.logits(c.feats.subarray(c.offsets[r]!, c.offsets[r + 1]!), out);
+        for (let k = 0; k < K; k++) prob[t * K + k] = Math.max(prob[t * K + k]!, out[k]!);
+      }
+    });
   }
-  // Each text's label for a head (its rows share the text's labels), and the bar per head.
-  const rowsOf = new Map<number, number[]>();
-  for (const r of rows) {
-    const list = rowsOf.get(c.example[r]!);
-    if (list) list.push(r);
-    else rowsOf.set(c.example[r]!, [r]);
-  }
-  const labelOf = new Map<number, number>([...rowsOf].map(([e, list]) => [e, list[0]!]));
-  const bars = new Float64Array(K);
-  heads.forEach((cat, k) => {
+  for (let i = 0; i < prob.length; i++) prob[i] = sigmoid(prob[i]!);
+  // The bar per head: the average probability of a text labelled negative for it.
+  const labelOf = (t: number, cat: number): number => c.labels[texts[t]![0]! * H + cat]!;
+  const bars = heads.map((cat, k) => {
     let sum = 0, n = 0;
-    for (const [e, r] of labelOf) if (c.labels[r * H + cat] === 0) { sum += sigmoid(best.get(e)![k]!); n++; }
-    bars[k] = n > 0 ? sum / n : 0;
+    texts.forEach((_, t) => { if (labelOf(t, cat) === 0) { sum += prob[t * K + k]!; n++; } });
+    return n > 0 ? sum / n : 0;
   });
   const labels = c.labels.slice();
   const dropped: Record<string, number> = {};
   const examples = new Set<number>();
-  for (const [e, r0] of labelOf) {
+  texts.forEach((windows, t) => {
     heads.forEach((cat, k) => {
-      if ((only && !only.has(cat)) || c.labels[r0 * H + cat] !== 1 || sigmoid(best.get(e)![k]!) > bars[k]!) return;
-      const key = `${c.datasets[c.dataset[r0]!]} ${CATEGORY_IDS[cat]}`;
-      examples.add(e);
+      if ((only && !only.has(cat)) || labelOf(t, cat) !== 1 || prob[t * K + k]! > bars[k]!) return;
+      const key = `${c.datasets[c.dataset[windows[0]!]!]} ${CATEGORY_IDS[cat]}`;
       dropped[key] = (dropped[key] ?? 0) + 1;
-      for (const r of rowsOf.get(e)!) labels[r * H + cat] = -1;
+      examples.add(c.example[windows[0]!]!);
+      for (const r of windows) labels[r * H + cat] = -1;
     });
-  }
-  for (const r of rows) {
-    for (const [child, parent] of Object.entries(PARENT)) {
-      if (labels[r * H + CATEGORY_INDEX[child as keyof typeof CATEGORY_INDEX]] === 1) labels[r * H + CATEGORY_INDEX[parent]] = 1;
-    }
-  }
+  });
+  for (const r of rows) markParentsOfPositives(labels, r * H);
   return { labels, dropped, examples, bars: Object.fromEntries(heads.map((cat, k) => [CATEGORY_IDS[cat], Number(bars[k]!.toFixed(4))])) };
 }
 

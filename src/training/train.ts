@@ -290,8 +290,8 @@ function cleanedCorpus(c: Corpus, train: Uint32Array, n: number): { corpus: Corp
   const only = values["clean-positives"] === "all" ? undefined : new Set(values["clean-positives"]!.split(",").map((name) => categoryIndex(name)));
   const cleaned = dropUnsupportedPositives(c, train, heads, seed, only, (rows, s) => trainMlp(c, rows, featureRows(HASHING), { heads, seed: s, epochs: n, ...MLP, positiveWindows: POSITIVE_WINDOWS }));
   const total = Object.values(cleaned.dropped).reduce((a, b) => a + b, 0);
-  log(`${Number(values["hard-positive-weight"]) === 1 ? "dropped" : "weighed"} ${total} unsupported positive labels: ${Object.entries(cleaned.dropped).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`).join(", ")}`);
   const weight = Number(values["hard-positive-weight"]);
+  log(`${weight === 1 ? "dropped" : "weighed"} ${total} unsupported positive labels: ${Object.entries(cleaned.dropped).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`).join(", ")}`);
   if (weight === 1) return { corpus: { ...c, labels: cleaned.labels }, summary: { bars: cleaned.bars, dropped: cleaned.dropped } };
   // The same positives kept, their texts weighed more: what the drop removed, taught harder.
   const weighted = c.weight.slice();
@@ -304,10 +304,10 @@ function unlabelledCorpus(c: Corpus, train: Uint32Array, pairs: string): Corpus 
   const H = CATEGORY_IDS.length;
   const labels = c.labels.slice();
   for (const pair of pairs.split(",")) {
-    const [dataset, category] = pair.split(":");
-    const d = c.datasets.indexOf(dataset!.trim());
-    if (d < 0) throw new Error(`--unlabel: no dataset "${dataset}"`);
-    const cats = [categoryIndex(category!), ...Object.entries(PARENT).filter(([, p]) => p === category!.trim()).map(([child]) => CATEGORY_IDS.indexOf(child as never))];
+    const [dataset = "", category = ""] = pair.split(":").map((part) => part.trim());
+    const d = c.datasets.indexOf(dataset);
+    if (d < 0) throw new Error(`--unlabel: no dataset "${dataset}" (pairs are dataset:category)`);
+    const cats = [categoryIndex(category), ...Object.entries(PARENT).filter(([, p]) => p === category).map(([child]) => CATEGORY_IDS.indexOf(child as never))];
     let n = 0;
     for (const r of train) if (c.dataset[r] === d) for (const k of cats) if (labels[r * H + k] !== -1) { labels[r * H + k] = -1; n++; }
     log(`--unlabel ${pair}: ${n} training labels made unknown`);

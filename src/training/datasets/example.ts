@@ -34,15 +34,18 @@ export type LabelSpec = Partial<Record<CategoryId, 0 | 1>>;
 export function makeLabels(spec: LabelSpec, base: "benign" | "unknown"): Int8Array {
   const labels = new Int8Array(CATEGORY_IDS.length).fill(base === "benign" ? 0 : -1);
   for (const [id, value] of Object.entries(spec) as [CategoryId, 0 | 1][]) labels[CATEGORY_INDEX[id]] = value;
-  for (const [child, parent] of Object.entries(PARENT) as [CategoryId, CategoryId][]) {
-    const c = CATEGORY_INDEX[child];
-    const p = CATEGORY_INDEX[parent];
-    if (labels[c] === 1) labels[p] = 1;
-  }
+  markParentsOfPositives(labels);
   for (const [child, parent] of Object.entries(PARENT) as [CategoryId, CategoryId][]) {
     if (labels[CATEGORY_INDEX[parent]] === 0) labels[CATEGORY_INDEX[child]] = 0;
   }
   return labels;
+}
+
+/** A positive sub-category makes its parent positive, in the label vector at `labels[at ..]`. */
+export function markParentsOfPositives(labels: Int8Array, at = 0): void {
+  for (const [child, parent] of Object.entries(PARENT) as [CategoryId, CategoryId][]) {
+    if (labels[at + CATEGORY_INDEX[child]] === 1) labels[at + CATEGORY_INDEX[parent]] = 1;
+  }
 }
 
 export const BENIGN: Int8Array = makeLabels({}, "benign");
