@@ -9,8 +9,11 @@
  * calibrates each as training does (nested: on the other folds' held-out logits), so its baseline
  * column is the model card's held-out evaluation. Re-run it after training a new model:
  *   npm run train -- --cache DIR && npm run eval:rules -- --cache DIR
+ * The held-out sets hold few of the styles some families exist for, so each is also switched off in
+ * the shipped model on the acceptance sentences (acceptance-sentences.ts): a family the datasets
+ * score as no effect stays only while a sentence fails without it (ledger-verdict.ts).
  * Flags: --cache DIR, --family F, --folds a,b, --eval-cap N (at most N distinct texts per
- * held-out dataset, a fixed sample; 0 = all), --out FILE.
+ * held-out dataset, a fixed sample; 0 = all), --model FILE (the shipped model), --out FILE.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,13 +22,16 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { CATEGORY_IDS, type CategoryId } from "../classifiers/categories.js";
 import { createEngine } from "../classifiers/engine/engine.js";
-import { decodeModel, type ModelFile } from "../classifiers/model/model-file.js";
+import { withLanguageGate } from "../classifiers/language/language-gate.js";
+import { DEFAULT_MODEL_PATH, decodeModel, type ModelFile } from "../classifiers/model/model-file.js";
 import { POLICY } from "../classifiers/policy.js";
 import { FRAME_NAMES } from "../classifiers/rules/frames.js";
 import { RULE_FAMILIES } from "../classifiers/rules/index.js";
 import { datasetsRoot } from "./datasets/files.js";
 import { readAll } from "./datasets/index.js";
 import type { Example } from "./datasets/example.js";
+import { EVERYDAY_MESSAGES, failedAcceptanceSentences, PLAIN_HARM } from "./acceptance-sentences.js";
+import { AUPRC_STEP, FPR_STEP, ledgerVerdict } from "./ledger-verdict.js";
 import { summarize, type HeldOut } from "./evaluate.js";
 import { DEFAULT_MAX_FPR, fitFlagsAndSupport, heldOutLogits, withCalibration, type FoldLogits, type GuardRows } from "./heldout-calibration.js";
 
@@ -39,12 +45,10 @@ const { values } = parseArgs({
     "eval-cap": { type: "string", default: "2500" },
     out: { type: "string", default: join(repoRoot, "models", "rule-ledger.md") },
     evaluation: { type: "string", default: join(repoRoot, "models", "evaluation.json") },
+    // The shipped model, for the acceptance sentences (the folds' models are not what ships).
+    model: { type: "string", default: DEFAULT_MODEL_PATH },
   },
 });
-
-/** Figures that move less than these are no measurable effect. */
-const AUPRC_STEP = 0.001;
-const FPR_STEP = 0.0005;
 
 const evaluation = JSON.parse(readFileSync(values.evaluation, "utf8")) as { id: string; winner: string; folds: string[]; policy?: string; maxFpr?: number; guardRows?: GuardRows };
 const family = values.family ?? evaluation.winner;
@@ -142,14 +146,18 @@ function categoriesOf(v: (typeof variants)[number]): CategoryId[] {
 const f3 = (x: number | undefined): string => (x === undefined || Number.isNaN(x) ? "–" : x.toFixed(3));
 const signed = (x: number, digits = 3): string => `${x >= 0 ? "+" : ""}${x.toFixed(digits)}`;
 
-/** Whether a family pays: its own categories' AUPRC gain, and what it does to benign rows. */
-function verdictOf(gain: number, fprCost: number): string {
-  if (gain >= AUPRC_STEP && fprCost < FPR_STEP) return "pays";
-  if (fprCost <= -FPR_STEP && gain > -AUPRC_STEP) return "pays (fewer false positives)";
-  if (gain >= AUPRC_STEP) return "trade-off (more recall, more false positives)";
-  if (gain <= -AUPRC_STEP || fprCost >= FPR_STEP) return "costs";
-  return "no measurable effect";
-}
+// The acceptance sentences under each rule set, on the shipped model as the service loads it.
+const shippedModel = decodeModel(readFileSync(values.model));
+if (shippedModel.header.id !== evaluation.id) log(`warning: ${values.model} is ${shippedModel.header.id}, the evaluation is ${evaluation.id}`);
+const acceptanceFailed: string[][] = variants.map((v) => {
+  const classifier = withLanguageGate(createEngine(shippedModel, { disabled: v.off }));
+  return failedAcceptanceSentences((text) => {
+    const verdict = classifier.classify(text);
+    if (verdict instanceof Promise) throw new Error("the embedded classifier answers synchronously");
+    return CATEGORY_IDS.filter((c) => verdict.categories[c]?.flagged);
+  });
+});
+if (acceptanceFailed[0]!.length > 0) log(`warning: the shipped model fails ${acceptanceFailed[0]!.length} acceptance sentences as shipped`);
 
 const lines: string[] = [];
 lines.push("# Rule ledger", "");
@@ -162,10 +170,12 @@ lines.push("full classifier and then with one rule family or frame switched off 
 lines.push(`${cap > 0 ? `At most ${cap} distinct texts per dataset (a fixed sample). ` : ""}Benign rows: ${base.benign}; flagged as shipped: ${base.flagged} (${(100 * base.fpr).toFixed(2)} %).`, "");
 lines.push("AUPRC is pooled over the folds, per category the family may flag (policy.ts); \"with -> without\" and the change the");
 lines.push("family makes (with - without). Benign FP rate: share of benign held-out rows with any flag. A family pays when it raises");
-lines.push(`its categories' AUPRC by ${AUPRC_STEP} or more without adding ${FPR_STEP * 100} % benign flags, or removes that many false positives.`, "");
+lines.push(`its categories' AUPRC by ${AUPRC_STEP} or more without adding ${FPR_STEP * 100} % benign flags, or removes that many false positives.`);
+lines.push(`Acceptance: of the ${EVERYDAY_MESSAGES.length + PLAIN_HARM.length} acceptance sentences (src/training/acceptance-sentences.ts), those the shipped model \`${shippedModel.header.id}\``);
+lines.push(`fails with the family off (${acceptanceFailed[0]!.length} as shipped); a family the datasets cannot see is kept only while one fails without it.`, "");
 lines.push(`As shipped: macro AUPRC ${f3(base.macro)}; ${CATEGORY_IDS.filter((c) => base.auprc[c] !== undefined).map((c) => `${c} ${f3(base.auprc[c])}`).join(", ")}.`, "");
-lines.push("| rule family / frame | kind | categories: AUPRC with -> without (change) | macro change | benign FP rate with -> without | verdict |");
-lines.push("|---|---|---|---|---|---|");
+lines.push("| rule family / frame | kind | categories: AUPRC with -> without (change) | macro change | benign FP rate with -> without | acceptance fails without it | verdict |");
+lines.push("|---|---|---|---|---|---|---|");
 variants.forEach((v, i) => {
   if (v.kind === "baseline") return;
   const fig = figures[i]!;
@@ -173,8 +183,14 @@ variants.forEach((v, i) => {
   const gain = cats.reduce((sum, c) => sum + (base.auprc[c]! - (fig.auprc[c] ?? 0)), 0);
   const cells = cats.length === 0 ? "no held-out positives" : cats.map((c) => `${c} ${f3(base.auprc[c])} -> ${f3(fig.auprc[c])} (${signed(base.auprc[c]! - (fig.auprc[c] ?? 0))})`).join("; ");
   const fprCost = base.fpr - fig.fpr;
-  const verdict = v.kind === "all" ? "reference" : verdictOf(gain, fprCost);
-  lines.push(`| ${v.name} | ${v.kind} | ${cells} | ${signed(base.macro - fig.macro)} | ${(100 * base.fpr).toFixed(2)} % -> ${(100 * fig.fpr).toFixed(2)} % | ${verdict} |`);
+  const failed = acceptanceFailed[i]!.length;
+  const verdict = v.kind === "all" ? "reference" : ledgerVerdict(gain, fprCost, failed);
+  lines.push(`| ${v.name} | ${v.kind} | ${cells} | ${signed(base.macro - fig.macro)} | ${(100 * base.fpr).toFixed(2)} % -> ${(100 * fig.fpr).toFixed(2)} % | ${failed} | ${verdict} |`);
+});
+lines.push("", "Acceptance sentences failed with one family or frame off:", "");
+variants.forEach((v, i) => {
+  if (v.kind === "baseline" || v.kind === "all" || acceptanceFailed[i]!.length === 0) return;
+  lines.push(`- ${v.name}: ${acceptanceFailed[i]!.map((t) => JSON.stringify(t)).join(", ")}`);
 });
 lines.push("");
 writeFileSync(values.out, `${lines.join("\n")}`);

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { mergeComparisons } from "../../src/training/comparison.js";
-import { familyDecisions, withoutUnchanged, type ComparedFamily } from "../../src/training/report.js";
+import { familyDecisions, ledgerForCard, type ComparedFamily } from "../../src/training/report.js";
 
 const row = (mean: number, benign = 0, flagged = 0, extra: Partial<ComparedFamily> = {}): ComparedFamily => ({
   selection: { mean, pairs: 5, seconds: 1 }, pooled: {}, perDataset: [{ dataset: "d", benign, benignFlagged: flagged, categories: {} }], ...extra,
@@ -77,15 +77,15 @@ describe("merging compare files into the card's family comparison", () => {
 });
 
 describe("the rule ledger as the card shows it", () => {
-  it("drops the categories a family leaves unchanged to the third decimal, and says so when none changed", () => {
+  it("drops the categories a family leaves unchanged to the third decimal, says so when none changed, and gives the benign rate without the family only", () => {
     const table = [
       "| rule family / frame | kind | categories: AUPRC with -> without (change) | macro change | benign FP rate with -> without | verdict |",
       "| threats | family | harassment 0.355 -> 0.355 (+0.000); harassment_threatening 0.046 -> 0.030 (+0.016) | +0.002 | 10.48 % -> 10.48 % | pays |",
       "| negated | frame | harassment 0.355 -> 0.355 (-0.000); hate 0.619 -> 0.619 (+0.000) | -0.000 | 10.48 % -> 10.81 % | pays |",
     ].join("\n");
-    const lines = withoutUnchanged(table).split("\n");
-    expect(lines[0]).toBe(table.split("\n")[0]);
-    expect(lines[1]).toBe("| threats | family | harassment_threatening 0.046 -> 0.030 (+0.016) | +0.002 | 10.48 % -> 10.48 % | pays |");
-    expect(lines[2]).toBe("| negated | frame | none changed | -0.000 | 10.48 % -> 10.81 % | pays |");
+    const lines = ledgerForCard(table).split("\n");
+    expect(lines[0]).toBe("| rule family / frame | kind | categories: AUPRC with -> without (change) | macro change | benign FP rate without | verdict |");
+    expect(lines[1]).toBe("| threats | family | harassment_threatening 0.046 -> 0.030 (+0.016) | +0.002 | 10.48 % | pays |");
+    expect(lines[2]).toBe("| negated | frame | none changed | -0.000 | 10.81 % | pays |");
   });
 });
