@@ -1,5 +1,6 @@
 import { isUtf8 } from "node:buffer";
 import { InputItemSchema, ModerateRequestSchema, type InputItem, type ModerateRequest } from "../../gen/moderation/v1/moderation_pb.js";
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "../base/json-depth.js";
 import { ApiError } from "../errors/api-error.js";
 
 const TOP_LEVEL_FIELDS = new Set(["input", "analyze_images", "text_provider_mode"]);
@@ -11,6 +12,7 @@ const ITEM_FIELDS = new Set(["type", "text", "base64"]);
  * protocols agree; this only catches what protobuf itself could not express.
  */
 export function parseModerateJson(bytes: Uint8Array): ModerateRequest {
+  if (nestsDeeperThan(bytes)) throw tooDeep();
   let body: unknown;
   try {
     body = JSON.parse(decodeUtf8(bytes));
@@ -56,6 +58,11 @@ function decodeUtf8(bytes: Uint8Array): string {
   if (!isUtf8(bytes)) throw new TypeError("not UTF-8");
   const hasBom = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8", hasBom ? 3 : 0);
+}
+
+/** The refusal of a body nested deeper than any request needs (json-depth.ts), before it is parsed. */
+export function tooDeep(): ApiError {
+  return new ApiError("invalid_request", `The request body nests JSON more than ${MAX_JSON_DEPTH} levels deep.`);
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -1,6 +1,7 @@
 import { promisify } from "node:util";
 import { brotliCompressSync, brotliDecompress, gunzip, gzipSync } from "node:zlib";
 import { fromBinary, fromJsonString, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "../base/json-depth.js";
 
 /** How a unary RPC body is laid out: gRPC and gRPC-Web wrap the message in an envelope. */
 export interface BodyFormat {
@@ -103,6 +104,8 @@ export async function decodeMessage<Desc extends DescMessage>(
     }
   }
   if (bytes.byteLength > limit) return { ok: false, tooLarge: true, inflatedPast: limit };
+  // JSON.parse would build every level first (about 20 s for 70 MB of "[").
+  if (format.json && nestsDeeperThan(bytes)) return { ok: false, tooLarge: false, reason: `the JSON nests more than ${MAX_JSON_DEPTH} levels deep` };
   try {
     const decoded = format.json
       ? fromJsonString(schema, new TextDecoder().decode(bytes), { ignoreUnknownFields: true })

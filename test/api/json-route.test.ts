@@ -69,6 +69,8 @@ describe("the JSON body", () => {
     ["an object base64", '{"input":[{"type":"image","base64":{}}]}', /input\[0\]\.base64 must be a string/],
     ["an item without type", '{"input":[{"text":"hi"}]}', /input\[0\]\.type is missing; it must be "text" or "image"/],
     ["a bad second item", '{"input":[{"type":"text","text":"hi"},{"type":"text","text":false}]}', /input\[1\]\.text must be a string/],
+    // Refused before JSON.parse builds it: 70 MB of "[" kept the event loop busy for about 20 s.
+    ["JSON nested deeper than any request needs", `{"input":${"[".repeat(33)}${"]".repeat(33)}}`, /nests JSON more than 32 levels deep/],
   ])("refuses %s with invalid_request", async (_name, body, message) => {
     expectApiError(await raw(body), "json", "invalid_request", message);
   });
@@ -90,6 +92,12 @@ describe("the JSON body", () => {
     const outcome = await raw(`{"input":[],"${name}":1}`);
     expectApiError(outcome, "json", "invalid_request", /Unknown field "x{40}…"/);
     if (!outcome.ok) expect(outcome.message.length).toBeLessThan(200);
+  });
+
+  it("counts only the brackets outside strings towards the nesting cap", async () => {
+    const text = `${"[{".repeat(40)} \\" ${"}]".repeat(40)}`;
+    const outcome = await raw(JSON.stringify({ input: [{ type: "text", text }] }));
+    expect(outcome.ok).toBe(true);
   });
 
   it("accepts analyze_images false, and a BOM-less body with extra whitespace", async () => {

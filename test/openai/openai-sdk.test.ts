@@ -134,6 +134,11 @@ describe("POST /v1/moderations with the official openai SDK", () => {
       expect(error, JSON.stringify(input).slice(0, 80)).toBeInstanceOf(OpenAI.BadRequestError);
       expect({ code: (error as InstanceType<typeof OpenAI.APIError>).code, param: (error as InstanceType<typeof OpenAI.APIError>).param }).toEqual({ code, param });
     }
+    const nested = JSON.parse(`${"[".repeat(40)}"hi"${"]".repeat(40)}`) as string;
+    const tooDeep = await client().moderations.create({ input: nested }).catch((e: unknown) => e);
+    expect(tooDeep).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((tooDeep as InstanceType<typeof OpenAI.APIError>).code).toBe("invalid_request");
+    expect((tooDeep as InstanceType<typeof OpenAI.APIError>).message).toMatch(/nests JSON more than 32 levels deep/);
     const badModel = await client().moderations.create({ input: "hi", model: 7 as unknown as string }).catch((e: unknown) => e);
     expect((badModel as InstanceType<typeof OpenAI.APIError>).param).toBe("model");
   });

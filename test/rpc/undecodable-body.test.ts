@@ -79,11 +79,14 @@ describe("an undecodable request body", () => {
   it.each([
     ["binary (application/proto)", "application/proto", TRUNCATED],
     ["JSON of the wrong shape (application/json)", "application/json", new TextEncoder().encode('{"input":[{"type":"text","text":{"not":"a string"}}]}')],
-  ])("over Connect, %s: HTTP 400, invalid_request, signed", async (_name, contentType, bytes) => {
+    // Refused before it is parsed (json-depth.ts), not by the decoder after.
+    ["JSON nested deeper than any request needs", "application/json", new TextEncoder().encode(`{"input":${"[".repeat(33)}${"]".repeat(33)}}`), /nests more than 32 levels deep/],
+  ] as const)("over Connect, %s: HTTP 400, invalid_request, signed", async (_name, contentType, bytes, message?: RegExp) => {
     const response = await fetch(`${file.server.httpUrl}${PATH}`, { method: "POST", headers: { "content-type": contentType, "x-api-key": file.key }, body: Buffer.from(bytes) });
     expect(response.status).toBe(400);
     const error = (await response.json()) as { code: string; message: string };
     expect(error.code).toBe("invalid_argument");
+    if (message) expect(error.message).toMatch(message);
     await expectSignedRefusal({
       status: GRPC.INVALID_ARGUMENT, code: response.headers.get("x-error-code") ?? undefined, message: error.message, metadata: Object.fromEntries(response.headers.entries()),
     });

@@ -1,7 +1,9 @@
 import { isUtf8 } from "node:buffer";
 import { create } from "@bufbuild/protobuf";
 import { ModerateRequestSchema, type ModerateRequest } from "../../../gen/moderation/v1/moderation_pb.js";
+import { nestsDeeperThan } from "../../base/json-depth.js";
 import { ApiError } from "../../errors/api-error.js";
+import { tooDeep } from "../json-body.js";
 
 /**
  * How the caller wrote `input`, which decides the answer's shape: a string is one input, an
@@ -24,6 +26,7 @@ const TOP_LEVEL_FIELDS = new Set(["input", "model"]);
  * there), so the shared validator's messages point at the caller's own input.
  */
 export function parseOpenAiModerationJson(bytes: Uint8Array): OpenAiModerationRequest {
+  if (nestsDeeperThan(bytes)) throw tooDeep();
   let body: unknown;
   try {
     if (!isUtf8(bytes)) throw new TypeError("not UTF-8");
