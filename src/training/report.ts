@@ -153,7 +153,7 @@ export function writeReport(path: string, ev: Evaluation): void {
   }
   const sel = Object.entries(ev.selection).map(([f, s]) => `${f} ${f3(s.mean)} over ${s.pairs} pairs`).join("; ");
   const prevFolds = prev?.folds && prev.folds.every((d, i) => ev.folds[i] === d) ? `the first ${prev.folds.length} of these` : (prev?.folds?.join(", ") ?? "see its card");
-  lines.push(`Shipped model, full data, held-out datasets ${ev.folds.join(", ")}: ${sel}.${prev?.selection ? ` Previous model \`${prev.id}\`: ${Object.entries(prev.selection).map(([f, s]) => `${f} ${f3(s.mean)} over ${s.pairs} pairs`).join("; ")} (its folds: ${prevFolds}).` : ""}`, "");
+  lines.push(`Shipped model, full data, the ${ev.folds.length} held-out datasets of the tables below: ${sel}.${prev?.selection ? ` Previous model \`${prev.id}\`: ${Object.entries(prev.selection).map(([f, s]) => `${f} ${f3(s.mean)} over ${s.pairs} pairs`).join("; ")} (its folds: ${prevFolds}).` : ""}`, "");
   const missing = (ev.plannedFolds ?? []).filter((d) => !ev.folds.includes(d));
   if (missing.length > 0) lines.push(`**Held-out evaluation incomplete**: this model was evaluated holding out ${ev.folds.length > 0 ? ev.folds.join(", ") : "no dataset"}; the folds ${missing.join(", ")} were not trained in time on the shared machine; the tables cover only the datasets named.`, "");
   // Pooled "prev" columns compare only when both models held out the same datasets.

@@ -38,6 +38,15 @@ describe("language reading", () => {
     expect(reading.uncovered!.share).toBeGreaterThan(0.2);
     expect(reading.uncovered!.share).toBeLessThan(0.5);
   });
+
+  it("reads a short English lead-in and what follows it apart, so the lead-in cannot cover the rest", () => {
+    const reading = readLanguage("Thanks for the update, see you tomorrow. Je vais te tuer ce soir, sale connard, tu vas mourir", EN);
+    expect(reading.uncovered?.language).toBe("fr");
+    expect(reading.uncovered!.share).toBeGreaterThan(0.5);
+    // A short sentence alone is too little to tell a language by: it joins its neighbour.
+    expect(readLanguage("Ok. I will find you and hurt you, and nobody will help you then.", EN).uncovered).toBeUndefined();
+    expect(readLanguage("I will find you and hurt you, and nobody will help you then. Ciao!", EN).uncovered).toBeUndefined();
+  });
 });
 
 describe("language gate", () => {

@@ -25,10 +25,16 @@ const MIN_LETTERS = 10;
 const MIN_OTHER_SCRIPT_LETTERS = 3;
 /** Every covered language must score under this share of the detected one's score. */
 const UNCOVERED_MARGIN = 0.7;
-/** Segments are cut at sentence ends once this long. */
-const SEGMENT_CHARS = 60;
+/**
+ * Segments are cut at sentence ends once this long: a sentence in another language after a short
+ * English one ("Thanks, see you tomorrow. Je vais te tuer ce soir") is read on its own, and a
+ * sentence shorter than this joins the next, so a greeting alone is not misread.
+ */
+const SEGMENT_CHARS = 30;
+/** Text without sentence ends is read in pieces of this many characters. */
+const PIECE_CHARS = 60;
 /** At most this many segments are read, evenly spaced: detection cost stays bounded on long text. */
-const MAX_SEGMENTS = 16;
+const MAX_SEGMENTS = 24;
 
 export interface LanguageReading {
   /** The main language, a BCP-47 code; UNDETERMINED when none could be told. */
@@ -65,9 +71,9 @@ function count(pattern: RegExp, text: string): number {
   return n;
 }
 
-/** Sentence-sized pieces of `text`, about SEGMENT_CHARS long, at most MAX_SEGMENTS of them evenly spaced. */
+/** Sentences of `text`, each at least SEGMENT_CHARS long but the last, at most MAX_SEGMENTS of them evenly spaced. */
 function segmentsOf(text: string): string[] {
-  if (text.length <= SEGMENT_CHARS * 1.5) return [text];
+  if (text.length < SEGMENT_CHARS * 2) return [text];
   const out: string[] = [];
   let start = 0;
   const end = /[.!?\u3002\uFF01\uFF1F\n]+\s*/g;
@@ -77,9 +83,13 @@ function segmentsOf(text: string): string[] {
       start = m.index + m[0].length;
     }
   }
-  if (start < text.length) out.push(text.slice(start));
+  // What follows the last cut: its own segment if long enough, else the end of the one before.
+  if (start < text.length) {
+    if (text.length - start >= SEGMENT_CHARS || out.length === 0) out.push(text.slice(start));
+    else out[out.length - 1] += text.slice(start);
+  }
   // A text without sentence ends: fixed-size pieces.
-  const pieces = out.flatMap((s) => (s.length <= SEGMENT_CHARS * 3 ? [s] : Array.from({ length: Math.ceil(s.length / SEGMENT_CHARS) }, (_, i) => s.slice(i * SEGMENT_CHARS, (i + 1) * SEGMENT_CHARS))));
+  const pieces = out.flatMap((s) => (s.length <= PIECE_CHARS * 3 ? [s] : Array.from({ length: Math.ceil(s.length / PIECE_CHARS) }, (_, i) => s.slice(i * PIECE_CHARS, (i + 1) * PIECE_CHARS))));
   if (pieces.length <= MAX_SEGMENTS) return pieces;
   return Array.from({ length: MAX_SEGMENTS }, (_, i) => pieces[Math.floor((i * (pieces.length - 1)) / (MAX_SEGMENTS - 1))]!);
 }
