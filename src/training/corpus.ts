@@ -55,6 +55,8 @@ export interface CorpusOptions {
   noisyCap?: number;
   /** Cap for expert-labelled real traffic (see REAL_TRAFFIC); absent: the dataset cap. */
   trafficCap?: number;
+  /** Weight of each such row after its cap (absent: 1); over 1 counts it several times. */
+  trafficWeight?: number;
   /** Extra weight for benign look-alike rows (see isLookalike); 1 = none. */
   lookalikeWeight?: number;
   /** Also keep each row's token sequence (see Sequences). */
@@ -188,7 +190,8 @@ export function buildCorpus(examples: readonly Example[], opts: CorpusOptions): 
     const name = datasets[dataset[r]!]!;
     const cap = REAL_TRAFFIC.has(name) ? (opts.trafficCap ?? opts.datasetCap)
       : EVERYDAY.has(name) ? (opts.everydayCap ?? opts.datasetCap) : NOISY.has(name) ? (opts.noisyCap ?? opts.datasetCap) : opts.datasetCap;
-    weight[r] = Math.min(1, cap / counts[dataset[r]!]!) * (boost !== 1 && isLookalike(examples[rowEx[r]!]!) ? boost : 1);
+    const traffic = REAL_TRAFFIC.has(name) ? (opts.trafficWeight ?? 1) : 1;
+    weight[r] = Math.min(1, cap / counts[dataset[r]!]!) * traffic * (boost !== 1 && isLookalike(examples[rowEx[r]!]!) ? boost : 1);
   }
   const corpus: Corpus = { rows, offsets, feats, labels, dataset, datasets, split: Uint8Array.from(rowSplit), weight, example: Uint32Array.from(rowEx) };
   if (opts.sequences) corpus.sequences = { ...flatten(seqRows), ...renameWords(flatten(wordFeatList)) };

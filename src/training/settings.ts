@@ -45,6 +45,8 @@ export const CORPUS_CAPS = {
   everydayCap: Number(process.env["EVERYDAY_CAP"] ?? 30000),
   noisyCap: Number(process.env["NOISY_CAP"] ?? 2000),
   trafficCap: Number(process.env["TRAFFIC_CAP"] ?? Infinity),
+  // Each of those rows counts this many times (1: once, as every other row at most).
+  trafficWeight: Number(process.env["TRAFFIC_WEIGHT"] ?? 1),
   lookalikeWeight: 2,
 } as const;
 

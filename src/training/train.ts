@@ -21,7 +21,8 @@
  * not kept: docs/model-history.md), --clean-positives all|a,b with --hard-positive-weight X (drop, or
  * weigh, the positives two half-corpus networks cannot explain, label-cleaning.ts; off by default,
  * tried in session 27 and not kept), --unlabel dataset:category,... (those labels train nothing: what
- * one source adds to one category).
+ * one source adds to one category), --char-ngrams MIN-MAX (character n-gram lengths hashed beside
+ * the words, default 3-5; recorded in the model file, so inference hashes the same).
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -57,7 +58,7 @@ const MODEL_VERSION = "2026-11-l";
 const shippedId = (family: string): string => `text-${family}-${MODEL_VERSION}`;
 // Expert-labelled Reddit traffic (CAD, corpus.ts REAL_TRAFFIC) counts as at most TRAFFIC_CAP rows
 // (Infinity, the default: in full).
-const { everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP, trafficCap: TRAFFIC_CAP } = CORPUS_CAPS;
+const { everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP, trafficCap: TRAFFIC_CAP, trafficWeight: TRAFFIC_WEIGHT } = CORPUS_CAPS;
 
 const { values } = parseArgs({
   options: {
@@ -118,6 +119,7 @@ const { values } = parseArgs({
     "dataset-cap": { type: "string", default: String(CORPUS_CAPS.datasetCap) },
     // Hash buckets of the feature table (n-grams share a row when their hashes collide).
     buckets: { type: "string", default: String(DEFAULT_HASHING.buckets) },
+    "char-ngrams": { type: "string", default: `${HASHING_DEFAULTS.minN}-${HASHING_DEFAULTS.maxN}` },
     "identity-words": { type: "string", default: "placeholder" },
     // Make unknown the positives that two half-corpus networks score, out of fold, no higher than
     // the average negative (label-cleaning.ts; off by default: docs/model-history.md, session 27).
@@ -171,7 +173,9 @@ const IDENTITY_MODES = { keep: undefined, drop: "drop", placeholder: "placeholde
 const identityMode = values["identity-words"] as keyof typeof IDENTITY_MODES;
 if (!(identityMode in IDENTITY_MODES)) throw new Error(`--identity-words must be keep, drop or placeholder; got "${identityMode}"`);
 const identityWords = IDENTITY_MODES[identityMode];
-const HASHING: HashingSpec = { buckets: Number(values.buckets), ...HASHING_DEFAULTS, ...(identityWords ? { identityWords } : {}) };
+const charNgrams = /^(\d)-(\d)$/.exec(values["char-ngrams"]);
+if (!charNgrams || Number(charNgrams[1]) < 1 || Number(charNgrams[1]) > Number(charNgrams[2])) throw new Error(`--char-ngrams must be MIN-MAX lengths, such as 3-5; got "${values["char-ngrams"]}"`);
+const HASHING: HashingSpec = { buckets: Number(values.buckets), minN: Number(charNgrams[1]), maxN: Number(charNgrams[2]), ...(identityWords ? { identityWords } : {}) };
 const MEMBERS = Number(values.members);
 if (!(Number.isInteger(MEMBERS) && MEMBERS >= 1)) throw new Error(`--members must be a whole number of at least 1; got "${values.members}"`);
 const POSITIVE_WINDOWS = values["positive-windows"] as PositiveWindows;
@@ -254,7 +258,7 @@ mkdirSync(cacheDir, { recursive: true });
 let corpus: Corpus | undefined;
 function getCorpus(): Corpus {
   if (!corpus) {
-    corpus = buildCorpus(examples, { hashing: HASHING, window: WINDOW, seed, calibrationShare: CALIBRATION_SHARE, datasetCap: Number(values["dataset-cap"]), everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP, trafficCap: TRAFFIC_CAP, lookalikeWeight: LOOKALIKE_WEIGHT, sequences: families.includes("conv") || PRETRAIN_EPOCHS > 0 });
+    corpus = buildCorpus(examples, { hashing: HASHING, window: WINDOW, seed, calibrationShare: CALIBRATION_SHARE, datasetCap: Number(values["dataset-cap"]), everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP, trafficCap: TRAFFIC_CAP, trafficWeight: TRAFFIC_WEIGHT, lookalikeWeight: LOOKALIKE_WEIGHT, sequences: families.includes("conv") || PRETRAIN_EPOCHS > 0 });
     log(`featurised ${corpus.rows} rows (${corpus.feats.length} features)`);
   }
   return corpus;
@@ -414,7 +418,7 @@ const base = fit(winner, undefined, id);
 // Provenance only, and nothing that varies run to run (no timings): the file is byte-identical given the seed.
 const training = {
   // Members as the model file has them (with --reuse, the cached model's, whatever --members says).
-  seed, epochs, foldEpochs, mlp: MLP, ...((base.model.header.params["members"] ?? 1) > 1 ? { members: base.model.header.params["members"] } : {}), ...(PRETRAIN_EPOCHS > 0 ? { pretrainEpochs: PRETRAIN_EPOCHS, pretrainRms: Number(values["pretrain-rms"]) } : {}), ...(values.teacher ? { teacher: teacherProvenance() } : {}), ...WINDOW_LABELS, lookalikeWeight: LOOKALIKE_WEIGHT, everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP, trafficCap: Number.isFinite(TRAFFIC_CAP) ? TRAFFIC_CAP : "none", maxFpr, guardRows: values["guard-rows"], policy: values.policy, datasets: (base.model.header.training["datasets"] as string[] | undefined) ?? corpus?.datasets,
+  seed, epochs, foldEpochs, mlp: MLP, ...((base.model.header.params["members"] ?? 1) > 1 ? { members: base.model.header.params["members"] } : {}), ...(PRETRAIN_EPOCHS > 0 ? { pretrainEpochs: PRETRAIN_EPOCHS, pretrainRms: Number(values["pretrain-rms"]) } : {}), ...(values.teacher ? { teacher: teacherProvenance() } : {}), ...WINDOW_LABELS, lookalikeWeight: LOOKALIKE_WEIGHT, everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP, trafficCap: Number.isFinite(TRAFFIC_CAP) ? TRAFFIC_CAP : "none", ...(TRAFFIC_WEIGHT !== 1 ? { trafficWeight: TRAFFIC_WEIGHT } : {}), maxFpr, guardRows: values["guard-rows"], policy: values.policy, datasets: (base.model.header.training["datasets"] as string[] | undefined) ?? corpus?.datasets,
   rows: base.model.header.training["rows"] ?? corpus?.rows, hashing: hashingSummary(HASHING), window: WINDOW, folds: usedFolds, evalCap: EVAL_CAP,
   ...WORD_VECTORS?.training,
   selection: Object.fromEntries(Object.entries(selection).map(([f, s]) => [f, { mean: s.mean, pairs: s.pairs }])),

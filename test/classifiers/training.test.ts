@@ -109,6 +109,11 @@ describe("corpus weights", () => {
     const weightOf = (trafficCap: number): number => Array.from(buildCorpus(set("cad-reddit-abuse"), { hashing, window: { size: 480, stride: 240 }, seed: 1, calibrationShare: 0, datasetCap: 10, trafficCap }).weight).reduce((a, b) => a + b, 0);
     expect(weightOf(20)).toBeCloseTo(20, 4);
     expect(weightOf(Infinity)).toBeCloseTo(40, 4);
+    // A traffic weight counts each of its rows that many times, after the cap; other datasets keep theirs.
+    const weighted = buildCorpus([...set("hatecheck"), ...set("cad-reddit-abuse")], { hashing, window: { size: 480, stride: 240 }, seed: 1, calibrationShare: 0, datasetCap: 10, trafficCap: 20, trafficWeight: 2 });
+    const weightIn = (name: string): number => Array.from(weighted.weight).reduce((sum, w, r) => sum + (weighted.datasets[weighted.dataset[r]!] === name ? w : 0), 0);
+    expect(weightIn("cad-reddit-abuse")).toBeCloseTo(40, 4);
+    expect(weightIn("hatecheck")).toBeCloseTo(10, 4);
   });
 });
 
