@@ -33,6 +33,13 @@ describe("normalizeText", () => {
     expect(norm("h\ufeffa\u2060te")).toBe("hate");
   });
 
+  it("drops ASCII control characters and lone surrogates inside a word, and keeps whitespace as a space", () => {
+    expect(norm("k\u0000i\u0008l\u007fl you")).toBe(norm("kill you"));
+    expect(norm("h\ud800ate")).toBe("hate");
+    expect(norm("h\udfffate")).toBe("hate");
+    expect(norm("you\tidiot")).toBe(norm("you idiot"));
+  });
+
   it("maps every normalised unit back to input code points", () => {
     const input = "😀 K\u200bI\u200bL\u200bL";
     const n = normalizeText(input);

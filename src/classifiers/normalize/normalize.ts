@@ -63,8 +63,10 @@ function push(u: Units, point: number, at: number): void {
   u.at[u.length++] = at;
 }
 
-/** Lower-case ASCII, with ASCII whitespace as a plain space. */
-const LOWER_ASCII = Int32Array.from({ length: 128 }, (_, c) => (c >= 65 && c <= 90 ? c + 32 : isSpaceCode(c) ? SPACE : c));
+/** An ASCII control character that is not whitespace (NUL, backspace, escape, DEL...): dropped, as an invisible is. */
+const DROPPED = -2;
+/** Lower-case ASCII, with ASCII whitespace as a plain space and other control characters DROPPED ("k\u0000ill" is "kill"). */
+const LOWER_ASCII = Int32Array.from({ length: 128 }, (_, c) => (c >= 65 && c <= 90 ? c + 32 : isSpaceCode(c) ? SPACE : c < 32 || c === 127 ? DROPPED : c));
 
 /**
  * Step 1: per code point, fold compatibility forms, diacritics, look-alikes and case; drop invisibles.
@@ -78,6 +80,7 @@ function foldCodePoints(input: string, u: Units): boolean {
     const code = input.charCodeAt(i);
     if (code < 128) {
       const folded = LOWER_ASCII[code]!;
+      if (folded === DROPPED) continue;
       push(u, folded, at);
       if (LEET_ASCII[folded] !== NONE) leet = true;
       continue;
@@ -108,6 +111,8 @@ function foldedNonAscii(point: number): readonly number[] {
 
 /** The code points one non-ASCII code point folds to (none for an invisible one). */
 function foldNonAscii(point: number): number[] {
+  // A lone surrogate (half of a pair, sent alone) is no character: dropped, so it cannot split a word.
+  if (point >= 0xd800 && point <= 0xdfff) return [];
   const raw = String.fromCodePoint(point);
   if (INVISIBLE.test(raw)) return [];
   if (/\s/u.test(raw)) return [SPACE];
