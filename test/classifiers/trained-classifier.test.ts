@@ -149,20 +149,28 @@ describe("rule support bars apart from flag thresholds", () => {
 });
 
 describe("insults said of someone else", () => {
-  it("raise the harassment score but flag nothing the classifier would not flag without them", async () => {
+  // Written for this test: an insult of someone named, and one of an idea (as CAD's neutral posts have).
+  const BOSS = "my boss is a complete asshole and everyone knows it";
+  const IDEA = "socialism for the rich is a stupid term for it";
+
+  it("raise the harassment score where the head leans that way, but flag nothing by themselves", async () => {
     const { createEngine } = await import("../../src/classifiers/engine/engine.js");
-    const model = decodeModel(readFileSync(DEFAULT_MODEL_PATH));
-    const engine = createEngine(model);
-    const bar = model.header.thresholds.harassment!;
-    // Written for this test: an insult of someone named, and one of an idea (as CAD's neutral posts have).
-    const shippedAndWithout = (text: string) => engine.scoreVariants(text, [new Set(), new Set(["third-person-insults"])]).map((v) => v.harassment!);
-    const [boss, bossWithout] = shippedAndWithout("my boss is a complete asshole and everyone knows it");
-    for (const [shipped, without] of [[boss, bossWithout], shippedAndWithout("socialism for the rich is a stupid term for it")]) {
-      expect(shipped!.score).toBeGreaterThanOrEqual(without!.score);
-      expect(shipped!.flagged).toBe(without!.flagged);
-    }
+    const { constantModel } = await import("./constant-model.js");
+    // Every head at 0.35: over half its bar of 0.5 (the support the rule asks), under the bar.
+    const engine = createEngine(constantModel("leaning"));
+    const [boss, bossWithout] = engine.scoreVariants(BOSS, [new Set(), new Set(["third-person-insults"])]).map((v) => v.harassment!);
     expect(boss!.score).toBeGreaterThan(bossWithout!.score + 0.05);
-    expect(boss!.score).toBeLessThan(bar); // so nothing else flags it here either
     expect(boss!.flagged).toBe(false);
+    expect(bossWithout!.flagged).toBe(false);
+  });
+
+  it("never lower a score or change a flag of the trained classifier", async () => {
+    const { createEngine } = await import("../../src/classifiers/engine/engine.js");
+    const engine = createEngine(decodeModel(readFileSync(DEFAULT_MODEL_PATH)));
+    for (const text of [BOSS, IDEA]) {
+      const [shipped, without] = engine.scoreVariants(text, [new Set(), new Set(["third-person-insults"])]).map((v) => v.harassment!);
+      expect(shipped!.score, text).toBeGreaterThanOrEqual(without!.score);
+      expect(shipped!.flagged, text).toBe(without!.flagged);
+    }
   });
 });
