@@ -47,7 +47,7 @@ export const CORPUS_CAPS = {
   noisyCap: Number(process.env["NOISY_CAP"] ?? 2000),
   trafficCap: Number(process.env["TRAFFIC_CAP"] ?? Infinity),
   // Each of those rows counts twice (`2026-11-m`): on three seeds CAD's own unseen posts ranked
-  // better (hate +0.02 to +0.05, harassment +0.005 to +0.013), its neutral posts flagged about as
+  // better (hate +0.02 to +0.05, harassment +0.005 to +0.018), its neutral posts flagged about as
   // often, and the other datasets held out moved within the seed spread (docs/model-history.md,
   // session 28). TRAFFIC_WEIGHT=1 counts them once, as before.
   trafficWeight: Number(process.env["TRAFFIC_WEIGHT"] ?? 2),
