@@ -40,6 +40,15 @@ describe("normalizeText", () => {
     expect(norm("you\tidiot")).toBe(norm("you idiot"));
   });
 
+  it("reads text behind a right-to-left override as it is displayed, up to the override's end", () => {
+    expect(norm("\u202etoidi na era uoy")).toBe(norm("you are an idiot"));
+    expect(norm("hi \u202etoidi na era uoy\u202c, bye")).toBe(norm("hi you are an idiot, bye"));
+    // A line break ends it too; the next line reads as stored.
+    expect(norm("\u202eoof\nbar")).toBe(norm("foo bar"));
+    const { start } = normalizeText("hi \u202etoidi na era uoy\u202c, bye");
+    for (let k = 1; k < start.length; k++) expect(start[k]!).toBeGreaterThanOrEqual(start[k - 1]!);
+  });
+
   it("maps every normalised unit back to input code points", () => {
     const input = "😀 K\u200bI\u200bL\u200bL";
     const n = normalizeText(input);

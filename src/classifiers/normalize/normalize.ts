@@ -76,9 +76,12 @@ function foldCodePoints(input: string, u: Units): boolean {
   u.length = 0;
   let leet = false;
   let at = 0;
+  // First unit after a right-to-left override (U+202E), -1 outside one: see readAsDisplayed.
+  let overrideFrom = -1;
   for (let i = 0; i < input.length; i++, at++) {
     const code = input.charCodeAt(i);
     if (code < 128) {
+      if (code === 10 && overrideFrom >= 0) overrideFrom = readAsDisplayed(u, overrideFrom);
       const folded = LOWER_ASCII[code]!;
       if (folded === DROPPED) continue;
       push(u, folded, at);
@@ -87,12 +90,34 @@ function foldCodePoints(input: string, u: Units): boolean {
     }
     const point = input.codePointAt(i) ?? code;
     if (point > 0xffff) i++;
+    if (point === RIGHT_TO_LEFT_OVERRIDE) {
+      if (overrideFrom < 0) overrideFrom = u.length;
+    } else if (overrideFrom >= 0 && OVERRIDE_ENDS.has(point)) {
+      overrideFrom = readAsDisplayed(u, overrideFrom);
+    }
     for (const out of foldedNonAscii(point)) {
       push(u, out, at);
       if (leetOf(out) !== NONE) leet = true;
     }
   }
+  if (overrideFrom >= 0) readAsDisplayed(u, overrideFrom);
   return leet;
+}
+
+/** U+202E: what follows, up to the override's end, is displayed right to left, letters too. */
+const RIGHT_TO_LEFT_OVERRIDE = 0x202e;
+/** Pop directional formatting, pop directional isolate, paragraph separator (a newline too). */
+const OVERRIDE_ENDS = new Set([0x202c, 0x2069, 0x2029]);
+
+/**
+ * Reverses the units pushed since `from`, so text stored backwards behind a right-to-left override
+ * ("\u202etoidi na era uoy", shown as "you are an idiot") is read as it is shown; returns -1 (no
+ * override open). Their offsets stay in order, so an explanation span inside such a run points
+ * into the run, not always at the very characters.
+ */
+function readAsDisplayed(u: Units, from: number): number {
+  u.cps.subarray(from, u.length).reverse();
+  return -1;
 }
 
 /** Memo of foldNonAscii: a text repeats its few non-ASCII characters, and Unicode tables are slow to ask. */
