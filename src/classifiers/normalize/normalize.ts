@@ -278,7 +278,6 @@ export function normalizeText(input: string): NormalizedText {
   let n = 0;
   let last = SPACE;
   let wide = false;
-  let loneSurrogate = false;
   for (let k = 0; k < u.length; k++) {
     const c = chars[k]!;
     const at = u.at[k]!;
@@ -288,7 +287,6 @@ export function normalizeText(input: string): NormalizedText {
     }
     last = c;
     if (c > 0xff) wide = true;
-    if (c >= 0xd800 && c <= 0xdfff) loneSurrogate = true;
     if (c > 0xffff) {
       outUnits[n] = 0xd800 + ((c - 0x10000) >> 10);
       outUnits[n + 1] = 0xdc00 + ((c - 0x10000) & 0x3ff);
@@ -310,7 +308,7 @@ export function normalizeText(input: string): NormalizedText {
   const end = offsets.subarray(m);
   start.set(outStart.subarray(0, m));
   end.set(outEnd.subarray(0, m));
-  return { text: stringOf(outUnits, m, wide, loneSurrogate), start, end };
+  return { text: stringOf(outUnits, m, wide), start, end };
 }
 
 /** Characters passed to one String.fromCharCode call (arguments live on the stack). */
@@ -320,18 +318,18 @@ let latin1 = Buffer.alloc(256);
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /**
- * The string of UTF-16 units [0, n): `wide` if any unit is over 0xff, `loneSurrogate` if any unit
- * is a surrogate that was not half of a pair in the input. Decoding a buffer is several times
- * faster than fromCharCode, which is kept for lone surrogates (a decoder would replace them).
+ * The string of UTF-16 units [0, n): `wide` if any unit is over 0xff. The units hold no lone
+ * surrogate (step 1 drops them), so decoding them as UTF-16 gives them back unchanged; decoding a
+ * buffer is several times faster than fromCharCode, which is kept for big-endian machines.
  */
-function stringOf(units: Uint16Array, n: number, wide: boolean, loneSurrogate: boolean): string {
+function stringOf(units: Uint16Array, n: number, wide: boolean): string {
   if (!wide) {
     // Nearly all text is Latin-1 after folding.
     if (latin1.length < n) latin1 = Buffer.alloc(units.length);
     latin1.set(units.subarray(0, n));
     return latin1.toString("latin1", 0, n);
   }
-  if (!loneSurrogate && LITTLE_ENDIAN) return Buffer.from(units.buffer, units.byteOffset, 2 * n).toString("utf16le");
+  if (LITTLE_ENDIAN) return Buffer.from(units.buffer, units.byteOffset, 2 * n).toString("utf16le");
   if (n <= CHUNK) return String.fromCharCode.apply(null, units.subarray(0, n) as unknown as number[]);
   const parts: string[] = [];
   for (let i = 0; i < n; i += CHUNK) parts.push(String.fromCharCode.apply(null, units.subarray(i, Math.min(n, i + CHUNK)) as unknown as number[]));
