@@ -149,7 +149,7 @@ const signed = (x: number, digits = 3): string => `${x >= 0 ? "+" : ""}${x.toFix
 // The acceptance sentences under each rule set, on the shipped model as the service loads it.
 const shippedModel = decodeModel(readFileSync(values.model));
 if (shippedModel.header.id !== evaluation.id) log(`warning: ${values.model} is ${shippedModel.header.id}, the evaluation is ${evaluation.id}`);
-const acceptanceFailed: string[][] = variants.map((v) => {
+const failedUnder = variants.map((v) => {
   const classifier = withLanguageGate(createEngine(shippedModel, { disabled: v.off }));
   return failedAcceptanceSentences((text) => {
     const verdict = classifier.classify(text);
@@ -157,7 +157,10 @@ const acceptanceFailed: string[][] = variants.map((v) => {
     return CATEGORY_IDS.filter((c) => verdict.categories[c]?.flagged);
   });
 });
-if (acceptanceFailed[0]!.length > 0) log(`warning: the shipped model fails ${acceptanceFailed[0]!.length} acceptance sentences as shipped`);
+const failedAsShipped = new Set(failedUnder[0]);
+if (failedAsShipped.size > 0) log(`warning: the shipped model fails ${failedAsShipped.size} acceptance sentences as shipped`);
+// What a family keeps passing: the sentences that fail without it and pass with it.
+const acceptanceFailed: string[][] = failedUnder.map((failed, i) => (i === 0 ? failed : failed.filter((t) => !failedAsShipped.has(t))));
 
 const lines: string[] = [];
 lines.push("# Rule ledger", "");
@@ -172,7 +175,7 @@ lines.push("AUPRC is pooled over the folds, per category the family may flag (po
 lines.push("family makes (with - without). Benign FP rate: share of benign held-out rows with any flag. A family pays when it raises");
 lines.push(`its categories' AUPRC by ${AUPRC_STEP} or more without adding ${FPR_STEP * 100} % benign flags, or removes that many false positives.`);
 lines.push(`Acceptance: of the ${EVERYDAY_MESSAGES.length + PLAIN_HARM.length} acceptance sentences (src/training/acceptance-sentences.ts), those the shipped model \`${shippedModel.header.id}\``);
-lines.push(`fails with the family off (${acceptanceFailed[0]!.length} as shipped); a family the datasets cannot see is kept only while one fails without it.`, "");
+lines.push(`fails with the family off and passes with it (${failedAsShipped.size} fail as shipped); a family the datasets cannot see is kept only while one fails without it.`, "");
 lines.push(`As shipped: macro AUPRC ${f3(base.macro)}; ${CATEGORY_IDS.filter((c) => base.auprc[c] !== undefined).map((c) => `${c} ${f3(base.auprc[c])}`).join(", ")}.`, "");
 lines.push("| rule family / frame | kind | categories: AUPRC with -> without (change) | macro change | benign FP rate with -> without | acceptance fails without it | verdict |");
 lines.push("|---|---|---|---|---|---|---|");
