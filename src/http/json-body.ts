@@ -12,13 +12,7 @@ const ITEM_FIELDS = new Set(["type", "text", "base64"]);
  * protocols agree; this only catches what protobuf itself could not express.
  */
 export function parseModerateJson(bytes: Uint8Array): ModerateRequest {
-  if (nestsDeeperThan(bytes)) throw tooDeep();
-  let body: unknown;
-  try {
-    body = JSON.parse(decodeUtf8(bytes));
-  } catch {
-    throw new ApiError("invalid_request", "The request body is not valid JSON.");
-  }
+  const body = parseJsonBody(bytes);
   if (!isObject(body)) throw new ApiError("invalid_request", "The request body must be a JSON object with an \"input\" array.");
   for (const key of Object.keys(body)) {
     if (!TOP_LEVEL_FIELDS.has(key)) throw new ApiError("invalid_request", `Unknown field "${truncate(key)}"; expected "input" and optionally "analyze_images" and "text_provider_mode".`);
@@ -60,9 +54,18 @@ function decodeUtf8(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8", hasBom ? 3 : 0);
 }
 
-/** The refusal of a body nested deeper than any request needs (json-depth.ts), before it is parsed. */
-export function tooDeep(): ApiError {
-  return new ApiError("invalid_request", `The request body nests JSON more than ${MAX_JSON_DEPTH} levels deep.`);
+/**
+ * A JSON route's body as a JSON value, or invalid_request: nested deeper than any request needs
+ * (json-depth.ts, refused before it is parsed), not UTF-8, or not JSON. Shared by /v1/moderate and
+ * /v1/moderations, which then check their own shapes.
+ */
+export function parseJsonBody(bytes: Uint8Array): unknown {
+  if (nestsDeeperThan(bytes)) throw new ApiError("invalid_request", `The request body nests JSON more than ${MAX_JSON_DEPTH} levels deep.`);
+  try {
+    return JSON.parse(decodeUtf8(bytes));
+  } catch {
+    throw new ApiError("invalid_request", "The request body is not valid JSON.");
+  }
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

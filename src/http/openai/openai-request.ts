@@ -1,9 +1,7 @@
-import { isUtf8 } from "node:buffer";
 import { create } from "@bufbuild/protobuf";
 import { ModerateRequestSchema, type ModerateRequest } from "../../../gen/moderation/v1/moderation_pb.js";
-import { nestsDeeperThan } from "../../base/json-depth.js";
 import { ApiError } from "../../errors/api-error.js";
-import { tooDeep } from "../json-body.js";
+import { parseJsonBody } from "../json-body.js";
 
 /**
  * How the caller wrote `input`, which decides the answer's shape: a string is one input, an
@@ -26,14 +24,7 @@ const TOP_LEVEL_FIELDS = new Set(["input", "model"]);
  * there), so the shared validator's messages point at the caller's own input.
  */
 export function parseOpenAiModerationJson(bytes: Uint8Array): OpenAiModerationRequest {
-  if (nestsDeeperThan(bytes)) throw tooDeep();
-  let body: unknown;
-  try {
-    if (!isUtf8(bytes)) throw new TypeError("not UTF-8");
-    body = JSON.parse(new TextDecoder().decode(bytes));
-  } catch {
-    throw new ApiError("invalid_request", "The request body is not valid JSON.");
-  }
+  const body = parseJsonBody(bytes);
   if (!isObject(body)) throw new ApiError("invalid_request", 'The request body must be a JSON object with an "input" field.');
   for (const key of Object.keys(body)) {
     if (!TOP_LEVEL_FIELDS.has(key)) throw new ApiError("invalid_request", `Unknown field "${truncate(key)}"; expected "input" and optionally "model".`);
