@@ -22,6 +22,7 @@ export const ERROR_CODES = {
   not_found: { http: 404, connect: Code.NotFound },
   email_taken: { http: 409, connect: Code.AlreadyExists },
   method_not_allowed: { http: 405, connect: Code.Unimplemented },
+  unsupported_encoding: { http: 501, connect: Code.Unimplemented },
   payload_too_large: { http: 413, connect: Code.ResourceExhausted },
   unsupported_media_type: { http: 415, connect: Code.InvalidArgument },
   rate_limit_exceeded: { http: 429, connect: Code.ResourceExhausted },

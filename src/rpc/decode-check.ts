@@ -37,9 +37,12 @@ const INFLATE: Record<string, (data: Uint8Array, options: { maxOutputLength: num
 
 /** The compression a body is sent with, as Connect reads it: undefined for none. */
 export function bodyEncoding(header: Headers, format: BodyFormat): string | undefined {
-  const name = header.get(format.enveloped ? "grpc-encoding" : "content-encoding")?.trim().toLowerCase();
+  const name = header.get(encodingHeader(format))?.trim().toLowerCase();
   return name === undefined || name === "" || name === "identity" ? undefined : name;
 }
+
+/** The header naming a body's compression: grpc-encoding for an enveloped (gRPC, gRPC-Web) body, Content-Encoding for Connect's unary one. */
+export const encodingHeader = (format: BodyFormat): string => (format.enveloped ? "grpc-encoding" : "content-encoding");
 
 /** Whether Connect accepts this request compression (else it refuses the call before reading the body). */
 export function isSupportedEncoding(encoding: string | undefined): boolean {

@@ -5,7 +5,7 @@ import { ApiError, toConnectError } from "../errors/api-error.js";
 import { decodedRequestKey } from "../interceptors/context-keys.js";
 import { signConnectError } from "../signing/sign-outcome.js";
 import type { Signer } from "../signing/signer.js";
-import { bodyEncoding, bodyFormat, decodeMessage, emptyMessageBody, isSupportedEncoding, MAX_INFLATION_RATIO, unwrapMessage, type BodyFormat } from "./decode-check.js";
+import { bodyEncoding, bodyFormat, encodingHeader, decodeMessage, emptyMessageBody, isSupportedEncoding, MAX_INFLATION_RATIO, unwrapMessage, type BodyFormat } from "./decode-check.js";
 
 /** Most bytes a method callable without an API key reads or inflates (its messages are tiny). */
 export const PUBLIC_BODY_LIMIT = 64 * 1024;
@@ -63,8 +63,11 @@ function guard(handler: UniversalHandler, deps: RequestBodyGuardDeps): Universal
     if (!isAsyncIterable(request.body)) return handler(request);
     const format = decodes ? bodyFormat(request.header.get("content-type")) : undefined;
     const encoding = format && bodyEncoding(request.header, format);
-    // An unknown content type or compression: Connect refuses it before reading the body.
-    if (!format || !isSupportedEncoding(encoding)) return handler({ ...request, body: limitBody(request.body, request.header, limit, deps) });
+    // An unknown content type: Connect refuses it before reading the body.
+    if (!format) return handler({ ...request, body: limitBody(request.body, request.header, limit, deps) });
+    // An unknown compression: Connect would refuse it unsigned, with no error code; the header goes
+    // so that it reads the body, whose first read answers our refusal (nothing is read or inflated).
+    if (!isSupportedEncoding(encoding)) return handler({ ...request, header: without(request.header, encodingHeader(format)), body: failing(() => unsupportedEncoding(deps, encoding!)) });
     const contextValues = request.contextValues ?? createContextValues();
     const body = once(async () => {
       const bytes = await readWithin(request, limit, format.enveloped, deps);
@@ -160,6 +163,11 @@ function malformedTimeout(header: Headers): { name: keyof typeof TIMEOUT_SYNTAX;
 function badTimeout(deps: RequestBodyGuardDeps, timeout: { name: keyof typeof TIMEOUT_SYNTAX; value: string }): Promise<ConnectError> {
   const shown = timeout.value.length > 40 ? `${timeout.value.slice(0, 40)}…` : timeout.value;
   return signedError(deps, new ApiError("invalid_request", `The ${timeout.name} header "${shown}" is malformed: it takes ${TIMEOUT_SYNTAX[timeout.name].expected}.`));
+}
+
+function unsupportedEncoding(deps: RequestBodyGuardDeps, encoding: string): Promise<ConnectError> {
+  const shown = encoding.length > 40 ? `${encoding.slice(0, 40)}…` : encoding;
+  return signedError(deps, new ApiError("unsupported_encoding", `The message is compressed with "${shown}", which this service does not inflate: send it uncompressed, or with gzip or br.`));
 }
 
 function payloadTooLarge(deps: RequestBodyGuardDeps, limit: number): Promise<ConnectError> {

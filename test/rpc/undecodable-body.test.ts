@@ -128,3 +128,41 @@ describe("an undecodable request body", () => {
     expect(await grpcCall(new Uint8Array([0x0a, 0x0d, 0x0a, 0x04, 0x74, 0x65, 0x78, 0x74, 0x12, 0x05, 0x68, 0x65, 0x6c, 0x6c, 0x6f]))).toBe("ok");
   });
 });
+
+describe("a message compressed with an encoding the service does not inflate", () => {
+  const ZSTD = /^The message is compressed with "zstd", which this service does not inflate: send it uncompressed, or with gzip or br\.$/;
+  const jwks = () => toJwks(file.server.ctx.signingKeys);
+
+  it("over Connect: 501 unsupported_encoding (UNIMPLEMENTED), signed, with or without a key", async () => {
+    for (const key of [{ "x-api-key": file.key }, {}]) {
+      const response = await fetch(`${file.server.httpUrl}${PATH}`, { method: "POST", headers: { "content-type": "application/proto", "content-encoding": "zstd", ...key }, body: TRUNCATED });
+      expect(response.status).toBe(501);
+      expect(response.headers.get("x-error-code")).toBe("unsupported_encoding");
+      const body = (await response.json()) as { code: string; message: string };
+      expect(body.code).toBe("unimplemented");
+      expect(body.message).toMatch(ZSTD);
+      const outcome = { ok: false as const, code: GRPC.UNIMPLEMENTED, message: body.message };
+      expect(await verifyRpcResponse({ requestBytes: new Uint8Array(), outcome, metadata: response.headers, jwks: jwks() })).toMatchObject({ valid: true });
+    }
+  });
+
+  it("over gRPC-Web: UNIMPLEMENTED in the trailer frame, with the code", async () => {
+    const response = await fetch(`${file.server.httpUrl}${PATH}`, {
+      method: "POST",
+      headers: { "content-type": "application/grpc-web+proto", "grpc-encoding": "zstd", "x-grpc-web": "1", "x-api-key": file.key },
+      body: Buffer.from(envelope(TRUNCATED)),
+    });
+    const trailer = new TextDecoder().decode(new Uint8Array(await response.arrayBuffer()));
+    expect(trailer).toMatch(new RegExp(`grpc-status: ${GRPC.UNIMPLEMENTED}`));
+    expect(trailer).toMatch(/x-error-code: unsupported_encoding/);
+  });
+
+  it("gzip and br are still inflated", async () => {
+    const { gzipSync, brotliCompressSync } = await import("node:zlib");
+    const hello = Buffer.from([0x0a, 0x0d, 0x0a, 0x04, 0x74, 0x65, 0x78, 0x74, 0x12, 0x05, 0x68, 0x65, 0x6c, 0x6c, 0x6f]);
+    for (const [encoding, body] of [["gzip", gzipSync(hello)], ["br", brotliCompressSync(hello)]] as const) {
+      const response = await fetch(`${file.server.httpUrl}${PATH}`, { method: "POST", headers: { "content-type": "application/proto", "content-encoding": encoding, "x-api-key": file.key }, body });
+      expect(response.status, encoding).toBe(200);
+    }
+  });
+});
