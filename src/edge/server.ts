@@ -8,6 +8,7 @@ import { createRoutes } from "../rpc/routes.js";
 import { registerAppRoutes } from "./app-routes.js";
 import { answerClientError, frameworkErrorHandler } from "./framework-errors.js";
 import { trackForGracefulClose } from "./graceful-close.js";
+import { registerCloseUnreadBodies } from "./close-unread-bodies.js";
 import { registerGrpcMessageEncoding } from "./grpc-message-encoding.js";
 import { listenOnSharedPort } from "./shared-port.js";
 
@@ -55,6 +56,8 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
   const h2c = await build(fastify({ ...(options as object), http2: true } as { http2: true }) as unknown as FastifyInstance);
   // gRPC (HTTP/2 only) is the one protocol whose messages need re-encoding.
   registerGrpcMessageEncoding(h2c);
+  // HTTP/1.1 only: an answer given before the body was read closes its connection.
+  registerCloseUnreadBodies(http1);
   const closeHttp1 = trackForGracefulClose(http1, SHUTDOWN_GRACE_MS);
   const closeH2c = trackForGracefulClose(h2c, SHUTDOWN_GRACE_MS);
 

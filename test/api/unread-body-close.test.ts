@@ -1,0 +1,73 @@
+import net from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestServer, type TestServer } from "../support/test-server.js";
+
+// An HTTP/1.1 answer given before the body arrived closes the connection (close-unread-bodies.ts):
+// a client still uploading reads the answer and stops, instead of waiting for the end of an upload
+// nobody reads.
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.close());
+
+const PATH = "/moderation.v1.ModerationService/Moderate";
+
+/** Writes `head` and `first` and never the rest; resolves with what came back and whether the server closed. */
+function sendPartly(head: string, first: Uint8Array): Promise<{ response: string; closedByServer: boolean }> {
+  const port = Number(new URL(server.httpUrl).port);
+  return new Promise((resolve) => {
+    const socket = net.connect(port, "127.0.0.1", () => {
+      socket.write(head);
+      socket.write(first);
+    });
+    let response = "";
+    let closedByServer = true;
+    socket.on("data", (chunk: Buffer) => { response += chunk.toString("latin1"); });
+    socket.on("end", () => socket.end());
+    socket.on("close", () => resolve({ response, closedByServer }));
+    // Generous: the suite shares two cores. A kept-alive connection goes quiet instead of closing.
+    socket.setTimeout(8_000, () => {
+      closedByServer = false;
+      socket.destroy();
+    });
+  });
+}
+
+/** A gRPC envelope prefix that announces `length` message bytes. */
+function envelopePrefix(length: number): Uint8Array {
+  const out = new Uint8Array(5);
+  new DataView(out.buffer).setUint32(1, length, false);
+  return out;
+}
+
+describe("an answer given before the request body arrived", () => {
+  it("gRPC-Web announcing 724 MB: RESOURCE_EXHAUSTED with Connection: close, and the server closes", async () => {
+    const head = `POST ${PATH} HTTP/1.1\r\nHost: x\r\ncontent-type: application/grpc-web+proto\r\nx-grpc-web: 1\r\ncontent-length: 724000005\r\n\r\n`;
+    const { response, closedByServer } = await sendPartly(head, envelopePrefix(724_000_000));
+    expect(response).toMatch(/^HTTP\/1\.1 200/);
+    expect(response).toMatch(/\r\nconnection: close\r\n/i);
+    expect(response).toMatch(/grpc-status: ?8/);
+    expect(response).toMatch(/x-error-code: ?payload_too_large/);
+    expect(closedByServer).toBe(true);
+  });
+
+  it("Connect with an unknown compression: 501 with Connection: close, and the server closes", async () => {
+    const head = `POST ${PATH} HTTP/1.1\r\nHost: x\r\ncontent-type: application/proto\r\ncontent-encoding: zstd\r\ncontent-length: 100000\r\n\r\n`;
+    const { response, closedByServer } = await sendPartly(head, new Uint8Array(10));
+    expect(response).toMatch(/^HTTP\/1\.1 501/);
+    expect(response).toMatch(/\r\nconnection: close\r\n/i);
+    expect(response).toMatch(/unsupported_encoding/);
+    expect(closedByServer).toBe(true);
+  });
+
+  it("a request read in full keeps its connection", async () => {
+    const body = JSON.stringify({ input: [{ type: "text", text: "hello" }] });
+    const head = `POST /v1/moderate HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n`;
+    const { response, closedByServer } = await sendPartly(head, Buffer.from(body));
+    expect(response).toMatch(/^HTTP\/1\.1 401/);
+    expect(response).toMatch(/\r\nconnection: keep-alive\r\n/i);
+    expect(closedByServer).toBe(false);
+  }, 15_000);
+});
