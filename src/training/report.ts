@@ -117,8 +117,9 @@ export function writeReport(path: string, ev: Evaluation): void {
   const pretrained = Number(ev.training?.["pretrainEpochs"] ?? 0) > 0 ? `; its feature table starts from self-supervised skip-gram vectors (${PRETRAINING_TEXT}, ${ev.training?.["pretrainEpochs"]} epoch(s))` : "";
   const wv = ev.training?.["wordVectors"] as { words: number; frozen: boolean; explainedVariance: number } | undefined;
   const words = wv ? `; plus one feature row for each of the ${wv.words.toLocaleString("en-US")} most frequent English words, ${wv.frozen ? "fixed at" : "starting from"} their GloVe vectors (${WORD_VECTORS_TEXT}, ${Math.round(wv.explainedVariance * 100)} % of the variance kept), so words no labelled row uses still read like their synonyms` : "";
-  const members = Number(ev.training?.["members"] ?? 1);
-  const ensemble = members > 1 ? `; ${members} such networks, trained alike from different seeds, are averaged (their logits)` : "";
+  const expert = typeof ev.training?.["expert"] === "string" ? ev.training["expert"] : undefined;
+  const members = Number(ev.training?.["members"] ?? 1) - (expert ? 1 : 0);
+  const ensemble = (members > 1 ? `; ${members} such networks, trained alike from different seeds, are averaged (their logits)` : "") + (expert ? `; ${expertText(expert)}` : "");
   lines.push(...CARD_WHAT.map((l) => l.replace("{family}", (FAMILY_TEXT[ev.winner] ?? ev.winner) + ensemble + pretrained + words)), "");
   lines.push("## Data and licences", "");
   lines.push(`Read from ../shared/datasets at training time (never copied into the repo); ${t.rows ?? "?"} training windows. Each dataset counts as at most 6,000 rows (everyday assistant queries 30,000, Reddit C-SSRS 2,000${t["trafficCap"] === "none" ? `; CAD's expert-labelled Reddit posts count in full${t["trafficWeight"] ? `, each ${t["trafficWeight"]}x` : ""}` : ""}); benign look-alikes weigh 2x.`, "");
@@ -339,3 +340,9 @@ const CARD_LIMITS = [
   "- Words naming protected groups hash to one placeholder: the model knows a group is named, not which one.",
   "- Phrase rules are English surface patterns: they flag quoted speech and miss paraphrase.",
 ];
+
+/** What the card says of an expert network (train.ts --expert "DATASETS:HEADS:WEIGHT"). */
+function expertText(spec: string): string {
+  const [datasets = "", heads = "", weight = ""] = spec.split(":");
+  return `an expert trained on ${datasets.split(",").join(" and ")} only counts ${weight}x in ${heads.split(",").join(" and ")} alone`;
+}

@@ -50,7 +50,7 @@ import { trainConv } from "./train-conv.js";
 import { pretrainBuckets, scaledPretrained } from "./pretrain-embeddings.js";
 import type { TrainedModel } from "./trainer.js";
 import { loadWordVectors, type WordRows } from "./word-vectors.js";
-import { ensembleOf, memberSeed } from "./ensemble.js";
+import { ensembleOf, expertRows, memberSeed, parseExpert, withExpert } from "./ensemble.js";
 import { CALIBRATION_SHARE, CORPUS_CAPS, DEFAULT_FOLDS, DEFAULT_HASHING, DEFAULT_SEED, DEFAULT_SHAPE, HASHING_DEFAULTS, hashRow, learnedHeads, WINDOW } from "./settings.js";
 
 const MODEL_VERSION = "2026-11-m";
@@ -146,6 +146,12 @@ const { values } = parseArgs({
     // averages their logits. Two since 2026-11-h (one: docs/model-history.md, session 14), four
     // since 2026-11-k (session 23: fewer hand-written sentences decided by one network's draw).
     members: { type: "string", default: "4" },
+    // One more embedding-mlp member trained on some datasets' rows only, counted for some heads
+    // only (ensemble.ts ExpertSpec): "DATASETS:HEADS:WEIGHT", e.g.
+    // "cad-reddit-abuse,clinc150:harassment:4". A fold model that holds out one of DATASETS has no
+    // expert. Absent (or "none"): no expert, as shipped (a CAD harassment expert was measured
+    // and not kept: docs/model-history.md, session 29).
+    expert: { type: "string" },
     // Soft targets from the GPU-trained transformer (training/transformer/: gpu_run.py, then
     // unpack_scores.py): DIR/teacher-<held-out dataset>.u8 for a fold model, DIR/teacher-final.u8 for
     // the shipped one. A head a row's source does not label learns the teacher's probability, at
@@ -209,12 +215,17 @@ const TEACHER_HEADS = values["teacher-heads"]?.split(",").map((n) => n.trim()).f
 function teacherProvenance(): Record<string, unknown> {
   return { weight: Number(values["teacher-weight"]), ...(TEACHER_HEADS ? { heads: TEACHER_HEADS } : {}) };
 }
-const FAMILIES: Record<string, (c: Corpus, rows: Uint32Array, heads: number[], seed: number, epochs: number, teacher?: TeacherTargets) => TrainedModel> = {
+const FAMILIES: Record<string, (c: Corpus, rows: Uint32Array, heads: number[], seed: number, epochs: number, teacher?: TeacherTargets, exclude?: string) => TrainedModel> = {
   linear: (c, rows, heads, seed, epochs) => trainLinear(c, rows, HASHING.buckets, { heads, seed, epochs }),
-  "embedding-mlp": (c, rows, heads, seed, epochs, teacher) => ensembleOf(Array.from({ length: MEMBERS }, (_, k) => {
-    const s = memberSeed(seed, k);
-    return trainMlp(c, rows, featureRows(HASHING), { heads, seed: s, epochs, ...MLP, ...pretrainedStart(c, rows, s), ...(WORD_VECTORS ? { wordRows: WORD_VECTORS.rows } : {}), ...(teacher ? { teacher } : {}), positiveWindows: POSITIVE_WINDOWS });
-  })),
+  "embedding-mlp": (c, rows, heads, seed, epochs, teacher, exclude) => {
+    const member = (k: number, memberRows: Uint32Array): TrainedModel => {
+      const s = memberSeed(seed, k);
+      return trainMlp(c, memberRows, featureRows(HASHING), { heads, seed: s, epochs, ...MLP, ...pretrainedStart(c, memberRows, s), ...(WORD_VECTORS ? { wordRows: WORD_VECTORS.rows } : {}), ...(teacher ? { teacher } : {}), positiveWindows: POSITIVE_WINDOWS });
+    };
+    const members = Array.from({ length: MEMBERS }, (_, k) => member(k, rows));
+    if (!EXPERT || (exclude !== undefined && EXPERT.datasets.includes(exclude))) return ensembleOf(members);
+    return withExpert(members, member(MEMBERS, expertRows(c, rows, EXPERT)), heads, EXPERT);
+  },
   conv: (c, rows, heads, seed, epochs) => trainConv(c, rows, HASHING.buckets, { heads, seed, epochs, ...MLP, filters: Number(values.filters) }),
 };
 const PRETRAIN_EPOCHS = Number(values["pretrain-epochs"]);
@@ -238,6 +249,7 @@ const families = values.families.split(",").filter((f) => FAMILIES[f]);
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const modelsDir = values.out ?? join(repoRoot, "models");
 const heads = learnedHeads();
+const EXPERT = values.expert === undefined || values.expert === "none" ? undefined : parseExpert(values.expert, heads);
 /** --teacher-heads as positions in `heads` (the targets' head order); checked before any training. */
 const TAUGHT_HEADS = TEACHER_HEADS && new Set(TEACHER_HEADS.map((name) => {
   const k = heads.indexOf((CATEGORY_IDS as readonly string[]).indexOf(name));
@@ -282,8 +294,8 @@ function fit(family: string, exclude: string | undefined, id: string, training: 
   const teacher = teacherFor(exclude);
   const cleaned = values["clean-positives"] ? cleanedCorpus(c, train, n) : undefined;
   const unlabelled = values.unlabel ? unlabelledCorpus(cleaned?.corpus ?? c, train, values.unlabel) : undefined;
-  const trained = FAMILIES[family]!(unlabelled ?? cleaned?.corpus ?? c, train, heads, seed, n, teacher);
-  const built = buildModelFile({ id, corpus: c, calibrationRows: calib, calibrateBy: CALIBRATE_BY, trained, heads, hashing: HASHING, window: WINDOW, training: { ...training, ...WINDOW_LABELS, ...(PRETRAIN_EPOCHS > 0 ? { pretrainEpochs: PRETRAIN_EPOCHS, pretrainRms: Number(values["pretrain-rms"]) } : {}), ...(teacher ? { teacher: teacherProvenance() } : {}), ...WORD_VECTORS?.training, ...(cleaned ? { cleanPositives: cleaned.summary } : {}), ...(values.unlabel ? { unlabel: values.unlabel } : {}), datasets: c.datasets, rows: c.rows } });
+  const trained = FAMILIES[family]!(unlabelled ?? cleaned?.corpus ?? c, train, heads, seed, n, teacher, exclude);
+  const built = buildModelFile({ id, corpus: c, calibrationRows: calib, calibrateBy: CALIBRATE_BY, trained, heads, hashing: HASHING, window: WINDOW, training: { ...training, ...WINDOW_LABELS, ...(PRETRAIN_EPOCHS > 0 ? { pretrainEpochs: PRETRAIN_EPOCHS, pretrainRms: Number(values["pretrain-rms"]) } : {}), ...(teacher ? { teacher: teacherProvenance() } : {}), ...WORD_VECTORS?.training, ...(cleaned ? { cleanPositives: cleaned.summary } : {}), ...(values.unlabel ? { unlabel: values.unlabel } : {}), ...(EXPERT ? { expert: values.expert } : {}), datasets: c.datasets, rows: c.rows } });
   const { tensors: _entries, ...header } = built.model.header;
   writeFileSync(cached(name), encodeModel({ ...header, training: { ...header.training, calibrationReports: built.reports } }, Object.fromEntries(built.model.tensors)));
   return built;
@@ -418,7 +430,7 @@ const base = fit(winner, undefined, id);
 // Provenance only, and nothing that varies run to run (no timings): the file is byte-identical given the seed.
 const training = {
   // Members as the model file has them (with --reuse, the cached model's, whatever --members says).
-  seed, epochs, foldEpochs, mlp: MLP, ...((base.model.header.params["members"] ?? 1) > 1 ? { members: base.model.header.params["members"] } : {}), ...(PRETRAIN_EPOCHS > 0 ? { pretrainEpochs: PRETRAIN_EPOCHS, pretrainRms: Number(values["pretrain-rms"]) } : {}), ...(values.teacher ? { teacher: teacherProvenance() } : {}), ...WINDOW_LABELS, lookalikeWeight: LOOKALIKE_WEIGHT, everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP, trafficCap: Number.isFinite(TRAFFIC_CAP) ? TRAFFIC_CAP : "none", ...(TRAFFIC_WEIGHT !== 1 ? { trafficWeight: TRAFFIC_WEIGHT } : {}), maxFpr, guardRows: values["guard-rows"], policy: values.policy, datasets: (base.model.header.training["datasets"] as string[] | undefined) ?? corpus?.datasets,
+  seed, epochs, foldEpochs, mlp: MLP, ...((base.model.header.params["members"] ?? 1) > 1 ? { members: base.model.header.params["members"] } : {}), ...(PRETRAIN_EPOCHS > 0 ? { pretrainEpochs: PRETRAIN_EPOCHS, pretrainRms: Number(values["pretrain-rms"]) } : {}), ...(values.teacher ? { teacher: teacherProvenance() } : {}), ...WINDOW_LABELS, lookalikeWeight: LOOKALIKE_WEIGHT, everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP, trafficCap: Number.isFinite(TRAFFIC_CAP) ? TRAFFIC_CAP : "none", ...(TRAFFIC_WEIGHT !== 1 ? { trafficWeight: TRAFFIC_WEIGHT } : {}), ...(EXPERT ? { expert: values.expert } : {}), maxFpr, guardRows: values["guard-rows"], policy: values.policy, datasets: (base.model.header.training["datasets"] as string[] | undefined) ?? corpus?.datasets,
   rows: base.model.header.training["rows"] ?? corpus?.rows, hashing: hashingSummary(HASHING), window: WINDOW, folds: usedFolds, evalCap: EVAL_CAP,
   ...WORD_VECTORS?.training,
   selection: Object.fromEntries(Object.entries(selection).map(([f, s]) => [f, { mean: s.mean, pairs: s.pairs }])),

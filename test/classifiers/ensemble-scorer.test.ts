@@ -3,7 +3,7 @@ import { CATEGORY_IDS } from "../../src/classifiers/categories.js";
 import type { Verdict } from "../../src/classifiers/classifier.js";
 import { createEngine } from "../../src/classifiers/engine/index.js";
 import { scorerOf } from "../../src/classifiers/engine/engine.js";
-import { createEnsembleScorer } from "../../src/classifiers/model/ensemble-scorer.js";
+import { createEnsembleScorer, memberHeadWeightsOf } from "../../src/classifiers/model/ensemble-scorer.js";
 import { createMlpEnsembleScorer } from "../../src/classifiers/model/mlp-ensemble-scorer.js";
 import { featuresOfTokens, tokenFeatures, tokenFeaturesOf, tokenize } from "../../src/classifiers/model/features.js";
 import { decodeModel, encodeModel } from "../../src/classifiers/model/model-file.js";
@@ -180,5 +180,87 @@ describe("members' embedding rows side by side (mlp-ensemble-scorer.ts)", () => 
       createEnsembleScorer(weights.map(createMlpScorer)).logits(windows[0]!, b);
       expect(Array.from(a)).toEqual(Array.from(b));
     }
+  });
+});
+
+describe("per-head member weights (an expert member)", () => {
+  const text = normalizeForMatching("You are a stupid idiot and everyone at the meeting knows it");
+  const tokens = tokenize(text);
+  const tf = tokenFeaturesOf(text, tokens, spec);
+  const window = featuresOfTokens(tf, spec.buckets, 0, tokens.length);
+  const members = [randomMember(1), randomMember(2), randomMember(3)];
+  // Members 0 and 1 count once for every head; member 2 counts twice for head 1 and not at all elsewhere.
+  const raw = Float32Array.from([1, 1, 1, 1, 1, 1, 0, 2, 0]);
+  const weights = memberHeadWeightsOf(raw, 3, heads);
+  const each = members.map((m) => { const o = new Float64Array(heads); m.scorer.logits(window, o); return o; });
+
+  it("scores each head as its members' weighted mean; a member weighted 0 does not move a head", () => {
+    const out = new Float64Array(heads);
+    createEnsembleScorer(members.map((m) => m.scorer), weights).logits(window, out);
+    expect(out[0]).toBeCloseTo((each[0]![0]! + each[1]![0]!) / 2, 12);
+    expect(out[1]).toBeCloseTo((each[0]![1]! + each[1]![1]! + 2 * each[2]![1]!) / 4, 12);
+    expect(out[2]).toBeCloseTo((each[0]![2]! + each[1]![2]!) / 2, 12);
+  });
+
+  it("explains each head by the same weights", () => {
+    const scorer = createEnsembleScorer(members.map((m) => m.scorer), weights);
+    const explain = scorer.explainer(window, tf, 0, tokens.length);
+    const subset: number[] = [];
+    tokenFeatures(text, tokens[3]!, spec, (b) => subset.push(b));
+    const attr = members.map((m) => [0, 1, 2].map((h) => m.scorer.attribution(window, subset, h)));
+    expect(scorer.attribution(window, subset, 0)).toBeCloseTo((attr[0]![0]! + attr[1]![0]!) / 2, 12);
+    expect(scorer.attribution(window, subset, 1)).toBeCloseTo((attr[0]![1]! + attr[1]![1]! + 2 * attr[2]![1]!) / 4, 12);
+    expect(explain(1)[3]).toBeCloseTo(scorer.attribution(window, subset, 1), 12);
+  });
+
+  it("the side-by-side scorer weighs members as the plain one does", () => {
+    const rand = createPrng(5);
+    const f32 = (n: number): Float32Array => Float32Array.from({ length: n }, () => rand() * 2 - 1);
+    const mlp = Array.from({ length: 3 }, () => ({
+      buckets: spec.buckets, heads, dim: 32, hidden: 48, embScale: 0.01 + rand() * 0.01,
+      emb: Int8Array.from({ length: spec.buckets * 32 }, () => Math.round((rand() * 2 - 1) * 127)),
+      w1: f32(48 * 32), b1: f32(48), w2: f32(heads * 48), b2: f32(heads),
+    }));
+    const [a, b] = [new Float64Array(heads), new Float64Array(heads)];
+    createMlpEnsembleScorer(mlp, weights).logits(window, a);
+    createEnsembleScorer(mlp.map(createMlpScorer), weights).logits(window, b);
+    for (let h = 0; h < heads; h++) expect(a[h]).toBeCloseTo(b[h]!, 12);
+  });
+
+  it("a model file's memberHeads tensor loads as those weights; bad tensors are refused", () => {
+    const modelHeads = CATEGORY_IDS.filter((c) => c !== "sexual_minors");
+    const make = (seed: number) => {
+      const rand = createPrng(seed);
+      const tensors = {
+        emb: Int8Array.from({ length: spec.buckets * dim }, () => Math.round((rand() * 2 - 1) * 100)),
+        w1: Float32Array.from({ length: hidden * dim }, () => rand() * 2 - 1), b1: new Float32Array(hidden).fill(0.2),
+        w2: Float32Array.from({ length: modelHeads.length * hidden }, () => (rand() * 2 - 1) * 3), b2: new Float32Array(modelHeads.length),
+      };
+      return { family: "embedding-mlp" as const, tensors, params: { dim, hidden, embScale: 0.02 }, scorer: createMlpScorer({ buckets: spec.buckets, heads: modelHeads.length, dim, hidden, embScale: 0.02, ...tensors }) };
+    };
+    const parts = [make(1), make(2)];
+    const expertRow = modelHeads.map((c) => (c === "harassment" ? 3 : 0));
+    const combined = ensembleOf(parts, [modelHeads.map(() => 1), expertRow]);
+    expect(Array.from(combined.tensors["memberHeads"]!)).toEqual([...modelHeads.map(() => 1), ...expertRow]);
+    const header = {
+      format: "moderation-text-model" as const, version: 1 as const, id: "text-test-expert", family: "embedding-mlp" as const, heads: modelHeads, hashing: spec,
+      window: { size: 480, stride: 240 }, calibration: Object.fromEntries(modelHeads.map((c) => [c, { a: 1, b: 0 }])),
+      thresholds: Object.fromEntries(CATEGORY_IDS.map((c) => [c, 0.5])), lexicon: { sexual: 0.7, graphicViolence: 0.7 }, training: {},
+    };
+    const fromFile = scorerOf(decodeModel(encodeModel({ ...header, params: combined.params }, combined.tensors)));
+    const [x, y, p0, p1] = [0, 1, 2, 3].map(() => new Float64Array(modelHeads.length)) as [Float64Array, Float64Array, Float64Array, Float64Array];
+    fromFile.logits(window, x);
+    combined.scorer.logits(window, y);
+    parts[0]!.scorer.logits(window, p0);
+    parts[1]!.scorer.logits(window, p1);
+    const harassment = modelHeads.indexOf("harassment");
+    for (let h = 0; h < modelHeads.length; h++) {
+      expect(x[h]).toBeCloseTo(y[h]!, 12);
+      expect(x[h]).toBeCloseTo(h === harassment ? (p0[h]! + 3 * p1[h]!) / 4 : p0[h]!, 12);
+    }
+    const bad = (memberHeads: Float32Array) => () => scorerOf(decodeModel(encodeModel({ ...header, params: combined.params }, { ...combined.tensors, memberHeads })));
+    expect(bad(new Float32Array(3))).toThrow(/memberHeads holds 3 values/);
+    expect(bad(new Float32Array(2 * modelHeads.length))).toThrow(/no member counts for head 0/);
+    expect(bad(Float32Array.from([...modelHeads.map(() => 1), -1, ...expertRow.slice(1)]))).toThrow(/weight -1/);
   });
 });

@@ -5,7 +5,7 @@ import { normalizeText, type NormalizedText } from "../normalize/normalize.js";
 import { featuresOfTokens, featurize, firstTokenAtOrAfter, tokenFeaturesOf, tokenize, type Token, type TokenFeatures } from "../model/features.js";
 import type { ModelFile } from "../model/model-file.js";
 import { newFloat64Array } from "../model/typed-slab.js";
-import { memberName } from "../model/ensemble-scorer.js";
+import { memberHeadWeightsOf, memberName } from "../model/ensemble-scorer.js";
 import { createMlpEnsembleScorer } from "../model/mlp-ensemble-scorer.js";
 import { createLinearScorer, type Scorer } from "../model/scorers.js";
 import { createConvScorer, isSequenceScorer } from "../model/conv-scorer.js";
@@ -79,7 +79,9 @@ export function scorerOf(model: ModelFile): Scorer {
       w1: t(m("w1")) as Float32Array, b1: t(m("b1")) as Float32Array, w2: t(m("w2")) as Float32Array, b2: t(m("b2")) as Float32Array,
     };
   });
-  return createMlpEnsembleScorer(members);
+  // Per-head member weights (an expert member counts for some heads only); absent: the plain mean.
+  const weights = memberHeadWeightsOf(tensors.get("memberHeads") as Float32Array | undefined, members.length, heads);
+  return createMlpEnsembleScorer(members, weights);
 }
 
 interface EngineOptions {

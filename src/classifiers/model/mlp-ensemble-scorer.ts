@@ -1,4 +1,4 @@
-import { createEnsembleScorer } from "./ensemble-scorer.js";
+import { createEnsembleScorer, type MemberHeadWeights, memberCombiner } from "./ensemble-scorer.js";
 import { createMlpScorer, createRowSummer, type MlpWeights, type Scorer, scaledBagInto } from "./scorers.js";
 import { createDenseRelu } from "./wasm-dense-relu.js";
 import { allocateRowTable } from "./wasm-row-table.js";
@@ -14,18 +14,19 @@ import { allocateRowTable } from "./wasm-row-table.js";
  * Nothing the scorer keeps points into the members' own tables (their small layers are copied), so
  * a caller that drops the decoded model file frees them: memory stays one table's worth.
  */
-export function createMlpEnsembleScorer(members: readonly MlpWeights[]): Scorer {
+export function createMlpEnsembleScorer(members: readonly MlpWeights[], weights?: MemberHeadWeights): Scorer {
   const first = members[0]!;
   const { buckets, heads, dim, hidden } = first;
   const ownTables = members.every((m) => (m.rowStride ?? m.dim) === m.dim && (m.rowOffset ?? 0) === 0);
   const sameShape = members.every((m) => m.buckets === buckets && m.heads === heads && m.dim === dim && m.hidden === hidden);
-  if (members.length === 1 || !sameShape || !ownTables) return createEnsembleScorer(members.map(createMlpScorer));
+  if ((members.length === 1 && !weights) || !sameShape || !ownTables) return createEnsembleScorer(members.map(createMlpScorer), weights);
   const n = members.length;
   const wide = dim * n;
   const table = sideBySide(members.map((m) => m.emb), buckets, dim);
   const layers = members.map((m, k) => ({ ...m, emb: table, rowStride: wide, rowOffset: k * dim, w1: m.w1.slice(), b1: m.b1.slice(), w2: m.w2.slice(), b2: m.b2.slice() }));
   const scorers = layers.map(createMlpScorer);
-  const plain = createEnsembleScorer(scorers);
+  const plain = createEnsembleScorer(scorers, weights);
+  const combine = memberCombiner(n, heads, weights);
   const sumRows = createRowSummer(table, wide);
   // Every member's hidden layer in one SIMD call where WebAssembly allows (wasm-dense-relu.ts).
   const dense = createDenseRelu(layers.map((m) => ({ w: m.w1, b: m.b1 })), hidden, dim);
@@ -45,9 +46,10 @@ export function createMlpEnsembleScorer(members: readonly MlpWeights[]): Scorer 
         const memberOut = k === 0 ? out : scratch;
         if (dense) scorers[k]!.logitsOfHidden(features, hiddenOf[k]!, memberOut);
         else scorers[k]!.logitsOfSums(features, acc, k * dim, memberOut);
-        if (k > 0) for (let h = 0; h < heads; h++) out[h]! += scratch[h]!;
+        if (k === 0) combine.start(out);
+        else combine.add(out, scratch, k);
       }
-      for (let h = 0; h < heads; h++) out[h]! /= n;
+      combine.finish(out);
     },
     attribution: plain.attribution,
     explainer: plain.explainer,
