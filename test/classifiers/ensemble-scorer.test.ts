@@ -16,6 +16,26 @@ import { createPrng } from "../../src/training/prng.js";
 const spec = { buckets: 1 << 10, minN: 3, maxN: 5 };
 const heads = 3, dim = 4, hidden = 5;
 
+/** The heads a model file's networks score (every category but the rule-only sexual_minors). */
+const MODEL_HEADS = CATEGORY_IDS.filter((c) => c !== "sexual_minors");
+
+/** One random network as ensembleOf takes it (tensors, params, scorer), over MODEL_HEADS. */
+function fileMember(rand: () => number, embScale: number) {
+  const tensors = {
+    emb: Int8Array.from({ length: spec.buckets * dim }, () => Math.round((rand() * 2 - 1) * 100)),
+    w1: Float32Array.from({ length: hidden * dim }, () => rand() * 2 - 1), b1: new Float32Array(hidden).fill(0.2),
+    w2: Float32Array.from({ length: MODEL_HEADS.length * hidden }, () => (rand() * 2 - 1) * 3), b2: new Float32Array(MODEL_HEADS.length),
+  };
+  return { family: "embedding-mlp" as const, tensors, params: { dim, hidden, embScale }, scorer: createMlpScorer({ buckets: spec.buckets, heads: MODEL_HEADS.length, dim, hidden, embScale, ...tensors }) };
+}
+
+/** A model file's header for networks over MODEL_HEADS (calibration a=1, b=0: scores are the sigmoid of the logits). */
+const fileHeader = (id: string) => ({
+  format: "moderation-text-model" as const, version: 1 as const, id, family: "embedding-mlp" as const, heads: MODEL_HEADS, hashing: spec,
+  window: { size: 480, stride: 240 }, calibration: Object.fromEntries(MODEL_HEADS.map((c) => [c, { a: 1, b: 0 }])),
+  thresholds: Object.fromEntries(CATEGORY_IDS.map((c) => [c, 0.5])), lexicon: { sexual: 0.7, graphicViolence: 0.7 }, training: {},
+});
+
 function randomMember(seed: number) {
   const rand = createPrng(seed);
   const f32 = (n: number): Float32Array => Float32Array.from({ length: n }, () => rand() * 2 - 1);
@@ -62,59 +82,32 @@ describe("ensemble of scorers", () => {
   });
 
   it("a model file of members loads as the same ensemble in the engine", () => {
-    const modelHeads = CATEGORY_IDS.filter((c) => c !== "sexual_minors");
-    const make = (seed: number) => {
-      const rand = createPrng(seed);
-      const tensors = {
-        emb: Int8Array.from({ length: spec.buckets * dim }, () => Math.round((rand() * 2 - 1) * 100)),
-        w1: Float32Array.from({ length: hidden * dim }, () => rand() * 2 - 1), b1: new Float32Array(hidden).fill(0.2),
-        w2: Float32Array.from({ length: modelHeads.length * hidden }, () => (rand() * 2 - 1) * 3), b2: new Float32Array(modelHeads.length),
-      };
-      const embScale = seed / 100;
-      return { family: "embedding-mlp" as const, tensors, params: { dim, hidden, embScale }, scorer: createMlpScorer({ buckets: spec.buckets, heads: modelHeads.length, dim, hidden, embScale, ...tensors }) };
-    };
+    const make = (seed: number) => fileMember(createPrng(seed), seed / 100);
     const parts = [make(1), make(2)];
     const combined = ensembleOf(parts);
     expect(combined.params).toEqual({ dim, hidden, embScale: 0.01, members: 2, "embScale.1": 0.02 });
-    const header = {
-      format: "moderation-text-model" as const, version: 1 as const, id: "text-test-ensemble", family: "embedding-mlp" as const, heads: modelHeads, hashing: spec,
-      window: { size: 480, stride: 240 }, calibration: Object.fromEntries(modelHeads.map((c) => [c, { a: 1, b: 0 }])),
-      thresholds: Object.fromEntries(CATEGORY_IDS.map((c) => [c, 0.5])), lexicon: { sexual: 0.7, graphicViolence: 0.7 }, training: {},
-    };
+    const header = fileHeader("text-test-ensemble");
     const engineOf = (m: Pick<TrainedModel, "params" | "tensors">) => createEngine(decodeModel(encodeModel({ ...header, params: m.params }, m.tensors)));
     const sample = "the weather is fine today and the meeting went well";
     const score = (e: ReturnType<typeof engineOf>, c: string): number => (e.classify(sample) as Verdict).categories[c as "hate"]!.score;
     const [a, b, both] = [engineOf(parts[0]!), engineOf(parts[1]!), engineOf(combined)];
     const logit = (p: number): number => Math.log(p / (1 - p));
     // Calibration a=1, b=0: the ensemble's score is the sigmoid of the mean of the members' logits (scores are rounded, hence 4 places).
-    for (const c of modelHeads.slice(0, 4)) expect(logit(score(both, c))).toBeCloseTo((logit(score(a, c)) + logit(score(b, c))) / 2, 4);
+    for (const c of MODEL_HEADS.slice(0, 4)) expect(logit(score(both, c))).toBeCloseTo((logit(score(a, c)) + logit(score(b, c))) / 2, 4);
   });
 
   it("a member whose scale equals member 0's is stored without its own and read with member 0's", () => {
     const rand = createPrng(9);
-    const modelHeads = CATEGORY_IDS.filter((c) => c !== "sexual_minors");
-    const make = () => {
-      const tensors = {
-        emb: Int8Array.from({ length: spec.buckets * dim }, () => Math.round((rand() * 2 - 1) * 100)),
-        w1: Float32Array.from({ length: hidden * dim }, () => rand() * 2 - 1), b1: new Float32Array(hidden).fill(0.2),
-        w2: Float32Array.from({ length: modelHeads.length * hidden }, () => (rand() * 2 - 1) * 3), b2: new Float32Array(modelHeads.length),
-      };
-      return { family: "embedding-mlp" as const, tensors, params: { dim, hidden, embScale: 0.05 }, scorer: createMlpScorer({ buckets: spec.buckets, heads: modelHeads.length, dim, hidden, embScale: 0.05, ...tensors }) };
-    };
-    const combined = ensembleOf([make(), make()]);
+    const combined = ensembleOf([fileMember(rand, 0.05), fileMember(rand, 0.05)]);
     expect(combined.params).toEqual({ dim, hidden, embScale: 0.05, members: 2 });
-    const header = {
-      format: "moderation-text-model" as const, version: 1 as const, id: "text-test-ensemble-same-scale", family: "embedding-mlp" as const, heads: modelHeads, hashing: spec,
-      window: { size: 480, stride: 240 }, calibration: Object.fromEntries(modelHeads.map((c) => [c, { a: 1, b: 0 }])),
-      thresholds: Object.fromEntries(CATEGORY_IDS.map((c) => [c, 0.5])), lexicon: { sexual: 0.7, graphicViolence: 0.7 }, training: {},
-    };
+    const header = fileHeader("text-test-ensemble-same-scale");
     const fromFile = scorerOf(decodeModel(encodeModel({ ...header, params: combined.params }, combined.tensors)));
     const text = normalizeForMatching("the weather is fine today and the meeting went well");
     const window = featuresOfTokens(tokenFeaturesOf(text, tokenize(text), spec), spec.buckets, 0, tokenize(text).length);
-    const [x, y] = [new Float64Array(modelHeads.length), new Float64Array(modelHeads.length)];
+    const [x, y] = [new Float64Array(MODEL_HEADS.length), new Float64Array(MODEL_HEADS.length)];
     fromFile.logits(window, x);
     combined.scorer.logits(window, y);
-    for (let h = 0; h < modelHeads.length; h++) expect(x[h]).toBeCloseTo(y[h]!, 12);
+    for (let h = 0; h < MODEL_HEADS.length; h++) expect(x[h]).toBeCloseTo(y[h]!, 12);
   });
 });
 
@@ -228,39 +221,25 @@ describe("per-head member weights (an expert member)", () => {
   });
 
   it("a model file's memberHeads tensor loads as those weights; bad tensors are refused", () => {
-    const modelHeads = CATEGORY_IDS.filter((c) => c !== "sexual_minors");
-    const make = (seed: number) => {
-      const rand = createPrng(seed);
-      const tensors = {
-        emb: Int8Array.from({ length: spec.buckets * dim }, () => Math.round((rand() * 2 - 1) * 100)),
-        w1: Float32Array.from({ length: hidden * dim }, () => rand() * 2 - 1), b1: new Float32Array(hidden).fill(0.2),
-        w2: Float32Array.from({ length: modelHeads.length * hidden }, () => (rand() * 2 - 1) * 3), b2: new Float32Array(modelHeads.length),
-      };
-      return { family: "embedding-mlp" as const, tensors, params: { dim, hidden, embScale: 0.02 }, scorer: createMlpScorer({ buckets: spec.buckets, heads: modelHeads.length, dim, hidden, embScale: 0.02, ...tensors }) };
-    };
-    const parts = [make(1), make(2)];
-    const expertRow = modelHeads.map((c) => (c === "harassment" ? 3 : 0));
-    const combined = ensembleOf(parts, [modelHeads.map(() => 1), expertRow]);
-    expect(Array.from(combined.tensors["memberHeads"]!)).toEqual([...modelHeads.map(() => 1), ...expertRow]);
-    const header = {
-      format: "moderation-text-model" as const, version: 1 as const, id: "text-test-expert", family: "embedding-mlp" as const, heads: modelHeads, hashing: spec,
-      window: { size: 480, stride: 240 }, calibration: Object.fromEntries(modelHeads.map((c) => [c, { a: 1, b: 0 }])),
-      thresholds: Object.fromEntries(CATEGORY_IDS.map((c) => [c, 0.5])), lexicon: { sexual: 0.7, graphicViolence: 0.7 }, training: {},
-    };
+    const parts = [fileMember(createPrng(1), 0.02), fileMember(createPrng(2), 0.02)];
+    const expertRow = MODEL_HEADS.map((c) => (c === "harassment" ? 3 : 0));
+    const combined = ensembleOf(parts, [MODEL_HEADS.map(() => 1), expertRow]);
+    expect(Array.from(combined.tensors["memberHeads"]!)).toEqual([...MODEL_HEADS.map(() => 1), ...expertRow]);
+    const header = fileHeader("text-test-expert");
     const fromFile = scorerOf(decodeModel(encodeModel({ ...header, params: combined.params }, combined.tensors)));
-    const [x, y, p0, p1] = [0, 1, 2, 3].map(() => new Float64Array(modelHeads.length)) as [Float64Array, Float64Array, Float64Array, Float64Array];
+    const [x, y, p0, p1] = [0, 1, 2, 3].map(() => new Float64Array(MODEL_HEADS.length)) as [Float64Array, Float64Array, Float64Array, Float64Array];
     fromFile.logits(window, x);
     combined.scorer.logits(window, y);
     parts[0]!.scorer.logits(window, p0);
     parts[1]!.scorer.logits(window, p1);
-    const harassment = modelHeads.indexOf("harassment");
-    for (let h = 0; h < modelHeads.length; h++) {
+    const harassment = MODEL_HEADS.indexOf("harassment");
+    for (let h = 0; h < MODEL_HEADS.length; h++) {
       expect(x[h]).toBeCloseTo(y[h]!, 12);
       expect(x[h]).toBeCloseTo(h === harassment ? (p0[h]! + 3 * p1[h]!) / 4 : p0[h]!, 12);
     }
     const bad = (memberHeads: Float32Array) => () => scorerOf(decodeModel(encodeModel({ ...header, params: combined.params }, { ...combined.tensors, memberHeads })));
     expect(bad(new Float32Array(3))).toThrow(/memberHeads holds 3 values/);
-    expect(bad(new Float32Array(2 * modelHeads.length))).toThrow(/no member counts for head 0/);
-    expect(bad(Float32Array.from([...modelHeads.map(() => 1), -1, ...expertRow.slice(1)]))).toThrow(/weight -1/);
+    expect(bad(new Float32Array(2 * MODEL_HEADS.length))).toThrow(/no member counts for head 0/);
+    expect(bad(Float32Array.from([...MODEL_HEADS.map(() => 1), -1, ...expertRow.slice(1)]))).toThrow(/weight -1/);
   });
 });
