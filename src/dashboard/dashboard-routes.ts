@@ -41,8 +41,15 @@ export async function registerDashboardRoutes(app: FastifyInstance, ctx: AppCont
     });
 
     scope.register(async (pages) => {
-      pages.addHook("onRequest", async (_request, reply) => {
+      pages.addHook("onRequest", async (request, reply) => {
         reply.headers({ ...SECURITY_HEADERS, "cache-control": "no-store" });
+        // Forms only, refused before any body is read: the app's JSON parser (and its 70 MB
+        // limit, sized for images) would otherwise parse a JSON post, whose fields need not be
+        // strings ({"email": 1} reached the handlers and made a 500).
+        if (request.method === "POST" && !isFormPost(request.headers["content-type"])) {
+          return reply.code(415).type("text/html; charset=utf-8")
+            .send(errorPage("", "Request refused", "The dashboard's forms are sent as application/x-www-form-urlencoded."));
+        }
       });
       // A database outage is a page that says so (503 + Retry-After), not a JSON 500; anything
       // else goes on to the app's error handler.
@@ -68,6 +75,11 @@ export async function registerDashboardRoutes(app: FastifyInstance, ctx: AppCont
       registerPolicyPages(pages, ctx);
     });
   });
+}
+
+/** Whether a POST's Content-Type is the one the dashboard's forms use (parameters such as charset allowed). */
+function isFormPost(contentType: string | undefined): boolean {
+  return contentType?.split(";")[0]?.trim().toLowerCase() === "application/x-www-form-urlencoded";
 }
 
 function forbidden(reply: FastifyReply, csrf: string, message: string): FastifyReply {

@@ -60,6 +60,10 @@ function guard(handler: UniversalHandler, deps: RequestBodyGuardDeps): Universal
     const timeout = malformedTimeout(request.header);
     // Connect would refuse it before reading the body, unsigned: take the header out and refuse it ourselves.
     if (timeout) return handler({ ...request, header: without(request.header, timeout.name), body: failing(() => badTimeout(deps, timeout)) });
+    // A deadline past what a timer can hold (about 24.8 days; clients send "99999999S" to mean none)
+    // would fire at once in Connect's setTimeout: it is no deadline.
+    const endless = endlessTimeout(request.header);
+    if (endless) request = { ...request, header: without(request.header, endless) };
     if (!isAsyncIterable(request.body)) return handler(request);
     const format = decodes ? bodyFormat(request.header.get("content-type")) : undefined;
     const encoding = format && bodyEncoding(request.header, format);
@@ -158,6 +162,22 @@ function malformedTimeout(header: Headers): { name: keyof typeof TIMEOUT_SYNTAX;
   const name = /^application\/grpc/i.test(header.get("content-type") ?? "") ? "grpc-timeout" : "connect-timeout-ms";
   const value = header.get(name);
   return value === null || TIMEOUT_SYNTAX[name].pattern.test(value) ? undefined : { name, value };
+}
+
+/** Milliseconds per unit of grpc-timeout. */
+const GRPC_TIMEOUT_UNIT_MS = { H: 3_600_000, M: 60_000, S: 1_000, m: 1, u: 1e-3, n: 1e-6 } as const;
+/** The longest delay Node's timers hold (2^31 - 1 ms); a longer one fires after 1 ms. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** The deadline header whose (well-formed) value is longer than a timer can hold, if any. */
+function endlessTimeout(header: Headers): "grpc-timeout" | "connect-timeout-ms" | undefined {
+  const grpc = header.get("grpc-timeout");
+  if (grpc !== null && /^application\/grpc/i.test(header.get("content-type") ?? "")) {
+    const unit = grpc.slice(-1) as keyof typeof GRPC_TIMEOUT_UNIT_MS;
+    return Number(grpc.slice(0, -1)) * GRPC_TIMEOUT_UNIT_MS[unit] > MAX_TIMER_MS ? "grpc-timeout" : undefined;
+  }
+  const connect = header.get("connect-timeout-ms");
+  return connect !== null && Number(connect) > MAX_TIMER_MS ? "connect-timeout-ms" : undefined;
 }
 
 function badTimeout(deps: RequestBodyGuardDeps, timeout: { name: keyof typeof TIMEOUT_SYNTAX; value: string }): Promise<ConnectError> {

@@ -71,6 +71,23 @@ describe.each<StoreKind>(["sqlite", "postgres"])("dashboard security on %s", (st
     expect(await server.ctx.accounts.listKeys(account!.id)).toEqual([]);
   });
 
+  it("takes forms only: a JSON post (whose fields need not be strings) is refused with 415 before it is read", async () => {
+    const client = createFormClient(server.httpUrl);
+    await client.get("/dashboard/login");
+    for (const [path, body] of [["/dashboard/login", { email: 1, password: "x" }], ["/dashboard/signup", { email: ["a"], password: { x: 1 } }]] as const) {
+      const response = await fetch(server.httpUrl + path, {
+        method: "POST",
+        headers: { cookie: [...client.jar].map(([k, v]) => `${k}=${v}`).join("; "), origin: server.httpUrl, "content-type": "application/json" },
+        body: JSON.stringify({ _csrf: client.csrf, ...body }),
+      });
+      expect(response.status, path).toBe(415);
+      expect(await response.text()).toContain("application/x-www-form-urlencoded");
+    }
+    // The form itself still works, charset parameter and all.
+    const login = await client.post("/dashboard/login", { email: "nobody@example.test", password: "wrong password here" }, { "content-type": "application/x-www-form-urlencoded; charset=UTF-8" });
+    expect(login.status).toBe(401);
+  });
+
   it("lets an account neither see, revoke nor rotate another account's keys", async () => {
     const alice = createFormClient(server.httpUrl);
     const bob = createFormClient(server.httpUrl);

@@ -90,6 +90,20 @@ describe("a caller's deadline", () => {
     expect(connectAnswer.httpStatus).toBe(200);
   });
 
+  it("treats a deadline longer than a timer holds (about 24.8 days) as none, instead of failing at once", async () => {
+    // Node shortens a longer setTimeout to 1 ms: "99999999S" (what clients send for no deadline) failed at once.
+    for (const grpcTimeout of ["99999999S", "596524H", "2147484S"]) {
+      const grpcAnswer = await postH2(server.grpcUrl, PATH, { "content-type": "application/grpc", te: "trailers", "x-api-key": key, "grpc-timeout": grpcTimeout }, envelope(toBinary(ModerateRequestSchema, HELLO)));
+      expect(grpcAnswer.grpcStatus, grpcTimeout).toBe(0);
+    }
+    const webAnswer = await postH1(server.httpUrl, PATH, { "content-type": "application/grpc-web+proto", "x-grpc-web": "1", "x-api-key": key, "grpc-timeout": "99999999H" }, envelope(toBinary(ModerateRequestSchema, HELLO)));
+    expect(webAnswer.grpcStatus).toBe(0);
+    for (const ms of ["2147483648", "9999999999"]) {
+      const connectAnswer = await postH1(server.httpUrl, PATH, { "content-type": "application/proto", "x-api-key": key, "connect-timeout-ms": ms }, toBinary(ModerateRequestSchema, HELLO));
+      expect(connectAnswer.httpStatus, ms).toBe(200);
+    }
+  });
+
   it.each([
     ["grpc-timeout over gRPC", () => postH2(server.grpcUrl, PATH, { "content-type": "application/grpc", te: "trailers", "x-api-key": key, "grpc-timeout": "soon" }, envelope(toBinary(ModerateRequestSchema, HELLO))), /grpc-timeout header "soon" is malformed/],
     ["grpc-timeout over gRPC-Web", () => postH1(server.httpUrl, PATH, { "content-type": "application/grpc-web+proto", "x-grpc-web": "1", "x-api-key": key, "grpc-timeout": "123456789S" }, envelope(toBinary(ModerateRequestSchema, HELLO))), /grpc-timeout header "123456789S" is malformed/],
