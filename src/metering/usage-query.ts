@@ -31,11 +31,15 @@ export function resolveUsageQuery(input: { granularity?: string; from?: number; 
   return { granularity, from, to };
 }
 
+/** A date, or a date and time (minutes, seconds and fractions optional) with an optional Z or offset. */
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+
 /** Parses a query-string time: Unix seconds, or an ISO 8601 date such as 2026-11-01. */
 export function parseTimeParam(name: string, raw: string | undefined): number | undefined {
   if (raw === undefined || raw === "") return undefined;
   if (/^\d+$/.test(raw)) return Number(raw);
-  const ms = Date.parse(raw);
+  // ISO 8601's shape first: Date.parse alone also reads "1.5", "-1" and "2026-11-01 junk" as some date.
+  const ms = ISO_8601.test(raw) ? Date.parse(raw) : Number.NaN;
   if (Number.isNaN(ms)) throw new ApiError("invalid_request", `${name} must be Unix seconds or an ISO 8601 date; got "${raw.slice(0, 40)}".`);
   return Math.floor(ms / 1000);
 }

@@ -67,7 +67,8 @@ export function createPolicyServiceImpl(ctx: Pick<AppContext, "policies" | "acco
 export function draftOf(rules: PolicyRulesMessage | undefined): unknown {
   const thresholds: Record<string, number | "off"> = { ...rules?.thresholds };
   for (const category of rules?.off ?? []) {
-    if (category in thresholds) throw new ApiError("invalid_policy", `${category} has a threshold and is also off; choose one.`);
+    // Own keys only: "constructor" is not a threshold the caller gave (validation names it unknown).
+    if (Object.hasOwn(thresholds, category)) throw new ApiError("invalid_policy", `${category} has a threshold and is also off; choose one.`);
     thresholds[category] = "off";
   }
   return {

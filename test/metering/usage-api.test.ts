@@ -72,6 +72,13 @@ describe.each<StoreKind>(["sqlite", "postgres"])("metering and the usage API on 
     expect((await getUsage(server, a.key, `?from=2000-01-01`)).body.totals.requests).toBe(4);
     const bad = await getUsage(server, a.key, "?granularity=week");
     expect(bad).toEqual({ status: 400, body: { error: { code: "invalid_request", message: 'granularity must be "minute", "hour" or "day"; got "week".' } } });
+    // Only Unix seconds and ISO 8601: Date.parse alone read these as other dates (2026-06-11, 2001).
+    for (const from of ["2026-11-01 junk", "1.5", "-1", "x 5"]) {
+      const refused = await getUsage(server, a.key, `?from=${encodeURIComponent(from)}`);
+      expect(refused.status, from).toBe(400);
+      expect(refused.body.error.message).toContain("must be Unix seconds or an ISO 8601 date");
+    }
+    expect((await getUsage(server, a.key, `?from=${encodeURIComponent("2000-01-01T00:00:00.000+02:00")}`)).body.totals.requests).toBe(4);
     const backwards = await getUsage(server, a.key, "?from=2000&to=1000");
     expect(backwards.body.error).toEqual({ code: "invalid_request", message: "from must be earlier than to." });
   });
