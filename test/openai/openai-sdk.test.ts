@@ -154,6 +154,15 @@ describe("POST /v1/moderations over plain HTTP", () => {
     expect(response.headers.get("x-ratelimit-limit")).toBe("1000000");
   });
 
+  it("names input as the param only when the error is about input", async () => {
+    for (const body of [{ input: "hi", temperature: 1 }, ["hi"], "just a string"]) {
+      const response = await raw(body);
+      expect(response.status).toBe(400);
+      expect(response.json.error).toMatchObject({ code: "invalid_request", param: null });
+    }
+    expect((await raw({ input: [] })).json.error).toMatchObject({ code: "invalid_request", param: "input" });
+  });
+
   it("signs errors too, in OpenAI's shape", async () => {
     const response = await raw("{not json");
     expect(response.status).toBe(400);

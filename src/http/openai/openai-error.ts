@@ -26,6 +26,8 @@ function paramOf(code: string, message: string): string | null {
   if (code !== "invalid_request") return null;
   // The translator's and the shared validator's messages start with the field they are about.
   if (message.startsWith('"model"')) return "model";
+  // An unknown field, or a body that is no object, names "input" only to say what is expected.
+  if (/^(Unknown field|The request body)/.test(message)) return null;
   if (/^("input"|input\[)|"input"/.test(message)) return "input";
   return null;
 }
