@@ -76,7 +76,8 @@ export function createAccountStore(db: Database, clock: () => number = Date.now)
   return {
     async createAccount(input: { email: string; plan: string; rpm?: number; passwordHash?: string }): Promise<Account> {
       const email = input.email.trim().toLowerCase();
-      if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 254) {
+      // No control or format characters (a right-to-left override would make `modctl account list` show another address).
+      if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 254 || /[\p{Cc}\p{Cf}]/u.test(email)) {
         throw new ApiError("invalid_request", "Give a valid email address.");
       }
       const { plan, customRpm } = checkPlan(input.plan, input.rpm);
