@@ -12,7 +12,10 @@ import type { FastifyInstance } from "fastify";
  */
 export function registerCloseUnreadBodies(app: FastifyInstance): void {
   app.addHook("onRequest", (request, reply, done) => {
-    if (request.raw.httpVersionMajor === 1) {
+    // Only requests that announce a body: a GET answered within the event that parsed its head
+    // (the JWKS route) is not "complete" yet either, and has nothing left to send.
+    const announcesBody = request.headers["transfer-encoding"] !== undefined || Number(request.headers["content-length"] ?? 0) > 0;
+    if (request.raw.httpVersionMajor === 1 && announcesBody) {
       const raw = reply.raw as ServerResponse;
       const writeHead = raw.writeHead as (this: ServerResponse, ...args: unknown[]) => ServerResponse;
       raw.writeHead = function (this: ServerResponse, ...args: unknown[]) {
