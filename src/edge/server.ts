@@ -1,4 +1,5 @@
 import fastify, { type FastifyInstance } from "fastify";
+import type { ServerOptions } from "node:http";
 import type { AddressInfo, Server } from "node:net";
 import type { AppContext } from "../app/app-context.js";
 import { MAX_REQUEST_BYTES } from "../base/limits.js";
@@ -8,7 +9,7 @@ import { createRoutes } from "../rpc/routes.js";
 import { registerAppRoutes } from "./app-routes.js";
 import { answerClientError, frameworkErrorHandler } from "./framework-errors.js";
 import { trackForGracefulClose } from "./graceful-close.js";
-import { registerCloseUnreadBodies } from "./close-unread-bodies.js";
+import { ClosingUnreadResponse } from "./close-unread-bodies.js";
 import { registerGrpcMessageEncoding } from "./grpc-message-encoding.js";
 import { listenOnSharedPort } from "./shared-port.js";
 
@@ -51,13 +52,12 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
     // request.ip is the proxy's client address only for proxies TRUST_PROXY names (log-in and sign-up limits key on it).
     trustProxy: fastifyTrustProxy(ctx.config.trustProxy),
   };
-  const http1 = await build(fastify({ ...options, forceCloseConnections: "idle" as const }));
+  // An answer given before the request body arrived closes its connection (close-unread-bodies.ts).
+  const http1 = await build(fastify({ ...options, forceCloseConnections: "idle" as const, http: { ServerResponse: ClosingUnreadResponse } as ServerOptions }));
   // The HTTP/2 overload's option types differ only in the request type; the handlers work on both.
   const h2c = await build(fastify({ ...(options as object), http2: true } as { http2: true }) as unknown as FastifyInstance);
   // gRPC (HTTP/2 only) is the one protocol whose messages need re-encoding.
   registerGrpcMessageEncoding(h2c);
-  // HTTP/1.1 only: an answer given before the body was read closes its connection.
-  registerCloseUnreadBodies(http1);
   const closeHttp1 = trackForGracefulClose(http1, SHUTDOWN_GRACE_MS);
   const closeH2c = trackForGracefulClose(h2c, SHUTDOWN_GRACE_MS);
 
