@@ -157,11 +157,19 @@ const TIMEOUT_SYNTAX = {
   "connect-timeout-ms": { pattern: /^\d{1,10}$/, expected: "up to 10 digits, in milliseconds" },
 } as const;
 
-/** The caller's deadline header when Connect would reject its syntax (gRPC and gRPC-Web read grpc-timeout, Connect connect-timeout-ms). */
-function malformedTimeout(header: Headers): { name: keyof typeof TIMEOUT_SYNTAX; value: string } | undefined {
+type DeadlineHeader = { name: keyof typeof TIMEOUT_SYNTAX; value: string };
+
+/** The deadline header the call's protocol reads, if sent: grpc-timeout for gRPC and gRPC-Web, connect-timeout-ms for Connect. */
+function deadlineHeader(header: Headers): DeadlineHeader | undefined {
   const name = /^application\/grpc/i.test(header.get("content-type") ?? "") ? "grpc-timeout" : "connect-timeout-ms";
   const value = header.get(name);
-  return value === null || TIMEOUT_SYNTAX[name].pattern.test(value) ? undefined : { name, value };
+  return value === null ? undefined : { name, value };
+}
+
+/** The caller's deadline header when Connect would reject its syntax. */
+function malformedTimeout(header: Headers): DeadlineHeader | undefined {
+  const deadline = deadlineHeader(header);
+  return deadline && !TIMEOUT_SYNTAX[deadline.name].pattern.test(deadline.value) ? deadline : undefined;
 }
 
 /** Milliseconds per unit of grpc-timeout. */
@@ -169,18 +177,16 @@ const GRPC_TIMEOUT_UNIT_MS = { H: 3_600_000, M: 60_000, S: 1_000, m: 1, u: 1e-3,
 /** The longest delay Node's timers hold (2^31 - 1 ms); a longer one fires after 1 ms. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/** The deadline header whose (well-formed) value is longer than a timer can hold, if any. */
-function endlessTimeout(header: Headers): "grpc-timeout" | "connect-timeout-ms" | undefined {
-  const grpc = header.get("grpc-timeout");
-  if (grpc !== null && /^application\/grpc/i.test(header.get("content-type") ?? "")) {
-    const unit = grpc.slice(-1) as keyof typeof GRPC_TIMEOUT_UNIT_MS;
-    return Number(grpc.slice(0, -1)) * GRPC_TIMEOUT_UNIT_MS[unit] > MAX_TIMER_MS ? "grpc-timeout" : undefined;
-  }
-  const connect = header.get("connect-timeout-ms");
-  return connect !== null && Number(connect) > MAX_TIMER_MS ? "connect-timeout-ms" : undefined;
+/** The deadline header whose (well-formed: malformedTimeout runs first) value is longer than a timer can hold, if any. */
+function endlessTimeout(header: Headers): DeadlineHeader["name"] | undefined {
+  const deadline = deadlineHeader(header);
+  if (!deadline) return undefined;
+  const { name, value } = deadline;
+  const ms = name === "grpc-timeout" ? Number(value.slice(0, -1)) * GRPC_TIMEOUT_UNIT_MS[value.slice(-1) as keyof typeof GRPC_TIMEOUT_UNIT_MS] : Number(value);
+  return ms > MAX_TIMER_MS ? name : undefined;
 }
 
-function badTimeout(deps: RequestBodyGuardDeps, timeout: { name: keyof typeof TIMEOUT_SYNTAX; value: string }): Promise<ConnectError> {
+function badTimeout(deps: RequestBodyGuardDeps, timeout: DeadlineHeader): Promise<ConnectError> {
   const shown = timeout.value.length > 40 ? `${timeout.value.slice(0, 40)}…` : timeout.value;
   return signedError(deps, new ApiError("invalid_request", `The ${timeout.name} header "${shown}" is malformed: it takes ${TIMEOUT_SYNTAX[timeout.name].expected}.`));
 }
