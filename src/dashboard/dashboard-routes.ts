@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { AppContext } from "../app/app-context.js";
+import { mediaTypeOf } from "../base/media-type.js";
 import { registerAccountPages } from "./account-pages.js";
 import { registerPolicyPages } from "./policy-pages.js";
 import { registerAuthRoutes } from "./auth-routes.js";
@@ -79,7 +80,7 @@ export async function registerDashboardRoutes(app: FastifyInstance, ctx: AppCont
 
 /** Whether a POST's Content-Type is the one the dashboard's forms use (parameters such as charset allowed). */
 function isFormPost(contentType: string | undefined): boolean {
-  return contentType?.split(";")[0]?.trim().toLowerCase() === "application/x-www-form-urlencoded";
+  return mediaTypeOf(contentType) === "application/x-www-form-urlencoded";
 }
 
 function forbidden(reply: FastifyReply, csrf: string, message: string): FastifyReply {

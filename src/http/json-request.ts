@@ -1,6 +1,7 @@
 import type { ContextValues } from "@connectrpc/connect";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { MAX_REQUEST_BYTES } from "../base/limits.js";
+import { mediaTypeOf } from "../base/media-type.js";
 import { ApiError } from "../errors/api-error.js";
 import { noteErrorCode } from "../observability/request-observation.js";
 import { incomingHeaderReader } from "./plain-headers.js";
@@ -35,7 +36,7 @@ export function passBodiesThrough(scope: FastifyInstance): void {
 function unsupportedContentType(request: FastifyRequest): ApiError | undefined {
   const header = request.headers["content-type"];
   // The usual header as it is, before the general reading (a split, a trim and a lower-casing).
-  if (header === "application/json" || header?.split(";")[0]?.trim().toLowerCase() === "application/json") return undefined;
+  if (header === "application/json" || mediaTypeOf(header) === "application/json") return undefined;
   return new ApiError("unsupported_media_type", "The request body must be JSON, sent with Content-Type: application/json.");
 }
 

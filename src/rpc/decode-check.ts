@@ -2,6 +2,7 @@ import { promisify } from "node:util";
 import { brotliCompressSync, brotliDecompress, gunzip, gzipSync } from "node:zlib";
 import { fromBinary, fromJsonString, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../base/json-depth.js";
+import { mediaTypeOf } from "../base/media-type.js";
 
 /** How a unary RPC body is laid out: gRPC and gRPC-Web wrap the message in an envelope. */
 export interface BodyFormat {
@@ -22,7 +23,7 @@ const FORMATS: Record<string, BodyFormat> = {
 
 /** The unary body format of a content type; undefined for one Connect refuses itself. */
 export function bodyFormat(contentType: string | null): BodyFormat | undefined {
-  return FORMATS[(contentType ?? "").split(";")[0]!.trim().toLowerCase()];
+  return FORMATS[mediaTypeOf(contentType)];
 }
 
 /**
