@@ -42,7 +42,9 @@ export interface ExpertSpec {
   weight: number;
 }
 
-export function parseExpert(spec: string, learned: readonly number[]): ExpertSpec {
+/** --expert's value read and checked; undefined when absent or "none" (no expert). */
+export function parseExpert(spec: string | undefined, learned: readonly number[]): ExpertSpec | undefined {
+  if (spec === undefined || spec === "none") return undefined;
   const [datasets = "", names = "", weight = ""] = spec.split(":");
   const w = Number(weight);
   if (!datasets || !names || !(w > 0)) throw new Error(`--expert must be DATASETS:HEADS:WEIGHT (weight > 0); got "${spec}"`);

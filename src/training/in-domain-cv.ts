@@ -67,7 +67,7 @@ const parts = values.only ? values.only.split(",").map(Number) : Array.from({ le
 const MEMBERS = Number(values.members);
 const seed = DEFAULT_SEED;
 const heads = learnedHeads();
-const expert = values.expert === undefined || values.expert === "none" ? undefined : parseExpert(values.expert, heads);
+const expert = parseExpert(values.expert, heads);
 const examples = readAll(datasetsRoot());
 const corpus = buildCorpus(examples, { ...defaultCorpusOptions(seed), sequences: false });
 const target = corpus.datasets.indexOf(values.dataset);

@@ -249,7 +249,7 @@ const families = values.families.split(",").filter((f) => FAMILIES[f]);
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const modelsDir = values.out ?? join(repoRoot, "models");
 const heads = learnedHeads();
-const EXPERT = values.expert === undefined || values.expert === "none" ? undefined : parseExpert(values.expert, heads);
+const EXPERT = parseExpert(values.expert, heads);
 /** --teacher-heads as positions in `heads` (the targets' head order); checked before any training. */
 const TAUGHT_HEADS = TEACHER_HEADS && new Set(TEACHER_HEADS.map((name) => {
   const k = heads.indexOf((CATEGORY_IDS as readonly string[]).indexOf(name));
