@@ -58,5 +58,5 @@ export function registerJsonRoute(app: FastifyInstance, ctx: AppContext, interce
       return sendSigned(outcome.status, { error: { code: outcome.code, message: outcome.message } }, outcome.headers);
     });
   });
-  registerMethodNotAllowed(app, "/v1/moderate", () => ({ signer: ctx.signingKeys.signer, nowMs: ctx.clock() }), { error: { code: "method_not_allowed", message: "Use POST for /v1/moderate." } });
+  registerMethodNotAllowed(app, "/v1/moderate", "POST", () => ({ signer: ctx.signingKeys.signer, nowMs: ctx.clock() }), { error: { code: "method_not_allowed", message: "Use POST for /v1/moderate." } });
 }

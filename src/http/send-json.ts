@@ -64,15 +64,19 @@ export function sendJsonSignedAhead(reply: FastifyReply, status: number, signed:
 
 /**
  * Every other method on a JSON route: a 405 in the route's error shape (its own, or OpenAI's),
- * signed like its other answers; no body was read, so it is bound to an empty one.
+ * signed like its other answers; no body was read, so it is bound to an empty one. `allowed` is
+ * the route's one method (HEAD comes with GET: fastify answers it from the GET route).
  */
-export function registerMethodNotAllowed(app: FastifyInstance, url: string, signing: () => { signer: Signer; nowMs: number }, body: unknown): void {
+export function registerMethodNotAllowed(
+  app: FastifyInstance, url: string, allowed: "POST" | "GET", signing: () => { signer: Signer; nowMs: number }, body: unknown,
+): void {
+  const others = (["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const).filter((method) => method !== allowed);
   app.route({
-    method: ["GET", "PUT", "PATCH", "DELETE", "OPTIONS"],
+    method: [...others],
     url,
     handler: (request, reply) => {
       noteErrorCode(request, "method_not_allowed");
-      reply.header("allow", "POST");
+      reply.header("allow", allowed === "GET" ? "GET, HEAD" : allowed);
       return sendSignedJson(reply, { ...signing(), requestBody: undefined }, 405, body, []);
     },
   });

@@ -88,6 +88,13 @@ describe.each<StoreKind>(["sqlite", "postgres"])("metering and the usage API on 
     expect(await getUsage(server, "mod_AAAAAAAA_" + "A".repeat(43))).toMatchObject({ status: 401, body: { error: { code: "invalid_api_key" } } });
   });
 
+  it.each(["POST", "PUT", "DELETE"])("answers %s /v1/usage with method_not_allowed (405), Allow: GET, HEAD, before reading a key", async (method) => {
+    const response = await fetch(`${server.httpUrl}/v1/usage`, { method, headers: { "x-api-key": a.key } });
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toBe("GET, HEAD");
+    expect(await response.json()).toEqual({ error: { code: "method_not_allowed", message: "Use GET for /v1/usage." } });
+  });
+
   it("signs its JSON answers, errors included, bound to the request target (path and query)", async () => {
     const jwks = await (await fetch(`${server.httpUrl}/.well-known/jwks.json`)).json();
     for (const [key, status, target] of [[a.key, 200, "/v1/usage"], [a.key, 200, "/v1/usage?granularity=hour&from=2026-11-01"], [undefined, 401, "/v1/usage?granularity=day"]] as const) {

@@ -54,5 +54,5 @@ export function registerOpenAiModerationsRoute(app: FastifyInstance, ctx: AppCon
     });
   });
   const notAllowed = openAiError(405, "method_not_allowed", `Use POST for ${OPENAI_MODERATIONS_PATH}.`);
-  registerMethodNotAllowed(app, OPENAI_MODERATIONS_PATH, () => ({ signer: ctx.signingKeys.signer, nowMs: ctx.clock() }), notAllowed);
+  registerMethodNotAllowed(app, OPENAI_MODERATIONS_PATH, "POST", () => ({ signer: ctx.signingKeys.signer, nowMs: ctx.clock() }), notAllowed);
 }
