@@ -29,7 +29,7 @@ interface AppRoutes {
 
 /** Everything one listener serves: both listeners get the same routes (server.ts). */
 export async function registerAppRoutes(app: FastifyInstance, ctx: AppContext, routes: AppRoutes): Promise<FastifyInstance> {
-  registerErrorHandlers(app, ctx.log);
+  registerErrorHandlers(app, { log: ctx.log, signing: () => ({ signer: ctx.signingKeys.signer, nowMs: ctx.clock() }) });
   // Observability: request id, one log line and the request metrics per request (src/observability).
   registerRequestObservation(app, { log: ctx.log, metrics: ctx.metrics });
   if (!routes.metricsElsewhere) registerMetricsRoute(app, ctx.metrics);

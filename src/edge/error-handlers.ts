@@ -1,7 +1,10 @@
 import type { FastifyError, FastifyInstance } from "fastify";
 import type { Logger } from "../base/logger.js";
 import { ApiError, toApiError } from "../errors/api-error.js";
+import { sendSignedJson } from "../http/send-json.js";
 import { noteErrorCode } from "../observability/request-observation.js";
+import type { Signer } from "../signing/signer.js";
+import { answerUnknownGrpcMethod, isGrpcCall } from "./unknown-rpc-method.js";
 
 /** Fastify's own errors, translated into the API's codes. */
 const FASTIFY_CODES: Record<string, ApiError["code"]> = {
@@ -12,12 +15,18 @@ const FASTIFY_CODES: Record<string, ApiError["code"]> = {
   FST_ERR_VALIDATION: "invalid_request",
 };
 
-/** Every HTTP error, including unknown routes, answers {"error":{"code","message"}}. */
-export function registerErrorHandlers(app: FastifyInstance, log: Logger): void {
+/**
+ * Every HTTP error, including unknown routes, answers {"error":{"code","message"}}. An unknown
+ * route is signed like the 405 for another method (bound to an empty body: none was read); a
+ * gRPC call to an unknown method gets gRPC's answer instead (unknown-rpc-method.ts).
+ */
+export function registerErrorHandlers(app: FastifyInstance, deps: { log: Logger; signing: () => { signer: Signer; nowMs: number } }): void {
+  const { log } = deps;
   app.setNotFoundHandler((request, reply) => {
+    if (isGrpcCall(request)) return answerUnknownGrpcMethod(request, reply, deps.signing());
     const error = new ApiError("not_found", `No route for ${request.method} ${request.url.split("?")[0]}.`);
     noteErrorCode(request, error.code);
-    return reply.code(404).send({ error: { code: error.code, message: error.message } });
+    return sendSignedJson(reply, { ...deps.signing(), requestBody: undefined }, 404, { error: { code: error.code, message: error.message } }, []);
   });
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const mapped = error.code ? FASTIFY_CODES[error.code] : undefined;

@@ -20,6 +20,7 @@ export const ERROR_CODES = {
   invalid_api_key: { http: 401, connect: Code.Unauthenticated },
   forbidden: { http: 403, connect: Code.PermissionDenied },
   not_found: { http: 404, connect: Code.NotFound },
+  unknown_method: { http: 404, connect: Code.Unimplemented },
   email_taken: { http: 409, connect: Code.AlreadyExists },
   method_not_allowed: { http: 405, connect: Code.Unimplemented },
   unsupported_encoding: { http: 501, connect: Code.Unimplemented },

@@ -181,7 +181,7 @@ describe("GET /openapi.json", () => {
     // shared Error schema below.
     const elsewhere: ErrorCode[] = [
       "forbidden", "email_taken", // the dashboard
-      "deadline_exceeded", "unsupported_encoding", // RPC only
+      "deadline_exceeded", "unsupported_encoding", "unknown_method", // RPC only
       // Policy validation (src/policies, issue 18): answered by PolicyService's RPCs, outside this document.
       "invalid_policy", "policy_unknown_category", "policy_invalid_threshold", "policy_list_too_large", "policy_term_invalid",
       "not_found", "method_not_allowed", // no route, another method

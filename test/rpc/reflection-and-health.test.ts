@@ -174,3 +174,17 @@ describe.each(["v1", "v1alpha"] as const)("gRPC server reflection %s over grpc-j
     expect(response.message_response).toBe("list_services_response");
   });
 });
+
+describe("a method the server does not have, over grpc-js", () => {
+  it("answers UNIMPLEMENTED with x-error-code unknown_method, not an HTTP 404", async () => {
+    const client = new grpc.Client(address, grpc.credentials.createInsecure());
+    const error = await new Promise<grpc.ServiceError | null>((resolve) => {
+      client.makeUnaryRequest("/moderation.v1.ModerationService/Nope", (b: Buffer) => b, (b: Buffer) => b, Buffer.alloc(0), (e) => resolve(e));
+    });
+    client.close();
+    expect(error?.code).toBe(grpc.status.UNIMPLEMENTED);
+    expect(error?.details).toBe("No RPC method /moderation.v1.ModerationService/Nope on this server.");
+    expect(error?.metadata.get("x-error-code")).toEqual(["unknown_method"]);
+    expect(error?.metadata.get("signature")).toHaveLength(1);
+  });
+});

@@ -58,6 +58,30 @@ describe.each([
     });
   });
 
+  it("an unknown route's 404: signed, bound to no body", async () => {
+    const response = await fetch(`${ctx.server.httpUrl}/no/such/route`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    expect(response.status).toBe(404);
+    const received = { status: 404, headers: Object.fromEntries(response.headers.entries()), body: new Uint8Array(await response.arrayBuffer()) };
+    expect(JSON.parse(new TextDecoder().decode(received.body))).toEqual({ error: { code: "not_found", message: "No route for POST /no/such/route." } });
+    expect(await verifyModerationResponse({ ...received, requestBody: new Uint8Array(), jwks: await jwks() })).toMatchObject({ valid: true });
+  });
+
+  it.each([
+    ["gRPC", "application/grpc", "h2"],
+    ["gRPC-Web", "application/grpc-web+proto", "h1"],
+  ] as const)("%s, a method the server does not have: UNIMPLEMENTED as gRPC answers it, unknown_method, signed", async (_protocol, contentType, transport) => {
+    const post = transport === "h2" ? postH2 : postH1;
+    const answer = await post(transport === "h2" ? ctx.server.grpcUrl : ctx.server.httpUrl, "/moderation.v1.ModerationService/Nope", { "content-type": contentType }, envelope(toBinary(ModerateRequestSchema, request)));
+    expect(answer.httpStatus).toBe(200);
+    expect(answer.body.byteLength).toBe(0);
+    expect(answer.metadata["x-error-code"]).toBe("unknown_method");
+    const outcome = errorReceived(answer, true);
+    expect(outcome).toEqual({ ok: false, code: 12, message: "No RPC method /moderation.v1.ModerationService/Nope on this server." });
+    expect(await verifyRpcResponse({ requestBytes: new Uint8Array(), outcome, metadata: answer.metadata, jwks: await jwks() })).toMatchObject({ valid: true });
+    // Bound to what was read (nothing): not valid as the answer to the request's bytes.
+    expect(await verifyRpcResponse({ requestBytes, outcome, metadata: answer.metadata, jwks: await jwks() })).toMatchObject({ valid: false });
+  });
+
   describe.each([
     ["Connect, application/proto", "application/proto", "h1"],
     ["Connect, application/json", "application/json", "h1"],

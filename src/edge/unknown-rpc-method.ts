@@ -1,0 +1,45 @@
+import { setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
+import type { ServerHttp2Stream } from "node:http2";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { mediaTypeOf } from "../base/media-type.js";
+import { ApiError, toConnectError } from "../errors/api-error.js";
+import { noteErrorCode } from "../observability/request-observation.js";
+import { encodeGrpcMessage } from "./grpc-message-encoding.js";
+import { signConnectError } from "../signing/sign-outcome.js";
+import type { Signer } from "../signing/signer.js";
+
+/** gRPC's own media types: application/grpc, application/grpc+proto, application/grpc-web+proto, ... */
+export function isGrpcCall(request: FastifyRequest): boolean {
+  return mediaTypeOf(request.headers["content-type"]).startsWith("application/grpc");
+}
+
+/**
+ * A gRPC or gRPC-Web call to a method this server does not have. The JSON not-found answer
+ * (HTTP 404) reaches a gRPC client only as "Received HTTP status code 404", with no error code
+ * and no signature. This answers the way gRPC servers do: HTTP 200 with headers only (a
+ * "trailers-only" response), grpc-status 12 UNIMPLEMENTED, x-error-code unknown_method, signed
+ * like every RPC error and bound to an empty request (nothing was read). UNIMPLEMENTED is what
+ * reflection clients look for to fall back from v1 to v1alpha.
+ */
+export async function answerUnknownGrpcMethod(request: FastifyRequest, reply: FastifyReply, signing: { signer: Signer; nowMs: number }): Promise<FastifyReply> {
+  const path = request.url.split("?")[0]!;
+  const apiError = new ApiError("unknown_method", `No RPC method ${path.slice(0, 200)} on this server.`);
+  noteErrorCode(request, apiError.code);
+  const error = await signConnectError(signing.signer, toConnectError(apiError), { requestBytes: new Uint8Array(), nowMs: signing.nowMs });
+  const webCall = mediaTypeOf(request.headers["content-type"]).startsWith("application/grpc-web");
+  const headers = setTrailerStatus(new Headers({ "content-type": webCall ? "application/grpc-web+proto" : "application/grpc+proto" }), error);
+  // As the gRPC spec escapes it (grpc-message-encoding.ts): grpc-js would show "%2F" for "/".
+  headers.set("grpc-message", encodeGrpcMessage(error.rawMessage));
+  reply.hijack();
+  const raw = reply.raw as typeof reply.raw & { stream?: ServerHttp2Stream };
+  if (raw.stream) {
+    // One HEADERS frame that ends the stream: gRPC clients read grpc-status from the headers
+    // only then (writeHead and end() would send an empty DATA frame to end it).
+    raw.stream.respond({ ":status": 200, ...Object.fromEntries(headers) }, { endStream: true });
+  } else {
+    raw.writeHead(200, Object.fromEntries(headers));
+    raw.end();
+  }
+  return reply;
+}
+
