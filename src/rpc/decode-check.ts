@@ -64,7 +64,9 @@ export function unwrapMessage(body: Uint8Array, format: BodyFormat, encoding: st
   const length = new DataView(body.buffer, body.byteOffset, body.byteLength).getUint32(1, false);
   if (body.byteLength < 5 + length) return { ok: false, reason: "the body ends inside its gRPC message" };
   if (body.byteLength > 5 + length) return { ok: false, reason: `${body.byteLength - 5 - length} bytes follow the message, and a unary call takes exactly one` };
-  const flagged = (body[0]! & 0x01) !== 0;
+  // 0 or 1 (compressed) only: gRPC-Web's 0x80 marks a trailer frame, which only a response has.
+  if (body[0]! > 1) return { ok: false, reason: `the message's flags byte is 0x${body[0]!.toString(16).padStart(2, "0")}; a request message has 0x00 or 0x01 (compressed)` };
+  const flagged = body[0] === 1;
   if (flagged && encoding === undefined) return { ok: false, reason: "the message is flagged compressed, but grpc-encoding names no compression" };
   return { ok: true, bytes: body.subarray(5), compressed: flagged };
 }

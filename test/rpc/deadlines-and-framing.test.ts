@@ -130,6 +130,16 @@ describe("bytes after the one message of a unary call", () => {
     expect(await expectSignedRefusal(answer, GRPC.INVALID_ARGUMENT, "invalid_request", new Uint8Array())).toMatch(/1 bytes follow the message/);
   });
 
+  it.each(["80", "02", "81"])("a message flagged 0x%s (not 0, or 1: compressed) over gRPC and gRPC-Web: invalid_request, signed", async (flags) => {
+    const body = envelope(message);
+    body[0] = Number.parseInt(flags, 16);
+    const words = new RegExp(`flags byte is 0x${flags}`);
+    const grpcAnswer = await postH2(server.grpcUrl, PATH, { "content-type": "application/grpc", te: "trailers", "x-api-key": key }, body);
+    expect(await expectSignedRefusal(grpcAnswer, GRPC.INVALID_ARGUMENT, "invalid_request", new Uint8Array())).toMatch(words);
+    const webAnswer = await postH1(server.httpUrl, PATH, { "content-type": "application/grpc-web+proto", "x-grpc-web": "1", "x-api-key": key }, body);
+    expect(await expectSignedRefusal(webAnswer, GRPC.INVALID_ARGUMENT, "invalid_request", new Uint8Array())).toMatch(words);
+  });
+
   it("without a key, auth answers first (signed over an empty request: the body was not decoded)", async () => {
     const answer = await postH2(server.grpcUrl, PATH, { "content-type": "application/grpc", te: "trailers" }, Buffer.concat([envelope(message), Buffer.from([1])]));
     await expectSignedRefusal(answer, GRPC.UNAUTHENTICATED, "missing_api_key", new Uint8Array());
