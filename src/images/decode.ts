@@ -14,6 +14,8 @@ export interface DecodeLimits {
   maxPixels: number;
   /** Largest width × height × frames of an animation: reaching a late frame decodes every earlier one. */
   maxAnimationPixels: number;
+  /** Most frames of an animation: sharp cannot address a page past 100,000. */
+  maxFrames: number;
   /** Frames of an animation that are scored, spread evenly, first and last included. */
   maxFramesSampled: number;
   /** libvips stops a decode that runs longer than this. */
@@ -27,6 +29,7 @@ const DEFAULT_DECODE_LIMITS: DecodeLimits = {
   maxBytes: MAX_IMAGE_BYTES,
   maxPixels: 40_000_000,
   maxAnimationPixels: 200_000_000,
+  maxFrames: 100_000,
   maxFramesSampled: 4,
   timeoutSeconds: 5,
 };
@@ -53,6 +56,9 @@ export function createImageDecoder(limits: Partial<DecodeLimits> = {}): ImageDec
         "image_too_large",
         `The image is ${header.width}×${header.height} pixels (${framePixels}); the limit is ${config.maxPixels} pixels.`,
       );
+    }
+    if (frames > config.maxFrames) {
+      throw new ApiError("image_too_large", `The animation has ${frames} frames; the limit is ${config.maxFrames} frames.`);
     }
     if (framePixels * frames > config.maxAnimationPixels) {
       throw new ApiError(

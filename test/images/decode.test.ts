@@ -4,7 +4,7 @@ import { ApiError } from "../../src/errors/api-error.js";
 import { createImageDecoder } from "../../src/images/decode.js";
 import { MAX_IMAGE_BYTES } from "../../src/base/limits.js";
 import { MODEL_INPUT_SIZE } from "../../src/images/decoded-image.js";
-import { animated, bmp, dataUri, frameRed, gif, gifBomb, jpeg, orientedJpeg, pixelAt, png, pngBomb, webp } from "./fixtures.js";
+import { animated, bmp, dataUri, frameRed, gif, gifBomb, jpeg, manyFrameGif, orientedJpeg, pixelAt, png, pngBomb, webp } from "./fixtures.js";
 
 const decode = createImageDecoder();
 
@@ -223,5 +223,14 @@ describe("rejecting bad images with stable codes", () => {
       "The animation has 10 frames of 40×30 pixels; the limit is 6000 pixels over all frames.",
       short,
     );
+  });
+
+  it("refuses an animation of more frames than the limit with that reason (200,000 frames of 1×1 read as corrupt)", async () => {
+    const many = manyFrameGif(200_000);
+    expect(many.byteLength).toBeLessThan(MAX_IMAGE_BYTES);
+    await expectError(dataUri("image/gif", many), "image_too_large", 413, "The animation has 200000 frames; the limit is 100000 frames.");
+    const fewer = createImageDecoder({ maxFrames: 500 });
+    await expectError(dataUri("image/gif", manyFrameGif(501)), "image_too_large", 413, "The animation has 501 frames; the limit is 500 frames.", fewer);
+    expect((await fewer(dataUri("image/gif", manyFrameGif(500)))).frames).toBe(500);
   });
 });

@@ -94,6 +94,15 @@ export function gifBomb(width: number, height: number): Buffer {
   return Buffer.concat([header, palette, descriptor, pixels, Buffer.from([0x3b])]);
 }
 
+/** A valid 1×1 animated GIF of `frames` frames (about 23 bytes each, built by hand: sharp is slow to write many). */
+export function manyFrameGif(frames: number): Buffer {
+  const head = Buffer.from([...Buffer.from("GIF89a", "latin1"), 1, 0, 1, 0, 0x80, 0, 0, 0, 0, 0, 255, 255, 255]);
+  const loop = Buffer.from([0x21, 0xff, 0x0b, ...Buffer.from("NETSCAPE2.0", "latin1"), 3, 1, 0, 0, 0]);
+  // Graphic control (delay 1), image descriptor 1×1, LZW min code 2, one sub-block.
+  const frame = Buffer.from([0x21, 0xf9, 4, 0, 1, 0, 0, 0, 0x2c, 0, 0, 0, 0, 1, 0, 1, 0, 0, 2, 2, 0x44, 0x01, 0]);
+  return Buffer.concat([head, loop, ...new Array<Buffer>(frames).fill(frame), Buffer.from([0x3b])]);
+}
+
 /** A 2×2 24-bit BMP: a real image in a format the service does not accept. */
 export function bmp(): Buffer {
   const rowSize = 8; // 2 pixels × 3 bytes, padded to 4
