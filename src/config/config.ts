@@ -58,6 +58,12 @@ export interface Config {
   meteringFsync: "batch" | "always";
   /** The dashboard's public origin, e.g. https://mod.example.com (DASHBOARD_ORIGIN); else taken from Host. */
   dashboardOrigin: string | undefined;
+  /**
+   * gRPC server reflection, v1 and v1alpha (GRPC_REFLECTION; default "on"). Public like health:
+   * it answers a descriptor file (about 3.5 KB) to a request of a few dozen bytes, so a
+   * deployment that needs no reflection clients can turn it off.
+   */
+  grpcReflection: "on" | "off";
   /** Dashboard sign-up (SIGNUP): open to anyone, closed (modctl creates accounts), or by invite code (modctl invite create). */
   signup: "open" | "closed" | "invite";
   /** Whose X-Forwarded-For to believe for the client IP (TRUST_PROXY); false: none, the socket's address. */
@@ -96,6 +102,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>> = p
     meteringMaxPending: readPositiveInt(env, "METERING_MAX_PENDING", 1000),
     meteringFsync: readChoice(env, "METERING_FSYNC", ["batch", "always"] as const, "batch"),
     dashboardOrigin: readUrl(env, "DASHBOARD_ORIGIN", ["http:", "https:"])?.replace(/\/+$/, ""),
+    grpcReflection: readChoice(env, "GRPC_REFLECTION", ["on", "off"] as const, "on"),
     signup: readChoice(env, "SIGNUP", ["open", "closed", "invite"] as const, "open"),
     trustProxy: readTrustProxy(env),
     abuseLimits: readAbuseLimitsConfig(env),

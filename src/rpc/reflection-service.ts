@@ -12,13 +12,14 @@ import * as v1alpha from "../../gen/grpc/reflection/v1alpha/reflection_pb.js";
  */
 export function registerReflection(router: ConnectRouter, services: readonly DescService[]): void {
   const index = indexDescriptors(services);
+  const serialized = serializedFiles();
   // Public: Connect reads and inflates each request message within a small limit.
   const options = { readMaxBytes: PUBLIC_BODY_LIMIT };
   // v1 and v1alpha have the same messages under different packages.
-  router.service(v1.ServerReflection, { serverReflectionInfo: (requests) => answer(requests, index, v1) }, options);
+  router.service(v1.ServerReflection, { serverReflectionInfo: (requests) => answer(requests, index, serialized, v1) }, options);
   router.service(v1alpha.ServerReflection, {
     // Same shapes, different type names: the casts only bridge the generated types.
-    serverReflectionInfo: (requests) => answer(requests as never, index, v1alpha as unknown as typeof v1) as never,
+    serverReflectionInfo: (requests) => answer(requests as never, index, serialized, v1alpha as unknown as typeof v1) as never,
   }, options);
 }
 
@@ -52,29 +53,46 @@ function indexDescriptors(services: readonly DescService[]): DescriptorIndex {
   return { serviceNames: services.map((s) => s.typeName), files, symbols };
 }
 
-/** The file and everything it imports, dependencies first, as serialized FileDescriptorProtos. */
-function withDependencies(file: DescFile): Uint8Array[] {
-  const seen = new Set<string>();
+/**
+ * The file and the files it imports not yet sent on this stream (`sent`, updated), dependencies
+ * first, as serialized FileDescriptorProtos; the requested file always, and first, as clients
+ * expect. Like grpc-go's reflection, a stream does not resend a dependency: a caller repeating
+ * one request 500 times on one stream (a few bytes each) got every import again each time.
+ */
+function withDependencies(file: DescFile, sent: Set<string>, serialized: (file: DescFile) => Uint8Array): Uint8Array[] {
+  const seen = new Set<string>([file.name]);
   const out: Uint8Array[] = [];
   const visit = (f: DescFile) => {
-    if (seen.has(f.name)) return;
+    if (seen.has(f.name) || sent.has(f.name)) return;
     seen.add(f.name);
     f.dependencies.forEach(visit);
-    out.push(toBinary(FileDescriptorProtoSchema, f.proto));
+    sent.add(f.name);
+    out.push(serialized(f));
   };
-  visit(file);
-  // The requested file goes first, as clients expect.
-  return [out.pop()!, ...out];
+  file.dependencies.forEach(visit);
+  sent.add(file.name);
+  return [serialized(file), ...out];
 }
 
-async function* answer(requests: AsyncIterable<v1.ServerReflectionRequest>, index: DescriptorIndex, api: typeof v1) {
+/** Each file serialized once, on first use: descriptors never change while the process runs. */
+function serializedFiles(): (file: DescFile) => Uint8Array {
+  const cache = new Map<DescFile, Uint8Array>();
+  return (file) => {
+    let bytes = cache.get(file);
+    if (!bytes) cache.set(file, (bytes = toBinary(FileDescriptorProtoSchema, file.proto)));
+    return bytes;
+  };
+}
+
+async function* answer(requests: AsyncIterable<v1.ServerReflectionRequest>, index: DescriptorIndex, serialized: (file: DescFile) => Uint8Array, api: typeof v1) {
+  const sent = new Set<string>();
   for await (const request of clearReadErrors(requests, api.ServerReflectionRequestSchema.typeName)) {
     const reply = (messageResponse: v1.ServerReflectionResponse["messageResponse"]) =>
       create(api.ServerReflectionResponseSchema, { validHost: request.host, originalRequest: request, messageResponse });
     const notFound = (what: string) =>
       reply({ case: "errorResponse", value: create(api.ErrorResponseSchema, { errorCode: 5, errorMessage: `${what} not found` }) });
     const files = (file: DescFile) =>
-      reply({ case: "fileDescriptorResponse", value: create(api.FileDescriptorResponseSchema, { fileDescriptorProto: withDependencies(file) }) });
+      reply({ case: "fileDescriptorResponse", value: create(api.FileDescriptorResponseSchema, { fileDescriptorProto: withDependencies(file, sent, serialized) }) });
 
     const req = request.messageRequest;
     switch (req.case) {

@@ -49,13 +49,15 @@ export function createRoutes(ctx: AppContext, interceptors: Interceptor[], isSer
     router.service(ModerationService, createModerationServiceImpl(ctx), { interceptors });
     router.service(AccountService, createAccountServiceImpl(ctx), { interceptors });
     router.service(PolicyService, createPolicyServiceImpl(ctx), { interceptors });
-    const served = [ModerationService, AccountService, PolicyService, Health, ReflectionV1, ReflectionV1alpha];
+    const reflection = ctx.config.grpcReflection === "on";
+    const served = [ModerationService, AccountService, PolicyService, Health, ...(reflection ? [ReflectionV1, ReflectionV1alpha] : [])];
     // Public: Check's body is the guard's to decode; Connect reads Watch's itself, within a small limit.
     router.service(Health, createHealthServiceImpl(served.map((s) => s.typeName), isServing), {
       readMaxBytes: PUBLIC_BODY_LIMIT,
       interceptors: [createDecodedRequestInterceptor()],
     });
-    registerReflection(router, served);
+    // Off: a reflection call is unknown_method (UNIMPLEMENTED), as for any method not served.
+    if (reflection) registerReflection(router, served);
     // Each wraps every handler registered above; the last applied runs first.
     guardRpcRequestBodies(router, bodyGuard);
     refuseUnsupportedRequests(router, refusals);

@@ -59,6 +59,12 @@ describe("readConfig", () => {
     expect(() => read({ LOG_LEVEL: value })).toThrow(new RegExp(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "${value}"`));
   });
 
+  it("serves gRPC reflection unless GRPC_REFLECTION=off, and refuses other values", () => {
+    expect(read({}).grpcReflection).toBe("on");
+    expect(read({ GRPC_REFLECTION: "OFF" }).grpcReflection).toBe("off");
+    expect(() => read({ GRPC_REFLECTION: "no" })).toThrow(/GRPC_REFLECTION must be one of on, off; got "no"/);
+  });
+
   it.each([
     ["mysql://root@db/mod", /DATABASE_URL must start with postgres:\/\/ or postgresql:\/\/; got "mysql:\/\/"/],
     ["http://db:5432/mod", /DATABASE_URL must start with postgres:\/\/ or postgresql:\/\/; got "http:\/\/"/],

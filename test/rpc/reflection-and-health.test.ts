@@ -124,6 +124,22 @@ describe.each(["v1", "v1alpha"] as const)("gRPC server reflection %s over grpc-j
     expect(file!.messageType.map((m) => m.name)).toEqual(expect.arrayContaining(["ModerateRequest", "ModerateResponse", "InputItem", "ErrorDetail"]));
   });
 
+  it("sends a file's imports once per stream, the requested file every time (as grpc-go does)", async () => {
+    const names = (response: any) => decodeFiles(response).map((file) => file.name);
+    const responses = await reflect([
+      { file_containing_symbol: "moderation.v1.PolicyService" },
+      { file_containing_symbol: "moderation.v1.PolicyService" },
+      { file_containing_symbol: "moderation.v1.ModerationService" },
+    ]);
+    expect(responses.map(names)).toEqual([
+      ["moderation/v1/policy.proto", "moderation/v1/moderation.proto"],
+      ["moderation/v1/policy.proto"],
+      ["moderation/v1/moderation.proto"],
+    ]);
+    // A new stream starts afresh.
+    expect(names((await reflect([{ file_containing_symbol: "moderation.v1.PolicyService" }]))[0])).toEqual(["moderation/v1/policy.proto", "moderation/v1/moderation.proto"]);
+  });
+
   it("returns descriptors a client can build a working registry from", async () => {
     const [response] = await reflect([{ file_containing_symbol: "moderation.v1.ModerationService" }]);
     const registry = createFileRegistry(create(FileDescriptorSetSchema, { file: decodeFiles(response) }));
@@ -186,5 +202,35 @@ describe("a method the server does not have, over grpc-js", () => {
     expect(error?.details).toBe("No RPC method /moderation.v1.ModerationService/Nope on this server.");
     expect(error?.metadata.get("x-error-code")).toEqual(["unknown_method"]);
     expect(error?.metadata.get("signature")).toHaveLength(1);
+  });
+});
+
+describe("GRPC_REFLECTION=off", () => {
+  let quiet: TestServer;
+  beforeAll(async () => {
+    quiet = await startTestServer({ env: { GRPC_REFLECTION: "off" } });
+  });
+  afterAll(() => quiet?.close());
+
+  it("serves no reflection (UNIMPLEMENTED, unknown_method) and health no longer lists it", async () => {
+    const host = new URL(quiet.grpcUrl).host;
+    const Reflection = loadService("proto/grpc/reflection/v1/reflection.proto", ["grpc", "reflection", "v1", "ServerReflection"]);
+    const reflection = new Reflection(host, grpc.credentials.createInsecure()) as grpc.Client & Record<string, any>;
+    const error = await new Promise<grpc.ServiceError>((resolve) => {
+      const call = reflection.ServerReflectionInfo() as grpc.ClientDuplexStream<object, unknown>;
+      call.on("error", resolve);
+      call.on("data", () => undefined);
+      call.write({ host: "", list_services: "" });
+      call.end();
+    });
+    reflection.close();
+    expect(error.code).toBe(grpc.status.UNIMPLEMENTED);
+    expect(error.metadata.get("x-error-code")).toEqual(["unknown_method"]);
+    const Health = loadService("proto/grpc/health/v1/health.proto", ["grpc", "health", "v1", "Health"]);
+    const health = new Health(host, grpc.credentials.createInsecure()) as grpc.Client & Record<string, any>;
+    const check = (service: string) => new Promise<grpc.ServiceError | null>((resolve) => health.Check({ service }, (e: grpc.ServiceError | null) => resolve(e)));
+    expect((await check("grpc.reflection.v1.ServerReflection"))?.code).toBe(GRPC_NOT_FOUND);
+    expect(await check("moderation.v1.ModerationService")).toBeNull();
+    health.close();
   });
 });
