@@ -25,17 +25,26 @@ export interface TermMatcher {
 export function buildTermMatcher(terms: readonly string[], options: { dense?: boolean } = {}): TermMatcher {
   const normalizedTerms = terms.map((raw) => normalizeForMatching(raw));
   const trie = new Trie(normalizedTerms.reduce((n, t) => n + t.length, 1));
-  /** Terms ending at each node (several list entries can normalise alike). */
-  const ends: (number[] | undefined)[] = [];
+  /**
+   * Terms ending at each node (several list entries can normalise alike), and a flag per node for
+   * the hot loops: an array indexed by node ids up to a million would be sparse, in dictionary mode.
+   */
+  const ends = new Map<number, number[]>();
   normalizedTerms.forEach((term, index) => {
     let node = 0;
     for (let i = 0; i < term.length; i++) {
       const unit = term.charCodeAt(i);
-      node = trie.child(node, unit) ?? trie.addChild(node, unit);
+      const next = trie.child(node, unit);
+      node = next !== -1 ? next : trie.addChild(node, unit);
     }
-    if (term.length > 0) (ends[node] ??= []).push(index);
+    if (term.length === 0) return;
+    const list = ends.get(node);
+    if (list) list.push(index);
+    else ends.set(node, [index]);
   });
   const nodes = trie.size;
+  const endsHere = new Uint8Array(nodes);
+  for (const node of ends.keys()) endsHere[node] = 1;
 
   // Failure links breadth first; `report` links jump to the nearest suffix node that ends a term.
   const fail = new Int32Array(nodes);
@@ -50,17 +59,17 @@ export function buildTermMatcher(terms: readonly string[], options: { dense?: bo
       const unit = trie.unit[child]!;
       let f = fail[node]!;
       let next = trie.child(f, unit);
-      while (next === undefined && f !== 0) {
+      while (next === -1 && f !== 0) {
         f = fail[f]!;
         next = trie.child(f, unit);
       }
-      fail[child] = next !== undefined && next !== child ? next : 0;
-      report[child] = ends[fail[child]!] ? fail[child]! : report[fail[child]!]!;
+      fail[child] = next !== -1 && next !== child ? next : 0;
+      report[child] = endsHere[fail[child]!] === 1 ? fail[child]! : report[fail[child]!]!;
     }
   }
 
   const hasOutput = new Uint8Array(nodes);
-  for (let node = 1; node < nodes; node++) hasOutput[node] = ends[node] || report[node]! > 0 ? 1 : 0;
+  for (let node = 1; node < nodes; node++) hasOutput[node] = endsHere[node] === 1 || report[node]! > 0 ? 1 : 0;
   const step = (options.dense !== false ? denseSteps(trie, fail, order) : undefined) ?? sparseStep(trie, fail);
 
   return {
@@ -76,7 +85,7 @@ export function buildTermMatcher(terms: readonly string[], options: { dense?: bo
       for (let i = 0; i < text.length; i++) {
         node = step(node, text.charCodeAt(i));
         if (hasOutput[node] === 0) continue;
-        for (let out = ends[node] ? node : report[node]!; out > 0; out = report[out]!) {
+        for (let out = endsHere[node] === 1 ? node : report[node]!; out > 0; out = report[out]!) {
           const startUnit = i + 1 - trie.depth[out]!;
           if (isWordUnit(text, startUnit - 1) || isWordUnit(text, i + 1)) continue;
           const start = normalized.start[startUnit]!;
@@ -84,7 +93,7 @@ export function buildTermMatcher(terms: readonly string[], options: { dense?: bo
           let spanText: string;
           if (!astral) spanText = input.slice(start, end);
           else spanText = (codePoints ??= Array.from(input)).slice(start, end).join("");
-          for (const term of ends[out]!) hits.push({ term, start, end, text: spanText });
+          for (const term of ends.get(out)!) hits.push({ term, start, end, text: spanText });
         }
       }
       return hits;
@@ -114,13 +123,11 @@ class Trie {
     this.nextSibling = new Int32Array(capacity).fill(-1);
   }
 
-  child(node: number, unit: number): number | undefined {
-    if (node === 0) {
-      const c = this.rootChild[unit]!;
-      return c === -1 ? undefined : c;
-    }
+  /** The child of `node` by `unit`, or -1 (a number either way keeps the hot loops monomorphic). */
+  child(node: number, unit: number): number {
+    if (node === 0) return this.rootChild[unit]!;
     for (let c = this.firstChild[node]!; c !== -1; c = this.nextSibling[c]!) if (this.unit[c] === unit) return c;
-    return undefined;
+    return -1;
   }
 
   addChild(node: number, unit: number): number {
@@ -145,10 +152,19 @@ const DENSE_LIMIT = 4 << 20;
  */
 function denseSteps(trie: Trie, fail: Int32Array, order: Int32Array): ((node: number, unit: number) => number) | undefined {
   const nodes = trie.size;
+  // Count the distinct units first, in a flat table: a huge list is refused before any Map is built.
+  const used = new Uint8Array(65536);
+  let distinct = 0;
+  for (let node = 1; node < nodes; node++) {
+    if (used[trie.unit[node]!] === 0) {
+      used[trie.unit[node]!] = 1;
+      distinct++;
+    }
+  }
+  const width = distinct + 1;
+  if (nodes * width > DENSE_LIMIT) return undefined;
   const classOf = new Map<number, number>();
   for (let node = 1; node < nodes; node++) if (!classOf.has(trie.unit[node]!)) classOf.set(trie.unit[node]!, classOf.size + 1);
-  const width = classOf.size + 1;
-  if (nodes * width > DENSE_LIMIT) return undefined;
   const asciiClass = Int32Array.from({ length: 128 }, (_, unit) => classOf.get(unit) ?? 0);
   const table = new Int32Array(nodes * width);
   for (const node of order) {
@@ -163,11 +179,11 @@ function denseSteps(trie: Trie, fail: Int32Array, order: Int32Array): ((node: nu
 function sparseStep(trie: Trie, fail: Int32Array): (node: number, unit: number) => number {
   return (node, unit) => {
     let next = trie.child(node, unit);
-    while (next === undefined && node !== 0) {
+    while (next === -1 && node !== 0) {
       node = fail[node]!;
       next = trie.child(node, unit);
     }
-    return next ?? 0;
+    return next === -1 ? 0 : next;
   };
 }
 
