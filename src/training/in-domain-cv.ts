@@ -30,7 +30,7 @@ import { ensembleOf, expertRows, memberSeed, parseExpert, withExpert } from "./e
 import { scoreHeldOut, summarize } from "./evaluate.js";
 import { averagePrecision } from "./metrics.js";
 import { hashString } from "./prng.js";
-import { DEFAULT_HASHING, DEFAULT_SEED, DEFAULT_SHAPE, defaultCorpusOptions, learnedHeads, WINDOW } from "./settings.js";
+import { DEFAULT_HASHING, DEFAULT_SEED, defaultCorpusOptions, learnedHeads, SHIPPED_MEMBER, WINDOW } from "./settings.js";
 import { trainMlp } from "./train-mlp.js";
 
 const { values } = parseArgs({
@@ -81,7 +81,7 @@ for (const part of parts) {
   const train = rowsWhere((r) => corpus.split[r] === 0 && !outOfTraining(r));
   const calibration = rowsWhere((r) => corpus.split[r] === 1 && !outOfTraining(r));
   // As train.ts's embedding-mlp family trains the shipped model (defaults of settings.ts).
-  const member = (k: number, rows: Uint32Array) => trainMlp(corpus, rows, featureRows(DEFAULT_HASHING), { heads, seed: memberSeed(seed, k), epochs: 2, dim: DEFAULT_SHAPE.dim, hidden: DEFAULT_SHAPE.hidden, lr: DEFAULT_SHAPE.lr, positiveWindows: "all" });
+  const member = (k: number, rows: Uint32Array) => trainMlp(corpus, rows, featureRows(DEFAULT_HASHING), { heads, seed: memberSeed(seed, k), ...SHIPPED_MEMBER });
   const members = Array.from({ length: MEMBERS }, (_, k) => member(k, train));
   const trained = expert ? withExpert(members, member(MEMBERS, expertRows(corpus, train, expert)), heads, expert) : ensembleOf(members);
   const { model } = buildModelFile({ id: `in-domain-cv-${part}`, corpus, calibrationRows: calibration, calibrateBy: "example", trained, heads, hashing: DEFAULT_HASHING, window: WINDOW, training: {} });

@@ -26,6 +26,11 @@ export const WINDOW = { size: 480, stride: 240 } as const;
  * baselines (baseline-scores.ts) use them as they are (docs/model-history.md, "capacity").
  */
 export const DEFAULT_SHAPE = { dim: 32, hidden: 48, lr: 0.05, filters: 32 } as const;
+/**
+ * How one member network of the shipped model is trained: train.ts's defaults are read from
+ * here, and in-domain-cv.ts trains its members with exactly this, so the two cannot drift.
+ */
+export const SHIPPED_MEMBER = { epochs: 2, dim: DEFAULT_SHAPE.dim, hidden: DEFAULT_SHAPE.hidden, lr: DEFAULT_SHAPE.lr, positiveWindows: "all" } as const;
 /** Share of texts (by hash) held out of training for calibration and thresholds. */
 export const CALIBRATION_SHARE = 0.15;
 /**

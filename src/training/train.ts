@@ -51,7 +51,7 @@ import { pretrainBuckets, scaledPretrained } from "./pretrain-embeddings.js";
 import type { TrainedModel } from "./trainer.js";
 import { loadWordVectors, type WordRows } from "./word-vectors.js";
 import { ensembleOf, expertRows, memberSeed, parseExpert, withExpert } from "./ensemble.js";
-import { CALIBRATION_SHARE, CORPUS_CAPS, DEFAULT_FOLDS, DEFAULT_HASHING, DEFAULT_SEED, DEFAULT_SHAPE, HASHING_DEFAULTS, hashRow, learnedHeads, WINDOW } from "./settings.js";
+import { CALIBRATION_SHARE, CORPUS_CAPS, DEFAULT_FOLDS, DEFAULT_HASHING, DEFAULT_SEED, DEFAULT_SHAPE, HASHING_DEFAULTS, hashRow, learnedHeads, SHIPPED_MEMBER, WINDOW } from "./settings.js";
 
 const MODEL_VERSION = "2026-11-m";
 /** The shipped model's id (and cache entry's id) for a family. */
@@ -65,7 +65,7 @@ const { values } = parseArgs({
     seed: { type: "string", default: String(DEFAULT_SEED) },
     // The shipped model trains as long as the fold models, so the held-out calibration fitted on
     // the folds' logits transfers to it.
-    epochs: { type: "string", default: "2" },
+    epochs: { type: "string", default: String(SHIPPED_MEMBER.epochs) },
     "fold-epochs": { type: "string" },
     folds: { type: "string" },
     // The linear family lost the last comparison (docs/model-history.md); `--families linear,embedding-mlp`
@@ -105,9 +105,9 @@ const { values } = parseArgs({
     // as every card since session 11 was made, so that a plain `npm run train` reproduces the card.
     "eval-cap": { type: "string", default: "2500" },
     // Network shape and step size of the embedding-mlp family (see docs/model-history.md for what was compared).
-    dim: { type: "string", default: String(DEFAULT_SHAPE.dim) },
-    hidden: { type: "string", default: String(DEFAULT_SHAPE.hidden) },
-    lr: { type: "string", default: String(DEFAULT_SHAPE.lr) },
+    dim: { type: "string", default: String(SHIPPED_MEMBER.dim) },
+    hidden: { type: "string", default: String(SHIPPED_MEMBER.hidden) },
+    lr: { type: "string", default: String(SHIPPED_MEMBER.lr) },
     // Share of each training row's features dropped at each visit (embedding-mlp; 0 = none).
     "feature-dropout": { type: "string", default: "0" },
     // Filters of the conv family's width-3 convolution over token vectors.
@@ -162,7 +162,7 @@ const { values } = parseArgs({
     "teacher-heads": { type: "string" },
     // Which windows of a long positive text learn its label (embedding-mlp): "all", or "max" (the
     // window the model scores highest, from the second epoch; train-mlp.ts PositiveWindows).
-    "positive-windows": { type: "string", default: "all" },
+    "positive-windows": { type: "string", default: SHIPPED_MEMBER.positiveWindows },
     // Platt points: each calibration text at its highest window's logit ("example", as the engine
     // scores long text; the default since 2026-11-l, docs/model-history.md sessions 22 and 24), or
     // each calibration window with its text's label ("window", models before it).
