@@ -29,6 +29,7 @@ interface AppRoutes {
 
 /** Everything one listener serves: both listeners get the same routes (server.ts). */
 export async function registerAppRoutes(app: FastifyInstance, ctx: AppContext, routes: AppRoutes): Promise<FastifyInstance> {
+  leaveBodiesUnread(app);
   registerErrorHandlers(app, { log: ctx.log, signing: () => ({ signer: ctx.signingKeys.signer, nowMs: ctx.clock() }) });
   // Observability: request id, one log line and the request metrics per request (src/observability).
   registerRequestObservation(app, { log: ctx.log, metrics: ctx.metrics });
@@ -53,6 +54,17 @@ export async function registerAppRoutes(app: FastifyInstance, ctx: AppContext, r
   registerUsageRoute(app, ctx, routes.interceptors);
   await registerDashboardRoutes(app, ctx);
   return app;
+}
+
+/**
+ * No body is read unless a route's own scope asks for it (the JSON routes, the RPC plugin, the
+ * dashboard's forms). fastify's default parsers read and parsed a JSON or text body, up to the
+ * 70 MB limit, for any route: an unknown path or another method included, before the 404 or
+ * 405 and without a key (68 MB of nested brackets held the event loop 15 s).
+ */
+function leaveBodiesUnread(app: FastifyInstance): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", (_request, _payload, done) => done(null, undefined));
 }
 
 function protocolOf(contentType: string | undefined): "grpc" | "grpc-web" | "connect" {

@@ -28,13 +28,14 @@ export function registerErrorHandlers(app: FastifyInstance, deps: { log: Logger;
     noteErrorCode(request, error.code);
     return sendSignedJson(reply, { ...deps.signing(), requestBody: undefined }, 404, { error: { code: error.code, message: error.message } }, []);
   });
-  app.setErrorHandler((error: FastifyError, request, reply) => {
+  app.setErrorHandler(async (error: FastifyError, request, reply) => {
     const mapped = error.code ? FASTIFY_CODES[error.code] : undefined;
     const apiError = mapped ? new ApiError(mapped, error.message) : toApiError(error);
     if (apiError.code === "internal_error") log.error({ err: error, requestId: request.observation?.requestId }, "unhandled error");
     noteErrorCode(request, apiError.code);
-    // e.g. Retry-After on storage_unavailable.
-    reply.headers(apiError.headers);
-    return reply.code(apiError.httpStatus).send({ error: { code: apiError.code, message: apiError.message } });
+    // Signed like every answer, bound to an empty body (a route that read one answers its own
+    // errors); apiError.headers carries e.g. Retry-After on storage_unavailable.
+    const body = { error: { code: apiError.code, message: apiError.message } };
+    return sendSignedJson(reply, { ...deps.signing(), requestBody: undefined }, apiError.httpStatus, body, [new Headers(apiError.headers)]);
   });
 }

@@ -60,6 +60,7 @@ async function answer(deps: RefusalDeps, apiError: ApiError): Promise<UniversalS
  */
 export function acceptingAnyContentType<Options extends FastifyPluginOptions>(plugin: FastifyPluginCallback<Options>) {
   return async (scope: FastifyInstance, options: Options) => {
+    scope.removeAllContentTypeParsers();
     scope.addContentTypeParser("*", (_request, _payload, done) => done(null, undefined));
     await scope.register(plugin as FastifyPluginCallback, options);
   };

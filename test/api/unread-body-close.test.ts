@@ -79,6 +79,24 @@ describe("an answer given before the request body arrived", () => {
     expect(closedByServer).toBe(true);
   });
 
+  // No key, and no route that reads a body: the body is never read or parsed (fastify's default
+  // JSON parser read up to 70 MB and parsed it before the 404 or 405: 68 MB of nested brackets
+  // held the event loop 15 s). The answer comes while the body is still on its way.
+  it.each([
+    ["an unknown path", "POST /nope", 404, "not_found"],
+    ["another method on /v1/moderate", "PUT /v1/moderate", 405, "method_not_allowed"],
+    ["another method on /v1/moderations", "DELETE /v1/moderations", 405, "method_not_allowed"],
+    ["/healthz", "POST /healthz", 404, "not_found"],
+  ])("JSON sent to %s is not read: %s answers at once, signed", async (_what, requestLine, status, code) => {
+    const head = `${requestLine} HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\ncontent-length: 68000000\r\n\r\n`;
+    const { response, closedByServer } = await sendPartly(head, new TextEncoder().encode("[".repeat(1000)));
+    expect(response).toMatch(new RegExp(`^HTTP/1\\.1 ${status}`));
+    expect(response).toMatch(/\r\nsignature: /i);
+    expect(response).toMatch(/\r\nconnection: close\r\n/i);
+    expect(response).toContain(`"code":"${code}"`);
+    expect(closedByServer).toBe(true);
+  });
+
   it("a request read in full, or with no body, keeps its connection", async () => {
     const body = JSON.stringify({ input: [{ type: "text", text: "hello" }] });
     const post = await headOf(`POST /v1/moderate HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
