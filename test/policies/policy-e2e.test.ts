@@ -105,6 +105,23 @@ describe("policies over POST /v1/moderations (OpenAI's dialect)", () => {
     expect(all.categories["self-harm"]).toBe(true);
     expect(all.category_scores).toEqual(before.category_scores);
   });
+
+  it("a custom block-list hit, which OpenAI has no category for, flags the result (strings and parts)", async () => {
+    const { accountId, key } = await server.createAccount("pro");
+    await server.ctx.policies.update({ accountId }, { thresholds: ALL("off"), blockList: [{ term: "camper", category: "custom" }] }, "test");
+    const call = async (input: unknown) => {
+      const response = await fetch(`${server.httpUrl}/v1/moderations`, {
+        method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${key}` }, body: JSON.stringify({ input }),
+      });
+      expect(response.status).toBe(200);
+      return ((await response.json()) as { results: { flagged: boolean; categories: Record<string, boolean> }[] }).results;
+    };
+    const strings = await call(["the c4mper is here", "the tent is here"]);
+    expect(strings.map((r) => r.flagged)).toEqual([true, false]);
+    expect(Object.values(strings[0]!.categories).some(Boolean)).toBe(false);
+    const [parts] = await call([{ type: "text", text: "the tent is here" }, { type: "text", text: "and the camper" }]);
+    expect(parts!.flagged).toBe(true);
+  });
 });
 
 describe.each([

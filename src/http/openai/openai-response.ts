@@ -28,7 +28,8 @@ interface Judged {
  * in that shape and is left out); an array of parts is one input, so its items and the combined
  * layer fold into one result: per category the highest score, flagged if any part is, applied
  * to the types of the parts that evaluated it. A category nothing evaluated scores 0 with no
- * applied input types, as OpenAI reports one it did not apply.
+ * applied input types, as OpenAI reports one it did not apply. A flag of a category OpenAI has
+ * no name for (a policy's `custom` block-list hit) sets `flagged` with no category flagged.
  */
 export function toOpenAiModeration(answer: ModerateResponse, shape: OpenAiInputShape): OpenAiModeration {
   const judged = (r: ModerateResponse["results"][number]): Judged => ({ type: r.type === "image" ? "image" : "text", categories: r.categories });
@@ -57,5 +58,7 @@ function foldResult(parts: Judged[]): OpenAiModerationResult {
     result.category_applied_input_types[name] = (["text", "image"] as const).filter((type) => applied.has(type));
     result.flagged ||= flagged;
   }
+  // A flag OpenAI's categories cannot show (a block-list hit filed under `custom`) still flags the result.
+  result.flagged ||= parts.some((part) => Object.values(part.categories).some((entry) => entry.flagged));
   return result;
 }
