@@ -65,10 +65,14 @@ export function createPolicyServiceImpl(ctx: Pick<AppContext, "policies" | "acco
 
 /** The draft validatePolicyRules reads, from the message form (thresholds and `off` as one map). */
 export function draftOf(rules: PolicyRulesMessage | undefined): unknown {
-  const thresholds: Record<string, number | "off"> = { ...rules?.thresholds };
+  // No prototype: "__proto__" is then a key like any other (validation names it unknown) instead
+  // of an assignment that stores nothing, and "constructor" is not found on an empty draft.
+  const thresholds: Record<string, number | "off"> = Object.assign(Object.create(null) as Record<string, number | "off">, rules?.thresholds);
+  const off = new Set<string>();
   for (const category of rules?.off ?? []) {
-    // Own keys only: "constructor" is not a threshold the caller gave (validation names it unknown).
-    if (Object.hasOwn(thresholds, category)) throw new ApiError("invalid_policy", `${category} has a threshold and is also off; choose one.`);
+    if (off.has(category)) throw new ApiError("invalid_policy", `${category} is listed more than once in off.`);
+    if (category in thresholds) throw new ApiError("invalid_policy", `${category} has a threshold and is also off; choose one.`);
+    off.add(category);
     thresholds[category] = "off";
   }
   return {

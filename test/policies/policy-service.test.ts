@@ -74,7 +74,10 @@ describe("PolicyService (Postgres store)", () => {
     expect(await codeOf(client().updatePolicy({ rules: { allowList: Array.from({ length: 1001 }, (_, i) => `w${i}`) } }, { headers }))).toBe("policy_list_too_large");
     expect(await codeOf(client().updatePolicy({ rules: { thresholds: { hate: 0.5 }, off: ["hate"] } }, { headers }))).toBe("invalid_policy");
     // An inherited property name is an unknown category, not "a threshold and also off".
-    for (const name of ["constructor", "toString"]) expect(await codeOf(client().updatePolicy({ rules: { off: [name] } }, { headers }))).toBe("policy_unknown_category");
+    // "__proto__" was assigned to a plain object, stored nothing and was accepted as an empty policy.
+    for (const name of ["constructor", "toString", "__proto__"]) expect(await codeOf(client().updatePolicy({ rules: { off: [name] } }, { headers }))).toBe("policy_unknown_category");
+    const twice = await client().updatePolicy({ rules: { off: ["hate", "hate"] } }, { headers }).catch((e: unknown) => ConnectError.from(e));
+    expect((twice as ConnectError).rawMessage).toBe("hate is listed more than once in off.");
     expect(await codeOf(client().testPolicy({ rules: { blockList: [{ term: "x".repeat(101) }] }, input: [{ type: "text", text: "hi" }] }, { headers }))).toBe("policy_term_invalid");
     const error = await client().getPolicy({}).catch((e: unknown) => ConnectError.from(e));
     expect((error as ConnectError).code).toBe(Code.Unauthenticated);
