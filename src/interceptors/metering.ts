@@ -1,26 +1,46 @@
 import type { Interceptor } from "@connectrpc/connect";
 import { ModerationService, type ModerateRequest, type ModerateResponse } from "../../gen/moderation/v1/moderation_pb.js";
+import { PolicyService, type TestPolicyRequest, type TestPolicyResponse } from "../../gen/moderation/v1/policy_pb.js";
 import type { Meter } from "../metering/meter.js";
 import type { UsageCounts } from "../metering/usage-counts.js";
 import { callerKey } from "./context-keys.js";
 
 /**
  * Innermost in the chain: it sees only requests that auth and the rate limit let through,
- * and counts one only when Moderate answered successfully (a thrown error skips it).
+ * and counts one only when Moderate or PolicyService.TestPolicy answered successfully (a thrown
+ * error skips it). TestPolicy scores its items with the full model, as Moderate does: it was
+ * moderation no usage figure showed.
  */
 export function createMeteringInterceptor(deps: { meter: Meter }): Interceptor {
   return (next) => async (req) => {
     const res = await next(req);
-    if (req.service.typeName !== ModerationService.typeName || req.method.name !== ModerationService.method.moderate.name) return res;
     if (req.stream || res.stream) return res;
+    const counted = countedExchange(req.service.typeName, req.method.name, req.message, res.message);
+    if (!counted) return res;
     const caller = req.contextValues.get(callerKey);
     if (!caller) return res;
-    await deps.meter.record(caller.accountId, countModerate(req.message as ModerateRequest, res.message as ModerateResponse));
+    await deps.meter.record(caller.accountId, countModerate(counted.request, counted.response));
     return res;
   };
 }
 
-export function countModerate(request: ModerateRequest, response: ModerateResponse): UsageCounts {
+/** What countModerate reads of a request: its items' types, and whether images went to a vision model. */
+type CountedRequest = Pick<ModerateRequest, "input"> & { analyzeImages?: boolean };
+
+/** The moderation a metered method did, or undefined for a method that is not metered. */
+function countedExchange(service: string, method: string, request: unknown, response: unknown): { request: CountedRequest; response: ModerateResponse } | undefined {
+  if (service === ModerationService.typeName && method === ModerationService.method.moderate.name) {
+    return { request: request as ModerateRequest, response: response as ModerateResponse };
+  }
+  if (service === PolicyService.typeName && method === PolicyService.method.testPolicy.name) {
+    const answer = (response as TestPolicyResponse).answer;
+    // Text items only (TestPolicy refuses others); counted as Moderate would count them.
+    if (answer) return { request: request as TestPolicyRequest, response: answer };
+  }
+  return undefined;
+}
+
+export function countModerate(request: CountedRequest, response: Pick<ModerateResponse, "flagged">): UsageCounts {
   let textItems = 0;
   let imageItems = 0;
   for (const item of request.input) {

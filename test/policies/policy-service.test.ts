@@ -23,6 +23,19 @@ async function codeOf(call: Promise<unknown>): Promise<string | undefined> {
 }
 
 describe("PolicyService (Postgres store)", () => {
+  it("TestPolicy is metered like Moderate (it scores its items with the model); GetPolicy and refusals are not", async () => {
+    const { key } = await server.createAccount("pro");
+    const headers = { "x-api-key": key };
+    const input = [{ type: "text", text: "hello" }, { type: "text", text: "you stupid c4mper" }];
+    const answer = (await client().testPolicy({ input, rules: { blockList: [{ term: "camper" }] } }, { headers })).answer!;
+    expect(answer.flagged).toBe(true);
+    await client().getPolicy({}, { headers });
+    expect(await codeOf(client().testPolicy({ input: [{ type: "image", base64: "x" }] }, { headers }))).toBe("invalid_request");
+    await server.ctx.meter.flush();
+    const usage = (await (await fetch(`${server.httpUrl}/v1/usage`, { headers })).json()) as { totals: Record<string, number> };
+    expect(usage.totals).toEqual({ requests: 1, text_items: 2, image_items: 0, deep_analyses: 0, flagged: 1 });
+  });
+
   it("updates, reads back with its history, and the store Moderate reads sees it", async () => {
     const { accountId, key, keyId } = await server.createAccount("pro");
     const headers = { "x-api-key": key };

@@ -120,16 +120,24 @@ function readAsDisplayed(u: Units, from: number): number {
   return -1;
 }
 
-/** Memo of foldNonAscii: a text repeats its few non-ASCII characters, and Unicode tables are slow to ask. */
-const foldMemo = new Map<number, readonly number[]>();
-/** Bounds the memo (there are over a million code points); past it, characters are folded afresh. */
-const FOLD_MEMO_LIMIT = 8192;
+/**
+ * Memo of foldNonAscii: a text repeats its few non-ASCII characters, and Unicode tables are slow
+ * to ask. Every BMP code point has a slot (at most 65,536 small arrays), so no text can fill the
+ * memo for the texts after it: a bounded Map of 8,192 for all code points filled with 20,000
+ * random CJK ideographs, after which every new character took the slow path (a 10,000-term
+ * policy of CJK terms validated in about 0.8 s). Astral code points keep a bounded Map.
+ */
+const bmpFolds: (readonly number[] | undefined)[] = new Array(0x10000);
+const astralFolds = new Map<number, readonly number[]>();
+/** Bounds the astral memo (there are over a million code points); past it, they are folded afresh. */
+const ASTRAL_MEMO_LIMIT = 8192;
 
 function foldedNonAscii(point: number): readonly number[] {
-  let out = foldMemo.get(point);
+  if (point < 0x10000) return (bmpFolds[point] ??= foldNonAscii(point));
+  let out = astralFolds.get(point);
   if (out === undefined) {
     out = foldNonAscii(point);
-    if (foldMemo.size < FOLD_MEMO_LIMIT) foldMemo.set(point, out);
+    if (astralFolds.size < ASTRAL_MEMO_LIMIT) astralFolds.set(point, out);
   }
   return out;
 }
