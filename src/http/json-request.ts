@@ -10,7 +10,8 @@ import { CallerHungUpError, readBody } from "./read-body.js";
 /*
  * A JSON route (POST /v1/moderate, /v1/moderations) checks a request in the order every
  * protocol follows (docs/architecture.md, "Auth and body checks"):
- *   1. the Content-Type, a header like an RPC route's protocol: anything but JSON is refused (415);
+ *   1. the Content-Type, a header like an RPC route's protocol: anything but JSON is refused (415),
+ *      and so is a Content-Encoding (415 as well: the routes inflate nothing);
  *   2. the body, read within the limit (413), so that every answer is signed over the caller's bytes;
  *   3. the key: without a live one the body is never parsed, and the chain refuses the call (401);
  *   4. parsing, for a live key only; a problem is raised inside the chain, after auth (400).
@@ -32,12 +33,21 @@ export function passBodiesThrough(scope: FastifyInstance): void {
   scope.addContentTypeParser("application/json", passThrough);
 }
 
-/** Step 1: the refusal of a body that is not sent as JSON, or undefined when it is. */
-function unsupportedContentType(request: FastifyRequest): ApiError | undefined {
+/** Step 1: the refusal of a body that is not sent as plain JSON, or undefined when it is. */
+function unsupportedBody(request: FastifyRequest): ApiError | undefined {
   const header = request.headers["content-type"];
   // The usual header as it is, before the general reading (a split, a trim and a lower-casing).
-  if (header === "application/json" || mediaTypeOf(header) === "application/json") return undefined;
-  return new ApiError("unsupported_media_type", "The request body must be JSON, sent with Content-Type: application/json.");
+  if (header !== "application/json" && mediaTypeOf(header) !== "application/json") {
+    return new ApiError("unsupported_media_type", "The request body must be JSON, sent with Content-Type: application/json.");
+  }
+  // Read as plain bytes whatever it said: a gzip body failed as "not valid JSON", and a plain one
+  // sent as gzip was accepted.
+  const encoding = request.headers["content-encoding"];
+  if (encoding !== undefined && encoding.trim().toLowerCase() !== "identity") {
+    // 415, as RFC 9110 (8.4.1) has it for a content coding the server does not accept.
+    return new ApiError("unsupported_media_type", `The JSON routes take no Content-Encoding (got "${encoding.slice(0, 40)}"): send the body uncompressed.`);
+  }
+  return undefined;
 }
 
 /** The Content-Length the caller announced, so that step 2 refuses an oversized body before reading it. */
@@ -72,7 +82,7 @@ export async function takeJsonRequest<T>(
   auth: { hasLiveKey: LiveKeyCheck; contextValues: ContextValues },
   parse: (bytes: Uint8Array) => T,
 ): Promise<JsonRequestIntake<T> | undefined> {
-  const refusal = unsupportedContentType(request);
+  const refusal = unsupportedBody(request);
   const intake: JsonRequestIntake<T> = { requestBody: undefined };
   try {
     const bytes = await readBody(request.raw, MAX_REQUEST_BYTES, declaredLength(request));

@@ -1,3 +1,4 @@
+import { gzipSync } from "node:zlib";
 import http from "node:http";
 import http2 from "node:http2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -132,6 +133,17 @@ describe("Content-Type", () => {
     const response = await fetch(`${server.httpUrl}/v1/moderate`, { method: "POST", headers: { "x-api-key": key }, body: new TextEncoder().encode(JSON.stringify(ok)) });
     expect(response.status).toBe(415);
     expect(await response.json()).toEqual({ error: { code: "unsupported_media_type", message: expect.stringMatching(/Content-Type: application\/json/) } });
+  });
+
+  it("refuses a Content-Encoding with unsupported_media_type (415), compressed or not; identity is plain", async () => {
+    const body = JSON.stringify(ok);
+    for (const [encoding, bytes] of [["gzip", gzipSync(body)], ["gzip", Buffer.from(body)], ["br", Buffer.from(body)]] as const) {
+      const response = await fetch(`${server.httpUrl}/v1/moderate`, { method: "POST", headers: { "x-api-key": key, "content-type": "application/json", "content-encoding": encoding }, body: bytes });
+      expect(response.status).toBe(415);
+      expect(await response.json()).toEqual({ error: { code: "unsupported_media_type", message: `The JSON routes take no Content-Encoding (got "${encoding}"): send the body uncompressed.` } });
+    }
+    const identity = await fetch(`${server.httpUrl}/v1/moderate`, { method: "POST", headers: { "x-api-key": key, "content-type": "application/json", "content-encoding": "identity" }, body });
+    expect(identity.status).toBe(200);
   });
 
   it.each(["application/json; charset=utf-8", "Application/JSON", "application/json;charset=UTF-8"])("accepts %s", async (contentType) => {
