@@ -54,6 +54,8 @@ export function registerPolicyPages(app: FastifyInstance, ctx: AppContext): void
         const result = answer.results![0]!;
         return show(reply, account, csrf, form, { tried: { categories: result.categories as Record<string, { score: number; flagged: boolean }>, flagged: Boolean(result.flagged) } });
       }
+      // Only the Save button saves: a post naming no action, or another, was saved too.
+      if (body.action !== "save") throw new ApiError("invalid_request", 'Choose "Try draft" or "Save policy".');
       await ctx.policies.update({ accountId: account.id }, draft, `user:${account.email}`);
       return show(reply, account, csrf, form, { saved: true });
     } catch (error) {
@@ -68,7 +70,8 @@ function draftOf(form: PolicyForm): unknown {
   const thresholds: Record<string, unknown> = {};
   for (const [id, raw] of Object.entries(form.thresholds)) {
     if (raw === "") continue;
-    thresholds[id] = raw.toLowerCase() === "off" ? "off" : /^\s*[-+]?\d*\.?\d+\s*$/.test(raw) ? Number(raw) : raw;
+    // A decimal number as the API reads one ("1.", "5e-1" included); anything else goes on as text for validation to refuse.
+    thresholds[id] = raw.toLowerCase() === "off" ? "off" : /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(raw) ? Number(raw) : raw;
   }
   const lines = (text: string) => text.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== "");
   return {

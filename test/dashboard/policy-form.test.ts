@@ -1,0 +1,39 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestServer, type TestServer } from "../support/test-server.js";
+import { createFormClient } from "./form-client.js";
+
+// The policy form posted as a non-browser client can post it (the browser path: policy.browser.test.ts).
+describe("dashboard policy form, posted directly", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ env: { SIGNUPS_PER_IP: "1000" } });
+  });
+  afterAll(() => server.close());
+
+  it("saves only on the Save button: no action or another is refused (400) and nothing is stored", async () => {
+    const client = createFormClient(server.httpUrl);
+    await client.signup("form-actions@example.test");
+    const accountId = (await server.ctx.accounts.findAccountByEmail("form-actions@example.test"))!.id;
+    for (const action of [undefined, "delete"]) {
+      await client.get("/dashboard/policy");
+      const page = await client.post("/dashboard/policy", { t_hate: "0.5", ...(action ? { action } : {}) });
+      expect(page.status, String(action)).toBe(400);
+      expect(page.html).toContain("invalid_request");
+    }
+    expect(await server.ctx.policies.current({ accountId })).toBeUndefined();
+  });
+
+  it("reads thresholds as the API does: exponents and a trailing point are numbers", async () => {
+    const client = createFormClient(server.httpUrl);
+    await client.signup("form-numbers@example.test");
+    const accountId = (await server.ctx.accounts.findAccountByEmail("form-numbers@example.test"))!.id;
+    await client.get("/dashboard/policy");
+    const saved = await client.post("/dashboard/policy", { t_hate: "5e-1", t_sexual: "1.", t_violence: "OFF", action: "save" });
+    expect(saved.status).toBe(200);
+    expect((await server.ctx.policies.current({ accountId }))?.thresholds).toEqual({ hate: 0.5, sexual: 1, violence: "off" });
+    await client.get("/dashboard/policy");
+    const refused = await client.post("/dashboard/policy", { t_hate: "0.5x", action: "save" });
+    expect(refused.status).toBe(400);
+    expect(refused.html).toContain("policy_invalid_threshold");
+  });
+});
