@@ -64,6 +64,8 @@ export interface Config {
    * deployment that needs no reflection clients can turn it off.
    */
   grpcReflection: "on" | "off";
+  /** Web origins whose pages may call the API cross-origin (CORS_ORIGINS, comma-separated; "*": any); none by default. */
+  corsOrigins: string[];
   /** Dashboard sign-up (SIGNUP): open to anyone, closed (modctl creates accounts), or by invite code (modctl invite create). */
   signup: "open" | "closed" | "invite";
   /** Whose X-Forwarded-For to believe for the client IP (TRUST_PROXY); false: none, the socket's address. */
@@ -103,10 +105,30 @@ export function readConfig(env: Readonly<Record<string, string | undefined>> = p
     meteringFsync: readChoice(env, "METERING_FSYNC", ["batch", "always"] as const, "batch"),
     dashboardOrigin: readUrl(env, "DASHBOARD_ORIGIN", ["http:", "https:"])?.replace(/\/+$/, ""),
     grpcReflection: readChoice(env, "GRPC_REFLECTION", ["on", "off"] as const, "on"),
+    corsOrigins: readCorsOrigins(env),
     signup: readChoice(env, "SIGNUP", ["open", "closed", "invite"] as const, "open"),
     trustProxy: readTrustProxy(env),
     abuseLimits: readAbuseLimitsConfig(env),
   };
+}
+
+/** CORS_ORIGINS: "*" or origins as a browser sends them (scheme://host[:port], no path). */
+function readCorsOrigins(env: Readonly<Record<string, string | undefined>>): string[] {
+  const raw = nonEmpty(env.CORS_ORIGINS);
+  if (raw === undefined) return [];
+  return raw.split(",").map((entry) => entry.trim()).filter((entry) => entry !== "").map((entry) => {
+    if (entry === "*") return entry;
+    let origin: string | undefined;
+    try {
+      origin = new URL(entry).origin;
+    } catch {
+      origin = undefined;
+    }
+    if (origin === undefined || origin === "null" || origin !== entry.replace(/\/$/, "")) {
+      throw new ConfigError(`CORS_ORIGINS holds origins such as https://app.example.com (no path), or *; got "${entry}".`);
+    }
+    return origin;
+  });
 }
 
 function readWorkerThreads(env: Readonly<Record<string, string | undefined>>): number {

@@ -16,6 +16,7 @@ import { registerRequestObservation } from "../observability/request-hooks.js";
 import { observationKey, observeAs } from "../observability/request-observation.js";
 import { acceptingAnyContentType } from "../rpc/refuse-unsupported-requests.js";
 import type { createRoutes } from "../rpc/routes.js";
+import { registerCors } from "./cors.js";
 import { registerErrorHandlers } from "./error-handlers.js";
 
 interface AppRoutes {
@@ -33,6 +34,8 @@ export async function registerAppRoutes(app: FastifyInstance, ctx: AppContext, r
   registerErrorHandlers(app, { log: ctx.log, signing: () => ({ signer: ctx.signingKeys.signer, nowMs: ctx.clock() }) });
   // Observability: request id, one log line and the request metrics per request (src/observability).
   registerRequestObservation(app, { log: ctx.log, metrics: ctx.metrics });
+  // After observation: a preflight answered here still has its request id, log line and metrics.
+  registerCors(app, ctx.config.corsOrigins);
   if (!routes.metricsElsewhere) registerMetricsRoute(app, ctx.metrics);
   registerOpenApiRoute(app);
   // Any Content-Type reaches the RPC handlers: their refusals answer the ones they do not serve.

@@ -59,6 +59,15 @@ describe("readConfig", () => {
     expect(() => read({ LOG_LEVEL: value })).toThrow(new RegExp(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "${value}"`));
   });
 
+  it("reads CORS_ORIGINS as exact origins or *, and refuses a path or a bare host", () => {
+    expect(read({}).corsOrigins).toEqual([]);
+    expect(read({ CORS_ORIGINS: "https://app.example.com, http://127.0.0.1:3000/" }).corsOrigins).toEqual(["https://app.example.com", "http://127.0.0.1:3000"]);
+    expect(read({ CORS_ORIGINS: "*" }).corsOrigins).toEqual(["*"]);
+    for (const bad of ["https://app.example.com/api", "app.example.com", "file:///x"]) {
+      expect(() => read({ CORS_ORIGINS: bad }), bad).toThrow(/CORS_ORIGINS holds origins such as/);
+    }
+  });
+
   it("serves gRPC reflection unless GRPC_REFLECTION=off, and refuses other values", () => {
     expect(read({}).grpcReflection).toBe("on");
     expect(read({ GRPC_REFLECTION: "OFF" }).grpcReflection).toBe("off");
