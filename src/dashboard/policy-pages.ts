@@ -7,8 +7,8 @@ import { CATEGORY_IDS } from "../classifiers/categories.js";
 import { readModelHeader } from "../classifiers/model/model-file.js";
 import { ApiError } from "../errors/api-error.js";
 import { createModerator } from "../moderation/moderate.js";
-import { compilePolicy } from "../policies/apply-policy.js";
-import { validatePolicyRules, type Policy } from "../policies/policy.js";
+import { compilePolicyCooperatively } from "../policies/apply-policy.js";
+import { validatePolicyRulesCooperatively, type Policy } from "../policies/policy.js";
 import { redirect, sendPage } from "./replies.js";
 import { policyPage, type PolicyForm } from "./pages/policy-page.js";
 import { stateOf } from "./request-state.js";
@@ -49,8 +49,9 @@ export function registerPolicyPages(app: FastifyInstance, ctx: AppContext): void
     try {
       const draft = draftOf(form);
       if (body.action === "try") {
-        const rules = validatePolicyRules(draft);
-        const answer = await moderate(create(ModerateRequestSchema, { input: [{ type: "text", text: form.text || " " }] }), undefined, compilePolicy({ id: "draft", version: 0, ...rules }));
+        const rules = await validatePolicyRulesCooperatively(draft);
+        const compiled = await compilePolicyCooperatively({ id: "draft", version: 0, ...rules });
+        const answer = await moderate(create(ModerateRequestSchema, { input: [{ type: "text", text: form.text || " " }] }), undefined, compiled);
         const result = answer.results![0]!;
         return show(reply, account, csrf, form, { tried: { categories: result.categories as Record<string, { score: number; flagged: boolean }>, flagged: Boolean(result.flagged) } });
       }

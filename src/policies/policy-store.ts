@@ -1,8 +1,8 @@
 import { createCallerCache } from "../accounts/caller-cache.js";
 import { newId } from "../accounts/ids.js";
 import { toNumber, type Database } from "../storage/database.js";
-import { compilePolicy, type CompiledPolicy } from "./apply-policy.js";
-import { validatePolicyRules, type Policy, type PolicyRules } from "./policy.js";
+import { compilePolicyCooperatively, type CompiledPolicy } from "./apply-policy.js";
+import { validatePolicyRulesCooperatively, type Policy, type PolicyRules } from "./policy.js";
 
 /** Which policy a change or a read is about: the account's own, or one key's override. */
 export interface PolicyScope {
@@ -46,24 +46,29 @@ const COMPILED_LIMIT = 1_000;
  */
 export function createPolicyStore(db: Database, clock: () => number = Date.now) {
   const callerCache = db.changeToken ? createCallerCache<CompiledPolicy>(db.changeToken.bind(db)) : undefined;
-  const compiled = new Map<string, CompiledPolicy>();
+  /** Each version compiled once: the promise, so that calls arriving while it compiles wait for it. */
+  const compiled = new Map<string, Promise<CompiledPolicy>>();
 
   const scopeOf = (scope: PolicyScope) => scope.keyId ?? "";
   const toPolicy = (row: VersionRow): Policy => ({
     id: row.policy_id, version: toNumber(row.version), ...(JSON.parse(row.rules) as PolicyRules),
   });
 
-  async function compiledVersion(db: Database, accountId: string, row: { policy_id: string; scope: string; version: unknown }): Promise<CompiledPolicy> {
+  function compiledVersion(db: Database, accountId: string, row: { policy_id: string; scope: string; version: unknown }): Promise<CompiledPolicy> {
     const key = `${row.policy_id}@${toNumber(row.version)}`;
     const hit = compiled.get(key);
     if (hit) return hit;
-    const full = await db.query<VersionRow>(
-      `SELECT policy_id, scope, version, rules, changed_at, changed_by FROM policy_versions WHERE account_id = $1 AND scope = $2 AND version = $3`,
-      [accountId, row.scope, toNumber(row.version)],
-    );
-    const made = compilePolicy(toPolicy(full[0]!));
+    const made = (async () => {
+      const full = await db.query<VersionRow>(
+        `SELECT policy_id, scope, version, rules, changed_at, changed_by FROM policy_versions WHERE account_id = $1 AND scope = $2 AND version = $3`,
+        [accountId, row.scope, toNumber(row.version)],
+      );
+      return compilePolicyCooperatively(toPolicy(full[0]!));
+    })();
     if (compiled.size >= COMPILED_LIMIT) compiled.delete(compiled.keys().next().value!);
     compiled.set(key, made);
+    // A failed read (the database down) is not remembered: the next call tries again.
+    made.catch(() => compiled.get(key) === made && compiled.delete(key));
     return made;
   }
 
@@ -129,7 +134,7 @@ export function createPolicyStore(db: Database, clock: () => number = Date.now) 
      * version, recording who changed it. The caller must have checked that `keyId` is the account's.
      */
     async update(scope: PolicyScope, draft: unknown, changedBy: string): Promise<Policy> {
-      const rules = validatePolicyRules(draft);
+      const rules = await validatePolicyRulesCooperatively(draft);
       // Two changes at once (two replicas, or modctl beside the dashboard) may both read version N;
       // the primary key lets one write N+1 and the other retries on top of it. Each round one writer
       // wins, so k writers at once need up to k attempts: the bound is for a runaway, not for contention.

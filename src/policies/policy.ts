@@ -1,3 +1,4 @@
+import { CHECKPOINT_EVERY, runCooperatively, runToEnd, type Steps } from "../base/cooperative.js";
 import { CATEGORY_IDS, isCategoryId, type CategoryId } from "../classifiers/categories.js";
 import { normalizeForMatching } from "../classifiers/normalize/normalize.js";
 import { ApiError } from "../errors/api-error.js";
@@ -44,11 +45,24 @@ export const POLICY_LIMITS = {
  * stable code. Every way of managing a policy goes through here, so they refuse the same drafts.
  */
 export function validatePolicyRules(draft: unknown): PolicyRules {
+  return runToEnd(validationSteps(draft));
+}
+
+/** The same, giving the event loop a turn every few milliseconds (a full list takes 50-150 ms). */
+export function validatePolicyRulesCooperatively(draft: unknown): Promise<PolicyRules> {
+  return runCooperatively(validationSteps(draft));
+}
+
+function* validationSteps(draft: unknown): Steps<PolicyRules> {
   if (!isRecord(draft)) throw new ApiError("invalid_policy", "A policy is an object with thresholds, block_list and allow_list.");
   const thresholds = validateThresholds(draft.thresholds ?? {});
-  const blockList = validateBlockList(draft.blockList ?? draft.block_list ?? []);
-  const allowList = validateAllowList(draft.allowList ?? draft.allow_list ?? []);
-  const blocked = new Set(blockList.map((b) => normalizeForMatching(b.term)));
+  const blockList = yield* validateBlockList(draft.blockList ?? draft.block_list ?? []);
+  const allowList = yield* validateAllowList(draft.allowList ?? draft.allow_list ?? []);
+  const blocked = new Set<string>();
+  for (const [i, b] of blockList.entries()) {
+    blocked.add(normalizeForMatching(b.term));
+    if (i % CHECKPOINT_EVERY === CHECKPOINT_EVERY - 1) yield;
+  }
   for (const term of allowList) {
     if (blocked.has(normalizeForMatching(term))) {
       throw new ApiError("policy_term_invalid", `"${term}" is on both the block list and the allow list.`);
@@ -71,30 +85,36 @@ function validateThresholds(value: unknown): PolicyRules["thresholds"] {
   return out;
 }
 
-function validateBlockList(value: unknown): BlockTerm[] {
+function* validateBlockList(value: unknown): Steps<BlockTerm[]> {
   if (!Array.isArray(value)) throw new ApiError("invalid_policy", "block_list must be a list of {term, category}.");
   if (value.length > POLICY_LIMITS.blockListTerms) {
     throw new ApiError("policy_list_too_large", `The block list holds at most ${POLICY_LIMITS.blockListTerms} terms (got ${value.length}).`);
   }
-  return value.map((entry: unknown) => {
+  const out: BlockTerm[] = [];
+  for (const entry of value as unknown[]) {
     if (!isRecord(entry) || typeof entry.term !== "string") throw new ApiError("invalid_policy", "Each block_list entry is {term, category}.");
     const category = entry.category ?? CUSTOM_CATEGORY;
     if (typeof category !== "string" || (category !== CUSTOM_CATEGORY && !isCategoryId(category))) {
       throw new ApiError("policy_unknown_category", `Unknown block-list category "${String(category)}"; use one of ${CATEGORY_IDS.join(", ")} or custom.`);
     }
-    return { term: validTerm(entry.term), category };
-  });
+    out.push({ term: validTerm(entry.term), category });
+    if (out.length % CHECKPOINT_EVERY === 0) yield;
+  }
+  return out;
 }
 
-function validateAllowList(value: unknown): string[] {
+function* validateAllowList(value: unknown): Steps<string[]> {
   if (!Array.isArray(value)) throw new ApiError("invalid_policy", "allow_list must be a list of terms.");
   if (value.length > POLICY_LIMITS.allowListTerms) {
     throw new ApiError("policy_list_too_large", `The allow list holds at most ${POLICY_LIMITS.allowListTerms} terms (got ${value.length}).`);
   }
-  return value.map((term: unknown) => {
+  const out: string[] = [];
+  for (const term of value as unknown[]) {
     if (typeof term !== "string") throw new ApiError("invalid_policy", "Each allow_list entry is a string.");
-    return validTerm(term);
-  });
+    out.push(validTerm(term));
+    if (out.length % CHECKPOINT_EVERY === 0) yield;
+  }
+  return out;
 }
 
 /** A term trimmed; refused when too long or when normalisation leaves nothing to match. */

@@ -1,3 +1,4 @@
+import { CHECKPOINT_EVERY, runCooperatively, runToEnd, type Steps } from "../base/cooperative.js";
 import { normalizeForMatching, normalizeText } from "../classifiers/normalize/normalize.js";
 
 /** One whole-word occurrence of a list term; offsets are the input's code points, end exclusive. */
@@ -23,50 +24,51 @@ export interface TermMatcher {
  */
 /** `dense: false` forces the sparse automaton (tests hold both forms to the same answers). */
 export function buildTermMatcher(terms: readonly string[], options: { dense?: boolean } = {}): TermMatcher {
-  const normalizedTerms = terms.map((raw) => normalizeForMatching(raw));
+  return runToEnd(termMatcherSteps(terms, options));
+}
+
+/** The same matcher, built giving the event loop a turn every few milliseconds (cooperative.ts). */
+export function buildTermMatcherCooperatively(terms: readonly string[]): Promise<TermMatcher> {
+  return runCooperatively(termMatcherSteps(terms, {}));
+}
+
+function* termMatcherSteps(terms: readonly string[], options: { dense?: boolean }): Steps<TermMatcher> {
+  const normalizedTerms: string[] = [];
+  for (const raw of terms) {
+    normalizedTerms.push(normalizeForMatching(raw));
+    if (normalizedTerms.length % CHECKPOINT_EVERY === 0) yield;
+  }
   const trie = new Trie(normalizedTerms.reduce((n, t) => n + t.length, 1));
   /**
    * Terms ending at each node (several list entries can normalise alike), and a flag per node for
    * the hot loops: an array indexed by node ids up to a million would be sparse, in dictionary mode.
    */
   const ends = new Map<number, number[]>();
-  normalizedTerms.forEach((term, index) => {
+  for (let index = 0; index < normalizedTerms.length; index++) {
+    if (index % CHECKPOINT_EVERY === 0) yield;
+    const term = normalizedTerms[index]!;
     let node = 0;
     for (let i = 0; i < term.length; i++) {
       const unit = term.charCodeAt(i);
       const next = trie.child(node, unit);
       node = next !== -1 ? next : trie.addChild(node, unit);
     }
-    if (term.length === 0) return;
+    if (term.length === 0) continue;
     const list = ends.get(node);
     if (list) list.push(index);
     else ends.set(node, [index]);
-  });
+  }
   const nodes = trie.size;
   const endsHere = new Uint8Array(nodes);
   for (const node of ends.keys()) endsHere[node] = 1;
 
   // Failure links breadth first; `report` links jump to the nearest suffix node that ends a term.
-  const fail = new Int32Array(nodes);
-  const report = new Int32Array(nodes).fill(-1);
-  const order = new Int32Array(nodes);
-  let queued = 1;
-  for (let q = 0; q < queued; q++) {
-    const node = order[q]!;
-    for (let child = trie.firstChild[node]!; child !== -1; child = trie.nextSibling[child]!) {
-      order[queued++] = child;
-      if (node === 0) continue;
-      const unit = trie.unit[child]!;
-      let f = fail[node]!;
-      let next = trie.child(f, unit);
-      while (next === -1 && f !== 0) {
-        f = fail[f]!;
-        next = trie.child(f, unit);
-      }
-      fail[child] = next !== -1 && next !== child ? next : 0;
-      report[child] = endsHere[fail[child]!] === 1 ? fail[child]! : report[fail[child]!]!;
-    }
+  const links: FailureLinks = { fail: new Int32Array(nodes), report: new Int32Array(nodes).fill(-1), order: new Int32Array(nodes), queued: 1 };
+  for (let from = 0; from < links.queued; from += LINK_SLICE) {
+    linkFailures(trie, endsHere, links, from, from + LINK_SLICE);
+    yield;
   }
+  const { fail, report, order } = links;
 
   const hasOutput = new Uint8Array(nodes);
   for (let node = 1; node < nodes; node++) hasOutput[node] = endsHere[node] === 1 || report[node]! > 0 ? 1 : 0;
@@ -99,6 +101,44 @@ export function buildTermMatcher(terms: readonly string[], options: { dense?: bo
       return hits;
     },
   };
+}
+
+/** The breadth-first pass that sets failure and report links, resumable in slices of nodes. */
+interface FailureLinks {
+  fail: Int32Array;
+  report: Int32Array;
+  /** Nodes breadth first, filled as the pass goes; `queued` of them so far. */
+  order: Int32Array;
+  queued: number;
+}
+
+/** Nodes linked between two checkpoints: a few milliseconds of work. */
+const LINK_SLICE = CHECKPOINT_EVERY * 64;
+
+/**
+ * Links the queued nodes from `from` up to `to` (or the end of the queue), queueing their
+ * children. A plain function, outside the generator, so that its loop is optimised as one.
+ */
+function linkFailures(trie: Trie, endsHere: Uint8Array, links: FailureLinks, from: number, to: number): void {
+  const { fail, report, order } = links;
+  let queued = links.queued;
+  for (let q = from; q < queued && q < to; q++) {
+    const node = order[q]!;
+    for (let child = trie.firstChild[node]!; child !== -1; child = trie.nextSibling[child]!) {
+      order[queued++] = child;
+      if (node === 0) continue;
+      const unit = trie.unit[child]!;
+      let f = fail[node]!;
+      let next = trie.child(f, unit);
+      while (next === -1 && f !== 0) {
+        f = fail[f]!;
+        next = trie.child(f, unit);
+      }
+      fail[child] = next !== -1 && next !== child ? next : 0;
+      report[child] = endsHere[fail[child]!] === 1 ? fail[child]! : report[fail[child]!]!;
+    }
+  }
+  links.queued = queued;
 }
 
 /**

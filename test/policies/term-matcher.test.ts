@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { buildTermMatcher } from "../../src/policies/term-matcher.js";
+import { validatePolicyRules, validatePolicyRulesCooperatively } from "../../src/policies/policy.js";
+import { buildTermMatcher, buildTermMatcherCooperatively } from "../../src/policies/term-matcher.js";
 
 const spans = (terms: string[], input: string) => buildTermMatcher(terms).find(input).map((h) => [h.term, h.start, h.end, h.text]);
 
@@ -38,5 +39,23 @@ describe("buildTermMatcher", () => {
   it("finds nothing with no terms or no match", () => {
     expect(spans([], "anything")).toEqual([]);
     expect(spans(["zebra"], "a horse")).toEqual([]);
+  });
+
+  it("builds a full-size list cooperatively: other work runs in between, and the hits are the same", async () => {
+    let seed = 11;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const term = () => Array.from({ length: 100 }, () => "abcdefghij klmnop"[Math.floor(rand() * 17)]).join("").trim() || "x";
+    const terms = Array.from({ length: 10_000 }, term);
+    let turns = 0;
+    const ticking = setInterval(() => turns++, 0);
+    const validated = await validatePolicyRulesCooperatively({ blockList: terms.map((t) => ({ term: t })) });
+    const matcher = await buildTermMatcherCooperatively(terms);
+    clearInterval(ticking);
+    // Each takes tens of milliseconds or more, given back in slices of about 4: timers ran meanwhile.
+    expect(turns).toBeGreaterThan(2);
+    expect(validated).toEqual(validatePolicyRules({ blockList: terms.map((t) => ({ term: t })) }));
+    const text = `${terms[5]} and ${terms[9_999]} and ${terms[5]!.slice(0, 50)}`;
+    expect(matcher.find(text)).toEqual(buildTermMatcher(terms).find(text));
+    expect(matcher.find(text).map((hit) => hit.term)).toEqual(expect.arrayContaining([5, 9_999]));
   });
 });
