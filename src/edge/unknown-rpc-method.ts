@@ -1,4 +1,5 @@
 import { setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
+import type { OutgoingHttpHeaders } from "node:http";
 import type { ServerHttp2Stream } from "node:http2";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { mediaTypeOf } from "../base/media-type.js";
@@ -30,14 +31,16 @@ export async function answerUnknownGrpcMethod(request: FastifyRequest, reply: Fa
   const headers = setTrailerStatus(new Headers({ "content-type": webCall ? "application/grpc-web+proto" : "application/grpc+proto" }), error);
   // As the gRPC spec escapes it (grpc-message-encoding.ts): grpc-js would show "%2F" for "/".
   headers.set("grpc-message", encodeGrpcMessage(error.rawMessage));
+  // The reply's own headers first (X-Request-Id, CORS), as every other answer has them.
+  const head: OutgoingHttpHeaders = { ...(reply.getHeaders() as OutgoingHttpHeaders), ...Object.fromEntries(headers) };
   reply.hijack();
   const raw = reply.raw as typeof reply.raw & { stream?: ServerHttp2Stream };
   if (raw.stream) {
     // One HEADERS frame that ends the stream: gRPC clients read grpc-status from the headers
     // only then (writeHead and end() would send an empty DATA frame to end it).
-    raw.stream.respond({ ":status": 200, ...Object.fromEntries(headers) }, { endStream: true });
+    raw.stream.respond({ ":status": 200, ...head }, { endStream: true });
   } else {
-    raw.writeHead(200, Object.fromEntries(headers));
+    raw.writeHead(200, head);
     raw.end();
   }
   return reply;

@@ -202,6 +202,7 @@ describe("a method the server does not have, over grpc-js", () => {
     expect(error?.details).toBe("No RPC method /moderation.v1.ModerationService/Nope on this server.");
     expect(error?.metadata.get("x-error-code")).toEqual(["unknown_method"]);
     expect(error?.metadata.get("signature")).toHaveLength(1);
+    expect(error?.metadata.get("x-request-id")).toHaveLength(1);
   });
 });
 
