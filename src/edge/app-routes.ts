@@ -35,7 +35,7 @@ export async function registerAppRoutes(app: FastifyInstance, ctx: AppContext, r
   // Observability: request id, one log line and the request metrics per request (src/observability).
   registerRequestObservation(app, { log: ctx.log, metrics: ctx.metrics });
   // After observation: a preflight answered here still has its request id, log line and metrics.
-  registerCors(app, ctx.config.corsOrigins);
+  await registerCors(app, ctx.config.corsOrigins);
   if (!routes.metricsElsewhere) registerMetricsRoute(app, ctx.metrics);
   registerOpenApiRoute(app);
   // Any Content-Type reaches the RPC handlers: their refusals answer the ones they do not serve.

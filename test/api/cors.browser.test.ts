@@ -85,7 +85,7 @@ describe("cross-origin calls from a browser page (CORS_ORIGINS)", () => {
     await page.close();
   });
 
-  it("the preflight itself: 204 with the methods and headers, only for the allowed origin", async () => {
+  it("the preflight itself: 204 with the methods and headers, allowing only the listed origin", async () => {
     const preflight = (origin: string) => fetch(`${server.httpUrl}/v1/moderate`, {
       method: "OPTIONS", headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": "content-type, x-api-key" },
     });
@@ -94,9 +94,10 @@ describe("cross-origin calls from a browser page (CORS_ORIGINS)", () => {
     expect(allowed.headers.get("access-control-allow-origin")).toBe(pageOrigin);
     expect(allowed.headers.get("access-control-allow-methods")).toBe("POST, GET");
     expect(allowed.headers.get("access-control-allow-headers")).toContain("x-api-key");
-    expect(allowed.headers.get("vary")).toBe("Origin");
+    expect(allowed.headers.get("access-control-max-age")).toBe("7200");
+    expect(allowed.headers.get("vary")).toMatch(/Origin/);
+    // Another origin's preflight is answered without Access-Control-Allow-Origin: the browser stops there.
     const other = await preflight(otherOrigin);
-    expect(other.status).toBe(405);
     expect(other.headers.get("access-control-allow-origin")).toBeNull();
   });
 });
