@@ -1,5 +1,6 @@
 import type { OutgoingHttpHeaders } from "node:http";
 import type { FastifyInstance, FastifyReply } from "fastify";
+import { ERROR_CODE_HEADER } from "../errors/api-error.js";
 import { noteErrorCode } from "../observability/request-observation.js";
 import { JSON_CONTENT_TYPE, signOutcome, type SignedJson } from "../signing/sign-outcome.js";
 import type { Signer } from "../signing/signer.js";
@@ -18,6 +19,10 @@ export async function sendSignedJson(
   body: unknown,
   headerSets: Headers[],
 ): Promise<FastifyReply> {
+  // An error's stable code also goes in x-error-code, as on every protocol (the chain's errors
+  // carry it already; early refusals, 404 and 405 did not).
+  const code = (body as { error?: { code?: unknown } } | null)?.error?.code;
+  if (typeof code === "string" && !headerSets.some((set) => set.has(ERROR_CODE_HEADER))) headerSets = [...headerSets, new Headers({ [ERROR_CODE_HEADER]: code })];
   return sendSignedJsonText(reply, signing, status, JSON.stringify(body), headerSets);
 }
 

@@ -94,6 +94,7 @@ describe("an answer given before the request body arrived", () => {
     expect(response).toMatch(/\r\nsignature: /i);
     expect(response).toMatch(/\r\nconnection: close\r\n/i);
     expect(response).toContain(`"code":"${code}"`);
+    expect(response).toMatch(new RegExp(`\\r\\nx-error-code: ${code}\\r\\n`, "i"));
     expect(closedByServer).toBe(true);
   });
 

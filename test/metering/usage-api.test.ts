@@ -92,6 +92,7 @@ describe.each<StoreKind>(["sqlite", "postgres"])("metering and the usage API on 
     const response = await fetch(`${server.httpUrl}/v1/usage`, { method, headers: { "x-api-key": a.key } });
     expect(response.status).toBe(405);
     expect(response.headers.get("allow")).toBe("GET, HEAD");
+    expect(response.headers.get("x-error-code")).toBe("method_not_allowed");
     expect(await response.json()).toEqual({ error: { code: "method_not_allowed", message: "Use GET for /v1/usage." } });
   });
 

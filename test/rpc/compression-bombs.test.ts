@@ -67,6 +67,7 @@ const jsonRoute = (bomb: Bomb) => bomb.name.startsWith("POST /v1/moderate");
 function expectJsonRouteRefusal(bomb: Bomb, answer: RawRpcAnswer): void {
   expect(answer.httpStatus, bomb.name).toBe(415);
   expect(JSON.parse(answer.body.toString()).error.code, bomb.name).toBe("unsupported_media_type");
+  expect(codeOf(answer), bomb.name).toBe("unsupported_media_type");
   expect(answer.metadata["signature"], bomb.name).toBeDefined();
 }
 
