@@ -45,11 +45,17 @@ type KeyRow = {
   created_at: unknown; last_used_at: unknown; revoked_at: unknown;
 };
 
+/**
+ * The largest custom limit: the custom_rpm column is a 32-bit integer on PostgreSQL, and a larger
+ * number stored on SQLite (10^20 was) made every call of the account fail with internal_error.
+ */
+export const MAX_CUSTOM_RPM = 2_147_483_647;
+
 function checkPlan(plan: string, rpm: number | undefined): { plan: Plan; customRpm: number | null } {
   if (!isPlan(plan)) throw new ApiError("invalid_request", `Unknown plan "${plan}"; use free, basic, pro or enterprise.`);
   if (plan === "enterprise") {
-    if (rpm === undefined || !Number.isInteger(rpm) || rpm <= 0) {
-      throw new ApiError("invalid_request", "The enterprise plan needs a custom limit: a positive whole number of requests per minute.");
+    if (rpm === undefined || !Number.isInteger(rpm) || rpm <= 0 || rpm > MAX_CUSTOM_RPM) {
+      throw new ApiError("invalid_request", `The enterprise plan needs a custom limit: a whole number of requests per minute from 1 to ${MAX_CUSTOM_RPM}.`);
     }
     return { plan, customRpm: rpm };
   }

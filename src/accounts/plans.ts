@@ -10,6 +10,8 @@ export function isPlan(value: string): value is Plan {
 
 /** The limit that applies to an account: the plan's, or the custom one for enterprise. */
 export function requestsPerMinute(plan: Plan, customRpm: number | null): number {
-  if (plan === "enterprise") return customRpm ?? 0;
+  // At most 2^31 - 1, the limit the store takes: a larger one stored before it was refused is
+  // read as that (the rate limiter refuses a limit past a safe integer, as a 500 on every call).
+  if (plan === "enterprise") return Math.min(customRpm ?? 0, 2_147_483_647);
   return PLAN_RPM[plan];
 }

@@ -100,7 +100,9 @@ describe.concurrent("modctl's command line", () => {
     ["an unknown command", ["frobnicate"], /modctl account create/],
     ["a missing --plan", ["account", "create", "--email", "a@example.test"], /account create needs --email and --plan/],
     ["an unknown option", ["account", "create", "--email", "a@example.test", "--plan", "free", "--colour", "red"], /modctl: .*--colour/],
-    ["a bad --rpm", ["plan", "set", "--account", "acct_x", "--plan", "enterprise", "--rpm", "lots"], /--rpm must be a positive whole number; got "lots"/],
+    ["a bad --rpm", ["plan", "set", "--account", "acct_x", "--plan", "enterprise", "--rpm", "lots"], /--rpm must be a whole number from 1 to 2147483647; got "lots"/],
+    // 10^20 was stored on SQLite, and every call of the account then failed with internal_error.
+    ["an --rpm past the column", ["account", "create", "--email", "a@example.test", "--plan", "enterprise", "--rpm", "99999999999999999999"], /--rpm must be a whole number from 1 to 2147483647/],
     ["key revoke without an id", ["key", "revoke"], /key revoke needs exactly one KEY_ID/],
   ] as const)("exits 2 on %s, with a message on stderr", async ([_name, args, message], { expect }) => {
     const run = await modctl([...args], env);

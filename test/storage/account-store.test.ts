@@ -107,12 +107,14 @@ describe.each(STORE_KINDS)("account store on %s", (kind) => {
 
     it("requires a positive whole custom limit for enterprise, and only for enterprise", async () => {
       await expectRefusal(accounts.createAccount({ email: email(), plan: "enterprise" }), "invalid_request", /enterprise plan needs a custom limit/);
-      for (const rpm of [0, -5, 1.5, Number.NaN]) {
+      // Past the 32-bit column: 2^31 and 10^20 (stored on SQLite, it made every call of the account a 500).
+      for (const rpm of [0, -5, 1.5, Number.NaN, 2 ** 31, 1e20]) {
         await expectRefusal(accounts.createAccount({ email: email(), plan: "enterprise", rpm }), "invalid_request", /enterprise plan needs a custom limit/);
       }
       await expectRefusal(accounts.createAccount({ email: email(), plan: "pro", rpm: 1000 }), "invalid_request", /custom limit applies to the enterprise plan only, not "pro"/);
       expect(await accounts.createAccount({ email: email(), plan: "enterprise", rpm: 5000 }))
         .toMatchObject({ plan: "enterprise", customRpm: 5000, requestsPerMinute: 5000 });
+      expect(await accounts.createAccount({ email: email(), plan: "enterprise", rpm: 2 ** 31 - 1 })).toMatchObject({ customRpm: 2 ** 31 - 1 });
     });
 
     it("changes plans, dropping the custom limit when leaving enterprise", async () => {
