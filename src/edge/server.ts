@@ -32,14 +32,15 @@ interface RunningServer {
  * HTTP/1.1 callers get PORT and gRPC callers GRPC_PORT. Both serve every route.
  */
 export async function startServer(ctx: AppContext): Promise<RunningServer> {
-  let serving = true;
-  const isServing = () => serving;
+  // Aborted when shutdown starts: health says NOT_SERVING from then on, and Watch streams are told.
+  const stopping = new AbortController();
+  const isServing = () => !stopping.signal.aborted;
   const interceptors = createInterceptorChain(ctx);
   // METRICS_PORT: /metrics on a listener of its own, and then not on the API listeners.
   const metricsServer = ctx.config.metricsPort === undefined
     ? undefined
     : await startMetricsServer({ port: ctx.config.metricsPort, host: ctx.config.host, metrics: ctx.metrics });
-  const routes = { interceptors, rpcRoutes: createRoutes(ctx, interceptors, isServing), isServing, metricsElsewhere: metricsServer !== undefined };
+  const routes = { interceptors, rpcRoutes: createRoutes(ctx, interceptors, isServing, stopping.signal), isServing, metricsElsewhere: metricsServer !== undefined };
   const build = (app: FastifyInstance) => registerAppRoutes(app, ctx, routes);
 
   const options = {
@@ -91,7 +92,7 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
     grpcUrl,
     ...(metricsServer ? { metricsUrl: metricsServer.url } : {}),
     async close() {
-      serving = false;
+      stopping.abort();
       front?.close();
       await Promise.allSettled([closeHttp1(), closeH2c(), metricsServer?.close()]);
     },

@@ -35,7 +35,7 @@ const GUARD_DECODED_SERVICES: readonly DescService[] = [...API_SERVICES, Health]
  *   1. refusals of what no handler serves (HTTP method, Content-Type), before anything is read;
  *   2. the body guard: malformed deadline headers, the size limit, then the key, then decoding.
  */
-export function createRoutes(ctx: AppContext, interceptors: Interceptor[], isServing: () => boolean) {
+export function createRoutes(ctx: AppContext, interceptors: Interceptor[], isServing: () => boolean, stopping?: AbortSignal) {
   const bodyGuard = {
     limit: MAX_REQUEST_BYTES,
     signer: ctx.signingKeys.signer,
@@ -52,7 +52,7 @@ export function createRoutes(ctx: AppContext, interceptors: Interceptor[], isSer
     const reflection = ctx.config.grpcReflection === "on";
     const served = [ModerationService, AccountService, PolicyService, Health, ...(reflection ? [ReflectionV1, ReflectionV1alpha] : [])];
     // Public: Check's body is the guard's to decode; Connect reads Watch's itself, within a small limit.
-    router.service(Health, createHealthServiceImpl(served.map((s) => s.typeName), isServing), {
+    router.service(Health, createHealthServiceImpl(served.map((s) => s.typeName), isServing, stopping), {
       readMaxBytes: PUBLIC_BODY_LIMIT,
       interceptors: [createDecodedRequestInterceptor()],
     });

@@ -235,3 +235,25 @@ describe("GRPC_REFLECTION=off", () => {
     health.close();
   });
 });
+
+describe("Health.Watch at shutdown", () => {
+  it("sends NOT_SERVING and ends the stream with OK, so it does not hold the shutdown to be cut", async () => {
+    const stopping = await startTestServer();
+    const Health = loadService("proto/grpc/health/v1/health.proto", ["grpc", "health", "v1", "Health"]);
+    const health = new Health(new URL(stopping.grpcUrl).host, grpc.credentials.createInsecure()) as grpc.Client & Record<string, any>;
+    const call = health.Watch({ service: "moderation.v1.ModerationService" }) as grpc.ClientReadableStream<{ status: string }>;
+    const statuses: string[] = [];
+    const ended = new Promise<grpc.StatusObject>((resolve) => {
+      call.on("data", (message: { status: string }) => statuses.push(message.status));
+      call.on("error", () => undefined);
+      call.on("status", resolve);
+    });
+    await new Promise<void>((resolve) => call.once("data", () => resolve()));
+    const closing = stopping.close();
+    const status = await ended;
+    await closing;
+    health.close();
+    expect(statuses).toEqual(["SERVING", "NOT_SERVING"]);
+    expect(status.code).toBe(grpc.status.OK);
+  });
+});
