@@ -4,6 +4,7 @@ import { createWorkerPool } from "../threads/worker-pool.js";
 import { bytesToLatin1, latin1ToBytes } from "./byte-strings.js";
 import { decodeVerdict, type EncodedVerdict } from "./verdict-codec.js";
 import type { ComputeJob, ComputeResult, ComputeWorkerSetup } from "./messages.js";
+import { ApiError } from "../errors/api-error.js";
 
 const WORKER_URL = new URL("./compute-worker.mjs", import.meta.url);
 
@@ -59,7 +60,9 @@ export async function createComputePool(options: ComputePoolOptions): Promise<Co
     maxBatchesInFlight: MAX_BATCHES_IN_FLIGHT,
     maxCrashes: MAX_CRASHES,
     errors: {
-      closed: () => new Error("the compute pool is closed"),
+      // Only at shutdown, for calls still waiting when the grace period ran out: the caller may
+      // retry elsewhere (UNAVAILABLE, 503), and it is not the server's error to log.
+      closed: () => new ApiError("service_unavailable", "The service is shutting down; retry the call.", { headers: { "retry-after": "1" } }),
       crashed: () => new Error("a compute worker died twice while running this job"),
       failedToStart: (message) => new Error(`compute worker failed to start: ${message}`),
       exitedBeforeReady: () => new Error("compute worker exited before it was ready"),
