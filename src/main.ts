@@ -2,6 +2,7 @@ import { createAppContext } from "./app/app-context.js";
 import { startServer } from "./edge/server.js";
 import { createLogger } from "./base/logger.js";
 import { ConfigError, readConfig } from "./config/config.js";
+import { SigningKeyError } from "./signing/ed25519-keys.js";
 
 /** Entry point: read the config, build the context, listen, and shut down cleanly on a signal. */
 async function main(): Promise<void> {
@@ -16,7 +17,18 @@ async function main(): Promise<void> {
     throw error;
   }
   const log = createLogger(config.logLevel);
-  const ctx = await createAppContext(config, { log });
+  let ctx;
+  try {
+    ctx = await createAppContext(config, { log });
+  } catch (error) {
+    // A signing key file that cannot be read or is not an Ed25519 key is a bad setting too.
+    if (error instanceof SigningKeyError) {
+      process.stderr.write(`configuration error: ${error.message}
+`);
+      process.exit(2);
+    }
+    throw error;
+  }
   let server;
   try {
     server = await startServer(ctx);

@@ -20,6 +20,10 @@ export function parsePrivateKeyPem(pem: string, source: string): KeyObject {
   try {
     key = createPrivateKey({ key: pem, format: "pem" });
   } catch {
+    // Node asks for a passphrase for an encrypted key; the service has none to give.
+    if (/-----BEGIN ENCRYPTED PRIVATE KEY-----|Proc-Type: 4,ENCRYPTED/.test(pem)) {
+      throw new SigningKeyError(`${source} is an encrypted private key; give it unencrypted ("-----BEGIN PRIVATE KEY-----", PKCS#8) and protect the file instead`);
+    }
     throw new SigningKeyError(`${source} is not a PEM private key (expected "-----BEGIN PRIVATE KEY-----", PKCS#8)`);
   }
   if (key.asymmetricKeyType !== "ed25519") {

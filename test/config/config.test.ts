@@ -1,4 +1,7 @@
 import { spawnSync } from "node:child_process";
+import { generateKeyPairSync } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError, readConfig } from "../../src/config/config.js";
@@ -106,5 +109,19 @@ describe("the service's start-up", () => {
     });
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/^configuration error: LOG_LEVEL must be one of/);
+  });
+
+  it("stops with exit code 2 on a signing key file that is not an Ed25519 private key (it was 1, 'failed to start')", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "moderation-key-test-"));
+    const file = path.join(dir, "rsa.pem");
+    fs.writeFileSync(file, generateKeyPairSync("rsa", { modulusLength: 1024 }).privateKey.export({ type: "pkcs8", format: "pem" }));
+    const result = spawnSync(process.execPath, ["--import", "./src/boot/ts-loader.mjs", "src/main.ts"], {
+      env: { PATH: process.env.PATH ?? "", PORT: "0", GRPC_PORT: "0", DATA_DIR: dir, SIGNING_KEY_FILE: file, IMAGE_MODEL_LOAD: "lazy" },
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+    fs.rmSync(dir, { recursive: true, force: true });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/^configuration error: SIGNING_KEY_FILE/);
   });
 });

@@ -151,5 +151,11 @@ describe("readSigningConfig", () => {
     expect(() => loadSigningKeyRing(readSigningConfig({ SIGNING_KEY_FILE: join(dir, "nope.pem") }, { dataDir: dir }))).toThrow(
       `SIGNING_KEY_FILE: cannot read ${join(dir, "nope.pem")} (ENOENT)`,
     );
+    // An encrypted key says so, rather than "not a PEM private key".
+    const encrypted = join(dir, "encrypted.pem");
+    writeFileSync(encrypted, generateKeyPairSync("ed25519").privateKey.export({ format: "pem", type: "pkcs8", cipher: "aes-256-cbc", passphrase: "pw" }).toString());
+    expect(() => loadSigningKeyRing(readSigningConfig({ SIGNING_KEY_FILE: encrypted }, { dataDir: dir }))).toThrow(
+      `SIGNING_KEY_FILE ${encrypted} is an encrypted private key; give it unencrypted ("-----BEGIN PRIVATE KEY-----", PKCS#8) and protect the file instead`,
+    );
   });
 });
