@@ -1,5 +1,5 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { Code, ConnectError } from "@connectrpc/connect";
+import { ApiError, toConnectError } from "../errors/api-error.js";
 import { Health, HealthCheckResponse_ServingStatus as Status } from "../../gen/grpc/health/v1/health_pb.js";
 
 /**
@@ -14,7 +14,10 @@ export function createHealthServiceImpl(serviceNames: readonly string[], isServi
   const statusOf = () => (isServing() ? Status.SERVING : Status.NOT_SERVING);
   return {
     check(req) {
-      if (!known.has(req.service)) throw new ConnectError(`unknown service "${req.service}"`, Code.NotFound);
+      if (!known.has(req.service)) {
+        // The API's code (x-error-code, ErrorDetail), as every other RPC error carries it.
+        throw toConnectError(new ApiError("not_found", `unknown service "${req.service.slice(0, 200)}"`));
+      }
       return { status: statusOf() };
     },
     list() {

@@ -17,6 +17,7 @@ import { PolicyService } from "../../gen/moderation/v1/policy_pb.js";
 import { createPolicyServiceImpl } from "./policy-service.js";
 import { guardRpcRequestBodies, PUBLIC_BODY_LIMIT } from "./guard-request-body.js";
 import { refuseUnsupportedRequests } from "./refuse-unsupported-requests.js";
+import { createSigningInterceptor } from "../interceptors/signing.js";
 
 /** The services behind the interceptor chain (auth, limits, signing); health and reflection are public. */
 const API_SERVICES: readonly DescService[] = [ModerationService, AccountService, PolicyService];
@@ -54,7 +55,8 @@ export function createRoutes(ctx: AppContext, interceptors: Interceptor[], isSer
     // Public: Check's body is the guard's to decode; Connect reads Watch's itself, within a small limit.
     router.service(Health, createHealthServiceImpl(served.map((s) => s.typeName), isServing, stopping), {
       readMaxBytes: PUBLIC_BODY_LIMIT,
-      interceptors: [createDecodedRequestInterceptor()],
+      // Check's answers and errors are signed like every other unary answer (Watch streams are not).
+      interceptors: [createDecodedRequestInterceptor(), createSigningInterceptor({ keys: ctx.signingKeys, now: ctx.clock })],
     });
     // Off: a reflection call is unknown_method (UNIMPLEMENTED), as for any method not served.
     if (reflection) registerReflection(router, served);

@@ -50,6 +50,9 @@ describe("grpc.health.v1.Health over grpc-js", () => {
     const { error } = await check("no.such.Service");
     expect(error?.code).toBe(GRPC_NOT_FOUND);
     expect(error?.details).toMatch(/no\.such\.Service/);
+    // With the API's code and a signature, as every other RPC error (it had neither).
+    expect(error?.metadata.get("x-error-code")).toEqual(["not_found"]);
+    expect(error?.metadata.get("signature")).toHaveLength(1);
   });
 
   it("needs no API key", async () => {
