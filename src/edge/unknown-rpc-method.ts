@@ -4,7 +4,7 @@ import type { ServerHttp2Stream } from "node:http2";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { mediaTypeOf } from "../base/media-type.js";
 import { ApiError, toConnectError } from "../errors/api-error.js";
-import { noteErrorCode } from "../observability/request-observation.js";
+import { noteErrorCode, observeAs } from "../observability/request-observation.js";
 import { encodeGrpcMessage } from "./grpc-message-encoding.js";
 import { signConnectError } from "../signing/sign-outcome.js";
 import type { Signer } from "../signing/signer.js";
@@ -26,8 +26,10 @@ export async function answerUnknownGrpcMethod(request: FastifyRequest, reply: Fa
   const path = request.url.split("?")[0]!;
   const apiError = new ApiError("unknown_method", `No RPC method ${path.slice(0, 200)} on this server.`);
   noteErrorCode(request, apiError.code);
-  const error = await signConnectError(signing.signer, toConnectError(apiError), { requestBytes: new Uint8Array(), nowMs: signing.nowMs });
   const webCall = mediaTypeOf(request.headers["content-type"]).startsWith("application/grpc-web");
+  // Counted under its protocol, as a served method's call is (the route layer named none).
+  observeAs(request, webCall ? "grpc-web" : "grpc");
+  const error = await signConnectError(signing.signer, toConnectError(apiError), { requestBytes: new Uint8Array(), nowMs: signing.nowMs });
   const headers = setTrailerStatus(new Headers({ "content-type": webCall ? "application/grpc-web+proto" : "application/grpc+proto" }), error);
   // As the gRPC spec escapes it (grpc-message-encoding.ts): grpc-js would show "%2F" for "/".
   headers.set("grpc-message", encodeGrpcMessage(error.rawMessage));

@@ -44,6 +44,8 @@ beforeAll(async () => {
     .rejects.toThrow();
   expect((await fetch(`${server.httpUrl}${MODERATE}`, { method: "POST", headers: { ...headers, "content-type": "text/plain" }, body: "{}" })).status).toBe(415);
   expect((await fetch(`${server.httpUrl}/no/such/path`)).status).toBe(404);
+  // A gRPC-Web call to a method the server does not have: UNIMPLEMENTED, counted under gRPC-Web.
+  expect((await fetch(`${server.httpUrl}/moderation.v1.ModerationService/Nope`, { method: "POST", headers: { "content-type": "application/grpc-web+proto" }, body: new Uint8Array(5) })).headers.get("grpc-status")).toBe("12");
   // One image, its embedded model run, and a vision provider that fails (the circuit opens at once).
   const image = { input: [{ type: "image", base64: dataUri("image/png", await png(64, 48)) }], analyze_images: true };
   expect(await callJson(server.httpUrl, image, key)).toMatchObject({ ok: false, status: 503, code: "deep_analysis_unavailable" });
@@ -75,6 +77,7 @@ describe("GET /metrics after real traffic", () => {
     // Refused before any protocol is chosen: Connect is the fallback name, as for any non-gRPC content type.
     expect(requests({ route: MODERATE, protocol: "connect", status: "415", code: "unsupported_media_type" })).toBe(1);
     expect(requests({ route: "unmatched", status: "404", code: "not_found" })).toBe(1);
+    expect(requests({ route: "unmatched", protocol: "grpc-web", status: "200", code: "unknown_method" })).toBe(1);
   });
 
   it("has latency histograms per route and protocol", () => {
