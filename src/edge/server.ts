@@ -13,6 +13,9 @@ import { ClosingUnreadResponse } from "./close-unread-bodies.js";
 import { registerGrpcMessageEncoding } from "./grpc-message-encoding.js";
 import { listenOnSharedPort } from "./shared-port.js";
 
+/** Concurrent streams per HTTP/2 connection (SETTINGS_MAX_CONCURRENT_STREAMS). */
+export const MAX_STREAMS_PER_CONNECTION = 1000;
+
 /** How long in-flight requests may take to finish once shutdown starts. */
 const SHUTDOWN_GRACE_MS = 5_000;
 
@@ -56,7 +59,12 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
   // An answer given before the request body arrived closes its connection (close-unread-bodies.ts).
   const http1 = await build(fastify({ ...options, forceCloseConnections: "idle" as const, http: { ServerResponse: ClosingUnreadResponse } as ServerOptions }));
   // The HTTP/2 overload's option types differ only in the request type; the handlers work on both.
-  const h2c = await build(fastify({ ...(options as object), http2: true } as { http2: true }) as unknown as FastifyInstance);
+  // At most MAX_STREAMS_PER_CONNECTION streams open at once on one HTTP/2 connection (Node's default
+  // is none: one connection held 15,000 public Health.Watch streams, about 1 GB). A client with
+  // more calls in flight has the rest wait for a free stream.
+  const h2c = await build(
+    fastify({ ...(options as object), http2: true, http: { settings: { maxConcurrentStreams: MAX_STREAMS_PER_CONNECTION } } } as { http2: true }) as unknown as FastifyInstance,
+  );
   // gRPC (HTTP/2 only) is the one protocol whose messages need re-encoding.
   registerGrpcMessageEncoding(h2c);
   const closeHttp1 = trackForGracefulClose(http1, SHUTDOWN_GRACE_MS);

@@ -1,6 +1,9 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { ApiError, toConnectError } from "../errors/api-error.js";
 import { Health, HealthCheckResponse_ServingStatus as Status } from "../../gen/grpc/health/v1/health_pb.js";
+import { ApiError, toConnectError } from "../errors/api-error.js";
+
+/** Watch streams open at once in one process: public, and each holds memory (about 65 KB). */
+export const MAX_WATCH_STREAMS = 1000;
 
 /**
  * grpc.health.v1. "" means the whole server; each served service is listed by its full name.
@@ -11,7 +14,29 @@ import { Health, HealthCheckResponse_ServingStatus as Status } from "../../gen/g
  */
 export function createHealthServiceImpl(serviceNames: readonly string[], isServing: () => boolean, stopping?: AbortSignal): ServiceImpl<typeof Health> {
   const known = new Set(["", ...serviceNames]);
+  let watching = 0;
   const statusOf = () => (isServing() ? Status.SERVING : Status.NOT_SERVING);
+
+  /** The status now; then NOT_SERVING if shutdown starts before the caller leaves. */
+  async function* watchStatus(service: string, left: AbortSignal) {
+    const first = known.has(service) ? statusOf() : Status.SERVICE_UNKNOWN;
+    yield { status: first };
+    const ended = await new Promise<"left" | "stopping">((resolve) => {
+      if (left.aborted) return resolve("left");
+      if (stopping?.aborted) return resolve("stopping");
+      const onLeft = () => done("left");
+      const onStopping = () => done("stopping");
+      const done = (why: "left" | "stopping") => {
+        left.removeEventListener("abort", onLeft);
+        stopping?.removeEventListener("abort", onStopping);
+        resolve(why);
+      };
+      left.addEventListener("abort", onLeft, { once: true });
+      stopping?.addEventListener("abort", onStopping, { once: true });
+    });
+    if (ended === "stopping" && first === Status.SERVING) yield { status: Status.NOT_SERVING };
+  }
+
   return {
     check(req) {
       if (!known.has(req.service)) {
@@ -24,24 +49,17 @@ export function createHealthServiceImpl(serviceNames: readonly string[], isServi
       return { statuses: Object.fromEntries([...known].map((name) => [name, { status: statusOf() }])) };
     },
     async *watch(req, context) {
-      const first = known.has(req.service) ? statusOf() : Status.SERVICE_UNKNOWN;
-      yield { status: first };
-      // Statuses do not change while serving; hold the stream open until the caller leaves or
-      // shutdown starts.
-      const ended = await new Promise<"left" | "stopping">((resolve) => {
-        if (context.signal.aborted) return resolve("left");
-        if (stopping?.aborted) return resolve("stopping");
-        const left = () => done("left");
-        const stop = () => done("stopping");
-        const done = (why: "left" | "stopping") => {
-          context.signal.removeEventListener("abort", left);
-          stopping?.removeEventListener("abort", stop);
-          resolve(why);
-        };
-        context.signal.addEventListener("abort", left, { once: true });
-        stopping?.addEventListener("abort", stop, { once: true });
-      });
-      if (ended === "stopping" && first === Status.SERVING) yield { status: Status.NOT_SERVING };
+      if (watching >= MAX_WATCH_STREAMS) {
+        throw toConnectError(
+          new ApiError("service_unavailable", `${MAX_WATCH_STREAMS} Health.Watch streams are open on this server; use Check, or retry later.`, { headers: { "retry-after": "5" } }),
+        );
+      }
+      watching++;
+      try {
+        yield* watchStatus(req.service, context.signal);
+      } finally {
+        watching--;
+      }
     },
   };
 }

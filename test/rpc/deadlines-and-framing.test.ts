@@ -1,6 +1,11 @@
 import { create, toBinary } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
+import http2 from "node:http2";
+import { createClient } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Health, HealthCheckResponse_ServingStatus as HealthStatus } from "../../gen/grpc/health/v1/health_pb.js";
+import { MAX_STREAMS_PER_CONNECTION } from "../../src/edge/server.js";
 import { ModerateRequestSchema } from "../../gen/moderation/v1/moderation_pb.js";
 import { verifyRpcResponse } from "../../src/client/verify-rpc-response.js";
 import { canonicalMessageBytes } from "../../src/signing/canonical-message.js";
@@ -161,4 +166,20 @@ describe("health and reflection given damaged input", () => {
     expect(answer.metadata["x-error-code"]).toBe("invalid_request");
     expect(decodeURIComponent(answer.metadata["grpc-message"] ?? "")).toMatch(/reflection request is not a valid grpc\.reflection\.v1(alpha)?\.ServerReflectionRequest message/);
   });
+});
+
+describe("HTTP/2 connection limits", () => {
+  it("announces at most 1,000 concurrent streams per connection, and a client past it waits for a free stream", async () => {
+    const session = http2.connect(server.grpcUrl);
+    await new Promise<void>((resolve, reject) => {
+      session.once("remoteSettings", () => resolve());
+      session.once("error", reject);
+    });
+    expect(session.remoteSettings.maxConcurrentStreams).toBe(MAX_STREAMS_PER_CONNECTION);
+    session.close();
+    // One connection with more calls in flight than the limit: all are answered.
+    const health = createClient(Health, createGrpcTransport({ baseUrl: server.grpcUrl }));
+    const answers = await Promise.all(Array.from({ length: MAX_STREAMS_PER_CONNECTION + 50 }, () => health.check({ service: "" })));
+    expect(answers.every((answer) => answer.status === HealthStatus.SERVING)).toBe(true);
+  }, 60_000);
 });
