@@ -62,6 +62,10 @@ describe("modctl next to a running server", () => {
     const listed = json(await modctl(["key", "list", "--account", account.id], server.env));
     expect(listed).toEqual([expect.objectContaining({ id: created.id, name: "ci", prefix: created.prefix, revokedAt: null })]);
     expect(JSON.stringify(listed)).not.toContain(created.key.slice(created.prefix.length + 1));
+    // No such account: not_found, as key create and usage answer it (it printed an empty list).
+    const missing = await modctl(["key", "list", "--account", "acct_nope"], server.env);
+    expect(missing.code).toBe(1);
+    expect(JSON.parse(missing.stderr)).toEqual({ error: { code: "not_found", message: 'No account "acct_nope".' } });
 
     const revoked = json(await modctl(["key", "revoke", created.id], server.env));
     expect(revoked).toMatchObject({ id: created.id, revokedAt: expect.any(Number) });
@@ -104,6 +108,7 @@ describe.concurrent("modctl's command line", () => {
     // 10^20 was stored on SQLite, and every call of the account then failed with internal_error.
     ["an --rpm past the column", ["account", "create", "--email", "a@example.test", "--plan", "enterprise", "--rpm", "99999999999999999999"], /--rpm must be a whole number from 1 to 2147483647/],
     ["key revoke without an id", ["key", "revoke"], /key revoke needs exactly one KEY_ID/],
+    ["a policy file that cannot be read", ["policy", "set", "--account", "acct_x", "--file", "/nonexistent/policy.json"], /cannot read \/nonexistent\/policy\.json \(ENOENT\)/],
   ] as const)("exits 2 on %s, with a message on stderr", async ([_name, args, message], { expect }) => {
     const run = await modctl([...args], env);
     expect(run.code).toBe(2);

@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { withCliContext } from "../cli-context.js";
 import { UsageError } from "../usage-error.js";
+import { ApiError } from "../../errors/api-error.js";
 
 const USAGE = "usage: modctl key create --account ID [--name N] | modctl key revoke KEY_ID | modctl key list --account ID";
 
@@ -28,6 +29,8 @@ export async function runKeyCommand(args: string[]): Promise<number> {
     const { values } = parseArgs({ args: rest, options: { account: { type: "string" } } });
     if (!values.account) throw new UsageError("key list needs --account ID");
     return withCliContext(async (ctx) => {
+      // As key create and usage answer it: an empty list would read as "an account with no keys".
+      if (!(await ctx.accounts.getAccount(values.account!))) throw new ApiError("not_found", `No account "${values.account}".`);
       ctx.print(await ctx.accounts.listKeys(values.account!));
       return 0;
     });

@@ -56,7 +56,12 @@ async function scopeOf(ctx: CliContext, accountId: string, keyId: string | undef
 }
 
 function readDraft(file: string): unknown {
-  const text = fs.readFileSync(file === "-" ? 0 : file, "utf8");
+  let text: string;
+  try {
+    text = fs.readFileSync(file === "-" ? 0 : file, "utf8");
+  } catch (error) {
+    throw new UsageError(`cannot read ${file === "-" ? "stdin" : file} (${(error as NodeJS.ErrnoException).code ?? "error"})`);
+  }
   try {
     return JSON.parse(text);
   } catch {

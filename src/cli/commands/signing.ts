@@ -47,7 +47,9 @@ export async function runSigningCommand(args: string[], env: NodeJS.ProcessEnv =
   if (sub === "rotate" || sub === "retire") {
     if (config.source !== "data-dir") {
       throw new Error(
-        "signing keys come from SIGNING_KEY_FILE / SIGNING_KEY: rotate by pointing it at a new key (modctl signing generate) and appending the old public key to SIGNING_RETIRING_KEYS_FILE",
+        sub === "rotate"
+          ? "signing keys come from SIGNING_KEY_FILE / SIGNING_KEY: rotate by pointing it at a new key (modctl signing generate) and appending the old public key to SIGNING_RETIRING_KEYS_FILE"
+          : "signing keys come from SIGNING_KEY_FILE / SIGNING_KEY: retire a key by removing its public key from SIGNING_RETIRING_KEYS_FILE",
       );
     }
     if (sub === "rotate") {
