@@ -6,9 +6,11 @@ import type { AppContext } from "../app/app-context.js";
 import { CATEGORY_IDS } from "../classifiers/categories.js";
 import { readModelHeader } from "../classifiers/model/model-file.js";
 import { ApiError } from "../errors/api-error.js";
+import { countModerate } from "../metering/count-moderate.js";
 import { createModerator } from "../moderation/moderate.js";
 import { compilePolicyCooperatively } from "../policies/apply-policy.js";
 import { validatePolicyRulesCooperatively, type Policy } from "../policies/policy.js";
+import { decideRateLimit } from "../rate-limit/decide-rate-limit.js";
 import { redirect, sendPage } from "./replies.js";
 import { policyPage, type PolicyForm } from "./pages/policy-page.js";
 import { stateOf } from "./request-state.js";
@@ -36,6 +38,15 @@ export function registerPolicyPages(app: FastifyInstance, ctx: AppContext): void
     return show(reply, account, csrf, formOf(await ctx.policies.current({ accountId: account.id })));
   });
 
+  /** One call against the account's plan limit, as the API's rate-limit interceptor charges it. */
+  async function chargeOneCall(account: Account): Promise<void> {
+    const limiter = { limiter: ctx.rateLimiter, failureMode: ctx.config.rateLimit.failureMode };
+    const decision = await decideRateLimit(limiter, account.id, account.requestsPerMinute);
+    if (decision && !decision.allowed) {
+      throw new ApiError("rate_limit_exceeded", `Rate limit exceeded. This account's plan allows ${account.requestsPerMinute} requests per minute. Retry in ${Math.max(1, Math.ceil(decision.resetMs / 1000))} s.`);
+    }
+  }
+
   app.post("/dashboard/policy", async (request: FastifyRequest, reply: FastifyReply) => {
     const { account, csrf } = stateOf(request);
     if (!account) return redirect(reply, "/dashboard/login");
@@ -51,7 +62,12 @@ export function registerPolicyPages(app: FastifyInstance, ctx: AppContext): void
       if (body.action === "try") {
         const rules = await validatePolicyRulesCooperatively(draft);
         const compiled = await compilePolicyCooperatively({ id: "draft", version: 0, ...rules });
-        const answer = await moderate(create(ModerateRequestSchema, { input: [{ type: "text", text: form.text || " " }] }), undefined, compiled);
+        // The text is moderated as an API call would be: within the plan's limit, and counted in
+        // the account's usage (a session could otherwise moderate without either).
+        await chargeOneCall(account);
+        const input = create(ModerateRequestSchema, { input: [{ type: "text", text: form.text || " " }] });
+        const answer = await moderate(input, undefined, compiled);
+        await ctx.meter.record(account.id, countModerate(input, answer));
         const result = answer.results![0]!;
         return show(reply, account, csrf, form, { tried: { categories: result.categories as Record<string, { score: number; flagged: boolean }>, flagged: Boolean(result.flagged) } });
       }
@@ -60,7 +76,7 @@ export function registerPolicyPages(app: FastifyInstance, ctx: AppContext): void
       await ctx.policies.update({ accountId: account.id }, draft, `user:${account.email}`);
       return show(reply, account, csrf, form, { saved: true });
     } catch (error) {
-      if (error instanceof ApiError) return show(reply, account, csrf, form, { error: `${error.message} (${error.code})` }, 400);
+      if (error instanceof ApiError) return show(reply, account, csrf, form, { error: `${error.message} (${error.code})` }, error.httpStatus);
       throw error;
     }
   });

@@ -2,7 +2,7 @@ import type { Interceptor } from "@connectrpc/connect";
 import { ModerationService, type ModerateRequest, type ModerateResponse } from "../../gen/moderation/v1/moderation_pb.js";
 import { PolicyService, type TestPolicyRequest, type TestPolicyResponse } from "../../gen/moderation/v1/policy_pb.js";
 import type { Meter } from "../metering/meter.js";
-import type { UsageCounts } from "../metering/usage-counts.js";
+import { countModerate, type CountedRequest } from "../metering/count-moderate.js";
 import { callerKey } from "./context-keys.js";
 
 /**
@@ -24,9 +24,6 @@ export function createMeteringInterceptor(deps: { meter: Meter }): Interceptor {
   };
 }
 
-/** What countModerate reads of a request: its items' types, and whether images went to a vision model. */
-type CountedRequest = Pick<ModerateRequest, "input"> & { analyzeImages?: boolean };
-
 /** The moderation a metered method did, or undefined for a method that is not metered. */
 function countedExchange(service: string, method: string, request: unknown, response: unknown): { request: CountedRequest; response: ModerateResponse } | undefined {
   if (service === ModerationService.typeName && method === ModerationService.method.moderate.name) {
@@ -38,20 +35,4 @@ function countedExchange(service: string, method: string, request: unknown, resp
     if (answer) return { request: request as TestPolicyRequest, response: answer };
   }
   return undefined;
-}
-
-export function countModerate(request: CountedRequest, response: Pick<ModerateResponse, "flagged">): UsageCounts {
-  let textItems = 0;
-  let imageItems = 0;
-  for (const item of request.input) {
-    if (item.type === "image") imageItems++;
-    else textItems++;
-  }
-  return {
-    requests: 1,
-    textItems,
-    imageItems,
-    deepAnalyses: request.analyzeImages ? imageItems : 0,
-    flagged: response.flagged ? 1 : 0,
-  };
 }

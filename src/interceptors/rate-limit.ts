@@ -3,7 +3,8 @@ import type { Logger } from "../base/logger.js";
 import { ApiError, toApiError } from "../errors/api-error.js";
 import { formatPolicyHeaders, formatRateLimitHeaders } from "../rate-limit/rate-limit-headers.js";
 import type { RateLimitFailureMode } from "../rate-limit/read-rate-limit-config.js";
-import { RATE_LIMIT_WINDOW_MS, RateLimiterUnavailableError, type RateLimitDecision, type RateLimiter } from "../rate-limit/rate-limiter.js";
+import { decideRateLimit } from "../rate-limit/decide-rate-limit.js";
+import { RATE_LIMIT_WINDOW_MS, type RateLimiter } from "../rate-limit/rate-limiter.js";
 import { callerKey } from "./context-keys.js";
 
 interface RateLimitInterceptorDeps {
@@ -29,7 +30,7 @@ export function createRateLimitInterceptor(deps: RateLimitInterceptorDeps): Inte
       });
     }
 
-    const decision = deps.limiter.consumeNow ? deps.limiter.consumeNow(caller.accountId, limit) : await decide(deps, caller.accountId, limit);
+    const decision = deps.limiter.consumeNow ? deps.limiter.consumeNow(caller.accountId, limit) : await decideRateLimit(deps, caller.accountId, limit);
     const headers = decision ? formatRateLimitHeaders(decision) : formatPolicyHeaders(limit, RATE_LIMIT_WINDOW_MS);
     if (decision && !decision.allowed) {
       const retryAfter = headers["Retry-After"];
@@ -49,25 +50,6 @@ export function createRateLimitInterceptor(deps: RateLimitInterceptorDeps): Inte
       throw withHeaders(error, headers);
     }
   };
-}
-
-/** The decision, or undefined when the store is down and the failure mode lets the call through. */
-async function decide(deps: RateLimitInterceptorDeps, accountId: string, limit: number): Promise<RateLimitDecision | undefined> {
-  const started = performance.now();
-  try {
-    const decision = await deps.limiter.consume(accountId, limit);
-    // Read by bench/rate-limit-replicas.ts to report the limiter's added latency.
-    deps.log?.debug({ rateLimitMs: performance.now() - started, allowed: decision.allowed }, "rate limit decision");
-    return decision;
-  } catch (error) {
-    if (!(error instanceof RateLimiterUnavailableError)) throw error;
-    deps.log?.debug({ err: error, failureMode: deps.failureMode }, "rate limiter unavailable");
-    if (deps.failureMode === "open") return undefined;
-    throw new ApiError("rate_limiter_unavailable", "The rate limiter is temporarily unavailable and the request was not processed. Retry shortly.", {
-      cause: error,
-      headers: { ...formatPolicyHeaders(limit, RATE_LIMIT_WINDOW_MS), "Retry-After": String(Math.ceil(error.retryAfterMs / 1000)) },
-    });
-  }
 }
 
 /** A call that was let through keeps its rate limit headers even when the handler fails. */

@@ -36,4 +36,22 @@ describe("dashboard policy form, posted directly", () => {
     expect(refused.status).toBe(400);
     expect(refused.html).toContain("policy_invalid_threshold");
   });
+
+  it("Try draft moderates as an API call does: within the plan's limit, and counted in usage", async () => {
+    const client = createFormClient(server.httpUrl);
+    await client.signup("form-try@example.test");
+    const account = (await server.ctx.accounts.findAccountByEmail("form-try@example.test"))!;
+    expect(account.requestsPerMinute).toBe(10);
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) {
+      await client.get("/dashboard/policy");
+      const page = await client.post("/dashboard/policy", { text: "you stupid idiot", action: "try" });
+      statuses.push(page.status);
+      if (page.status === 429) expect(page.html).toContain("rate_limit_exceeded");
+    }
+    expect(statuses).toEqual([...Array(10).fill(200), 429]);
+    await server.ctx.meter.flush();
+    const usage = await server.ctx.usage.read(account.id, "day", 0, Date.now() + 86_400_000);
+    expect(usage.totals).toMatchObject({ requests: 10, textItems: 10 });
+  });
 });

@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import { ModerateRequestSchema, ModerateResponseSchema } from "../../gen/moderation/v1/moderation_pb.js";
-import { countModerate } from "../../src/interceptors/metering.js";
+import { countModerate } from "../../src/metering/count-moderate.js";
 
 describe("countModerate", () => {
   it("counts deep analyses only when the request asked for them, one per image item", () => {
