@@ -36,7 +36,9 @@ export async function registerDashboardRoutes(app: FastifyInstance, ctx: AppCont
     });
 
     scope.get("/dashboard/assets/:name", async (request, reply) => {
-      const asset = ASSETS[(request.params as { name: string }).name];
+      const name = (request.params as { name: string }).name;
+      // Own names only: "__proto__" or "toString" found Object.prototype's and made a 500.
+      const asset = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
       if (!asset) return reply.code(404).type("text/plain").send("Not found");
       return reply.header("cache-control", "no-cache").header("x-content-type-options", "nosniff").type(asset.type).send(asset.body);
     });

@@ -6,6 +6,7 @@ export function frameworkErrorHandler(error: FastifyError, _request: FastifyRequ
   void reply
     .code(400)
     .header("content-type", "application/json; charset=utf-8")
+    .header("x-error-code", "invalid_request")
     .send(JSON.stringify({ error: { code: "invalid_request", message: describe(error) } }));
 }
 
@@ -21,13 +22,12 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
     return;
   }
   const tooLarge = error.code === "HPE_HEADER_OVERFLOW";
-  const body = JSON.stringify({
-    error: tooLarge
-      ? { code: "payload_too_large", message: "The request headers are too large." }
-      : { code: "invalid_request", message: "The request is not valid HTTP." },
-  });
+  const answer = tooLarge
+    ? { code: "payload_too_large", message: "The request headers are too large." }
+    : { code: "invalid_request", message: "The request is not valid HTTP." };
+  const body = JSON.stringify({ error: answer });
   socket.end(
     `HTTP/1.1 ${tooLarge ? "431 Request Header Fields Too Large" : "400 Bad Request"}\r\n` +
-      `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      `content-type: application/json; charset=utf-8\r\nx-error-code: ${answer.code}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
 }

@@ -39,10 +39,17 @@ function refusalFor(handler: UniversalHandler, request: UniversalServerRequest):
   const contentType = request.header.get("content-type") ?? "";
   // A Connect GET carries its message in the query string and has no Content-Type.
   if (contentType === "" && request.method === "GET") return undefined;
+  // gRPC-Web's text mode (base64) matches the handler's types, but Connect then refuses it itself,
+  // with a bare 415: no code, no signature.
+  if (/^application\/grpc-web-text/i.test(contentType)) return unsupportedType(contentType);
   if (handler.supportedContentType(contentType)) return undefined;
+  return unsupportedType(contentType);
+}
+
+function unsupportedType(contentType: string): ApiError {
   return new ApiError(
     "unsupported_media_type",
-    `The Content-Type "${contentType.slice(0, 100)}" is not an RPC protocol this route serves: use application/json or application/proto (Connect), application/grpc or application/grpc-web.`,
+    `The Content-Type "${contentType.slice(0, 100)}" is not an RPC protocol this route serves: use application/json or application/proto (Connect), application/grpc or application/grpc-web (binary; not grpc-web-text).`,
   );
 }
 

@@ -30,6 +30,8 @@ describe("an RPC route refusing the request itself", () => {
     ["application/xml (no parser anywhere)", { "content-type": "application/xml" }],
     ["application/x-www-form-urlencoded", { "content-type": "application/x-www-form-urlencoded" }],
     ["no Content-Type", {}],
+    // Connect matched it, then refused text mode itself with a bare 415 (no code, no signature).
+    ["application/grpc-web-text (gRPC-Web's base64 mode)", { "content-type": "application/grpc-web-text" }],
   ])("%s: 415 unsupported_media_type in Connect's error shape, signed", async (_name, headers: Record<string, string>) => {
     const response = await fetch(`${server.httpUrl}${MODERATE}`, { method: "POST", headers: { ...headers, "x-api-key": key }, body: BODY });
     expect(response.status).toBe(415);

@@ -32,21 +32,24 @@ function sendRaw(raw: string): Promise<string> {
 
 function parse(response: string) {
   const [head, body] = response.split("\r\n\r\n");
-  return { status: Number(head!.split(" ")[1]), body: JSON.parse(body!) as { error: { code: string; message: string } } };
+  const errorCode = /\r\nx-error-code: ([a-z_]+)/i.exec(head!)?.[1];
+  return { status: Number(head!.split(" ")[1]), errorCode, body: JSON.parse(body!) as { error: { code: string; message: string } } };
 }
 
 describe("requests fastify cannot route still get the API's error shape", () => {
   it("a malformed URL escape", async () => {
-    const { status, body } = parse(await sendRaw("GET /%zz HTTP/1.1\r\nHost: x\r\n\r\n"));
+    const { status, body, errorCode } = parse(await sendRaw("GET /%zz HTTP/1.1\r\nHost: x\r\n\r\n"));
     expect(status).toBe(400);
+    expect(errorCode).toBe("invalid_request");
     expect(body.error).toEqual({ code: "invalid_request", message: "The request URL is malformed." });
   });
 
   it("Content-Length together with Transfer-Encoding (request smuggling shape)", async () => {
-    const { status, body } = parse(
+    const { status, body, errorCode } = parse(
       await sendRaw("POST /v1/moderate HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n"),
     );
     expect(status).toBe(400);
+    expect(errorCode).toBe("invalid_request");
     expect(body.error).toEqual({ code: "invalid_request", message: "The request is not valid HTTP." });
   });
 

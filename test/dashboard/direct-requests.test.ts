@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 import { createFormClient } from "./form-client.js";
 
-// The policy form posted as a non-browser client can post it (the browser path: policy.browser.test.ts).
-describe("dashboard policy form, posted directly", () => {
+// The dashboard as a non-browser client can reach it: forms posted directly, assets asked for by
+// any name (the browser path: *.browser.test.ts).
+describe("dashboard, requested directly", () => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startTestServer({ env: { SIGNUPS_PER_IP: "1000" } });
@@ -53,5 +54,10 @@ describe("dashboard policy form, posted directly", () => {
     await server.ctx.meter.flush();
     const usage = await server.ctx.usage.read(account.id, "day", 0, Date.now() + 86_400_000);
     expect(usage.totals).toMatchObject({ requests: 10, textItems: 10 });
+  });
+
+  it.each(["__proto__", "constructor", "toString"])("an asset named %s is 404 (a name of Object.prototype made a 500)", async (name) => {
+    const response = await fetch(`${server.httpUrl}/dashboard/assets/${name}`);
+    expect(response.status).toBe(404);
   });
 });
