@@ -70,18 +70,19 @@ export function sendJsonSignedAhead(reply: FastifyReply, status: number, signed:
 /**
  * Every other method on a JSON route: a 405 in the route's error shape (its own, or OpenAI's),
  * signed like its other answers; no body was read, so it is bound to an empty one. `allowed` is
- * the route's one method (HEAD comes with GET: fastify answers it from the GET route).
+ * the route's one method. A GET route is registered without fastify's HEAD route: a HEAD answer
+ * carries the digest of a body it does not send, which no caller can verify.
  */
 export function registerMethodNotAllowed(
   app: FastifyInstance, url: string, allowed: "POST" | "GET", signing: () => { signer: Signer; nowMs: number }, body: unknown,
 ): void {
-  const others = (["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const).filter((method) => method !== allowed);
+  const others = (["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const).filter((method) => method !== allowed && !(allowed === "POST" && method === "HEAD"));
   app.route({
     method: [...others],
     url,
     handler: (request, reply) => {
       noteErrorCode(request, "method_not_allowed");
-      reply.header("allow", allowed === "GET" ? "GET, HEAD" : allowed);
+      reply.header("allow", allowed);
       return sendSignedJson(reply, { ...signing(), requestBody: undefined }, 405, body, []);
     },
   });

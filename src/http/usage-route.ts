@@ -23,7 +23,7 @@ const method = AccountService.method.getUsage;
 export function registerUsageRoute(app: FastifyInstance, ctx: AppContext, interceptors: Interceptor[]): void {
   const service = createAccountServiceImpl(ctx);
   const invoke = createChainInvoker({ service: AccountService, method, impl: service.getUsage!, interceptors });
-  app.get("/v1/usage", async (request, reply) => {
+  app.get("/v1/usage", { exposeHeadRoute: false }, async (request, reply) => {
     const query = request.query as Record<string, string | undefined>;
     let queryError: ApiError | undefined;
     const input = create(GetUsageRequestSchema, { granularity: query.granularity ?? "" });

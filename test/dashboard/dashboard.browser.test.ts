@@ -126,7 +126,8 @@ describe("dashboard in Chromium", () => {
       await screenshot(page, `phone-${name}`);
     }
     await page.goto("/dashboard/keys");
-    await page.fill("input[name=name]", "phone key");
+    // The longest name a key may have, one unbroken word: it pushed the actions off screen.
+    await page.fill("input[name=name]", "W".repeat(100));
     await page.click("button:has-text('Create key')");
     // The click only starts the form's navigation: measure the new page once its stylesheet has
     // applied, not the bare HTML of a page still loading (that race failed CI once with 56 px).
@@ -134,5 +135,7 @@ describe("dashboard in Chromium", () => {
     await page.waitForLoadState("load");
     expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
     await screenshot(page, "phone-key-created");
+    await page.goto("/dashboard/keys");
+    expect(await horizontalOverflow(page), "keys listing a 100-letter name").toBeLessThanOrEqual(0);
   });
 });

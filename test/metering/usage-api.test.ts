@@ -88,12 +88,13 @@ describe.each<StoreKind>(["sqlite", "postgres"])("metering and the usage API on 
     expect(await getUsage(server, "mod_AAAAAAAA_" + "A".repeat(43))).toMatchObject({ status: 401, body: { error: { code: "invalid_api_key" } } });
   });
 
-  it.each(["POST", "PUT", "DELETE"])("answers %s /v1/usage with method_not_allowed (405), Allow: GET, HEAD, before reading a key", async (method) => {
+  // HEAD too: its answer would carry the digest of a body it does not send, which no caller can verify.
+  it.each(["POST", "PUT", "DELETE", "HEAD"])("answers %s /v1/usage with method_not_allowed (405), Allow: GET, before reading a key", async (method) => {
     const response = await fetch(`${server.httpUrl}/v1/usage`, { method, headers: { "x-api-key": a.key } });
     expect(response.status).toBe(405);
-    expect(response.headers.get("allow")).toBe("GET, HEAD");
+    expect(response.headers.get("allow")).toBe("GET");
     expect(response.headers.get("x-error-code")).toBe("method_not_allowed");
-    expect(await response.json()).toEqual({ error: { code: "method_not_allowed", message: "Use GET for /v1/usage." } });
+    if (method !== "HEAD") expect(await response.json()).toEqual({ error: { code: "method_not_allowed", message: "Use GET for /v1/usage." } });
   });
 
   it("signs its JSON answers, errors included, bound to the request target (path and query)", async () => {
