@@ -18,7 +18,7 @@ import { startTestServer, type TestServer } from "../support/test-server.js";
  * error table, each produced by a real request, validated with ajv (JSON Schema 2020-12, the
  * dialect of OpenAPI 3.1) against the schema the document gives that route and status.
  */
-type Answer = { method: string; path: string; status: number; body: unknown };
+type Answer = { method: string; path: string; status: number; body: unknown; headers: Headers };
 
 const servers: TestServer[] = [];
 let vision: FakeOpenAiServer;
@@ -32,7 +32,7 @@ async function call(server: TestServer, method: string, target: string, init: { 
     headers: { ...(init.key ? { "x-api-key": init.key } : {}), ...(init.body !== undefined ? { "content-type": init.contentType ?? "application/json" } : {}) },
     ...(init.body !== undefined ? { body: init.body as BodyInit } : {}),
   });
-  const answer = { method: method.toLowerCase(), path: target.split("?")[0]!, status: response.status, body: await response.json() };
+  const answer = { method: method.toLowerCase(), path: target.split("?")[0]!, status: response.status, body: await response.json(), headers: response.headers };
   answers.push(answer);
   return answer;
 }
@@ -172,6 +172,19 @@ describe("GET /openapi.json", () => {
       return problem ? [`${answer.method} ${answer.path} ${answer.status} ${JSON.stringify(answer.body).slice(0, 200)}: ${problem}`] : [];
     });
     expect(problems).toEqual([]);
+  });
+
+  it("lists headers every real answer carries (signature, error code, rate limit, Retry-After)", () => {
+    const missing = answers.flatMap((answer) => {
+      const documented = doc.paths[answer.path]?.[answer.method]?.responses?.[String(answer.status)]?.headers ?? {};
+      // Always there: the id, the signature and, on errors, the code. Rate-limit fields and
+      // Retry-After come with some answers only (documented, not required).
+      const expected = Object.keys(documented).filter((name) => !/ratelimit|retry-after/i.test(name));
+      return expected.filter((name) => !answer.headers.has(name)).map((name) => `${answer.method} ${answer.path} ${answer.status}: ${name}`);
+    });
+    expect(missing).toEqual([]);
+    const error = doc.paths["/v1/moderate"].post.responses["401"].headers;
+    expect(Object.keys(error)).toEqual(expect.arrayContaining(["X-Error-Code", "Signature", "Content-Digest"]));
   });
 
   it("has every code of the error table produced by a real request and described", () => {

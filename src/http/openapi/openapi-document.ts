@@ -11,13 +11,14 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[] = API_ROUTES): 
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const route of routes) {
     const responses: Record<string, JsonSchema> = {};
+    const answerHeaders = route.auth ? { ...REQUEST_ID, ...SIGNED, ...RATE_LIMIT } : { ...REQUEST_ID, ...SIGNED };
     for (const [status, answer] of Object.entries(route.responses)) {
-      responses[status] = { description: answer.description, headers: REQUEST_ID, content: { "application/json": { schema: answer.schema(schemas) } } };
+      responses[status] = { description: answer.description, headers: signedRoute(route) ? answerHeaders : REQUEST_ID, content: { "application/json": { schema: answer.schema(schemas) } } };
     }
     for (const [status, codes] of byStatus(route.errors)) {
       responses[String(status)] = {
         description: `Error: ${codes.map((code) => `\`${code}\``).join(", ")}.`,
-        headers: REQUEST_ID,
+        headers: { ...(signedRoute(route) ? answerHeaders : REQUEST_ID), ...ERROR_CODE, ...(codes.some((code) => RETRYABLE.has(code)) ? RETRY_AFTER : {}) },
         content: { "application/json": { schema: (route.errorSchema ?? errorSchema)(codes) } },
       };
     }
@@ -53,6 +54,34 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[] = API_ROUTES): 
 const REQUEST_ID = {
   "X-Request-Id": { description: "The request's id in the server's log: the caller's X-Request-Id when well formed, else generated.", schema: { type: "string" } },
 };
+
+/** The API's own routes sign every answer; the JWKS, health and metrics routes do not. */
+const signedRoute = (route: ApiRoute): boolean => route.path.startsWith("/v1/");
+
+const header = (description: string) => ({ description, schema: { type: "string" } });
+
+/** RFC 9421 / 9530 headers of a signed answer (docs/signing.md). */
+const SIGNED = {
+  Signature: header("Ed25519 signature of the answer, bound to the request (docs/signing.md)."),
+  "Signature-Input": header("The signed components and parameters (created, keyid, alg)."),
+  "Content-Digest": header("SHA-256 of the answer's body (RFC 9530)."),
+  "Moderation-Request-Digest": header("SHA-256 of the request body the answer is bound to."),
+};
+
+/** On answers the rate limiter decided (a refusal before the key is known has none). */
+const RATE_LIMIT = {
+  "X-RateLimit-Limit": header("Requests per minute the account's plan allows."),
+  "X-RateLimit-Remaining": header("Requests left in the rolling minute."),
+  "X-RateLimit-Reset": header("Seconds until a request's budget comes back."),
+  RateLimit: header("The same, as the IETF draft's structured field."),
+  "RateLimit-Policy": header("The plan's quota and window, as the IETF draft's structured field."),
+};
+
+const ERROR_CODE = { "X-Error-Code": header("The error's stable code, the same as error.code in the body.") };
+
+/** Codes answered with Retry-After. */
+const RETRYABLE = new Set<ErrorCode>(["rate_limit_exceeded", "rate_limiter_unavailable", "storage_unavailable", "service_unavailable", "provider_unavailable", "deep_analysis_unavailable"]);
+const RETRY_AFTER = { "Retry-After": header("Seconds to wait before retrying, on the codes that are worth retrying (rate limits, unavailable dependencies).") };
 
 function errorSchema(codes: readonly ErrorCode[]): JsonSchema {
   return {
