@@ -174,6 +174,20 @@ describe("GET /openapi.json", () => {
     expect(problems).toEqual([]);
   });
 
+  it("says in the request schema the limits the server checks: item count, item type, text length, provider mode", () => {
+    const request = "/components/schemas/ModerateRequestInput";
+    expect(validate(request, { input: [{ type: "text", text: "x".repeat(10_000) }], text_provider_mode: "off" })).toBeUndefined();
+    for (const refused of [
+      { input: [] },
+      { input: Array.from({ length: 11 }, () => ({ type: "text", text: "x" })) },
+      { input: [{ type: "video", text: "x" }] },
+      { input: [{ type: "text", text: "x".repeat(10_001) }] },
+      { input: [{ type: "text", text: "x" }], text_provider_mode: "bogus" },
+    ]) expect(validate(request, refused), JSON.stringify(refused).slice(0, 80)).toBeDefined();
+    // Code points, as the server counts: 10,000 emoji are 20,000 UTF-16 units, and within the limit.
+    expect(validate(request, { input: [{ type: "text", text: "\u{1F600}".repeat(10_000) }] })).toBeUndefined();
+  });
+
   it("lists headers every real answer carries (signature, error code, rate limit, Retry-After)", () => {
     const missing = answers.flatMap((answer) => {
       const documented = doc.paths[answer.path]?.[answer.method]?.responses?.[String(answer.status)]?.headers ?? {};

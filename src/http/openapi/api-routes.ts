@@ -1,4 +1,5 @@
 import { ModerateRequestSchema, ModerateResponseSchema } from "../../../gen/moderation/v1/moderation_pb.js";
+import { MAX_ITEMS, MAX_TEXT_CODE_POINTS } from "../../base/limits.js";
 import type { ErrorCode } from "../../errors/api-error.js";
 import { messageSchema, type JsonSchema } from "./proto-json-schema.js";
 import { openAiErrorSchema, openAiModerationRequestSchema, openAiModerationResponseSchema } from "../openai/openai-schemas.js";
@@ -47,6 +48,14 @@ export const API_ROUTES: readonly ApiRoute[] = [
     requestBody: (components) => messageSchema(ModerateRequestSchema, components, {
       direction: "request",
       requiredInRequest: { "moderation.v1.ModerateRequest": ["input"], "moderation.v1.InputItem": ["type"] },
+      limitsInRequest: {
+        "moderation.v1.ModerateRequest": {
+          input: { minItems: 1, maxItems: MAX_ITEMS },
+          text_provider_mode: { enum: ["off", "always", "cascade"], description: "Absent: the server's TEXT_PROVIDER_MODE." },
+        },
+        // JSON Schema counts a string's length in code points, as the server does.
+        "moderation.v1.InputItem": { type: { enum: ["text", "image"] }, text: { maxLength: MAX_TEXT_CODE_POINTS } },
+      },
     }),
     responses: { 200: { description: "The verdicts, one result per item in input order.", schema: (components) => messageSchema(ModerateResponseSchema, components, { direction: "response" }) } },
     errors: [

@@ -12,6 +12,11 @@ interface ProtoSchemaOptions {
   direction: "request" | "response";
   /** Fields a request must have, by message type name and proto field name. */
   requiredInRequest?: Record<string, readonly string[]>;
+  /**
+   * Limits the server checks that the proto cannot say (counts, lengths, allowed strings), by
+   * message type name and proto field name; merged into the field's schema in requests.
+   */
+  limitsInRequest?: Record<string, Record<string, JsonSchema>>;
 }
 
 /**
@@ -27,7 +32,8 @@ export function messageSchema(message: DescMessage, components: Record<string, J
     const properties: Record<string, JsonSchema> = {};
     const required: string[] = [];
     for (const field of message.fields) {
-      properties[field.name] = fieldSchema(field, components, options);
+      const limits = options.direction === "request" ? options.limitsInRequest?.[message.typeName]?.[field.name] : undefined;
+      properties[field.name] = { ...fieldSchema(field, components, options), ...limits };
       const implicit = field.fieldKind === "list" || field.fieldKind === "map" || (field.fieldKind !== "message" && !field.proto.proto3Optional);
       if (options.direction === "response" ? implicit : options.requiredInRequest?.[message.typeName]?.includes(field.name)) required.push(field.name);
     }
