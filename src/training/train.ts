@@ -36,6 +36,7 @@ import { buildCorpus, inCalibrationSplit, type Corpus } from "./corpus.js";
 import { PARENT } from "./datasets/example.js";
 import { dropUnsupportedPositives } from "./label-cleaning.js";
 import { readAll } from "./datasets/index.js";
+import { shortTokenNegatives } from "./short-token-negatives.js";
 import { hashString } from "./prng.js";
 import { datasetsRoot } from "./datasets/files.js";
 import { decodeModel, encodeModel, type ModelFile } from "../classifiers/model/model-file.js";
@@ -130,6 +131,9 @@ const { values } = parseArgs({
     // dataset:category pairs, comma-separated, whose labels train nothing (made unknown in the
     // training rows, kept for evaluation): what one source's labels of one category add.
     unlabel: { type: "string" },
+    // Probe (short-token-negatives.ts): the short words of benign rows as texts of their own, at
+    // most N per dataset; trained on, never evaluated.
+    "short-token-negatives": { type: "string", default: "0" },
     // Epochs of self-supervised skip-gram pretraining of the feature table before the embedding-mlp
     // family's supervised run (pretrain-embeddings.ts; 0 = random start), and the pretrained
     // vectors' root-mean-square per coordinate (the random start's is 0.058).
@@ -260,8 +264,12 @@ const TAUGHT_HEADS = TEACHER_HEADS && new Set(TEACHER_HEADS.map((name) => {
 const started = Date.now();
 const log = (msg: string): void => console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${msg}`);
 
-const examples = readAll(datasetsRoot(), values.datasets?.split(","));
-log(`read ${examples.length} labelled rows from ${datasetsRoot()}`);
+const read = readAll(datasetsRoot(), values.datasets?.split(","));
+const shortTokens = Number(values["short-token-negatives"]) > 0 ? shortTokenNegatives(read, { perDataset: Number(values["short-token-negatives"]), maxLength: 2 }) : [];
+const examples = [...read, ...shortTokens];
+/** The rows evaluated: the datasets' own, without the probe's added short tokens. */
+const evaluated = shortTokens.length > 0 ? read : examples;
+log(`read ${read.length} labelled rows from ${datasetsRoot()}${shortTokens.length > 0 ? `, and ${shortTokens.length} short tokens as texts` : ""}`);
 // Fold models and the shipped model's weights are cached, so calibration, thresholds and the report
 // can be recomputed without retraining: `npm run train -- --reuse` (same seed, datasets, folds).
 const cacheDir = values.cache ?? join(tmpdir(), "text-moderation-train-cache");
@@ -346,7 +354,7 @@ const present = new Set(examples.map((e) => e.dataset));
 const EVAL_CAP = Number(values["eval-cap"]);
 /** The rows of `dataset` scored held out: all, or a fixed sample of EVAL_CAP distinct texts. */
 function evalRows(dataset: string): typeof examples {
-  const rows = examples.filter((e) => e.dataset === dataset);
+  const rows = evaluated.filter((e) => e.dataset === dataset);
   if (EVAL_CAP <= 0) return rows;
   const distinct = [...new Set(rows.map((e) => e.text))].length;
   if (distinct <= EVAL_CAP) return rows;
@@ -463,8 +471,8 @@ const evaluation = {
   comparison: values.comparison === "none" ? undefined : values.comparison ? mergeComparisons(values.comparison.split(",")) : sameModelEvaluation()?.comparison,
   fullComparison: values["full-comparison"] ? mergeComparisons(values["full-comparison"].split(",")) : sameModelEvaluation()?.fullComparison,
   confusion: heldOut[winner] ? confusionTable(heldOut[winner]!) : undefined,
-  calibrationConfusion: calibrationSplitConfusion(final, examples, inShippedCalibration),
-  inDomain: inDomain(final, examples, inShippedCalibration),
+  calibrationConfusion: calibrationSplitConfusion(final, evaluated, inShippedCalibration),
+  inDomain: inDomain(final, evaluated, inShippedCalibration),
   calibration: base.reports,
   heldOutCalibration: heldOutCal?.reports ?? [],
   thresholds: final.header.thresholds,
