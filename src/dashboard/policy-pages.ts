@@ -10,7 +10,7 @@ import { countModerate } from "../metering/count-moderate.js";
 import { createModerator } from "../moderation/moderate.js";
 import { compilePolicyCooperatively } from "../policies/apply-policy.js";
 import { validatePolicyRulesCooperatively, type Policy } from "../policies/policy.js";
-import { decideRateLimit } from "../rate-limit/decide-rate-limit.js";
+import { decideRateLimit, rateLimitExceeded } from "../rate-limit/decide-rate-limit.js";
 import { redirect, sendPage } from "./replies.js";
 import { policyPage, type PolicyForm } from "./pages/policy-page.js";
 import { stateOf } from "./request-state.js";
@@ -42,9 +42,7 @@ export function registerPolicyPages(app: FastifyInstance, ctx: AppContext): void
   async function chargeOneCall(account: Account): Promise<void> {
     const limiter = { limiter: ctx.rateLimiter, failureMode: ctx.config.rateLimit.failureMode };
     const decision = await decideRateLimit(limiter, account.id, account.requestsPerMinute);
-    if (decision && !decision.allowed) {
-      throw new ApiError("rate_limit_exceeded", `Rate limit exceeded. This account's plan allows ${account.requestsPerMinute} requests per minute. Retry in ${Math.max(1, Math.ceil(decision.resetMs / 1000))} s.`);
-    }
+    if (decision && !decision.allowed) throw rateLimitExceeded(account.requestsPerMinute, decision);
   }
 
   app.post("/dashboard/policy", async (request: FastifyRequest, reply: FastifyReply) => {

@@ -18,6 +18,7 @@ import { acceptingAnyContentType } from "../rpc/refuse-unsupported-requests.js";
 import type { createRoutes } from "../rpc/routes.js";
 import { registerCors } from "./cors.js";
 import { registerErrorHandlers } from "./error-handlers.js";
+import { rpcProtocolOf } from "./rpc-protocol.js";
 
 interface AppRoutes {
   interceptors: Interceptor[];
@@ -46,7 +47,7 @@ export async function registerAppRoutes(app: FastifyInstance, ctx: AppContext, r
     readMaxBytes: MAX_REQUEST_BYTES + 1,
     shutdownTimeoutMs: 2_000,
     contextValues: (req) => {
-      const protocol = protocolOf(req.headers["content-type"]);
+      const protocol = rpcProtocolOf(req.headers["content-type"]);
       return createContextValues().set(transportKey, protocol).set(observationKey, observeAs(req, protocol));
     },
   });
@@ -68,10 +69,4 @@ export async function registerAppRoutes(app: FastifyInstance, ctx: AppContext, r
 function leaveBodiesUnread(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", (_request, _payload, done) => done(null, undefined));
-}
-
-function protocolOf(contentType: string | undefined): "grpc" | "grpc-web" | "connect" {
-  if (contentType?.startsWith("application/grpc-web")) return "grpc-web";
-  if (contentType?.startsWith("application/grpc")) return "grpc";
-  return "connect";
 }

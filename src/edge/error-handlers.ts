@@ -4,7 +4,7 @@ import { ApiError, toApiError } from "../errors/api-error.js";
 import { sendSignedJson } from "../http/send-json.js";
 import { noteErrorCode } from "../observability/request-observation.js";
 import type { Signer } from "../signing/signer.js";
-import { answerUnknownGrpcMethod, isGrpcCall } from "./unknown-rpc-method.js";
+import { answerUnknownGrpcMethod, grpcProtocolOf } from "./unknown-rpc-method.js";
 
 /** Fastify's own errors, translated into the API's codes. */
 const FASTIFY_CODES: Record<string, ApiError["code"]> = {
@@ -23,7 +23,8 @@ const FASTIFY_CODES: Record<string, ApiError["code"]> = {
 export function registerErrorHandlers(app: FastifyInstance, deps: { log: Logger; signing: () => { signer: Signer; nowMs: number } }): void {
   const { log } = deps;
   app.setNotFoundHandler((request, reply) => {
-    if (isGrpcCall(request)) return answerUnknownGrpcMethod(request, reply, deps.signing());
+    const grpc = grpcProtocolOf(request);
+    if (grpc) return answerUnknownGrpcMethod(request, reply, grpc, deps.signing());
     const error = new ApiError("not_found", `No route for ${request.method} ${request.url.split("?")[0]}.`);
     noteErrorCode(request, error.code);
     return sendSignedJson(reply, { ...deps.signing(), requestBody: undefined }, 404, { error: { code: error.code, message: error.message } }, []);

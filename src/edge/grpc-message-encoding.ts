@@ -1,4 +1,5 @@
 import type { FastifyInstance } from "fastify";
+import { rpcProtocolOf } from "./rpc-protocol.js";
 
 /**
  * Connect writes the grpc-message trailer with encodeURIComponent, which also escapes
@@ -17,8 +18,7 @@ export function encodeGrpcMessage(message: string): string {
 
 export function registerGrpcMessageEncoding(app: FastifyInstance): void {
   app.addHook("onRequest", (request, reply, done) => {
-    const type = request.headers["content-type"];
-    if (type?.startsWith("application/grpc") && !type.startsWith("application/grpc-web")) {
+    if (rpcProtocolOf(request.headers["content-type"]) === "grpc") {
       const raw = reply.raw as { addTrailers(headers: Record<string, string | string[]>): void };
       const addTrailers = raw.addTrailers.bind(raw);
       raw.addTrailers = (headers) => {

@@ -6,12 +6,14 @@ import { mediaTypeOf } from "../base/media-type.js";
 import { ApiError, toConnectError } from "../errors/api-error.js";
 import { noteErrorCode, observeAs } from "../observability/request-observation.js";
 import { encodeGrpcMessage } from "./grpc-message-encoding.js";
+import { rpcProtocolOf } from "./rpc-protocol.js";
 import { signConnectError } from "../signing/sign-outcome.js";
 import type { Signer } from "../signing/signer.js";
 
-/** gRPC's own media types: application/grpc, application/grpc+proto, application/grpc-web+proto, ... */
-export function isGrpcCall(request: FastifyRequest): boolean {
-  return mediaTypeOf(request.headers["content-type"]).startsWith("application/grpc");
+/** gRPC or gRPC-Web, by the call's media type (application/grpc, application/grpc-web+proto, ...); undefined for anything else. */
+export function grpcProtocolOf(request: FastifyRequest): "grpc" | "grpc-web" | undefined {
+  const protocol = rpcProtocolOf(mediaTypeOf(request.headers["content-type"]));
+  return protocol === "connect" ? undefined : protocol;
 }
 
 /**
@@ -22,15 +24,16 @@ export function isGrpcCall(request: FastifyRequest): boolean {
  * like every RPC error and bound to an empty request (nothing was read). UNIMPLEMENTED is what
  * reflection clients look for to fall back from v1 to v1alpha.
  */
-export async function answerUnknownGrpcMethod(request: FastifyRequest, reply: FastifyReply, signing: { signer: Signer; nowMs: number }): Promise<FastifyReply> {
+export async function answerUnknownGrpcMethod(
+  request: FastifyRequest, reply: FastifyReply, protocol: "grpc" | "grpc-web", signing: { signer: Signer; nowMs: number },
+): Promise<FastifyReply> {
   const path = request.url.split("?")[0]!;
   const apiError = new ApiError("unknown_method", `No RPC method ${path.slice(0, 200)} on this server.`);
   noteErrorCode(request, apiError.code);
-  const webCall = mediaTypeOf(request.headers["content-type"]).startsWith("application/grpc-web");
   // Counted under its protocol, as a served method's call is (the route layer named none).
-  observeAs(request, webCall ? "grpc-web" : "grpc");
+  observeAs(request, protocol);
   const error = await signConnectError(signing.signer, toConnectError(apiError), { requestBytes: new Uint8Array(), nowMs: signing.nowMs });
-  const headers = setTrailerStatus(new Headers({ "content-type": webCall ? "application/grpc-web+proto" : "application/grpc+proto" }), error);
+  const headers = setTrailerStatus(new Headers({ "content-type": `application/${protocol}+proto` }), error);
   // As the gRPC spec escapes it (grpc-message-encoding.ts): grpc-js would show "%2F" for "/".
   headers.set("grpc-message", encodeGrpcMessage(error.rawMessage));
   // The reply's own headers first (X-Request-Id, CORS), as every other answer has them.

@@ -76,9 +76,8 @@ export function sendJsonSignedAhead(reply: FastifyReply, status: number, signed:
 export function registerMethodNotAllowed(
   app: FastifyInstance, url: string, allowed: "POST" | "GET", signing: () => { signer: Signer; nowMs: number }, body: unknown,
 ): void {
-  const others = (["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const).filter((method) => method !== allowed && !(allowed === "POST" && method === "HEAD"));
   app.route({
-    method: [...others],
+    method: allowed === "GET" ? ["HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] : ["GET", "PUT", "PATCH", "DELETE", "OPTIONS"],
     url,
     handler: (request, reply) => {
       noteErrorCode(request, "method_not_allowed");

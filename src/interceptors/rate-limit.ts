@@ -3,7 +3,7 @@ import type { Logger } from "../base/logger.js";
 import { ApiError, toApiError } from "../errors/api-error.js";
 import { formatPolicyHeaders, formatRateLimitHeaders } from "../rate-limit/rate-limit-headers.js";
 import type { RateLimitFailureMode } from "../rate-limit/read-rate-limit-config.js";
-import { decideRateLimit } from "../rate-limit/decide-rate-limit.js";
+import { decideRateLimit, rateLimitExceeded } from "../rate-limit/decide-rate-limit.js";
 import { RATE_LIMIT_WINDOW_MS, type RateLimiter } from "../rate-limit/rate-limiter.js";
 import { callerKey } from "./context-keys.js";
 
@@ -32,15 +32,7 @@ export function createRateLimitInterceptor(deps: RateLimitInterceptorDeps): Inte
 
     const decision = deps.limiter.consumeNow ? deps.limiter.consumeNow(caller.accountId, limit) : await decideRateLimit(deps, caller.accountId, limit);
     const headers = decision ? formatRateLimitHeaders(decision) : formatPolicyHeaders(limit, RATE_LIMIT_WINDOW_MS);
-    if (decision && !decision.allowed) {
-      const retryAfter = headers["Retry-After"];
-      throw new ApiError(
-        "rate_limit_exceeded",
-        // No ":" or ",": some gRPC clients leave them percent-encoded in grpc-message.
-        `Rate limit exceeded. This account's plan allows ${limit} requests per minute. Retry in ${retryAfter} s.`,
-        { headers },
-      );
-    }
+    if (decision && !decision.allowed) throw rateLimitExceeded(limit, decision);
     try {
       const res = await next(req);
       // for-in, not Object.entries: no array per header on every answer.

@@ -1,6 +1,6 @@
 import type { Logger } from "../base/logger.js";
 import { ApiError } from "../errors/api-error.js";
-import { formatPolicyHeaders } from "./rate-limit-headers.js";
+import { formatPolicyHeaders, formatRateLimitHeaders } from "./rate-limit-headers.js";
 import type { RateLimitFailureMode } from "./read-rate-limit-config.js";
 import { RATE_LIMIT_WINDOW_MS, RateLimiterUnavailableError, type RateLimitDecision, type RateLimiter } from "./rate-limiter.js";
 
@@ -30,4 +30,18 @@ export async function decideRateLimit(
       headers: { ...formatPolicyHeaders(limit, RATE_LIMIT_WINDOW_MS), "Retry-After": String(Math.ceil(error.retryAfterMs / 1000)) },
     });
   }
+}
+
+/**
+ * The refusal of a call the budget did not allow (`decision.allowed` false), with the decision's
+ * headers (Retry-After among them). The API's chain and the dashboard say it in the same words.
+ */
+export function rateLimitExceeded(limit: number, decision: RateLimitDecision): ApiError {
+  const headers = formatRateLimitHeaders(decision);
+  return new ApiError(
+    "rate_limit_exceeded",
+    // No ":" or ",": some gRPC clients leave them percent-encoded in grpc-message.
+    `Rate limit exceeded. This account's plan allows ${limit} requests per minute. Retry in ${headers["Retry-After"]} s.`,
+    { headers },
+  );
 }

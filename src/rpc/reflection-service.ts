@@ -12,14 +12,13 @@ import * as v1alpha from "../../gen/grpc/reflection/v1alpha/reflection_pb.js";
  */
 export function registerReflection(router: ConnectRouter, services: readonly DescService[]): void {
   const index = indexDescriptors(services);
-  const serialized = serializedFiles();
   // Public: Connect reads and inflates each request message within a small limit.
   const options = { readMaxBytes: PUBLIC_BODY_LIMIT };
   // v1 and v1alpha have the same messages under different packages.
-  router.service(v1.ServerReflection, { serverReflectionInfo: (requests) => answer(requests, index, serialized, v1) }, options);
+  router.service(v1.ServerReflection, { serverReflectionInfo: (requests) => answer(requests, index, v1) }, options);
   router.service(v1alpha.ServerReflection, {
     // Same shapes, different type names: the casts only bridge the generated types.
-    serverReflectionInfo: (requests) => answer(requests as never, index, serialized, v1alpha as unknown as typeof v1) as never,
+    serverReflectionInfo: (requests) => answer(requests as never, index, v1alpha as unknown as typeof v1) as never,
   }, options);
 }
 
@@ -27,14 +26,18 @@ interface DescriptorIndex {
   serviceNames: string[];
   files: Map<string, DescFile>;
   symbols: Map<string, DescFile>;
+  /** Each file as a serialized FileDescriptorProto, made once: descriptors never change while the process runs. */
+  serialized: Map<DescFile, Uint8Array>;
 }
 
 function indexDescriptors(services: readonly DescService[]): DescriptorIndex {
   const files = new Map<string, DescFile>();
   const symbols = new Map<string, DescFile>();
+  const serialized = new Map<DescFile, Uint8Array>();
   const addFile = (file: DescFile) => {
     if (files.has(file.name + ".proto")) return;
     files.set(file.name + ".proto", file);
+    serialized.set(file, toBinary(FileDescriptorProtoSchema, file.proto));
     file.dependencies.forEach(addFile);
     const addMessage = (message: DescMessage) => {
       symbols.set(message.typeName, file);
@@ -50,7 +53,7 @@ function indexDescriptors(services: readonly DescService[]): DescriptorIndex {
     }
   };
   services.forEach((s) => addFile(s.file));
-  return { serviceNames: services.map((s) => s.typeName), files, symbols };
+  return { serviceNames: services.map((s) => s.typeName), files, symbols, serialized };
 }
 
 /**
@@ -59,32 +62,20 @@ function indexDescriptors(services: readonly DescService[]): DescriptorIndex {
  * expect. Like grpc-go's reflection, a stream does not resend a dependency: a caller repeating
  * one request 500 times on one stream (a few bytes each) got every import again each time.
  */
-function withDependencies(file: DescFile, sent: Set<string>, serialized: (file: DescFile) => Uint8Array): Uint8Array[] {
-  const seen = new Set<string>([file.name]);
+function withDependencies(file: DescFile, sent: Set<string>, serialized: Map<DescFile, Uint8Array>): Uint8Array[] {
+  sent.add(file.name);
   const out: Uint8Array[] = [];
   const visit = (f: DescFile) => {
-    if (seen.has(f.name) || sent.has(f.name)) return;
-    seen.add(f.name);
-    f.dependencies.forEach(visit);
+    if (sent.has(f.name)) return;
     sent.add(f.name);
-    out.push(serialized(f));
+    f.dependencies.forEach(visit);
+    out.push(serialized.get(f)!);
   };
   file.dependencies.forEach(visit);
-  sent.add(file.name);
-  return [serialized(file), ...out];
+  return [serialized.get(file)!, ...out];
 }
 
-/** Each file serialized once, on first use: descriptors never change while the process runs. */
-function serializedFiles(): (file: DescFile) => Uint8Array {
-  const cache = new Map<DescFile, Uint8Array>();
-  return (file) => {
-    let bytes = cache.get(file);
-    if (!bytes) cache.set(file, (bytes = toBinary(FileDescriptorProtoSchema, file.proto)));
-    return bytes;
-  };
-}
-
-async function* answer(requests: AsyncIterable<v1.ServerReflectionRequest>, index: DescriptorIndex, serialized: (file: DescFile) => Uint8Array, api: typeof v1) {
+async function* answer(requests: AsyncIterable<v1.ServerReflectionRequest>, index: DescriptorIndex, api: typeof v1) {
   const sent = new Set<string>();
   for await (const request of clearReadErrors(requests, api.ServerReflectionRequestSchema.typeName)) {
     const reply = (messageResponse: v1.ServerReflectionResponse["messageResponse"]) =>
@@ -92,7 +83,7 @@ async function* answer(requests: AsyncIterable<v1.ServerReflectionRequest>, inde
     const notFound = (what: string) =>
       reply({ case: "errorResponse", value: create(api.ErrorResponseSchema, { errorCode: 5, errorMessage: `${what} not found` }) });
     const files = (file: DescFile) =>
-      reply({ case: "fileDescriptorResponse", value: create(api.FileDescriptorResponseSchema, { fileDescriptorProto: withDependencies(file, sent, serialized) }) });
+      reply({ case: "fileDescriptorResponse", value: create(api.FileDescriptorResponseSchema, { fileDescriptorProto: withDependencies(file, sent, index.serialized) }) });
 
     const req = request.messageRequest;
     switch (req.case) {

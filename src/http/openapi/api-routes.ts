@@ -1,6 +1,7 @@
 import { ModerateRequestSchema, ModerateResponseSchema } from "../../../gen/moderation/v1/moderation_pb.js";
 import { MAX_ITEMS, MAX_TEXT_CODE_POINTS } from "../../base/limits.js";
 import type { ErrorCode } from "../../errors/api-error.js";
+import { TEXT_PROVIDER_MODES } from "../../providers/text/config.js";
 import { messageSchema, type JsonSchema } from "./proto-json-schema.js";
 import { openAiErrorSchema, openAiModerationRequestSchema, openAiModerationResponseSchema } from "../openai/openai-schemas.js";
 
@@ -51,7 +52,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
       limitsInRequest: {
         "moderation.v1.ModerateRequest": {
           input: { minItems: 1, maxItems: MAX_ITEMS },
-          text_provider_mode: { enum: ["off", "always", "cascade"], description: "Absent: the server's TEXT_PROVIDER_MODE." },
+          text_provider_mode: { enum: [...TEXT_PROVIDER_MODES], description: "Absent: the server's TEXT_PROVIDER_MODE." },
         },
         // JSON Schema counts a string's length in code points, as the server does.
         "moderation.v1.InputItem": { type: { enum: ["text", "image"] }, text: { maxLength: MAX_TEXT_CODE_POINTS } },
