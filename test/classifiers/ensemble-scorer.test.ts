@@ -47,12 +47,14 @@ function randomMember(seed: number) {
   return { tensors: weights, params: { dim, hidden, embScale }, scorer: createMlpScorer({ buckets: spec.buckets, heads, dim, hidden, embScale, ...weights }) };
 }
 
+/** One window of one sentence, and three random members, for both groups below. */
+const text = normalizeForMatching("You are a stupid idiot and everyone at the meeting knows it");
+const tokens = tokenize(text);
+const tf = tokenFeaturesOf(text, tokens, spec);
+const window = featuresOfTokens(tf, spec.buckets, 0, tokens.length);
+const members = [randomMember(1), randomMember(2), randomMember(3)];
+
 describe("ensemble of scorers", () => {
-  const text = normalizeForMatching("You are a stupid idiot and everyone at the meeting knows it");
-  const tokens = tokenize(text);
-  const tf = tokenFeaturesOf(text, tokens, spec);
-  const window = featuresOfTokens(tf, spec.buckets, 0, tokens.length);
-  const members = [randomMember(1), randomMember(2), randomMember(3)];
   const ensemble = createEnsembleScorer(members.map((m) => m.scorer));
 
   it("scores the mean of its members' logits", () => {
@@ -177,11 +179,6 @@ describe("members' embedding rows side by side (mlp-ensemble-scorer.ts)", () => 
 });
 
 describe("per-head member weights (an expert member)", () => {
-  const text = normalizeForMatching("You are a stupid idiot and everyone at the meeting knows it");
-  const tokens = tokenize(text);
-  const tf = tokenFeaturesOf(text, tokens, spec);
-  const window = featuresOfTokens(tf, spec.buckets, 0, tokens.length);
-  const members = [randomMember(1), randomMember(2), randomMember(3)];
   // Members 0 and 1 count once for every head; member 2 counts twice for head 1 and not at all elsewhere.
   const raw = Float32Array.from([1, 1, 1, 1, 1, 1, 0, 2, 0]);
   const weights = memberHeadWeightsOf(raw, 3, heads);
