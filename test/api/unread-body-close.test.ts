@@ -1,5 +1,6 @@
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sendRawHttp } from "../support/raw-http.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 
 // An HTTP/1.1 answer given before the body arrived closes the connection (close-unread-bodies.ts):
@@ -36,20 +37,8 @@ function sendPartly(head: string, first: Uint8Array): Promise<{ response: string
 }
 
 /** Sends `raw` and resolves with the head of the answer (status line and headers). */
-function headOf(raw: string): Promise<string> {
-  const port = Number(new URL(server.httpUrl).port);
-  return new Promise((resolve) => {
-    const socket = net.connect(port, "127.0.0.1", () => socket.write(raw));
-    let data = "";
-    socket.on("data", (chunk: Buffer) => {
-      data += chunk.toString("latin1");
-      const end = data.indexOf("\r\n\r\n");
-      if (end >= 0) {
-        socket.destroy();
-        resolve(data.slice(0, end));
-      }
-    });
-  });
+async function headOf(raw: string): Promise<string> {
+  return (await sendRawHttp(server.httpUrl, raw)).split("\r\n\r\n")[0]!;
 }
 
 /** A gRPC envelope prefix that announces `length` message bytes. */
