@@ -8,6 +8,7 @@ import type { WordRows } from "./word-vectors.js";
 import { createPrng, shuffleInPlace } from "./prng.js";
 import { positiveWeights, quantizeClipped, type TrainedModel, type TrainOptions } from "./trainer.js";
 import { createEmbeddingBagKernels } from "./wasm-embedding-bag.js";
+import { offsetOf, sourceOffsets } from "./source-offsets.js";
 
 /**
  * Soft targets from a stronger model (the GPU-trained transformer, training/transformer/gpu_run.py):
@@ -75,7 +76,7 @@ export function choosePositiveWindows(groups: readonly Uint32Array[], K: number,
  * `buckets` is the feature table's row count (features.ts featureRows: hashed buckets, then any
  * vocabulary rows).
  */
-export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opts: TrainOptions & { dim?: number; hidden?: number; lr?: number; featureDropout?: number; pretrained?: PretrainedTable; wordRows?: WordRows; teacher?: TeacherTargets; positiveWindows?: PositiveWindows; wasm?: boolean }): TrainedModel {
+export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opts: TrainOptions & { dim?: number; hidden?: number; lr?: number; featureDropout?: number; pretrained?: PretrainedTable; wordRows?: WordRows; teacher?: TeacherTargets; positiveWindows?: PositiveWindows; wasm?: boolean; sourceOffsetMin?: number }): TrainedModel {
   const H = CATEGORY_IDS.length;
   const K = opts.heads.length;
   const D = opts.dim ?? 32;
@@ -120,6 +121,8 @@ export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opt
   const teacher = opts.teacher;
   const learnsTeacher = (k: number): boolean => teacher !== undefined && (!teacher.heads || teacher.heads.has(k));
   if (teacher && teacher.probs.length !== corpus.rows * K) throw new Error(`teacher: ${teacher.probs.length / K} rows for a corpus of ${corpus.rows} (packed from another corpus?)`);
+  // Per-source offsets, trained and then dropped (source-offsets.ts; absent: none, as shipped).
+  const offsets = opts.sourceOffsetMin ? sourceOffsets(corpus, rows, opts.heads, opts.sourceOffsetMin, posW) : undefined;
   const order = Uint32Array.from(rows);
   const silenced = opts.positiveWindows === "max" ? new Uint8Array(corpus.rows * K) : undefined;
   const groups = silenced ? exampleRuns(corpus, rows).filter((g) => g.length > 1) : [];
@@ -193,11 +196,13 @@ export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opt
       for (let k = 0; k < K; k++) {
         const y = label(r, k);
         if (y < 0 && !learnsTeacher(k)) { dz[k] = 0; continue; }
-        const p = 1 / (1 + Math.exp(-headLogit(k, h1)));
+        const p = 1 / (1 + Math.exp(-(headLogit(k, h1) + (offsets ? offsetOf(offsets, corpus, r, k, K) : 0))));
         // A head the row's source does not label learns the teacher's probability instead.
         dz[k] = y >= 0
           ? (p - y) * corpus.weight[r]! * (y === 1 ? posW[k]! : 1)
           : (p - teacher!.probs[r * K + k]! / 255) * corpus.weight[r]! * teacher!.weight;
+        const s = offsets?.slot[corpus.dataset[r]! * K + k] ?? -1;
+        if (s >= 0 && dz[k] !== 0) step(offsets!.values, offsets!.grads, s, dz[k]!);
       }
       dh1.fill(0);
       for (let k = 0; k < K; k++) {
