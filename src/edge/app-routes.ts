@@ -11,6 +11,7 @@ import { registerMetricsRoute } from "../http/metrics-route.js";
 import { registerOpenAiModerationsRoute } from "../http/openai/openai-route.js";
 import { registerOpenApiRoute } from "../http/openapi-route.js";
 import { registerUsageRoute } from "../http/usage-route.js";
+import { signingNow } from "../http/send-json.js";
 import { transportKey } from "../interceptors/context-keys.js";
 import { registerRequestObservation } from "../observability/request-hooks.js";
 import { observationKey, observeAs } from "../observability/request-observation.js";
@@ -32,7 +33,7 @@ interface AppRoutes {
 /** Everything one listener serves: both listeners get the same routes (server.ts). */
 export async function registerAppRoutes(app: FastifyInstance, ctx: AppContext, routes: AppRoutes): Promise<FastifyInstance> {
   leaveBodiesUnread(app);
-  registerErrorHandlers(app, { log: ctx.log, signing: () => ({ signer: ctx.signingKeys.signer, nowMs: ctx.clock() }) });
+  registerErrorHandlers(app, { log: ctx.log, signing: () => signingNow(ctx) });
   // Observability: request id, one log line and the request metrics per request (src/observability).
   registerRequestObservation(app, { log: ctx.log, metrics: ctx.metrics });
   // After observation: a preflight answered here still has its request id, log line and metrics.

@@ -11,7 +11,7 @@ import { createChainInvoker } from "./invoke-chain.js";
 import { passBodiesThrough, takeJsonRequest } from "./json-request.js";
 import { moderateAnswerJsonText } from "../moderation/moderate-answer-json.js";
 import { signedJsonFor } from "../signing/signed-ahead.js";
-import { registerMethodNotAllowed, sendJsonSignedAhead, sendSignedJson, sendSignedJsonText } from "./send-json.js";
+import { registerMethodNotAllowed, sendJsonSignedAhead, sendSignedJson, sendSignedJsonText, signingNow } from "./send-json.js";
 
 const method = ModerationService.method.moderate;
 
@@ -39,7 +39,7 @@ export function registerJsonRoute(app: FastifyInstance, ctx: AppContext, interce
       if (requestBody) contextValues.set(signatureBindingKey, { form: "json", requestBody });
 
       const sendSigned = (status: number, body: unknown, headerSets: Headers[]) =>
-        sendSignedJson(reply, { signer: ctx.signingKeys.signer, nowMs: ctx.clock(), requestBody }, status, body, headerSets);
+        sendSignedJson(reply, { ...signingNow(ctx), requestBody }, status, body, headerSets);
       if (intake.early) return sendSigned(intake.early.httpStatus, { error: { code: intake.early.code, message: intake.early.message } }, []);
 
       // A body that could not be read or parsed leaves an empty request: bodyError is raised instead.
@@ -53,10 +53,10 @@ export function registerJsonRoute(app: FastifyInstance, ctx: AppContext, interce
       if (outcome.ok) {
         const signedAhead = signedJsonFor(outcome.output);
         if (signedAhead) return sendJsonSignedAhead(reply, 200, signedAhead, outcome.headers);
-        return sendSignedJsonText(reply, { signer: ctx.signingKeys.signer, nowMs: ctx.clock(), requestBody }, 200, moderateAnswerJsonText(outcome.output), outcome.headers);
+        return sendSignedJsonText(reply, { ...signingNow(ctx), requestBody }, 200, moderateAnswerJsonText(outcome.output), outcome.headers);
       }
       return sendSigned(outcome.status, { error: { code: outcome.code, message: outcome.message } }, outcome.headers);
     });
   });
-  registerMethodNotAllowed(app, "/v1/moderate", "POST", () => ({ signer: ctx.signingKeys.signer, nowMs: ctx.clock() }), { error: { code: "method_not_allowed", message: "Use POST for /v1/moderate." } });
+  registerMethodNotAllowed(app, "/v1/moderate", "POST", () => signingNow(ctx), { error: { code: "method_not_allowed", message: "Use POST for /v1/moderate." } });
 }

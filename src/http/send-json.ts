@@ -8,6 +8,11 @@ import type { Signer } from "../signing/signer.js";
 /** Headers that describe one HTTP message and must not be copied from RPC metadata. */
 const HOP_HEADERS = new Set(["content-type", "content-length", "content-encoding", "transfer-encoding", "connection"]);
 
+/** The key and the time an answer is signed with, read as it is sent (the key ring can rotate). */
+export function signingNow(ctx: { signingKeys: { signer: Signer }; clock: () => number }): { signer: Signer; nowMs: number } {
+  return { signer: ctx.signingKeys.signer, nowMs: ctx.clock() };
+}
+
 /**
  * Serializes `body` once, signs those bytes (RFC 9421, bound to `requestBody`; empty when the
  * request had none or it was never read) and sends them with the signature headers.

@@ -9,7 +9,7 @@ import { usageResponseToJson } from "../metering/usage-json.js";
 import { parseTimeParam } from "../metering/usage-query.js";
 import { createAccountServiceImpl } from "../rpc/account-service.js";
 import { createChainInvoker } from "./invoke-chain.js";
-import { registerMethodNotAllowed, sendSignedJson } from "./send-json.js";
+import { registerMethodNotAllowed, sendSignedJson, signingNow } from "./send-json.js";
 
 const method = AccountService.method.getUsage;
 
@@ -38,11 +38,11 @@ export function registerUsageRoute(app: FastifyInstance, ctx: AppContext, interc
       request, reply, input, contextValues: createContextValues().set(transportKey, "json"), deferredError: queryError, abortable: false,
     });
     // Signed like /v1/moderate, with the request target standing in for the body a GET lacks.
-    const signing = { signer: ctx.signingKeys.signer, nowMs: ctx.clock(), requestBody: Buffer.from(request.url, "utf8") };
+    const signing = { ...signingNow(ctx), requestBody: Buffer.from(request.url, "utf8") };
     if (outcome.ok) return sendSignedJson(reply, signing, 200, usageResponseToJson(outcome.output, input.granularity || "day"), outcome.headers);
     return sendSignedJson(reply, signing, outcome.status, { error: { code: outcome.code, message: outcome.message } }, outcome.headers);
   });
-  registerMethodNotAllowed(app, "/v1/usage", "GET", () => ({ signer: ctx.signingKeys.signer, nowMs: ctx.clock() }), {
+  registerMethodNotAllowed(app, "/v1/usage", "GET", () => signingNow(ctx), {
     error: { code: "method_not_allowed", message: "Use GET for /v1/usage." },
   });
 }

@@ -188,6 +188,18 @@ describe("GET /openapi.json", () => {
     expect(validate(request, { input: [{ type: "text", text: "\u{1F600}".repeat(10_000) }] })).toBeUndefined();
   });
 
+  it("says the same limits in the OpenAI route's request schema, for each shape of input", () => {
+    const request = "/paths/~1v1~1moderations/post/requestBody/content/application~1json/schema";
+    const part = (text: string) => ({ type: "text", text });
+    for (const accepted of [{ input: "x".repeat(10_000) }, { input: Array.from({ length: 10 }, () => "hi") }, { input: [part("hi")], model: "omni-moderation-latest" }]) {
+      expect(validate(request, accepted), JSON.stringify(accepted).slice(0, 80)).toBeUndefined();
+    }
+    for (const refused of [
+      { input: "" }, { input: "x".repeat(10_001) }, { input: [] }, { input: Array.from({ length: 11 }, () => "hi") },
+      { input: ["hi", ""] }, { input: [part("x".repeat(10_001))] }, { input: Array.from({ length: 11 }, () => part("hi")) },
+    ]) expect(validate(request, refused), JSON.stringify(refused).slice(0, 80)).toBeDefined();
+  });
+
   it("lists headers every real answer carries (signature, error code, rate limit, Retry-After)", () => {
     const missing = answers.flatMap((answer) => {
       const documented = doc.paths[answer.path]?.[answer.method]?.responses?.[String(answer.status)]?.headers ?? {};

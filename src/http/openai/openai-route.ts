@@ -8,7 +8,7 @@ import { transportKey } from "../../interceptors/context-keys.js";
 import { createModerationServiceImpl } from "../../rpc/moderation-service.js";
 import { createChainInvoker } from "../invoke-chain.js";
 import { passBodiesThrough, takeJsonRequest } from "../json-request.js";
-import { registerMethodNotAllowed, sendSignedJson } from "../send-json.js";
+import { registerMethodNotAllowed, sendSignedJson, signingNow } from "../send-json.js";
 import { openAiError } from "./openai-error.js";
 import { parseOpenAiModerationJson } from "./openai-request.js";
 import { toOpenAiModeration } from "./openai-response.js";
@@ -40,7 +40,7 @@ export function registerOpenAiModerationsRoute(app: FastifyInstance, ctx: AppCon
       const { requestBody, bodyError, parsed } = intake;
 
       const sendSigned = (status: number, body: unknown, headerSets: Headers[]) =>
-        sendSignedJson(reply, { signer: ctx.signingKeys.signer, nowMs: ctx.clock(), requestBody }, status, body, headerSets);
+        sendSignedJson(reply, { ...signingNow(ctx), requestBody }, status, body, headerSets);
       if (intake.early) return sendSigned(intake.early.httpStatus, openAiError(intake.early.httpStatus, intake.early.code, intake.early.message), []);
 
       const input = parsed?.request ?? create(ModerateRequestSchema);
@@ -54,5 +54,5 @@ export function registerOpenAiModerationsRoute(app: FastifyInstance, ctx: AppCon
     });
   });
   const notAllowed = openAiError(405, "method_not_allowed", `Use POST for ${OPENAI_MODERATIONS_PATH}.`);
-  registerMethodNotAllowed(app, OPENAI_MODERATIONS_PATH, "POST", () => ({ signer: ctx.signingKeys.signer, nowMs: ctx.clock() }), notAllowed);
+  registerMethodNotAllowed(app, OPENAI_MODERATIONS_PATH, "POST", () => signingNow(ctx), notAllowed);
 }

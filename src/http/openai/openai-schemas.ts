@@ -1,6 +1,7 @@
 import type { ErrorCode } from "../../errors/api-error.js";
 import { OPENAI_CATEGORIES } from "../../classifiers/openai-categories.js";
 import type { JsonSchema } from "../openapi/proto-json-schema.js";
+import { MAX_ITEMS, MAX_TEXT_CODE_POINTS } from "../../base/limits.js";
 
 /** JSON Schemas of POST /v1/moderations (OpenAI's shapes), for the OpenAPI document. */
 
@@ -13,7 +14,9 @@ const everyCategory = (value: JsonSchema): JsonSchema => ({
 });
 
 export function openAiModerationRequestSchema(): JsonSchema {
-  const textPart = { type: "object", required: ["type", "text"], additionalProperties: false, properties: { type: { const: "text" }, text: { type: "string" } } };
+  // The shared validator's limits (api.md): JSON Schema counts a string's length in code points, as the server does.
+  const text = { type: "string", minLength: 1, maxLength: MAX_TEXT_CODE_POINTS };
+  const textPart = { type: "object", required: ["type", "text"], additionalProperties: false, properties: { type: { const: "text" }, text } };
   const imagePart = {
     type: "object",
     required: ["type", "image_url"],
@@ -31,7 +34,7 @@ export function openAiModerationRequestSchema(): JsonSchema {
       model: { type: "string", description: "Accepted and ignored: the service's own model answers." },
       input: {
         description: "A string, an array of strings (one result each), or an array of text and image_url parts (one input, one result).",
-        anyOf: [{ type: "string" }, { type: "array", items: { type: "string" } }, { type: "array", items: { anyOf: [textPart, imagePart] } }],
+        anyOf: [text, { type: "array", minItems: 1, maxItems: MAX_ITEMS, items: text }, { type: "array", minItems: 1, maxItems: MAX_ITEMS, items: { anyOf: [textPart, imagePart] } }],
       },
     },
   };
