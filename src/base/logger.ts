@@ -13,13 +13,17 @@ export interface Logger {
 export const silentLogger: Logger = { error() {}, warn() {}, info() {}, debug() {} };
 
 /**
- * Never logged, whatever an object that reaches the logger holds: API keys, passwords, private
- * keys, request bodies and texts. Redaction runs on every line and costs in proportion to these
+ * Never logged, in an object that reaches the logger or up to two levels inside it: API keys,
+ * passwords, private keys, request bodies and texts. Redaction runs on every line and costs in proportion to these
  * paths, so the request log (src/observability/request-hooks.ts), which names its fields one
  * by one and carries none of these, writes through requestLogger() without it.
  */
+const SECRET_FIELDS = ["password", "privateKey", "apiKey", "key", "text", "body"];
+// pino matches a path at its own depth only: each field at the top, one and two levels down
+// ({ password }, { err: { password } }, { err: { cause: { password } } }).
 const REDACT = [
-  "req.headers[\"x-api-key\"]", "headers[\"x-api-key\"]", "*.password", "*.privateKey", "*.apiKey", "*.key", "*.text", "*.body",
+  "req.headers[\"x-api-key\"]", "headers[\"x-api-key\"]",
+  ...SECRET_FIELDS.flatMap((field) => [field, `*.${field}`, `*.*.${field}`]),
 ];
 
 /**

@@ -1,6 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Metrics } from "./metrics.js";
+import { ERROR_CODE_HEADER } from "../errors/api-error.js";
 
 interface MetricsServer {
   /** http://host:port of the listener. */
@@ -17,12 +18,12 @@ export async function startMetricsServer(options: { port: number; host: string; 
     const path = (request.url ?? "").split("?")[0];
     if (path !== "/metrics" || (request.method !== "GET" && request.method !== "HEAD")) {
       const body = JSON.stringify({ error: { code: "not_found", message: `No route for ${request.method} ${path}; this listener serves GET /metrics.` } });
-      response.writeHead(404, { "content-type": "application/json; charset=utf-8" }).end(body);
+      response.writeHead(404, { "content-type": "application/json; charset=utf-8", [ERROR_CODE_HEADER]: "not_found" }).end(body);
       return;
     }
     options.metrics.render().then(
       (text) => response.writeHead(200, { "content-type": options.metrics.contentType }).end(request.method === "HEAD" ? undefined : text),
-      () => response.writeHead(500, { "content-type": "application/json; charset=utf-8" })
+      () => response.writeHead(500, { "content-type": "application/json; charset=utf-8", [ERROR_CODE_HEADER]: "internal_error" })
         .end(JSON.stringify({ error: { code: "internal_error", message: "The metrics could not be collected." } })),
     );
   });

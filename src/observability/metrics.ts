@@ -11,7 +11,7 @@ const CIRCUIT_STATES = ["closed", "half_open", "open"] as const;
 /**
  * The service's Prometheus metrics, one registry per AppContext (tests run several servers in
  * one process). Other modules record through these methods; nothing else touches prom-client.
- * Names and labels are listed in docs/operations.md.
+ * Names and labels are listed in docs/observability.md.
  */
 export interface Metrics {
   readonly registry: Registry;

@@ -65,6 +65,10 @@ describe("modctl account administration next to two replicas", () => {
     const weak = await modctl(["account", "set-password", "--email", email], first.env, "short\n");
     expect(weak.code).toBe(2);
     expect(weak.stderr).toMatch(/at least 10 characters/);
+    // The account's own email is as guessable here as on the dashboard.
+    const own = await modctl(["account", "set-password", accountId], first.env, `${email}\n`);
+    expect(own.code).toBe(2);
+    expect(own.stderr).toMatch(/your email/);
 
     expect(json(await modctl(["account", "set-password", accountId], first.env, "a new long passphrase\n"))).toEqual({ id: accountId, passwordSet: true, sessionsEnded: true });
     const stored = (await first.ctx.accounts.findAccountByEmail(email))!.passwordHash!;

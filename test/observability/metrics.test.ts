@@ -128,7 +128,11 @@ describe("METRICS_PORT", () => {
       expect(valueOf(scraped.samples, "moderation_requests_total", { route: "/v1/moderate", status: "200" })).toBe(1);
       // Classified on the event loop (no workers): timed there.
       expect(valueOf(scraped.samples, "moderation_classifier_seconds_count", { kind: "text" })).toBe(1);
-      expect((await fetch(`${separate.metricsUrl}/v1/moderate`)).status).toBe(404);
+      // Anything else there: the API's 404, its code in the body and in X-Error-Code as on the API ports.
+      const elsewhere = await fetch(`${separate.metricsUrl}/v1/moderate`);
+      expect(elsewhere.status).toBe(404);
+      expect(elsewhere.headers.get("x-error-code")).toBe("not_found");
+      expect((await elsewhere.json()).error.code).toBe("not_found");
     } finally {
       await separate.close();
     }

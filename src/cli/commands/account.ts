@@ -86,6 +86,11 @@ async function setPassword(rest: string[]): Promise<number> {
   if (problem) throw new UsageError(`${problem} (give the new password on stdin)`);
   return withCliContext(async (ctx) => {
     const id = await target(ctx);
+    // The dashboard's rules in full: the account's own email (or its local part) is refused too.
+    const account = await ctx.accounts.getAccount(id);
+    if (!account) throw new ApiError("not_found", `No account with id "${id}".`);
+    const guessable = passwordProblem(password, account.email);
+    if (guessable) throw new UsageError(`${guessable} (give the new password on stdin)`);
     await ctx.accounts.setPasswordHash(id, await hashPassword(password));
     ctx.print({ id, passwordSet: true, sessionsEnded: true });
     return 0;
