@@ -85,6 +85,13 @@ export function createProviderGuard(config: GuardOptions, wording: GuardWording)
           breaker.release(); // the caller left; says nothing about the provider
           throw wording.unavailable(wording.cancelled, error);
         }
+        // Cut by the call's total limit, which counts the time spent queued for a slot, before the
+        // try's own limit: a burst against a slow but healthy provider ran out of our budget, not
+        // the provider's, and opened the circuit for every caller. Says nothing about the provider.
+        if (deadline.aborted && attemptLimit.signal.reason === deadline.reason) {
+          breaker.release();
+          throw wording.unavailable(wording.timedOut, error);
+        }
         breaker.onFailure();
         failure = error instanceof ProviderError ? error : new ProviderError("malformed", wording.clientFailed, { retryable: false, cause: error });
       } finally {
