@@ -36,9 +36,10 @@ export function llamaGuard(codes: string[] = [], model = "meta-llama/Llama-Guard
 /**
  * A chat completion for ShieldGemma asked for one token with logprobs: the first token's
  * top_logprobs hold "Yes" and "No" with P(Yes) = pYes (vLLM's format). Without logprobs
- * (`logprobs: false`), only the token itself.
+ * (`logprobs: false`), only the token itself; with `onlyChosen`, top_logprobs list the chosen
+ * token alone (a server asked for fewer alternatives).
  */
-export function shieldGemma(pYes: number, options: { logprobs?: boolean } = {}): Behaviour {
+export function shieldGemma(pYes: number, options: { logprobs?: boolean; onlyChosen?: boolean } = {}): Behaviour {
   return (_req, res) => {
     const yes = Math.log(pYes);
     const no = Math.log(1 - pYes);
@@ -53,7 +54,7 @@ export function shieldGemma(pYes: number, options: { logprobs?: boolean } = {}):
         message: { role: "assistant", content: token },
         finish_reason: "length",
         ...(options.logprobs === false ? {} : {
-          logprobs: { content: [{ token, logprob: Math.max(yes, no), bytes: [], top_logprobs: [{ token: "Yes", logprob: yes, bytes: [] }, { token: "No", logprob: no, bytes: [] }, { token: "I", logprob: -12, bytes: [] }] }] },
+          logprobs: { content: [{ token, logprob: Math.max(yes, no), bytes: [], top_logprobs: options.onlyChosen ? [{ token, logprob: Math.max(yes, no), bytes: [] }] : [{ token: "Yes", logprob: yes, bytes: [] }, { token: "No", logprob: no, bytes: [] }, { token: "I", logprob: -12, bytes: [] }] }] },
         }),
       }],
     }));

@@ -106,6 +106,17 @@ describe("ShieldGemma over chat completions", () => {
     expect(prompt.match(/<start_of_turn>/g)).toHaveLength(1);
   });
 
+  it("reads a lone listed answer by the probability it leaves to the other: a certain No is about 0, not 0.5", async () => {
+    for (const [pYes, low, high] of [[0.0001, 0, 0.001], [0.9999, 0.999, 1], [0.2, 0, 0.2]] as const) {
+      fake.setDefault(shieldGemma(pYes, { onlyChosen: true }));
+      const verdict = await provider().classify("have a nice day friend");
+      for (const v of Object.values(verdict.categories)) {
+        expect(v!.score).toBeGreaterThanOrEqual(low);
+        expect(v!.score).toBeLessThanOrEqual(high);
+      }
+    }
+  });
+
   it("reads a plain Yes/No when the server sends no logprobs", async () => {
     fake.setDefault(shieldGemma(0.9, { logprobs: false }));
     const verdict = await provider().classify("x");

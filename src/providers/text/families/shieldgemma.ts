@@ -82,10 +82,12 @@ function probabilityOfYes(answer: GuardAnswer): number {
     const yes = best("yes");
     const no = best("no");
     if (yes > -Infinity || no > -Infinity) {
-      // Only one of the two among the alternatives: the other is less likely than every one listed.
-      if (no === -Infinity) return 1 / (1 + Math.exp(minLogprob(answer) - yes));
-      if (yes === -Infinity) return Math.exp(minLogprob(answer) - no) / (1 + Math.exp(minLogprob(answer) - no));
-      return 1 / (1 + Math.exp(no - yes));
+      if (yes > -Infinity && no > -Infinity) return 1 / (1 + Math.exp(no - yes));
+      // Only one of the two is listed: the other is at most as likely as the least likely one
+      // listed, and at most the probability the listed ones leave. (The first bound alone made a
+      // lone, certain "No" read 0.5: it is its own least likely alternative.)
+      const unlisted = unlistedBound(answer);
+      return no === -Infinity ? Math.exp(yes) / (Math.exp(yes) + unlisted) : unlisted / (unlisted + Math.exp(no));
     }
   }
   const first = word(answer.content).split(/[^a-z]/)[0];
@@ -94,6 +96,8 @@ function probabilityOfYes(answer: GuardAnswer): number {
   throw malformed(`a ShieldGemma answer starts with "Yes" or "No", not ${JSON.stringify(answer.content.slice(0, 40))}`);
 }
 
-function minLogprob(answer: GuardAnswer): number {
-  return Math.min(...answer.firstTokenAlternatives!.map((a) => a.logprob));
+/** An upper bound on the probability of a first token that is not among the alternatives listed. */
+function unlistedBound(answer: GuardAnswer): number {
+  const listed = answer.firstTokenAlternatives!.map((a) => Math.exp(a.logprob));
+  return Math.min(Math.min(...listed), Math.max(0, 1 - listed.reduce((a, b) => a + b, 0)));
 }
