@@ -64,8 +64,9 @@ export function createModerator(deps: ModerationDeps) {
         models: judged.models,
         ...toCategories(applyPolicy(judged.verdict, item.text, policy)),
         ...(judged.secondOpinion ? { secondOpinion: judged.secondOpinion } : {}),
-        // The guard model judged a text the embedded model left unevaluated: it is evaluated now.
-        ...languageOf(verdict, judged.secondOpinion?.seconded === true),
+        // The guard model judged, for every category, a text the embedded model left unevaluated:
+        // it is evaluated now. One that judges some categories leaves the item's not_evaluated.
+        ...languageOf(verdict, judged.judgedWhole === true),
       };
     }
     if (!deps.images) {

@@ -37,6 +37,12 @@ export interface JudgedText {
   verdict: Verdict;
   models: string[];
   secondOpinion?: SecondOpinionInit;
+  /**
+   * The guard model read the whole text for every category. Only then is a text the embedded
+   * model left partly unread (`notEvaluated`) evaluated: a category the guard model has no
+   * counterpart for is still the embedded model's reading of the part it covers.
+   */
+  judgedWhole?: true;
 }
 
 interface SecondOpinionDeps {
@@ -75,7 +81,8 @@ export function createSecondOpinion(deps: SecondOpinionDeps): SecondOpinion {
     for (const [category, judge] of Object.entries(merged.judges)) {
       if (judge !== "both") categoryModels[category] = { models: [judge === "embedded" ? embeddedModel : deps.provider.id] };
     }
-    return { verdict: merged.verdict, models, secondOpinion: { ...about, seconded: true, errorCode: "", categoryModels } };
+    const judgedWhole = CATEGORY_IDS.every((c) => merged.judges[c] === "provider" || merged.judges[c] === "both");
+    return { verdict: merged.verdict, models, secondOpinion: { ...about, seconded: true, errorCode: "", categoryModels }, ...(judgedWhole ? { judgedWhole } : {}) };
   };
 }
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { CATEGORY_IDS } from "../../src/classifiers/categories.js";
 import type { Verdict } from "../../src/classifiers/classifier.js";
 import { ApiError } from "../../src/errors/api-error.js";
 import type { GuardedTextProvider } from "../../src/providers/text/guarded-text-provider.js";
@@ -124,5 +125,20 @@ describe("the request's mode", () => {
     expect(resolveMode("off", undefined)).toBe("off");
     expect(() => resolveMode("sometimes", settings)).toThrow(expect.objectContaining({ code: "invalid_request" }));
     expect(() => resolveMode("cascade", undefined)).toThrow(expect.objectContaining({ code: "provider_not_configured" }));
+  });
+});
+
+describe("a text the embedded model read only in part", () => {
+  const partly: Verdict = { ...verdict({ harassment: [0.9, true], violence: [0.01, false] }), language: "en", notEvaluated: { reason: "partly_unsupported_language", language: "fr" } };
+  const all = verdict(Object.fromEntries(CATEGORY_IDS.map((c) => [c, [0.02, false]])));
+
+  it("is read whole only when the guard model judged every category", async () => {
+    const whole = await createSecondOpinion({ provider: provider(all), settings })("you idiot. je vais te faire mal", partly, "embedded-1", "always");
+    expect(whole.judgedWhole).toBe(true);
+    // Llama Guard and the like have no counterpart for some categories: those stay the embedded
+    // model's reading of the English part, so the item stays partly not evaluated.
+    const some = await createSecondOpinion({ provider: provider(verdict({ violence: [0.97, true], hate: [0.01, false] })), settings })("you idiot. je vais te faire mal", partly, "embedded-1", "always");
+    expect(some.secondOpinion?.seconded).toBe(true);
+    expect(some.judgedWhole).toBeUndefined();
   });
 });

@@ -141,6 +141,10 @@ describe("a language the embedded model does not cover", () => {
     expect(result.categories.violence).toEqual({ score: 1, flagged: true });
     expect(result.language).toBe("fr");
     expect(body.flagged).toBe(true);
+    // Llama Guard has no counterpart for the other six categories: nobody read the French for
+    // them, so the item and the answer still say so, and absent is not 0.
+    expect(result.not_evaluated).toMatchObject({ reason: "unsupported_language", language: "fr" });
+    expect(body.not_evaluated.items).toEqual([expect.objectContaining({ index: 0, reason: "unsupported_language" })]);
   });
 
   it("stays not evaluated with mode off", async () => {
