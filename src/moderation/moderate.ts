@@ -9,7 +9,7 @@ import { ApiError } from "../errors/api-error.js";
 import type { ImageModeration } from "../images/index.js";
 import type { TextProviderMode, TextProviderSettings } from "../providers/text/config.js";
 import { resolveMode, type SecondOpinion } from "./second-opinion.js";
-import { applyPolicy, DEFAULT_COMPILED_POLICY, type CompiledPolicy, type PolicyVerdict } from "../policies/apply-policy.js";
+import { applyPolicy, DEFAULT_COMPILED_POLICY, withoutAllowedTerms, type CompiledPolicy, type PolicyVerdict } from "../policies/apply-policy.js";
 import { CUSTOM_CATEGORY } from "../policies/policy.js";
 
 type ModerateResponseInit = MessageInitShape<typeof ModerateResponseSchema>;
@@ -48,15 +48,26 @@ export function createModerator(deps: ModerationDeps) {
     const results = await Promise.all(items.map((item) => judgeItem(item, request.analyzeImages, mode, signal, applied)));
     const texts = items.filter((i): i is Extract<ValidItem, { type: "text" }> => i.type === "text");
     const joined = texts.length >= 2 ? joinForCombined(texts.map((t) => t.text)) : undefined;
-    const combined = joined !== undefined ? applyPolicy(await deps.textClassifier.classify(joined), joined, applied) : undefined;
+    const combined = joined !== undefined ? await judgeByModel(joined, applied) : undefined;
     const answer = assembleAnswer(newId("modr"), deps.textClassifier.id, results, combined);
     return policy ? { ...answer, policy: { id: policy.policy.id, version: policy.policy.version } } : answer;
   };
 
+  /**
+   * The embedded model's verdict of a text under a policy. Where the policy allows a term in it,
+   * the text is scored again without the allowed terms: they never
+   * count as evidence on their own, and the rest of the text still flags (applyPolicy).
+   */
+  async function judgeByModel(text: string, policy: CompiledPolicy): Promise<PolicyVerdict> {
+    const verdict = await deps.textClassifier.classify(text);
+    const masked = withoutAllowedTerms(text, policy);
+    return applyPolicy(verdict, text, policy, masked === undefined ? undefined : await deps.textClassifier.classify(masked));
+  }
+
   async function judgeItem(item: ValidItem, analyzeImages: boolean, mode: TextProviderMode, signal: AbortSignal | undefined, policy: CompiledPolicy) {
     if (item.type === "text") {
+      if (mode === "off" || !deps.textProvider) return textItemResult(item.index, await judgeByModel(item.text, policy), deps.textClassifier.id);
       const verdict = await deps.textClassifier.classify(item.text);
-      if (mode === "off" || !deps.textProvider) return textItemResult(item.index, applyPolicy(verdict, item.text, policy), deps.textClassifier.id);
       const judged = await deps.textProvider.secondOpinion(item.text, verdict, deps.textClassifier.id, mode, signal);
       return {
         index: item.index,

@@ -1,5 +1,7 @@
 import { CATEGORY_IDS, type CategoryId } from "../classifiers/categories.js";
 import type { CategoryVerdict, EvidenceSpan, Verdict } from "../classifiers/classifier.js";
+// The most spans the engine gives a category: a full list may leave evidence unshown.
+import { MAX_SPANS } from "../classifiers/engine/engine.js";
 import { CUSTOM_CATEGORY, DEFAULT_POLICY, type BlockCategory, type Policy } from "./policy.js";
 import { buildTermMatcher, buildTermMatcherCooperatively, type TermMatcher } from "./term-matcher.js";
 
@@ -45,28 +47,49 @@ function compiledWith(policy: Policy, matcher: TermMatcher): CompiledPolicy {
 export const DEFAULT_COMPILED_POLICY = compilePolicy(DEFAULT_POLICY);
 
 /**
+ * `text` with every allow-list term in it blanked out (each code point a space, so offsets stay),
+ * or undefined when the policy allows nothing there. The model's verdict of it is what the text
+ * says without the allowed terms (applyPolicy's `withoutAllowed`).
+ */
+export function withoutAllowedTerms(text: string, compiled: CompiledPolicy): string | undefined {
+  if (compiled.policy.allowList.length === 0) return undefined;
+  const allowed = compiled.matcher.find(text).filter((hit) => hit.term >= compiled.blockCount);
+  if (allowed.length === 0) return undefined;
+  const codePoints = Array.from(text);
+  for (const hit of allowed) for (let i = hit.start; i < hit.end; i++) codePoints[i] = " ";
+  return codePoints.join("");
+}
+
+/**
  * The one place a policy changes an answer: the flags of `verdict` (the model's judgement of
  * `text`) under `compiled`. Scores are never changed, so the same text scores the same for everyone.
  * - A category with a threshold flags iff its score reaches it; "off" never flags by score.
- * - A flagged category whose every evidence span lies inside allow-list terms is not flagged:
- *   allowed terms never count as evidence on their own.
+ * - Allowed terms never count as evidence on their own: a flagged category is not flagged when
+ *   the text without them (`withoutAllowed`, the model's verdict of withoutAllowedTerms) would not
+ *   be. Without that verdict (a guard model's merged verdict), when every evidence span lies inside
+ *   allowed terms and the spans were not cut at the engine's three (other evidence may be unshown).
  * - A block-list hit flags its chosen category (or `custom`), with the matched spans as explanations.
  */
-export function applyPolicy(verdict: Verdict, text: string, compiled: CompiledPolicy): PolicyVerdict {
+export function applyPolicy(verdict: Verdict, text: string, compiled: CompiledPolicy, withoutAllowed?: Verdict): PolicyVerdict {
   if (!compiled.changesFlags) return verdict;
   const { thresholds, blockList } = compiled.policy;
   const hits = compiled.matcher.find(text);
   const allowed = hits.filter((hit) => hit.term >= compiled.blockCount);
   const categories: Partial<Record<CategoryId, CategoryVerdict>> = {};
   const explanations: Partial<Record<CategoryId, EvidenceSpan[]>> = { ...verdict.explanations };
+  const flagsByScore = (id: CategoryId, entry: CategoryVerdict): boolean => {
+    const threshold = thresholds[id];
+    return threshold === undefined ? entry.flagged : threshold !== "off" && entry.score >= threshold;
+  };
   for (const id of CATEGORY_IDS) {
     const entry = verdict.categories[id];
     if (!entry) continue;
-    const threshold = thresholds[id];
-    let flagged = threshold === undefined ? entry.flagged : threshold !== "off" && entry.score >= threshold;
-    const spans = verdict.explanations[id];
-    if (flagged && allowed.length > 0 && spans && spans.length > 0 && spans.every((span) => allowed.some((a) => a.start <= span.start && span.end <= a.end))) {
-      flagged = false;
+    let flagged = flagsByScore(id, entry);
+    if (flagged && allowed.length > 0) {
+      const without = withoutAllowed?.categories[id];
+      const spans = verdict.explanations[id];
+      if (withoutAllowed) flagged = without !== undefined && flagsByScore(id, without);
+      else if (spans && spans.length > 0 && spans.length < MAX_SPANS && spans.every((span) => allowed.some((a) => a.start <= span.start && span.end <= a.end))) flagged = false;
     }
     categories[id] = { score: entry.score, flagged };
   }

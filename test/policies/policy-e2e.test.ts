@@ -81,6 +81,21 @@ describe("policies over POST /v1/moderate", () => {
     expect(other.json.flagged).toBe(false);
     expect(other.json.results[0]!.categories.custom).toBeUndefined();
   });
+
+  it("allowed terms never count on their own, and the rest of the text still flags", async () => {
+    const { accountId, key } = await server.createAccount("pro");
+    // Five insults; the model's explanation shows at most three of them.
+    const many = "you idiot, you stupid moron, you pathetic loser, you worthless dumb clown, shut up you ugly fool";
+    const alone = "you idiot";
+    const before = await moderateJson(key, [many, alone]);
+    expect(before.json.results.map((r) => r.categories.harassment!.flagged)).toEqual([true, true]);
+    const shown = before.json.results[0]!.explanations.find((e) => e.category === "harassment")!.spans.map((s) => s.text.toLowerCase());
+    await server.ctx.policies.update({ accountId }, { allowList: [...shown, "idiot"] }, "test");
+    const after = await moderateJson(key, [many, alone]);
+    // Allowing the shown words leaves the other insults: still harassment. The lone allowed word is not.
+    expect(after.json.results.map((r) => r.categories.harassment!.flagged)).toEqual([true, false]);
+    expect(after.json.results[0]!.categories.harassment!.score).toBe(before.json.results[0]!.categories.harassment!.score);
+  });
 });
 
 describe("policies over POST /v1/moderations (OpenAI's dialect)", () => {

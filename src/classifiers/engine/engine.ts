@@ -22,7 +22,7 @@ import { MINOR_FOR_SEXUAL_EVIDENCE, PLAIN_MINOR } from "../rules/sexual-minors.j
 import type { Candidate, TextHits, WindowEvidence } from "./window-evidence.js";
 
 const sigmoid = (x: number): number => 1 / (1 + Math.exp(-x));
-const MAX_SPANS = 3;
+export const MAX_SPANS = 3;
 /** How far a rule's score may fall below its evidence when its head disagrees (ranking only). */
 const RULE_TIE_BAND = 1e-4;
 /**
