@@ -58,11 +58,12 @@ export function registerPolicyPages(app: FastifyInstance, ctx: AppContext): void
     try {
       const draft = draftOf(form);
       if (body.action === "try") {
+        // The draft is tried as an API call would be: within the plan's limit (checked before any
+        // work: validating and compiling a full draft is the costly part), and counted in the
+        // account's usage (a session could otherwise moderate without either).
+        await chargeOneCall(account);
         const rules = await validatePolicyRulesCooperatively(draft);
         const compiled = await compilePolicyCooperatively({ id: "draft", version: 0, ...rules });
-        // The text is moderated as an API call would be: within the plan's limit, and counted in
-        // the account's usage (a session could otherwise moderate without either).
-        await chargeOneCall(account);
         const input = create(ModerateRequestSchema, { input: [{ type: "text", text: form.text || " " }] });
         const answer = await moderate(input, undefined, compiled);
         await ctx.meter.record(account.id, countModerate(input, answer));
@@ -102,7 +103,9 @@ function draftOf(form: PolicyForm): unknown {
 function formOf(policy: Policy | undefined): PolicyForm {
   return {
     thresholds: Object.fromEntries(CATEGORY_IDS.map((id) => [id, policy?.thresholds[id] === undefined ? "" : String(policy.thresholds[id])])),
-    block: (policy?.blockList ?? []).map((b) => (b.category === "custom" ? b.term : `${b.term} | ${b.category}`)).join("\n"),
+    // One term per line, its category after the last "|" (draftOf); a custom term holding a "|"
+    // names its category too, so that saving the page unchanged keeps the term whole.
+    block: (policy?.blockList ?? []).map((b) => (b.category === "custom" && !b.term.includes("|") ? b.term : `${b.term} | ${b.category}`)).join("\n"),
     allow: (policy?.allowList ?? []).join("\n"),
     text: "",
   };

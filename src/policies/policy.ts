@@ -79,7 +79,8 @@ function validateThresholds(value: unknown): PolicyRules["thresholds"] {
       throw new ApiError("policy_unknown_category", `Unknown category "${category}"; known: ${CATEGORY_IDS.join(", ")}.`);
     }
     if (threshold === "off") out[category] = "off";
-    else if (typeof threshold === "number" && Number.isFinite(threshold) && threshold >= 0 && threshold <= 1) out[category] = threshold;
+    // -0 is stored as 0: JSON writes them alike, so a signed answer holding -0 could not be checked.
+    else if (typeof threshold === "number" && Number.isFinite(threshold) && threshold >= 0 && threshold <= 1) out[category] = threshold === 0 ? 0 : threshold;
     else throw new ApiError("policy_invalid_threshold", `The threshold of ${category} must be a number from 0 to 1 or "off".`);
   }
   return out;
@@ -125,7 +126,16 @@ function validTerm(raw: string): string {
   if (codePoints > POLICY_LIMITS.termCodePoints) {
     throw new ApiError("policy_term_invalid", `A term has at most ${POLICY_LIMITS.termCodePoints} characters (one has ${codePoints}).`);
   }
-  if (!/[\p{L}\p{N}]/u.test(normalizeForMatching(term))) {
+  if (/[\r\n\u2028\u2029]/.test(term)) {
+    throw new ApiError("policy_term_invalid", `The term "${term.slice(0, 40)}" spans lines; a term is one word or phrase on one line.`);
+  }
+  const normalized = normalizeForMatching(term);
+  // Some characters expand under normalisation (U+FDFA is 18 letters): the match work is the
+  // normalised length's, which the character limit alone did not bound.
+  if (normalized.length > 2 * POLICY_LIMITS.termCodePoints) {
+    throw new ApiError("policy_term_invalid", `The term "${term.slice(0, 40)}" is longer than ${2 * POLICY_LIMITS.termCodePoints} characters once normalised (some characters expand).`);
+  }
+  if (!/[\p{L}\p{N}]/u.test(normalized)) {
     throw new ApiError("policy_term_invalid", `The term "${term.slice(0, 40)}" has no letters or digits to match.`);
   }
   return term;

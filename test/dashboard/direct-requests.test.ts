@@ -51,9 +51,27 @@ describe("dashboard, requested directly", () => {
       if (page.status === 429) expect(page.html).toContain("rate_limit_exceeded");
     }
     expect(statuses).toEqual([...Array(10).fill(200), 429]);
+    // Over the limit, a draft is not even validated: the refusal is the limit's.
+    await client.get("/dashboard/policy");
+    const invalid = await client.post("/dashboard/policy", { t_hate: "2", text: "hi", action: "try" });
+    expect(invalid.status).toBe(429);
+    expect(invalid.html).not.toContain("policy_invalid_threshold");
     await server.ctx.meter.flush();
     const usage = await server.ctx.usage.read(account.id, "day", 0, Date.now() + 86_400_000);
     expect(usage.totals).toMatchObject({ requests: 10, textItems: 10 });
+  });
+
+  it("shows a policy set through the API so that saving it unchanged keeps every term whole", async () => {
+    const client = createFormClient(server.httpUrl);
+    await client.signup("form-bars@example.test");
+    const accountId = (await server.ctx.accounts.findAccountByEmail("form-bars@example.test"))!.id;
+    const blockList = [{ term: "nice | hate", category: "custom" }, { term: "zig|zag", category: "custom" }, { term: "camper", category: "hate" }, { term: "lurker", category: "custom" }];
+    await server.ctx.policies.update({ accountId }, { blockList }, "test");
+    const page = await client.get("/dashboard/policy");
+    const block = /<textarea[^>]*name="block"[^>]*>([^<]*)<\/textarea>/.exec(page.html)![1]!.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)));
+    const saved = await client.post("/dashboard/policy", { block, t_sexual: "0.4", action: "save" });
+    expect(saved.status).toBe(200);
+    expect((await server.ctx.policies.current({ accountId }))?.blockList).toEqual(blockList);
   });
 
   it.each(["__proto__", "constructor", "toString"])("an asset named %s is 404 (a name of Object.prototype made a 500)", async (name) => {

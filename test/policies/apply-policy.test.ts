@@ -91,6 +91,15 @@ describe("validatePolicyRules", () => {
     expect(codeOf({ blockList: [{ term: "gg" }], allowList: ["GG"] })).toBe("policy_term_invalid");
     expect(codeOf("nope")).toBe("invalid_policy");
     expect(codeOf({ allowList: [3] })).toBe("invalid_policy");
+    // A term is one line (the dashboard shows one per line), and its normalised form is bounded:
+    // 96 of U+FDFA are 1,728 letters to match.
+    expect(codeOf({ blockList: [{ term: "foo\nbar" }] })).toBe("policy_term_invalid");
+    expect(codeOf({ allowList: ["\uFDFA".repeat(96)] })).toBe("policy_term_invalid");
+    expect(codeOf({ allowList: ["\uFB00".repeat(100)] })).toBe("accepted"); // ligature ff: 200 letters
+  });
+
+  it("stores a threshold of -0 as 0 (JSON cannot tell them apart)", () => {
+    expect(Object.is(validatePolicyRules({ thresholds: { hate: -0 } }).thresholds.hate, 0)).toBe(true);
   });
 
   it("accepts the edges: 0, 1, off, 10,000 terms of 100 characters, custom by default", () => {
