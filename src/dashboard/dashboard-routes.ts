@@ -7,8 +7,8 @@ import { registerPolicyPages } from "./policy-pages.js";
 import { registerAuthRoutes } from "./auth-routes.js";
 import { csrfMatches, sameOrigin } from "./csrf.js";
 import { errorPage } from "./pages/auth-pages.js";
-import { toApiError } from "../errors/api-error.js";
-import { expectedOrigin, loadState } from "./request-state.js";
+import { ERROR_CODE_HEADER, toApiError } from "../errors/api-error.js";
+import { expectedOrigin, loadState, stateOf } from "./request-state.js";
 
 // Read once at start-up; there is no build step.
 const ASSETS: Record<string, { type: string; body: string }> = {
@@ -50,20 +50,23 @@ export async function registerDashboardRoutes(app: FastifyInstance, ctx: AppCont
         // limit, sized for images) would otherwise parse a JSON post, whose fields need not be
         // strings ({"email": 1} reached the handlers and made a 500).
         if (request.method === "POST" && !isFormPost(request.headers["content-type"])) {
-          return reply.code(415).type("text/html; charset=utf-8")
+          return reply.code(415).header(ERROR_CODE_HEADER, "unsupported_media_type").type("text/html; charset=utf-8")
             .send(errorPage("", "Request refused", "The dashboard's forms are sent as application/x-www-form-urlencoded."));
         }
+        // The session (or pre-session) from the cookies, before any body is read: a route that
+        // takes a large form (the policy page) refuses a caller without a session unread.
+        await loadState(ctx, request, reply);
       });
       // A database outage is a page that says so (503 + Retry-After), not a JSON 500; anything
       // else goes on to the app's error handler.
       pages.setErrorHandler((error, _request, reply) => {
         const apiError = toApiError(error);
         if (apiError.code !== "storage_unavailable") throw error;
-        return reply.code(503).headers(apiError.headers).type("text/html; charset=utf-8")
+        return reply.code(503).headers(apiError.headers).header(ERROR_CODE_HEADER, apiError.code).type("text/html; charset=utf-8")
           .send(errorPage("", "Temporarily unavailable", "The dashboard cannot reach its database right now. Try again in a moment."));
       });
       pages.addHook("preHandler", async (request, reply) => {
-        const state = await loadState(ctx, request, reply);
+        const state = stateOf(request);
         if (request.method !== "POST") return;
         if (!sameOrigin({ origin: request.headers.origin, referer: request.headers.referer }, expectedOrigin(request, ctx.config.dashboardOrigin))) {
           return forbidden(reply, state.csrf, "This request did not come from the dashboard's own pages.");
@@ -86,5 +89,5 @@ function isFormPost(contentType: string | undefined): boolean {
 }
 
 function forbidden(reply: FastifyReply, csrf: string, message: string): FastifyReply {
-  return reply.code(403).type("text/html; charset=utf-8").send(errorPage(csrf, "Request refused", message));
+  return reply.code(403).header(ERROR_CODE_HEADER, "forbidden").type("text/html; charset=utf-8").send(errorPage(csrf, "Request refused", message));
 }

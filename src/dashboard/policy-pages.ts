@@ -5,7 +5,7 @@ import type { Account } from "../accounts/account-store.js";
 import type { AppContext } from "../app/app-context.js";
 import { CATEGORY_IDS } from "../classifiers/categories.js";
 import { readModelHeader } from "../classifiers/model/model-file.js";
-import { ApiError } from "../errors/api-error.js";
+import { ApiError, ERROR_CODE_HEADER } from "../errors/api-error.js";
 import { countModerate } from "../metering/count-moderate.js";
 import { createModerator } from "../moderation/moderate.js";
 import { compilePolicyCooperatively } from "../policies/apply-policy.js";
@@ -14,6 +14,9 @@ import { decideRateLimit, rateLimitExceeded } from "../rate-limit/decide-rate-li
 import { redirect, sendPage } from "./replies.js";
 import { policyPage, type PolicyForm } from "./pages/policy-page.js";
 import { stateOf } from "./request-state.js";
+
+/** The policy form's body limit: every term at 100 characters of 4 UTF-8 bytes, percent-encoded. */
+const POLICY_FORM_BYTES = 16 * 1024 * 1024;
 
 /**
  * The account's policy page (docs/policies.md): edit, try the draft without saving, save (recorded
@@ -45,7 +48,16 @@ export function registerPolicyPages(app: FastifyInstance, ctx: AppContext): void
     if (decision && !decision.allowed) throw rateLimitExceeded(account.requestsPerMinute, decision);
   }
 
-  app.post("/dashboard/policy", async (request: FastifyRequest, reply: FastifyReply) => {
+  // A full policy is 10,000 block-list and 1,000 allow-list terms of up to 100 characters: up to
+  // 14 MB as a form once percent-encoded, beyond the 16 KiB of the other forms. Read only for a
+  // caller with a session (its state is loaded from the cookies before any body).
+  const postOptions = {
+    bodyLimit: POLICY_FORM_BYTES,
+    onRequest: async (request: FastifyRequest, reply: FastifyReply) => {
+      if (!stateOf(request).account) return redirect(reply, "/dashboard/login");
+    },
+  };
+  app.post("/dashboard/policy", postOptions, async (request: FastifyRequest, reply: FastifyReply) => {
     const { account, csrf } = stateOf(request);
     if (!account) return redirect(reply, "/dashboard/login");
     const body = request.body as Record<string, unknown>;
@@ -75,7 +87,10 @@ export function registerPolicyPages(app: FastifyInstance, ctx: AppContext): void
       await ctx.policies.update({ accountId: account.id }, draft, `user:${account.email}`);
       return show(reply, account, csrf, form, { saved: true });
     } catch (error) {
-      if (error instanceof ApiError) return show(reply, account, csrf, form, { error: `${error.message} (${error.code})` }, error.httpStatus);
+      if (error instanceof ApiError) {
+        reply.header(ERROR_CODE_HEADER, error.code);
+        return show(reply, account, csrf, form, { error: `${error.message} (${error.code})` }, error.httpStatus);
+      }
       throw error;
     }
   });

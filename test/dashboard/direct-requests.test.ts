@@ -74,6 +74,36 @@ describe("dashboard, requested directly", () => {
     expect((await server.ctx.policies.current({ accountId }))?.blockList).toEqual(blockList);
   });
 
+  it("saves a policy of thousands of terms; without a session the large form is refused unread", async () => {
+    const client = createFormClient(server.httpUrl);
+    await client.signup("form-large@example.test");
+    const accountId = (await server.ctx.accounts.findAccountByEmail("form-large@example.test"))!.id;
+    // 3,000 terms of 60 characters, 200 KB as a form: past the other forms' 16 KiB.
+    const block = Array.from({ length: 3_000 }, (_, i) => `term${String(i).padStart(5, "0")}${"x".repeat(51)} | hate`).join("\n");
+    await client.get("/dashboard/policy");
+    const saved = await client.post("/dashboard/policy", { block, action: "save" });
+    expect(saved.status).toBe(200);
+    expect((await server.ctx.policies.current({ accountId }))?.blockList).toHaveLength(3_000);
+    const stranger = createFormClient(server.httpUrl);
+    await stranger.get("/dashboard/login");
+    const refused = await stranger.post("/dashboard/policy", { block, action: "save" });
+    expect(refused.status).toBe(303);
+    expect(refused.headers.get("location")).toBe("/dashboard/login");
+  });
+
+  it("a refused form post says its code in X-Error-Code, as the API's errors do", async () => {
+    const client = createFormClient(server.httpUrl);
+    await client.signup("form-code@example.test");
+    await client.get("/dashboard/policy");
+    const expired = await client.post("/dashboard/policy", { t_hate: "0.5", action: "save", _csrf: "stale" });
+    expect(expired.status).toBe(403);
+    expect(expired.headers.get("x-error-code")).toBe("forbidden");
+    await client.get("/dashboard/policy");
+    const invalid = await client.post("/dashboard/policy", { t_hate: "2", action: "save" });
+    expect(invalid.status).toBe(400);
+    expect(invalid.headers.get("x-error-code")).toBe("policy_invalid_threshold");
+  });
+
   it.each(["__proto__", "constructor", "toString"])("an asset named %s is 404 (a name of Object.prototype made a 500)", async (name) => {
     const response = await fetch(`${server.httpUrl}/dashboard/assets/${name}`);
     expect(response.status).toBe(404);
