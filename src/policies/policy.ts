@@ -53,8 +53,18 @@ export function validatePolicyRulesCooperatively(draft: unknown): Promise<Policy
   return runCooperatively(validationSteps(draft));
 }
 
+/** A draft's fields: the rules in either spelling, and a stored policy's own (ignored), so `get`'s policy can be set again. */
+const DRAFT_FIELDS = new Set(["thresholds", "blockList", "block_list", "allowList", "allow_list", "id", "version"]);
+
 function* validationSteps(draft: unknown): Steps<PolicyRules> {
   if (!isRecord(draft)) throw new ApiError("invalid_policy", "A policy is an object with thresholds, block_list and allow_list.");
+  // A misspelt field ("blocklist") was ignored, and the policy saved without the list it meant.
+  for (const key of Object.keys(draft)) {
+    if (!DRAFT_FIELDS.has(key)) throw new ApiError("invalid_policy", `Unknown policy field "${key.slice(0, 40)}"; use thresholds, block_list and allow_list.`);
+  }
+  for (const [camel, snake] of [["blockList", "block_list"], ["allowList", "allow_list"]] as const) {
+    if (draft[camel] !== undefined && draft[snake] !== undefined) throw new ApiError("invalid_policy", `Give ${snake} once (it is also written ${camel}).`);
+  }
   const thresholds = validateThresholds(draft.thresholds ?? {});
   const blockList = yield* validateBlockList(draft.blockList ?? draft.block_list ?? []);
   const allowList = yield* validateAllowList(draft.allowList ?? draft.allow_list ?? []);

@@ -98,6 +98,12 @@ describe("validatePolicyRules", () => {
     expect(codeOf({ allowList: ["\uFB00".repeat(100)] })).toBe("accepted"); // ligature ff: 200 letters
   });
 
+  it("refuses a misspelt field and a list given in both spellings; takes a stored policy's own fields", () => {
+    expect(codeOf({ blocklist: [{ term: "camper" }] })).toBe("invalid_policy");
+    expect(codeOf({ block_list: [{ term: "camper" }], blockList: [] })).toBe("invalid_policy");
+    expect(codeOf({ id: "pol_1", version: 3, thresholds: { hate: 0.4 }, blockList: [], allowList: [] })).toBe("accepted");
+  });
+
   it("stores a threshold of -0 as 0 (JSON cannot tell them apart)", () => {
     expect(Object.is(validatePolicyRules({ thresholds: { hate: -0 } }).thresholds.hate, 0)).toBe(true);
   });
