@@ -1,4 +1,5 @@
 import { CHECKPOINT_EVERY, runCooperatively, runToEnd, type Steps } from "../base/cooperative.js";
+import { doubledRuns } from "./doubled-letters.js";
 import { CATEGORY_IDS, isCategoryId, type CategoryId } from "../classifiers/categories.js";
 import { normalizeForMatching } from "../classifiers/normalize/normalize.js";
 import { ApiError } from "../errors/api-error.js";
@@ -68,13 +69,16 @@ function* validationSteps(draft: unknown): Steps<PolicyRules> {
   const thresholds = validateThresholds(draft.thresholds ?? {});
   const blockList = yield* validateBlockList(draft.blockList ?? draft.block_list ?? []);
   const allowList = yield* validateAllowList(draft.allowList ?? draft.allow_list ?? []);
+  // Two terms are the same when they match the same texts: one normal form, as many doubled
+  // letters (term-matcher.ts: "ass" and "as" are different terms).
+  const sameness = (term: string): string => `${normalizeForMatching(term)}\u0000${doubledRuns(term)}`;
   const blocked = new Set<string>();
   for (const [i, b] of blockList.entries()) {
-    blocked.add(normalizeForMatching(b.term));
+    blocked.add(sameness(b.term));
     if (i % CHECKPOINT_EVERY === CHECKPOINT_EVERY - 1) yield;
   }
   for (const term of allowList) {
-    if (blocked.has(normalizeForMatching(term))) {
+    if (blocked.has(sameness(term))) {
       throw new ApiError("policy_term_invalid", `"${term}" is on both the block list and the allow list.`);
     }
   }

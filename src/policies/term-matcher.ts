@@ -1,5 +1,6 @@
 import { CHECKPOINT_EVERY, runCooperatively, runToEnd, type Steps } from "../base/cooperative.js";
 import { normalizeForMatching, normalizeText } from "../classifiers/normalize/normalize.js";
+import { doubledRuns } from "./doubled-letters.js";
 
 /** One whole-word occurrence of a list term; offsets are the input's code points, end exclusive. */
 export interface TermHit {
@@ -34,7 +35,10 @@ export function buildTermMatcherCooperatively(terms: readonly string[]): Promise
 
 function* termMatcherSteps(terms: readonly string[], options: { dense?: boolean }): Steps<TermMatcher> {
   const normalizedTerms: string[] = [];
+  // Each term's doubled letters (doubled-letters.ts): a hit needs as many in the text.
+  const doubled = new Uint8Array(terms.length);
   for (const raw of terms) {
+    doubled[normalizedTerms.length] = Math.min(255, doubledRuns(raw));
     normalizedTerms.push(normalizeForMatching(raw));
     if (normalizedTerms.length % CHECKPOINT_EVERY === 0) yield;
   }
@@ -95,7 +99,11 @@ function* termMatcherSteps(terms: readonly string[], options: { dense?: boolean 
           let spanText: string;
           if (!astral) spanText = input.slice(start, end);
           else spanText = (codePoints ??= Array.from(input)).slice(start, end).join("");
-          for (const term of ends.get(out)!) hits.push({ term, start, end, text: spanText });
+          let spanDoubled = -1;
+          for (const term of ends.get(out)!) {
+            if (doubled[term]! > 0 && (spanDoubled < 0 ? (spanDoubled = doubledRuns(spanText)) : spanDoubled) < doubled[term]!) continue;
+            hits.push({ term, start, end, text: spanText });
+          }
         }
       }
       return hits;

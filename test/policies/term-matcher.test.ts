@@ -21,6 +21,18 @@ describe("buildTermMatcher", () => {
     expect(spans(terms, "caaaamp   rat")).toEqual([[1, 0, 13, "caaaamp   rat"]]);
   });
 
+  it("a term with doubled letters needs them doubled in the text: stretched, spaced or leet, not single", () => {
+    expect(spans(["ass", "butt", "good"], "I will come as soon as possible, but oh my God")).toEqual([]);
+    expect(spans(["ass"], "what an ass, a s s, assss, a55")).toEqual([[0, 8, 11, "ass"], [0, 13, 18, "a s s"], [0, 20, 25, "assss"], [0, 27, 30, "a55"]]);
+    expect(spans(["kill"], "the kil command")).toEqual([]);
+    expect(spans(["kill"], "kiiiill them")).toEqual([[0, 0, 7, "kiiiill"]]);
+    // A term without doubled letters still matches a stretched text.
+    expect(spans(["hate"], "I haaate it")).toEqual([[0, 2, 8, "haaate"]]);
+    expect(spans(["straße"], "STRASSE")).toEqual([[0, 0, 7, "STRASSE"]]);
+    // Different terms now, so one may be blocked and the other allowed.
+    expect(validatePolicyRules({ blockList: [{ term: "ass" }], allowList: ["as"] }).allowList).toEqual(["as"]);
+  });
+
   it("reports overlapping terms and terms that normalise alike", () => {
     expect(spans(["rat", "camp rat", "r4t"], "camp rat").sort()).toEqual([[0, 5, 8, "rat"], [1, 0, 8, "camp rat"], [2, 5, 8, "rat"]].sort());
   });
