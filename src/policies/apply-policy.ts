@@ -110,9 +110,11 @@ export function applyPolicy(verdict: Verdict, text: string, compiled: CompiledPo
     const listed = (explanations[category] = explanations[category] === verdict.explanations[category] ? [] : explanations[category]!);
     listed.push(span);
   }
-  // Model spans after the list's, for categories the list flagged.
+  // Model spans after the list's, for categories the list flagged; a word both found is listed once.
   for (const id of CATEGORY_IDS) {
-    if (explanations[id] !== verdict.explanations[id] && verdict.explanations[id]) explanations[id]!.push(...verdict.explanations[id]!);
+    const listed = explanations[id];
+    if (listed === verdict.explanations[id] || !verdict.explanations[id]) continue;
+    for (const span of verdict.explanations[id]!) if (!listed!.some((l) => l.start === span.start && l.end === span.end)) listed!.push(span);
   }
   return result;
 }

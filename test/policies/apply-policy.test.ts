@@ -64,6 +64,12 @@ describe("applyPolicy", () => {
     expect(applyPolicy(quiet, "campers campfire", compiled)).toEqual({ categories: quiet.categories, explanations: {} });
   });
 
+  it("lists a word the model and the block list both found once", () => {
+    const explained: Verdict = { categories: { violence: { score: 0.9, flagged: true } }, explanations: { violence: [{ start: 2, end: 6, text: "hurt", weight: 0.8 }] } };
+    const out = applyPolicy(explained, "I hurt", compilePolicy(policy({ blockList: [{ term: "hurt", category: "violence" }] })));
+    expect(out.explanations.violence).toEqual([{ start: 2, end: 6, text: "hurt", weight: 1 }]);
+  });
+
   it("keeps what the verdict says besides categories (language, not evaluated)", () => {
     const withLanguage: Verdict = { ...verdict, language: "fr", notEvaluated: { reason: "partly_unsupported_language", language: "fr" } };
     const out = applyPolicy(withLanguage, text, compilePolicy(policy({ thresholds: { hate: 0 } })));
