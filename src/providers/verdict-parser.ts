@@ -28,6 +28,9 @@ export function parseVisionVerdict(content: string, who = "vision model"): Parse
     throw malformed(who, "the answer is not a JSON object", error);
   }
   if (!isPlainObject(value)) throw malformed(who, "the answer is not a JSON object");
+  // JSON.parse keeps the last of a repeated key: {"hate":0.99,"hate":0.1} read 0.1. Ambiguous.
+  const repeated = repeatedKey(json);
+  if (repeated !== undefined) throw malformed(who, `the key ${JSON.stringify(repeated)} is given twice`);
   const extra = Object.keys(value).filter((key) => key !== "categories" && key !== "reason");
   if (extra.length > 0) throw malformed(who, `unexpected keys ${extra.map((k) => JSON.stringify(k)).join(", ")}`);
 
@@ -50,6 +53,30 @@ export function parseVisionVerdict(content: string, who = "vision model"): Parse
     scores,
     reason: oneLine.length > MAX_REASON_LENGTH ? `${oneLine.slice(0, MAX_REASON_LENGTH - 1)}…` : oneLine,
   };
+}
+
+/** The first key given twice in one object of a valid JSON text, or undefined. */
+function repeatedKey(json: string): string | undefined {
+  const objects: Set<string>[] = [];
+  for (let i = 0; i < json.length; i++) {
+    const c = json[i];
+    if (c === "{") objects.push(new Set());
+    else if (c === "}") objects.pop();
+    else if (c === '"') {
+      let end = i + 1;
+      while (json[end] !== '"') end += json[end] === "\\" ? 2 : 1;
+      let next = end + 1;
+      while (json[next] === " " || json[next] === "\n" || json[next] === "\r" || json[next] === "\t") next++;
+      if (json[next] === ":") {
+        const key = JSON.parse(json.slice(i, end + 1)) as string;
+        const keys = objects.at(-1)!;
+        if (keys.has(key)) return key;
+        keys.add(key);
+      }
+      i = end;
+    }
+  }
+  return undefined;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

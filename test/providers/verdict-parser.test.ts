@@ -31,6 +31,15 @@ describe("parseVisionVerdict", () => {
     expect(reject(JSON.stringify({ categories: zeros, reason: "", note: "hi" })).message).toContain('unexpected keys "note"');
   });
 
+  it("rejects a key given twice (JSON.parse would keep the last); a string that looks like keys is none", () => {
+    const categories = JSON.stringify(zeros).slice(1, -1);
+    expect(reject(`{"categories":{"hate":0.99,${categories}},"reason":"x"}`).message).toContain('"hate" is given twice');
+    expect(reject(`{"categories":{${categories}},"reason":"x","reason":"y"}`).message).toContain('"reason" is given twice');
+    // Quotes, colons and braces inside a string are no keys.
+    const fine = parseVisionVerdict(`{"categories":{${categories}},"reason":"a \\"reason\\": {\\"categories\\": 1}"}`);
+    expect(fine.reason).toBe('a "reason": {"categories": 1}');
+  });
+
   it("rejects NaN-like and null scores", () => {
     reject(`{"categories": ${JSON.stringify({ ...zeros, hate: null })}, "reason": ""}`);
     reject(`{"categories": ${JSON.stringify(zeros).replace('"hate":0', '"hate":1e999')}, "reason": ""}`);
