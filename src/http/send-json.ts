@@ -87,6 +87,9 @@ export function registerMethodNotAllowed(
     handler: (request, reply) => {
       noteErrorCode(request, "method_not_allowed");
       reply.header("allow", allowed);
+      // A HEAD answer sends no body, so it is signed as one with none (its Content-Digest that of
+      // an empty body): signed over the body it did not send, no caller could verify it.
+      if (request.method === "HEAD") return sendSignedJsonText(reply, { ...signing(), requestBody: undefined }, 405, "", [new Headers({ [ERROR_CODE_HEADER]: "method_not_allowed" })]);
       return sendSignedJson(reply, { ...signing(), requestBody: undefined }, 405, body, []);
     },
   });

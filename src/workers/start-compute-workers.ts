@@ -44,7 +44,14 @@ export async function startComputeWorkers(
     pool,
     textClassifier: classify && classifierId !== undefined ? { id: classifierId, classify: (text) => pool.classify(text) } : undefined,
     signingKeys: signingKey
-      ? { publishedKeys: ring.publishedKeys, signer: createDelegatingSigner(ring.signer.keyId, (data) => pool.sign(data)) }
+      ? {
+        // A getter, not a copy: the data-dir store's list changes when another process rotates
+        // (data-dir-key-store.ts), and the JWKS must publish a new key before anyone signs with it.
+        get publishedKeys() {
+          return ring.publishedKeys;
+        },
+        signer: createDelegatingSigner(ring.signer.keyId, (data) => pool.sign(data)),
+      }
       : undefined,
     answerer: classify && classifierId !== undefined && signingKey ? createWorkerAnswerer(pool, classifierId) : undefined,
   };

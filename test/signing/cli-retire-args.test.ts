@@ -25,3 +25,38 @@ describe("modctl signing retire KID", () => {
     expect(openDataDirKeyRing(signingDir).publishedKeys.map((k) => k.kid)).not.toContain(retiringKid);
   });
 });
+
+describe("modctl signing list", () => {
+  /** What `list` printed, parsed. */
+  async function list(listEnv: Record<string, string>): Promise<{ keys: { kid: string; publicKeyPem?: string }[]; note?: string }> {
+    const writes: string[] = [];
+    const write = process.stdout.write;
+    process.stdout.write = ((chunk: string) => (writes.push(String(chunk)), true)) as typeof process.stdout.write;
+    try {
+      expect(await runSigningCommand(["list"], listEnv)).toBe(0);
+    } finally {
+      process.stdout.write = write;
+    }
+    return JSON.parse(writes.join(""));
+  }
+
+  it("makes no key store where there is none", async () => {
+    const empty = fs.mkdtempSync(path.join(os.tmpdir(), "signing-list-"));
+    try {
+      expect(await list({ DATA_DIR: empty, LOG_LEVEL: "silent" })).toMatchObject({ keys: [], note: expect.stringContaining("no key store") });
+      expect(fs.existsSync(path.join(empty, "signing"))).toBe(false);
+    } finally {
+      fs.rmSync(empty, { recursive: true, force: true });
+    }
+  });
+
+  it("prints each key's public PEM, for SIGNING_KEY_FILE too", async () => {
+    const file = path.join(dataDir, "key.pem");
+    await runSigningCommand(["generate", "--out", file], env).catch(() => undefined);
+    const printed = await list({ SIGNING_KEY_FILE: file, DATA_DIR: dataDir, LOG_LEVEL: "silent" });
+    expect(printed.keys).toHaveLength(1);
+    expect(printed.keys[0]!.publicKeyPem).toMatch(/^-----BEGIN PUBLIC KEY-----\n/);
+    const stored = await list(env);
+    expect(stored.keys.every((k) => k.publicKeyPem?.startsWith("-----BEGIN PUBLIC KEY-----"))).toBe(true);
+  });
+});

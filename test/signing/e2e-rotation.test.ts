@@ -69,4 +69,25 @@ describe("key rotation across server restarts (modctl signing)", () => {
     });
     // Four server start-ups in a row: about 25 s on a loaded 2-core machine, so more than the default 30 s.
   }, 120_000);
+
+  it("a running server publishes a key rotated in by another process, with its compute workers signing", async () => {
+    const server = await startTestServer({ env: { DATA_DIR: dataDir, WORKER_THREADS: "1" } });
+    try {
+      const kids = async () => (await fetchJwks(`${server.httpUrl}/.well-known/jwks.json`)).keys.map((k) => k.kid);
+      const before = await kids();
+      const rotated = await modctlSigning(["rotate"]);
+      expect(rotated.code).toBe(0);
+      // Before any restarted replica signs with the new key, this one publishes it (the workers'
+      // ring copied the list once, so it never changed until a restart).
+      let published = false;
+      for (let tries = 0; tries < 100 && !published; tries++) {
+        published = (await kids()).includes(rotated.output.activeKid);
+        if (!published) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(published).toBe(true);
+      expect(await kids()).toEqual(expect.arrayContaining(before));
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
 });

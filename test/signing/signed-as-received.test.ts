@@ -50,9 +50,10 @@ describe.each([
       expect(await verifyModerationResponse({ ...received, requestBody, jwks: await jwks() })).toMatchObject({ valid: true });
     });
 
-    it("405: signed, bound to no body", async () => {
-      const response = await fetch(`${ctx.server.httpUrl}${path}`, { method: "GET" });
+    it.each(["GET", "HEAD"])("405 to %s: signed, bound to no body, over the body it sends", async (method) => {
+      const response = await fetch(`${ctx.server.httpUrl}${path}`, { method });
       expect(response.status).toBe(405);
+      expect(response.headers.get("x-error-code")).toBe("method_not_allowed");
       const received = { status: 405, headers: Object.fromEntries(response.headers.entries()), body: new Uint8Array(await response.arrayBuffer()) };
       expect(await verifyModerationResponse({ ...received, requestBody: new Uint8Array(), jwks: await jwks() })).toMatchObject({ valid: true });
     });

@@ -1,7 +1,9 @@
-import { writeFileSync } from "node:fs";
+import { createPublicKey } from "node:crypto";
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { readConfig } from "../../config/config.js";
-import { readKeyManifest, retireDataDirKey, rotateDataDirKey } from "../../signing/data-dir-key-store.js";
+import { retireDataDirKey, rotateDataDirKey } from "../../signing/data-dir-key-store.js";
 import { generateEd25519KeyPair, publicKeyPem, toPublicJwk } from "../../signing/ed25519-keys.js";
 import { toJwk } from "../../signing/key-ring.js";
 import { loadSigningKeyRing } from "../../signing/load-key-ring.js";
@@ -36,11 +38,16 @@ export async function runSigningCommand(args: string[], env: NodeJS.ProcessEnv =
   const config = readConfig(env).signing;
   if (sub === "list") {
     parseArgs({ args: rest, options: {} });
+    // Listing reads: a DATA_DIR without a key store yet gets none made (the server makes it).
+    if (config.source === "data-dir" && !existsSync(join(config.dir, "keys.json"))) {
+      print({ source: config.dir, keys: [], note: "no key store here yet: the server creates one when it first starts" });
+      return 0;
+    }
     const keys = loadSigningKeyRing(config).publishedKeys;
-    const pems = config.source === "data-dir" ? new Map(readKeyManifest(config.dir).keys.map((k) => [k.kid, k.publicKeyPem])) : undefined;
     print({
       source: config.source === "data-dir" ? config.dir : "SIGNING_KEY_FILE / SIGNING_KEY",
-      keys: keys.map((k) => ({ ...toJwk(k), ...(pems?.has(k.kid) ? { publicKeyPem: pems.get(k.kid) } : {}) })),
+      // Each key's SPKI PEM, from its JWK: what signing.md asks an operator to keep during a rotation.
+      keys: keys.map((k) => ({ ...toJwk(k), publicKeyPem: publicKeyPem(createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: k.x }, format: "jwk" })) })),
     });
     return 0;
   }
