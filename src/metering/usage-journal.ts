@@ -45,6 +45,10 @@ interface OpenSegment {
   seq: number;
   lastSeq: number;
   entries: number;
+  /** Bytes of whole lines written: a failed write is cut back to it. */
+  bytes: number;
+  /** A failed write could not be cut back: the next write starts a line of its own. */
+  torn: boolean;
   deltas: Map<string, UsageDelta>;
   /** "always": answers waiting for the next fdatasync; one runs at a time and covers all before it. */
   syncWaiters: Waiter[];
@@ -88,7 +92,7 @@ export function createUsageJournal(options: { dir: string; fsync?: FsyncPolicy; 
     segmentNo++;
     const id = `${instance}.${String(segmentNo).padStart(8, "0")}`;
     const file = path.join(dir, id + SEGMENT_SUFFIX);
-    return { id, file, fd: fs.openSync(file, "a", 0o600), seq: 0, lastSeq: 0, entries: 0, deltas: new Map(), syncWaiters: [], syncing: false, closeAfterSync: false };
+    return { id, file, fd: fs.openSync(file, "a", 0o600), seq: 0, lastSeq: 0, entries: 0, bytes: 0, torn: false, deltas: new Map(), syncWaiters: [], syncing: false, closeAfterSync: false };
   };
 
   const closeWhenSynced = (segment: OpenSegment) => {
@@ -113,12 +117,27 @@ export function createUsageJournal(options: { dir: string; fsync?: FsyncPolicy; 
     group = undefined;
     if (!g) return;
     const segment = open!;
+    const data = Buffer.from((segment.torn ? "\n" : "") + g.lines.join(""));
     try {
-      fs.writeSync(segment.fd, g.lines.join(""));
+      // write(2) may write part and return (a disk filling up): the rest is written, or it throws.
+      for (let done = 0; done < data.length; ) {
+        const wrote = fs.writeSync(segment.fd, data, done, data.length - done);
+        if (wrote <= 0) throw Object.assign(new Error("the usage journal's write made no progress"), { code: "EIO" });
+        done += wrote;
+      }
     } catch (error) {
+      // Part of the group may be on disk: cut it off, so no request of it is counted on replay
+      // and the next group's first line is not glued to a torn one (which lost it as well).
+      try {
+        fs.ftruncateSync(segment.fd, segment.bytes);
+      } catch {
+        segment.torn = true;
+      }
       g.waiter.reject(error);
       return;
     }
+    segment.bytes += data.length;
+    segment.torn = false;
     for (const entry of g.entries) addEntry(segment.deltas, entry);
     segment.lastSeq = g.entries[g.entries.length - 1]!.seq;
     segment.entries += g.entries.length;
