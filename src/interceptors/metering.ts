@@ -15,6 +15,9 @@ export function createMeteringInterceptor(deps: { meter: Meter }): Interceptor {
   return (next) => async (req) => {
     const res = await next(req);
     if (req.stream || res.stream) return res;
+    // The call's signal aborted while it ran: its deadline passed (the caller was answered
+    // deadline_exceeded, not this answer) or the caller left. Not answered, so not counted.
+    if (req.signal.aborted) return res;
     const counted = countedExchange(req.service.typeName, req.method.name, req.message, res.message);
     if (!counted) return res;
     const caller = req.contextValues.get(callerKey);

@@ -15,11 +15,13 @@ afterEach(() => {
 function diskFillsUp(part: number): void {
   const real = fs.writeSync;
   let calls = 0;
-  vi.spyOn(fs, "writeSync").mockImplementation(((fd: number, buffer: Buffer, offset = 0, length = buffer.length - offset) => {
+  // The journal writes a Buffer with an offset and a length (usage-journal.ts writeGroup).
+  const short = (fd: number, buffer: Buffer, offset: number, length: number): number => {
     calls++;
     if (calls === 1) return real(fd, buffer, offset, Math.min(part, length));
     throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
-  }) as typeof fs.writeSync);
+  };
+  vi.spyOn(fs, "writeSync").mockImplementation(short as unknown as typeof fs.writeSync);
 }
 
 describe("the usage journal on a disk that fills up mid-write", () => {

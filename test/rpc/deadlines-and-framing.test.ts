@@ -88,6 +88,19 @@ describe("a caller's deadline", () => {
     if (answer.grpcStatus === undefined) expect(answer.httpStatus).toBe(504);
   });
 
+  it("does not count a call answered deadline_exceeded in the caller's usage", async () => {
+    const { key: own, accountId } = await server.createAccount("enterprise", 1_000_000);
+    // Ten long texts: tens of milliseconds of scoring, far past a 1 ms deadline.
+    const long = create(ModerateRequestSchema, { input: Array.from({ length: 10 }, (_, i) => ({ type: "text", text: `${"a fairly ordinary word ".repeat(430)}${i}` })) });
+    const answer = await postH1(server.httpUrl, PATH, { "content-type": "application/proto", "x-api-key": own, "connect-timeout-ms": "1" }, toBinary(ModerateRequestSchema, long));
+    expect(answer.httpStatus).toBe(504);
+    // The scoring runs out after the answer; its result must not be metered.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    await server.ctx.meter.flush();
+    const usage = await server.ctx.usage.read(accountId, "day", 0, Date.now() + 86_400_000);
+    expect(usage.totals.requests).toBe(0);
+  });
+
   it("leaves a call that finishes in time alone", async () => {
     const grpcAnswer = await postH2(server.grpcUrl, PATH, { "content-type": "application/grpc", te: "trailers", "x-api-key": key, "grpc-timeout": "20S" }, envelope(toBinary(ModerateRequestSchema, HELLO)));
     expect(grpcAnswer.grpcStatus).toBe(0);
