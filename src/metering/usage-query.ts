@@ -34,12 +34,20 @@ export function resolveUsageQuery(input: { granularity?: string; from?: number; 
 /** A date, or a date and time (minutes, seconds and fractions optional) with an optional Z or offset. */
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
 
+/** Whether the date part names a day of the calendar: Date.parse reads 2026-02-30 as 2 March. */
+function isCalendarDate(raw: string): boolean {
+  const [year, month, day] = raw.slice(0, 10).split("-").map(Number) as [number, number, number];
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day); // Date.UTC would read years 0-99 as 1900-1999
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
 /** Parses a query-string time: Unix seconds, or an ISO 8601 date such as 2026-11-01. */
 export function parseTimeParam(name: string, raw: string | undefined): number | undefined {
   if (raw === undefined || raw === "") return undefined;
   if (/^\d+$/.test(raw)) return Number(raw);
   // ISO 8601's shape first: Date.parse alone also reads "1.5", "-1" and "2026-11-01 junk" as some date.
-  const ms = ISO_8601.test(raw) ? Date.parse(raw) : Number.NaN;
+  const ms = ISO_8601.test(raw) && isCalendarDate(raw) ? Date.parse(raw) : Number.NaN;
   if (Number.isNaN(ms)) throw new ApiError("invalid_request", `${name} must be Unix seconds or an ISO 8601 date; got "${raw.slice(0, 40)}".`);
   return Math.floor(ms / 1000);
 }

@@ -72,8 +72,9 @@ describe.each<StoreKind>(["sqlite", "postgres"])("metering and the usage API on 
     expect((await getUsage(server, a.key, `?from=2000-01-01`)).body.totals.requests).toBe(4);
     const bad = await getUsage(server, a.key, "?granularity=week");
     expect(bad).toEqual({ status: 400, body: { error: { code: "invalid_request", message: 'granularity must be "minute", "hour" or "day"; got "week".' } } });
-    // Only Unix seconds and ISO 8601: Date.parse alone read these as other dates (2026-06-11, 2001).
-    for (const from of ["2026-11-01 junk", "1.5", "-1", "x 5"]) {
+    // Only Unix seconds and ISO 8601: Date.parse alone read these as other dates (2026-06-11, 2001,
+    // and 2026-02-30 as 2 March).
+    for (const from of ["2026-11-01 junk", "1.5", "-1", "x 5", "2026-02-30", "2025-13-01", "2026-04-31T10:00Z"]) {
       const refused = await getUsage(server, a.key, `?from=${encodeURIComponent(from)}`);
       expect(refused.status, from).toBe(400);
       expect(refused.body.error.message).toContain("must be Unix seconds or an ISO 8601 date");
