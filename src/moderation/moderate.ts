@@ -55,8 +55,8 @@ export function createModerator(deps: ModerationDeps) {
 
   /**
    * The embedded model's verdict of a text under a policy. Where the policy allows a term in it,
-   * the text is scored again without the allowed terms: they never
-   * count as evidence on their own, and the rest of the text still flags (applyPolicy).
+   * the text is scored again without the allowed terms: they never count as evidence on their
+   * own, and the rest of the text still flags (applyPolicy).
    */
   async function judgeByModel(text: string, policy: CompiledPolicy): Promise<PolicyVerdict> {
     const verdict = await deps.textClassifier.classify(text);
