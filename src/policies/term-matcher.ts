@@ -99,9 +99,10 @@ function* termMatcherSteps(terms: readonly string[], options: { dense?: boolean 
           let spanText: string;
           if (!astral) spanText = input.slice(start, end);
           else spanText = (codePoints ??= Array.from(input)).slice(start, end).join("");
-          let spanDoubled = -1;
+          // The span's doubled letters, counted only for a term that has some (doubled-letters.ts).
+          let spanDoubled: number | undefined;
           for (const term of ends.get(out)!) {
-            if (doubled[term]! > 0 && (spanDoubled < 0 ? (spanDoubled = doubledRuns(spanText)) : spanDoubled) < doubled[term]!) continue;
+            if (doubled[term]! > 0 && (spanDoubled ??= doubledRuns(spanText)) < doubled[term]!) continue;
             hits.push({ term, start, end, text: spanText });
           }
         }

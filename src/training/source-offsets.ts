@@ -57,9 +57,3 @@ export function sourceOffsets(corpus: Corpus, rows: Uint32Array, heads: readonly
   }
   return { slot, values: Float32Array.from(start), grads: new Float32Array(start.length), pairs: start.length };
 }
-
-/** The offset of row r's dataset for head k (0 where the pair has none). */
-export function offsetOf(offsets: SourceOffsets, corpus: Corpus, r: number, k: number, K: number): number {
-  const s = offsets.slot[corpus.dataset[r]! * K + k]!;
-  return s < 0 ? 0 : offsets.values[s]!;
-}

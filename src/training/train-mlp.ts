@@ -8,7 +8,7 @@ import type { WordRows } from "./word-vectors.js";
 import { createPrng, shuffleInPlace } from "./prng.js";
 import { positiveWeights, quantizeClipped, type TrainedModel, type TrainOptions } from "./trainer.js";
 import { createEmbeddingBagKernels } from "./wasm-embedding-bag.js";
-import { offsetOf, sourceOffsets } from "./source-offsets.js";
+import { sourceOffsets } from "./source-offsets.js";
 
 /**
  * Soft targets from a stronger model (the GPU-trained transformer, training/transformer/gpu_run.py):
@@ -196,12 +196,13 @@ export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opt
       for (let k = 0; k < K; k++) {
         const y = label(r, k);
         if (y < 0 && !learnsTeacher(k)) { dz[k] = 0; continue; }
-        const p = 1 / (1 + Math.exp(-(headLogit(k, h1) + (offsets ? offsetOf(offsets, corpus, r, k, K) : 0))));
+        // The row's source offset for this head (-1: the pair has none), added and learnt beside the network.
+        const s = offsets ? offsets.slot[corpus.dataset[r]! * K + k]! : -1;
+        const p = 1 / (1 + Math.exp(-(headLogit(k, h1) + (s >= 0 ? offsets!.values[s]! : 0))));
         // A head the row's source does not label learns the teacher's probability instead.
         dz[k] = y >= 0
           ? (p - y) * corpus.weight[r]! * (y === 1 ? posW[k]! : 1)
           : (p - teacher!.probs[r * K + k]! / 255) * corpus.weight[r]! * teacher!.weight;
-        const s = offsets?.slot[corpus.dataset[r]! * K + k] ?? -1;
         if (s >= 0 && dz[k] !== 0) step(offsets!.values, offsets!.grads, s, dz[k]!);
       }
       dh1.fill(0);
