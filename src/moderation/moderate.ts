@@ -9,7 +9,7 @@ import { ApiError } from "../errors/api-error.js";
 import type { ImageModeration } from "../images/index.js";
 import type { TextProviderMode, TextProviderSettings } from "../providers/text/config.js";
 import { resolveMode, type SecondOpinion } from "./second-opinion.js";
-import { applyPolicy, DEFAULT_COMPILED_POLICY, withoutAllowedTerms, type CompiledPolicy, type PolicyVerdict } from "../policies/apply-policy.js";
+import { applyPolicy, DEFAULT_COMPILED_POLICY, findPolicyTerms, withoutAllowedTerms, type CompiledPolicy, type PolicyVerdict } from "../policies/apply-policy.js";
 import { CUSTOM_CATEGORY } from "../policies/policy.js";
 
 type ModerateResponseInit = MessageInitShape<typeof ModerateResponseSchema>;
@@ -60,8 +60,9 @@ export function createModerator(deps: ModerationDeps) {
    */
   async function judgeByModel(text: string, policy: CompiledPolicy): Promise<PolicyVerdict> {
     const verdict = await deps.textClassifier.classify(text);
-    const masked = withoutAllowedTerms(text, policy);
-    return applyPolicy(verdict, text, policy, masked === undefined ? undefined : await deps.textClassifier.classify(masked));
+    const hits = findPolicyTerms(text, policy);
+    const masked = withoutAllowedTerms(text, hits, policy);
+    return applyPolicy(verdict, text, policy, { hits, ...(masked === undefined ? {} : { withoutAllowed: await deps.textClassifier.classify(masked) }) });
   }
 
   async function judgeItem(item: ValidItem, analyzeImages: boolean, mode: TextProviderMode, signal: AbortSignal | undefined, policy: CompiledPolicy) {

@@ -3,7 +3,7 @@ import type { CategoryVerdict, EvidenceSpan, Verdict } from "../classifiers/clas
 // The most spans the engine gives a category: a full list may leave evidence unshown.
 import { MAX_SPANS } from "../classifiers/engine/engine.js";
 import { CUSTOM_CATEGORY, DEFAULT_POLICY, type BlockCategory, type Policy } from "./policy.js";
-import { buildTermMatcher, buildTermMatcherCooperatively, type TermMatcher } from "./term-matcher.js";
+import { buildTermMatcher, buildTermMatcherCooperatively, type TermHit, type TermMatcher } from "./term-matcher.js";
 
 /** A policy ready to apply: its rules with one matcher over both lists, built once per version. */
 export interface CompiledPolicy {
@@ -46,14 +46,18 @@ function compiledWith(policy: Policy, matcher: TermMatcher): CompiledPolicy {
 
 export const DEFAULT_COMPILED_POLICY = compilePolicy(DEFAULT_POLICY);
 
+/** Every list term of the policy in `text` (none for a policy that changes nothing): one matcher pass. */
+export function findPolicyTerms(text: string, compiled: CompiledPolicy): TermHit[] {
+  return compiled.changesFlags ? compiled.matcher.find(text) : [];
+}
+
 /**
  * `text` with every allow-list term in it blanked out (each code point a space, so offsets stay),
- * or undefined when the policy allows nothing there. The model's verdict of it is what the text
- * says without the allowed terms (applyPolicy's `withoutAllowed`).
+ * or undefined when the policy allows nothing there; `hits` are findPolicyTerms'. The model's
+ * verdict of it is what the text says without the allowed terms (applyPolicy's `withoutAllowed`).
  */
-export function withoutAllowedTerms(text: string, compiled: CompiledPolicy): string | undefined {
-  if (compiled.policy.allowList.length === 0) return undefined;
-  const allowed = compiled.matcher.find(text).filter((hit) => hit.term >= compiled.blockCount);
+export function withoutAllowedTerms(text: string, hits: readonly TermHit[], compiled: CompiledPolicy): string | undefined {
+  const allowed = hits.filter((hit) => hit.term >= compiled.blockCount);
   if (allowed.length === 0) return undefined;
   const codePoints = Array.from(text);
   for (const hit of allowed) for (let i = hit.start; i < hit.end; i++) codePoints[i] = " ";
@@ -69,11 +73,13 @@ export function withoutAllowedTerms(text: string, compiled: CompiledPolicy): str
  *   be. Without that verdict (a guard model's merged verdict), when every evidence span lies inside
  *   allowed terms and the spans were not cut at the engine's three (other evidence may be unshown).
  * - A block-list hit flags its chosen category (or `custom`), with the matched spans as explanations.
+ * `found.hits`, when given, are findPolicyTerms' for `text` (a caller that needed them already).
  */
-export function applyPolicy(verdict: Verdict, text: string, compiled: CompiledPolicy, withoutAllowed?: Verdict): PolicyVerdict {
+export function applyPolicy(verdict: Verdict, text: string, compiled: CompiledPolicy, found: { hits?: readonly TermHit[]; withoutAllowed?: Verdict } = {}): PolicyVerdict {
   if (!compiled.changesFlags) return verdict;
   const { thresholds, blockList } = compiled.policy;
-  const hits = compiled.matcher.find(text);
+  const { withoutAllowed } = found;
+  const hits = found.hits ?? compiled.matcher.find(text);
   const allowed = hits.filter((hit) => hit.term >= compiled.blockCount);
   const categories: Partial<Record<CategoryId, CategoryVerdict>> = {};
   const explanations: Partial<Record<CategoryId, EvidenceSpan[]>> = { ...verdict.explanations };
