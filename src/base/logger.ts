@@ -14,9 +14,9 @@ export const silentLogger: Logger = { error() {}, warn() {}, info() {}, debug() 
 
 /**
  * Never logged, in an object that reaches the logger or up to two levels inside it: API keys,
- * passwords, private keys, request bodies and texts. Redaction runs on every line and costs in proportion to these
- * paths, so the request log (src/observability/request-hooks.ts), which names its fields one
- * by one and carries none of these, writes through requestLogger() without it.
+ * passwords, private keys, request bodies and texts. Redaction runs on every line and costs in
+ * proportion to these paths, so the request log (src/observability/request-hooks.ts), which names
+ * its fields one by one and carries none of these, writes through requestLogger() without it.
  */
 const SECRET_FIELDS = ["password", "privateKey", "apiKey", "key", "text", "body"];
 // pino matches a path at its own depth only: each field at the top, one and two levels down

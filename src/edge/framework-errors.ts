@@ -1,12 +1,13 @@
 import type { Socket } from "node:net";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import { ERROR_CODE_HEADER } from "../errors/api-error.js";
 
 /** Errors fastify raises before routing (e.g. a bad URL escape), in the API's shape. */
 export function frameworkErrorHandler(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
   void reply
     .code(400)
     .header("content-type", "application/json; charset=utf-8")
-    .header("x-error-code", "invalid_request")
+    .header(ERROR_CODE_HEADER, "invalid_request")
     .send(JSON.stringify({ error: { code: "invalid_request", message: describe(error) } }));
 }
 
@@ -28,6 +29,6 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
   const body = JSON.stringify({ error: answer });
   socket.end(
     `HTTP/1.1 ${tooLarge ? "431 Request Header Fields Too Large" : "400 Bad Request"}\r\n` +
-      `content-type: application/json; charset=utf-8\r\nx-error-code: ${answer.code}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      `content-type: application/json; charset=utf-8\r\n${ERROR_CODE_HEADER}: ${answer.code}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
 }

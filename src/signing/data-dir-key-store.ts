@@ -32,7 +32,7 @@ export interface KeyStoreOptions {
 
 /** Loads the store, creating the directory and a first key when there is none yet. */
 export function openDataDirKeyRing(dir: string, options: KeyStoreOptions = {}): SigningKeyRing {
-  if (!existsSync(join(dir, MANIFEST))) initialize(dir, options);
+  if (!hasKeyStore(dir)) initialize(dir, options);
   return withLivePublishedKeys(dir, loadKeyRing(dir));
 }
 
@@ -80,6 +80,11 @@ function fileVersion(path: string): string {
   } catch {
     return "missing";
   }
+}
+
+/** Whether `dir` holds a key store yet (its manifest); the server makes one on its first start. */
+export function hasKeyStore(dir: string): boolean {
+  return existsSync(join(dir, MANIFEST));
 }
 
 export function readKeyManifest(dir: string): KeyManifest {

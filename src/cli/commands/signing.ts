@@ -1,9 +1,8 @@
 import { createPublicKey } from "node:crypto";
-import { existsSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { readConfig } from "../../config/config.js";
-import { retireDataDirKey, rotateDataDirKey } from "../../signing/data-dir-key-store.js";
+import { hasKeyStore, retireDataDirKey, rotateDataDirKey } from "../../signing/data-dir-key-store.js";
 import { generateEd25519KeyPair, publicKeyPem, toPublicJwk } from "../../signing/ed25519-keys.js";
 import { toJwk } from "../../signing/key-ring.js";
 import { loadSigningKeyRing } from "../../signing/load-key-ring.js";
@@ -39,7 +38,7 @@ export async function runSigningCommand(args: string[], env: NodeJS.ProcessEnv =
   if (sub === "list") {
     parseArgs({ args: rest, options: {} });
     // Listing reads: a DATA_DIR without a key store yet gets none made (the server makes it).
-    if (config.source === "data-dir" && !existsSync(join(config.dir, "keys.json"))) {
+    if (config.source === "data-dir" && !hasKeyStore(config.dir)) {
       print({ source: config.dir, keys: [], note: "no key store here yet: the server creates one when it first starts" });
       return 0;
     }
