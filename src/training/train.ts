@@ -273,7 +273,7 @@ const read = readAll(datasetsRoot(), values.datasets?.split(","));
 const shortTokens = Number(values["short-token-negatives"]) > 0 ? shortTokenNegatives(read, { perDataset: Number(values["short-token-negatives"]), maxLength: 2 }) : [];
 const examples = [...read, ...shortTokens];
 /** The rows evaluated: the datasets' own, without the probe's added short tokens. */
-const evaluated = shortTokens.length > 0 ? read : examples;
+const evaluated = read;
 log(`read ${read.length} labelled rows from ${datasetsRoot()}${shortTokens.length > 0 ? `, and ${shortTokens.length} short tokens as texts` : ""}`);
 // Fold models and the shipped model's weights are cached, so calibration, thresholds and the report
 // can be recomputed without retraining: `npm run train -- --reuse` (same seed, datasets, folds).
