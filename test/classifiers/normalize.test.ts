@@ -26,6 +26,8 @@ describe("normalizeText", () => {
     expect(norm("ℍ𝕒𝕥𝕖")).toBe("hate");
     expect(norm("Ｈａｔｅ")).toBe("hate");
     expect(norm("naïve café")).toBe("naive cafe");
+    // The capital sharp s as the small one, though it lower-cases to ß only after folding.
+    expect(norm("STRAẞE")).toBe(norm("straße"));
   });
 
   it("drops zero-width and other invisible characters", () => {

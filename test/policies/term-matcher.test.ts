@@ -29,6 +29,8 @@ describe("buildTermMatcher", () => {
     // A term without doubled letters still matches a stretched text.
     expect(spans(["hate"], "I haaate it")).toEqual([[0, 2, 8, "haaate"]]);
     expect(spans(["straße"], "STRASSE")).toEqual([[0, 0, 7, "STRASSE"]]);
+    // The capital sharp s folds as the small one does (it lower-cases to ß after folding ran).
+    expect(spans(["strasse"], "STRAẞE")).toEqual([[0, 0, 6, "STRAẞE"]]);
     // Different terms now, so one may be blocked and the other allowed.
     expect(validatePolicyRules({ blockList: [{ term: "ass" }], allowList: ["as"] }).allowList).toEqual(["as"]);
   });
