@@ -9,6 +9,7 @@ import { bodyEncoding, bodyFormat, encodingHeader, decodeMessage, emptyMessageBo
 
 /** Most bytes a method callable without an API key reads or inflates (its messages are tiny). */
 export const PUBLIC_BODY_LIMIT = 64 * 1024;
+const PUBLIC_LIMIT: BodyLimit = { bytes: PUBLIC_BODY_LIMIT, why: "" };
 
 /**
  * A call without a live key is never inflated, and decoded only when it came uncompressed and no
@@ -17,9 +18,16 @@ export const PUBLIC_BODY_LIMIT = 64 * 1024;
  */
 const REFUSAL_DECODE_LIMIT = 64 * 1024;
 
+/** Most bytes a method's body may have, as sent and once inflated, and why it may be that large. */
+export interface BodyLimit {
+  bytes: number;
+  /** Ends the refusal's sentence, e.g. ", more than ten maximal items need"; may be empty. */
+  why: string;
+}
+
 interface RequestBodyGuardDeps {
-  /** Most bytes a body may have, as sent and once inflated. */
-  limit: number;
+  /** The limit of each method that needs an API key (public methods get PUBLIC_BODY_LIMIT). */
+  limitOf: (method: DescMethod) => BodyLimit;
   signer: Signer;
   now: () => number;
   /** The services whose unary bodies are decoded here (after auth, for those that need a key). */
@@ -55,7 +63,7 @@ export function guardRpcRequestBodies(router: ConnectRouter, deps: RequestBodyGu
 
 function guard(handler: UniversalHandler, deps: RequestBodyGuardDeps): UniversalHandler {
   const decodes = handler.method.methodKind === "unary" && deps.decodedServices.includes(handler.service);
-  const limit = decodes && !deps.needsApiKey(handler.method) ? PUBLIC_BODY_LIMIT : deps.limit;
+  const limit = decodes && !deps.needsApiKey(handler.method) ? PUBLIC_LIMIT : deps.limitOf(handler.method);
   const guarded = (request: UniversalServerRequest) => {
     const timeout = malformedTimeout(request.header);
     // Connect would refuse it before reading the body, unsigned: take the header out and refuse it ourselves.
@@ -89,7 +97,7 @@ function guard(handler: UniversalHandler, deps: RequestBodyGuardDeps): Universal
 
 /** The decoded request; undefined when the caller has no live key (the chain refuses it). */
 async function decodeAfterAuth(
-  method: DescMethod, header: Headers, values: ContextValues, bytes: Uint8Array, format: BodyFormat, encoding: string | undefined, limit: number, deps: RequestBodyGuardDeps,
+  method: DescMethod, header: Headers, values: ContextValues, bytes: Uint8Array, format: BodyFormat, encoding: string | undefined, limit: BodyLimit, deps: RequestBodyGuardDeps,
 ): Promise<object | undefined> {
   const unwrapped = unwrapMessage(bytes, format, encoding);
   const authenticated = !deps.needsApiKey(method) || (await deps.hasLiveKey(header, values));
@@ -99,10 +107,10 @@ async function decodeAfterAuth(
     return decoded.ok ? decoded.message : undefined;
   }
   if (!unwrapped.ok) throw await undecodable(deps, method, unwrapped.reason);
-  const decoded = await decodeMessage(method.input, format, unwrapped.bytes, unwrapped.compressed ? encoding : undefined, limit);
+  const decoded = await decodeMessage(method.input, format, unwrapped.bytes, unwrapped.compressed ? encoding : undefined, limit.bytes);
   if (decoded.ok) return decoded.message;
   if (!decoded.tooLarge) throw await undecodable(deps, method, decoded.reason);
-  throw await (decoded.inflatedPast < limit ? inflatesTooFar(deps, decoded.inflatedPast) : payloadTooLarge(deps, limit));
+  throw await (decoded.inflatedPast < limit.bytes ? inflatesTooFar(deps, decoded.inflatedPast) : payloadTooLarge(deps, limit));
 }
 
 /**
@@ -110,8 +118,8 @@ async function decodeAfterAuth(
  * for-await: returning early would destroy the request stream, and with it the connection,
  * before the error can be sent.
  */
-async function readWithin(request: UniversalServerRequest, limit: number, enveloped: boolean, deps: RequestBodyGuardDeps): Promise<Uint8Array> {
-  if (Number(request.header.get("content-length") ?? Number.NaN) > limit) throw await payloadTooLarge(deps, limit);
+async function readWithin(request: UniversalServerRequest, limit: BodyLimit, enveloped: boolean, deps: RequestBodyGuardDeps): Promise<Uint8Array> {
+  if (Number(request.header.get("content-length") ?? Number.NaN) > limit.bytes) throw await payloadTooLarge(deps, limit);
   const source = (request.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
   const envelope = enveloped ? new EnvelopePeek() : undefined;
   const chunks: Uint8Array[] = [];
@@ -119,14 +127,14 @@ async function readWithin(request: UniversalServerRequest, limit: number, envelo
   for (let step = await source.next(); !step.done; step = await source.next()) {
     size += step.value.byteLength;
     const announced = envelope?.push(step.value);
-    if (size > limit || (announced !== undefined && announced > limit)) throw await payloadTooLarge(deps, limit);
+    if (size > limit.bytes || (announced !== undefined && announced > limit.bytes)) throw await payloadTooLarge(deps, limit);
     chunks.push(step.value);
   }
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
 }
 
 /** The body as Connect reads it, refused once it passes `limit` (Connect then reads and decodes it). */
-function limitBody(body: AsyncIterable<Uint8Array>, header: Headers, limit: number, deps: RequestBodyGuardDeps): AsyncIterable<Uint8Array> {
+function limitBody(body: AsyncIterable<Uint8Array>, header: Headers, limit: BodyLimit, deps: RequestBodyGuardDeps): AsyncIterable<Uint8Array> {
   const declared = Number(header.get("content-length") ?? Number.NaN);
   const enveloped = /^application\/grpc/i.test(header.get("content-type") ?? "");
   return {
@@ -136,14 +144,14 @@ function limitBody(body: AsyncIterable<Uint8Array>, header: Headers, limit: numb
       let size = 0;
       return {
         async next() {
-          if (declared > limit) throw await payloadTooLarge(deps, limit);
+          if (declared > limit.bytes) throw await payloadTooLarge(deps, limit);
           const step = await source.next();
           if (!step.done) {
             size += step.value.byteLength;
             // gRPC and gRPC-Web announce the message length up front, and Connect checks that
             // announcement against readMaxBytes as soon as it arrives: answer it first.
             const announced = envelope?.push(step.value);
-            if (size > limit || (announced !== undefined && announced > limit)) throw await payloadTooLarge(deps, limit);
+            if (size > limit.bytes || (announced !== undefined && announced > limit.bytes)) throw await payloadTooLarge(deps, limit);
           }
           return step;
         },
@@ -196,9 +204,8 @@ function unsupportedEncoding(deps: RequestBodyGuardDeps, encoding: string): Prom
   return signedError(deps, new ApiError("unsupported_encoding", `The message is compressed with "${shown}", which this service does not inflate: send it uncompressed, or with gzip or br.`));
 }
 
-function payloadTooLarge(deps: RequestBodyGuardDeps, limit: number): Promise<ConnectError> {
-  const why = limit === deps.limit ? ", more than ten maximal items need" : "";
-  return signedError(deps, new ApiError("payload_too_large", `The request is larger than ${limit} bytes${why}.`));
+function payloadTooLarge(deps: RequestBodyGuardDeps, limit: BodyLimit): Promise<ConnectError> {
+  return signedError(deps, new ApiError("payload_too_large", `The request is larger than ${limit.bytes} bytes${limit.why}.`));
 }
 
 function inflatesTooFar(deps: RequestBodyGuardDeps, cap: number): Promise<ConnectError> {

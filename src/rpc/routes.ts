@@ -1,6 +1,5 @@
 import type { DescMethod, DescService } from "@bufbuild/protobuf";
 import type { ConnectRouter, Interceptor } from "@connectrpc/connect";
-import { MAX_REQUEST_BYTES } from "../base/limits.js";
 import { createApiKeyCheck, isPublicMethod } from "../interceptors/auth.js";
 import { createDecodedRequestInterceptor } from "../interceptors/decoded-request.js";
 import { AccountService } from "../../gen/moderation/v1/account_pb.js";
@@ -15,6 +14,7 @@ import { registerReflection } from "./reflection-service.js";
 import { createAccountServiceImpl } from "./account-service.js";
 import { PolicyService } from "../../gen/moderation/v1/policy_pb.js";
 import { createPolicyServiceImpl } from "./policy-service.js";
+import { bodyLimitOf } from "./body-limits.js";
 import { guardRpcRequestBodies, PUBLIC_BODY_LIMIT } from "./guard-request-body.js";
 import { refuseUnsupportedRequests } from "./refuse-unsupported-requests.js";
 import { createSigningInterceptor } from "../interceptors/signing.js";
@@ -38,7 +38,7 @@ const GUARD_DECODED_SERVICES: readonly DescService[] = [...API_SERVICES, Health]
  */
 export function createRoutes(ctx: AppContext, interceptors: Interceptor[], isServing: () => boolean, stopping?: AbortSignal) {
   const bodyGuard = {
-    limit: MAX_REQUEST_BYTES,
+    limitOf: bodyLimitOf,
     signer: ctx.signingKeys.signer,
     now: ctx.clock,
     decodedServices: GUARD_DECODED_SERVICES,
