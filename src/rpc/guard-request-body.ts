@@ -12,9 +12,10 @@ export const PUBLIC_BODY_LIMIT = 64 * 1024;
 const PUBLIC_LIMIT: BodyLimit = { bytes: PUBLIC_BODY_LIMIT, why: "" };
 
 /**
- * A call without a live key is never inflated, and decoded only when it came uncompressed and no
- * larger than this: then, and only then, its refusal's signature is bound to the request (else
- * to an empty one, as a 413's is). Decoding that much costs about what receiving it did.
+ * A call without a live key has at most this much of its body read, and is never inflated; it is
+ * decoded only when it came uncompressed and whole within this: then, and only then, its
+ * refusal's signature is bound to the request (else to an empty one, as a 413's is). Without the
+ * cap, each such call could have the server read and hold 70 MB before its refusal.
  */
 const REFUSAL_DECODE_LIMIT = 64 * 1024;
 
@@ -41,9 +42,10 @@ interface RequestBodyGuardDeps {
  * Puts our own checks in front of every RPC handler the router has, before Connect reads the body.
  * For the unary methods of `decodedServices`, the guard reads, inflates and decodes the body
  * itself, in this order, each step only if the one before passed:
- *   1. the bytes as sent, within the limit (a gRPC envelope announcing more is refused at once);
- *   2. the API key (`hasLiveKey`): without a live one nothing is inflated or decoded, and the
- *      interceptor chain refuses the call with missing_api_key / invalid_api_key;
+ *   1. the API key (`hasLiveKey`), from the headers: without a live one at most 64 KiB of the body
+ *      is read (more is left unread), nothing is inflated, and the interceptor chain refuses the
+ *      call with missing_api_key / invalid_api_key; a size announced past the limit is still 413;
+ *   2. the bytes as sent, within the limit (a gRPC envelope announcing more is refused at once);
  *   3. the framing (one gRPC message, nothing after it), inflating within the limit and a ratio
  *      cap (decode-check.ts; it stops there, never allocating the limit), and decoding, once:
  *      Connect is handed an empty placeholder message and the chain gets the decoded one
@@ -82,8 +84,10 @@ function guard(handler: UniversalHandler, deps: RequestBodyGuardDeps): Universal
     if (!isSupportedEncoding(encoding)) return handler({ ...request, header: without(request.header, encodingHeader(format)), body: failing(() => unsupportedEncoding(deps, encoding!)) });
     const contextValues = request.contextValues ?? createContextValues();
     const body = once(async () => {
-      const bytes = await readWithin(request, limit, format.enveloped, deps);
-      const message = await decodeAfterAuth(handler.method, request.header, contextValues, bytes, format, encoding, limit, deps);
+      const authenticated = !deps.needsApiKey(handler.method) || (await deps.hasLiveKey(request.header, contextValues));
+      // Without a live key at most REFUSAL_DECODE_LIMIT bytes are read (more is left unread).
+      const bytes = await readWithin(request, limit, format.enveloped, deps, authenticated ? undefined : REFUSAL_DECODE_LIMIT);
+      const message = await (authenticated ? decodeLive(handler.method, bytes!, format, encoding, limit, deps) : decodeRefused(handler.method, bytes, format, encoding));
       if (message) contextValues.set(decodedRequestKey, message);
       return emptyMessageBody(format, encoding);
     });
@@ -95,17 +99,9 @@ function guard(handler: UniversalHandler, deps: RequestBodyGuardDeps): Universal
   return Object.assign(guarded, handler);
 }
 
-/** The decoded request; undefined when the caller has no live key (the chain refuses it). */
-async function decodeAfterAuth(
-  method: DescMethod, header: Headers, values: ContextValues, bytes: Uint8Array, format: BodyFormat, encoding: string | undefined, limit: BodyLimit, deps: RequestBodyGuardDeps,
-): Promise<object | undefined> {
+/** The decoded request of a caller with a live key, or its refusal (undecodable, too large once inflated). */
+async function decodeLive(method: DescMethod, bytes: Uint8Array, format: BodyFormat, encoding: string | undefined, limit: BodyLimit, deps: RequestBodyGuardDeps): Promise<object> {
   const unwrapped = unwrapMessage(bytes, format, encoding);
-  const authenticated = !deps.needsApiKey(method) || (await deps.hasLiveKey(header, values));
-  if (!authenticated) {
-    if (!unwrapped.ok || unwrapped.compressed || unwrapped.bytes.byteLength > REFUSAL_DECODE_LIMIT) return undefined;
-    const decoded = await decodeMessage(method.input, format, unwrapped.bytes, undefined, REFUSAL_DECODE_LIMIT);
-    return decoded.ok ? decoded.message : undefined;
-  }
   if (!unwrapped.ok) throw await undecodable(deps, method, unwrapped.reason);
   const decoded = await decodeMessage(method.input, format, unwrapped.bytes, unwrapped.compressed ? encoding : undefined, limit.bytes);
   if (decoded.ok) return decoded.message;
@@ -114,11 +110,24 @@ async function decodeAfterAuth(
 }
 
 /**
- * Reads the whole body, refusing as soon as it passes `limit`. Iterated by hand, not with
- * for-await: returning early would destroy the request stream, and with it the connection,
- * before the error can be sent.
+ * The request of a caller without a live key, decoded only to bind its refusal's signature to it
+ * (the chain refuses the call): when it was read whole, came uncompressed and decodes; else undefined.
  */
-async function readWithin(request: UniversalServerRequest, limit: BodyLimit, enveloped: boolean, deps: RequestBodyGuardDeps): Promise<Uint8Array> {
+async function decodeRefused(method: DescMethod, bytes: Uint8Array | undefined, format: BodyFormat, encoding: string | undefined): Promise<object | undefined> {
+  if (!bytes) return undefined;
+  const unwrapped = unwrapMessage(bytes, format, encoding);
+  if (!unwrapped.ok || unwrapped.compressed || unwrapped.bytes.byteLength > REFUSAL_DECODE_LIMIT) return undefined;
+  const decoded = await decodeMessage(method.input, format, unwrapped.bytes, undefined, REFUSAL_DECODE_LIMIT);
+  return decoded.ok ? decoded.message : undefined;
+}
+
+/**
+ * Reads the whole body, refusing as soon as it passes `limit` (or announces more, in its
+ * Content-Length or gRPC envelope). With `stopAfter`, a body that passes that many bytes is left
+ * unread from there and undefined returned. Iterated by hand, not with for-await: returning early
+ * would destroy the request stream, and with it the connection, before the answer can be sent.
+ */
+async function readWithin(request: UniversalServerRequest, limit: BodyLimit, enveloped: boolean, deps: RequestBodyGuardDeps, stopAfter?: number): Promise<Uint8Array | undefined> {
   if (Number(request.header.get("content-length") ?? Number.NaN) > limit.bytes) throw await payloadTooLarge(deps, limit);
   const source = (request.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
   const envelope = enveloped ? new EnvelopePeek() : undefined;
@@ -128,6 +137,7 @@ async function readWithin(request: UniversalServerRequest, limit: BodyLimit, env
     size += step.value.byteLength;
     const announced = envelope?.push(step.value);
     if (size > limit.bytes || (announced !== undefined && announced > limit.bytes)) throw await payloadTooLarge(deps, limit);
+    if (stopAfter !== undefined && size > stopAfter) return undefined;
     chunks.push(step.value);
   }
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);

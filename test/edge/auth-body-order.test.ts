@@ -1,3 +1,5 @@
+import { request } from "node:http";
+import { connect } from "node:http2";
 import { describe, expect, it } from "vitest";
 import { MAX_REQUEST_BYTES } from "../../src/base/limits.js";
 import { GRPC } from "../api/error-expectations.js";
@@ -80,5 +82,58 @@ describe.each(PROTOCOLS)("$name", ({ contentType, send, badBody, statuses }) => 
   // Step 2: a body over the limit is refused before the key.
   it("a body over the limit, without a key", async () => {
     expectAnswer(await send("over the limit", { "content-type": contentType }), "payload_too_large");
+  });
+});
+
+/**
+ * Without a live key the server reads at most 64 KiB of a body (json-request.ts,
+ * guard-request-body.ts): a caller that sends 100 KiB and keeps the body open gets its refusal
+ * at once. Before, the server read on until the body ended (up to the 70 MB limit, held per call).
+ */
+describe("a body without a key is not read past 64 KiB", () => {
+  const OPEN_BODY = Buffer.alloc(100 * 1024, 0x20);
+  /** The same in a gRPC envelope that announces twice as much (within the limit). */
+  const OPEN_ENVELOPE = Buffer.concat([announcing(OPEN_BODY.length * 2), OPEN_BODY]);
+
+  /** Sends headers and OPEN_BODY over HTTP/1.1, never ends the body, and resolves with the answer's status and code. */
+  const openH1 = (path: string, headers: Record<string, string>) =>
+    new Promise<{ status: number; code: string | undefined }>((resolve, reject) => {
+      const req = request(`${file.server.httpUrl}${path}`, { method: "POST", headers: { ...headers, "transfer-encoding": "chunked" } }, (res) => {
+        resolve({ status: res.statusCode ?? 0, code: res.headers["x-error-code"] as string | undefined });
+        res.resume();
+        req.destroy();
+      });
+      req.on("error", reject);
+      req.write(/grpc/.test(headers["content-type"] ?? "") ? OPEN_ENVELOPE : OPEN_BODY);
+    });
+
+  it.each([
+    ["/v1/moderate", "application/json", 401],
+    ["/v1/moderations", "application/json", 401],
+    [MODERATE_PATH, "application/proto", 401],
+    [MODERATE_PATH, "application/grpc-web+proto", 200],
+  ])("%s as %s", async (path, contentType, status) => {
+    const answer = await openH1(path, { "content-type": contentType, "x-api-key": WRONG_KEY });
+    // gRPC-Web answers HTTP 200 and puts the refusal in its trailers, which x-error-code also names.
+    expect(answer.status).toBe(status);
+    if (contentType !== "application/grpc-web+proto") expect(answer.code).toBe("invalid_api_key");
+  });
+
+  it("gRPC over HTTP/2", async () => {
+    const session = connect(file.server.grpcUrl);
+    try {
+      const stream = session.request({ ":method": "POST", ":path": MODERATE_PATH, "content-type": "application/grpc+proto", te: "trailers" });
+      // In the trailers, or in the headers of a trailers-only answer.
+      const status = new Promise<unknown>((resolve) => {
+        stream.on("response", (headers) => headers["grpc-status"] !== undefined && resolve(headers["grpc-status"]));
+        stream.on("trailers", (trailers) => resolve(trailers["grpc-status"]));
+      });
+      stream.on("error", () => undefined);
+      stream.write(OPEN_ENVELOPE);
+      expect(Number(await status)).toBe(GRPC.UNAUTHENTICATED);
+      stream.close();
+    } finally {
+      session.destroy();
+    }
   });
 });
