@@ -47,6 +47,35 @@ describe("language reading", () => {
     expect(readLanguage("Ok. I will find you and hurt you, and nobody will help you then.", EN).uncovered).toBeUndefined();
     expect(readLanguage("I will find you and hurt you, and nobody will help you then. Ciao!", EN).uncovered).toBeUndefined();
   });
+
+  // Found by a fuzzing pass (session 32): each was read as English, scored and not flagged.
+  it("reads a short text's foreign sentence on its own", () => {
+    expect(readLanguage("Thanks, see you tomorrow. Je vais te tuer ce soir", EN).uncovered?.language).toBe("fr");
+    expect(readLanguage("Hello my dear friend, how are you doing today? 我今晚要杀了你，你这个混蛋", EN).uncovered?.language).toBe("zh");
+    expect(readLanguage("Thanks, see you tomorrow. سأقتلك الليلة", EN).uncovered?.language).toBe("ar");
+  });
+
+  it("reads every sentence of a long text, not a sample of them", () => {
+    const english = "The weather today is quite pleasant and warm. ";
+    for (const at of [0, 30, 50, 51, 99]) {
+      const sentences = Array.from({ length: 100 }, (_, i) => (i === at ? "Je vais te tuer ce soir avec un couteau, salope. " : english));
+      expect(readLanguage(sentences.join(""), EN).uncovered?.language, `French sentence at ${at}`).toBe("fr");
+    }
+  });
+
+  it("does not take accented French or Spanish for English once its accents are folded away", () => {
+    for (const [text, language] of [
+      ["Les musulmans sont des rats qui doivent être exterminés.", "fr"],
+      ["J'ai préparé les médicaments, je vais en finir cette nuit.", "fr"],
+      ["Mañana vamos a la playa con mis primos.", "es"],
+    ]) expect(readLanguage(text!, EN), text).toEqual({ language, uncovered: { language, share: 1 } });
+  });
+
+  it("says a script the detector does not know is uncovered, language undetermined", () => {
+    for (const text of ["ཁྱེད་རང་ལ་གསོད་རྒྱུ་ཡིན། ང་ཁྱེད་རང་ལ་སྡང་ངོ་།", "ខ្ញុំនឹងសម្លាប់អ្នកនៅយប់នេះ", "ငါမင်းကိုဒီညသတ်မယ်"]) {
+      expect(readLanguage(text, EN), text).toEqual({ language: UNDETERMINED, uncovered: { language: UNDETERMINED, share: 1 } });
+    }
+  });
 });
 
 describe("language gate", () => {

@@ -30,11 +30,9 @@ const UNCOVERED_MARGIN = 0.7;
  * English one ("Thanks, see you tomorrow. Je vais te tuer ce soir") is read on its own, and a
  * sentence shorter than this joins the next, so a greeting alone is not misread.
  */
-const SEGMENT_CHARS = 30;
+const SEGMENT_CHARS = 20;
 /** Text without sentence ends is read in pieces of this many characters. */
 const PIECE_CHARS = 60;
-/** At most this many segments are read, evenly spaced: detection cost stays bounded on long text. */
-const MAX_SEGMENTS = 24;
 
 export interface LanguageReading {
   /** The main language, a BCP-47 code; UNDETERMINED when none could be told. */
@@ -71,9 +69,12 @@ function count(pattern: RegExp, text: string): number {
   return n;
 }
 
-/** Sentences of `text`, each at least SEGMENT_CHARS long but the last, at most MAX_SEGMENTS of them evenly spaced. */
+/**
+ * Sentences of `text`, each at least SEGMENT_CHARS long but the last, and runs of another script
+ * apart. Every one is read: a sample of them (24, evenly spaced, until session 32) let a foreign
+ * passage between two samples of a long text go unseen.
+ */
 function segmentsOf(text: string): string[] {
-  if (text.length < SEGMENT_CHARS * 2) return [text];
   const out: string[] = [];
   let start = 0;
   const end = /[.!?\u3002\uFF01\uFF1F\n]+\s*/g;
@@ -89,9 +90,30 @@ function segmentsOf(text: string): string[] {
     else out[out.length - 1] += text.slice(start);
   }
   // A text without sentence ends: fixed-size pieces.
-  const pieces = out.flatMap((s) => (s.length <= PIECE_CHARS * 3 ? [s] : Array.from({ length: Math.ceil(s.length / PIECE_CHARS) }, (_, i) => s.slice(i * PIECE_CHARS, (i + 1) * PIECE_CHARS))));
-  if (pieces.length <= MAX_SEGMENTS) return pieces;
-  return Array.from({ length: MAX_SEGMENTS }, (_, i) => pieces[Math.floor((i * (pieces.length - 1)) / (MAX_SEGMENTS - 1))]!);
+  const pieces = out.flatMap(byScript).flatMap((s) => (s.length <= PIECE_CHARS * 3 ? [s] : Array.from({ length: Math.ceil(s.length / PIECE_CHARS) }, (_, i) => s.slice(i * PIECE_CHARS, (i + 1) * PIECE_CHARS))));
+  return pieces;
+}
+
+/**
+ * Three or more letters in a row of a script other than Latin (spaces, punctuation, digits, emoji
+ * and combining marks between them allowed): English never writes them, so such a run is read on
+ * its own, however short, instead of joining an English sentence that outweighs it.
+ */
+const OTHER_SCRIPT_RUN = /(?:[^\P{L}\p{Script=Latin}][\p{Script=Common}\p{Script=Inherited}]*){3,}/gu;
+
+/** `segment` cut where runs of another script start and end (ASCII text: as it is). */
+function byScript(segment: string): string[] {
+  if (ASCII_ONLY.test(segment)) return [segment];
+  const out: string[] = [];
+  let start = 0;
+  OTHER_SCRIPT_RUN.lastIndex = 0;
+  for (let m = OTHER_SCRIPT_RUN.exec(segment); m; m = OTHER_SCRIPT_RUN.exec(segment)) {
+    if (m.index > start) out.push(segment.slice(start, m.index));
+    out.push(m[0]);
+    start = m.index + m[0].length;
+  }
+  if (start < segment.length) out.push(segment.slice(start));
+  return out.filter((piece) => piece.trim() !== "");
 }
 
 /** ELD's pick for a text: its own detect() (the reference the tests compare with), or the same computed faster (the default). */
@@ -105,18 +127,22 @@ function readSegment(segment: string, covered: ReadonlySet<string>, pick: Langua
   if (first.kind !== "uncovered") return first;
   // Look-alike letters of another script ("уоu аrе" in Cyrillic) must not hide English from the
   // model, which folds them: a text whose folded form reads as a covered language is that language.
-  const folded = readText(normalizeForMatching(segment), covered, pick);
+  // Where folding took letters out of other scripts or accents away, its pick itself must be
+  // covered: ordinary French or Spanish without its accents reads as nearly English. ASCII text
+  // (leetspeak, stretched words) may still have English close behind, as any text may.
+  const folded = readText(normalizeForMatching(segment), covered, pick, { closeBehind: ASCII_ONLY.test(segment) });
   return folded.kind === "covered" ? { ...folded, letters: first.letters } : first;
 }
 
-function readText(segment: string, covered: ReadonlySet<string>, pick: LanguagePicker): Segment {
+function readText(segment: string, covered: ReadonlySet<string>, pick: LanguagePicker, options = { closeBehind: true }): Segment {
   // NOT_LANGUAGE matches only from an @, #, & or a link's start: without one there is nothing to replace.
   const text = MAY_HOLD_NOT_LANGUAGE.test(segment) ? segment.replace(NOT_LANGUAGE, " ") : segment;
   const letters = countLetters(text);
   if (letters === 0) return { kind: "unknown", language: UNDETERMINED, letters };
   // ELD's pick, computed faster (eld-top-language.ts); most text is in a covered language and needs no more.
   const top = pick(text);
-  if (!top) return { kind: "unknown", language: UNDETERMINED, letters };
+  // A script the detector has no table for (Tibetan, Khmer, Burmese...) is no covered language either.
+  if (!top) return otherScript(text, letters) ? { kind: "uncovered", language: UNDETERMINED, letters } : { kind: "unknown", language: UNDETERMINED, letters };
   if (covered.has(top)) return { kind: "covered", language: top, letters };
   const result = eld.detect(text);
   const scores = result.getScores() as Record<string, number>;
@@ -125,17 +151,25 @@ function readText(segment: string, covered: ReadonlySet<string>, pick: LanguageP
   let bestScore = 0;
   for (const c of covered) if ((scores[c] ?? 0) > bestScore) [best, bestScore] = [c, scores[c]!];
   // A covered language close behind: read it as that one (short slang English, names).
-  if (bestScore >= UNCOVERED_MARGIN * topScore) return { kind: "covered", language: best, letters };
-  const latin = count(LATIN, text);
-  const minLetters = latin * 2 > letters ? MIN_LETTERS : MIN_OTHER_SCRIPT_LETTERS;
+  if (options.closeBehind && bestScore >= UNCOVERED_MARGIN * topScore) return { kind: "covered", language: best, letters };
+  const minLetters = otherScript(text, letters) ? MIN_OTHER_SCRIPT_LETTERS : MIN_LETTERS;
   if (!result.isReliable() || letters < minLetters) return { kind: "unknown", language: UNDETERMINED, letters };
   return { kind: "uncovered", language: top, letters };
+}
+
+/** Whether most of the text's letters (at least MIN_OTHER_SCRIPT_LETTERS) are in a script other than Latin. */
+function otherScript(text: string, letters: number): boolean {
+  return letters >= MIN_OTHER_SCRIPT_LETTERS && count(LATIN, text) * 2 <= letters;
 }
 
 /** The language of `text`, and how much of it is in a language outside `covered` (BCP-47 codes). */
 export function readLanguage(text: string, covered: ReadonlySet<string>, picker: LanguagePicker = eldTopLanguage): LanguageReading {
   const byLanguage = new Map<string, { letters: number; uncovered: boolean }>();
   let total = 0;
+  let uncoveredSoFar = 0;
+  // Once half the text's letters are read as uncovered the text is not evaluated whatever follows,
+  // so a long text in another language is not read to its end.
+  const half = countLetters(text) / 2;
   for (const segment of segmentsOf(text)) {
     const s = readSegment(segment, covered, picker);
     total += s.letters;
@@ -143,6 +177,7 @@ export function readLanguage(text: string, covered: ReadonlySet<string>, picker:
     const entry = byLanguage.get(s.language) ?? { letters: 0, uncovered: s.kind === "uncovered" };
     entry.letters += s.letters;
     byLanguage.set(s.language, entry);
+    if (s.kind === "uncovered" && (uncoveredSoFar += s.letters) >= half) break;
   }
   let main = UNDETERMINED;
   let mainLetters = 0;

@@ -1,0 +1,19 @@
+/** Sentences in other languages (and English lead-ins) written for bench/language-coverage.ts; the tag is the language meant. */
+export const ENGLISH_LEADS = ["Thanks, see you tomorrow.", "Hello my dear friend, how are you doing today?", "lol ok.", "Great game last night!", "I love you so much my friend, really.", "Hey."];
+export const FOREIGN: Array<[string, string]> = [
+  ["fr", "Je vais te tuer ce soir"], ["fr", "Les musulmans sont des rats qui doivent être exterminés."], ["fr", "Les femmes sont inférieures et doivent obéir aux hommes."],
+  ["fr", "J'ai préparé les médicaments, je vais en finir cette nuit."], ["fr", "Il fait beau aujourd'hui, on va se promener au parc avec les enfants."], ["fr", "Ferme ta gueule, espèce de connard."],
+  ["fr", "Je te déteste."], ["fr", "Tu es une salope."],
+  ["es", "Vete a la mierda, maricón de mierda."], ["es", "Quiero morir esta noche, ya no aguanto más."], ["es", "Te voy a matar, hijo de puta."], ["es", "Mañana vamos a la playa con mis primos."], ["es", "Los inmigrantes son basura y hay que echarlos."], ["es", "Eres un idiota."],
+  ["de", "Ich bringe dich um, du Schwein."], ["de", "Ich will nicht mehr leben."], ["de", "Alle Ausländer sind Abschaum."], ["de", "Wir gehen morgen ins Kino, kommst du mit?"], ["de", "Halt die Fresse, du Hurensohn."],
+  ["it", "Ti troverò e ti ammazzerò, bastardo."], ["it", "Voglio morire, non ce la faccio più."], ["it", "Sei una puttana."],
+  ["pt", "Vou te matar, seu filho da puta."], ["pt", "Eu quero morrer hoje à noite."], ["pt", "Os negros são uma raça inferior."],
+  ["nl", "Ik maak je af, vuile hoer."], ["nl", "Ik wil niet meer leven."],
+  ["pl", "Zabiję cię, ty skurwysynu."], ["tr", "Seni öldüreceğim, orospu çocuğu."], ["sv", "Jag ska döda dig, din jävla hora."],
+  ["sw", "Ninakuua usiku huu, mpumbavu wewe."], ["hi-Latn", "Main tumhe aaj raat maar dunga, kutte"], ["id", "Aku akan membunuhmu malam ini."],
+  ["ru", "Я тебя убью сегодня ночью."], ["ru", "Все мигранты должны сдохнуть."], ["uk", "Я тебе вб'ю."],
+  ["ar", "سأقتلك الليلة"], ["ar", "أريد أن أموت"], ["he", "אני אהרוג אותך הלילה"], ["fa", "امشب تو را می‌کشم"],
+  ["zh", "我今晚要杀了你，你这个混蛋"], ["zh", "我想死"], ["ja", "今夜お前を殺す"], ["ko", "오늘 밤 너를 죽일 거야"],
+  ["hi", "मैं तुम्हें आज रात मार दूंगा"], ["th", "ฉันจะฆ่าคุณคืนนี้"], ["el", "Θα σε σκοτώσω απόψε."],
+  ["bo", "ཁྱེད་རང་ལ་གསོད་རྒྱུ་ཡིན། ང་ཁྱེད་རང་ལ་སྡང་ངོ་།"], ["km", "ខ្ញុំនឹងសម្លាប់អ្នកនៅយប់នេះ"], ["my", "ငါမင်းကိုဒီညသတ်မယ်"],
+];
