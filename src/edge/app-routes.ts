@@ -1,5 +1,6 @@
 import { createContextValues, type Interceptor } from "@connectrpc/connect";
 import { fastifyConnectPlugin } from "@connectrpc/connect-fastify";
+import { setMaxListeners } from "node:events";
 import type { FastifyInstance } from "fastify";
 import type { AppContext } from "../app/app-context.js";
 import { MAX_REQUEST_BYTES } from "../base/limits.js";
@@ -46,7 +47,7 @@ export async function registerAppRoutes(app: FastifyInstance, ctx: AppContext, r
     // Our own limit (the body guard) answers first, with the API's code and a signature;
     // Connect's stays as a backstop for the bodies it reads itself (health, reflection, streams).
     readMaxBytes: MAX_REQUEST_BYTES + 1,
-    shutdownTimeoutMs: 2_000,
+    shutdownSignal: rpcShutdownSignal(app),
     contextValues: (req) => {
       const protocol = rpcProtocolOf(req.headers["content-type"]);
       return createContextValues().set(transportKey, protocol).set(observationKey, observeAs(req, protocol));
@@ -59,6 +60,25 @@ export async function registerAppRoutes(app: FastifyInstance, ctx: AppContext, r
   registerUsageRoute(app, ctx, routes.interceptors);
   await registerDashboardRoutes(app, ctx);
   return app;
+}
+
+/** How long calls in flight may run once the listener starts closing, before they are aborted. */
+const RPC_SHUTDOWN_GRACE_MS = 2_000;
+
+/**
+ * The signal that aborts every call still in flight RPC_SHUTDOWN_GRACE_MS after the listener starts
+ * closing (what the plugin's own shutdownTimeoutMs does). Ours, so that it can take one abort
+ * listener per call in flight: each call links its signal to it, and Node warned of a possible
+ * leak ("11 abort listeners added to [AbortSignal]") whenever more than ten calls ran at once.
+ */
+function rpcShutdownSignal(app: FastifyInstance): AbortSignal {
+  const shutdown = new AbortController();
+  setMaxListeners(0, shutdown.signal);
+  app.addHook("preClose", (done) => {
+    setTimeout(() => shutdown.abort(), RPC_SHUTDOWN_GRACE_MS);
+    done();
+  });
+  return shutdown.signal;
 }
 
 /**
