@@ -37,6 +37,15 @@ export interface Caller {
 
 const KEY_COLUMNS = "id, account_id, name, prefix, created_at, last_used_at, revoked_at";
 
+/**
+ * One spelling per address, so that one person cannot hold two accounts under addresses that look
+ * and deliver alike: trimmed, composed (NFC: "ü" typed as u + combining diaeresis is "ü"),
+ * lower-cased, and without the root dot a domain may end in ("example.com." is "example.com").
+ */
+export function normalizeEmail(email: string): string {
+  return email.trim().normalize("NFC").toLowerCase().replace(/\.$/, "");
+}
+
 const ACCOUNT_COLUMNS = "id, email, plan, custom_rpm, created_at, disabled_at";
 
 type AccountRow = { id: string; email: string; plan: string; custom_rpm: unknown; created_at: unknown; disabled_at: unknown };
@@ -81,7 +90,7 @@ export function createAccountStore(db: Database, clock: () => number = Date.now)
 
   return {
     async createAccount(input: { email: string; plan: string; rpm?: number; passwordHash?: string }): Promise<Account> {
-      const email = input.email.trim().toLowerCase();
+      const email = normalizeEmail(input.email);
       // No control or format characters (a right-to-left override would make `modctl account list` show another address).
       if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 254 || /[\p{Cc}\p{Cf}]/u.test(email)) {
         throw new ApiError("invalid_request", "Give a valid email address.");
@@ -108,8 +117,9 @@ export function createAccountStore(db: Database, clock: () => number = Date.now)
 
     async findAccountByEmail(email: string): Promise<(Account & { passwordHash: string | null }) | undefined> {
       const rows = await db.query<AccountRow & { password_hash: string | null }>(
-        `SELECT ${ACCOUNT_COLUMNS}, password_hash FROM accounts WHERE email = $1`,
-        [email.trim().toLowerCase()],
+        `SELECT ${ACCOUNT_COLUMNS}, password_hash FROM accounts WHERE email = $1 OR email = $2 ORDER BY email = $1 DESC LIMIT 1`,
+        // Also as stored before session 32 (trimmed and lower-cased only), so such an account still signs in.
+        [normalizeEmail(email), email.trim().toLowerCase()],
       );
       return rows[0] ? { ...toAccount(rows[0]), passwordHash: rows[0].password_hash } : undefined;
     },
@@ -162,7 +172,8 @@ export function createAccountStore(db: Database, clock: () => number = Date.now)
 
     /** Creates a key and returns its secret: the only time the secret is ever available. */
     async createKey(accountId: string, name = "default"): Promise<ApiKeyInfo & { key: string }> {
-      const cleanName = name.trim().slice(0, 100) || "default";
+      // Control characters (an ESC of a terminal colour code, a NUL) are no part of a name a person reads.
+      const cleanName = name.replace(/\p{Cc}/gu, "").trim().slice(0, 100) || "default";
       const generated = generateApiKey();
       const id = newId("key");
       await db.transaction(async (tx) => {

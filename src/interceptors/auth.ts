@@ -7,7 +7,8 @@ import { callerKey } from "./context-keys.js";
 /** Methods anyone may call: they reveal nothing about accounts. */
 const PUBLIC_METHODS = new Set(["ListSigningKeys"]);
 
-const MISSING = "An API key is required: include it in the X-API-Key header (x-api-key metadata on gRPC).";
+/** The refusal of a call that presents no key (every route and service says the same). */
+export const MISSING_KEY_MESSAGE = "An API key is required: send it in the X-API-Key header or as Authorization: Bearer <key> (x-api-key or authorization metadata on gRPC).";
 const INVALID = "The API key is invalid or has been revoked.";
 
 /**
@@ -21,7 +22,7 @@ export function createAuthInterceptor(deps: { accounts: AccountStore; onKeyUsed?
   return (next) => async (req) => {
     if (PUBLIC_METHODS.has(req.method.name)) return next(req);
     const presented = presentedKey(req.header);
-    if (!presented) throw new ApiError("missing_api_key", MISSING);
+    if (!presented) throw new ApiError("missing_api_key", MISSING_KEY_MESSAGE);
     // The transport looked this key up a moment ago, before decoding the body: same call, same answer.
     const lookedUp = req.contextValues.get(keyLookupKey);
     // Its look-up failed (e.g. storage_unavailable): answer that, not a request left undecoded for it.

@@ -3,6 +3,7 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import { GetUsageResponseSchema, type AccountService } from "../../gen/moderation/v1/account_pb.js";
 import type { AppContext } from "../app/app-context.js";
 import { ApiError } from "../errors/api-error.js";
+import { MISSING_KEY_MESSAGE } from "../interceptors/auth.js";
 import { callerKey } from "../interceptors/context-keys.js";
 import type { UsageCounts } from "../metering/usage-counts.js";
 import { resolveUsageQuery } from "../metering/usage-query.js";
@@ -13,7 +14,7 @@ export function createAccountServiceImpl(ctx: Pick<AppContext, "usage" | "meter"
     async getUsage(request, handlerContext) {
       const caller = handlerContext.values.get(callerKey);
       // Auth runs before every AccountService method; this only guards against a miswired chain.
-      if (!caller) throw new ApiError("missing_api_key", "An API key is required: include it in the X-API-Key header (x-api-key metadata on gRPC).");
+      if (!caller) throw new ApiError("missing_api_key", MISSING_KEY_MESSAGE);
       const query = resolveUsageQuery({ granularity: request.granularity, from: Number(request.from), to: Number(request.to) }, ctx.clock());
       // Read-your-writes: this replica's buffered counts go out first.
       await ctx.meter.flush();

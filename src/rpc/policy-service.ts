@@ -7,6 +7,7 @@ import {
 } from "../../gen/moderation/v1/policy_pb.js";
 import type { AppContext } from "../app/app-context.js";
 import { ApiError } from "../errors/api-error.js";
+import { MISSING_KEY_MESSAGE } from "../interceptors/auth.js";
 import { callerKey } from "../interceptors/context-keys.js";
 import { createModerator } from "../moderation/moderate.js";
 import { compilePolicyCooperatively } from "../policies/apply-policy.js";
@@ -27,7 +28,7 @@ export function createPolicyServiceImpl(ctx: Pick<AppContext, "policies" | "acco
   async function scopeOf(context: HandlerContext, keyId: string) {
     const caller = context.values.get(callerKey);
     // Auth runs before every PolicyService method; this only guards against a miswired chain.
-    if (!caller) throw new ApiError("missing_api_key", "An API key is required: include it in the X-API-Key header (x-api-key metadata on gRPC).");
+    if (!caller) throw new ApiError("missing_api_key", MISSING_KEY_MESSAGE);
     if (keyId !== "") {
       const key = await ctx.accounts.getKey(keyId);
       if (!key || key.accountId !== caller.accountId) throw new ApiError("not_found", `No key "${keyId}" in this account.`);

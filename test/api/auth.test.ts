@@ -19,7 +19,7 @@ describe.each(PROTOCOLS)("auth over %s", (protocol) => {
     const outcome = await callModerate(protocol, server, body);
     expect(outcome).toMatchObject({ ok: false, code: "missing_api_key", status: expectedStatus });
     // Exactly the same words on every protocol (grpc-js included: see grpc-message-encoding.ts).
-    if (!outcome.ok) expect(outcome.message).toBe("An API key is required: include it in the X-API-Key header (x-api-key metadata on gRPC).");
+    if (!outcome.ok) expect(outcome.message).toBe("An API key is required: send it in the X-API-Key header or as Authorization: Bearer <key> (x-api-key or authorization metadata on gRPC).");
   });
 
   it("refuses an unknown key", async () => {

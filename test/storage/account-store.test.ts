@@ -77,6 +77,17 @@ describe.each(STORE_KINDS)("account store on %s", (kind) => {
       await expectRefusal(accounts.createAccount({ email: address.toUpperCase(), plan: "free" }), "email_taken", /already exists/);
     });
 
+    it("refuses an address that differs only in Unicode composition or a domain's root dot", async () => {
+      const local = `u\u0308ser-${Math.random().toString(36).slice(2, 8)}`; // u + combining diaeresis
+      const decomposed = `${local}@exa\u0308mple.com`;
+      const account = await accounts.createAccount({ email: decomposed, plan: "free" });
+      expect(account.email).toBe(decomposed.normalize("NFC"));
+      await expectRefusal(accounts.createAccount({ email: decomposed.normalize("NFC"), plan: "free" }), "email_taken", /already exists/);
+      await expectRefusal(accounts.createAccount({ email: `${decomposed}.`, plan: "free" }), "email_taken", /already exists/);
+      expect(await accounts.findAccountByEmail(decomposed)).toMatchObject({ id: account.id });
+      expect(await accounts.findAccountByEmail(`${decomposed.normalize("NFC").toUpperCase()}.`)).toMatchObject({ id: account.id });
+    });
+
     it("lets exactly one of two racing sign-ups for one email win", async () => {
       const address = email("race");
       const results = await Promise.allSettled([
@@ -173,6 +184,8 @@ describe.each(STORE_KINDS)("account store on %s", (kind) => {
       expect(a.key).not.toBe(b.key);
       expect(a.id).not.toBe(b.id);
       expect([a.name, b.name]).toEqual(["default", "default"]);
+      // Control characters (a terminal colour code, a NUL) are dropped from a name.
+      expect((await accounts.createKey(account.id, "a\u001b[31mred\u0000 key")).name).toBe("a[31mred key");
     });
 
     it("refuses a key for an unknown account and leaves nothing behind", async () => {
