@@ -12,9 +12,10 @@ import { CallerHungUpError, readBody } from "./read-body.js";
  * protocol follows (docs/architecture.md, "Auth and body checks"):
  *   1. the Content-Type, a header like an RPC route's protocol: anything but JSON is refused (415),
  *      and so is a Content-Encoding (415 as well: the routes inflate nothing);
- *   2. the size announced (413), then the key: without a live one at most 64 KiB of the body is
- *      read (its refusal is signed over it), nothing is parsed, and the chain refuses the call (401);
- *   3. the body, for a live key, read within the limit (413), so every answer is signed over it;
+ *   2. the body, read within the limit (413), so that every answer is signed over the caller's
+ *      bytes; without a live key at most 64 KiB of it is held (a longer one is signed as no body);
+ *   3. the key (looked up before the body is read): without a live one nothing is parsed, and the
+ *      chain refuses the call (401);
  *   4. parsing, for a live key only; a problem is raised inside the chain, after auth (400).
  * The 415 and 413 refusals are answered at once, outside the chain: they say only what the route accepts.
  */
@@ -58,17 +59,11 @@ function declaredLength(request: FastifyRequest): number | undefined {
 }
 
 /**
- * Most bytes read from a caller without a live key (the RPC routes' limit for the same refusal,
- * guard-request-body.ts): an unauthenticated caller could otherwise have the server read and hold
- * up to MAX_REQUEST_BYTES (70 MB) per request before its 401.
+ * Most bytes of a body held for a caller without a live key (as on the RPC routes,
+ * guard-request-body.ts): a longer one is read and dropped, and its refusal signed over no body.
+ * Held whole, 40 keyless calls of 60 MB kept about 1 GB of memory until their 401s.
  */
-const UNAUTHENTICATED_READ_LIMIT = 64 * 1024;
-
-/** A body past the small limit: left unread (undefined), and the refusal is signed over no body. */
-function leftUnread(error: unknown): undefined {
-  if (error instanceof ApiError && error.code === "payload_too_large") return undefined;
-  throw error;
-}
+const UNAUTHENTICATED_KEEP = 64 * 1024;
 
 /** A live-key check (interceptors/auth.ts createApiKeyCheck): a boolean at once when the key is cached. */
 type LiveKeyCheck = (header: { get(name: string): string | null }, values: ContextValues) => boolean | Promise<boolean>;
@@ -103,15 +98,14 @@ export async function takeJsonRequest<T>(
     const live = refusal ? false : auth.hasLiveKey(incomingHeaderReader(request.headers), auth.contextValues);
     // A key the caller cache knows answers at once: no promise turn on the hot path.
     if (live === true || (live !== false && (await live))) {
-      const bytes = await readBody(request.raw, MAX_REQUEST_BYTES, declared);
+      const bytes = (await readBody(request.raw, MAX_REQUEST_BYTES, declared))!;
       intake.requestBody = bytes;
       intake.parsed = parse(bytes);
     } else {
-      // Without a live key at most a small body is read, to bind the refusal's signature to it;
-      // a larger one is left unread. One announced past the route's limit is still refused as such.
-      if (declared !== undefined && declared > MAX_REQUEST_BYTES) await readBody(request.raw, MAX_REQUEST_BYTES, declared);
-      intake.requestBody = await readBody(request.raw, UNAUTHENTICATED_READ_LIMIT, declared).catch(leftUnread);
-      if (intake.requestBody === undefined && request.raw.httpVersionMajor === 1) reply.header("connection", "close");
+      // Without a live key the body is read to its end, so the caller can read its refusal (an
+      // answer sent mid-upload, with the connection closed, reached many clients as a broken pipe),
+      // but at most UNAUTHENTICATED_KEEP bytes of it are held, to bind the refusal's signature to.
+      intake.requestBody = await readBody(request.raw, MAX_REQUEST_BYTES, declared, UNAUTHENTICATED_KEEP);
     }
   } catch (error) {
     // Nobody is left to answer (and it is not the server's error to log).

@@ -8,14 +8,18 @@ export class CallerHungUpError extends Error {
 
 /**
  * Reads a request body into memory, refusing (without buffering more) once it passes `limit`.
- * Plain "data"/"end" listeners rather than `for await`: the async iterator costs a few promises
- * and an end-of-stream watcher per request, visible on the hottest route.
+ * With `keep`, a body longer than that is still read to its end (within `limit`) but not held:
+ * the promise resolves to undefined. Plain "data"/"end" listeners rather than `for await`: the
+ * async iterator costs a few promises and an end-of-stream watcher per request, visible on the
+ * hottest route.
  */
-export function readBody(stream: Readable, limit: number, declaredLength: number | undefined): Promise<Uint8Array> {
+export function readBody(stream: Readable, limit: number, declaredLength: number | undefined, keep = limit): Promise<Uint8Array | undefined> {
   const tooLarge = () => new ApiError("payload_too_large", `The request body is larger than ${limit} bytes, more than ten maximal items need.`);
   if (declaredLength !== undefined && declaredLength > limit) return Promise.reject(tooLarge());
+  // Gone already (the caller hung up while its key was looked up): no event would ever come.
+  if (stream.destroyed || stream.readableAborted) return Promise.reject(new CallerHungUpError("the connection closed before the request body was read"));
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
+    let chunks: Buffer[] | undefined = [];
     let size = 0;
     const onData = (chunk: Buffer) => {
       size += chunk.length;
@@ -26,7 +30,8 @@ export function readBody(stream: Readable, limit: number, declaredLength: number
         reject(tooLarge());
         return;
       }
-      chunks.push(chunk);
+      if (size > keep) chunks = undefined;
+      chunks?.push(chunk);
     };
     // At the end only the "error" listener goes, so that a later error is not swallowed here:
     // no "data" follows "end", "end" comes once, and "close" (which follows) finds the body read.
@@ -35,7 +40,7 @@ export function readBody(stream: Readable, limit: number, declaredLength: number
     const onEnd = () => {
       ended = true;
       stream.off("error", onError);
-      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+      resolve(chunks === undefined ? undefined : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
     };
     // The caller hung up mid-body: "error" (aborted) and/or "close" without "end".
     const onError = (cause?: Error) => {

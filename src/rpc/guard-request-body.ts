@@ -12,10 +12,10 @@ export const PUBLIC_BODY_LIMIT = 64 * 1024;
 const PUBLIC_LIMIT: BodyLimit = { bytes: PUBLIC_BODY_LIMIT, why: "" };
 
 /**
- * A call without a live key has at most this much of its body read, and is never inflated; it is
+ * A call without a live key has at most this much of its body held, and is never inflated; it is
  * decoded only when it came uncompressed and whole within this: then, and only then, its
- * refusal's signature is bound to the request (else to an empty one, as a 413's is). Without the
- * cap, each such call could have the server read and hold 70 MB before its refusal.
+ * refusal's signature is bound to the request (else to an empty one, as a 413's is). Held whole,
+ * 40 keyless calls of 60 MB kept about 1 GB of memory until their refusals.
  */
 const REFUSAL_DECODE_LIMIT = 64 * 1024;
 
@@ -42,10 +42,10 @@ interface RequestBodyGuardDeps {
  * Puts our own checks in front of every RPC handler the router has, before Connect reads the body.
  * For the unary methods of `decodedServices`, the guard reads, inflates and decodes the body
  * itself, in this order, each step only if the one before passed:
- *   1. the API key (`hasLiveKey`), from the headers: without a live one at most 64 KiB of the body
- *      is read (more is left unread), nothing is inflated, and the interceptor chain refuses the
- *      call with missing_api_key / invalid_api_key; a size announced past the limit is still 413;
- *   2. the bytes as sent, within the limit (a gRPC envelope announcing more is refused at once);
+ *   1. the bytes as sent, within the limit (a gRPC envelope announcing more is refused at once);
+ *      without a live key (looked up first, from the headers) at most 64 KiB of them are held;
+ *   2. the API key (`hasLiveKey`): without a live one nothing is inflated or decoded, and the
+ *      interceptor chain refuses the call with missing_api_key / invalid_api_key;
  *   3. the framing (one gRPC message, nothing after it), inflating within the limit and a ratio
  *      cap (decode-check.ts; it stops there, never allocating the limit), and decoding, once:
  *      Connect is handed an empty placeholder message and the chain gets the decoded one
@@ -85,7 +85,8 @@ function guard(handler: UniversalHandler, deps: RequestBodyGuardDeps): Universal
     const contextValues = request.contextValues ?? createContextValues();
     const body = once(async () => {
       const authenticated = !deps.needsApiKey(handler.method) || (await deps.hasLiveKey(request.header, contextValues));
-      // Without a live key at most REFUSAL_DECODE_LIMIT bytes are read (more is left unread).
+      // Without a live key the body is still read to its end (an answer sent mid-upload reached many
+      // clients as a broken pipe), but at most REFUSAL_DECODE_LIMIT bytes of it are held.
       const bytes = await readWithin(request, limit, format.enveloped, deps, authenticated ? undefined : REFUSAL_DECODE_LIMIT);
       const message = await (authenticated ? decodeLive(handler.method, bytes!, format, encoding, limit, deps) : decodeRefused(handler.method, bytes, format, encoding));
       if (message) contextValues.set(decodedRequestKey, message);
@@ -123,11 +124,11 @@ async function decodeRefused(method: DescMethod, bytes: Uint8Array | undefined, 
 
 /**
  * Reads the whole body, refusing as soon as it passes `limit` (or announces more, in its
- * Content-Length or gRPC envelope). With `stopAfter`, a body that passes that many bytes is left
- * unread from there and undefined returned. Iterated by hand, not with for-await: returning early
- * would destroy the request stream, and with it the connection, before the answer can be sent.
+ * Content-Length or gRPC envelope). With `keep`, a body longer than that is read to its end but
+ * not held, and undefined returned. Iterated by hand, not with for-await: returning early would
+ * destroy the request stream, and with it the connection, before the answer can be sent.
  */
-async function readWithin(request: UniversalServerRequest, limit: BodyLimit, enveloped: boolean, deps: RequestBodyGuardDeps, stopAfter?: number): Promise<Uint8Array | undefined> {
+async function readWithin(request: UniversalServerRequest, limit: BodyLimit, enveloped: boolean, deps: RequestBodyGuardDeps, keep?: number): Promise<Uint8Array | undefined> {
   if (Number(request.header.get("content-length") ?? Number.NaN) > limit.bytes) throw await payloadTooLarge(deps, limit);
   const source = (request.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
   const envelope = enveloped ? new EnvelopePeek() : undefined;
@@ -137,9 +138,10 @@ async function readWithin(request: UniversalServerRequest, limit: BodyLimit, env
     size += step.value.byteLength;
     const announced = envelope?.push(step.value);
     if (size > limit.bytes || (announced !== undefined && announced > limit.bytes)) throw await payloadTooLarge(deps, limit);
-    if (stopAfter !== undefined && size > stopAfter) return undefined;
-    chunks.push(step.value);
+    if (keep !== undefined && size > keep) chunks.length = 0;
+    else chunks.push(step.value);
   }
+  if (keep !== undefined && size > keep) return undefined;
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
 }
 

@@ -1,3 +1,4 @@
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import http2 from "node:http2";
 
 /** What a raw RPC call got back: the gRPC status and metadata, headers and trailers merged. */
@@ -55,12 +56,15 @@ export async function postH1(baseUrl: string, path: string, headers: Record<stri
   const metadata: Record<string, string> = Object.fromEntries(response.headers.entries());
   let bytes = Buffer.from(await response.arrayBuffer());
   if ((headers["content-type"] ?? "").startsWith("application/grpc-web")) {
-    // Messages, then a frame flagged 0x80 holding the trailers as HTTP header lines.
+    // Messages, then a frame flagged 0x80 holding the trailers as HTTP header lines (0x81: compressed
+    // with the answer's grpc-encoding, as Connect does once they pass its 1 KiB compression floor).
     let at = 0;
     while (at + 5 <= bytes.length) {
       const length = bytes.readUInt32BE(at + 1);
-      if (bytes[at] === 0x80) {
-        for (const line of bytes.subarray(at + 5, at + 5 + length).toString("utf8").split("\r\n")) {
+      if ((bytes[at]! & 0x80) !== 0) {
+        const frame = bytes.subarray(at + 5, at + 5 + length);
+        const trailers = (bytes[at]! & 0x01) === 0 ? frame : inflate(frame, response.headers.get("grpc-encoding"));
+        for (const line of trailers.toString("utf8").split("\r\n")) {
           const colon = line.indexOf(":");
           if (colon > 0) metadata[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
         }
@@ -72,4 +76,11 @@ export async function postH1(baseUrl: string, path: string, headers: Record<stri
   }
   const grpcStatus = metadata["grpc-status"];
   return { httpStatus: response.status, grpcStatus: grpcStatus === undefined ? undefined : Number(grpcStatus), metadata, body: bytes };
+}
+
+/** A compressed gRPC-Web frame, inflated by its grpc-encoding (gzip or br). */
+function inflate(frame: Buffer, encoding: string | null): Buffer {
+  if (encoding === "gzip") return gunzipSync(frame);
+  if (encoding === "br") return brotliDecompressSync(frame);
+  throw new Error(`a compressed gRPC-Web frame with grpc-encoding ${encoding}`);
 }
