@@ -43,7 +43,8 @@ const KEY_COLUMNS = "id, account_id, name, prefix, created_at, last_used_at, rev
  * lower-cased, and without the root dot a domain may end in ("example.com." is "example.com").
  */
 export function normalizeEmail(email: string): string {
-  return email.trim().normalize("NFC").toLowerCase().replace(/\.$/, "");
+  // Lower-cased before composing: lower-casing can decompose ("J̌" -> "ǰ" spelt j + caron).
+  return email.trim().toLowerCase().normalize("NFC").replace(/\.+$/, "");
 }
 
 const ACCOUNT_COLUMNS = "id, email, plan, custom_rpm, created_at, disabled_at";
@@ -117,8 +118,9 @@ export function createAccountStore(db: Database, clock: () => number = Date.now)
 
     async findAccountByEmail(email: string): Promise<(Account & { passwordHash: string | null }) | undefined> {
       const rows = await db.query<AccountRow & { password_hash: string | null }>(
-        `SELECT ${ACCOUNT_COLUMNS}, password_hash FROM accounts WHERE email = $1 OR email = $2 ORDER BY email = $1 DESC LIMIT 1`,
-        // Also as stored before session 32 (trimmed and lower-cased only), so such an account still signs in.
+        `SELECT ${ACCOUNT_COLUMNS}, password_hash FROM accounts WHERE email = $1 OR email = $2 ORDER BY email = $2 DESC LIMIT 1`,
+        // Also as stored before session 32 (trimmed and lower-cased only), so such an account still
+        // signs in; where both exist, the spelling typed exactly wins.
         [normalizeEmail(email), email.trim().toLowerCase()],
       );
       return rows[0] ? { ...toAccount(rows[0]), passwordHash: rows[0].password_hash } : undefined;
@@ -172,8 +174,9 @@ export function createAccountStore(db: Database, clock: () => number = Date.now)
 
     /** Creates a key and returns its secret: the only time the secret is ever available. */
     async createKey(accountId: string, name = "default"): Promise<ApiKeyInfo & { key: string }> {
-      // Control characters (an ESC of a terminal colour code, a NUL) are no part of a name a person reads.
-      const cleanName = name.replace(/\p{Cc}/gu, "").trim().slice(0, 100) || "default";
+      // Control and format characters (an ESC colour code, a NUL, a right-to-left override) are no
+      // part of a name a person reads; the zero-width joiner of an emoji sequence stays.
+      const cleanName = name.replace(/(?!\u200d)[\p{Cc}\p{Cf}]/gu, "").trim().slice(0, 100) || "default";
       const generated = generateApiKey();
       const id = newId("key");
       await db.transaction(async (tx) => {

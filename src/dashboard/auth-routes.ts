@@ -6,6 +6,7 @@ import { redirect, sendPage } from "./replies.js";
 import { loginPage, signupPage } from "./pages/auth-pages.js";
 import { MAX_PASSWORD_LENGTH, PasswordHashingBusyError, passwordProblem } from "./password.js";
 import { setSessionCookie, stateOf } from "./request-state.js";
+import { normalizeEmail } from "../accounts/account-store.js";
 
 type Form = Record<string, string | undefined>;
 
@@ -65,7 +66,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext): void 
   app.post("/dashboard/login", async (request, reply) => {
     const state = stateOf(request);
     const form = (request.body ?? {}) as Form;
-    const email = (form.email ?? "").trim().toLowerCase().slice(0, 254);
+    const email = normalizeEmail((form.email ?? "").slice(0, 1024)).slice(0, 254);
     const password = (form.password ?? "").slice(0, MAX_PASSWORD_LENGTH + 1);
     const wait = await loginLimiter.retryAfterMs(email, request.ip);
     if (wait > 0) {

@@ -3,6 +3,7 @@ import type { Logger } from "../base/logger.js";
 import type { RateLimitFailureMode } from "../rate-limit/read-rate-limit-config.js";
 import { RateLimiterUnavailableError, type RateLimitDecision, type RateLimiter } from "../rate-limit/rate-limiter.js";
 import type { AbuseLimitsConfig } from "./read-abuse-limits-config.js";
+import { normalizeEmail } from "../accounts/account-store.js";
 
 const LOGIN_WINDOW_MS = 15 * 60_000;
 const SIGNUP_WINDOW_MS = 60 * 60_000;
@@ -31,7 +32,7 @@ export interface Refusal {
 export function createAuthThrottle(deps: { store: RateLimiter; limits: AbuseLimitsConfig; failureMode: RateLimitFailureMode; log?: Logger }) {
   const { store, limits } = deps;
   const hash = (kind: string, value: string) => `dashboard:${kind}:${createHash("sha256").update(value).digest("base64url").slice(0, 32)}`;
-  const accountKey = (email: string) => hash("login-failures", email.trim().toLowerCase());
+  const accountKey = (email: string) => hash("login-failures", normalizeEmail(email));
 
   /** Runs the store calls; a store that cannot answer refuses (closed) or lets through (open). */
   async function guarded(check: () => Promise<Refusal | undefined>): Promise<Refusal | undefined> {

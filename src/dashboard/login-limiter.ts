@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Database } from "../storage/database.js";
 import { toNumber } from "../storage/database.js";
+import { normalizeEmail } from "../accounts/account-store.js";
 
 /**
  * Failed log-ins per (email, client IP): after `maxFailures` within `windowMs` of the first, the
@@ -13,7 +14,7 @@ export function createLoginLimiter(options: { db: Database; clock: () => number;
   const { db, clock } = options;
   const maxFailures = options.maxFailures ?? 5;
   const windowMs = options.windowMs ?? 15 * 60_000;
-  const pairHash = (email: string, ip: string) => createHash("sha256").update(`${email.trim().toLowerCase()}\u0000${ip}`).digest("hex");
+  const pairHash = (email: string, ip: string) => createHash("sha256").update(`${normalizeEmail(email)}\u0000${ip}`).digest("hex");
 
   return {
     /** Milliseconds until another attempt is allowed, or 0 when it is allowed now. */

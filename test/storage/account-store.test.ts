@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccountStore, type AccountStore } from "../../src/accounts/account-store.js";
+import { createAccountStore, normalizeEmail, type AccountStore } from "../../src/accounts/account-store.js";
 import { ApiError } from "../../src/errors/api-error.js";
 import type { Database } from "../../src/storage/database.js";
 import { createStoreLocation, fakeClock, STORE_KINDS, type StoreLocation } from "./store-fixtures.js";
@@ -85,7 +85,12 @@ describe.each(STORE_KINDS)("account store on %s", (kind) => {
       await expectRefusal(accounts.createAccount({ email: decomposed.normalize("NFC"), plan: "free" }), "email_taken", /already exists/);
       await expectRefusal(accounts.createAccount({ email: `${decomposed}.`, plan: "free" }), "email_taken", /already exists/);
       expect(await accounts.findAccountByEmail(decomposed)).toMatchObject({ id: account.id });
-      expect(await accounts.findAccountByEmail(`${decomposed.normalize("NFC").toUpperCase()}.`)).toMatchObject({ id: account.id });
+      expect(await accounts.findAccountByEmail(`${decomposed.normalize("NFC").toUpperCase()}..`)).toMatchObject({ id: account.id });
+    });
+
+    it("normalises an address the same however it was typed (lower-casing can decompose)", () => {
+      expect(normalizeEmail("J\u030Cosef@Example.com.")).toBe(normalizeEmail("\u01F0osef@example.com"));
+      expect(normalizeEmail(normalizeEmail(" J\u030Cosef@Example.com.. "))).toBe(normalizeEmail("J\u030Cosef@Example.com"));
     });
 
     it("lets exactly one of two racing sign-ups for one email win", async () => {
@@ -185,7 +190,7 @@ describe.each(STORE_KINDS)("account store on %s", (kind) => {
       expect(a.id).not.toBe(b.id);
       expect([a.name, b.name]).toEqual(["default", "default"]);
       // Control characters (a terminal colour code, a NUL) are dropped from a name.
-      expect((await accounts.createKey(account.id, "a\u001b[31mred\u0000 key")).name).toBe("a[31mred key");
+      expect((await accounts.createKey(account.id, "a\u001b[31mred\u0000 key\u202e")).name).toBe("a[31mred key");
     });
 
     it("refuses a key for an unknown account and leaves nothing behind", async () => {
