@@ -55,6 +55,17 @@ describe("language reading", () => {
     expect(readLanguage("Thanks, see you tomorrow. سأقتلك الليلة", EN).uncovered?.language).toBe("ar");
   });
 
+  it("reads a word of another script whole, marks and all, but not single letters in English", () => {
+    expect(readLanguage("ok see you later, मैं तुम्हें आज रात मार दूंगा", EN).uncovered).toBeDefined();
+    expect(readLanguage("Hi there. ཁྱེད་རང་ལ་གསོད་རྒྱུ་ཡིན།", EN).uncovered?.language).toBe(UNDETERMINED);
+    expect(readLanguage("Let α, β, γ be the angles of the triangle, as usual.", EN).uncovered).toBeUndefined();
+  });
+
+  it("reads at most 160 pieces of a text of alternating scripts, still all of it", () => {
+    const reading = readLanguage("我喜欢 ok yes ".repeat(1000).slice(0, 10_000), EN);
+    expect(reading.uncovered?.language).toBe("zh");
+  });
+
   it("reads every sentence of a long text, not a sample of them", () => {
     const english = "The weather today is quite pleasant and warm. ";
     for (const at of [0, 30, 50, 51, 99]) {
