@@ -22,6 +22,7 @@ import { parseArgs } from "node:util";
 import type { CategoryId } from "../classifiers/categories.js";
 import { featureRows } from "../classifiers/model/features.js";
 import { normalizeForMatching } from "../classifiers/normalize/normalize.js";
+import { createEngine } from "../classifiers/engine/engine.js";
 import { buildModelFile } from "./build-model.js";
 import { buildCorpus } from "./corpus.js";
 import { datasetsRoot } from "./datasets/files.js";
@@ -54,6 +55,8 @@ interface PartResult {
   part: number;
   auprc: Partial<Record<CategoryId, number>>;
   scores: Partial<Record<CategoryId, { s: number[]; y: number[] }>>;
+  /** Every post of the part with its slice (CAD: person, identity, affiliation, neutral...) and scores. */
+  bySlice?: { slice: string; s: Partial<Record<CategoryId, number>>; flagged?: boolean }[];
   safe: number;
   safeFlagged: number;
 }
@@ -87,10 +90,20 @@ for (const part of parts) {
   const { model } = buildModelFile({ id: `in-domain-cv-${part}`, corpus, calibrationRows: calibration, calibrateBy: "example", trained, heads, hashing: DEFAULT_HASHING, window: WINDOW, training: {} });
   const held = scoreHeldOut(model, examples.filter((_, i) => partOfExample[i] === part), values.dataset);
   const summary = summarize([held]);
+  const engine = createEngine(model);
+  const seen = new Set<string>();
+  const bySlice = examples
+    .filter((e, i) => partOfExample[i] === part && !seen.has(e.text) && seen.add(e.text))
+    .map((e) => {
+      const v = engine.classify(e.text) as { categories: Record<string, { score: number; flagged: boolean }> };
+      const flagged = Object.values(v.categories).some((c) => c.flagged);
+      return { slice: e.slice, s: Object.fromEntries(REPORTED.map((c) => [c, v.categories[c]?.score ?? 0])), flagged };
+    });
   const result: PartResult = {
     tag: values.tag, part, safe: held.safe ?? 0, safeFlagged: held.safeFlagged ?? 0,
     auprc: Object.fromEntries(REPORTED.map((c) => [c, summary[c]?.auprc])),
     scores: Object.fromEntries(REPORTED.map((c) => [c, { s: held.byCategory[c]?.s ?? [], y: held.byCategory[c]?.y ?? [] }])),
+    bySlice,
   };
   appendFileSync(values.out, `${JSON.stringify(result)}\n`);
   console.log(`${values.tag} part ${part}: ${REPORTED.map((c) => `${c} ${result.auprc[c]?.toFixed(3)}`).join(", ")}, safe rows flagged ${result.safeFlagged}/${result.safe}`);
@@ -113,5 +126,30 @@ function printSummary(file: string): void {
     });
     const flagged = results.reduce((n, r) => n + r.safeFlagged, 0) / Math.max(1, results.reduce((n, r) => n + r.safe, 0));
     console.log(`${tag} [parts ${results.map((r) => r.part).join(",")}]: ${figures.join("; ")}; safe rows flagged ${(100 * flagged).toFixed(1)} %`);
+    const posts = results.flatMap((r) => r.bySlice ?? []);
+    if (posts.some((p) => p.slice === "affiliation")) console.log(`  harassment, by how group (affiliation) abuse is read: ${affiliationReadings(posts)}`);
+    const neutral = posts.filter((p) => p.slice === "neutral" && p.flagged !== undefined);
+    if (neutral.length > 0) console.log(`  neutral posts flagged for anything: ${(100 * neutral.filter((p) => p.flagged).length / neutral.length).toFixed(1)} % of ${neutral.length}`);
   }
+}
+
+/**
+ * CAD's group abuse (AffiliationDirectedAbuse alone) is neither person-directed nor hate: harassment
+ * AUPRC of person-directed abuse, with those posts left out, counted as negatives and as positives
+ * (an outside scorer could read them any of the three ways). Identity-only abuse and neutral posts
+ * are negatives, counter-speech is left out.
+ */
+function affiliationReadings(posts: readonly { slice: string; s: Partial<Record<CategoryId, number>> }[]): string {
+  const reading = (affiliation: number | null): string => {
+    const s: number[] = [];
+    const y: number[] = [];
+    for (const p of posts) {
+      const label = p.slice.startsWith("person") ? 1 : p.slice === "affiliation" ? affiliation : p.slice === "counter" ? null : 0;
+      if (label === null) continue;
+      s.push(p.s.harassment ?? 0);
+      y.push(label);
+    }
+    return averagePrecision(s, y).toFixed(3);
+  };
+  return `left out ${reading(null)}, negative ${reading(0)}, positive ${reading(1)}`;
 }

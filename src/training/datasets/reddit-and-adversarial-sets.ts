@@ -31,8 +31,10 @@ export function readCad(root: string): Example[] {
         spec = { ...(person ? { harassment: 1 } : affiliation ? {} : { harassment: 0 }), ...(identity ? { hate: 1 } : { hate: 0 }) };
         slice = person && identity ? "person+identity" : person ? "person" : "identity";
       } else if (affiliation) {
-        // Abuse of a political or professional group: not hate (no protected trait), harassment unknown.
-        spec = { hate: 0 };
+        // Abuse of a political or professional group: not hate (no protected trait), harassment
+        // unknown. CAD_AFFILIATION_HARASSMENT=1 counts it as harassment, as OpenAI's definition reads
+        // ("harassing language towards any target"): a probe, not kept (docs/model-history.md, session 32).
+        spec = process.env["CAD_AFFILIATION_HARASSMENT"] === "1" ? { hate: 0, harassment: 1 } : { hate: 0 };
         slice = "affiliation";
       } else {
         // Counter-speech: talks about abuse without being it.
