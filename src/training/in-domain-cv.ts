@@ -10,7 +10,8 @@
  * Flags: --dataset NAME, --parts N (5), --only 0,1 (parts to run here: two processes share the
  * parts), --members N (4), --expert DATASETS:HEADS:WEIGHT (as train.ts; default none, as shipped), --tag NAME, --out FILE (one
  * JSON line per part, appended; default $TMPDIR/in-domain-cv.jsonl), --summary (print each tag's
- * figures from --out and stop). The corpus is train.ts's default (settings.ts), so environment
+ * figures from --out and stop; for CAD also harassment with its group abuse left out, negative or
+ * positive, and the share of neutral posts flagged for anything). The corpus is train.ts's default (settings.ts), so environment
  * variables such as TRAFFIC_WEIGHT change it as they change `npm run train`. Flags are counted with
  * the random split's thresholds (best F1), not the shipped held-out guard: compare them between
  * recipes, not with the card.
