@@ -48,7 +48,7 @@ export async function runModctl(argv: string[]): Promise<number> {
     return name === undefined || name === "help" || name === "--help" ? 0 : 2;
   }
   try {
-    return await command(args);
+    return await command(withNegativeValues(args));
   } catch (error) {
     if (error instanceof UsageError || error instanceof ConfigError) {
       process.stderr.write(`modctl: ${error.message}\n`);
@@ -65,4 +65,22 @@ export async function runModctl(argv: string[]): Promise<number> {
     process.stderr.write(`modctl: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   }
+}
+
+/**
+ * `--rpm -5` as `--rpm=-5`: node's argument parser takes a value that starts with "-" for an
+ * option and refused the line as "ambiguous", so the caller never saw what is wrong with -5. No
+ * modctl option is named like a negative number.
+ */
+function withNegativeValues(args: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const next = args[i + 1];
+    if (arg.startsWith("--") && !arg.includes("=") && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else out.push(arg);
+  }
+  return out;
 }

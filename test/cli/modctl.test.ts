@@ -107,6 +107,8 @@ describe.concurrent("modctl's command line", () => {
     ["a bad --rpm", ["plan", "set", "--account", "acct_x", "--plan", "enterprise", "--rpm", "lots"], /--rpm must be a whole number from 1 to 2147483647; got "lots"/],
     // 10^20 was stored on SQLite, and every call of the account then failed with internal_error.
     ["an --rpm past the column", ["account", "create", "--email", "a@example.test", "--plan", "enterprise", "--rpm", "99999999999999999999"], /--rpm must be a whole number from 1 to 2147483647/],
+    // The argument parser took "-5" for an option and said only "ambiguous".
+    ["a negative --rpm", ["plan", "set", "--account", "acct_x", "--plan", "enterprise", "--rpm", "-5"], /--rpm must be a whole number from 1 to 2147483647; got "-5"/],
     ["key revoke without an id", ["key", "revoke"], /key revoke needs exactly one KEY_ID/],
     ["a policy file that cannot be read", ["policy", "set", "--account", "acct_x", "--file", "/nonexistent/policy.json"], /cannot read \/nonexistent\/policy\.json \(ENOENT\)/],
   ] as const)("exits 2 on %s, with a message on stderr", async ([_name, args, message], { expect }) => {
