@@ -37,24 +37,21 @@ export function registerRequestObservation(app: FastifyInstance, options: { log:
     // raw response sends Node's writeHead down its slow path (every header validated and copied
     // once more), which cost the JSON route several µs per answer.
     reply.header(REQUEST_ID_HEADER, observation.requestId);
-    // When the response is finished (or fails), as fastify's onResponse hook would be called. Not that
-    // hook: any onResponse hook makes fastify time and watch every response itself (two listeners,
-    // its hook runner, timers' clean-up), about 1 µs more per request on the event loop.
-    // Whichever comes first removes the other's listener. 'finish' is emitted once, so its own
-    // listener stays (removing it from the list Node's server shares it with costs more); the
-    // 'error' listener goes, so that an error after the answer is not silently swallowed here.
+    // When the response is finished, fails, or is closed before it finished (the caller hung up
+    // or reset its HTTP/2 stream: then neither of the others may come), as fastify's onResponse
+    // hook would be called. Not that hook: any onResponse hook makes fastify time and watch every
+    // response itself (two listeners, its hook runner, timers' clean-up), about 1 µs more per
+    // request on the event loop. The first of the three counts; 'close' follows 'finish' anyway.
     const raw = reply.raw;
-    const onFinish = () => {
-      raw.removeListener("error", onError);
+    let observed = false;
+    const onDone = () => {
+      if (observed) return;
+      observed = true;
       observeFinished(request, reply, deps);
     };
-    const onError = () => {
-      raw.removeListener("finish", onFinish);
-      raw.removeListener("error", onError);
-      observeFinished(request, reply, deps);
-    };
-    raw.on("finish", onFinish);
-    raw.on("error", onError);
+    raw.on("finish", onDone);
+    raw.on("error", onDone);
+    raw.on("close", onDone);
     done();
   });
 }
@@ -71,10 +68,11 @@ function finish(request: FastifyRequest, reply: FastifyReply, deps: { log: Logge
   const observation = request.observation;
   if (!observation) return;
   const seconds = (performance.now() - observation.started) / 1000;
-  const status = reply.raw.statusCode;
+  const cancelled = cancelledByCaller(reply);
+  const status = cancelled ? CLIENT_CLOSED_REQUEST : reply.raw.statusCode;
   // Unknown paths share one label: a scanner must not create a series per path it tries.
   const route = observation.route ?? request.routeOptions.url ?? "unmatched";
-  const code = observation.errorCode ?? (status >= 400 ? headerCode(reply) : "");
+  const code = cancelled ? "cancelled" : (observation.errorCode ?? (status >= 400 ? headerCode(reply) : ""));
   deps.metrics.request(route, observation.protocol, status, code, seconds);
   if (code === "rate_limit_exceeded") deps.metrics.rateLimitRejected("exceeded");
   else if (code === "rate_limiter_unavailable") deps.metrics.rateLimitRejected("unavailable");
@@ -100,6 +98,21 @@ interface RequestLine {
   code?: string;
   accountId?: string;
   durationMs?: number;
+}
+
+/** The status logged and counted for a call its caller gave up on first ("client closed request", as nginx has it). */
+const CLIENT_CLOSED_REQUEST = 499;
+
+/**
+ * Whether the answer never reached the caller: the response closed or failed before it finished
+ * (an HTTP/1.1 caller hung up), or the caller reset its HTTP/2 stream (a gRPC client's cancel or
+ * deadline), after which the compatibility response may still end as if answered, with status
+ * 200 and no code. Such calls were logged and counted as successes that usage leaves out.
+ */
+function cancelledByCaller(reply: FastifyReply): boolean {
+  if (!reply.raw.writableFinished) return true;
+  const stream = (reply.raw as { stream?: { rstCode?: number } }).stream;
+  return stream?.rstCode !== undefined && stream.rstCode !== 0;
 }
 
 /** An error answered outside the chain but in its shape (e.g. the RPC body guard) carries its code as a header. */
