@@ -1,6 +1,6 @@
 import type { ContextValues } from "@connectrpc/connect";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { MAX_REQUEST_BYTES } from "../base/limits.js";
+import { MAX_REQUEST_BYTES, UNAUTHENTICATED_BODY_KEEP } from "../base/limits.js";
 import { mediaTypeOf } from "../base/media-type.js";
 import { ApiError } from "../errors/api-error.js";
 import { noteErrorCode } from "../observability/request-observation.js";
@@ -58,13 +58,6 @@ function declaredLength(request: FastifyRequest): number | undefined {
   return raw === undefined ? undefined : Number(raw);
 }
 
-/**
- * Most bytes of a body held for a caller without a live key (as on the RPC routes,
- * guard-request-body.ts): a longer one is read and dropped, and its refusal signed over no body.
- * Held whole, 40 keyless calls of 60 MB kept about 1 GB of memory until their 401s.
- */
-const UNAUTHENTICATED_KEEP = 64 * 1024;
-
 /** A live-key check (interceptors/auth.ts createApiKeyCheck): a boolean at once when the key is cached. */
 type LiveKeyCheck = (header: { get(name: string): string | null }, values: ContextValues) => boolean | Promise<boolean>;
 
@@ -104,8 +97,8 @@ export async function takeJsonRequest<T>(
     } else {
       // Without a live key the body is read to its end, so the caller can read its refusal (an
       // answer sent mid-upload, with the connection closed, reached many clients as a broken pipe),
-      // but at most UNAUTHENTICATED_KEEP bytes of it are held, to bind the refusal's signature to.
-      intake.requestBody = await readBody(request.raw, MAX_REQUEST_BYTES, declared, UNAUTHENTICATED_KEEP);
+      // but at most UNAUTHENTICATED_BODY_KEEP bytes of it are held, to bind the refusal's signature to.
+      intake.requestBody = await readBody(request.raw, MAX_REQUEST_BYTES, declared, UNAUTHENTICATED_BODY_KEEP);
     }
   } catch (error) {
     // Nobody is left to answer (and it is not the server's error to log).

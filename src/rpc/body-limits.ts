@@ -27,4 +27,3 @@ export function bodyLimitOf(method: DescMethod): BodyLimit {
   if (method.parent === AccountService) return ACCOUNT_LIMIT;
   return MODERATE_LIMIT;
 }
-

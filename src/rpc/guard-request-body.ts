@@ -1,4 +1,5 @@
 import type { DescMethod, DescService } from "@bufbuild/protobuf";
+import { UNAUTHENTICATED_BODY_KEEP } from "../base/limits.js";
 import { createContextValues, type ConnectError, type ConnectRouter, type ContextValues } from "@connectrpc/connect";
 import type { UniversalHandler, UniversalServerRequest } from "@connectrpc/connect/protocol";
 import { ApiError, toConnectError } from "../errors/api-error.js";
@@ -12,12 +13,11 @@ export const PUBLIC_BODY_LIMIT = 64 * 1024;
 const PUBLIC_LIMIT: BodyLimit = { bytes: PUBLIC_BODY_LIMIT, why: "" };
 
 /**
- * A call without a live key has at most this much of its body held, and is never inflated; it is
- * decoded only when it came uncompressed and whole within this: then, and only then, its
- * refusal's signature is bound to the request (else to an empty one, as a 413's is). Held whole,
- * 40 keyless calls of 60 MB kept about 1 GB of memory until their refusals.
+ * A call without a live key has at most this much of its body held (the JSON routes' bound too),
+ * and is never inflated; it is decoded only when it came uncompressed and whole within this: then,
+ * and only then, its refusal's signature is bound to the request (else to an empty one, as a 413's is).
  */
-const REFUSAL_DECODE_LIMIT = 64 * 1024;
+const REFUSAL_DECODE_LIMIT = UNAUTHENTICATED_BODY_KEEP;
 
 /** Most bytes a method's body may have, as sent and once inflated, and why it may be that large. */
 export interface BodyLimit {

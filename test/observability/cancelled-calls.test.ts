@@ -1,6 +1,6 @@
 import * as grpc from "@grpc/grpc-js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "../support/test-server.js";
+import { describe, expect, it } from "vitest";
+import { useServerWithKey } from "../support/test-server.js";
 import { scrape, type Sample } from "./scrape.js";
 
 // A call the client cancels before its answer is no answered request: /metrics and the request
@@ -8,20 +8,12 @@ import { scrape, type Sample } from "./scrape.js";
 const MODERATE = "/moderation.v1.ModerationService/Moderate";
 
 describe("a gRPC call cancelled by its client", () => {
-  let server: TestServer;
-  let key: string;
-  beforeAll(async () => {
-    server = await startTestServer();
-    ({ key } = await server.createAccount("enterprise", 1_000_000));
-  }, 60_000);
-  afterAll(async () => {
-    await server.close();
-  });
+  const file = useServerWithKey();
 
   it("is counted as cancelled, not as a 200 with no code", async () => {
-    const client = new grpc.Client(server.grpcUrl.replace("http://", ""), grpc.credentials.createInsecure());
+    const client = new grpc.Client(file.server.grpcUrl.replace("http://", ""), grpc.credentials.createInsecure());
     const metadata = new grpc.Metadata();
-    metadata.set("x-api-key", key);
+    metadata.set("x-api-key", file.key);
     // Field 1 (input), each an InputItem with type "text" (1) and a long text (2): about half a second of work.
     const text = Buffer.from("you are a terrible person and everyone knows it. ".repeat(200).slice(0, 10_000));
     const item = Buffer.concat([Buffer.from([0x0a, 4]), Buffer.from("text"), Buffer.from([0x12]), varint(text.length), text]);
@@ -34,7 +26,7 @@ describe("a gRPC call cancelled by its client", () => {
     let moderate: Sample[] = [];
     for (let waited = 0; moderate.length === 0 && waited < 25_000; waited += 200) {
       await new Promise((resolve) => setTimeout(resolve, 200));
-      moderate = (await scrape(server.httpUrl)).samples.filter((s) => s.name === "moderation_requests_total" && s.labels.route === MODERATE);
+      moderate = (await scrape(file.server.httpUrl)).samples.filter((s) => s.name === "moderation_requests_total" && s.labels.route === MODERATE);
     }
     expect(moderate.map((s) => s.labels)).toEqual([{ route: MODERATE, protocol: "grpc", status: "499", code: "cancelled" }]);
   }, 40_000);

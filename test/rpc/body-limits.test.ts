@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MAX_ITEMS, MAX_TEXT_CODE_POINTS } from "../../src/base/limits.js";
 import { POLICY_LIMITS } from "../../src/policies/policy.js";
 import { POLICY_REQUEST_BYTES } from "../../src/rpc/body-limits.js";
-import { startTestServer, type TestServer } from "../support/test-server.js";
+import { useServerWithKey } from "../support/test-server.js";
 
 // Each API method reads at most what its largest valid request needs (src/rpc/body-limits.ts):
 // a policy call is not read and decoded up to the 70 MB that ten images need.
@@ -29,18 +29,10 @@ describe("the policy methods' limit", () => {
 });
 
 describe("over the wire", () => {
-  let server: TestServer;
-  let key: string;
-  beforeAll(async () => {
-    server = await startTestServer();
-    ({ key } = await server.createAccount("enterprise", 1_000_000));
-  }, 60_000);
-  afterAll(async () => {
-    await server.close();
-  });
+  const file = useServerWithKey();
 
   const call = (method: string, body: string) =>
-    fetch(`${server.httpUrl}/moderation.v1.${method}`, { method: "POST", headers: { "content-type": "application/json", "x-api-key": key }, body });
+    fetch(`${file.server.httpUrl}/moderation.v1.${method}`, { method: "POST", headers: { "content-type": "application/json", "x-api-key": file.key }, body });
 
   it("refuses an UpdatePolicy body past 16 MiB before reading it, naming the policy limit", async () => {
     const response = await call("PolicyService/UpdatePolicy", `{"rules":{"allowList":["${"a".repeat(POLICY_REQUEST_BYTES)}"]}}`);

@@ -196,8 +196,9 @@ export function readLanguage(text: string, covered: ReadonlySet<string>, picker:
   let total = 0;
   let uncoveredSoFar = 0;
   // Once half the text's letters are read as uncovered the text is not evaluated whatever follows,
-  // so a long text in another language is not read to its end.
-  const half = countLetters(text) / 2;
+  // so a long text in another language is not read to its end. Counted at the first uncovered
+  // piece only: most text has none and needs no second pass over its letters.
+  let half: number | undefined;
   for (const segment of segmentsOf(text)) {
     const s = readSegment(segment, covered, picker);
     total += s.letters;
@@ -205,7 +206,7 @@ export function readLanguage(text: string, covered: ReadonlySet<string>, picker:
     const entry = byLanguage.get(s.language) ?? { letters: 0, uncovered: s.kind === "uncovered" };
     entry.letters += s.letters;
     byLanguage.set(s.language, entry);
-    if (s.kind === "uncovered" && (uncoveredSoFar += s.letters) >= half) break;
+    if (s.kind === "uncovered" && (uncoveredSoFar += s.letters) >= (half ??= countLetters(text) / 2)) break;
   }
   let main = UNDETERMINED;
   let mainLetters = 0;
