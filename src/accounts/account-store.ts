@@ -1,3 +1,4 @@
+import { normalizeEmail } from "../base/email-address.js";
 import { ApiError } from "../errors/api-error.js";
 import type { Database } from "../storage/database.js";
 import { toNumber, toOptionalNumber } from "../storage/database.js";
@@ -36,16 +37,6 @@ export interface Caller {
 }
 
 const KEY_COLUMNS = "id, account_id, name, prefix, created_at, last_used_at, revoked_at";
-
-/**
- * One spelling per address, so that one person cannot hold two accounts under addresses that look
- * and deliver alike: trimmed, composed (NFC: "ü" typed as u + combining diaeresis is "ü"),
- * lower-cased, and without the root dot a domain may end in ("example.com." is "example.com").
- */
-export function normalizeEmail(email: string): string {
-  // Lower-cased before composing: lower-casing can decompose ("J̌" -> "ǰ" spelt j + caron).
-  return email.trim().toLowerCase().normalize("NFC").replace(/\.+$/, "");
-}
 
 const ACCOUNT_COLUMNS = "id, email, plan, custom_rpm, created_at, disabled_at";
 

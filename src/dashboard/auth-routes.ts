@@ -6,7 +6,7 @@ import { redirect, sendPage } from "./replies.js";
 import { loginPage, signupPage } from "./pages/auth-pages.js";
 import { MAX_PASSWORD_LENGTH, PasswordHashingBusyError, passwordProblem } from "./password.js";
 import { setSessionCookie, stateOf } from "./request-state.js";
-import { normalizeEmail } from "../accounts/account-store.js";
+import { normalizeEmail } from "../base/email-address.js";
 
 type Form = Record<string, string | undefined>;
 

@@ -3,7 +3,7 @@ import type { Logger } from "../base/logger.js";
 import type { RateLimitFailureMode } from "../rate-limit/read-rate-limit-config.js";
 import { RateLimiterUnavailableError, type RateLimitDecision, type RateLimiter } from "../rate-limit/rate-limiter.js";
 import type { AbuseLimitsConfig } from "./read-abuse-limits-config.js";
-import { normalizeEmail } from "../accounts/account-store.js";
+import { normalizeEmail } from "../base/email-address.js";
 
 const LOGIN_WINDOW_MS = 15 * 60_000;
 const SIGNUP_WINDOW_MS = 60 * 60_000;

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Database } from "../storage/database.js";
 import { toNumber } from "../storage/database.js";
-import { normalizeEmail } from "../accounts/account-store.js";
+import { normalizeEmail } from "../base/email-address.js";
 
 /**
  * Failed log-ins per (email, client IP): after `maxFailures` within `windowMs` of the first, the

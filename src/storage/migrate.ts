@@ -12,6 +12,7 @@ export async function migrate(db: Database, migrations: readonly Migration[] = M
       if (done.has(migration.id)) continue;
       await locked.transaction(async (tx) => {
         for (const statement of migration.statements) await tx.execute(statement);
+        await migration.rewriteRows?.(tx);
         await tx.execute(`INSERT INTO schema_migrations (id, applied_at) VALUES ($1, $2)`, [migration.id, Date.now()]);
       });
       applied.push(migration.id);

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccountStore, normalizeEmail, type AccountStore } from "../../src/accounts/account-store.js";
+import { createAccountStore, type AccountStore } from "../../src/accounts/account-store.js";
+import { normalizeEmail } from "../../src/base/email-address.js";
 import { ApiError } from "../../src/errors/api-error.js";
 import type { Database } from "../../src/storage/database.js";
 import { createStoreLocation, fakeClock, STORE_KINDS, type StoreLocation } from "./store-fixtures.js";

@@ -84,4 +84,25 @@ describe.each(STORE_KINDS)("migrations on %s", (kind) => {
     expect(await migrate(db, [...MIGRATIONS, fixed])).toEqual([broken.id]);
     expect(await db.query(`SELECT a FROM half_done`)).toEqual([]);
   });
+
+  it("respells older accounts' addresses the way new sign-ups are spelt, unless that spelling is taken", async () => {
+    const location = await freshStore();
+    const db = await open(location);
+    const insert = (id: string, email: string) => db.execute(
+      `INSERT INTO accounts (id, email, plan, custom_rpm, password_hash, created_at) VALUES ($1, $2, $3, $4, $5, $6)`, [id, email, "free", null, null, 1]);
+    // As stored before addresses were normalised: lower-cased and trimmed only.
+    await insert("acct_decomposed", "j\u030Cosef@example.test");
+    await insert("acct_root_dot", "root@example.test..");
+    await insert("acct_taken_new", "both@example.test");
+    await insert("acct_taken_old", "both@example.test.");
+    await db.execute(`DELETE FROM schema_migrations WHERE id = $1`, ["20261203-1300-one-email-spelling"]);
+    expect(await migrate(db)).toEqual(["20261203-1300-one-email-spelling"]);
+    const emails = Object.fromEntries((await db.query<{ id: string; email: string }>(`SELECT id, email FROM accounts`)).map((r) => [r.id, r.email]));
+    expect(emails).toEqual({
+      acct_decomposed: "\u01F0osef@example.test",
+      acct_root_dot: "root@example.test",
+      acct_taken_new: "both@example.test",
+      acct_taken_old: "both@example.test.",
+    });
+  });
 });

@@ -6,6 +6,7 @@ import { loginFailures } from "./20261124-1900-login-failures.js";
 import { usageJournal } from "./20261126-2000-usage-journal.js";
 import { accountAdmin } from "./20261126-2010-account-admin.js";
 import { policies } from "./20261126-2100-policies.js";
+import { oneEmailSpelling } from "./20261203-1300-one-email-spelling.js";
 
 export const MIGRATIONS: readonly Migration[] = [
   accountsAndKeys,
@@ -15,4 +16,5 @@ export const MIGRATIONS: readonly Migration[] = [
   usageJournal,
   accountAdmin,
   policies,
+  oneEmailSpelling,
 ];
