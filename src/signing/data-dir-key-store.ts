@@ -1,4 +1,4 @@
-import { existsSync, linkSync, mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { createPublicKey } from "node:crypto";
 import { join } from "node:path";
 import { generateEd25519KeyPair, parsePrivateKeyPem, parsePublicKeyPems, publicKeyPem, SigningKeyError, toPublicJwk } from "./ed25519-keys.js";
@@ -32,8 +32,42 @@ export interface KeyStoreOptions {
 
 /** Loads the store, creating the directory and a first key when there is none yet. */
 export function openDataDirKeyRing(dir: string, options: KeyStoreOptions = {}): SigningKeyRing {
-  if (!hasKeyStore(dir)) initialize(dir, options);
+  if (!hasKeyStore(dir)) {
+    const orphans = privateKeysWithoutManifest(dir);
+    if (orphans.length > 0) {
+      throw new SigningKeyError(
+        `${dir} holds private keys (${orphans.join(", ")}) but no ${MANIFEST}, which publishes them: restore ${MANIFEST} from a backup, ` +
+        `or move the .key.pem files away to start with a new key (answers signed before will not verify against the new one)`,
+      );
+    }
+    initialize(dir, options);
+  }
   return withLivePublishedKeys(dir, loadKeyRing(dir));
+}
+
+/** How long a start waits for another replica that has written its first key but not yet its manifest. */
+const MANIFEST_WAIT_MS = 2000;
+
+/**
+ * Private keys in a directory without a manifest: a store whose keys.json was deleted. Starting
+ * there used to make a new key silently, so every verifier holding the old JWKS failed. A replica
+ * starting at the same moment writes its key just before its manifest, so that is waited for.
+ */
+function privateKeysWithoutManifest(dir: string): string[] {
+  const deadline = Date.now() + MANIFEST_WAIT_MS;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    let keys: string[];
+    try {
+      keys = readdirSync(dir).filter((name) => name.endsWith(".key.pem"));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+      throw error;
+    }
+    if (keys.length === 0 || hasKeyStore(dir)) return [];
+    if (Date.now() >= deadline) return keys.sort();
+    Atomics.wait(pause, 0, 0, 20); // a synchronous sleep: opening the key ring is synchronous
+  }
 }
 
 /**

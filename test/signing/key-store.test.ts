@@ -57,6 +57,17 @@ describe("DATA_DIR key store", () => {
     });
   });
 
+  it("refuses to start over private keys whose keys.json is gone, instead of making a new key", () => {
+    const store = join(dir, "signing");
+    const { signer } = openDataDirKeyRing(store);
+    rmSync(join(store, "keys.json"));
+    expect(() => openDataDirKeyRing(store)).toThrow(`holds private keys (${signer.keyId}.key.pem) but no keys.json`);
+    expect(readdirSync(store)).toEqual([`${signer.keyId}.key.pem`]);
+    // Moving the key away is the documented way to start over.
+    rmSync(join(store, `${signer.keyId}.key.pem`));
+    expect(openDataDirKeyRing(store).signer.keyId).not.toBe(signer.keyId);
+  });
+
   it("running servers publish a rotation at once, keep signing with their key, and never unpublish it", async () => {
     const store = join(dir, "signing");
     const running = openDataDirKeyRing(store);
