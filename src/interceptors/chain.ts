@@ -29,7 +29,7 @@ export function createInterceptorChain(ctx: AppContext): Interceptor[] {
     createErrorMappingInterceptor(ctx.log),
     createDeadlineInterceptor(),
     createAuthInterceptor({ accounts: ctx.accounts, onKeyUsed: ctx.keyUsage.record }),
-    createRateLimitInterceptor({ limiter: ctx.rateLimiter, failureMode: ctx.config.rateLimit.failureMode, log: ctx.log }),
+    createRateLimitInterceptor({ limiter: ctx.rateLimiter, failureMode: ctx.config.rateLimit.failureMode, log: ctx.log, onUncounted: ctx.metrics.rateLimitUncounted }),
     createMeteringInterceptor({ meter: ctx.meter }),
   ];
 }

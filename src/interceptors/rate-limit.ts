@@ -11,6 +11,8 @@ interface RateLimitInterceptorDeps {
   limiter: RateLimiter;
   failureMode: RateLimitFailureMode;
   log?: Logger;
+  /** A call let through uncounted: the store was down and the failure mode is open. */
+  onUncounted?: () => void;
 }
 
 /**
@@ -31,6 +33,7 @@ export function createRateLimitInterceptor(deps: RateLimitInterceptorDeps): Inte
     }
 
     const decision = deps.limiter.consumeNow ? deps.limiter.consumeNow(caller.accountId, limit) : await decideRateLimit(deps, caller.accountId, limit);
+    if (!decision) deps.onUncounted?.();
     const headers = decision ? formatRateLimitHeaders(decision) : formatPolicyHeaders(limit, RATE_LIMIT_WINDOW_MS);
     if (decision && !decision.allowed) throw rateLimitExceeded(limit, decision);
     try {

@@ -19,6 +19,8 @@ export interface Metrics {
   request(route: string, protocol: string, status: number, code: string, seconds: number): void;
   /** A call refused by the per-account limiter: "exceeded" (429) or "unavailable" (fail-closed 503), or another limiter's name. */
   rateLimitRejected(reason: string): void;
+  /** A call the per-account limiter let through without counting it (store down, RATE_LIMIT_FAILURE_MODE=open). */
+  rateLimitUncounted(): void;
   /** One attempt at an outbound provider (e.g. the vision model): "success", or the failure kind. */
   providerCall(provider: string, outcome: string, seconds: number): void;
   /** Reports a provider's circuit state at each scrape. */
@@ -66,6 +68,7 @@ export function createMetrics(): Metrics {
   } as unknown as Parameters<Registry["registerMetric"]>[0]);
 
   const rateLimited = new Counter({ name: "moderation_rate_limit_rejections_total", help: "Calls refused by a rate limiter, by reason.", labelNames: ["reason"], registers: [registry] });
+  const uncounted = new Counter({ name: "moderation_rate_limit_uncounted_total", help: "Calls served without a rate limit check: the limiter's store was down and RATE_LIMIT_FAILURE_MODE is open.", registers: [registry] });
   const providerCalls = new Counter({ name: "moderation_provider_calls_total", help: "Attempts at outbound providers, by outcome (success or the failure kind).", labelNames: ["provider", "outcome"], registers: [registry] });
   const providerFailures = new Counter({ name: "moderation_provider_failures_total", help: "Failed attempts at outbound providers.", labelNames: ["provider"], registers: [registry] });
   const providerSeconds = new Histogram({ name: "moderation_provider_call_duration_seconds", help: "Time of one attempt at an outbound provider.", labelNames: ["provider"], buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 45], registers: [registry] });
@@ -98,6 +101,7 @@ export function createMetrics(): Metrics {
       latency.observe([route, protocol], seconds);
     },
     rateLimitRejected: (reason) => rateLimited.inc({ reason }),
+    rateLimitUncounted: () => uncounted.inc(),
     providerCall(provider, outcome, seconds) {
       providerCalls.inc({ provider, outcome });
       if (outcome !== "success") providerFailures.inc({ provider });

@@ -52,6 +52,9 @@ describe.each(["closed", "open"] as const)("when Redis goes away (RATE_LIMIT_FAI
       expect(outcome.headers["x-ratelimit-limit"]).toBe("10");
       expect(outcome.headers["ratelimit-policy"]).toBe('"per-minute";q=10;w=60');
     }
+    // Served unchecked calls are counted for the operator, refused ones are not.
+    const uncounted = /^moderation_rate_limit_uncounted_total (\d+)$/m.exec(await server.ctx.metrics.render())?.[1];
+    expect(Number(uncounted)).toBe(failureMode === "open" ? PROTOCOLS.length : 0);
     const unready = await readiness();
     if (failureMode === "closed") {
       expect(unready).toMatchObject({ status: 503, body: { checks: { rate_limiter: "failing" } } });

@@ -41,12 +41,13 @@ function setup(options: {
   limiter?: RateLimiter;
   failureMode?: RateLimitFailureMode;
   handler?: () => Promise<never>;
+  onUncounted?: () => void;
 }) {
   const limiter = options.limiter ?? createMemoryRateLimiter({ clock: createFakeClock() });
   const interceptors = [
     createErrorMappingInterceptor(silentLogger),
     fakeAuth(options.caller),
-    createRateLimitInterceptor({ limiter, failureMode: options.failureMode ?? "closed" }),
+    createRateLimitInterceptor({ limiter, failureMode: options.failureMode ?? "closed", ...(options.onUncounted ? { onUncounted: options.onUncounted } : {}) }),
   ];
   const transport = createRouterTransport(
     (router) => router.service(ModerationService, { moderate: options.handler ?? (async () => ({})) }),
@@ -102,7 +103,9 @@ describe("rate limit interceptor", () => {
   });
 
   it("fails closed: 503 rate_limiter_unavailable with Retry-After and the known policy", async () => {
-    const { error, headers } = await setup({ caller: freeCaller, limiter: downLimiter })();
+    let uncounted = 0;
+    const { error, headers } = await setup({ caller: freeCaller, limiter: downLimiter, onUncounted: () => uncounted++ })();
+    expect(uncounted).toBe(0);
     expect(error?.code).toBe(Code.Unavailable);
     expect(headers.get("x-error-code")).toBe("rate_limiter_unavailable");
     expect(headers.get("retry-after")).toBe("1");
@@ -111,8 +114,10 @@ describe("rate limit interceptor", () => {
   });
 
   it("fails open when configured: the call is served, uncounted, with the known policy", async () => {
-    const { error, headers } = await setup({ caller: freeCaller, limiter: downLimiter, failureMode: "open" })();
+    let uncounted = 0;
+    const { error, headers } = await setup({ caller: freeCaller, limiter: downLimiter, failureMode: "open", onUncounted: () => uncounted++ })();
     expect(error).toBeUndefined();
+    expect(uncounted).toBe(1);
     expect(headers.get("ratelimit-policy")).toBe('"per-minute";q=10;w=60');
     expect(headers.has("x-ratelimit-remaining")).toBe(false);
   });
