@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import BetterSqlite3 from "better-sqlite3";
 import type { Database, SqlValue } from "./database.js";
 import { STORAGE_DEFAULTS } from "./read-storage-config.js";
@@ -15,6 +16,15 @@ let processWrites = 0;
  * 5 µs alone, 39 µs of wall time in the loaded service, about 4 % of the event loop's time).
  */
 const DATA_VERSION_MAX_AGE_MS = 2;
+
+/** Pause between tries of a write whose lock another process holds (see whenUnlocked). */
+const BUSY_RETRY_MS = 20;
+
+/** Whether a classified error is another process's lock (SQLITE_BUSY and its extended codes). */
+function isLockedByAnother(error: unknown): boolean {
+  const code = (error instanceof StorageUnavailableError ? (error.cause as { code?: unknown } | undefined)?.code : undefined);
+  return typeof code === "string" && code.startsWith("SQLITE_BUSY");
+}
 
 /** SQLITE_BUSY (another process held the lock past busy_timeout), a full or failing disk: retry later. */
 function classify(error: unknown): unknown {
@@ -55,8 +65,8 @@ export function execWhileBusy(db: Pick<BetterSqlite3.Database, "exec">, sql: str
 
 /**
  * Embedded store. WAL mode lets `modctl` write while the server reads; busy_timeout makes
- * the two processes wait for each other (briefly: the wait blocks the event loop) before
- * failing with SQLITE_BUSY, which callers get as 503 storage_unavailable.
+ * the two processes wait for each other's writes (on a timer, see whenUnlocked) before failing
+ * with SQLITE_BUSY, which callers get as 503 storage_unavailable.
  */
 export function createSqliteDatabase(file: string, options: { busyTimeoutMs?: number } = {}): Database {
   if (file !== ":memory:") createPrivately(file);
@@ -126,8 +136,30 @@ export function createSqliteDatabase(file: string, options: { busyTimeoutMs?: nu
   const query = async (sql: string, params: readonly SqlValue[] = []) => read(sql, params);
   const exec = unavailableAware((sql: string) => void db.exec(sql));
 
+  /**
+   * Runs `attempt` (one write statement, or BEGIN IMMEDIATE) without letting SQLite wait for
+   * another process's lock, and waits between tries on a timer instead, up to busy_timeout.
+   * better-sqlite3's own wait is synchronous: while modctl, a replica or a sqlite3 shell held the
+   * lock, each usage flush (every second) froze every request, /healthz included, for the whole
+   * timeout. Reads keep the synchronous wait: in WAL mode they meet a lock only in rare moments.
+   */
+  const whenUnlocked = async <T>(attempt: () => T): Promise<T> => {
+    const deadline = Date.now() + busyTimeoutMs;
+    for (;;) {
+      db.exec("PRAGMA busy_timeout = 0");
+      try {
+        return attempt();
+      } catch (error) {
+        if (!isLockedByAnother(error) || Date.now() >= deadline) throw error;
+      } finally {
+        db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
+      }
+      await sleep(Math.max(1, Math.min(BUSY_RETRY_MS, deadline - Date.now())));
+    }
+  };
+
   const runTransaction = async <T>(work: (tx: Database) => Promise<T>): Promise<T> => {
-    exec("BEGIN IMMEDIATE");
+    await whenUnlocked(() => exec("BEGIN IMMEDIATE"));
     try {
       const result = await work(insideTransaction);
       exec("COMMIT");
@@ -160,7 +192,7 @@ export function createSqliteDatabase(file: string, options: { busyTimeoutMs?: nu
     dialect: "sqlite",
     query,
     async execute(sql, params = []) {
-      return enqueue(async () => write(sql, params));
+      return enqueue(() => whenUnlocked(() => write(sql, params)));
     },
     transaction: (work) => enqueue(() => runTransaction(work)),
     // One connection per process: the lock is the write transaction itself (BEGIN IMMEDIATE

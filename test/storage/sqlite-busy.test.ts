@@ -47,3 +47,22 @@ it("maps SQLITE_BUSY to storage_unavailable, keeps answering, and writes the usa
   const usage = (await (await fetch(`${server.httpUrl}/v1/usage?granularity=minute`, { headers: { "x-api-key": key } })).json()) as { totals: { requests: number } };
   expect(usage.totals.requests).toBe(5);
 });
+
+it("waits for another process's lock on a timer, so the event loop runs on and the write lands once the lock is gone", async () => {
+  const db = createSqliteDatabase(path.join(server.dataDir, "moderation.sqlite"), { busyTimeoutMs: 5000 });
+  const order: string[] = [];
+  other.exec("BEGIN IMMEDIATE");
+  try {
+    const write = db.execute(`DELETE FROM dashboard_sessions WHERE expires_at < 0`).then(() => order.push("write"));
+    const transaction = db.transaction(async (tx) => tx.execute(`DELETE FROM dashboard_sessions WHERE expires_at < 0`)).then(() => order.push("transaction"));
+    // SQLite's own busy wait would hold the thread for the whole 5 s: no timer could release the lock.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    order.push("timer");
+    other.exec("ROLLBACK");
+    await Promise.all([write, transaction]);
+    expect(order).toEqual(["timer", "write", "transaction"]);
+  } finally {
+    if (other.inTransaction) other.exec("ROLLBACK");
+    await db.close();
+  }
+});
