@@ -12,6 +12,12 @@ export interface DecodeLimits {
   maxBytes: number;
   /** Largest width × height of one frame: a guard against decompression bombs. */
   maxPixels: number;
+  /**
+   * Longest side: JPEG, GIF and WebP cannot pass 65,535 pixels, a PNG can, and libvips pays per row:
+   * a 1 × 40,000,000 PNG (78 KB, inside the pixel limit) held a decoder thread 11-23 s, past the
+   * timeout, which libvips checks too seldom on that shape to stop it.
+   */
+  maxSide: number;
   /** Largest width × height × frames of an animation: reaching a late frame decodes every earlier one. */
   maxAnimationPixels: number;
   /** Most frames of an animation: sharp cannot address a page past 100,000. */
@@ -28,6 +34,7 @@ sharp.cache(false);
 const DEFAULT_DECODE_LIMITS: DecodeLimits = {
   maxBytes: MAX_IMAGE_BYTES,
   maxPixels: 40_000_000,
+  maxSide: 65_535,
   maxAnimationPixels: 200_000_000,
   maxFrames: 100_000,
   maxFramesSampled: 4,
@@ -56,6 +63,9 @@ export function createImageDecoder(limits: Partial<DecodeLimits> = {}): ImageDec
         "image_too_large",
         `The image is ${header.width}×${header.height} pixels (${framePixels}); the limit is ${config.maxPixels} pixels.`,
       );
+    }
+    if (Math.max(header.width, header.height) > config.maxSide) {
+      throw new ApiError("image_too_large", `The image is ${header.width}×${header.height} pixels; the limit is ${config.maxSide} pixels on a side.`);
     }
     if (frames > config.maxFrames) {
       throw new ApiError("image_too_large", `The animation has ${frames} frames; the limit is ${config.maxFrames} frames.`);
@@ -126,7 +136,9 @@ async function renderModelInput(bytes: Buffer, page: number, frames: number, con
   const expected = MODEL_INPUT_SIZE * MODEL_INPUT_SIZE * 3;
   try {
     const { data, info } = await sharp(bytes, {
-      failOn: "truncated",
+      // "warning", as sharp advises for untrusted input: a JPEG cut short with its end marker put
+      // back, or a PNG whose checksum fails, is refused rather than scored on grey fill.
+      failOn: "warning",
       limitInputPixels: config.maxPixels,
       autoOrient: true,
       ...(frames > 1 ? { page, pages: 1 } : {}),
