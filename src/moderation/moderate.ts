@@ -45,7 +45,19 @@ export function createModerator(deps: ModerationDeps) {
     const mode = resolveMode(request.textProviderMode, deps.textProvider?.settings);
 
     const applied = policy ?? DEFAULT_COMPILED_POLICY;
-    const results = await Promise.all(items.map((item) => judgeItem(item, request.analyzeImages, mode, signal, applied)));
+    // The answer is the first failing item's error: the other items' provider calls (second
+    // opinions, vision) stop there, rather than run on, paid for, retried and never metered.
+    // (Only where an item can call out: a text-only call of the model alone builds no signals.)
+    const callsOut = items.length > 1 && ((request.analyzeImages && hasImages) || (mode !== "off" && deps.textProvider !== undefined));
+    const itemFailed = callsOut ? new AbortController() : undefined;
+    const itemSignal = itemFailed ? (signal ? AbortSignal.any([signal, itemFailed.signal]) : itemFailed.signal) : signal;
+    const results = await Promise.all(items.map((item) => {
+      const judged = judgeItem(item, request.analyzeImages, mode, itemSignal, applied);
+      return itemFailed ? judged.catch((error: unknown) => {
+        itemFailed.abort();
+        throw error;
+      }) : judged;
+    }));
     const texts = items.filter((i): i is Extract<ValidItem, { type: "text" }> => i.type === "text");
     const joined = texts.length >= 2 ? joinForCombined(texts.map((t) => t.text)) : undefined;
     const combined = joined !== undefined ? await judgeByModel(joined, applied) : undefined;

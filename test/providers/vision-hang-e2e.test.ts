@@ -1,7 +1,7 @@
 import v8 from "node:v8";
 import vm from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dataUri, png } from "../images/fixtures.js";
+import { dataUri, jpeg, png } from "../images/fixtures.js";
 import { callModerate, type Outcome } from "../support/protocol-clients.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 import { pollUntil } from "../support/poll.js";
@@ -92,3 +92,22 @@ describe("a vision provider that accepts and never answers, under concurrent loa
     expect(answered.ok, JSON.stringify(answered)).toBe(true);
   });
 });
+
+describe("a request whose other item fails", () => {
+  it("stops the provider calls of its other items: no attempt after the error is answered", { timeout: 60_000 }, async () => {
+    await pollUntil(() => vision.inFlight === 0, 10_000, 20);
+    vision.setDefault(vision.silence());
+    const before = vision.requests.length;
+    const truncated = dataUri("image/jpeg", (await jpeg(200, 150)).subarray(0, 60));
+    const images = [image, image, image, truncated].map((base64) => ({ type: "image", base64 }));
+    const outcome = await callModerate("json", server, { input: images, analyze_images: true }, key);
+    expect(outcome).toMatchObject({ ok: false, status: 400, code: "invalid_image" });
+    const attemptsAtAnswer = vision.requests.length;
+    // Unstopped, each call went on retrying every 400 ms up to its 1 s total.
+    await new Promise((resolve) => setTimeout(resolve, 2 * TOTAL_MS));
+    expect(vision.requests.length).toBe(attemptsAtAnswer);
+    expect(vision.requests.length - before).toBeLessThanOrEqual(3);
+    await pollUntil(() => vision.inFlight === 0, 5_000, 20);
+  });
+});
+
