@@ -104,6 +104,31 @@ describe("redis rate limiter when Redis misbehaves", () => {
     expect(await admin.zCard(`rl:${key}`)).toBe(10);
   });
 
+  it("never charges checks that timed out when a stall fills the client's command queue", async () => {
+    const port = await findFreePort();
+    const server = await startServer(port);
+    const limiter = createRedisRateLimiter({ url: server.url, keyPrefix: "rl:", timeoutMs: 100, maxPendingCommands: 100 });
+    cleanups.push(() => limiter.close());
+    await limiter.ready();
+    const key = randomUUID();
+    expect((await eventually(() => limiter.consume(key, 1_000))).remaining).toBe(999);
+
+    server.freeze();
+    // More checks than the queue holds: each one sent must still find room for its removal.
+    const stalled = await Promise.allSettled(Array.from({ length: 150 }, () => limiter.consume(key, 1_000)));
+    expect(stalled.every((outcome) => outcome.status === "rejected")).toBe(true);
+    server.thaw();
+
+    const admin = createClient({ url: server.url });
+    cleanups.push(async () => admin.destroy());
+    await admin.connect();
+    await eventually(async () => {
+      if ((await admin.sendCommand(["PING"])) !== "PONG") throw new Error("not yet");
+    });
+    expect((await eventually(() => limiter.consume(key, 1_000))).remaining).toBe(998);
+    expect(await admin.zCard(`rl:${key}`)).toBe(2);
+  });
+
   it("asks for a longer Retry-After the longer Redis has been failing, and starts over once it is back", async () => {
     const port = await findFreePort();
     const server = await startServer(port);
