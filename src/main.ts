@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import { createAppContext } from "./app/app-context.js";
 import { startServer } from "./edge/server.js";
 import { createLogger } from "./base/logger.js";
@@ -9,6 +10,7 @@ async function main(): Promise<void> {
   let config;
   try {
     config = readConfig(process.env);
+    usableDataDir(config.dataDir);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`configuration error: ${error.message}\n`);
@@ -35,6 +37,11 @@ async function main(): Promise<void> {
   } catch (error) {
     // Release the store and workers before exiting, e.g. when a port is taken.
     await ctx.close();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOTFOUND" || code === "EAI_AGAIN" || code === "EADDRNOTAVAIL") {
+      process.stderr.write(`configuration error: HOST "${config.host}" is not an address of this machine to listen on (${code}).\n`);
+      process.exit(2);
+    }
     throw error;
   }
   // The log is written asynchronously: let its lines so far (e.g. "listening", with the pid) come first.
@@ -61,6 +68,20 @@ async function main(): Promise<void> {
   };
   process.on("SIGINT", () => void stop("SIGINT"));
   process.on("SIGTERM", () => void stop("SIGTERM"));
+}
+
+/**
+ * DATA_DIR made (0700) or found, and writable: the store, the signing keys and the usage journal
+ * live there. A file in its place used to stop the start with a bare EEXIST or ENOTDIR.
+ */
+function usableDataDir(dir: string): void {
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    fs.accessSync(dir, fs.constants.W_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? "error";
+    throw new ConfigError(`DATA_DIR ${dir} must be a directory this user can write (${code}).`);
+  }
 }
 
 main().catch((error: unknown) => {

@@ -79,16 +79,22 @@ const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"
 export function readConfig(env: Readonly<Record<string, string | undefined>> = process.env): Config {
   const port = readPort(env, "PORT", 8080);
   const grpcPort = readPort(env, "GRPC_PORT", 8081);
-  const logLevel = (env.LOG_LEVEL ?? "info").toLowerCase();
+  // Blank is the default, as for every other variable.
+  const logLevel = (nonEmpty(env.LOG_LEVEL) ?? "info").toLowerCase();
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}; got "${env.LOG_LEVEL}".`);
+  }
+  const metricsPort = nonEmpty(env.METRICS_PORT) === undefined ? undefined : readPort(env, "METRICS_PORT", 0);
+  if (metricsPort !== undefined && metricsPort !== 0 && (metricsPort === port || metricsPort === grpcPort)) {
+    // Else the start fails with a bare EADDRINUSE that names no setting.
+    throw new ConfigError(`METRICS_PORT must differ from PORT and GRPC_PORT (/metrics has a listener of its own); got ${metricsPort}.`);
   }
   return {
     port,
     grpcPort,
     // Loopback unless asked: a fresh clone does not expose its dashboard and API to the network.
     host: nonEmpty(env.HOST) ?? "127.0.0.1",
-    metricsPort: nonEmpty(env.METRICS_PORT) === undefined ? undefined : readPort(env, "METRICS_PORT", 0),
+    metricsPort,
     dataDir: path.resolve(nonEmpty(env.DATA_DIR) ?? "./data"),
     databaseUrl: readUrl(env, "DATABASE_URL", ["postgres:", "postgresql:"]),
     storage: readStorageConfig(env),
@@ -100,8 +106,9 @@ export function readConfig(env: Readonly<Record<string, string | undefined>> = p
     textProvider: readTextProviderConfig(env),
     textClassifier: readChoice(env, "TEXT_CLASSIFIER", ["trained", "pattern"] as const, "trained"),
     computeWorkers: readWorkerThreads(env),
-    meteringFlushMs: readPositiveInt(env, "METERING_FLUSH_MS", 1000),
-    meteringMaxPending: readPositiveInt(env, "METERING_MAX_PENDING", 1000),
+    // At most ten minutes: a timer past 2^31 - 1 ms fires after 1 ms, so the flush loop spun.
+    meteringFlushMs: readPositiveInt(env, "METERING_FLUSH_MS", 1000, 600_000),
+    meteringMaxPending: readPositiveInt(env, "METERING_MAX_PENDING", 1000, 1_000_000),
     meteringFsync: readChoice(env, "METERING_FSYNC", ["batch", "always"] as const, "batch"),
     dashboardOrigin: readUrl(env, "DASHBOARD_ORIGIN", ["http:", "https:"])?.replace(/\/+$/, ""),
     grpcReflection: readChoice(env, "GRPC_REFLECTION", ["on", "off"] as const, "on"),
@@ -169,16 +176,17 @@ function readUrl(
   return raw;
 }
 
-/** Helper for subsystems: a positive integer variable with a default. */
+/** A whole number from 1 to `max`, with a default. */
 function readPositiveInt(
   env: Readonly<Record<string, string | undefined>>,
   name: string,
   fallback: number,
+  max: number,
 ): number {
   const raw = nonEmpty(env[name]);
   if (raw === undefined) return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) <= 0) {
-    throw new ConfigError(`${name} must be a positive integer; got "${raw}".`);
+  if (!/^\d+$/.test(raw) || Number(raw) <= 0 || Number(raw) > max) {
+    throw new ConfigError(`${name} must be a whole number from 1 to ${max}; got "${raw}".`);
   }
   return Number(raw);
 }

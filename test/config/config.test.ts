@@ -62,6 +62,21 @@ describe("readConfig", () => {
     expect(() => read({ LOG_LEVEL: value })).toThrow(new RegExp(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "${value}"`));
   });
 
+  it("takes a blank LOG_LEVEL as the default, like every other variable", () => {
+    expect(read({ LOG_LEVEL: "" }).logLevel).toBe("info");
+    expect(read({ LOG_LEVEL: " debug " }).logLevel).toBe("debug");
+  });
+
+  it("refuses a METRICS_PORT equal to an API port, and metering settings past their bounds", () => {
+    expect(() => read({ PORT: "9000", METRICS_PORT: "9000" })).toThrow(/METRICS_PORT must differ from PORT and GRPC_PORT/);
+    expect(() => read({ GRPC_PORT: "9001", METRICS_PORT: "9001" })).toThrow(/METRICS_PORT must differ/);
+    expect(read({ METRICS_PORT: "0" }).metricsPort).toBe(0);
+    // A timer past 2^31 - 1 ms fires after 1 ms: the flush loop spun.
+    expect(() => read({ METERING_FLUSH_MS: "99999999999" })).toThrow('METERING_FLUSH_MS must be a whole number from 1 to 600000; got "99999999999".');
+    expect(() => read({ METERING_MAX_PENDING: "0" })).toThrow(/METERING_MAX_PENDING must be a whole number from 1 to 1000000/);
+    expect(read({ METERING_FLUSH_MS: "600000" }).meteringFlushMs).toBe(600_000);
+  });
+
   it("reads CORS_ORIGINS as exact origins or *, and refuses a path or a bare host", () => {
     expect(read({}).corsOrigins).toEqual([]);
     expect(read({ CORS_ORIGINS: "https://app.example.com, http://127.0.0.1:3000/" }).corsOrigins).toEqual(["https://app.example.com", "http://127.0.0.1:3000"]);
@@ -109,6 +124,34 @@ describe("the service's start-up", () => {
     });
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/^configuration error: LOG_LEVEL must be one of/);
+  });
+
+  it("stops with exit code 2 when DATA_DIR is a file or lies under one (it was 1 and a bare EEXIST)", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "moderation-datadir-test-"));
+    const file = path.join(dir, "a-file");
+    fs.writeFileSync(file, "");
+    for (const [dataDir, code] of [[file, "EEXIST"], [path.join(file, "sub"), "ENOTDIR"]] as const) {
+      const result = spawnSync(process.execPath, ["--import", "./src/boot/ts-loader.mjs", "src/main.ts"], {
+        env: { PATH: process.env.PATH ?? "", PORT: "0", GRPC_PORT: "0", DATA_DIR: dataDir },
+        encoding: "utf8",
+        timeout: 20_000,
+      });
+      expect(result.status).toBe(2);
+      expect(result.stderr).toBe(`configuration error: DATA_DIR ${dataDir} must be a directory this user can write (${code}).\n`);
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("stops with exit code 2 and names HOST when it is no address to listen on", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "moderation-host-test-"));
+    const result = spawnSync(process.execPath, ["--import", "./src/boot/ts-loader.mjs", "src/main.ts"], {
+      env: { PATH: process.env.PATH ?? "", PORT: "0", GRPC_PORT: "0", DATA_DIR: dir, HOST: "no-such-host.invalid", IMAGE_MODEL_LOAD: "lazy" },
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    fs.rmSync(dir, { recursive: true, force: true });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/^configuration error: HOST "no-such-host\.invalid" is not an address of this machine to listen on \((ENOTFOUND|EAI_AGAIN)\)\.$/m);
   });
 
   it("stops with exit code 2 on a signing key file that is not an Ed25519 private key (it was 1, 'failed to start')", () => {

@@ -123,7 +123,7 @@ describe("redis rate limiter when Redis misbehaves", () => {
     cleanups.push(async () => admin.destroy());
     await admin.connect();
     await eventually(async () => {
-      if ((await admin.sendCommand(["PING"])) !== "PONG") throw new Error("not yet");
+      if (String(await admin.sendCommand(["PING"])) !== "PONG") throw new Error("not yet");
     });
     expect((await eventually(() => limiter.consume(key, 1_000))).remaining).toBe(998);
     expect(await admin.zCard(`rl:${key}`)).toBe(2);
