@@ -7,7 +7,8 @@ import { createInterceptorChain } from "../interceptors/chain.js";
 import { startMetricsServer } from "../observability/metrics-server.js";
 import { createRoutes } from "../rpc/routes.js";
 import { registerAppRoutes } from "./app-routes.js";
-import { answerClientError, frameworkErrorHandler } from "./framework-errors.js";
+import { createClientErrorAnswer, createFrameworkErrorHandler } from "./framework-errors.js";
+import { observeUnrouted } from "../observability/request-hooks.js";
 import { trackForGracefulClose } from "./graceful-close.js";
 import { ClosingUnreadResponse } from "./close-unread-bodies.js";
 import { registerGrpcMessageEncoding } from "./grpc-message-encoding.js";
@@ -46,13 +47,14 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
   const routes = { interceptors, rpcRoutes: createRoutes(ctx, interceptors, isServing, stopping.signal), isServing, metricsElsewhere: metricsServer !== undefined };
   const build = (app: FastifyInstance) => registerAppRoutes(app, ctx, routes);
 
+  const unrouted = observeUnrouted({ log: ctx.log, metrics: ctx.metrics });
   const options = {
     logger: false,
     bodyLimit: MAX_REQUEST_BYTES,
     keepAliveTimeout: 65_000,
     // Malformed URLs and broken HTTP framing still answer in the API's error shape.
-    frameworkErrors: frameworkErrorHandler,
-    clientErrorHandler: answerClientError,
+    frameworkErrors: createFrameworkErrorHandler(unrouted),
+    clientErrorHandler: createClientErrorAnswer(unrouted),
     // request.ip is the proxy's client address only for proxies TRUST_PROXY names (log-in and sign-up limits key on it).
     trustProxy: fastifyTrustProxy(ctx.config.trustProxy),
   };

@@ -1,5 +1,6 @@
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseExposition, valueOf } from "../observability/scrape.js";
 import { sendRawHttp } from "../support/raw-http.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 
@@ -32,6 +33,20 @@ describe("requests fastify cannot route still get the API's error shape", () => 
     expect(status).toBe(400);
     expect(errorCode).toBe("invalid_request");
     expect(body.error).toEqual({ code: "invalid_request", message: "The request is not valid HTTP." });
+  });
+
+  it("are counted and logged like any answered request (they were in neither)", async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const watched = await startTestServer({ overrides: { log: { error() {}, warn() {}, info: (line: Record<string, unknown>) => void lines.push(line), debug() {} } as never } });
+    try {
+      await sendRawHttp(watched.httpUrl, "GET /%zz HTTP/1.1\r\nHost: x\r\n\r\n");
+      await sendRawHttp(watched.httpUrl, "POST /v1/moderate HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n");
+      const samples = parseExposition(await watched.ctx.metrics.render());
+      expect(valueOf(samples, "moderation_requests_total", { route: "unmatched", protocol: "http", status: "400", code: "invalid_request" })).toBe(2);
+      expect(lines.filter((l) => l.route === "unmatched" && l.status === 400 && l.code === "invalid_request").map((l) => l.method)).toEqual(["GET", "-"]);
+    } finally {
+      await watched.close();
+    }
   });
 
   it("OPTIONS on /v1/moderate is 405 with Allow: POST", async () => {
