@@ -1,4 +1,5 @@
-import { ApiError } from "../errors/api-error.js";
+import { ApiError, toApiError } from "../errors/api-error.js";
+import { StorageUnavailableError } from "../storage/storage-errors.js";
 import { ConfigError } from "../config/config.js";
 import { runAccountCommand } from "./commands/account.js";
 import { runKeyCommand } from "./commands/key.js";
@@ -54,8 +55,10 @@ export async function runModctl(argv: string[]): Promise<number> {
       process.stderr.write(`modctl: ${error.message}\n`);
       return 2;
     }
-    if (error instanceof ApiError) {
-      process.stderr.write(`${JSON.stringify({ error: { code: error.code, message: error.message } })}\n`);
+    if (error instanceof ApiError || error instanceof StorageUnavailableError) {
+      // A store that does not answer is a refusal like the API's 503, in the same JSON.
+      const refusal = toApiError(error);
+      process.stderr.write(`${JSON.stringify({ error: { code: refusal.code, message: refusal.message } })}\n`);
       return 1;
     }
     if (error instanceof TypeError && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS")) {

@@ -124,6 +124,13 @@ describe.concurrent("modctl's command line", () => {
     expect(run.stderr).toMatch(/modctl: DATABASE_URL must start with postgres:\/\//);
   });
 
+  it("refuses with exit 1 and the API's storage_unavailable JSON when the database does not answer", async ({ expect }) => {
+    // Nothing listens on port 1: the connection is refused at once.
+    const run = await modctl(["key", "list", "--account", "acct_x"], { ...env, DATABASE_URL: "postgres://postgres@127.0.0.1:1/none", DATABASE_CONNECT_TIMEOUT_MS: "500" });
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stderr)).toEqual({ error: { code: "storage_unavailable", message: "The service's database is unavailable; retry shortly." } });
+  });
+
   it("prints help and exits 0 when asked", async ({ expect }) => {
     const run = await modctl(["--help"], env);
     expect(run.code).toBe(0);
