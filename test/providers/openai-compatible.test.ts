@@ -56,6 +56,13 @@ async function apiError(promise: Promise<unknown>): Promise<ApiError> {
 }
 
 describe("OpenAI-compatible deep analysis", () => {
+  it("reports the configured model name where the provider's holds control or format characters", async () => {
+    for (const name of ["evil\u0000model", "line\nbreak", "\u202Egnp.model"]) {
+      server.enqueue(verdict({}, "Nothing harmful.", name));
+      expect((await guarded().analyze(request())).model, JSON.stringify(name)).toBe("fake-vision");
+    }
+  });
+
   it("sends the image as an image part under a fixed system prompt and parses the verdict", async () => {
     server.enqueue(verdict({ sexual: 0.91, violence: 0.2 }, "Explicit nudity.", "fake-vision-2024-01-01"));
     const result = await guarded().analyze(request());
