@@ -76,7 +76,7 @@ export function choosePositiveWindows(groups: readonly Uint32Array[], K: number,
  * `buckets` is the feature table's row count (features.ts featureRows: hashed buckets, then any
  * vocabulary rows).
  */
-export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opts: TrainOptions & { dim?: number; hidden?: number; lr?: number; featureDropout?: number; pretrained?: PretrainedTable; wordRows?: WordRows; teacher?: TeacherTargets; positiveWindows?: PositiveWindows; wasm?: boolean; sourceOffsetMin?: number }): TrainedModel {
+export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opts: TrainOptions & { dim?: number; hidden?: number; lr?: number; featureDropout?: number; pretrained?: PretrainedTable; wordRows?: WordRows; teacher?: TeacherTargets; positiveWindows?: PositiveWindows; wasm?: boolean; sourceOffsetMin?: number; focalGamma?: number }): TrainedModel {
   const H = CATEGORY_IDS.length;
   const K = opts.heads.length;
   const D = opts.dim ?? 32;
@@ -124,6 +124,9 @@ export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opt
   // Per-source offsets, trained and then dropped (source-offsets.ts; absent: none, as shipped).
   const offsets = opts.sourceOffsetMin ? sourceOffsets(corpus, rows, opts.heads, opts.sourceOffsetMin, posW) : undefined;
   const order = Uint32Array.from(rows);
+  // Focal weighting (Lin et al. 2017, the modulating factor held constant): a label the network
+  // already fits teaches little, so hard negatives and positives without the topic's words weigh more.
+  const focal = opts.focalGamma ?? 0;
   const silenced = opts.positiveWindows === "max" ? new Uint8Array(corpus.rows * K) : undefined;
   const groups = silenced ? exampleRuns(corpus, rows).filter((g) => g.length > 1) : [];
   /** Row r's label for head k as its source gives it (-1 unknown). */
@@ -201,7 +204,7 @@ export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opt
         const p = 1 / (1 + Math.exp(-(headLogit(k, h1) + (s >= 0 ? offsets!.values[s]! : 0))));
         // A head the row's source does not label learns the teacher's probability instead.
         dz[k] = y >= 0
-          ? (p - y) * corpus.weight[r]! * (y === 1 ? posW[k]! : 1)
+          ? (p - y) * corpus.weight[r]! * (y === 1 ? posW[k]! : 1) * (focal > 0 ? Math.abs(p - y) ** focal : 1)
           : (p - teacher!.probs[r * K + k]! / 255) * corpus.weight[r]! * teacher!.weight;
         if (s >= 0 && dz[k] !== 0) step(offsets!.values, offsets!.grads, s, dz[k]!);
       }

@@ -24,7 +24,8 @@
  * one source adds to one category), --char-ngrams MIN-MAX (character n-gram lengths hashed beside
  * the words, default 3-5; recorded in the model file, so inference hashes the same),
  * --source-offsets N (a per-dataset offset of each head's logit in training, source-offsets.ts;
- * off by default).
+ * off by default), --focal-gamma G (each given label's gradient weighed by |p - y|^G, so rows the
+ * network already gets right teach less; off by default).
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -116,6 +117,8 @@ const { values } = parseArgs({
     // Probe (source-offsets.ts): a learned offset per (dataset, head) with at least N positive and
     // N negative training rows, trained beside the network and dropped after (0 = none).
     "source-offsets": { type: "string", default: "0" },
+    // Probe: focal weighting of the loss (a row's gradient times |p - y|^gamma; 0 = plain cross-entropy).
+    "focal-gamma": { type: "string", default: "0" },
     // Filters of the conv family's width-3 convolution over token vectors.
     filters: { type: "string", default: String(DEFAULT_SHAPE.filters) },
     // Train on at most this share of the training rows (family comparisons on a budget; the card says so).
@@ -199,7 +202,7 @@ const CALIBRATE_BY = values["calibrate-by"] as CalibrateBy;
 if (CALIBRATE_BY !== "window" && CALIBRATE_BY !== "example") throw new Error(`--calibrate-by must be window or example; got "${CALIBRATE_BY}"`);
 /** What a model's header and the report say about both (nothing when they are the defaults, as in models made before them). */
 const WINDOW_LABELS = { ...(POSITIVE_WINDOWS === "all" ? {} : { positiveWindows: POSITIVE_WINDOWS }), ...(CALIBRATE_BY === "window" ? {} : { calibrateBy: CALIBRATE_BY }) };
-const MLP = { dim: Number(values.dim), hidden: Number(values.hidden), lr: Number(values.lr), ...(Number(values["feature-dropout"]) > 0 ? { featureDropout: Number(values["feature-dropout"]) } : {}), ...(Number(values["source-offsets"]) > 0 ? { sourceOffsetMin: Number(values["source-offsets"]) } : {}) };
+const MLP = { dim: Number(values.dim), hidden: Number(values.hidden), lr: Number(values.lr), ...(Number(values["feature-dropout"]) > 0 ? { featureDropout: Number(values["feature-dropout"]) } : {}), ...(Number(values["source-offsets"]) > 0 ? { sourceOffsetMin: Number(values["source-offsets"]) } : {}), ...(Number(values["focal-gamma"]) > 0 ? { focalGamma: Number(values["focal-gamma"]) } : {}) };
 /** The hashing spec for provenance: the vocabulary (in the model's own header) by its size only. */
 function hashingSummary({ vocabulary, ...rest }: HashingSpec): Record<string, unknown> {
   return { ...rest, ...(vocabulary ? { vocabularyWords: vocabulary.length } : {}) };
