@@ -69,6 +69,12 @@ export function createProviderGuard(config: GuardOptions, wording: GuardWording)
   const breaker = createCircuitBreaker({ failureThreshold: config.failureThreshold, cooldownMs: config.cooldownMs, ...(config.now ? { now: config.now } : {}) });
   const limiter = createConcurrencyLimiter({ max: config.maxConcurrency, maxQueue: config.maxQueue });
   const circuitOpen = (retryAfterMs: number) => wording.circuitOpen(Math.max(1, Math.ceil(retryAfterMs / 1000)));
+  /** The last failure's refusal, with the provider's own Retry-After passed on: it knows when it takes calls again. */
+  const gaveUp = (failure: ProviderError): ApiError => {
+    const error = wording.unavailable(wording.describe(failure), failure);
+    if (failure.retryAfterMs !== undefined) error.headers["retry-after"] ??= String(Math.max(1, Math.ceil(failure.retryAfterMs / 1000)));
+    return error;
+  };
 
   const attempt = async <T>(call: (signal: AbortSignal) => Promise<T>, deadline: AbortSignal, caller: AbortSignal | undefined): Promise<T> => {
     for (let n = 0; ; n++) {
@@ -98,10 +104,10 @@ export function createProviderGuard(config: GuardOptions, wording: GuardWording)
         attemptLimit.clear();
       }
       if (deadline.aborted) throw wording.unavailable(wording.timedOut, failure);
-      if (!failure.retryable || n >= config.maxRetries) throw wording.unavailable(wording.describe(failure), failure);
+      if (!failure.retryable || n >= config.maxRetries) throw gaveUp(failure);
       const wait = Math.max(random() * Math.min(config.backoffMaxMs, config.backoffBaseMs * 2 ** n), failure.retryAfterMs ?? 0);
       // A Retry-After longer than our budget means the answer would come too late anyway.
-      if (wait > config.backoffMaxMs) throw wording.unavailable(wording.describe(failure), failure);
+      if (wait > config.backoffMaxMs) throw gaveUp(failure);
       try {
         await sleep(wait, undefined, { signal: deadline });
       } catch {

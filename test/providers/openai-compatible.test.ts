@@ -146,6 +146,14 @@ describe("OpenAI-compatible deep analysis", () => {
     expect(server.requests).toHaveLength(2);
   });
 
+  it("passes a provider's Retry-After on to the caller when it waits too long to retry", async () => {
+    server.setDefault(status(429, { error: "slow down" }, { "retry-after": "3600" }));
+    const error = await apiError(guarded().analyze(request()));
+    expect(error.code).toBe("deep_analysis_unavailable");
+    expect(error.headers["retry-after"]).toBe("3600");
+    expect(server.requests).toHaveLength(1);
+  });
+
   it("gives up after the bounded retries and reports deep_analysis_unavailable", async () => {
     server.setDefault(status(500, { error: { message: "internal secret detail" } }));
     const error = await apiError(guarded({}, { maxRetries: 2 }).analyze(request()));
