@@ -81,13 +81,14 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
   const log = options.log;
   const maxPending = options.maxPendingCommands ?? MAX_PENDING_COMMANDS;
   /**
-   * Checks sent and not yet answered. A check that times out is followed by its removal (ZREM);
-   * once a stall had filled the client's queue with checks, the queue refused those removals, and
-   * the checks, run when Redis woke, charged refused calls (56 in a 14 s stall under load). So
-   * checks may fill only half the queue, less a margin for PING and SCRIPT LOAD: the rest is
-   * room for their removals.
+   * Checks holding a place in the client's queue: from sending until the reply comes, or, for a
+   * check that timed out, until its removal (ZREM) is answered too. Once a stall had filled the
+   * queue with checks, the queue refused those removals, and the checks, run when Redis woke,
+   * charged refused calls (56 in a 14 s stall under load). Each place stands for at most two
+   * commands, so checks may take half the queue, less a margin for the one shared PING and
+   * SCRIPT LOAD: a check that timed out always has room for its removal.
    */
-  const maxChecksInFlight = Math.max(1, Math.floor(maxPending / 2) - 16);
+  const maxChecksInFlight = Math.max(1, Math.floor((maxPending - 16) / 2));
   let checksInFlight = 0;
   const client = createClient({
     url: options.url,
@@ -146,6 +147,7 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
   }
 
   const settled = (): void => void checksInFlight--;
+  let pinging: Promise<string> | undefined;
 
   return {
     async consume(key, limit, consumeOptions = {}): Promise<RateLimitDecision> {
@@ -159,17 +161,20 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
         throw unavailable("too many rate limit checks are waiting for Redis", undefined);
       }
       let reply: unknown;
+      let answered: Promise<unknown> | undefined;
       try {
         const args = [String(limit), String(window), now, member, consumeOptions.dryRun ? "1" : "0"];
         checksInFlight++;
-        const answered = evaluate(redisKey, args, call);
-        void answered.then(settled, settled);
+        answered = evaluate(redisKey, args, call);
         reply = await withTimeout(answered, options.timeoutMs);
+        void answered.then(settled, settled);
       } catch (error) {
         call.abandoned = true;
         // The script may still run when a stalled Redis wakes. This removal goes down the same
         // connection right behind it, so Redis runs it straight after: the refusal is never charged.
-        if (!consumeOptions.dryRun) client.sendCommand(["ZREM", redisKey, member]).catch(() => undefined);
+        // The place is given back once both the check and its removal are answered (or refused).
+        const removed = consumeOptions.dryRun ? Promise.resolve() : client.sendCommand(["ZREM", redisKey, member]).catch(() => undefined);
+        if (answered) void Promise.allSettled([answered, removed]).then(settled);
         throw unavailable("Redis did not answer the rate limit check", error);
       }
       failingSince = undefined;
@@ -183,8 +188,13 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
       };
     },
     async checkHealth() {
+      // One PING in the queue however many probes ask (/readyz is public): a stall must not
+      // fill the client's queue with PINGs and crowd out the removals of timed-out checks.
+      pinging ??= client.ping().finally(() => {
+        pinging = undefined;
+      });
       try {
-        await withTimeout(client.ping(), options.timeoutMs);
+        await withTimeout(pinging, options.timeoutMs);
       } catch (error) {
         throw new RateLimiterUnavailableError("Redis did not answer PING", { cause: error });
       }

@@ -114,9 +114,15 @@ describe("redis rate limiter when Redis misbehaves", () => {
     expect((await eventually(() => limiter.consume(key, 1_000))).remaining).toBe(999);
 
     server.freeze();
-    // More checks than the queue holds: each one sent must still find room for its removal.
+    // More checks than the queue holds, and readiness probes among them: each check sent must
+    // still find room for its removal.
+    const probes = Array.from({ length: 40 }, () => limiter.checkHealth().catch(() => undefined));
     const stalled = await Promise.allSettled(Array.from({ length: 150 }, () => limiter.consume(key, 1_000)));
     expect(stalled.every((outcome) => outcome.status === "rejected")).toBe(true);
+    // A second wave, once the first one's checks have timed out but not yet been answered.
+    const again = await Promise.allSettled(Array.from({ length: 150 }, () => limiter.consume(key, 1_000)));
+    expect(again.every((outcome) => outcome.status === "rejected")).toBe(true);
+    await Promise.all(probes);
     server.thaw();
 
     const admin = createClient({ url: server.url });
