@@ -38,7 +38,8 @@ async function main(): Promise<void> {
     // Release the store and workers before exiting, e.g. when a port is taken.
     await ctx.close();
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOTFOUND" || code === "EAI_AGAIN" || code === "EADDRNOTAVAIL") {
+    // Not EAI_AGAIN: a name server that did not answer says nothing about the setting.
+    if (code === "ENOTFOUND" || code === "EADDRNOTAVAIL") {
       process.stderr.write(`configuration error: HOST "${config.host}" is not an address of this machine to listen on (${code}).\n`);
       process.exit(2);
     }

@@ -136,9 +136,12 @@ async function renderModelInput(bytes: Buffer, page: number, frames: number, con
   const expected = MODEL_INPUT_SIZE * MODEL_INPUT_SIZE * 3;
   try {
     const { data, info } = await sharp(bytes, {
-      // "warning", as sharp advises for untrusted input: a JPEG cut short with its end marker put
-      // back, or a PNG whose checksum fails, is refused rather than scored on grey fill.
-      failOn: "warning",
+      // "error": a PNG whose pixel data fails its checksum is refused. Not "warning", which sharp
+      // advises: it also refuses JPEGs that decode whole but warn of stray bytes before a marker,
+      // common in camera and editor output. A JPEG cut short with its end marker put back decodes
+      // as viewers show it, the missing rows grey. (libvips' message buffer is shared by threads,
+      // so telling the two warnings apart by message misjudged concurrent images: 9 of 80.)
+      failOn: "error",
       limitInputPixels: config.maxPixels,
       autoOrient: true,
       ...(frames > 1 ? { page, pages: 1 } : {}),

@@ -15,8 +15,11 @@ const CIRCUIT_STATES = ["closed", "half_open", "open"] as const;
  */
 export interface Metrics {
   readonly registry: Registry;
-  /** One finished HTTP request or RPC. `code` is the API error code, "" on success. */
-  request(route: string, protocol: string, status: number, code: string, seconds: number): void;
+  /**
+   * One finished HTTP request or RPC. `code` is the API error code, "" on success. `seconds`
+   * undefined: counted, not timed (refused before routing, when no start time was taken).
+   */
+  request(route: string, protocol: string, status: number, code: string, seconds: number | undefined): void;
   /** A call refused by the per-account limiter: "exceeded" (429) or "unavailable" (fail-closed 503), or another limiter's name. */
   rateLimitRejected(reason: string): void;
   /** A call the per-account limiter let through without counting it (store down, RATE_LIMIT_FAILURE_MODE=open). */
@@ -98,7 +101,7 @@ export function createMetrics(): Metrics {
     registry,
     request(route, protocol, status, code, seconds) {
       requests.inc([route, protocol, statusText(status), code]);
-      latency.observe([route, protocol], seconds);
+      if (seconds !== undefined) latency.observe([route, protocol], seconds);
     },
     rateLimitRejected: (reason) => rateLimited.inc({ reason }),
     rateLimitUncounted: () => uncounted.inc(),

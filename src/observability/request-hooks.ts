@@ -130,8 +130,9 @@ function headerCode(reply: FastifyReply): string {
 export function observeUnrouted(options: { log: Logger; metrics: Metrics }): (method: string, status: number, code: string) => void {
   const log = requestLogger(options.log);
   return (method, status, code) => {
-    options.metrics.request("unmatched", "http", status, code, 0);
-    const line: RequestLine = { requestId: requestIdFrom(undefined), method, route: "unmatched", protocol: "http", status, code, durationMs: 0 };
+    // Not timed: no start was taken, and zeros would pull down the unknown paths' latency.
+    options.metrics.request("unmatched", "http", status, code, undefined);
+    const line: RequestLine = { requestId: requestIdFrom(undefined), method, route: "unmatched", protocol: "http", status, code };
     log.info(line, "request");
   };
 }

@@ -139,9 +139,10 @@ function readChatCompletion(text: string): { content: string; model: string | un
   if (choice?.finish_reason === "length") throw malformedResponse("the answer was cut off (finish_reason length)");
   const content = typeof message.content === "string" ? message.content : joinTextParts(message.content);
   if (content === undefined || content.trim() === "") throw malformedResponse("the message has no text content");
-  // The name goes into the signed answer's `models`: none with control or format characters (a NUL,
-  // a newline, a right-to-left override); the configured name stands in for it.
-  const model = typeof record?.model === "string" && record.model.trim() !== "" && record.model.length <= 200 && !/[\p{Cc}\p{Cf}]/u.test(record.model) ? record.model : undefined;
+  // The name goes into the signed answer's `models`: none with control, format, unassigned or
+  // surrogate characters or line separators (a NUL, a newline, a right-to-left override); the
+  // configured name stands in for it.
+  const model = typeof record?.model === "string" && record.model.trim() !== "" && record.model.length <= 200 && !/[\p{C}\p{Zl}\p{Zp}]/u.test(record.model) ? record.model : undefined;
   return { content, model };
 }
 

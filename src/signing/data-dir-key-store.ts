@@ -40,7 +40,8 @@ export function openDataDirKeyRing(dir: string, options: KeyStoreOptions = {}): 
         `or move the .key.pem files away to start with a new key (answers signed before will not verify against the new one)`,
       );
     }
-    initialize(dir, options);
+    // Another replica may have published its first key while this one waited.
+    if (!hasKeyStore(dir)) initialize(dir, options);
   }
   return withLivePublishedKeys(dir, loadKeyRing(dir));
 }

@@ -121,13 +121,17 @@ export function createSqliteDatabase(file: string, options: { busyTimeoutMs?: nu
   let tokenVersion: unknown;
   let tokenWrites = -1;
   const write = unavailableAware((sql: string, params: readonly SqlValue[]): number => {
-    processWrites++;
     if (params.length === 0 && sql.includes(";")) {
+      processWrites++;
       db.exec(sql);
       return 0;
     }
     const { stmt, order } = prepare(sql);
-    return stmt.run(...bind(order, params)).changes;
+    const changes = stmt.run(...bind(order, params)).changes;
+    // Counted once it ran: a try refused for another process's lock changes nothing, and counting
+    // it would empty the caller and policy caches every 20 ms while the lock is held.
+    processWrites++;
+    return changes;
   });
   const read = unavailableAware((sql: string, params: readonly SqlValue[]) => {
     const { stmt, order } = prepare(sql);
@@ -142,9 +146,10 @@ export function createSqliteDatabase(file: string, options: { busyTimeoutMs?: nu
    * better-sqlite3's own wait is synchronous: while modctl, a replica or a sqlite3 shell held the
    * lock, each usage flush (every second) froze every request, /healthz included, for the whole
    * timeout. Reads keep the synchronous wait: in WAL mode they meet a lock only in rare moments.
+   * `deadline` is taken when the write was asked for, so time spent queued behind other writes
+   * counts: during a long lock, writes no longer wait a timeout each, one after the other.
    */
-  const whenUnlocked = async <T>(attempt: () => T): Promise<T> => {
-    const deadline = Date.now() + busyTimeoutMs;
+  const whenUnlocked = async <T>(attempt: () => T, deadline: number): Promise<T> => {
     for (;;) {
       db.exec("PRAGMA busy_timeout = 0");
       try {
@@ -158,8 +163,8 @@ export function createSqliteDatabase(file: string, options: { busyTimeoutMs?: nu
     }
   };
 
-  const runTransaction = async <T>(work: (tx: Database) => Promise<T>): Promise<T> => {
-    await whenUnlocked(() => exec("BEGIN IMMEDIATE"));
+  const runTransaction = async <T>(work: (tx: Database) => Promise<T>, deadline: number): Promise<T> => {
+    await whenUnlocked(() => exec("BEGIN IMMEDIATE"), deadline);
     try {
       const result = await work(insideTransaction);
       exec("COMMIT");
@@ -192,12 +197,21 @@ export function createSqliteDatabase(file: string, options: { busyTimeoutMs?: nu
     dialect: "sqlite",
     query,
     async execute(sql, params = []) {
-      return enqueue(() => whenUnlocked(() => write(sql, params)));
+      const deadline = Date.now() + busyTimeoutMs;
+      // Several statements in one string commit one by one: tried again, the first would run twice.
+      if (params.length === 0 && sql.includes(";")) return enqueue(async () => write(sql, params));
+      return enqueue(() => whenUnlocked(() => write(sql, params), deadline));
     },
-    transaction: (work) => enqueue(() => runTransaction(work)),
+    transaction: (work) => {
+      const deadline = Date.now() + busyTimeoutMs;
+      return enqueue(() => runTransaction(work, deadline));
+    },
     // One connection per process: the lock is the write transaction itself (BEGIN IMMEDIATE
     // takes SQLite's RESERVED lock, which other processes such as modctl wait for).
-    withExclusiveLock: (work) => enqueue(() => runTransaction(work)),
+    withExclusiveLock: (work) => {
+      const deadline = Date.now() + busyTimeoutMs;
+      return enqueue(() => runTransaction(work, deadline));
+    },
     async close() {
       db.close();
     },

@@ -57,7 +57,7 @@ async function apiError(promise: Promise<unknown>): Promise<ApiError> {
 
 describe("OpenAI-compatible deep analysis", () => {
   it("reports the configured model name where the provider's holds control or format characters", async () => {
-    for (const name of ["evil\u0000model", "line\nbreak", "\u202Egnp.model"]) {
+    for (const name of ["evil\u0000model", "line\nbreak", "\u202Egnp.model", "para\u2029graph", "lone\ud800surrogate"]) {
       server.enqueue(verdict({}, "Nothing harmful.", name));
       expect((await guarded().analyze(request())).model, JSON.stringify(name)).toBe("fake-vision");
     }

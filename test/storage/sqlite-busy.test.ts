@@ -66,3 +66,18 @@ it("waits for another process's lock on a timer, so the event loop runs on and t
     await db.close();
   }
 });
+
+it("counts a write's time queued behind others against its busy timeout: queued writes fail together, not a timeout each", async () => {
+  const db = createSqliteDatabase(path.join(server.dataDir, "moderation.sqlite"), { busyTimeoutMs: 300 });
+  other.exec("BEGIN IMMEDIATE");
+  const released = new Promise((resolve) => setTimeout(resolve, 2_000)).then(() => other.exec("ROLLBACK"));
+  try {
+    // One after another, each waiting its own 300 ms, the last would have outlasted the lock and succeeded.
+    const writes = await Promise.allSettled(Array.from({ length: 8 }, () => db.execute(`DELETE FROM dashboard_sessions WHERE expires_at < 0`)));
+    expect(other.inTransaction).toBe(true);
+    expect(writes.map((w) => (w.status === "rejected" && w.reason instanceof StorageUnavailableError ? "unavailable" : w.status))).toEqual(Array(8).fill("unavailable"));
+  } finally {
+    await released;
+    await db.close();
+  }
+});

@@ -12,7 +12,8 @@ export const oneEmailSpelling: Migration = {
   id: "20261203-1300-one-email-spelling",
   statements: [],
   async rewriteRows(tx) {
-    const rows = await tx.query<{ id: string; email: string }>(`SELECT id, email FROM accounts`);
+    // Oldest first: of two older rows that normalise alike, the older account takes the spelling.
+    const rows = await tx.query<{ id: string; email: string }>(`SELECT id, email FROM accounts ORDER BY created_at, id`);
     const taken = new Set(rows.map((r) => r.email));
     for (const { id, email } of rows) {
       const normalised = normalizeEmail(email);
