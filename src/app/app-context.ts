@@ -1,3 +1,4 @@
+import { createHeldBodies, type HeldBodies } from "../base/held-bodies.js";
 import type { TextClassifier } from "../classifiers/classifier.js";
 import { loadConfiguredTextClassifier } from "../classifiers/configured-text-classifier.js";
 import { createAccountStore, type AccountStore } from "../accounts/account-store.js";
@@ -34,6 +35,8 @@ export interface AppContext {
   log: Logger;
   /** Prometheus metrics (GET /metrics); other modules record through its methods. */
   metrics: Metrics;
+  /** The bound on request bodies held at once, every route and protocol (HELD_BODIES_MAX_MB). */
+  heldBodies: HeldBodies;
   clock: () => number;
   db: Database;
   accounts: AccountStore;
@@ -118,7 +121,7 @@ export async function createAppContext(config: Config, overrides: AppContextOver
     const dashboard = createDashboardServices({ db, accounts, clock, config, rateLimiter, log });
 
     return {
-      config, log, metrics, clock, db, accounts, policies, keyUsage, textClassifier,
+      config, log, metrics, heldBodies: createHeldBodies(config.heldBodiesMaxBytes), clock, db, accounts, policies, keyUsage, textClassifier,
       rateLimiter,
       signingKeys,
       ...(compute?.answerer ? { workerAnswerer: compute.answerer } : {}),

@@ -48,6 +48,11 @@ export interface Config {
   computeWorkers: number;
   /** Usage is written to SQL at least this often (METERING_FLUSH_MS, default 1000). */
   meteringFlushMs: number;
+  /**
+   * Request bodies held at once, every route and protocol, in bytes (HELD_BODIES_MAX_MB; default
+   * an eighth of the machine's memory, from 128 MB to 2 GB): past it a body is refused, 503.
+   */
+  heldBodiesMaxBytes: number;
   /** Journaled requests that force a write to SQL (METERING_MAX_PENDING, default 1000). */
   meteringMaxPending: number;
   /**
@@ -109,6 +114,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>> = p
     // At most ten minutes: a timer past 2^31 - 1 ms fires after 1 ms, so the flush loop spun.
     meteringFlushMs: readPositiveInt(env, "METERING_FLUSH_MS", 1000, 600_000),
     meteringMaxPending: readPositiveInt(env, "METERING_MAX_PENDING", 1000, 1_000_000),
+    heldBodiesMaxBytes: readPositiveInt(env, "HELD_BODIES_MAX_MB", Math.min(2048, Math.max(128, Math.floor(os.totalmem() / 8 / 2 ** 20))), 1_048_576) * 2 ** 20,
     meteringFsync: readChoice(env, "METERING_FSYNC", ["batch", "always"] as const, "batch"),
     dashboardOrigin: readUrl(env, "DASHBOARD_ORIGIN", ["http:", "https:"])?.replace(/\/+$/, ""),
     grpcReflection: readChoice(env, "GRPC_REFLECTION", ["on", "off"] as const, "on"),

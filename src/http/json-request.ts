@@ -1,5 +1,6 @@
 import type { ContextValues } from "@connectrpc/connect";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { HeldBodies } from "../base/held-bodies.js";
 import { MAX_REQUEST_BYTES, UNAUTHENTICATED_BODY_KEEP } from "../base/limits.js";
 import { mediaTypeOf } from "../base/media-type.js";
 import { ApiError } from "../errors/api-error.js";
@@ -81,7 +82,7 @@ export interface JsonRequestIntake<T> {
 export async function takeJsonRequest<T>(
   request: FastifyRequest,
   reply: FastifyReply,
-  auth: { hasLiveKey: LiveKeyCheck; contextValues: ContextValues },
+  auth: { hasLiveKey: LiveKeyCheck; contextValues: ContextValues; heldBodies: HeldBodies },
   parse: (bytes: Uint8Array) => T,
 ): Promise<JsonRequestIntake<T> | undefined> {
   const refusal = unsupportedBody(request);
@@ -91,7 +92,10 @@ export async function takeJsonRequest<T>(
     const live = refusal ? false : auth.hasLiveKey(incomingHeaderReader(request.headers), auth.contextValues);
     // A key the caller cache knows answers at once: no promise turn on the hot path.
     if (live === true || (live !== false && (await live))) {
-      const bytes = (await readBody(request.raw, MAX_REQUEST_BYTES, declared))!;
+      // Held until the answer is finished (or the caller gone): parsing and judging hold more.
+      const hold = auth.heldBodies.hold();
+      reply.raw.once("close", hold.release);
+      const bytes = (await readBody(request.raw, MAX_REQUEST_BYTES, declared, MAX_REQUEST_BYTES, hold))!;
       intake.requestBody = bytes;
       intake.parsed = parse(bytes);
     } else {
@@ -106,12 +110,13 @@ export async function takeJsonRequest<T>(
     if (!(error instanceof ApiError)) throw error;
     intake.bodyError = error;
   }
-  const tooLarge = intake.bodyError?.code === "payload_too_large";
-  const early = refusal ?? (tooLarge ? intake.bodyError : undefined);
+  // Refused before the whole body was read: too large, or past the bound on held bodies.
+  const unread = intake.bodyError?.code === "payload_too_large" || intake.bodyError?.code === "service_unavailable";
+  const early = refusal ?? (unread ? intake.bodyError : undefined);
   if (early) {
     intake.early = early;
     noteErrorCode(request, early.code);
-    if (tooLarge && request.raw.httpVersionMajor === 1) reply.header("connection", "close");
+    if (unread && request.raw.httpVersionMajor === 1) reply.header("connection", "close");
   }
   return intake;
 }

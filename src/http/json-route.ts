@@ -33,14 +33,14 @@ export function registerJsonRoute(app: FastifyInstance, ctx: AppContext, interce
     scope.post("/v1/moderate", async (request, reply) => {
       const contextValues = createContextValues().set(transportKey, "json");
       // Steps 1 to 4 in their documented order (json-request.ts); decode only for a live key.
-      const intake = await takeJsonRequest(request, reply, { hasLiveKey, contextValues }, parseModerateJson);
+      const intake = await takeJsonRequest(request, reply, { hasLiveKey, contextValues, heldBodies: ctx.heldBodies }, parseModerateJson);
       if (!intake) return reply.hijack();
       const { requestBody, bodyError } = intake;
       if (requestBody) contextValues.set(signatureBindingKey, { form: "json", requestBody });
 
       const sendSigned = (status: number, body: unknown, headerSets: Headers[]) =>
         sendSignedJson(reply, { ...signingNow(ctx), requestBody }, status, body, headerSets);
-      if (intake.early) return sendSigned(intake.early.httpStatus, { error: { code: intake.early.code, message: intake.early.message } }, []);
+      if (intake.early) return sendSigned(intake.early.httpStatus, { error: { code: intake.early.code, message: intake.early.message } }, [new Headers(intake.early.headers)]);
 
       // A body that could not be read or parsed leaves an empty request: bodyError is raised instead.
       const input = intake.parsed ?? create(ModerateRequestSchema);

@@ -1,4 +1,5 @@
 import type { Readable } from "node:stream";
+import { type BodyHold, HELD_BODIES_REFUSAL } from "../base/held-bodies.js";
 import { ApiError } from "../errors/api-error.js";
 
 /** The caller closed the connection before its whole body arrived: there is no one to answer. */
@@ -11,9 +12,10 @@ export class CallerHungUpError extends Error {
  * With `keep`, a body longer than that is still read to its end (within `limit`) but not held:
  * the promise resolves to undefined. Plain "data"/"end" listeners rather than `for await`: the
  * async iterator costs a few promises and an end-of-stream watcher per request, visible on the
- * hottest route.
+ * hottest route. With `hold`, each kept chunk is counted against the process's bound on held
+ * bodies (base/held-bodies.ts), and the body refused with 503 service_unavailable past it.
  */
-export function readBody(stream: Readable, limit: number, declaredLength: number | undefined, keep = limit): Promise<Uint8Array | undefined> {
+export function readBody(stream: Readable, limit: number, declaredLength: number | undefined, keep = limit, hold?: BodyHold): Promise<Uint8Array | undefined> {
   const tooLarge = () => new ApiError("payload_too_large", `The request body is larger than ${limit} bytes, more than ten maximal items need.`);
   if (declaredLength !== undefined && declaredLength > limit) return Promise.reject(tooLarge());
   // Gone already (the caller hung up while its key was looked up): no event would ever come.
@@ -31,6 +33,12 @@ export function readBody(stream: Readable, limit: number, declaredLength: number
         return;
       }
       if (size > keep) chunks = undefined;
+      if (chunks !== undefined && hold !== undefined && !hold.take(chunk.length)) {
+        stopListening();
+        stream.pause();
+        reject(new ApiError("service_unavailable", HELD_BODIES_REFUSAL, { headers: { "retry-after": "1" } }));
+        return;
+      }
       chunks?.push(chunk);
     };
     // At the end only the "error" listener goes, so that a later error is not swallowed here:

@@ -1,3 +1,4 @@
+import { type BodyHold, type HeldBodies, HELD_BODIES_REFUSAL } from "../base/held-bodies.js";
 import type { DescMethod, DescService } from "@bufbuild/protobuf";
 import { UNAUTHENTICATED_BODY_KEEP } from "../base/limits.js";
 import { createContextValues, type ConnectError, type ConnectRouter, type ContextValues } from "@connectrpc/connect";
@@ -36,6 +37,8 @@ interface RequestBodyGuardDeps {
   needsApiKey: (method: DescMethod) => boolean;
   /** Whether the call presents a live key (the auth interceptor then refuses the others, with the right code). */
   hasLiveKey: (header: Headers, values: ContextValues) => boolean | Promise<boolean>;
+  /** The process's bound on held request bodies (base/held-bodies.ts). */
+  heldBodies: HeldBodies;
 }
 
 /**
@@ -87,7 +90,13 @@ function guard(handler: UniversalHandler, deps: RequestBodyGuardDeps): Universal
       const authenticated = !deps.needsApiKey(handler.method) || (await deps.hasLiveKey(request.header, contextValues));
       // Without a live key the body is still read to its end (an answer sent mid-upload reached many
       // clients as a broken pipe), but at most REFUSAL_DECODE_LIMIT bytes of it are held.
-      const bytes = await readWithin(request, limit, format.enveloped, deps, authenticated ? undefined : REFUSAL_DECODE_LIMIT);
+      // A live key's body is held until the call ends (the request's signal, aborted then).
+      const hold = authenticated ? deps.heldBodies.hold() : undefined;
+      if (hold) {
+        request.signal.addEventListener("abort", hold.release, { once: true });
+        if (request.signal.aborted) hold.release();
+      }
+      const bytes = await readWithin(request, limit, format.enveloped, deps, authenticated ? undefined : REFUSAL_DECODE_LIMIT, hold);
       const message = await (authenticated ? decodeLive(handler.method, bytes!, format, encoding, limit, deps) : decodeRefused(handler.method, bytes, format, encoding));
       if (message) contextValues.set(decodedRequestKey, message);
       return emptyMessageBody(format, encoding);
@@ -128,7 +137,7 @@ async function decodeRefused(method: DescMethod, bytes: Uint8Array | undefined, 
  * not held, and undefined returned. Iterated by hand, not with for-await: returning early would
  * destroy the request stream, and with it the connection, before the answer can be sent.
  */
-async function readWithin(request: UniversalServerRequest, limit: BodyLimit, enveloped: boolean, deps: RequestBodyGuardDeps, keep?: number): Promise<Uint8Array | undefined> {
+async function readWithin(request: UniversalServerRequest, limit: BodyLimit, enveloped: boolean, deps: RequestBodyGuardDeps, keep?: number, hold?: BodyHold): Promise<Uint8Array | undefined> {
   if (Number(request.header.get("content-length") ?? Number.NaN) > limit.bytes) throw await payloadTooLarge(deps, limit);
   const source = (request.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
   const envelope = enveloped ? new EnvelopePeek() : undefined;
@@ -139,6 +148,7 @@ async function readWithin(request: UniversalServerRequest, limit: BodyLimit, env
     const announced = envelope?.push(step.value);
     if (size > limit.bytes || (announced !== undefined && announced > limit.bytes)) throw await payloadTooLarge(deps, limit);
     if (keep !== undefined && size > keep) chunks.length = 0;
+    else if (hold && !hold.take(step.value.byteLength)) throw await signedError(deps, new ApiError("service_unavailable", HELD_BODIES_REFUSAL, { headers: { "retry-after": "1" } }));
     else chunks.push(step.value);
   }
   if (keep !== undefined && size > keep) return undefined;

@@ -44,6 +44,7 @@ export function createRoutes(ctx: AppContext, interceptors: Interceptor[], isSer
     decodedServices: GUARD_DECODED_SERVICES,
     needsApiKey: (method: DescMethod) => API_SERVICES.includes(method.parent) && !isPublicMethod(method),
     hasLiveKey: createApiKeyCheck(ctx.accounts),
+    heldBodies: ctx.heldBodies,
   };
   const refusals = { signer: ctx.signingKeys.signer, now: ctx.clock };
   return (router: ConnectRouter) => {

@@ -35,13 +35,13 @@ export function registerOpenAiModerationsRoute(app: FastifyInstance, ctx: AppCon
       // compute worker's rendering (signed ahead) would be wasted.
       const contextValues = createContextValues().set(transportKey, "json");
       // Steps 1 to 4 in their documented order (../json-request.ts); decode only for a live key.
-      const intake = await takeJsonRequest(request, reply, { hasLiveKey, contextValues }, parseOpenAiModerationJson);
+      const intake = await takeJsonRequest(request, reply, { hasLiveKey, contextValues, heldBodies: ctx.heldBodies }, parseOpenAiModerationJson);
       if (!intake) return reply.hijack();
       const { requestBody, bodyError, parsed } = intake;
 
       const sendSigned = (status: number, body: unknown, headerSets: Headers[]) =>
         sendSignedJson(reply, { ...signingNow(ctx), requestBody }, status, body, headerSets);
-      if (intake.early) return sendSigned(intake.early.httpStatus, openAiError(intake.early.httpStatus, intake.early.code, intake.early.message), []);
+      if (intake.early) return sendSigned(intake.early.httpStatus, openAiError(intake.early.httpStatus, intake.early.code, intake.early.message), [new Headers(intake.early.headers)]);
 
       const input = parsed?.request ?? create(ModerateRequestSchema);
       const outcome = await invoke({

@@ -1,0 +1,60 @@
+import net from "node:net";
+import { describe, expect, it } from "vitest";
+import { useServerWithKey } from "../support/test-server.js";
+
+// The process's bound on request bodies held at once (base/held-bodies.ts), here 1 MiB: a body
+// still arriving holds its bytes, and one that would pass the bound is refused, 503 with
+// Retry-After, on the JSON route and over Connect alike; once the first is answered, its bytes
+// are free again.
+const context = useServerWithKey({ env: { HELD_BODIES_MAX_MB: "1" } });
+
+/** A JSON body of about `bytes` bytes: one text item (too long to judge, refused once parsed). */
+const bodyOf = (bytes: number) => JSON.stringify({ input: [{ type: "text", text: "x".repeat(bytes - 40) }] });
+
+/** Sends a request's head and the first `sent` bytes of `body`, then waits; finish() sends the rest and reads the answer's status. */
+async function slowUpload(path: string, key: string, body: string, sent: number) {
+  const url = new URL(context.server.httpUrl);
+  const socket = net.connect(Number(url.port), url.hostname);
+  await new Promise((resolve) => socket.once("connect", resolve));
+  let answer = "";
+  socket.on("data", (d: Buffer) => (answer += d.toString("latin1")));
+  socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-API-Key: ${key}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`);
+  socket.write(body.slice(0, sent));
+  return {
+    async finish(): Promise<number> {
+      socket.write(body.slice(sent)); // not end(): a half-closed connection reads as a caller gone
+      await new Promise((resolve) => socket.once("close", resolve));
+      if (!answer) throw new Error("no answer: the connection closed");
+      return Number(answer.split(" ")[1]);
+    },
+  };
+}
+
+const post = (path: string, key: string, body: string) =>
+  fetch(`${context.server.httpUrl}${path}`, { method: "POST", headers: { "content-type": "application/json", "x-api-key": key }, body });
+
+describe("the bound on request bodies held at once", () => {
+  for (const path of ["/v1/moderate", "/moderation.v1.ModerationService/Moderate"]) {
+    it(`refuses a body past it while another is held, and takes it once that one is answered (${path})`, async () => {
+      const { key } = context;
+      const first = await slowUpload(path, key, bodyOf(900_000), 800_000);
+      // The server has read most of the first body by the time the second arrives.
+      let refused: Response | undefined;
+      for (let tries = 0; tries < 50 && refused?.status !== 503; tries++) {
+        refused = await post(path, key, bodyOf(400_000));
+        if (refused.status !== 503) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(refused?.status).toBe(503);
+      expect(refused?.headers.get("x-error-code")).toBe("service_unavailable");
+      expect(refused?.headers.get("retry-after")).toBe("1");
+      const message = "The server holds as many request bodies as its memory bound allows; retry shortly.";
+      // The route's own error shape: the API's on the JSON route, Connect's over Connect.
+      expect(await refused?.json()).toMatchObject(path === "/v1/moderate" ? { error: { code: "service_unavailable", message } } : { code: "unavailable", message });
+
+      expect(await first.finish()).toBe(400); // answered (text_too_long): its bytes are given back
+      const after = await post(path, key, bodyOf(400_000));
+      expect(after.status).toBe(400);
+      expect(context.server.ctx.heldBodies.held).toBe(0);
+    });
+  }
+});
