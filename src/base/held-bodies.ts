@@ -1,7 +1,13 @@
+/** What taking more bytes for one request came to. */
+export type Take = "taken" | "busy" | "never";
+
 /** One request's share of the held bytes: taken chunk by chunk, given back once with release(). */
 export interface BodyHold {
-  /** Counts `bytes` more; false (and nothing counted) when that would pass the process's bound. */
-  take(bytes: number): boolean;
+  /**
+   * Counts `bytes` more: "taken"; "busy" (nothing counted) when other requests' bodies leave no
+   * room now; "never" when this body alone is past the bound, so no retry could fit it.
+   */
+  take(bytes: number): Take;
   /** Gives back everything this request took; later calls do nothing. */
   release(): void;
 }
@@ -17,7 +23,9 @@ export interface HeldBodies {
  * their answer is finished), across every route and protocol. Each body is within its own limit
  * (70 MB for ten maximal items), but nothing bounded them together: 40 concurrent requests of ten
  * 5 MB images took the server to 8 GB (parsed, decoded and queued on top of the bytes). Past the
- * bound, a body is refused as it arrives, 503 service_unavailable, and the caller retries.
+ * bound, a body is refused as it arrives, 503 service_unavailable, and the caller retries. A
+ * refused or failed read must release() at once: on HTTP/2 the refused stream may stay open
+ * long after its answer, and its bytes with it.
  */
 export function createHeldBodies(maxBytes: number): HeldBodies {
   let held = 0;
@@ -27,10 +35,11 @@ export function createHeldBodies(maxBytes: number): HeldBodies {
       let released = false;
       return {
         take(bytes) {
-          if (released || held + bytes > maxBytes) return false;
+          if (released || mine + bytes > maxBytes) return "never";
+          if (held + bytes > maxBytes) return "busy";
           held += bytes;
           mine += bytes;
-          return true;
+          return "taken";
         },
         release() {
           if (released) return;
@@ -48,3 +57,6 @@ export function createHeldBodies(maxBytes: number): HeldBodies {
 
 /** The message of the 503 service_unavailable (Retry-After: 1) that refuses a body past the bound. */
 export const HELD_BODIES_REFUSAL = "The server holds as many request bodies as its memory bound allows; retry shortly.";
+
+/** The message of the 413 payload_too_large for a body that alone is past the bound. */
+export const HELD_BODIES_NEVER = "The request body is larger than this server's bound on request bodies held at once (HELD_BODIES_MAX_MB).";

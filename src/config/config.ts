@@ -114,7 +114,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>> = p
     // At most ten minutes: a timer past 2^31 - 1 ms fires after 1 ms, so the flush loop spun.
     meteringFlushMs: readPositiveInt(env, "METERING_FLUSH_MS", 1000, 600_000),
     meteringMaxPending: readPositiveInt(env, "METERING_MAX_PENDING", 1000, 1_000_000),
-    heldBodiesMaxBytes: readPositiveInt(env, "HELD_BODIES_MAX_MB", Math.min(2048, Math.max(128, Math.floor(os.totalmem() / 8 / 2 ** 20))), 1_048_576) * 2 ** 20,
+    heldBodiesMaxBytes: readPositiveInt(env, "HELD_BODIES_MAX_MB", defaultHeldBodiesMb(), 1_048_576) * 2 ** 20,
     meteringFsync: readChoice(env, "METERING_FSYNC", ["batch", "always"] as const, "batch"),
     dashboardOrigin: readUrl(env, "DASHBOARD_ORIGIN", ["http:", "https:"])?.replace(/\/+$/, ""),
     grpcReflection: readChoice(env, "GRPC_REFLECTION", ["on", "off"] as const, "on"),
@@ -123,6 +123,16 @@ export function readConfig(env: Readonly<Record<string, string | undefined>> = p
     trustProxy: readTrustProxy(env),
     abuseLimits: readAbuseLimitsConfig(env),
   };
+}
+
+/**
+ * An eighth of the memory this process may use, from 128 MB to 2 GB: a container's limit where
+ * one is set (os.totalmem() is the host's), else the machine's.
+ */
+function defaultHeldBodiesMb(): number {
+  const constrained = process.constrainedMemory?.() ?? 0;
+  const memory = constrained > 0 ? Math.min(constrained, os.totalmem()) : os.totalmem();
+  return Math.min(2048, Math.max(128, Math.floor(memory / 8 / 2 ** 20)));
 }
 
 /** CORS_ORIGINS: "*" or origins as a browser sends them (scheme://host[:port], no path). */

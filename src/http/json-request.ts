@@ -95,7 +95,11 @@ export async function takeJsonRequest<T>(
       // Held until the answer is finished (or the caller gone): parsing and judging hold more.
       const hold = auth.heldBodies.hold();
       reply.raw.once("close", hold.release);
-      const bytes = (await readBody(request.raw, MAX_REQUEST_BYTES, declared, MAX_REQUEST_BYTES, hold))!;
+      // A read that fails gives its bytes back at once: on HTTP/2 the stream may outlive the answer.
+      const bytes = (await readBody(request.raw, MAX_REQUEST_BYTES, declared, MAX_REQUEST_BYTES, hold).catch((error: unknown) => {
+        hold.release();
+        throw error;
+      }))!;
       intake.requestBody = bytes;
       intake.parsed = parse(bytes);
     } else {

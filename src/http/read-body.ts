@@ -1,5 +1,5 @@
 import type { Readable } from "node:stream";
-import { type BodyHold, HELD_BODIES_REFUSAL } from "../base/held-bodies.js";
+import { type BodyHold, HELD_BODIES_NEVER, HELD_BODIES_REFUSAL } from "../base/held-bodies.js";
 import { ApiError } from "../errors/api-error.js";
 
 /** The caller closed the connection before its whole body arrived: there is no one to answer. */
@@ -33,10 +33,13 @@ export function readBody(stream: Readable, limit: number, declaredLength: number
         return;
       }
       if (size > keep) chunks = undefined;
-      if (chunks !== undefined && hold !== undefined && !hold.take(chunk.length)) {
+      const taken = chunks === undefined || hold === undefined ? "taken" : hold.take(chunk.length);
+      if (taken !== "taken") {
         stopListening();
         stream.pause();
-        reject(new ApiError("service_unavailable", HELD_BODIES_REFUSAL, { headers: { "retry-after": "1" } }));
+        reject(taken === "busy"
+          ? new ApiError("service_unavailable", HELD_BODIES_REFUSAL, { headers: { "retry-after": "1" } })
+          : new ApiError("payload_too_large", HELD_BODIES_NEVER));
         return;
       }
       chunks?.push(chunk);

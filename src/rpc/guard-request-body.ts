@@ -1,4 +1,4 @@
-import { type BodyHold, type HeldBodies, HELD_BODIES_REFUSAL } from "../base/held-bodies.js";
+import { type BodyHold, type HeldBodies, HELD_BODIES_NEVER, HELD_BODIES_REFUSAL } from "../base/held-bodies.js";
 import type { DescMethod, DescService } from "@bufbuild/protobuf";
 import { UNAUTHENTICATED_BODY_KEEP } from "../base/limits.js";
 import { createContextValues, type ConnectError, type ConnectRouter, type ContextValues } from "@connectrpc/connect";
@@ -90,13 +90,18 @@ function guard(handler: UniversalHandler, deps: RequestBodyGuardDeps): Universal
       const authenticated = !deps.needsApiKey(handler.method) || (await deps.hasLiveKey(request.header, contextValues));
       // Without a live key the body is still read to its end (an answer sent mid-upload reached many
       // clients as a broken pipe), but at most REFUSAL_DECODE_LIMIT bytes of it are held.
-      // A live key's body is held until the call ends (the request's signal, aborted then).
-      const hold = authenticated ? deps.heldBodies.hold() : undefined;
+      // A live key's body is held until the call ends (the request's signal, aborted then); public
+      // methods' small bodies are not counted, so callers without a key cannot fill the bound.
+      const hold = authenticated && deps.needsApiKey(handler.method) ? deps.heldBodies.hold() : undefined;
       if (hold) {
         request.signal.addEventListener("abort", hold.release, { once: true });
         if (request.signal.aborted) hold.release();
       }
-      const bytes = await readWithin(request, limit, format.enveloped, deps, authenticated ? undefined : REFUSAL_DECODE_LIMIT, hold);
+      // A read that fails gives its bytes back at once: on HTTP/2 the stream may outlive the answer.
+      const bytes = await readWithin(request, limit, format.enveloped, deps, authenticated ? undefined : REFUSAL_DECODE_LIMIT, hold).catch((error: unknown) => {
+        hold?.release();
+        throw error;
+      });
       const message = await (authenticated ? decodeLive(handler.method, bytes!, format, encoding, limit, deps) : decodeRefused(handler.method, bytes, format, encoding));
       if (message) contextValues.set(decodedRequestKey, message);
       return emptyMessageBody(format, encoding);
@@ -148,8 +153,12 @@ async function readWithin(request: UniversalServerRequest, limit: BodyLimit, env
     const announced = envelope?.push(step.value);
     if (size > limit.bytes || (announced !== undefined && announced > limit.bytes)) throw await payloadTooLarge(deps, limit);
     if (keep !== undefined && size > keep) chunks.length = 0;
-    else if (hold && !hold.take(step.value.byteLength)) throw await signedError(deps, new ApiError("service_unavailable", HELD_BODIES_REFUSAL, { headers: { "retry-after": "1" } }));
-    else chunks.push(step.value);
+    else {
+      const taken = hold ? hold.take(step.value.byteLength) : "taken";
+      if (taken === "busy") throw await signedError(deps, new ApiError("service_unavailable", HELD_BODIES_REFUSAL, { headers: { "retry-after": "1" } }));
+      if (taken === "never") throw await signedError(deps, new ApiError("payload_too_large", HELD_BODIES_NEVER));
+      chunks.push(step.value);
+    }
   }
   if (keep !== undefined && size > keep) return undefined;
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);

@@ -1,3 +1,4 @@
+import http2 from "node:http2";
 import net from "node:net";
 import { describe, expect, it } from "vitest";
 import { useServerWithKey } from "../support/test-server.js";
@@ -30,6 +31,14 @@ async function slowUpload(path: string, key: string, body: string, sent: number)
   };
 }
 
+/** Waits until the server holds `bytes` (the slow upload's part has been read). */
+async function untilHeld(bytes: number): Promise<void> {
+  for (let waited = 0; context.server.ctx.heldBodies.held < bytes; waited += 20) {
+    if (waited > 10_000) throw new Error(`held ${context.server.ctx.heldBodies.held} bytes, not ${bytes}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 const post = (path: string, key: string, body: string) =>
   fetch(`${context.server.httpUrl}${path}`, { method: "POST", headers: { "content-type": "application/json", "x-api-key": key }, body });
 
@@ -38,12 +47,8 @@ describe("the bound on request bodies held at once", () => {
     it(`refuses a body past it while another is held, and takes it once that one is answered (${path})`, async () => {
       const { key } = context;
       const first = await slowUpload(path, key, bodyOf(900_000), 800_000);
-      // The server has read most of the first body by the time the second arrives.
-      let refused: Response | undefined;
-      for (let tries = 0; tries < 50 && refused?.status !== 503; tries++) {
-        refused = await post(path, key, bodyOf(400_000));
-        if (refused.status !== 503) await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      await untilHeld(800_000);
+      const refused = await post(path, key, bodyOf(400_000));
       expect(refused?.status).toBe(503);
       expect(refused?.headers.get("x-error-code")).toBe("service_unavailable");
       expect(refused?.headers.get("retry-after")).toBe("1");
@@ -57,4 +62,44 @@ describe("the bound on request bodies held at once", () => {
       expect(context.server.ctx.heldBodies.held).toBe(0);
     });
   }
+
+  it("answers 413, not a 503 to retry forever, for a body that alone is past the bound", async () => {
+    const response = await post("/v1/moderate", context.key, bodyOf(1_200_000));
+    expect(response.status).toBe(413);
+    expect(await response.json()).toEqual({ error: { code: "payload_too_large", message: "The request body is larger than this server's bound on request bodies held at once (HELD_BODIES_MAX_MB)." } });
+    await untilHeldAtMost(0);
+  });
+
+  it("gives a refused body's bytes back at once on HTTP/2, where its stream may stay open after the answer", async () => {
+    const { key } = context;
+    const session = http2.connect(context.server.grpcUrl);
+    const open = (body: string) => session.request({ ":method": "POST", ":path": "/moderation.v1.ModerationService/Moderate", "content-type": "application/json", "x-api-key": key, "content-length": String(Buffer.byteLength(body)) });
+    try {
+      const firstBody = bodyOf(900_000);
+      const first = open(firstBody);
+      first.write(firstBody.slice(0, 800_000));
+      await untilHeld(800_000);
+      const second = open(bodyOf(400_000));
+      const status = new Promise<number>((resolve) => second.once("response", (headers) => resolve(Number(headers[":status"]))));
+      second.end(bodyOf(400_000));
+      expect(await status).toBe(503);
+      // Only the first body is held now, whatever became of the refused stream.
+      expect(context.server.ctx.heldBodies.held).toBe(800_000);
+      const firstStatus = new Promise<number>((resolve) => first.once("response", (headers) => resolve(Number(headers[":status"]))));
+      first.end(firstBody.slice(800_000));
+      expect(await firstStatus).toBe(400);
+      second.close();
+      await untilHeldAtMost(0);
+    } finally {
+      session.close();
+    }
+  });
 });
+
+/** Waits until the server holds at most `bytes`. */
+async function untilHeldAtMost(bytes: number): Promise<void> {
+  for (let waited = 0; context.server.ctx.heldBodies.held > bytes; waited += 20) {
+    if (waited > 10_000) throw new Error(`still held ${context.server.ctx.heldBodies.held} bytes`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
