@@ -175,6 +175,7 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
         // The place is given back once both the check and its removal are answered (or refused).
         const removed = consumeOptions.dryRun ? Promise.resolve() : client.sendCommand(["ZREM", redisKey, member]).catch(() => undefined);
         if (answered) void Promise.allSettled([answered, removed]).then(settled);
+        else settled();
         throw unavailable("Redis did not answer the rate limit check", error);
       }
       failingSince = undefined;
