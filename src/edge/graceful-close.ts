@@ -26,6 +26,8 @@ interface Connection {
  */
 export function trackForGracefulClose(app: FastifyInstance, graceMs: number): () => Promise<void> {
   const sessions = new Set<Http2Session>();
+  /** HTTP/2 connections' sockets: on Node 24 a destroyed session can leave its socket open. */
+  const h2Sockets = new Set<Socket>();
   const connections = new Map<Socket, Connection>();
   let draining = false;
   const server = app.server as HttpServer;
@@ -35,7 +37,12 @@ export function trackForGracefulClose(app: FastifyInstance, graceMs: number): ()
     session.once("close", () => sessions.delete(session));
   });
   server.on("connection", (socket: Socket) => {
-    if (app.initialConfig.http2) return; // an HTTP/2 connection is its session
+    if (app.initialConfig.http2) {
+      // An HTTP/2 connection is its session; the socket is kept only to be cut after the grace.
+      h2Sockets.add(socket);
+      socket.once("close", () => h2Sockets.delete(socket));
+      return;
+    }
     connections.set(socket, { active: 0, lastActivity: Date.now() });
     socket.once("close", () => connections.delete(socket));
   });
@@ -71,6 +78,9 @@ export function trackForGracefulClose(app: FastifyInstance, graceMs: number): ()
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
     for (const session of sessions) session.destroy();
+    // On Node 24 a session destroyed while a stream it refused still held unread data (a client
+    // that never read its answer) kept its socket, and the server's close waited for it for good.
+    for (const socket of h2Sockets) socket.destroy();
     for (const socket of connections.keys()) socket.destroy();
     await app.close();
   };
