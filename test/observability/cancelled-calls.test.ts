@@ -18,8 +18,11 @@ describe("a gRPC call cancelled by its client", () => {
     const text = Buffer.from("you are a terrible person and everyone knows it. ".repeat(200).slice(0, 10_000));
     const item = Buffer.concat([Buffer.from([0x0a, 4]), Buffer.from("text"), Buffer.from([0x12]), varint(text.length), text]);
     const request = Buffer.concat(Array.from({ length: 10 }, () => Buffer.concat([Buffer.from([0x0a]), varint(item.length), item])));
+    // Connected first, and cancelled only once the server holds the body (it is judging it): on a
+    // loaded machine a cancel 30 ms after the call could come before the call was even sent.
+    await new Promise<void>((resolve, reject) => client.waitForReady(Date.now() + 10_000, (error) => (error ? reject(error) : resolve())));
     const call = client.makeUnaryRequest(MODERATE, (b: Buffer) => b, (b: Buffer) => b, request, metadata, () => undefined);
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    for (let waited = 0; file.server.ctx.heldBodies.held === 0 && waited < 10_000; waited += 5) await new Promise((resolve) => setTimeout(resolve, 5));
     call.cancel();
     client.close();
     // Counted once the server's own work on it ends (the texts are still classified).
