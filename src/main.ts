@@ -23,8 +23,9 @@ async function main(): Promise<void> {
   try {
     ctx = await createAppContext(config, { log });
   } catch (error) {
-    // A signing key file that cannot be read or is not an Ed25519 key is a bad setting too.
-    if (error instanceof SigningKeyError) {
+    // A signing key file that cannot be read or is not an Ed25519 key is a bad setting too, as is a
+    // store that refuses the connection's settings (REDIS_URL's database index).
+    if (error instanceof SigningKeyError || error instanceof ConfigError) {
       process.stderr.write(`configuration error: ${error.message}
 `);
       process.exit(2);

@@ -1,3 +1,4 @@
+import { ConfigError } from "../base/env-values.js";
 import type { Logger } from "../base/logger.js";
 import { createMemoryRateLimiter } from "./memory-rate-limiter.js";
 import type { RateLimitConfig } from "./read-rate-limit-config.js";
@@ -30,10 +31,17 @@ export async function createRateLimiter(options: CreateRateLimiterOptions): Prom
   const waitMs = options.startupWaitMs ?? 2_000;
   let timer: NodeJS.Timeout | undefined;
   const connected = await Promise.race([
-    limiter.ready().then(() => true),
+    limiter.ready().then(() => true as const),
+    limiter.refusedSetUp(),
     new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), waitMs))),
   ]);
   clearTimeout(timer);
+  if (connected instanceof Error) {
+    // Redis answered and said no (REDIS_URL's database index, user or password): retrying forever
+    // would answer every call 503 for a setting nobody is told about.
+    await limiter.close();
+    throw new ConfigError(`REDIS_URL: Redis refused the connection's set-up: ${connected.message}`);
+  }
   if (!connected) {
     options.log?.warn({ waitMs }, "rate limiter: Redis not reachable at start-up; serving per RATE_LIMIT_FAILURE_MODE while it retries");
   }

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { createClient } from "redis";
+import { ErrorReply, createClient } from "redis";
 import type { Logger } from "../base/logger.js";
 import {
   RATE_LIMIT_WINDOW_MS,
@@ -71,6 +71,12 @@ interface RedisRateLimiterOptions {
 export interface RedisRateLimiter extends RateLimiter {
   /** Resolves once the first connection is up; the limiter works (fails per policy) before that. */
   ready(): Promise<void>;
+  /**
+   * Resolves with Redis's own refusal of the connection's set-up (a database index out of range,
+   * wrong credentials) the first time one comes before any connection was ready. A Redis that
+   * cannot be reached never resolves it: that may pass, a refusal is a setting.
+   */
+  refusedSetUp(): Promise<Error>;
 }
 
 /** Bounds memory if Redis stalls: past this many pending commands, calls fail instead of queueing. */
@@ -102,14 +108,21 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
     },
   });
 
+  let everReady = false;
+  let refuse: (error: Error) => void = () => undefined;
+  const refused = new Promise<Error>((resolve) => (refuse = resolve));
+
   // Log transitions, not every failed reconnect attempt.
   let healthy = true;
   client.on("error", (error: unknown) => {
+    // An error reply before the first ready is Redis answering the hello/AUTH/SELECT the URL asks for.
+    if (!everReady && error instanceof ErrorReply) refuse(error);
     if (!healthy) return;
     healthy = false;
     log?.warn({ err: error }, "rate limiter: Redis unavailable; applying the failure mode until it is back");
   });
   client.on("ready", () => {
+    everReady = true;
     // Load the script up front, so the first burst after a (re)start needs no NOSCRIPT round trip.
     client.sendCommand(["SCRIPT", "LOAD", SLIDING_WINDOW_SCRIPT]).catch(() => undefined);
     if (healthy) return;
@@ -201,6 +214,7 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
       }
     },
     ready: () => connected,
+    refusedSetUp: () => refused,
     async close() {
       // Not close(): that waits for pending replies, which never come from a stuck Redis.
       client.destroy();

@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError, readConfig } from "../../src/config/config.js";
+import { SHARED_REDIS_URL } from "../rate-limit/redis-test-support.js";
 
 const base = { DATA_DIR: "/tmp/moderation-config-test" };
 const read = (env: Record<string, string>) => readConfig({ ...base, ...env });
@@ -152,6 +153,18 @@ describe("the service's start-up", () => {
     fs.rmSync(dir, { recursive: true, force: true });
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/^configuration error: HOST "192\.0\.2\.1" is not an address of this machine to listen on \(EADDRNOTAVAIL\)\.$/m);
+  });
+
+  it("stops with exit code 2 and names REDIS_URL when Redis refuses its database index (it served 503 for good)", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "moderation-redis-db-test-"));
+    const result = spawnSync(process.execPath, ["--import", "./src/boot/ts-loader.mjs", "src/main.ts"], {
+      env: { PATH: process.env.PATH ?? "", PORT: "0", GRPC_PORT: "0", DATA_DIR: dir, REDIS_URL: `${SHARED_REDIS_URL}/99`, IMAGE_MODEL_LOAD: "lazy" },
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    fs.rmSync(dir, { recursive: true, force: true });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/^configuration error: REDIS_URL: Redis refused the connection's set-up: ERR DB index is out of range$/m);
   });
 
   it("stops with exit code 2 on a signing key file that is not an Ed25519 private key (it was 1, 'failed to start')", () => {
