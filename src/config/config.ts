@@ -46,6 +46,13 @@ export interface Config {
    * fewer than the cores, at most 4). 0 runs both on the event loop, which suits one core.
    */
   computeWorkers: number;
+  /**
+   * Longest time an HTTP/1.1 request may take to arrive, headers and body (REQUEST_TIMEOUT_MS,
+   * default 300000, Node's own default, which fastify turns off): past it the caller gets 408
+   * and the connection closes. Without it a client sending a byte now and then held its
+   * connection and its part of HELD_BODIES_MAX_MB for good.
+   */
+  requestTimeoutMs: number;
   /** Usage is written to SQL at least this often (METERING_FLUSH_MS, default 1000). */
   meteringFlushMs: number;
   /**
@@ -113,6 +120,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>> = p
     computeWorkers: readWorkerThreads(env),
     // At most ten minutes: a timer past 2^31 - 1 ms fires after 1 ms, so the flush loop spun.
     meteringFlushMs: readPositiveInt(env, "METERING_FLUSH_MS", 1000, 600_000),
+    requestTimeoutMs: readPositiveInt(env, "REQUEST_TIMEOUT_MS", 300_000, 3_600_000),
     meteringMaxPending: readPositiveInt(env, "METERING_MAX_PENDING", 1000, 1_000_000),
     heldBodiesMaxBytes: readPositiveInt(env, "HELD_BODIES_MAX_MB", defaultHeldBodiesMb(), 1_048_576) * 2 ** 20,
     meteringFsync: readChoice(env, "METERING_FSYNC", ["batch", "always"] as const, "batch"),

@@ -1,6 +1,6 @@
 import type { Socket } from "node:net";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
-import { ERROR_CODE_HEADER } from "../errors/api-error.js";
+import { ERROR_CODE_HEADER, type ErrorCode } from "../errors/api-error.js";
 
 /** Counts and logs an answer given before routing (observability/request-hooks.ts observeUnrouted). */
 type ObserveUnrouted = (method: string, status: number, code: string) => void;
@@ -26,26 +26,42 @@ function describe(error: FastifyError): string {
   return "The request is malformed.";
 }
 
-/** Broken HTTP framing (bad Content-Length, CL with TE, …): a raw 400 in the API's shape, then close. */
+/**
+ * Broken HTTP framing (bad Content-Length, CL with TE, …): a raw 400 in the API's shape, then close.
+ * Two client errors are not malformed requests and say so: headers over Node's limit (431) and a
+ * request whose headers or body did not arrive within Node's headersTimeout / requestTimeout (408,
+ * a slow or stalled client; it was counted as 400 invalid_request).
+ */
 export function createClientErrorAnswer(observe: ObserveUnrouted) {
   return (error: Error & { code?: string }, socket: Socket): void => {
     if (!socket.writable) {
       socket.destroy();
       return;
     }
-    const tooLarge = error.code === "HPE_HEADER_OVERFLOW";
-    observe("-", tooLarge ? 431 : 400, tooLarge ? "payload_too_large" : "invalid_request");
-    answerClientError(tooLarge, socket);
+    const answer = CLIENT_ERROR_ANSWERS[error.code ?? ""] ?? MALFORMED;
+    observe("-", answer.status, answer.code);
+    answerClientError(answer, socket);
   };
 }
 
-function answerClientError(tooLarge: boolean, socket: Socket): void {
-  const answer = tooLarge
-    ? { code: "payload_too_large", message: "The request headers are too large." }
-    : { code: "invalid_request", message: "The request is not valid HTTP." };
-  const body = JSON.stringify({ error: answer });
+interface ClientErrorAnswer {
+  status: number;
+  statusLine: string;
+  code: ErrorCode;
+  message: string;
+}
+
+const MALFORMED: ClientErrorAnswer = { status: 400, statusLine: "400 Bad Request", code: "invalid_request", message: "The request is not valid HTTP." };
+
+const CLIENT_ERROR_ANSWERS: Record<string, ClientErrorAnswer> = {
+  HPE_HEADER_OVERFLOW: { status: 431, statusLine: "431 Request Header Fields Too Large", code: "payload_too_large", message: "The request headers are too large." },
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, statusLine: "408 Request Timeout", code: "request_timeout", message: "The request did not arrive in time." },
+};
+
+function answerClientError(answer: ClientErrorAnswer, socket: Socket): void {
+  const body = JSON.stringify({ error: { code: answer.code, message: answer.message } });
   socket.end(
-    `HTTP/1.1 ${tooLarge ? "431 Request Header Fields Too Large" : "400 Bad Request"}\r\n` +
+    `HTTP/1.1 ${answer.statusLine}\r\n` +
       `content-type: application/json; charset=utf-8\r\n${ERROR_CODE_HEADER}: ${answer.code}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
 }

@@ -59,7 +59,7 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
     trustProxy: fastifyTrustProxy(ctx.config.trustProxy),
   };
   // An answer given before the request body arrived closes its connection (close-unread-bodies.ts).
-  const http1 = await build(fastify({ ...options, forceCloseConnections: "idle" as const, http: { ServerResponse: ClosingUnreadResponse } as ServerOptions }));
+  const http1 = await build(fastify({ ...options, ...http1Timeouts(ctx.config.requestTimeoutMs), forceCloseConnections: "idle" as const }));
   // The HTTP/2 overload's option types differ only in the request type; the handlers work on both.
   // At most MAX_STREAMS_PER_CONNECTION streams open at once on one HTTP/2 connection (Node's default
   // is none: one connection held 15,000 public Health.Watch streams, about 1 GB). A client with
@@ -112,4 +112,20 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
 /** A hop count as proxy-addr's trust function (fastify's types take no number): hop 0 is the socket's peer. */
 function fastifyTrustProxy(setting: boolean | number | string): boolean | string | ((address: string, hop: number) => boolean) {
   return typeof setting === "number" ? (_address, hop) => hop < setting : setting;
+}
+
+/**
+ * REQUEST_TIMEOUT_MS for HTTP/1.1: the whole request must arrive within it (fastify passes 0,
+ * "never", to Node), and its headers within Node's 60 s or that, whichever is less. Node checks
+ * every connectionsCheckingInterval (30 s by default), so a short limit is checked more often.
+ */
+function http1Timeouts(requestTimeoutMs: number) {
+  return {
+    requestTimeout: requestTimeoutMs,
+    http: {
+      ServerResponse: ClosingUnreadResponse,
+      headersTimeout: Math.min(60_000, requestTimeoutMs),
+      connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(requestTimeoutMs / 4))),
+    } as ServerOptions,
+  };
 }

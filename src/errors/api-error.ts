@@ -36,6 +36,7 @@ export const ERROR_CODES = {
   provider_not_configured: { http: 501, connect: Code.FailedPrecondition },
   storage_unavailable: { http: 503, connect: Code.Unavailable },
   deadline_exceeded: { http: 504, connect: Code.DeadlineExceeded },
+  request_timeout: { http: 408, connect: Code.DeadlineExceeded },
   invalid_policy: { http: 400, connect: Code.InvalidArgument },
   policy_unknown_category: { http: 400, connect: Code.InvalidArgument },
   policy_invalid_threshold: { http: 400, connect: Code.InvalidArgument },

@@ -83,3 +83,48 @@ describe("a caller that hangs up in the middle of a body", () => {
     }
   });
 });
+
+describe("a caller too slow to send its request (REQUEST_TIMEOUT_MS)", () => {
+  /** Writes `head`, then one more byte of body every 100 ms; resolves with what came back and when. */
+  function trickle(port: number, head: string): Promise<{ answer: string; afterMs: number }> {
+    return new Promise((resolve) => {
+      const started = Date.now();
+      let answer = "";
+      const socket = net.connect(port, "127.0.0.1", () => socket.write(head));
+      const drip = setInterval(() => socket.writable && socket.write(" "), 100);
+      socket.on("data", (chunk) => (answer += chunk.toString("latin1")));
+      socket.on("error", () => undefined);
+      socket.on("close", () => {
+        clearInterval(drip);
+        resolve({ answer, afterMs: Date.now() - started });
+      });
+    });
+  }
+
+  it("gets 408 request_timeout and its connection closed, whether its headers or its body were late (a body trickled forever before)", async () => {
+    const slow = await startTestServer({ env: { REQUEST_TIMEOUT_MS: "1000" } });
+    try {
+      const account = await slow.createAccount("enterprise", 1000);
+      const port = Number(new URL(slow.httpUrl).port);
+      const lateBody = trickle(port, `POST /v1/moderate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-API-Key: ${account.key}\r\nContent-Length: 100000\r\n\r\n{"input":[{"type":"text","text":"`);
+      const lateHeaders = trickle(port, "POST /v1/moderate HTTP/1.1\r\nHost: x\r\nX-Slow: ");
+      for (const { answer, afterMs } of await Promise.all([lateBody, lateHeaders])) {
+        const { status, errorCode, body } = parse(answer);
+        expect(status).toBe(408);
+        expect(errorCode).toBe("request_timeout");
+        expect(body.error).toEqual({ code: "request_timeout", message: "The request did not arrive in time." });
+        expect(afterMs).toBeGreaterThanOrEqual(900);
+        expect(afterMs).toBeLessThan(10_000);
+      }
+      // The late body's bytes no longer count against HELD_BODIES_MAX_MB.
+      await expect.poll(() => slow.ctx.heldBodies.held).toBe(0);
+      const samples = parseExposition(await slow.ctx.metrics.render());
+      expect(valueOf(samples, "moderation_requests_total", { route: "unmatched", protocol: "http", status: "408", code: "request_timeout" })).toBe(2);
+      // The server goes on answering as usual.
+      const response = await fetch(`${slow.httpUrl}/v1/moderate`, { method: "POST", headers: { "content-type": "application/json", "x-api-key": account.key }, body: '{"input":[{"type":"text","text":"hello"}]}' });
+      expect(response.status).toBe(200);
+    } finally {
+      await slow.close();
+    }
+  });
+});

@@ -221,6 +221,7 @@ describe("GET /openapi.json", () => {
     const elsewhere: ErrorCode[] = [
       "forbidden", "email_taken", // the dashboard
       "deadline_exceeded", "unsupported_encoding", "unknown_method", // RPC only
+      "request_timeout", // a raw HTTP/1.1 answer before routing (framework-errors.test.ts)
       // Policy validation (src/policies, issue 18): answered by PolicyService's RPCs, outside this document.
       "invalid_policy", "policy_unknown_category", "policy_invalid_threshold", "policy_list_too_large", "policy_term_invalid",
       "not_found", "method_not_allowed", // no route, another method
