@@ -48,7 +48,9 @@ async function main(): Promise<void> {
   }
   // The log is written asynchronously: let its lines so far (e.g. "listening", with the pid) come first.
   await new Promise<void>((resolve) => log.flush(() => resolve()));
-  process.stdout.write(`moderation service listening: HTTP/1.1 ${server.httpUrl}  gRPC (h2c) ${server.grpcUrl}\n`);
+  // METRICS_PORT=0 picks a free port: this line is the one place a script can read it from.
+  const metrics = server.metricsUrl ? `  metrics ${server.metricsUrl}/metrics` : "";
+  process.stdout.write(`moderation service listening: HTTP/1.1 ${server.httpUrl}  gRPC (h2c) ${server.grpcUrl}${metrics}\n`);
 
   // npm start execs node, so a process manager's SIGTERM (or npm's forwarded one) lands here.
   // Ctrl-C in a terminal sends SIGINT to npm and node both: a second signal is not a reason to hurry.
