@@ -4,6 +4,7 @@ import { startServer } from "./edge/server.js";
 import { createLogger } from "./base/logger.js";
 import { ConfigError, readConfig } from "./config/config.js";
 import { SigningKeyError } from "./signing/ed25519-keys.js";
+import { isPostgresSettingRefused } from "./storage/storage-errors.js";
 
 /** Entry point: read the config, build the context, listen, and shut down cleanly on a signal. */
 async function main(): Promise<void> {
@@ -28,6 +29,11 @@ async function main(): Promise<void> {
     if (error instanceof SigningKeyError || error instanceof ConfigError) {
       process.stderr.write(`configuration error: ${error.message}
 `);
+      process.exit(2);
+    }
+    // PostgreSQL's own message names the user or database, never the password.
+    if (isPostgresSettingRefused(error)) {
+      process.stderr.write(`configuration error: DATABASE_URL: PostgreSQL refused the connection: ${(error as Error).message}\n`);
       process.exit(2);
     }
     throw error;

@@ -1,5 +1,5 @@
 import { ApiError, toApiError } from "../errors/api-error.js";
-import { StorageUnavailableError } from "../storage/storage-errors.js";
+import { StorageUnavailableError, isPostgresSettingRefused } from "../storage/storage-errors.js";
 import { ConfigError } from "../config/config.js";
 import { runAccountCommand } from "./commands/account.js";
 import { runKeyCommand } from "./commands/key.js";
@@ -60,6 +60,11 @@ export async function runModctl(argv: string[]): Promise<number> {
       const refusal = toApiError(error);
       process.stderr.write(`${JSON.stringify({ error: { code: refusal.code, message: refusal.message } })}\n`);
       return 1;
+    }
+    if (isPostgresSettingRefused(error)) {
+      // DATABASE_URL names a user, password or database PostgreSQL refuses: a setting, as the server says.
+      process.stderr.write(`modctl: DATABASE_URL: PostgreSQL refused the connection: ${(error as Error).message}\n`);
+      return 2;
     }
     if (error instanceof TypeError && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS")) {
       process.stderr.write(`modctl: ${error.message}\n`);

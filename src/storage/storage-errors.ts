@@ -78,3 +78,15 @@ export function isSqliteUnavailable(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "string" && SQLITE_TRANSIENT.test(code);
 }
+
+/**
+ * PostgreSQL's refusal of DATABASE_URL itself: a user it does not know or a wrong password (class
+ * 28), a database that does not exist (3D000), TLS asked of a server without it. Retrying does not
+ * help; the setting must change.
+ */
+export function isPostgresSettingRefused(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string" && (code.startsWith("28") || code === "3D000")) return true;
+  return error.message === "The server does not support SSL connections";
+}

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callModerate } from "../support/protocol-clients.js";
-import { startTestServer, type StoreKind, type TestServer } from "../support/test-server.js";
+import { POSTGRES_URL, startTestServer, type StoreKind, type TestServer } from "../support/test-server.js";
 
 // modctl against the store of a RUNNING server, as an operator would use it: every change
 // must reach the server on its next request, without a restart.
@@ -109,6 +109,9 @@ describe.concurrent("modctl's command line", () => {
     ["an --rpm past the column", ["account", "create", "--email", "a@example.test", "--plan", "enterprise", "--rpm", "99999999999999999999"], /--rpm must be a whole number from 1 to 2147483647/],
     // The argument parser took "-5" for an option and said only "ambiguous".
     ["a negative --rpm", ["plan", "set", "--account", "acct_x", "--plan", "enterprise", "--rpm", "-5"], /--rpm must be a whole number from 1 to 2147483647; got "-5"/],
+    // The store refused it instead, exit 1, while a bad --rpm was 2.
+    ["an unknown --plan", ["plan", "set", "--account", "acct_x", "--plan", "platinum"], /--plan must be one of free, basic, pro, enterprise; got "platinum"/],
+    ["an unknown --plan on account create", ["account", "create", "--email", "p@example.com", "--plan", "Gold"], /--plan must be one of free, basic, pro, enterprise; got "Gold"/],
     ["key revoke without an id", ["key", "revoke"], /key revoke needs exactly one KEY_ID/],
     ["a policy file that cannot be read", ["policy", "set", "--account", "acct_x", "--file", "/nonexistent/policy.json"], /cannot read \/nonexistent\/policy\.json \(ENOENT\)/],
   ] as const)("exits 2 on %s, with a message on stderr", async ([_name, args, message], { expect }) => {
@@ -122,6 +125,19 @@ describe.concurrent("modctl's command line", () => {
     const run = await modctl(["key", "list", "--account", "acct_x"], { ...env, DATABASE_URL: "mysql://db/mod" });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/modctl: DATABASE_URL must start with postgres:\/\//);
+  });
+
+  it("exits 2 naming DATABASE_URL when PostgreSQL refuses its user or database (it printed pg's bare message, exit 1)", async ({ expect }) => {
+    const noDatabase = new URL(POSTGRES_URL);
+    noDatabase.pathname = "/no_such_database_for_modctl";
+    const noUser = new URL(POSTGRES_URL);
+    noUser.username = "no_such_role_for_modctl";
+    for (const [url, said] of [[noDatabase, /database "no_such_database_for_modctl" does not exist/], [noUser, /role "no_such_role_for_modctl" does not exist/]] as const) {
+      const run = await modctl(["key", "list", "--account", "acct_x"], { ...env, DATABASE_URL: url.href });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(/^modctl: DATABASE_URL: PostgreSQL refused the connection: /);
+      expect(run.stderr).toMatch(said);
+    }
   });
 
   it("refuses with exit 1 and the API's storage_unavailable JSON when the database does not answer", async ({ expect }) => {

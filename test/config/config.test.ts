@@ -6,6 +6,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError, readConfig } from "../../src/config/config.js";
 import { SHARED_REDIS_URL } from "../rate-limit/redis-test-support.js";
+import { POSTGRES_URL } from "../support/test-server.js";
 
 const base = { DATA_DIR: "/tmp/moderation-config-test" };
 const read = (env: Record<string, string>) => readConfig({ ...base, ...env });
@@ -165,6 +166,20 @@ describe("the service's start-up", () => {
     fs.rmSync(dir, { recursive: true, force: true });
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/^configuration error: REDIS_URL: Redis refused the connection's set-up: ERR DB index is out of range$/m);
+  });
+
+  it("stops with exit code 2 and names DATABASE_URL when PostgreSQL refuses its database (it was 1 and pg's bare message)", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "moderation-pg-db-test-"));
+    const url = new URL(POSTGRES_URL);
+    url.pathname = "/no_such_database_for_start_up";
+    const result = spawnSync(process.execPath, ["--import", "./src/boot/ts-loader.mjs", "src/main.ts"], {
+      env: { PATH: process.env.PATH ?? "", PORT: "0", GRPC_PORT: "0", DATA_DIR: dir, DATABASE_URL: url.href, IMAGE_MODEL_LOAD: "lazy" },
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    fs.rmSync(dir, { recursive: true, force: true });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/^configuration error: DATABASE_URL: PostgreSQL refused the connection: database "no_such_database_for_start_up" does not exist$/m);
   });
 
   it("stops with exit code 2 on a signing key file that is not an Ed25519 private key (it was 1, 'failed to start')", () => {

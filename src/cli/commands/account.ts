@@ -3,7 +3,7 @@ import { ApiError } from "../../errors/api-error.js";
 import { hashPassword, passwordProblem } from "../../dashboard/password.js";
 import { withCliContext, type CliContext } from "../cli-context.js";
 import { UsageError } from "../usage-error.js";
-import { parseRpm } from "./parse-rpm.js";
+import { parsePlan, parseRpm } from "./parse-plan.js";
 
 const USAGE = `usage: modctl account create --email E --plan free|basic|pro|enterprise [--rpm N]
        modctl account list [--limit N] [--after ACCOUNT_ID]
@@ -28,9 +28,10 @@ export async function runAccountCommand(args: string[]): Promise<number> {
 async function create(rest: string[]): Promise<number> {
   const { values } = parseArgs({ args: rest, options: { email: { type: "string" }, plan: { type: "string" }, rpm: { type: "string" } } });
   if (!values.email || !values.plan) throw new UsageError("account create needs --email and --plan");
+  const plan = parsePlan(values.plan);
   const rpm = parseRpm(values.rpm);
   return withCliContext(async (ctx) => {
-    ctx.print(await ctx.accounts.createAccount({ email: values.email!, plan: values.plan!, ...(rpm === undefined ? {} : { rpm }) }));
+    ctx.print(await ctx.accounts.createAccount({ email: values.email!, plan, ...(rpm === undefined ? {} : { rpm }) }));
     return 0;
   });
 }
