@@ -167,7 +167,9 @@ export function createAccountStore(db: Database, clock: () => number = Date.now)
     async createKey(accountId: string, name = "default"): Promise<ApiKeyInfo & { key: string }> {
       // Control and format characters (an ESC colour code, a NUL, a right-to-left override) are no
       // part of a name a person reads; the zero-width joiner of an emoji sequence stays.
-      const cleanName = name.replace(/(?!\u200d)[\p{Cc}\p{Cf}]/gu, "").trim().slice(0, 100) || "default";
+      // At most 100 code points, never half of a surrogate pair (SQLite stored such a cut as bytes
+      // that are not UTF-8, PostgreSQL as U+FFFD: the two stores showed different names).
+      const cleanName = Array.from(name.replace(/(?!\u200d)[\p{Cc}\p{Cf}\p{Cs}]/gu, "").trim()).slice(0, 100).join("").trim() || "default";
       const generated = generateApiKey();
       const id = newId("key");
       await db.transaction(async (tx) => {
@@ -209,10 +211,10 @@ export function createAccountStore(db: Database, clock: () => number = Date.now)
         if (!row || (options.accountId !== undefined && row.account_id !== options.accountId)) {
           throw new ApiError("not_found", `No API key with id "${keyId}".`);
         }
-        if (row.revoked_at === null) {
-          await tx.execute(`UPDATE api_keys SET revoked_at = $1 WHERE id = $2`, [clock(), keyId]);
-          await recordEvent(tx, keyId, row.account_id, "revoked");
-        }
+        // Conditional, not "read, then write": under PostgreSQL's READ COMMITTED two revokes at
+        // once both read the key live, and the second moved revoked_at and logged a second event.
+        const changed = await tx.execute(`UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL`, [clock(), keyId]);
+        if (changed === 1) await recordEvent(tx, keyId, row.account_id, "revoked");
         return toKey((await tx.query<KeyRow>(
           `SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = $1`, [keyId]))[0]!);
       });

@@ -245,6 +245,25 @@ describe.each(STORE_KINDS)("account store on %s", (kind) => {
       expect(events).toEqual([{ event: "created", account_id: account.id }, { event: "revoked", account_id: account.id }]);
     });
 
+    it("records one revocation when several revoke a key at once (PostgreSQL logged one per caller)", async () => {
+      const account = await accounts.createAccount({ email: email(), plan: "free" });
+      const { id } = await accounts.createKey(account.id);
+      const answers = await Promise.all(Array.from({ length: 8 }, () => accounts.revokeKey(id)));
+      expect(new Set(answers.map((a) => a.revokedAt)).size).toBe(1);
+      const events = await db.query<{ event: string }>(`SELECT event FROM key_events WHERE key_id = $1 AND event = 'revoked'`, [id]);
+      expect(events).toHaveLength(1);
+    });
+
+    it("cuts a long key name at 100 code points, never inside an emoji", async () => {
+      const account = await accounts.createAccount({ email: email(), plan: "free" });
+      const name = `${"n".repeat(99)}😀😀`;
+      const key = await accounts.createKey(account.id, name);
+      expect(key.name).toBe(`${"n".repeat(99)}😀`);
+      // As stored, not only as returned: a half pair came back from SQLite as three U+FFFD.
+      expect((await db.query<{ name: string }>(`SELECT name FROM api_keys WHERE id = $1`, [key.id]))[0]!.name).toBe(`${"n".repeat(99)}😀`);
+      expect((await accounts.createKey(account.id, `a\ud800b`)).name).toBe("ab");
+    });
+
     it("sees a revocation or plan change made through another connection (as modctl does) on the next call", async () => {
       const account = await accounts.createAccount({ email: email(), plan: "free" });
       const first = await accounts.createKey(account.id);
