@@ -2,8 +2,14 @@ import type { Database } from "./database.js";
 import { MIGRATIONS } from "./migrations/index.js";
 import type { Migration } from "./migrations/migration.js";
 
-/** Applies pending migrations under a cross-process lock, so replicas and modctl can start together. */
+/**
+ * Applies pending migrations under a cross-process lock, so replicas and modctl can start together.
+ * A store that already has them all is seen to by a plain read, without the lock: on SQLite the
+ * lock is a write lock, so every start (each `modctl account list`) waited on any other process's
+ * write and failed with storage_unavailable after the busy timeout.
+ */
 export async function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS): Promise<string[]> {
+  if (await allApplied(db, migrations)) return [];
   return db.withExclusiveLock(async (locked) => {
     await locked.execute(`CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)`);
     const done = new Set((await locked.query<{ id: string }>(`SELECT id FROM schema_migrations`)).map((r) => r.id));
@@ -19,4 +25,22 @@ export async function migrate(db: Database, migrations: readonly Migration[] = M
     }
     return applied;
   });
+}
+
+/** Whether every migration is recorded; false also when the table is not there yet (a new store). */
+async function allApplied(db: Database, migrations: readonly Migration[]): Promise<boolean> {
+  let done: Set<string>;
+  try {
+    done = new Set((await db.query<{ id: string }>(`SELECT id FROM schema_migrations`)).map((r) => r.id));
+  } catch (error) {
+    if (isMissingTable(error)) return false;
+    throw error;
+  }
+  return migrations.every((m) => done.has(m.id));
+}
+
+/** SQLite: "no such table"; PostgreSQL: SQLSTATE 42P01 (undefined_table). */
+function isMissingTable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  return (error as { code?: unknown }).code === "42P01" || /no such table/i.test(error.message);
 }

@@ -2,6 +2,8 @@ import path from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { toApiError } from "../../src/errors/api-error.js";
+import { createAccountStore } from "../../src/accounts/account-store.js";
+import { openDatabase } from "../../src/storage/open-database.js";
 import { createSqliteDatabase } from "../../src/storage/sqlite-database.js";
 import { StorageUnavailableError } from "../../src/storage/storage-errors.js";
 import { startServerWithKey, type TestServer } from "../support/test-server.js";
@@ -79,5 +81,19 @@ it("counts a write's time queued behind others against its busy timeout: queued 
   } finally {
     await released;
     await db.close();
+  }
+});
+
+it("opens a migrated store for reading while another process holds the write lock (modctl's reads failed with storage_unavailable)", async () => {
+  other.exec("BEGIN IMMEDIATE");
+  try {
+    const db = await openDatabase({ databaseUrl: undefined, dataDir: server.dataDir, storage: { busyTimeoutMs: 100 } });
+    try {
+      expect((await createAccountStore(db).listAccounts({ limit: 1 })).length).toBe(1);
+    } finally {
+      await db.close();
+    }
+  } finally {
+    other.exec("ROLLBACK");
   }
 });
