@@ -84,6 +84,8 @@ function withNegativeValues(args: readonly string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
+    // After "--" nothing is an option (a kid may be "-5abc"): it was joined to it as "--=-5abc".
+    if (arg === "--") return [...out, ...args.slice(i)];
     const next = args[i + 1];
     if (arg.startsWith("--") && !arg.includes("=") && next !== undefined && /^-\d/.test(next)) {
       out.push(`${arg}=${next}`);

@@ -1,5 +1,9 @@
 import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDataDirKeyRing } from "../../src/signing/data-dir-key-store.js";
 import { callModerate } from "../support/protocol-clients.js";
 import { POSTGRES_URL, startTestServer, type StoreKind, type TestServer } from "../support/test-server.js";
 
@@ -85,7 +89,7 @@ describe("modctl next to a running server", () => {
     const taken = (await server.ctx.accounts.getAccount(accountId))!.email;
     const runs = await Promise.all([
       modctl(["account", "create", "--email", taken.toUpperCase(), "--plan", "pro"], server.env),
-      modctl(["account", "create", "--email", `other-${taken}`, "--plan", "enterprise"], server.env),
+      modctl(["account", "create", "--email", "not an address", "--plan", "pro"], server.env),
       modctl(["key", "revoke", "key_doesnotexist"], server.env),
     ]);
     const codes = ["email_taken", "invalid_request", "not_found"];
@@ -112,6 +116,13 @@ describe.concurrent("modctl's command line", () => {
     // The store refused it instead, exit 1, while a bad --rpm was 2.
     ["an unknown --plan", ["plan", "set", "--account", "acct_x", "--plan", "platinum"], /--plan must be one of free, basic, pro, enterprise; got "platinum"/],
     ["an unknown --plan on account create", ["account", "create", "--email", "p@example.com", "--plan", "Gold"], /--plan must be one of free, basic, pro, enterprise; got "Gold"/],
+    ["enterprise without --rpm", ["account", "create", "--email", "e@example.com", "--plan", "enterprise"], /--plan enterprise needs --rpm N/],
+    ["--rpm on another plan", ["plan", "set", "--account", "acct_x", "--plan", "free", "--rpm", "5"], /--rpm applies to --plan enterprise only, not "free"/],
+    ["a usage granularity that does not exist", ["usage", "--account", "acct_x", "--granularity", "week"], /granularity/],
+    ["a usage time that is no date", ["usage", "--account", "acct_x", "--from", "2026-02-30"], /--from/],
+    // Number() took these; --rpm did not.
+    ["--limit in exponent form", ["account", "list", "--limit", "1e2"], /--limit must be a whole number from 1 to 1000; got "1e2"/],
+    ["--count in hex", ["invite", "create", "--count", "0x10"], /--count must be a whole number from 1 to 1000; got "0x10"/],
     ["key revoke without an id", ["key", "revoke"], /key revoke needs exactly one KEY_ID/],
     ["a policy file that cannot be read", ["policy", "set", "--account", "acct_x", "--file", "/nonexistent/policy.json"], /cannot read \/nonexistent\/policy\.json \(ENOENT\)/],
   ] as const)("exits 2 on %s, with a message on stderr", async ([_name, args, message], { expect }) => {
@@ -145,6 +156,15 @@ describe.concurrent("modctl's command line", () => {
     const run = await modctl(["key", "list", "--account", "acct_x"], { ...env, DATABASE_URL: "postgres://postgres@127.0.0.1:1/none", DATABASE_CONNECT_TIMEOUT_MS: "500" });
     expect(run.code).toBe(1);
     expect(JSON.parse(run.stderr)).toEqual({ error: { code: "storage_unavailable", message: "The service's database is unavailable; retry shortly." } });
+  });
+
+  it("takes a kid after \"--\" as it is, even one like a negative number (it became \"--=-5abc\")", async ({ expect }) => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "modctl-retire-"));
+    openDataDirKeyRing(path.join(dataDir, "signing"));
+    const run = await modctl(["signing", "retire", "--", "-5abcdef"], { DATA_DIR: dataDir });
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stderr)).toEqual({ error: { code: "not_found", message: 'No published signing key has kid "-5abcdef".' } });
   });
 
   it("prints help and exits 0 when asked", async ({ expect }) => {

@@ -15,8 +15,8 @@ const signingDir = path.join(dataDir, "signing");
 describe("modctl signing retire KID", () => {
   it("takes a kid that starts with '-' as the kid, not as an option", async () => {
     openDataDirKeyRing(signingDir);
-    await expect(runSigningCommand(["retire", "-notAKid"], env)).rejects.toThrow("no published key has kid -notAKid");
-    await expect(runSigningCommand(["retire", "--", "-notAKid"], env)).rejects.toThrow("no published key has kid -notAKid");
+    await expect(runSigningCommand(["retire", "-notAKid"], env)).rejects.toThrow('No published signing key has kid "-notAKid".');
+    await expect(runSigningCommand(["retire", "--", "-notAKid"], env)).rejects.toThrow('No published signing key has kid "-notAKid".');
   });
 
   it("retires a rotated-out key by its kid", async () => {

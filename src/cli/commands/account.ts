@@ -2,8 +2,8 @@ import { parseArgs } from "node:util";
 import { ApiError } from "../../errors/api-error.js";
 import { hashPassword, passwordProblem } from "../../dashboard/password.js";
 import { withCliContext, type CliContext } from "../cli-context.js";
-import { UsageError } from "../usage-error.js";
-import { parsePlan, parseRpm } from "./parse-plan.js";
+import { UsageError, parseWholeNumber } from "../usage-error.js";
+import { parsePlanAndRpm } from "./parse-plan.js";
 
 const USAGE = `usage: modctl account create --email E --plan free|basic|pro|enterprise [--rpm N]
        modctl account list [--limit N] [--after ACCOUNT_ID]
@@ -28,8 +28,7 @@ export async function runAccountCommand(args: string[]): Promise<number> {
 async function create(rest: string[]): Promise<number> {
   const { values } = parseArgs({ args: rest, options: { email: { type: "string" }, plan: { type: "string" }, rpm: { type: "string" } } });
   if (!values.email || !values.plan) throw new UsageError("account create needs --email and --plan");
-  const plan = parsePlan(values.plan);
-  const rpm = parseRpm(values.rpm);
+  const { plan, rpm } = parsePlanAndRpm(values.plan, values.rpm);
   return withCliContext(async (ctx) => {
     ctx.print(await ctx.accounts.createAccount({ email: values.email!, plan, ...(rpm === undefined ? {} : { rpm }) }));
     return 0;
@@ -38,8 +37,7 @@ async function create(rest: string[]): Promise<number> {
 
 async function list(rest: string[]): Promise<number> {
   const { values } = parseArgs({ args: rest, options: { limit: { type: "string" }, after: { type: "string" } } });
-  const limit = values.limit === undefined ? 100 : Number(values.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError("--limit must be a whole number from 1 to 1000");
+  const limit = parseWholeNumber("--limit", values.limit, 100, 1, 1000);
   return withCliContext(async (ctx) => {
     ctx.print(await ctx.accounts.listAccounts({ limit, ...(values.after ? { after: values.after } : {}) }));
     return 0;

@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { createInviteStore } from "../../accounts/invite-store.js";
 import { withCliContext } from "../cli-context.js";
-import { UsageError } from "../usage-error.js";
+import { UsageError, parseWholeNumber } from "../usage-error.js";
 
 const USAGE = "usage: modctl invite create [--count N] [--days D] | modctl invite list";
 
@@ -10,10 +10,8 @@ export async function runInviteCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
   if (sub === "create") {
     const { values } = parseArgs({ args: rest, options: { count: { type: "string" }, days: { type: "string" } } });
-    const count = Number(values.count ?? 1);
-    const days = Number(values.days ?? 7);
-    if (!Number.isInteger(count) || count < 1 || count > 1000) throw new UsageError("--count must be a whole number from 1 to 1000");
-    if (!Number.isInteger(days) || days < 1 || days > 365) throw new UsageError("--days must be a whole number from 1 to 365");
+    const count = parseWholeNumber("--count", values.count, 1, 1, 1000);
+    const days = parseWholeNumber("--days", values.days, 7, 1, 365);
     return withCliContext(async (ctx) => {
       const invites = createInviteStore(ctx.db);
       const created = [];

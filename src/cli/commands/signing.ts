@@ -2,7 +2,8 @@ import { createPublicKey } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { readConfig } from "../../config/config.js";
-import { hasKeyStore, retireDataDirKey, rotateDataDirKey } from "../../signing/data-dir-key-store.js";
+import { ApiError } from "../../errors/api-error.js";
+import { hasKeyStore, readKeyManifest, retireDataDirKey, rotateDataDirKey } from "../../signing/data-dir-key-store.js";
 import { generateEd25519KeyPair, publicKeyPem, toPublicJwk } from "../../signing/ed25519-keys.js";
 import { toJwk } from "../../signing/key-ring.js";
 import { loadSigningKeyRing } from "../../signing/load-key-ring.js";
@@ -52,7 +53,8 @@ export async function runSigningCommand(args: string[], env: NodeJS.ProcessEnv =
   }
   if (sub === "rotate" || sub === "retire") {
     if (config.source !== "data-dir") {
-      throw new Error(
+      // The configuration says where keys come from: a command that needs the other source is exit 2.
+      throw new UsageError(
         sub === "rotate"
           ? "signing keys come from SIGNING_KEY_FILE / SIGNING_KEY: rotate by pointing it at a new key (modctl signing generate) and appending the old public key to SIGNING_RETIRING_KEYS_FILE"
           : "signing keys come from SIGNING_KEY_FILE / SIGNING_KEY: retire a key by removing its public key from SIGNING_RETIRING_KEYS_FILE",
@@ -67,6 +69,8 @@ export async function runSigningCommand(args: string[], env: NodeJS.ProcessEnv =
     // as an option ("--" before it is accepted too).
     const kids = rest[0] === "--" ? rest.slice(1) : rest;
     if (kids.length !== 1 || !kids[0]) throw new UsageError("signing retire needs exactly one KID");
+    // An unknown kid is a not_found like the API's (exit 1, JSON), not a bare message.
+    if (hasKeyStore(config.dir) && !readKeyManifest(config.dir).keys.some((k) => k.kid === kids[0])) throw new ApiError("not_found", `No published signing key has kid "${kids[0]}".`);
     retireDataDirKey(config.dir, kids[0]);
     print({ retired: kids[0], note: "restart the server to stop publishing it" });
     return 0;

@@ -15,13 +15,16 @@ export async function runUsageCommand(args: string[]): Promise<number> {
     options: { account: { type: "string" }, granularity: { type: "string" }, from: { type: "string" }, to: { type: "string" } },
   });
   if (!values.account) throw new UsageError("usage needs --account ID");
-  const from = parseTimeParam("--from", values.from);
-  const to = parseTimeParam("--to", values.to);
-  const query = resolveUsageQuery({
-    ...(values.granularity === undefined ? {} : { granularity: values.granularity }),
-    ...(from === undefined ? {} : { from }),
-    ...(to === undefined ? {} : { to }),
-  }, Date.now());
+  // The API's checks of these (invalid_request there) are mistakes in the command line here: exit 2.
+  const query = asUsageError(() => {
+    const from = parseTimeParam("--from", values.from);
+    const to = parseTimeParam("--to", values.to);
+    return resolveUsageQuery({
+      ...(values.granularity === undefined ? {} : { granularity: values.granularity }),
+      ...(from === undefined ? {} : { from }),
+      ...(to === undefined ? {} : { to }),
+    }, Date.now());
+  });
   return withCliContext(async (ctx) => {
     const account = await ctx.accounts.getAccount(values.account!);
     if (!account) throw new ApiError("not_found", `No account with id "${values.account}".`);
@@ -39,4 +42,14 @@ export async function runUsageCommand(args: string[]): Promise<number> {
     });
     return 0;
   });
+}
+
+/** Runs the API's own check of a parameter; its invalid_request is a usage error here. */
+function asUsageError<T>(check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    if (error instanceof ApiError && error.code === "invalid_request") throw new UsageError(error.message);
+    throw error;
+  }
 }
