@@ -21,6 +21,12 @@ describe("normalizeText", () => {
     expect(norm("fuuuuuck")).toBe(norm("fuck"));
   });
 
+  it("lets one character fold to at most four (a ligature of 18 made a 10,000-character text 180,000 units to read)", () => {
+    expect(norm("⒀ ㎉")).toBe("(13) kcal");
+    expect(norm("\uFDFA")).toBe("\uFDFA");
+    expect([...norm("\uFDFA\uFDFB\u321D".repeat(1000))].length).toBe(3000);
+  });
+
   it("folds Unicode look-alikes, compatibility forms and diacritics", () => {
     expect(norm("Кill уоu")).toBe(norm("kill you")); // Cyrillic К, у, о
     expect(norm("ℍ𝕒𝕥𝕖")).toBe("hate");
