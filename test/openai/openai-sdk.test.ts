@@ -114,6 +114,13 @@ describe("POST /v1/moderations with the official openai SDK", () => {
     expect(apiError.message).toMatch(/does not fetch images.*data URI/);
   });
 
+  it("knows a remote URL with leading spaces or without a scheme (they were invalid_image)", async () => {
+    for (const url of ["  https://example.com/cat.png", "//cdn.example.com/cat.png", "\tHTTP://EXAMPLE.COM/X.PNG"]) {
+      const error = await client().moderations.create({ input: [{ type: "image_url", image_url: { url } }] }).catch((e: unknown) => e);
+      expect((error as InstanceType<typeof OpenAI.BadRequestError>).code, url).toBe("remote_image_not_supported");
+    }
+  });
+
   it("refuses a bad key with 401 AuthenticationError, code invalid_api_key", async () => {
     const error = await client("mod_AAAAAAAA_" + "A".repeat(43)).moderations.create({ input: "hello" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.AuthenticationError);

@@ -69,7 +69,8 @@ function partToItem(part: unknown, index: number): { type: string; text?: string
 
 /** Only data URIs are judged; the service does not fetch images from the network. */
 function imageDataUri(url: string, where: string): string {
-  if (/^https?:/i.test(url)) {
+  // Also with leading spaces or without a scheme ("//cdn.example/x.png"): still a remote image.
+  if (/^\s*(?:https?:|\/\/)/i.test(url)) {
     throw new ApiError(
       "remote_image_not_supported",
       `${where}.image_url.url is a remote URL; this service does not fetch images. Send the image inline as a data URI (data:image/png;base64,...).`,
