@@ -1,7 +1,9 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
 import { createAccountStore, type AccountStore } from "../accounts/account-store.js";
 import { readConfig, type Config } from "../config/config.js";
 import type { Database } from "../storage/database.js";
-import { openDatabase } from "../storage/open-database.js";
+import { SQLITE_FILE, openDatabase } from "../storage/open-database.js";
 
 /** What a modctl command gets: the same config and store the server uses. */
 export interface CliContext {
@@ -13,7 +15,11 @@ export interface CliContext {
 
 export async function withCliContext<T>(work: (ctx: CliContext) => Promise<T>, env = process.env): Promise<T> {
   const config = readConfig(env);
+  const storeFile = path.join(config.dataDir, SQLITE_FILE);
+  const fresh = config.databaseUrl === undefined && !existsSync(storeFile);
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, storage: config.storage, ...(env.MODCTL_PG_SCHEMA ? { pgSchema: env.MODCTL_PG_SCHEMA } : {}) });
+  // A mistyped DATA_DIR made a new, empty store without a word, and `account list` printed [].
+  if (fresh) process.stderr.write(`modctl: note: no store was at ${storeFile}; made a new, empty one (is DATA_DIR the server's?)\n`);
   try {
     return await work({ config, db, accounts: createAccountStore(db), print: (value) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`) });
   } finally {

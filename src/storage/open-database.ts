@@ -7,6 +7,9 @@ import type { StorageConfig } from "./read-storage-config.js";
 import { createSqliteDatabase } from "./sqlite-database.js";
 
 /** Opens the configured store (PostgreSQL when a URL is given, else SQLite in dataDir) and migrates it. */
+/** The embedded store's file under DATA_DIR. */
+export const SQLITE_FILE = "moderation.sqlite";
+
 export async function openDatabase(options: {
   databaseUrl: string | undefined;
   dataDir: string;
@@ -21,7 +24,7 @@ export async function openDatabase(options: {
       ...(options.storage ? { timeouts: options.storage } : {}),
       ...(options.log ? { log: options.log } : {}),
     })
-    : createSqliteDatabase(path.join(options.dataDir, "moderation.sqlite"),
+    : createSqliteDatabase(path.join(options.dataDir, SQLITE_FILE),
       options.storage?.busyTimeoutMs ? { busyTimeoutMs: options.storage.busyTimeoutMs } : {});
   try {
     await migrate(db);

@@ -167,6 +167,16 @@ describe.concurrent("modctl's command line", () => {
     expect(JSON.parse(run.stderr)).toEqual({ error: { code: "not_found", message: 'No published signing key has kid "-5abcdef".' } });
   });
 
+  it("says so on stderr when it makes a new store (a mistyped DATA_DIR printed [] without a word)", async ({ expect }) => {
+    const dataDir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "modctl-fresh-")), "typo");
+    const first = await modctl(["account", "list"], { DATA_DIR: dataDir });
+    const second = await modctl(["account", "list"], { DATA_DIR: dataDir });
+    fs.rmSync(path.dirname(dataDir), { recursive: true, force: true });
+    expect([first.code, JSON.parse(first.stdout)]).toEqual([0, []]);
+    expect(first.stderr).toBe(`modctl: note: no store was at ${dataDir}/moderation.sqlite; made a new, empty one (is DATA_DIR the server's?)\n`);
+    expect(second.stderr).toBe("");
+  });
+
   it("prints help and exits 0 when asked", async ({ expect }) => {
     const run = await modctl(["--help"], env);
     expect(run.code).toBe(0);
