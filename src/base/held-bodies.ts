@@ -54,9 +54,3 @@ export function createHeldBodies(maxBytes: number): HeldBodies {
     },
   };
 }
-
-/** The message of the 503 service_unavailable (Retry-After: 1) that refuses a body past the bound. */
-export const HELD_BODIES_REFUSAL = "The server holds as many request bodies as its memory bound allows; retry shortly.";
-
-/** The message of the 413 payload_too_large for a body that alone is past the bound. */
-export const HELD_BODIES_NEVER = "The request body is larger than this server's bound on request bodies held at once (HELD_BODIES_MAX_MB).";

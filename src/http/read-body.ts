@@ -1,5 +1,6 @@
 import type { Readable } from "node:stream";
-import { type BodyHold, HELD_BODIES_NEVER, HELD_BODIES_REFUSAL } from "../base/held-bodies.js";
+import type { BodyHold } from "../base/held-bodies.js";
+import { heldBodiesRefusal } from "../errors/held-bodies-refusal.js";
 import { ApiError } from "../errors/api-error.js";
 
 /** The caller closed the connection before its whole body arrived: there is no one to answer. */
@@ -37,9 +38,7 @@ export function readBody(stream: Readable, limit: number, declaredLength: number
       if (taken !== "taken") {
         stopListening();
         stream.pause();
-        reject(taken === "busy"
-          ? new ApiError("service_unavailable", HELD_BODIES_REFUSAL, { headers: { "retry-after": "1" } })
-          : new ApiError("payload_too_large", HELD_BODIES_NEVER));
+        reject(heldBodiesRefusal(taken));
         return;
       }
       chunks?.push(chunk);

@@ -1,4 +1,5 @@
-import { type BodyHold, type HeldBodies, HELD_BODIES_NEVER, HELD_BODIES_REFUSAL } from "../base/held-bodies.js";
+import type { BodyHold, HeldBodies } from "../base/held-bodies.js";
+import { heldBodiesRefusal } from "../errors/held-bodies-refusal.js";
 import type { DescMethod, DescService } from "@bufbuild/protobuf";
 import { UNAUTHENTICATED_BODY_KEEP } from "../base/limits.js";
 import { createContextValues, type ConnectError, type ConnectRouter, type ContextValues } from "@connectrpc/connect";
@@ -155,8 +156,7 @@ async function readWithin(request: UniversalServerRequest, limit: BodyLimit, env
     if (keep !== undefined && size > keep) chunks.length = 0;
     else {
       const taken = hold ? hold.take(step.value.byteLength) : "taken";
-      if (taken === "busy") throw await signedError(deps, new ApiError("service_unavailable", HELD_BODIES_REFUSAL, { headers: { "retry-after": "1" } }));
-      if (taken === "never") throw await signedError(deps, new ApiError("payload_too_large", HELD_BODIES_NEVER));
+      if (taken !== "taken") throw await signedError(deps, heldBodiesRefusal(taken));
       chunks.push(step.value);
     }
   }
