@@ -208,10 +208,7 @@ export function createSqliteDatabase(file: string, options: { busyTimeoutMs?: nu
     },
     // One connection per process: the lock is the write transaction itself (BEGIN IMMEDIATE
     // takes SQLite's RESERVED lock, which other processes such as modctl wait for).
-    withExclusiveLock: (work) => {
-      const deadline = Date.now() + busyTimeoutMs;
-      return enqueue(() => runTransaction(work, deadline));
-    },
+    withExclusiveLock: (work) => database.transaction(work),
     async close() {
       db.close();
     },
