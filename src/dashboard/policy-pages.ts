@@ -43,8 +43,10 @@ export function registerPolicyPages(app: FastifyInstance, ctx: AppContext): void
 
   /** One call against the account's plan limit, as the API's rate-limit interceptor charges it. */
   async function chargeOneCall(account: Account): Promise<void> {
-    const limiter = { limiter: ctx.rateLimiter, failureMode: ctx.config.rateLimit.failureMode };
+    const limiter = { limiter: ctx.rateLimiter, failureMode: ctx.config.rateLimit.failureMode, log: ctx.log };
     const decision = await decideRateLimit(limiter, account.id, account.requestsPerMinute);
+    // Let through unchecked (store down, failure mode open): counted as the API's calls are.
+    if (!decision) ctx.metrics.rateLimitUncounted();
     if (decision && !decision.allowed) throw rateLimitExceeded(account.requestsPerMinute, decision);
   }
 

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../support/test-server.js";
+import { RateLimiterUnavailableError } from "../../src/rate-limit/rate-limiter.js";
+import { parseExposition, valueOf } from "../observability/scrape.js";
 import { createFormClient } from "./form-client.js";
 
 // The dashboard as a non-browser client can reach it: forms posted directly, assets asked for by
@@ -107,5 +109,27 @@ describe("dashboard, requested directly", () => {
   it.each(["__proto__", "constructor", "toString"])("an asset named %s is 404 (a name of Object.prototype made a 500)", async (name) => {
     const response = await fetch(`${server.httpUrl}/dashboard/assets/${name}`);
     expect(response.status).toBe(404);
+  });
+});
+
+describe("Try draft with the limiter's store down and RATE_LIMIT_FAILURE_MODE=open", () => {
+  it("is served and counted in moderation_rate_limit_uncounted_total, as an API call is (it was in neither)", async () => {
+    const down = {
+      consume: () => Promise.reject(new RateLimiterUnavailableError("store down (test)")),
+      checkHealth: () => Promise.reject(new RateLimiterUnavailableError("store down (test)")),
+      close: async () => undefined,
+    };
+    const server = await startTestServer({ env: { RATE_LIMIT_FAILURE_MODE: "open" }, overrides: { rateLimiter: down } });
+    try {
+      const client = createFormClient(server.httpUrl);
+      await client.signup("form-try-open@example.test");
+      await client.get("/dashboard/policy");
+      const page = await client.post("/dashboard/policy", { text: "hello there", action: "try" });
+      expect(page.status).toBe(200);
+      const samples = parseExposition(await server.ctx.metrics.render());
+      expect(valueOf(samples, "moderation_rate_limit_uncounted_total", {})).toBe(1);
+    } finally {
+      await server.close();
+    }
   });
 });
