@@ -49,7 +49,7 @@ export async function runModctl(argv: string[]): Promise<number> {
     return name === undefined || name === "help" || name === "--help" ? 0 : 2;
   }
   try {
-    return await command(withNegativeValues(args));
+    return await command(withNegativeValues(refuseRepeatedFlags(args)));
   } catch (error) {
     if (error instanceof UsageError || error instanceof ConfigError) {
       process.stderr.write(`modctl: ${error.message}\n`);
@@ -93,4 +93,20 @@ function withNegativeValues(args: readonly string[]): string[] {
     } else out.push(arg);
   }
   return out;
+}
+
+/**
+ * A flag given twice is a mistake, not "the last one wins": `account create --email a@x --plan
+ * free --email c@x` made c@x. Up to "--", after which nothing is a flag.
+ */
+function refuseRepeatedFlags(args: readonly string[]): readonly string[] {
+  const seen = new Set<string>();
+  for (const arg of args) {
+    if (arg === "--") break;
+    if (!arg.startsWith("--")) continue;
+    const name = arg.slice(2).split("=", 1)[0]!;
+    if (seen.has(name)) throw new UsageError(`--${name} is given more than once`);
+    seen.add(name);
+  }
+  return args;
 }

@@ -123,6 +123,7 @@ describe.concurrent("modctl's command line", () => {
     // Number() took these; --rpm did not.
     ["--limit in exponent form", ["account", "list", "--limit", "1e2"], /--limit must be a whole number from 1 to 1000; got "1e2"/],
     ["--count in hex", ["invite", "create", "--count", "0x10"], /--count must be a whole number from 1 to 1000; got "0x10"/],
+    ["a flag given twice", ["account", "create", "--email", "a@example.com", "--plan", "free", "--email=c@example.com"], /--email is given more than once/],
     ["key revoke without an id", ["key", "revoke"], /key revoke needs exactly one KEY_ID/],
     ["a policy file that cannot be read", ["policy", "set", "--account", "acct_x", "--file", "/nonexistent/policy.json"], /cannot read \/nonexistent\/policy\.json \(ENOENT\)/],
   ] as const)("exits 2 on %s, with a message on stderr", async ([_name, args, message], { expect }) => {
