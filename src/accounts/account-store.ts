@@ -83,8 +83,10 @@ export function createAccountStore(db: Database, clock: () => number = Date.now)
   return {
     async createAccount(input: { email: string; plan: string; rpm?: number; passwordHash?: string }): Promise<Account> {
       const email = normalizeEmail(input.email);
-      // No control or format characters (a right-to-left override would make `modctl account list` show another address).
-      if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 254 || /[\p{Cc}\p{Cf}]/u.test(email)) {
+      // No control or format characters (a right-to-left override would make `modctl account list`
+      // show another address), no half of a surrogate pair; at most 254 bytes, the limit of a
+      // path in SMTP (it counted UTF-16 units: 200 "é" passed at 412 bytes).
+      if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || Buffer.byteLength(email) > 254 || /[\p{Cc}\p{Cf}\p{Cs}]/u.test(email)) {
         throw new ApiError("invalid_request", "Give a valid email address.");
       }
       const { plan, customRpm } = checkPlan(input.plan, input.rpm);

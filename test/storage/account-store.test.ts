@@ -107,7 +107,7 @@ describe.each(STORE_KINDS)("account store on %s", (kind) => {
       }
     });
 
-    it.each(["", "no-at-sign", "two@@example.test", "spaces in@example.test", "x@nodot", "u\u202e@example.test", "a\u0000b@example.test", "zero\u200bwidth@example.test"])("refuses the email %j", async (bad) => {
+    it.each(["", "no-at-sign", "two@@example.test", "spaces in@example.test", "x@nodot", "u\u202e@example.test", "a\u0000b@example.test", "zero\u200bwidth@example.test", "half\ud800@example.test", `${"é".repeat(200)}@example.test`])("refuses the email %j", async (bad) => {
       await expectRefusal(accounts.createAccount({ email: bad, plan: "free" }), "invalid_request", /valid email/);
     });
 
