@@ -1,4 +1,5 @@
 import { type IncomingMessage, ServerResponse } from "node:http";
+import { Http2ServerResponse, type ServerHttp2Stream, constants as http2Constants } from "node:http2";
 
 /**
  * The HTTP/1.1 listener's responses (fastify's `http.ServerResponse` option, server.ts): an answer
@@ -31,4 +32,46 @@ function announcesUnreadBody(request: IncomingMessage | undefined): boolean {
   if (!request || request.complete) return false;
   const headers = request.headers;
   return headers["transfer-encoding"] !== undefined || Number(headers["content-length"] ?? 0) > 0;
+}
+
+/**
+ * The HTTP/2 listener's responses (server.ts): once an answer given before the request body
+ * arrived in full has been sent whole (END_STREAM), the stream is reset with NO_ERROR, which
+ * tells the client to stop sending a body nobody reads (RFC 9113 section 8.1; a client keeps the
+ * answer). Without it such a stream stayed open until the client reset it, which grpc-js and
+ * connect-node never do: it held one of the connection's MAX_STREAMS_PER_CONNECTION slots for
+ * good, and after 1,000 refused calls (413 payload_too_large, 503 of the held-bodies bound) the
+ * next call on that channel waited for ever.
+ */
+export class ResettingUnreadHttp2Response extends Http2ServerResponse {
+  override end(...args: unknown[]): this {
+    const stream = this.stream;
+    // Read before end(): the client has not sent END_STREAM, so it is still uploading.
+    const uploading = stream !== undefined && !stream.destroyed && stream.state?.remoteClose === 0;
+    (Http2ServerResponse.prototype.end as (...a: unknown[]) => unknown).apply(this, args);
+    if (uploading) resetOnceAnswered(stream);
+    return this;
+  }
+}
+
+/** How long to wait for the answer's END_STREAM to leave (a client that does not read holds it back). */
+const RESET_WAIT_MS = 5_000;
+const RESET_POLL_MS = 10;
+
+/**
+ * RST_STREAM(NO_ERROR) once the answer's END_STREAM is sent (nghttp2 says so in state.localClose),
+ * never before: a reset sent while the answer (or gRPC's trailers) still waited in the session's
+ * queue would go out first and cut it short.
+ */
+function resetOnceAnswered(stream: ServerHttp2Stream): void {
+  const startedAt = Date.now();
+  const check = (): void => {
+    if (stream.closed || stream.destroyed) return;
+    if (stream.state?.localClose === 1) {
+      stream.close(http2Constants.NGHTTP2_NO_ERROR);
+      return;
+    }
+    if (Date.now() - startedAt < RESET_WAIT_MS) setTimeout(check, RESET_POLL_MS).unref();
+  };
+  setImmediate(check);
 }

@@ -10,7 +10,7 @@ import { registerAppRoutes } from "./app-routes.js";
 import { createClientErrorAnswer, createFrameworkErrorHandler } from "./framework-errors.js";
 import { observeUnrouted } from "../observability/request-hooks.js";
 import { trackForGracefulClose } from "./graceful-close.js";
-import { ClosingUnreadResponse } from "./close-unread-bodies.js";
+import { ClosingUnreadResponse, ResettingUnreadHttp2Response } from "./close-unread-bodies.js";
 import { registerGrpcMessageEncoding } from "./grpc-message-encoding.js";
 import { listenOnSharedPort } from "./shared-port.js";
 
@@ -65,8 +65,9 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
   // is none: one connection held 15,000 public Health.Watch streams, about 1 GB). A client with
   // more calls in flight has the rest wait for a free stream.
   const h2c = await build(
-    fastify({ ...(options as object), http2: true, http: { settings: { maxConcurrentStreams: MAX_STREAMS_PER_CONNECTION } } } as { http2: true }) as unknown as FastifyInstance,
+    fastify({ ...(options as object), http2: true, http: { settings: { maxConcurrentStreams: MAX_STREAMS_PER_CONNECTION }, Http2ServerResponse: ResettingUnreadHttp2Response } } as { http2: true }) as unknown as FastifyInstance,
   );
+  // A stream answered before its body was read is reset once the answer is sent (close-unread-bodies.ts).
   // gRPC (HTTP/2 only) is the one protocol whose messages need re-encoding.
   registerGrpcMessageEncoding(h2c);
   const closeHttp1 = trackForGracefulClose(http1, SHUTDOWN_GRACE_MS);

@@ -1,6 +1,8 @@
 import http2 from "node:http2";
 import net from "node:net";
 import { describe, expect, it } from "vitest";
+import * as grpc from "@grpc/grpc-js";
+import { createGrpcJsClient } from "../support/protocol-clients.js";
 import { useServerWithKey } from "../support/test-server.js";
 
 // The process's bound on request bodies held at once (base/held-bodies.ts), here 1 MiB: a body
@@ -94,6 +96,45 @@ describe("the bound on request bodies held at once", () => {
       // Closed gracefully with both answers unread: the server's shutdown (afterAll) must still
       // end, at its grace (on Node 24 it waited for good).
       session.close();
+    }
+  });
+});
+
+describe("an HTTP/2 stream answered before its body was read", () => {
+  it("is reset with NO_ERROR once the whole answer is sent, so it frees its stream slot (1,000 refused grpc-js calls wedged the channel)", async () => {
+    const session = http2.connect(context.server.grpcUrl);
+    try {
+      const body = bodyOf(2_000_000);
+      const stream = session.request({ ":method": "POST", ":path": "/moderation.v1.ModerationService/Moderate", "content-type": "application/json", "x-api-key": context.key, "content-length": String(Buffer.byteLength(body)) });
+      stream.write(body.slice(0, 1_200_000)); // past the bound, and never ended
+      let answer = "";
+      stream.setEncoding("utf8");
+      stream.on("data", (chunk: string) => (answer += chunk));
+      const status = new Promise<number>((resolve) => stream.once("response", (headers) => resolve(Number(headers[":status"]))));
+      const closed = new Promise<number>((resolve) => stream.once("close", () => resolve(stream.rstCode ?? -1)));
+      expect(await status).toBe(429); // Connect's status for RESOURCE_EXHAUSTED (payload_too_large)
+      expect(await closed).toBe(http2.constants.NGHTTP2_NO_ERROR);
+      // The answer arrived whole before the reset.
+      expect(JSON.parse(answer)).toMatchObject({ code: "resource_exhausted" });
+    } finally {
+      session.close();
+    }
+  });
+
+  it("keeps a refused gRPC call's status and trailers whole", async () => {
+    const client = createGrpcJsClient(context.server.grpcUrl);
+    const metadata = new grpc.Metadata();
+    metadata.set("x-api-key", context.key);
+    try {
+      for (let i = 0; i < 3; i++) {
+        const error = await new Promise<grpc.ServiceError | null>((resolve) => {
+          client.Moderate({ input: [{ type: "text", text: "x".repeat(1_200_000), base64: "" }] }, metadata, { deadline: Date.now() + 20_000 }, resolve);
+        });
+        expect(error?.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
+        expect(error?.metadata.get("x-error-code")).toEqual(["payload_too_large"]);
+      }
+    } finally {
+      client.close();
     }
   });
 });
