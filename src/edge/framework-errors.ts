@@ -1,6 +1,8 @@
+import type { ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { ERROR_CODE_HEADER, type ErrorCode } from "../errors/api-error.js";
+import { markTimedOut } from "../observability/request-hooks.js";
 
 /** Counts and logs an answer given before routing (observability/request-hooks.ts observeUnrouted). */
 type ObserveUnrouted = (method: string, status: number, code: string) => void;
@@ -34,12 +36,17 @@ function describe(error: FastifyError): string {
  */
 export function createClientErrorAnswer(observe: ObserveUnrouted) {
   return (error: Error & { code?: string }, socket: Socket): void => {
-    if (!socket.writable) {
+    const answer = CLIENT_ERROR_ANSWERS[error.code ?? ""] ?? MALFORMED;
+    // A body that did not arrive in time belongs to a request its route already holds: the route
+    // counts it (as 408, not as a caller's 499 beside an "unmatched" 408).
+    const inFlight = (socket as { _httpMessage?: ServerResponse | null })._httpMessage ?? undefined;
+    if (inFlight && answer.code === "request_timeout") markTimedOut(inFlight);
+    else observe("-", answer.status, answer.code);
+    // As Node's own handler: no raw answer into a response whose head is already out.
+    if (!socket.writable || inFlight?.headersSent) {
       socket.destroy();
       return;
     }
-    const answer = CLIENT_ERROR_ANSWERS[error.code ?? ""] ?? MALFORMED;
-    observe("-", answer.status, answer.code);
     answerClientError(answer, socket);
   };
 }
@@ -58,8 +65,18 @@ const CLIENT_ERROR_ANSWERS: Record<string, ClientErrorAnswer> = {
   ERR_HTTP_REQUEST_TIMEOUT: { status: 408, statusLine: "408 Request Timeout", code: "request_timeout", message: "The request did not arrive in time." },
 };
 
+/** How long a refused client gets to read its answer before the socket is destroyed. */
+const ANSWER_GRACE_MS = 1_000;
+
+/**
+ * The answer, then the socket destroyed once it is flushed (or after a grace): end() alone only
+ * half-closes it, and a client that kept its side open went on sending a body that was still
+ * parsed and held (found after a 408: held bytes climbing for as long as the client liked).
+ */
 function answerClientError(answer: ClientErrorAnswer, socket: Socket): void {
   const body = JSON.stringify({ error: { code: answer.code, message: answer.message } });
+  setTimeout(() => socket.destroy(), ANSWER_GRACE_MS).unref();
+  socket.once("finish", () => socket.destroy());
   socket.end(
     `HTTP/1.1 ${answer.statusLine}\r\n` +
       `content-type: application/json; charset=utf-8\r\n${ERROR_CODE_HEADER}: ${answer.code}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,

@@ -26,6 +26,10 @@ export function listenOnSharedPort(options: { port: number; host: string; http1:
     front.once("error", reject);
     front.listen(options.port, options.host, () => {
       front.off("error", reject);
+      // Node's HTTP/1.1 server starts tracking its connections (headersTimeout, requestTimeout,
+      // closing idle keep-alive connections on shutdown) when it emits 'listening', which a server
+      // that never listens itself does not: here it was handed connections and checked none.
+      options.http1.emit("listening");
       resolve(front);
     });
   });

@@ -1,3 +1,4 @@
+import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../bench/support/spawn-service.js";
 import { callModerate, PROTOCOLS } from "../support/protocol-clients.js";
@@ -8,7 +9,7 @@ let server: TestServer;
 let key: string;
 beforeAll(async () => {
   const port = String(await freePort());
-  server = await startTestServer({ env: { PORT: port, GRPC_PORT: port } });
+  server = await startTestServer({ env: { PORT: port, GRPC_PORT: port, REQUEST_TIMEOUT_MS: "1500" } });
   ({ key } = await server.createAccount("enterprise", 1_000_000));
 });
 afterAll(() => server?.close());
@@ -29,5 +30,22 @@ describe("one port for every protocol", () => {
   it("answers plain HTTP/1.1 routes too", async () => {
     const response = await fetch(`${server.httpUrl}/healthz`);
     expect(await response.json()).toEqual({ status: "ok" });
+  });
+
+  it("holds HTTP/1.1 callers to REQUEST_TIMEOUT_MS too (a server handed its connections checked none)", async () => {
+    const url = new URL(server.httpUrl);
+    const answer = await new Promise<string>((resolve) => {
+      let got = "";
+      const socket = net.connect(Number(url.port), url.hostname, () => socket.write("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: "));
+      const drip = setInterval(() => socket.writable && socket.write("a"), 100);
+      socket.on("data", (chunk) => (got += chunk.toString("latin1")));
+      socket.on("error", () => undefined);
+      socket.on("close", () => {
+        clearInterval(drip);
+        resolve(got);
+      });
+      setTimeout(() => socket.destroy(), 15_000);
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
   });
 });
