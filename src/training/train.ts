@@ -40,6 +40,7 @@ import { PARENT } from "./datasets/example.js";
 import { dropUnsupportedPositives } from "./label-cleaning.js";
 import { readAll } from "./datasets/index.js";
 import { shortTokenNegatives } from "./short-token-negatives.js";
+import { identityMentionNegatives } from "./identity-mention-negatives.js";
 import { hashString } from "./prng.js";
 import { datasetsRoot } from "./datasets/files.js";
 import { decodeModel, encodeModel, type ModelFile } from "../classifiers/model/model-file.js";
@@ -142,6 +143,11 @@ const { values } = parseArgs({
     // Probe (short-token-negatives.ts): the short words of benign rows as texts of their own, at
     // most N per dataset; trained on, never evaluated.
     "short-token-negatives": { type: "string", default: "0" },
+    // Probe (identity-mention-negatives.ts): group names as benign rows say them, alone and with
+    // one neighbouring word, as texts of their own, at most N per dataset; trained on, never evaluated.
+    "identity-mention-negatives": { type: "string", default: "0" },
+    // With it, the group name alone, without its neighbouring words.
+    "identity-mention-alone": { type: "boolean", default: false },
     // Epochs of self-supervised skip-gram pretraining of the feature table before the embedding-mlp
     // family's supervised run (pretrain-embeddings.ts; 0 = random start), and the pretrained
     // vectors' root-mean-square per coordinate (the random start's is 0.058).
@@ -274,10 +280,11 @@ const log = (msg: string): void => console.log(`[${((Date.now() - started) / 100
 
 const read = readAll(datasetsRoot(), values.datasets?.split(","));
 const shortTokens = Number(values["short-token-negatives"]) > 0 ? shortTokenNegatives(read, { perDataset: Number(values["short-token-negatives"]), maxLength: 2 }) : [];
-const examples = [...read, ...shortTokens];
+const identityMentions = Number(values["identity-mention-negatives"]) > 0 ? identityMentionNegatives(read, { perDataset: Number(values["identity-mention-negatives"]), withNeighbours: !values["identity-mention-alone"] }) : [];
+const examples = [...read, ...shortTokens, ...identityMentions];
 /** The rows evaluated: the datasets' own, without the probe's added short tokens. */
 const evaluated = read;
-log(`read ${read.length} labelled rows from ${datasetsRoot()}${shortTokens.length > 0 ? `, and ${shortTokens.length} short tokens as texts` : ""}`);
+log(`read ${read.length} labelled rows from ${datasetsRoot()}${shortTokens.length > 0 ? `, and ${shortTokens.length} short tokens as texts` : ""}${identityMentions.length > 0 ? `, and ${identityMentions.length} group-name fragments as texts` : ""}`);
 // Fold models and the shipped model's weights are cached, so calibration, thresholds and the report
 // can be recomputed without retraining: `npm run train -- --reuse` (same seed, datasets, folds).
 const cacheDir = values.cache ?? join(tmpdir(), "text-moderation-train-cache");
