@@ -115,8 +115,10 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
   // Log transitions, not every failed reconnect attempt.
   let healthy = true;
   client.on("error", (error: unknown) => {
-    // An error reply before the first ready is Redis answering the hello/AUTH/SELECT the URL asks for.
-    if (!everReady && error instanceof ErrorReply) refuse(error);
+    // Before the first ready, Redis refusing what the URL asks of HELLO/AUTH/SELECT; not a state
+    // that passes (max clients, BUSY with a script, LOADING, a failover), which is served per the
+    // failure mode as any outage is.
+    if (!everReady && error instanceof ErrorReply && refusesSettings(error.message)) refuse(error);
     if (!healthy) return;
     healthy = false;
     log?.warn({ err: error }, "rate limiter: Redis unavailable; applying the failure mode until it is back");
@@ -245,4 +247,11 @@ function parseReply(reply: unknown): [number, number, number] {
     return reply as [number, number, number];
   }
   throw new RateLimiterUnavailableError(`unexpected reply from the rate limit script: ${JSON.stringify(reply)}`);
+}
+
+/** Error replies that name REDIS_URL's own settings: its credentials or database index. */
+const SETTING_REFUSALS = [/^WRONGPASS\b/, /^NOAUTH\b/, /^NOPERM\b/, /^ERR (?:invalid )?DB index/i, /^ERR SELECT is not allowed in cluster mode/i, /^ERR AUTH\b/, /^ERR Client sent AUTH/i];
+
+function refusesSettings(message: string): boolean {
+  return SETTING_REFUSALS.some((pattern) => pattern.test(message));
 }
