@@ -169,9 +169,10 @@ export function createAccountStore(db: Database, clock: () => number = Date.now)
     async createKey(accountId: string, name = "default"): Promise<ApiKeyInfo & { key: string }> {
       // Control and format characters (an ESC colour code, a NUL, a right-to-left override) are no
       // part of a name a person reads; the zero-width joiner of an emoji sequence stays.
-      // At most 100 code points, never half of a surrogate pair (SQLite stored such a cut as bytes
-      // that are not UTF-8, PostgreSQL as U+FFFD: the two stores showed different names).
-      const cleanName = Array.from(name.replace(/(?!\u200d)[\p{Cc}\p{Cf}\p{Cs}]/gu, "").trim()).slice(0, 100).join("").trim() || "default";
+      // At most 100 characters as a reader counts them (graphemes: a family emoji is one), so a
+      // cut never splits a surrogate pair (SQLite stored such a cut as bytes that are not UTF-8,
+      // PostgreSQL as U+FFFD: the two stores showed different names) nor an emoji sequence.
+      const cleanName = firstGraphemes(name.replace(/(?!\u200d)[\p{Cc}\p{Cf}\p{Cs}]/gu, "").trim(), 100).trim() || "default";
       const generated = generateApiKey();
       const id = newId("key");
       await db.transaction(async (tx) => {
@@ -266,3 +267,17 @@ export function createAccountStore(db: Database, clock: () => number = Date.now)
 }
 
 export type AccountStore = ReturnType<typeof createAccountStore>;
+
+const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+
+/** The first `count` graphemes of `text`. */
+function firstGraphemes(text: string, count: number): string {
+  if (text.length <= count) return text;
+  let out = "";
+  let taken = 0;
+  for (const { segment } of graphemes.segment(text)) {
+    if (taken++ === count) break;
+    out += segment;
+  }
+  return out;
+}

@@ -27,20 +27,15 @@ export async function migrate(db: Database, migrations: readonly Migration[] = M
   });
 }
 
-/** Whether every migration is recorded; false also when the table is not there yet (a new store). */
+/**
+ * Whether every migration is recorded; false when the table is not there yet (a new store), which
+ * is asked first so a new PostgreSQL store does not log "relation does not exist" at every start.
+ */
 async function allApplied(db: Database, migrations: readonly Migration[]): Promise<boolean> {
-  let done: Set<string>;
-  try {
-    done = new Set((await db.query<{ id: string }>(`SELECT id FROM schema_migrations`)).map((r) => r.id));
-  } catch (error) {
-    if (isMissingTable(error)) return false;
-    throw error;
-  }
+  const exists = db.dialect === "postgres"
+    ? `SELECT 1 AS found WHERE to_regclass('schema_migrations') IS NOT NULL`
+    : `SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`;
+  if ((await db.query(exists)).length === 0) return false;
+  const done = new Set((await db.query<{ id: string }>(`SELECT id FROM schema_migrations`)).map((r) => r.id));
   return migrations.every((m) => done.has(m.id));
-}
-
-/** SQLite: "no such table"; PostgreSQL: SQLSTATE 42P01 (undefined_table). */
-function isMissingTable(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  return (error as { code?: unknown }).code === "42P01" || /no such table/i.test(error.message);
 }

@@ -6,10 +6,10 @@ import { createPostgresDatabase } from "./postgres-database.js";
 import type { StorageConfig } from "./read-storage-config.js";
 import { createSqliteDatabase } from "./sqlite-database.js";
 
-/** Opens the configured store (PostgreSQL when a URL is given, else SQLite in dataDir) and migrates it. */
 /** The embedded store's file under DATA_DIR. */
 export const SQLITE_FILE = "moderation.sqlite";
 
+/** Opens the configured store (PostgreSQL when a URL is given, else SQLite in dataDir) and migrates it. */
 export async function openDatabase(options: {
   databaseUrl: string | undefined;
   dataDir: string;

@@ -262,6 +262,9 @@ describe.each(STORE_KINDS)("account store on %s", (kind) => {
       // As stored, not only as returned: a half pair came back from SQLite as three U+FFFD.
       expect((await db.query<{ name: string }>(`SELECT name FROM api_keys WHERE id = $1`, [key.id]))[0]!.name).toBe(`${"n".repeat(99)}😀`);
       expect((await accounts.createKey(account.id, `a\ud800b`)).name).toBe("ab");
+      // An emoji sequence of several code points is one character: kept whole or left out.
+      const family = "👨‍👩‍👧";
+      expect((await accounts.createKey(account.id, `${"n".repeat(99)}${family}${family}`)).name).toBe(`${"n".repeat(99)}${family}`);
     });
 
     it("sees a revocation or plan change made through another connection (as modctl does) on the next call", async () => {
