@@ -46,8 +46,9 @@ function announcesUnreadBody(request: IncomingMessage | undefined): boolean {
 export class ResettingUnreadHttp2Response extends Http2ServerResponse {
   override end(...args: unknown[]): this {
     const stream = this.stream;
-    // Read before end(): the client has not sent END_STREAM, so it is still uploading.
-    const uploading = stream !== undefined && !stream.destroyed && stream.state?.remoteClose === 0;
+    // Read before end(): the body was not read to its end and the client has not sent END_STREAM,
+    // so it is still uploading. (A read body, the usual case, costs no look at nghttp2's state.)
+    const uploading = !this.req.complete && stream !== undefined && !stream.destroyed && stream.state?.remoteClose === 0;
     (Http2ServerResponse.prototype.end as (...a: unknown[]) => unknown).apply(this, args);
     if (uploading) resetOnceAnswered(stream);
     return this;
