@@ -1,3 +1,4 @@
+import type { Http2Server } from "node:http2";
 import fastify, { type FastifyInstance } from "fastify";
 import type { ServerOptions } from "node:http";
 import type { AddressInfo, Server } from "node:net";
@@ -11,6 +12,7 @@ import { createClientErrorAnswer, createFrameworkErrorHandler } from "./framewor
 import { observeUnrouted } from "../observability/request-hooks.js";
 import { trackForGracefulClose } from "./graceful-close.js";
 import { ClosingUnreadResponse, ResettingUnreadHttp2Response } from "./close-unread-bodies.js";
+import { limitHttp2RequestTime } from "./http2-request-timeout.js";
 import { registerGrpcMessageEncoding } from "./grpc-message-encoding.js";
 import { listenOnSharedPort } from "./shared-port.js";
 
@@ -68,6 +70,7 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
     fastify({ ...(options as object), http2: true, http: { settings: { maxConcurrentStreams: MAX_STREAMS_PER_CONNECTION }, Http2ServerResponse: ResettingUnreadHttp2Response } } as { http2: true }) as unknown as FastifyInstance,
   );
   // A stream answered before its body was read is reset once the answer is sent (close-unread-bodies.ts).
+  limitHttp2RequestTime(h2c.server as unknown as Http2Server, ctx.config.requestTimeoutMs);
   // gRPC (HTTP/2 only) is the one protocol whose messages need re-encoding.
   registerGrpcMessageEncoding(h2c);
   const closeHttp1 = trackForGracefulClose(http1, SHUTDOWN_GRACE_MS);

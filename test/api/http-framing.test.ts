@@ -1,3 +1,4 @@
+import http2 from "node:http2";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseExposition, valueOf } from "../observability/scrape.js";
@@ -124,6 +125,23 @@ describe("a caller too slow to send its request (REQUEST_TIMEOUT_MS)", () => {
       expect(valueOf(samples, "moderation_requests_total", { route: "unmatched", protocol: "http", status: "408", code: "request_timeout" })).toBe(1);
       expect(valueOf(samples, "moderation_requests_total", { route: "/v1/moderate", protocol: "http", status: "408", code: "request_timeout" })).toBe(1);
       expect(samples.filter((s) => s.name === "moderation_requests_total" && s.labels.status === "499")).toEqual([]);
+      // On HTTP/2 the late stream is reset (CANCEL), its body's bytes given back, counted as 408.
+      const session = http2.connect(slow.grpcUrl);
+      try {
+        const stream = session.request({ ":method": "POST", ":path": "/v1/moderate", "content-type": "application/json", "x-api-key": account.key, "content-length": "100000" });
+        stream.on("error", () => undefined);
+        stream.write('{"input":[{"type":"text","text":"');
+        const drip = setInterval(() => !stream.closed && stream.write(" "), 100);
+        const started = Date.now();
+        const code = await new Promise<number | undefined>((resolve) => stream.once("close", () => resolve(stream.rstCode)));
+        clearInterval(drip);
+        expect(code).toBe(http2.constants.NGHTTP2_CANCEL);
+        expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+      } finally {
+        session.close();
+      }
+      await expect.poll(() => slow.ctx.heldBodies.held).toBe(0);
+      await expect.poll(async () => valueOf(parseExposition(await slow.ctx.metrics.render()), "moderation_requests_total", { route: "/v1/moderate", protocol: "http", status: "408", code: "request_timeout" })).toBe(2);
       // The server goes on answering as usual.
       const response = await fetch(`${slow.httpUrl}/v1/moderate`, { method: "POST", headers: { "content-type": "application/json", "x-api-key": account.key }, body: '{"input":[{"type":"text","text":"hello"}]}' });
       expect(response.status).toBe(200);
