@@ -1,5 +1,6 @@
 import { NORMALIZED_IDENTITY_WORDS } from "../classifiers/model/identity-words.js";
 import { normalizeForMatching } from "../classifiers/normalize/normalize.js";
+import { countText, mostFrequentPerDataset, type TextCounts } from "./added-texts.js";
 import { CATEGORY_INDEX, type Example } from "./datasets/example.js";
 
 /** The slice of the rows this adds: trained on, never evaluated (they are not a dataset's own rows). */
@@ -18,29 +19,17 @@ export const IDENTITY_MENTION_SLICE = "identity-mention";
  */
 export function identityMentionNegatives(examples: readonly Example[], options: { perDataset: number; withNeighbours?: boolean }): Example[] {
   const hate = CATEGORY_INDEX.hate;
-  const counts = new Map<string, Map<string, { n: number; labels: Int8Array }>>();
+  const counts: TextCounts = new Map();
   for (const e of examples) {
     if (e.labels[hate] !== 0 || e.labels.some((l) => l === 1)) continue;
     const words = e.text.split(/\s+/).map((w) => w.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, "")).filter((w) => w.length > 0);
-    const byFragment = counts.get(e.dataset) ?? new Map<string, { n: number; labels: Int8Array }>();
-    counts.set(e.dataset, byFragment);
     for (let i = 0; i < words.length; i++) {
       if (!NORMALIZED_IDENTITY_WORDS.has(normalizeForMatching(words[i]!))) continue;
       const fragments = [words[i]!];
       if (options.withNeighbours !== false && i > 0) fragments.push(`${words[i - 1]} ${words[i]}`);
       if (options.withNeighbours !== false && i + 1 < words.length) fragments.push(`${words[i]} ${words[i + 1]}`);
-      for (const fragment of fragments) {
-        const key = fragment.toLowerCase();
-        const seen = byFragment.get(key);
-        if (seen) seen.n++;
-        else byFragment.set(key, { n: 1, labels: e.labels });
-      }
+      for (const fragment of fragments) countText(counts, e.dataset, fragment.toLowerCase(), e.labels);
     }
   }
-  const out: Example[] = [];
-  for (const [dataset, byFragment] of [...counts].sort(([a], [b]) => a.localeCompare(b))) {
-    const top = [...byFragment].sort((a, b) => b[1].n - a[1].n || a[0].localeCompare(b[0])).slice(0, options.perDataset);
-    for (const [text, { labels }] of top) out.push({ text, dataset, slice: IDENTITY_MENTION_SLICE, labels: Int8Array.from(labels) });
-  }
-  return out;
+  return mostFrequentPerDataset(counts, options.perDataset, IDENTITY_MENTION_SLICE);
 }

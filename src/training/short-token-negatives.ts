@@ -1,3 +1,4 @@
+import { countText, mostFrequentPerDataset, type TextCounts } from "./added-texts.js";
 import type { Example } from "./datasets/example.js";
 
 /** The slice of the rows this adds: trained on, never evaluated (they are not a dataset's own rows). */
@@ -12,23 +13,14 @@ export const SHORT_TOKEN_SLICE = "short-token";
  * (the most frequent first), kept in their row's dataset so a fold holds them out with it.
  */
 export function shortTokenNegatives(examples: readonly Example[], options: { perDataset: number; maxLength: number }): Example[] {
-  const counts = new Map<string, Map<string, { n: number; labels: Int8Array }>>();
+  const counts: TextCounts = new Map();
   for (const e of examples) {
     if (e.labels.some((l) => l === 1) || !e.labels.some((l) => l === 0)) continue;
-    const byToken = counts.get(e.dataset) ?? new Map<string, { n: number; labels: Int8Array }>();
-    counts.set(e.dataset, byToken);
     for (const raw of e.text.split(/\s+/)) {
       const token = raw.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, "");
       if (token.length === 0 || token.length > options.maxLength || !/^[\p{L}\p{N}]+$/u.test(token)) continue;
-      const seen = byToken.get(token);
-      if (seen) seen.n++;
-      else byToken.set(token, { n: 1, labels: e.labels });
+      countText(counts, e.dataset, token, e.labels);
     }
   }
-  const out: Example[] = [];
-  for (const [dataset, byToken] of [...counts].sort(([a], [b]) => a.localeCompare(b))) {
-    const top = [...byToken].sort((a, b) => b[1].n - a[1].n || a[0].localeCompare(b[0])).slice(0, options.perDataset);
-    for (const [token, { labels }] of top) out.push({ text: token, dataset, slice: SHORT_TOKEN_SLICE, labels: Int8Array.from(labels) });
-  }
-  return out;
+  return mostFrequentPerDataset(counts, options.perDataset, SHORT_TOKEN_SLICE);
 }
