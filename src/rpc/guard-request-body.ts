@@ -4,7 +4,8 @@ import type { DescMethod, DescService } from "@bufbuild/protobuf";
 import { UNAUTHENTICATED_BODY_KEEP } from "../base/limits.js";
 import { createContextValues, type ConnectError, type ConnectRouter, type ContextValues } from "@connectrpc/connect";
 import type { UniversalHandler, UniversalServerRequest } from "@connectrpc/connect/protocol";
-import { ApiError, toConnectError } from "../errors/api-error.js";
+import { ApiError, ERROR_CODE_HEADER, toConnectError } from "../errors/api-error.js";
+import { observationKey } from "../observability/request-observation.js";
 import { decodedRequestKey } from "../interceptors/context-keys.js";
 import { signConnectError } from "../signing/sign-outcome.js";
 import type { Signer } from "../signing/signer.js";
@@ -73,7 +74,7 @@ function guard(handler: UniversalHandler, deps: RequestBodyGuardDeps): Universal
   const guarded = (request: UniversalServerRequest) => {
     const timeout = malformedTimeout(request.header);
     // Connect would refuse it before reading the body, unsigned: take the header out and refuse it ourselves.
-    if (timeout) return handler({ ...request, header: without(request.header, timeout.name), body: failing(() => badTimeout(deps, timeout)) });
+    if (timeout) return handler({ ...request, header: without(request.header, timeout.name), body: notingRefusal(failing(() => badTimeout(deps, timeout)), request) });
     // A deadline past what a timer can hold (about 24.8 days; clients send "99999999S" to mean none)
     // would fire at once in Connect's setTimeout: it is no deadline.
     const endless = endlessTimeout(request.header);
@@ -82,12 +83,12 @@ function guard(handler: UniversalHandler, deps: RequestBodyGuardDeps): Universal
     const format = decodes ? bodyFormat(request.header.get("content-type")) : undefined;
     const encoding = format && bodyEncoding(request.header, format);
     // An unknown content type: Connect refuses it before reading the body.
-    if (!format) return handler({ ...request, body: limitBody(request.body, request.header, limit, deps) });
+    if (!format) return handler({ ...request, body: notingRefusal(limitBody(request.body, request.header, limit, deps), request) });
     // An unknown compression: Connect would refuse it unsigned, with no error code; the header goes
     // so that it reads the body, whose first read answers our refusal (nothing is read or inflated).
-    if (!isSupportedEncoding(encoding)) return handler({ ...request, header: without(request.header, encodingHeader(format)), body: failing(() => unsupportedEncoding(deps, encoding!)) });
+    if (!isSupportedEncoding(encoding)) return handler({ ...request, header: without(request.header, encodingHeader(format)), body: notingRefusal(failing(() => unsupportedEncoding(deps, encoding!)), request) });
     const contextValues = request.contextValues ?? createContextValues();
-    const body = once(async () => {
+    const body = notingRefusal(once(async () => {
       const authenticated = !deps.needsApiKey(handler.method) || (await deps.hasLiveKey(request.header, contextValues));
       // Without a live key the body is still read to its end (an answer sent mid-upload reached many
       // clients as a broken pipe), but at most REFUSAL_DECODE_LIMIT bytes of it are held.
@@ -106,7 +107,7 @@ function guard(handler: UniversalHandler, deps: RequestBodyGuardDeps): Universal
       const message = await (authenticated ? decodeLive(handler.method, bytes!, format, encoding, limit, deps) : decodeRefused(handler.method, bytes, format, encoding));
       if (message) contextValues.set(decodedRequestKey, message);
       return emptyMessageBody(format, encoding);
-    });
+    }), request);
     // Connect unary checks the bytes it reads against Content-Length (and allocates that much up front).
     const header = format.enveloped ? request.header : without(request.header, "content-length");
     return handler({ ...request, header, body, contextValues });
@@ -286,6 +287,35 @@ function once(make: () => Promise<Uint8Array>): AsyncIterable<Uint8Array> {
 }
 
 /** A body that fails with `error` when Connect first reads it, so Connect answers that error. */
+/**
+ * The body, with the API code of a refusal thrown while reading it noted on the request's
+ * observation: such a refusal is answered by Connect itself, before the interceptor chain that
+ * notes codes, and gRPC answers errors with HTTP 200, so the request was logged and counted as a
+ * success with no code.
+ */
+function notingRefusal(body: AsyncIterable<Uint8Array>, request: UniversalServerRequest): AsyncIterable<Uint8Array> {
+  const observation = request.contextValues?.get(observationKey);
+  if (!observation) return body;
+  return {
+    [Symbol.asyncIterator]() {
+      const source = body[Symbol.asyncIterator]();
+      const iterator: AsyncIterator<Uint8Array> = {
+        async next() {
+          try {
+            return await source.next();
+          } catch (error) {
+            observation.errorCode ??= (error as ConnectError).metadata?.get(ERROR_CODE_HEADER) ?? undefined;
+            throw error;
+          }
+        },
+      };
+      // Connect may stop reading early: the source is told, as it was before this wrapper.
+      if (source.return) iterator.return = (value?: unknown) => source.return!(value);
+      return iterator;
+    },
+  };
+}
+
 function failing(error: () => Promise<ConnectError>): AsyncIterable<Uint8Array> {
   return {
     [Symbol.asyncIterator]() {
