@@ -37,19 +37,24 @@ function describe(error: FastifyError): string {
 export function createClientErrorAnswer(observe: ObserveUnrouted) {
   return (error: Error & { code?: string }, socket: Socket): void => {
     const answer = CLIENT_ERROR_ANSWERS[error.code ?? ""] ?? MALFORMED;
-    // A body that did not arrive in time belongs to a request its route already holds: the route
-    // counts it (as 408, not as a caller's 499 beside an "unmatched" 408).
+    // A request its route already holds is counted by the route: a body that did not arrive in
+    // time as 408 (not as a caller's 499 beside an "unmatched" 408), a caller gone as 499.
     const inFlight = (socket as { _httpMessage?: ServerResponse | null })._httpMessage ?? undefined;
     if (inFlight && answer.code === "request_timeout") markTimedOut(inFlight);
-    else observe("-", answer.status, answer.code);
-    // As Node's own handler: no raw answer into a response whose head is already out.
-    if (!socket.writable || inFlight?.headersSent) {
+    // A caller that reset or closed its connection is answered nothing, and is no malformed request
+    // (each reset of a kept-alive connection was counted as a 400 nobody received). As Node's own
+    // handler: no raw answer into a response whose head is already out.
+    if (!socket.writable || CALLER_GONE.has(error.code ?? "") || inFlight?.headersSent) {
       socket.destroy();
       return;
     }
+    if (!inFlight) observe("-", answer.status, answer.code);
     answerClientError(answer, socket);
   };
 }
+
+/** Client errors that mean the caller's connection is gone, not that its request was malformed. */
+const CALLER_GONE = new Set(["ECONNRESET", "EPIPE", "ECONNABORTED", "ETIMEDOUT"]);
 
 interface ClientErrorAnswer {
   status: number;

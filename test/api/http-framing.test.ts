@@ -50,6 +50,28 @@ describe("requests fastify cannot route still get the API's error shape", () => 
     }
   });
 
+  it("does not count a connection the caller reset as a malformed request (each was an unmatched 400)", async () => {
+    const watched = await startTestServer();
+    try {
+      const port = Number(new URL(watched.httpUrl).port);
+      for (const head of ["GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", ""]) {
+        await new Promise<void>((resolve) => {
+          const socket = net.connect(port, "127.0.0.1", () => {
+            if (head) socket.write(head);
+            setTimeout(() => socket.resetAndDestroy(), 100);
+          });
+          socket.on("error", () => undefined);
+          socket.on("close", () => resolve());
+        });
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const samples = parseExposition(await watched.ctx.metrics.render());
+      expect(samples.filter((s) => s.name === "moderation_requests_total" && s.labels.route === "unmatched")).toEqual([]);
+    } finally {
+      await watched.close();
+    }
+  });
+
   it("OPTIONS on /v1/moderate is 405 with Allow: POST", async () => {
     const response = await fetch(`${server.httpUrl}/v1/moderate`, { method: "OPTIONS" });
     expect(response.status).toBe(405);
