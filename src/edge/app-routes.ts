@@ -1,6 +1,6 @@
 import { createContextValues, type Interceptor } from "@connectrpc/connect";
 import { fastifyConnectPlugin } from "@connectrpc/connect-fastify";
-import { setMaxListeners } from "node:events";
+import { createListenerSetSignal } from "./listener-set-signal.js";
 import type { FastifyInstance } from "fastify";
 import type { AppContext } from "../app/app-context.js";
 import { MAX_REQUEST_BYTES } from "../base/limits.js";
@@ -68,12 +68,11 @@ const RPC_SHUTDOWN_GRACE_MS = 2_000;
 /**
  * The signal that aborts every call still in flight RPC_SHUTDOWN_GRACE_MS after the listener starts
  * closing (what the plugin's own shutdownTimeoutMs does). Ours, so that it can take one abort
- * listener per call in flight: each call links its signal to it, and Node warned of a possible
- * leak ("11 abort listeners added to [AbortSignal]") whenever more than ten calls ran at once.
+ * listener per call in flight at constant cost (listener-set-signal.ts): each call links its
+ * signal to it.
  */
 function rpcShutdownSignal(app: FastifyInstance): AbortSignal {
-  const shutdown = new AbortController();
-  setMaxListeners(0, shutdown.signal);
+  const shutdown = createListenerSetSignal();
   app.addHook("preClose", (done) => {
     setTimeout(() => shutdown.abort(), RPC_SHUTDOWN_GRACE_MS);
     done();
