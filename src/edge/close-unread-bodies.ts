@@ -55,24 +55,28 @@ export class ResettingUnreadHttp2Response extends Http2ServerResponse {
   }
 }
 
-/** How long to wait for the answer's END_STREAM to leave (a client that does not read holds it back). */
-const RESET_WAIT_MS = 5_000;
-const RESET_POLL_MS = 10;
+/** First and longest wait between looks at whether the answer's END_STREAM has left. */
+const RESET_POLL_FIRST_MS = 10;
+const RESET_POLL_MAX_MS = 1_000;
 
 /**
  * RST_STREAM(NO_ERROR) once the answer's END_STREAM is sent (nghttp2 says so in state.localClose),
  * never before: a reset sent while the answer (or gRPC's trailers) still waited in the session's
- * queue would go out first and cut it short.
+ * queue would go out first and cut it short. A client that reads slowly holds the answer back;
+ * the looks go on, further apart, for as long as the stream lives (they stopped after 5 s, and a
+ * client that granted window after 7 s kept all 1,000 of its refused streams open; the stream's
+ * own REQUEST_TIMEOUT_MS still ends it).
  */
 function resetOnceAnswered(stream: ServerHttp2Stream): void {
-  const startedAt = Date.now();
+  let wait = RESET_POLL_FIRST_MS;
   const check = (): void => {
     if (stream.closed || stream.destroyed) return;
     if (stream.state?.localClose === 1) {
       stream.close(http2Constants.NGHTTP2_NO_ERROR);
       return;
     }
-    if (Date.now() - startedAt < RESET_WAIT_MS) setTimeout(check, RESET_POLL_MS).unref();
+    setTimeout(check, wait).unref();
+    wait = Math.min(RESET_POLL_MAX_MS, wait * 2);
   };
   setImmediate(check);
 }
