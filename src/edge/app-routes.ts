@@ -14,7 +14,7 @@ import { registerOpenApiRoute } from "../http/openapi-route.js";
 import { registerUsageRoute } from "../http/usage-route.js";
 import { signingNow } from "../http/send-json.js";
 import { transportKey } from "../interceptors/context-keys.js";
-import { registerRequestObservation } from "../observability/request-hooks.js";
+import { observeUnrouted, registerRequestObservation } from "../observability/request-hooks.js";
 import { observationKey, observeAs } from "../observability/request-observation.js";
 import { acceptingAnyContentType } from "../rpc/refuse-unsupported-requests.js";
 import type { createRoutes } from "../rpc/routes.js";
@@ -34,7 +34,7 @@ interface AppRoutes {
 /** Everything one listener serves: both listeners get the same routes (server.ts). */
 export async function registerAppRoutes(app: FastifyInstance, ctx: AppContext, routes: AppRoutes): Promise<FastifyInstance> {
   leaveBodiesUnread(app);
-  registerErrorHandlers(app, { log: ctx.log, signing: () => signingNow(ctx) });
+  registerErrorHandlers(app, { log: ctx.log, signing: () => signingNow(ctx), unrouted: observeUnrouted({ log: ctx.log, metrics: ctx.metrics }) });
   // Observability: request id, one log line and the request metrics per request (src/observability).
   registerRequestObservation(app, { log: ctx.log, metrics: ctx.metrics });
   // After observation: a preflight answered here still has its request id, log line and metrics.

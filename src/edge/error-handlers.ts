@@ -13,6 +13,10 @@ const FASTIFY_CODES: Record<string, ApiError["code"]> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: "invalid_request",
   FST_ERR_CTP_INVALID_JSON_BODY: "invalid_request",
   FST_ERR_VALIDATION: "invalid_request",
+  // A method fastify has no router tree for (FOO over HTTP/2), or one that must carry a body type
+  // (QUERY) sent without it: they were 500 internal_error with a logged stack.
+  FST_ERR_NOT_FOUND: "not_found",
+  FST_ERR_ROUTE_MISSING_CONTENT_TYPE: "unsupported_media_type",
 };
 
 /**
@@ -20,7 +24,7 @@ const FASTIFY_CODES: Record<string, ApiError["code"]> = {
  * route is signed like the 405 for another method (bound to an empty body: none was read); a
  * gRPC call to an unknown method gets gRPC's answer instead (unknown-rpc-method.ts).
  */
-export function registerErrorHandlers(app: FastifyInstance, deps: { log: Logger; signing: () => { signer: Signer; nowMs: number } }): void {
+export function registerErrorHandlers(app: FastifyInstance, deps: { log: Logger; signing: () => { signer: Signer; nowMs: number }; unrouted: (method: string, status: number, code: string) => void }): void {
   const { log } = deps;
   app.setNotFoundHandler((request, reply) => {
     const grpc = grpcProtocolOf(request);
@@ -31,9 +35,12 @@ export function registerErrorHandlers(app: FastifyInstance, deps: { log: Logger;
   });
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
     const mapped = error.code ? FASTIFY_CODES[error.code] : undefined;
-    const apiError = mapped ? new ApiError(mapped, error.message) : toApiError(error);
+    const message = mapped === "not_found" ? `No route for ${request.method.slice(0, 32)} ${request.url.split("?")[0]!.slice(0, 200)}.` : error.message;
+    const apiError = mapped ? new ApiError(mapped, message) : toApiError(error);
     if (apiError.code === "internal_error") log.error({ err: error, requestId: request.observation?.requestId }, "unhandled error");
     noteErrorCode(request, apiError.code);
+    // Raised before the request hooks ran (no observation): counted and logged as unrouted.
+    if (!request.observation) deps.unrouted(request.method.slice(0, 32), apiError.httpStatus, apiError.code);
     // Signed like every answer, bound to an empty body (a route that read one answers its own
     // errors); apiError.headers carries e.g. Retry-After on storage_unavailable.
     const body = { error: { code: apiError.code, message: apiError.message } };

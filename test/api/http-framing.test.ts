@@ -72,6 +72,28 @@ describe("requests fastify cannot route still get the API's error shape", () => 
     }
   });
 
+  it("answers a method no route knows with 404 (over HTTP/2 it was a 500 internal_error) and QUERY without a body type with 415, each counted once", async () => {
+    const watched = await startTestServer();
+    try {
+      const session = http2.connect(watched.grpcUrl);
+      const status = await new Promise<number>((resolve) => {
+        const stream = session.request({ ":method": "FOO", ":path": "/nope" });
+        stream.on("response", (headers) => resolve(Number(headers[":status"])));
+        stream.on("error", () => resolve(-1));
+        stream.end();
+      });
+      session.close();
+      expect(status).toBe(404);
+      const query = parse(await sendRawHttp(watched.httpUrl, "QUERY /nope HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}"));
+      expect([query.status, query.errorCode]).toEqual([415, "unsupported_media_type"]);
+      const samples = parseExposition(await watched.ctx.metrics.render());
+      const counted = samples.filter((s) => s.name === "moderation_requests_total").map((s) => `${s.labels.status} ${s.labels.code} ${s.value}`);
+      expect(counted.sort()).toEqual(["404 not_found 1", "415 unsupported_media_type 1"]);
+    } finally {
+      await watched.close();
+    }
+  });
+
   it("OPTIONS on /v1/moderate is 405 with Allow: POST", async () => {
     const response = await fetch(`${server.httpUrl}/v1/moderate`, { method: "OPTIONS" });
     expect(response.status).toBe(405);
