@@ -3,7 +3,9 @@ import { FastCounter, FastHistogram, histogramValues } from "./fast-metrics.js";
 import { CLASSIFIER_BUCKETS, createSharedTimings, readTimings, type SharedTimings } from "./shared-timings.js";
 
 /** Request latency buckets (seconds): a text call takes about a millisecond, an image call up to seconds. */
-const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+// Up to the longest a request may take by the settings: the vision provider's 45 s, an upload's
+// REQUEST_TIMEOUT_MS of 300 s (they stopped at 30 s, and every such request fell in +Inf).
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 
 /** What a provider circuit reports; the gauge's value is its index. */
 const CIRCUIT_STATES = ["closed", "half_open", "open"] as const;

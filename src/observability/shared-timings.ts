@@ -2,9 +2,11 @@ import type { TextClassifier } from "../classifiers/classifier.js";
 
 /**
  * Upper bounds (seconds) of the classifier-time histogram. The text model takes tens of
- * microseconds for a short text and a few milliseconds for a long or crafted one.
+ * microseconds for a short text and a few milliseconds for a long or crafted one; images (the
+ * same metric, kind="image") tens of milliseconds to seconds, a cold model's first several (the
+ * bounds stopped at 0.1 s, so most image times fell in the top buckets or +Inf).
  */
-export const CLASSIFIER_BUCKETS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1] as const;
+export const CLASSIFIER_BUCKETS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30] as const;
 
 /**
  * A histogram in shared memory, so compute worker threads (which classify the texts) record
