@@ -3,14 +3,20 @@ import type { Socket } from "node:net";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { ERROR_CODE_HEADER, type ErrorCode } from "../errors/api-error.js";
 import { markTimedOut } from "../observability/request-hooks.js";
+import { REQUEST_ID_HEADER, requestIdFrom } from "../observability/request-observation.js";
 
 /** Counts and logs an answer given before routing (observability/request-hooks.ts observeUnrouted). */
-type ObserveUnrouted = (method: string, status: number, code: string) => void;
+type ObserveUnrouted = (method: string, status: number, code: string, requestId?: string) => void;
 
-/** Errors fastify raises before routing (e.g. a bad URL escape), in the API's shape. */
+/**
+ * Errors fastify raises before routing (e.g. a bad URL escape), in the API's shape, with a
+ * request id like every routed answer (the caller's, when well formed): they had none.
+ */
 export function createFrameworkErrorHandler(observe: ObserveUnrouted) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
-    observe(request.method, 400, "invalid_request");
+    const requestId = requestIdFrom(request.headers[REQUEST_ID_HEADER]);
+    observe(request.method.slice(0, 32), 400, "invalid_request", requestId);
+    reply.header(REQUEST_ID_HEADER, requestId);
     answerFrameworkError(error, reply);
   };
 }

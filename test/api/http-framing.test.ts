@@ -21,7 +21,10 @@ function parse(response: string) {
 
 describe("requests fastify cannot route still get the API's error shape", () => {
   it("a malformed URL escape", async () => {
-    const { status, body, errorCode } = parse(await sendRaw("GET /%zz HTTP/1.1\r\nHost: x\r\n\r\n"));
+    const raw = await sendRaw("GET /%zz HTTP/1.1\r\nHost: x\r\nX-Request-Id: mine-1\r\n\r\n");
+    // Its request id comes back, as on every routed answer.
+    expect(raw).toMatch(/\r\nx-request-id: mine-1\r\n/i);
+    const { status, body, errorCode } = parse(raw);
     expect(status).toBe(400);
     expect(errorCode).toBe("invalid_request");
     expect(body.error).toEqual({ code: "invalid_request", message: "The request URL is malformed." });
