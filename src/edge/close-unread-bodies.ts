@@ -73,6 +73,11 @@ function resetOnceAnswered(stream: ServerHttp2Stream): void {
     if (stream.closed || stream.destroyed) return;
     if (stream.state?.localClose === 1) {
       stream.close(http2Constants.NGHTTP2_NO_ERROR);
+      // Closed with NO_ERROR, Node waits for the request body to be read to its end before it
+      // lets the stream go (and only then emits 'close', when the request is counted and
+      // logged); nobody reads it, so it stayed half closed, counted nowhere. The reset is queued
+      // in the session already: the stream itself can go now.
+      stream.destroy();
       return;
     }
     setTimeout(check, wait).unref();

@@ -2,6 +2,7 @@ import http2 from "node:http2";
 import net from "node:net";
 import { describe, expect, it } from "vitest";
 import * as grpc from "@grpc/grpc-js";
+import { parseExposition, valueOf } from "../observability/scrape.js";
 import { createGrpcJsClient } from "../support/protocol-clients.js";
 import { useServerWithKey } from "../support/test-server.js";
 
@@ -118,6 +119,25 @@ describe("an HTTP/2 stream answered before its body was read", () => {
       expect(JSON.parse(answer)).toMatchObject({ code: "resource_exhausted" });
     } finally {
       session.close();
+    }
+  });
+
+  it("counts a gRPC call refused for the bound while its upload goes on (it was neither counted nor logged)", async () => {
+    const held = await slowUpload("/v1/moderate", context.key, bodyOf(900_000), 800_000);
+    await untilHeld(800_000);
+    const session = http2.connect(context.server.grpcUrl);
+    try {
+      const stream = session.request({ ":method": "POST", ":path": "/moderation.v1.ModerationService/Moderate", "content-type": "application/grpc", te: "trailers", "x-api-key": context.key });
+      stream.on("error", () => undefined);
+      const message = Buffer.alloc(300_005);
+      message.writeUInt32BE(300_000, 1);
+      stream.write(message); // never ended
+      const trailers = await new Promise<http2.IncomingHttpHeaders>((resolve) => stream.once("trailers", resolve));
+      expect(trailers["grpc-status"]).toBe("14");
+      await expect.poll(async () => valueOf(parseExposition(await context.server.ctx.metrics.render()), "moderation_requests_total", { route: "/moderation.v1.ModerationService/Moderate", protocol: "grpc", status: "200", code: "service_unavailable" }), { timeout: 10_000 }).toBe(1);
+    } finally {
+      session.destroy();
+      expect(await held.finish()).toBe(400);
     }
   });
 
