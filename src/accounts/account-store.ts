@@ -270,13 +270,18 @@ export type AccountStore = ReturnType<typeof createAccountStore>;
 
 const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 
-/** The first `count` graphemes of `text`. */
+/**
+ * The first `count` graphemes of `text`, and no more than four times as many code points: one
+ * grapheme has no bound of its own ("a" and a thousand accents), so names grew to kilobytes.
+ */
 function firstGraphemes(text: string, count: number): string {
   if (text.length <= count) return text;
   let out = "";
   let taken = 0;
+  let codePoints = 0;
   for (const { segment } of graphemes.segment(text)) {
-    if (taken++ === count) break;
+    codePoints += [...segment].length;
+    if (taken++ === count || codePoints > 4 * count) break;
     out += segment;
   }
   return out;

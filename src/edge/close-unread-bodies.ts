@@ -48,7 +48,7 @@ export class ResettingUnreadHttp2Response extends Http2ServerResponse {
     const stream = this.stream;
     // Read before end(): the body was not read to its end and the client has not sent END_STREAM,
     // so it is still uploading. (A read body, the usual case, costs no look at nghttp2's state.)
-    const uploading = !this.req.complete && stream !== undefined && !stream.destroyed && stream.state?.remoteClose === 0;
+    const uploading = !this.req.complete && stream !== undefined && !stream.endAfterHeaders && !stream.destroyed && stream.state?.remoteClose === 0;
     (Http2ServerResponse.prototype.end as (...a: unknown[]) => unknown).apply(this, args);
     if (uploading) resetOnceAnswered(stream);
     return this;

@@ -2,7 +2,7 @@ import type { FastifyError, FastifyInstance } from "fastify";
 import type { Logger } from "../base/logger.js";
 import { ApiError, toApiError } from "../errors/api-error.js";
 import { sendSignedJson } from "../http/send-json.js";
-import { noteErrorCode } from "../observability/request-observation.js";
+import { noteErrorCode, REQUEST_ID_HEADER, requestIdFrom } from "../observability/request-observation.js";
 import type { Signer } from "../signing/signer.js";
 import { answerUnknownGrpcMethod, grpcProtocolOf } from "./unknown-rpc-method.js";
 
@@ -24,7 +24,7 @@ const FASTIFY_CODES: Record<string, ApiError["code"]> = {
  * route is signed like the 405 for another method (bound to an empty body: none was read); a
  * gRPC call to an unknown method gets gRPC's answer instead (unknown-rpc-method.ts).
  */
-export function registerErrorHandlers(app: FastifyInstance, deps: { log: Logger; signing: () => { signer: Signer; nowMs: number }; unrouted: (method: string, status: number, code: string) => void }): void {
+export function registerErrorHandlers(app: FastifyInstance, deps: { log: Logger; signing: () => { signer: Signer; nowMs: number }; unrouted: (method: string, status: number, code: string, requestId?: string) => void }): void {
   const { log } = deps;
   app.setNotFoundHandler((request, reply) => {
     const grpc = grpcProtocolOf(request);
@@ -39,8 +39,13 @@ export function registerErrorHandlers(app: FastifyInstance, deps: { log: Logger;
     const apiError = mapped ? new ApiError(mapped, message) : toApiError(error);
     if (apiError.code === "internal_error") log.error({ err: error, requestId: request.observation?.requestId }, "unhandled error");
     noteErrorCode(request, apiError.code);
-    // Raised before the request hooks ran (no observation): counted and logged as unrouted.
-    if (!request.observation) deps.unrouted(request.method.slice(0, 32), apiError.httpStatus, apiError.code);
+    // Raised before the request hooks ran (no observation): counted and logged as unrouted, with
+    // a request id as every answer has.
+    if (!request.observation) {
+      const requestId = requestIdFrom(request.headers[REQUEST_ID_HEADER]);
+      reply.header(REQUEST_ID_HEADER, requestId);
+      deps.unrouted(request.method.slice(0, 32), apiError.httpStatus, apiError.code, requestId);
+    }
     // Signed like every answer, bound to an empty body (a route that read one answers its own
     // errors); apiError.headers carries e.g. Retry-After on storage_unavailable.
     const body = { error: { code: apiError.code, message: apiError.message } };

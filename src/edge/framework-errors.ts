@@ -2,7 +2,7 @@ import type { ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { ERROR_CODE_HEADER, type ErrorCode } from "../errors/api-error.js";
-import { markTimedOut } from "../observability/request-hooks.js";
+import { markAnsweredRaw } from "../observability/request-hooks.js";
 import { REQUEST_ID_HEADER, requestIdFrom } from "../observability/request-observation.js";
 
 /** Counts and logs an answer given before routing (observability/request-hooks.ts observeUnrouted). */
@@ -43,18 +43,18 @@ function describe(error: FastifyError): string {
 export function createClientErrorAnswer(observe: ObserveUnrouted) {
   return (error: Error & { code?: string }, socket: Socket): void => {
     const answer = CLIENT_ERROR_ANSWERS[error.code ?? ""] ?? MALFORMED;
-    // A request its route already holds is counted by the route: a body that did not arrive in
-    // time as 408 (not as a caller's 499 beside an "unmatched" 408), a caller gone as 499.
     const inFlight = (socket as { _httpMessage?: ServerResponse | null })._httpMessage ?? undefined;
-    if (inFlight && answer.code === "request_timeout") markTimedOut(inFlight);
     // A caller that reset or closed its connection is answered nothing, and is no malformed request
-    // (each reset of a kept-alive connection was counted as a 400 nobody received). As Node's own
-    // handler: no raw answer into a response whose head is already out.
+    // (each reset of a kept-alive connection was counted as a 400 nobody received); its route, if
+    // any, counts a 499. As Node's own handler: no raw answer into a response whose head is out.
     if (!socket.writable || CALLER_GONE.has(error.code ?? "") || inFlight?.headersSent) {
       socket.destroy();
       return;
     }
-    if (!inFlight) observe("-", answer.status, answer.code);
+    // A request its route already holds is counted by the route, with this answer (a late body
+    // as 408, a broken chunk as 400), not as a caller's 499 beside an "unmatched" one.
+    if (inFlight) markAnsweredRaw(inFlight, answer.status, answer.code);
+    else observe("-", answer.status, answer.code);
     answerClientError(answer, socket);
   };
 }

@@ -70,7 +70,7 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
     fastify({ ...(options as object), http2: true, http: { settings: { maxConcurrentStreams: MAX_STREAMS_PER_CONNECTION }, Http2ServerResponse: ResettingUnreadHttp2Response } } as { http2: true }) as unknown as FastifyInstance,
   );
   // A stream answered before its body was read is reset once the answer is sent (close-unread-bodies.ts).
-  limitHttp2RequestTime(h2c.server as unknown as Http2Server, ctx.config.requestTimeoutMs);
+  limitHttp2RequestTime(h2c.server as unknown as Http2Server, ctx.config.requestTimeoutMs, { streamsBothWays: (path) => path.startsWith("/grpc.reflection.") });
   // gRPC (HTTP/2 only) is the one protocol whose messages need re-encoding.
   registerGrpcMessageEncoding(h2c);
   const closeHttp1 = trackForGracefulClose(http1, SHUTDOWN_GRACE_MS);

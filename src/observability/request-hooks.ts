@@ -68,12 +68,12 @@ function finish(request: FastifyRequest, reply: FastifyReply, deps: { log: Logge
   const observation = request.observation;
   if (!observation) return;
   const seconds = (performance.now() - observation.started) / 1000;
-  const timedOut = TIMED_OUT.has(reply.raw);
-  const cancelled = !timedOut && cancelledByCaller(reply);
-  const status = timedOut ? 408 : cancelled ? CLIENT_CLOSED_REQUEST : reply.raw.statusCode;
+  const raw = RAW_ANSWERS.get(reply.raw);
+  const cancelled = raw === undefined && cancelledByCaller(reply);
+  const status = raw ? raw.status : cancelled ? CLIENT_CLOSED_REQUEST : reply.raw.statusCode;
   // Unknown paths share one label: a scanner must not create a series per path it tries.
   const route = observation.route ?? request.routeOptions.url ?? "unmatched";
-  const code = timedOut ? "request_timeout" : cancelled ? "cancelled" : (observation.errorCode ?? (status >= 400 ? headerCode(reply) : ""));
+  const code = raw ? raw.code : cancelled ? "cancelled" : (observation.errorCode ?? (status >= 400 ? headerCode(reply) : ""));
   deps.metrics.request(route, observation.protocol, status, code, seconds);
   if (code === "rate_limit_exceeded") deps.metrics.rateLimitRejected("exceeded");
   else if (code === "rate_limiter_unavailable") deps.metrics.rateLimitRejected("unavailable");
@@ -101,12 +101,20 @@ interface RequestLine {
   durationMs?: number;
 }
 
-/** Responses whose request's body did not arrive within REQUEST_TIMEOUT_MS (edge/framework-errors.ts answers them 408). */
-const TIMED_OUT = new WeakSet<object>();
+/**
+ * Routed requests answered outside their route, on the socket or stream itself: a body that did
+ * not arrive within REQUEST_TIMEOUT_MS (408), broken framing in a body (400). Counted and logged
+ * with that answer, not as a caller's 499.
+ */
+const RAW_ANSWERS = new WeakMap<object, { status: number; code: string }>();
+
+export function markAnsweredRaw(response: object, status: number, code: string): void {
+  RAW_ANSWERS.set(response, { status, code });
+}
 
 /** Marks a routed request whose body came too late: it is counted and logged as 408 request_timeout. */
 export function markTimedOut(response: object): void {
-  TIMED_OUT.add(response);
+  markAnsweredRaw(response, 408, "request_timeout");
 }
 
 /** The status logged and counted for a call its caller gave up on first ("client closed request", as nginx has it). */

@@ -250,7 +250,11 @@ function parseReply(reply: unknown): [number, number, number] {
 }
 
 /** Error replies that name REDIS_URL's own settings: its credentials or database index. */
-const SETTING_REFUSALS = [/^WRONGPASS\b/, /^NOAUTH\b/, /^NOPERM\b/, /^ERR (?:invalid )?DB index/i, /^ERR SELECT is not allowed in cluster mode/i, /^ERR AUTH\b/, /^ERR Client sent AUTH/i];
+const SETTING_REFUSALS = [
+  /^WRONGPASS\b/, /^NOAUTH\b/, /^NOPERM\b/, /^ERR (?:invalid )?DB index/i, /^ERR SELECT is not allowed in cluster mode/i, /^ERR AUTH\b/, /^ERR Client sent AUTH/i,
+  // Redis 5 and older: a wrong password, and a user name in the URL (AUTH with two arguments).
+  /^ERR invalid password/i, /^ERR wrong number of arguments for 'auth' command/i,
+];
 
 function refusesSettings(message: string): boolean {
   return SETTING_REFUSALS.some((pattern) => pattern.test(message));

@@ -67,7 +67,8 @@ describe("requests fastify cannot route still get the API's error shape", () => 
           socket.on("close", () => resolve());
         });
       }
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // Nothing to wait for (nothing should come): a while, then nothing counted.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
       const samples = parseExposition(await watched.ctx.metrics.render());
       expect(samples.filter((s) => s.name === "moderation_requests_total" && s.labels.route === "unmatched")).toEqual([]);
     } finally {
@@ -79,19 +80,31 @@ describe("requests fastify cannot route still get the API's error shape", () => 
     const watched = await startTestServer();
     try {
       const session = http2.connect(watched.grpcUrl);
-      const status = await new Promise<number>((resolve) => {
-        const stream = session.request({ ":method": "FOO", ":path": "/nope" });
-        stream.on("response", (headers) => resolve(Number(headers[":status"])));
-        stream.on("error", () => resolve(-1));
+      const headers = await new Promise<http2.IncomingHttpHeaders>((resolve) => {
+        const stream = session.request({ ":method": "FOO", ":path": "/nope", "x-request-id": "foo-1" });
+        stream.on("response", resolve);
+        stream.on("error", () => resolve({}));
         stream.end();
       });
       session.close();
-      expect(status).toBe(404);
+      expect([headers[":status"], headers["x-request-id"]]).toEqual([404, "foo-1"]);
       const query = parse(await sendRawHttp(watched.httpUrl, "QUERY /nope HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}"));
       expect([query.status, query.errorCode]).toEqual([415, "unsupported_media_type"]);
       const samples = parseExposition(await watched.ctx.metrics.render());
       const counted = samples.filter((s) => s.name === "moderation_requests_total").map((s) => `${s.labels.status} ${s.labels.code} ${s.value}`);
       expect(counted.sort()).toEqual(["404 not_found 1", "415 unsupported_media_type 1"]);
+    } finally {
+      await watched.close();
+    }
+  });
+
+  it("counts a broken chunk in a routed request's body once, as the 400 the caller got (it was a 499)", async () => {
+    const watched = await startTestServer();
+    try {
+      const { key } = await watched.createAccount("enterprise", 1000);
+      const answer = await sendRawHttp(watched.httpUrl, `POST /v1/moderate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-API-Key: ${key}\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"inp\r\nzz\r\n`);
+      expect(parse(answer).status).toBe(400);
+      await expect.poll(async () => parseExposition(await watched.ctx.metrics.render()).filter((s) => s.name === "moderation_requests_total").map((s) => `${s.labels.route} ${s.labels.status} ${s.labels.code} ${s.value}`)).toEqual(["/v1/moderate 400 invalid_request 1"]);
     } finally {
       await watched.close();
     }
@@ -189,6 +202,22 @@ describe("a caller too slow to send its request (REQUEST_TIMEOUT_MS)", () => {
       }
       await expect.poll(() => slow.ctx.heldBodies.held).toBe(0);
       await expect.poll(async () => valueOf(parseExposition(await slow.ctx.metrics.render()), "moderation_requests_total", { route: "/v1/moderate", protocol: "http", status: "408", code: "request_timeout" })).toBe(2);
+      // A stream open both ways by design (gRPC reflection) is not cut at the limit.
+      const reflection = http2.connect(slow.grpcUrl);
+      try {
+        const stream = reflection.request({ ":method": "POST", ":path": "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo", "content-type": "application/grpc", te: "trailers" });
+        stream.on("error", () => undefined);
+        const listServices = Buffer.from([0x3a, 0x00]); // ServerReflectionRequest { list_services: "" }
+        const framed = Buffer.concat([Buffer.from([0, 0, 0, 0, listServices.length]), listServices]);
+        stream.write(framed);
+        const answered = new Promise<void>((resolve) => stream.once("data", () => resolve()));
+        await answered;
+        await new Promise((resolve) => setTimeout(resolve, 2_000));
+        expect(stream.closed).toBe(false);
+        stream.close();
+      } finally {
+        reflection.close();
+      }
       // The server goes on answering as usual.
       const response = await fetch(`${slow.httpUrl}/v1/moderate`, { method: "POST", headers: { "content-type": "application/json", "x-api-key": account.key }, body: '{"input":[{"type":"text","text":"hello"}]}' });
       expect(response.status).toBe(200);

@@ -27,7 +27,7 @@ let fake: { url: string; close(): void } | undefined;
 afterEach(() => fake?.close());
 
 describe("Redis answering the connection's set-up with an error", () => {
-  it.each([["WRONGPASS invalid username-password pair or user is disabled."], ["ERR DB index is out of range"], ["NOAUTH Authentication required."]])("%s is REDIS_URL's setting: a configuration error", async (reply) => {
+  it.each([["WRONGPASS invalid username-password pair or user is disabled."], ["ERR DB index is out of range"], ["NOAUTH Authentication required."], ["ERR invalid password"]])("%s is REDIS_URL's setting: a configuration error", async (reply) => {
     fake = await refusingRedis(reply);
     await expect(createRateLimiter({ redisUrl: fake.url, config: RATE_LIMIT_DEFAULTS, startupWaitMs: 3_000 })).rejects.toThrow(ConfigError);
   });

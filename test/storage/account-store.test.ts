@@ -265,6 +265,8 @@ describe.each(STORE_KINDS)("account store on %s", (kind) => {
       // An emoji sequence of several code points is one character: kept whole or left out.
       const family = "👨‍👩‍👧";
       expect((await accounts.createKey(account.id, `${"n".repeat(99)}${family}${family}`)).name).toBe(`${"n".repeat(99)}${family}`);
+      // One grapheme may hold any number of code points: at most 400 in all.
+      expect(Array.from((await accounts.createKey(account.id, `a${"\u0301".repeat(50)}`.repeat(100))).name)).toHaveLength(357);
     });
 
     it("sees a revocation or plan change made through another connection (as modctl does) on the next call", async () => {
