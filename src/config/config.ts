@@ -49,8 +49,8 @@ export interface Config {
   /**
    * Longest time a request may take to arrive, headers and body (REQUEST_TIMEOUT_MS, default
    * 300000, Node's own default for HTTP/1.1, which fastify turns off): past it an HTTP/1.1 caller
-   * gets 408 and the connection closes, an HTTP/2 stream is reset. Without it a client sending a byte now and then held its
-   * connection and its part of HELD_BODIES_MAX_MB for good.
+   * gets 408 and the connection closes, an HTTP/2 stream is reset. Without it a client sending a
+   * byte now and then held its connection and its part of HELD_BODIES_MAX_MB for good.
    */
   requestTimeoutMs: number;
   /** Usage is written to SQL at least this often (METERING_FLUSH_MS, default 1000). */
