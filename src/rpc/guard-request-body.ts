@@ -71,24 +71,26 @@ export function guardRpcRequestBodies(router: ConnectRouter, deps: RequestBodyGu
 function guard(handler: UniversalHandler, deps: RequestBodyGuardDeps): UniversalHandler {
   const decodes = handler.method.methodKind === "unary" && deps.decodedServices.includes(handler.service);
   const limit = decodes && !deps.needsApiKey(handler.method) ? PUBLIC_LIMIT : deps.limitOf(handler.method);
+  // Every body the handler reads goes through notingRefusal, whichever of the paths below made it.
+  const answer = (request: UniversalServerRequest) => handler(isAsyncIterable(request.body) ? { ...request, body: notingRefusal(request.body, request) } : request);
   const guarded = (request: UniversalServerRequest) => {
     const timeout = malformedTimeout(request.header);
     // Connect would refuse it before reading the body, unsigned: take the header out and refuse it ourselves.
-    if (timeout) return handler({ ...request, header: without(request.header, timeout.name), body: notingRefusal(failing(() => badTimeout(deps, timeout)), request) });
+    if (timeout) return answer({ ...request, header: without(request.header, timeout.name), body: failing(() => badTimeout(deps, timeout)) });
     // A deadline past what a timer can hold (about 24.8 days; clients send "99999999S" to mean none)
     // would fire at once in Connect's setTimeout: it is no deadline.
     const endless = endlessTimeout(request.header);
     if (endless) request = { ...request, header: without(request.header, endless) };
-    if (!isAsyncIterable(request.body)) return handler(request);
+    if (!isAsyncIterable(request.body)) return answer(request);
     const format = decodes ? bodyFormat(request.header.get("content-type")) : undefined;
     const encoding = format && bodyEncoding(request.header, format);
     // An unknown content type: Connect refuses it before reading the body.
-    if (!format) return handler({ ...request, body: notingRefusal(limitBody(request.body, request.header, limit, deps), request) });
+    if (!format) return answer({ ...request, body: limitBody(request.body, request.header, limit, deps) });
     // An unknown compression: Connect would refuse it unsigned, with no error code; the header goes
     // so that it reads the body, whose first read answers our refusal (nothing is read or inflated).
-    if (!isSupportedEncoding(encoding)) return handler({ ...request, header: without(request.header, encodingHeader(format)), body: notingRefusal(failing(() => unsupportedEncoding(deps, encoding!)), request) });
+    if (!isSupportedEncoding(encoding)) return answer({ ...request, header: without(request.header, encodingHeader(format)), body: failing(() => unsupportedEncoding(deps, encoding!)) });
     const contextValues = request.contextValues ?? createContextValues();
-    const body = notingRefusal(once(async () => {
+    const body = once(async () => {
       const authenticated = !deps.needsApiKey(handler.method) || (await deps.hasLiveKey(request.header, contextValues));
       // Without a live key the body is still read to its end (an answer sent mid-upload reached many
       // clients as a broken pipe), but at most REFUSAL_DECODE_LIMIT bytes of it are held.
@@ -107,10 +109,10 @@ function guard(handler: UniversalHandler, deps: RequestBodyGuardDeps): Universal
       const message = await (authenticated ? decodeLive(handler.method, bytes!, format, encoding, limit, deps) : decodeRefused(handler.method, bytes, format, encoding));
       if (message) contextValues.set(decodedRequestKey, message);
       return emptyMessageBody(format, encoding);
-    }), request);
+    });
     // Connect unary checks the bytes it reads against Content-Length (and allocates that much up front).
     const header = format.enveloped ? request.header : without(request.header, "content-length");
-    return handler({ ...request, header, body, contextValues });
+    return answer({ ...request, header, body, contextValues });
   };
   // Keep requestPath, service, method, protocol names: the fastify plugin routes by them.
   return Object.assign(guarded, handler);
