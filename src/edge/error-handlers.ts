@@ -2,8 +2,9 @@ import type { FastifyError, FastifyInstance } from "fastify";
 import type { Logger } from "../base/logger.js";
 import { ApiError, toApiError } from "../errors/api-error.js";
 import { sendSignedJson } from "../http/send-json.js";
-import { noteErrorCode, REQUEST_ID_HEADER, requestIdFrom } from "../observability/request-observation.js";
+import { noteErrorCode } from "../observability/request-observation.js";
 import type { Signer } from "../signing/signer.js";
+import { observeUnroutedAnswer } from "./framework-errors.js";
 import { answerUnknownGrpcMethod, grpcProtocolOf } from "./unknown-rpc-method.js";
 
 /** Fastify's own errors, translated into the API's codes. */
@@ -39,13 +40,8 @@ export function registerErrorHandlers(app: FastifyInstance, deps: { log: Logger;
     const apiError = mapped ? new ApiError(mapped, message) : toApiError(error);
     if (apiError.code === "internal_error") log.error({ err: error, requestId: request.observation?.requestId }, "unhandled error");
     noteErrorCode(request, apiError.code);
-    // Raised before the request hooks ran (no observation): counted and logged as unrouted, with
-    // a request id as every answer has.
-    if (!request.observation) {
-      const requestId = requestIdFrom(request.headers[REQUEST_ID_HEADER]);
-      reply.header(REQUEST_ID_HEADER, requestId);
-      deps.unrouted(request.method.slice(0, 32), apiError.httpStatus, apiError.code, requestId);
-    }
+    // Raised before the request hooks ran (no observation): counted and logged as unrouted.
+    if (!request.observation) observeUnroutedAnswer(deps.unrouted, request, reply, apiError.httpStatus, apiError.code);
     // Signed like every answer, bound to an empty body (a route that read one answers its own
     // errors); apiError.headers carries e.g. Retry-After on storage_unavailable.
     const body = { error: { code: apiError.code, message: apiError.message } };

@@ -14,11 +14,20 @@ type ObserveUnrouted = (method: string, status: number, code: string, requestId?
  */
 export function createFrameworkErrorHandler(observe: ObserveUnrouted) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
-    const requestId = requestIdFrom(request.headers[REQUEST_ID_HEADER]);
-    observe(request.method.slice(0, 32), 400, "invalid_request", requestId);
-    reply.header(REQUEST_ID_HEADER, requestId);
+    observeUnroutedAnswer(observe, request, reply, 400, "invalid_request");
     answerFrameworkError(error, reply);
   };
+}
+
+/**
+ * Counts and logs an answer fastify gives a request the request hooks never saw (before routing,
+ * or a method no router knows), and gives it a request id as every answer has: the caller's when
+ * well formed. The method is cut short for the log: a caller may send one of kilobytes.
+ */
+export function observeUnroutedAnswer(observe: ObserveUnrouted, request: FastifyRequest, reply: FastifyReply, status: number, code: string): void {
+  const requestId = requestIdFrom(request.headers[REQUEST_ID_HEADER]);
+  reply.header(REQUEST_ID_HEADER, requestId);
+  observe(request.method.slice(0, 32), status, code, requestId);
 }
 
 function answerFrameworkError(error: FastifyError, reply: FastifyReply): void {
