@@ -60,6 +60,12 @@ export interface Config {
    * an eighth of the machine's memory, from 128 MB to 2 GB): past it a body is refused, 503.
    */
   heldBodiesMaxBytes: number;
+  /**
+   * Requests open at once over every HTTP/2 connection together (HTTP2_MAX_STREAMS; default an
+   * eighth of the machine's memory at 64 KB a stream, from 2,000 to 32,000): past it a new
+   * stream is reset with REFUSED_STREAM, which clients may retry (edge/http2-stream-cap.ts).
+   */
+  http2MaxStreams: number;
   /** Journaled requests that force a write to SQL (METERING_MAX_PENDING, default 1000). */
   meteringMaxPending: number;
   /**
@@ -123,6 +129,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>> = p
     requestTimeoutMs: readPositiveInt(env, "REQUEST_TIMEOUT_MS", 300_000, 3_600_000),
     meteringMaxPending: readPositiveInt(env, "METERING_MAX_PENDING", 1000, 1_000_000),
     heldBodiesMaxBytes: readPositiveInt(env, "HELD_BODIES_MAX_MB", defaultHeldBodiesMb(), 1_048_576) * 2 ** 20,
+    http2MaxStreams: readPositiveInt(env, "HTTP2_MAX_STREAMS", defaultHttp2MaxStreams(), 1_000_000),
     meteringFsync: readChoice(env, "METERING_FSYNC", ["batch", "always"] as const, "batch"),
     dashboardOrigin: readUrl(env, "DASHBOARD_ORIGIN", ["http:", "https:"])?.replace(/\/+$/, ""),
     grpcReflection: readChoice(env, "GRPC_REFLECTION", ["on", "off"] as const, "on"),
@@ -138,9 +145,17 @@ export function readConfig(env: Readonly<Record<string, string | undefined>> = p
  * one is set (os.totalmem() is the host's), else the machine's.
  */
 function defaultHeldBodiesMb(): number {
+  return Math.min(2048, Math.max(128, Math.floor(usableMemory() / 8 / 2 ** 20)));
+}
+
+/** An eighth of the memory this process may use at 64 KB an open HTTP/2 stream, 2,000 to 32,000. */
+function defaultHttp2MaxStreams(): number {
+  return Math.min(32_000, Math.max(2_000, Math.floor(usableMemory() / 8 / 65_536)));
+}
+
+function usableMemory(): number {
   const constrained = process.constrainedMemory?.() ?? 0;
-  const memory = constrained > 0 ? Math.min(constrained, os.totalmem()) : os.totalmem();
-  return Math.min(2048, Math.max(128, Math.floor(memory / 8 / 2 ** 20)));
+  return constrained > 0 ? Math.min(constrained, os.totalmem()) : os.totalmem();
 }
 
 /** CORS_ORIGINS: "*" or origins as a browser sends them (scheme://host[:port], no path). */

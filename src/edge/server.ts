@@ -1,4 +1,4 @@
-import type { Http2Server } from "node:http2";
+import http2, { type Http2Server } from "node:http2";
 import fastify, { type FastifyInstance } from "fastify";
 import type { ServerOptions } from "node:http";
 import type { AddressInfo, Server } from "node:net";
@@ -15,6 +15,7 @@ import { ClosingUnreadResponse, ResettingUnreadHttp2Response } from "./close-unr
 import { limitHttp2RequestTime } from "./http2-request-timeout.js";
 import { registerGrpcMessageEncoding } from "./grpc-message-encoding.js";
 import { listenOnSharedPort } from "./shared-port.js";
+import { capOpenStreams } from "./http2-stream-cap.js";
 
 /** Concurrent streams per HTTP/2 connection (SETTINGS_MAX_CONCURRENT_STREAMS). */
 export const MAX_STREAMS_PER_CONNECTION = 1000;
@@ -67,7 +68,7 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
   // is none: one connection held 15,000 public Health.Watch streams, about 1 GB). A client with
   // more calls in flight has the rest wait for a free stream.
   const h2c = await build(
-    fastify({ ...(options as object), http2: true, http: { settings: { maxConcurrentStreams: MAX_STREAMS_PER_CONNECTION }, Http2ServerResponse: ResettingUnreadHttp2Response } } as { http2: true }) as unknown as FastifyInstance,
+    fastify({ ...(options as object), http2: true, serverFactory: cappedHttp2ServerFactory(ctx) } as { http2: true }) as unknown as FastifyInstance,
   );
   // A stream answered before its body was read is reset once the answer is sent (close-unread-bodies.ts).
   limitHttp2RequestTime(h2c.server as unknown as Http2Server, ctx.config.requestTimeoutMs, { streamsBothWays: (path) => path.startsWith("/grpc.reflection.") });
@@ -110,6 +111,24 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
       front?.close();
       await Promise.allSettled([closeHttp1(), closeH2c(), metricsServer?.close()]);
     },
+  };
+}
+
+/**
+ * The h2c server as fastify would make it (its session timeout, no socket timeout), with the
+ * per-connection stream limit, the unread-body reset, and HTTP2_MAX_STREAMS across connections
+ * (http2-stream-cap.ts) in front of fastify's handler.
+ */
+function cappedHttp2ServerFactory(ctx: AppContext) {
+  return (handler: Parameters<typeof capOpenStreams>[0], fastifyOptions: { http2SessionTimeout?: number }) => {
+    const capped = capOpenStreams(handler, ctx.config.http2MaxStreams, {
+      watchOpen: (open) => ctx.metrics.watchOpenHttp2Streams(open),
+      refused: () => ctx.metrics.http2StreamRefused(),
+    });
+    const server = http2.createServer({ settings: { maxConcurrentStreams: MAX_STREAMS_PER_CONNECTION }, Http2ServerResponse: ResettingUnreadHttp2Response }, capped);
+    const sessionTimeout = fastifyOptions.http2SessionTimeout ?? 72_000;
+    server.on("session", (session) => session.setTimeout(sessionTimeout, () => session.close()));
+    return server;
   };
 }
 

@@ -32,6 +32,10 @@ export interface Metrics {
   watchCircuit(provider: string, state: () => (typeof CIRCUIT_STATES)[number]): void;
   /** Reports a worker pool's jobs waiting or running at each scrape. */
   watchQueue(pool: string, depth: () => number): void;
+  /** Reports the requests open at once over every HTTP/2 connection, at each scrape. */
+  watchOpenHttp2Streams(open: () => number): void;
+  /** A new HTTP/2 stream reset with REFUSED_STREAM: HTTP2_MAX_STREAMS were open. */
+  http2StreamRefused(): void;
   /** Shared memory that compute worker threads record text classification times into. */
   readonly textClassifierTimings: SharedTimings;
   /** The embedded image model's time for one image item. */
@@ -99,6 +103,17 @@ export function createMetrics(): Metrics {
     },
   });
 
+  let openHttp2Streams = () => 0;
+  new Gauge({
+    name: "moderation_http2_open_streams",
+    help: "Requests open at once over every HTTP/2 connection (HTTP2_MAX_STREAMS bounds them).",
+    registers: [registry],
+    collect() {
+      this.set(openHttp2Streams());
+    },
+  });
+  const http2Refused = new Counter({ name: "moderation_http2_streams_refused_total", help: "New HTTP/2 streams reset with REFUSED_STREAM because HTTP2_MAX_STREAMS were open.", registers: [registry] });
+
   return {
     registry,
     request(route, protocol, status, code, seconds) {
@@ -114,6 +129,10 @@ export function createMetrics(): Metrics {
     },
     watchCircuit: (provider, state) => void circuits.set(provider, state),
     watchQueue: (pool, depth) => void queues.set(pool, depth),
+    watchOpenHttp2Streams: (open) => {
+      openHttp2Streams = open;
+    },
+    http2StreamRefused: () => http2Refused.inc(),
     textClassifierTimings,
     imageClassified: (seconds) => imageTimes.observe(["image"], seconds),
     render: () => registry.metrics(),

@@ -1,0 +1,84 @@
+import http2 from "node:http2";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestServer, type TestServer } from "../support/test-server.js";
+
+// HTTP2_MAX_STREAMS bounds requests open at once over every HTTP/2 connection together: the
+// per-connection limit alone let 20 connections hold 20,000 public Health.Check streams whose
+// bodies never came (about 1 GB) until REQUEST_TIMEOUT_MS.
+
+const CAP = 30;
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer({ env: { HTTP2_MAX_STREAMS: String(CAP) } });
+}, 60_000);
+
+afterAll(async () => {
+  await server?.close();
+});
+
+/** A public unary call whose body never arrives: the stream stays open on the server. */
+function openUnfinishedCall(session: http2.ClientHttp2Session): http2.ClientHttp2Stream {
+  const stream = session.request({ ":method": "POST", ":path": "/grpc.health.v1.Health/Check", "content-type": "application/grpc", te: "trailers" }, { endStream: false });
+  stream.on("error", () => {});
+  stream.write(Buffer.from([0, 0, 0, 0, 5]));
+  return stream;
+}
+
+function closeCode(stream: http2.ClientHttp2Stream): Promise<number> {
+  return new Promise((resolve) => stream.once("close", () => resolve(stream.rstCode ?? -1)));
+}
+
+async function metricValue(name: string): Promise<number> {
+  const text = await server.ctx.metrics.render();
+  const line = text.split("\n").find((row) => row.startsWith(`${name} `));
+  return Number(line?.split(" ")[1]);
+}
+
+async function healthCheckStatus(session: http2.ClientHttp2Session): Promise<string | number> {
+  const stream = session.request({ ":method": "GET", ":path": "/healthz" });
+  stream.on("error", () => {});
+  const code = closeCode(stream);
+  const status = await new Promise<string | number>((resolve) => {
+    stream.once("response", (headers) => resolve(headers[":status"] ?? "none"));
+    stream.once("close", () => resolve(`reset ${stream.rstCode}`));
+  });
+  stream.resume();
+  await code;
+  return status;
+}
+
+describe("HTTP2_MAX_STREAMS", () => {
+  it("refuses new streams past the cap across connections with REFUSED_STREAM, and serves again once streams close", async () => {
+    // Three connections, each well under its own 1,000-stream limit, fill the cap together.
+    const sessions = [0, 1, 2].map(() => http2.connect(server.grpcUrl));
+    for (const session of sessions) session.on("error", () => {});
+    const held = sessions.flatMap((session) => Array.from({ length: CAP / 3 }, () => openUnfinishedCall(session)));
+    await waitFor(async () => (await metricValue("moderation_http2_open_streams")) === CAP);
+    const probe = http2.connect(server.grpcUrl);
+    probe.on("error", () => {});
+    expect(await healthCheckStatus(probe)).toBe(`reset ${http2.constants.NGHTTP2_REFUSED_STREAM}`);
+    expect(await metricValue("moderation_http2_streams_refused_total")).toBe(1);
+
+    // Streams already open are not cut by the refusals; closing a few frees their places.
+    const freed = held.splice(0, 3);
+    const closed = freed.map(closeCode);
+    for (const stream of freed) stream.close(http2.constants.NGHTTP2_CANCEL);
+    await Promise.all(closed);
+    await waitFor(async () => (await metricValue("moderation_http2_open_streams")) === CAP - 3);
+    expect(await healthCheckStatus(probe)).toBe(200);
+    expect(held.every((stream) => !stream.closed)).toBe(true);
+
+    probe.close();
+    for (const session of sessions) session.destroy();
+    await waitFor(async () => (await metricValue("moderation_http2_open_streams")) === 0);
+  }, 30_000);
+});
+
+async function waitFor(condition: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error("condition not met within 5 s");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
