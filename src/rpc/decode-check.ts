@@ -36,10 +36,30 @@ const INFLATE: Record<string, (data: Uint8Array, options: { maxOutputLength: num
   br: promisify(brotliDecompress),
 };
 
+/** The compressions a request body may use, as announced in a refusal. */
+export const SUPPORTED_ENCODINGS: readonly string[] = Object.keys(INFLATE);
+
 /** The compression a body is sent with, as Connect reads it: undefined for none. */
 export function bodyEncoding(header: Headers, format: BodyFormat): string | undefined {
   const name = header.get(encodingHeader(format))?.trim().toLowerCase();
   return name === undefined || name === "" || name === "identity" ? undefined : name;
+}
+
+/**
+ * The headers with the body's compression named as Connect compares it (lower case, no
+ * "identity"): content codings are case-insensitive (RFC 9110 8.4.1), but Connect looks the
+ * name up exactly, and answered "GZIP" with a bare UNIMPLEMENTED.
+ */
+export function withCanonicalEncoding(header: Headers, format: BodyFormat): Headers {
+  const name = encodingHeader(format);
+  const raw = header.get(name);
+  if (raw === null) return header;
+  const canonical = bodyEncoding(header, format);
+  if (raw === canonical) return header;
+  const copy = new Headers(header);
+  if (canonical === undefined) copy.delete(name);
+  else copy.set(name, canonical);
+  return copy;
 }
 
 /** The header naming a body's compression: grpc-encoding for an enveloped (gRPC, gRPC-Web) body, Content-Encoding for Connect's unary one. */

@@ -9,7 +9,7 @@ import { observationKey } from "../observability/request-observation.js";
 import { decodedRequestKey } from "../interceptors/context-keys.js";
 import { signConnectError } from "../signing/sign-outcome.js";
 import type { Signer } from "../signing/signer.js";
-import { bodyEncoding, bodyFormat, encodingHeader, decodeMessage, emptyMessageBody, isSupportedEncoding, MAX_INFLATION_RATIO, unwrapMessage, type BodyFormat } from "./decode-check.js";
+import { bodyEncoding, bodyFormat, encodingHeader, decodeMessage, emptyMessageBody, isSupportedEncoding, MAX_INFLATION_RATIO, SUPPORTED_ENCODINGS, unwrapMessage, withCanonicalEncoding, type BodyFormat } from "./decode-check.js";
 
 /** Most bytes a method callable without an API key reads or inflates (its messages are tiny). */
 export const PUBLIC_BODY_LIMIT = 64 * 1024;
@@ -81,14 +81,16 @@ function guard(handler: UniversalHandler, deps: RequestBodyGuardDeps): Universal
     // would fire at once in Connect's setTimeout: it is no deadline.
     const endless = endlessTimeout(request.header);
     if (endless) request = { ...request, header: without(request.header, endless) };
+    const sentFormat = bodyFormat(request.header.get("content-type"));
+    if (sentFormat) request = { ...request, header: withCanonicalEncoding(request.header, sentFormat) };
     if (!isAsyncIterable(request.body)) return answer(request);
-    const format = decodes ? bodyFormat(request.header.get("content-type")) : undefined;
+    const format = decodes ? sentFormat : undefined;
     const encoding = format && bodyEncoding(request.header, format);
     // An unknown content type: Connect refuses it before reading the body.
     if (!format) return answer({ ...request, body: limitBody(request.body, request.header, limit, deps) });
     // An unknown compression: Connect would refuse it unsigned, with no error code; the header goes
     // so that it reads the body, whose first read answers our refusal (nothing is read or inflated).
-    if (!isSupportedEncoding(encoding)) return answer({ ...request, header: without(request.header, encodingHeader(format)), body: failing(() => unsupportedEncoding(deps, encoding!)) });
+    if (!isSupportedEncoding(encoding)) return answer({ ...request, header: without(request.header, encodingHeader(format)), body: failing(() => unsupportedEncoding(deps, encoding!, format)) });
     const contextValues = request.contextValues ?? createContextValues();
     const body = once(async () => {
       const authenticated = !deps.needsApiKey(handler.method) || (await deps.hasLiveKey(request.header, contextValues));
@@ -233,9 +235,14 @@ function badTimeout(deps: RequestBodyGuardDeps, timeout: DeadlineHeader): Promis
   return signedError(deps, new ApiError("invalid_request", `The ${timeout.name} header "${shown}" is malformed: it takes ${TIMEOUT_SYNTAX[timeout.name].expected}.`));
 }
 
-function unsupportedEncoding(deps: RequestBodyGuardDeps, encoding: string): Promise<ConnectError> {
+/**
+ * Names what it does inflate, as gRPC's compression spec and Connect's own refusal do
+ * (grpc-accept-encoding; Accept-Encoding for Connect's unary body), so a client can fall back.
+ */
+function unsupportedEncoding(deps: RequestBodyGuardDeps, encoding: string, format: BodyFormat): Promise<ConnectError> {
   const shown = encoding.length > 40 ? `${encoding.slice(0, 40)}…` : encoding;
-  return signedError(deps, new ApiError("unsupported_encoding", `The message is compressed with "${shown}", which this service does not inflate: send it uncompressed, or with gzip or br.`));
+  const accepted = { [format.enveloped ? "grpc-accept-encoding" : "accept-encoding"]: SUPPORTED_ENCODINGS.join(",") };
+  return signedError(deps, new ApiError("unsupported_encoding", `The message is compressed with "${shown}", which this service does not inflate: send it uncompressed, or with gzip or br.`, { headers: accepted }));
 }
 
 function payloadTooLarge(deps: RequestBodyGuardDeps, limit: BodyLimit): Promise<ConnectError> {

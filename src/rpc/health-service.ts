@@ -1,4 +1,4 @@
-import type { ServiceImpl } from "@connectrpc/connect";
+import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
 import { Health, HealthCheckResponse_ServingStatus as Status } from "../../gen/grpc/health/v1/health_pb.js";
 import { ApiError, toConnectError } from "../errors/api-error.js";
 
@@ -35,6 +35,11 @@ export function createHealthServiceImpl(serviceNames: readonly string[], isServi
       stopping?.addEventListener("abort", onStopping, { once: true });
     });
     if (ended === "stopping" && first === Status.SERVING) yield { status: Status.NOT_SERVING };
+    // Connect aborts the call's signal at the caller's deadline too, and leaves the status to the
+    // handler: ending normally answered OK to a stream the deadline had ended.
+    if (ended === "left" && ConnectError.from(left.reason).code === Code.DeadlineExceeded) {
+      throw toConnectError(new ApiError("deadline_exceeded", "The Watch call's deadline (grpc-timeout or connect-timeout-ms) passed."));
+    }
   }
 
   return {

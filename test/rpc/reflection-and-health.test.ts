@@ -5,12 +5,14 @@ import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../support/test-server.js";
+import { envelope, postH2 } from "../support/raw-rpc.js";
 
 // Health and reflection through independent clients: @grpc/grpc-js with service definitions
 // loaded at run time from the .proto files, never from the generated code the server uses.
 
 const LOADER_OPTIONS = { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true } as const;
 const GRPC_NOT_FOUND = 5;
+const GRPC_DEADLINE_EXCEEDED = 4;
 
 function loadService(protoFile: string, servicePath: string[]): typeof grpc.Client {
   const definition = grpc.loadPackageDefinition(protoLoader.loadSync(path.resolve(protoFile), LOADER_OPTIONS));
@@ -69,6 +71,17 @@ describe("grpc.health.v1.Health over grpc-js", () => {
     expect(first).toEqual({ status: "SERVING" });
     call.on("error", () => undefined); // the cancel below surfaces as CANCELLED
     call.cancel();
+  });
+
+  it("ends Watch with DEADLINE_EXCEEDED when the caller's deadline passes (it ended OK)", async () => {
+    // Raw frames: grpc-js would report its own deadline whatever the server answered.
+    const watch = "/grpc.health.v1.Health/Watch";
+    const grpcAnswer = await postH2(server.grpcUrl, watch, { "content-type": "application/grpc", te: "trailers", "grpc-timeout": "200m" }, envelope(new Uint8Array()));
+    expect({ status: grpcAnswer.grpcStatus, code: grpcAnswer.metadata["x-error-code"] }).toEqual({ status: GRPC_DEADLINE_EXCEEDED, code: "deadline_exceeded" });
+    // Connect's server stream: the end-stream message (flags 0x02) carries the error.
+    const response = await fetch(`${server.httpUrl}${watch}`, { method: "POST", headers: { "content-type": "application/connect+json", "connect-timeout-ms": "200" }, body: envelope(new TextEncoder().encode("{}")) });
+    const frames = Buffer.from(await response.arrayBuffer()).toString("latin1");
+    expect(frames).toMatch(/"code":"deadline_exceeded"/);
   });
 });
 

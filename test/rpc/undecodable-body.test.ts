@@ -4,6 +4,7 @@ import { verifyRpcResponse } from "../../src/client/verify-rpc-response.js";
 import { toJwks } from "../../src/signing/key-ring.js";
 import { GRPC } from "../api/error-expectations.js";
 import { useServerWithKey } from "../support/test-server.js";
+import { envelope, postH2 } from "../support/raw-rpc.js";
 
 // A request body that does not decode as a ModerateRequest is refused as invalid_request on every
 // RPC protocol, signed, instead of Connect's own INTERNAL ("parse binary: premature EOF") or bare
@@ -15,13 +16,6 @@ const MESSAGE = /^The request body is not a valid moderation\.v1\.ModerateReques
 const TRUNCATED = new Uint8Array([0x0a, 0x10, 0x0a]);
 /** A text field holding a byte that is not UTF-8. */
 const NOT_UTF8 = new Uint8Array([0x0a, 0x06, 0x0a, 0x01, 0x74, 0x12, 0x01, 0xff]);
-
-const envelope = (message: Uint8Array) => {
-  const out = new Uint8Array(5 + message.length);
-  new DataView(out.buffer).setUint32(1, message.length, false);
-  out.set(message, 5);
-  return out;
-};
 
 interface Refusal { status: number; code: string | undefined; message: string; metadata: Record<string, string> }
 
@@ -138,6 +132,8 @@ describe("a message compressed with an encoding the service does not inflate", (
       const response = await fetch(`${file.server.httpUrl}${PATH}`, { method: "POST", headers: { "content-type": "application/proto", "content-encoding": "zstd", ...key }, body: TRUNCATED });
       expect(response.status).toBe(501);
       expect(response.headers.get("x-error-code")).toBe("unsupported_encoding");
+      // What it does inflate, as Connect's own refusal names it, so a client can fall back.
+      expect(response.headers.get("accept-encoding")).toBe("gzip,br");
       const body = (await response.json()) as { code: string; message: string };
       expect(body.code).toBe("unimplemented");
       expect(body.message).toMatch(ZSTD);
@@ -155,6 +151,34 @@ describe("a message compressed with an encoding the service does not inflate", (
     const trailer = new TextDecoder().decode(new Uint8Array(await response.arrayBuffer()));
     expect(trailer).toMatch(new RegExp(`grpc-status: ${GRPC.UNIMPLEMENTED}`));
     expect(trailer).toMatch(/x-error-code: unsupported_encoding/);
+    expect(trailer).toMatch(/grpc-accept-encoding: gzip,br/);
+  });
+
+  it("over gRPC: UNIMPLEMENTED naming gzip and br in grpc-accept-encoding (gRPC's compression spec)", async () => {
+    const answer = await postH2(file.server.grpcUrl, PATH, { "content-type": "application/grpc", "grpc-encoding": "deflate", te: "trailers", "x-api-key": file.key }, envelope(TRUNCATED, true));
+    expect({ status: answer.grpcStatus, code: answer.metadata["x-error-code"], accepted: answer.metadata["grpc-accept-encoding"] }).toEqual({
+      status: GRPC.UNIMPLEMENTED,
+      code: "unsupported_encoding",
+      accepted: "gzip,br",
+    });
+  });
+
+  it("reads compression names without regard to case, as content codings are (RFC 9110 8.4.1)", async () => {
+    const { gzipSync } = await import("node:zlib");
+    const hello = Buffer.from([0x0a, 0x0d, 0x0a, 0x04, 0x74, 0x65, 0x78, 0x74, 0x12, 0x05, 0x68, 0x65, 0x6c, 0x6c, 0x6f]);
+    for (const name of ["GZIP", "Gzip", " gzip "]) {
+      const connect = await fetch(`${file.server.httpUrl}${PATH}`, { method: "POST", headers: { "content-type": "application/proto", "content-encoding": name, "x-api-key": file.key }, body: gzipSync(hello) });
+      expect(connect.status, name).toBe(200);
+      // HTTP/2 drops a field value with surrounding spaces (RFC 9113 8.2.1 makes it malformed).
+      if (name !== name.trim()) continue;
+      const grpcAnswer = await postH2(file.server.grpcUrl, PATH, { "content-type": "application/grpc", "grpc-encoding": name, te: "trailers", "x-api-key": file.key }, envelope(gzipSync(hello), true));
+      expect(grpcAnswer.grpcStatus, name).toBe(0);
+    }
+    const identity = await fetch(`${file.server.httpUrl}${PATH}`, { method: "POST", headers: { "content-type": "application/proto", "content-encoding": "IDENTITY", "x-api-key": file.key }, body: hello });
+    expect(identity.status).toBe(200);
+    // A damaged body compressed as "GZIP" gets the API's refusal (a code), not Connect's bare one.
+    const damaged = await fetch(`${file.server.httpUrl}${PATH}`, { method: "POST", headers: { "content-type": "application/proto", "content-encoding": "GZIP", "x-api-key": file.key }, body: gzipSync(TRUNCATED) });
+    expect({ status: damaged.status, code: damaged.headers.get("x-error-code") }).toEqual({ status: 400, code: "invalid_request" });
   });
 
   it("gzip and br are still inflated", async () => {
