@@ -1,4 +1,4 @@
-import { createHeldBodies, type HeldBodies } from "../base/held-bodies.js";
+import { accountShareOf, createHeldBodies, type HeldBodies } from "../base/held-bodies.js";
 import type { TextClassifier } from "../classifiers/classifier.js";
 import { loadConfiguredTextClassifier } from "../classifiers/configured-text-classifier.js";
 import { createAccountStore, type AccountStore } from "../accounts/account-store.js";
@@ -74,6 +74,8 @@ export interface AppContextOverrides {
   signingKeys?: SigningKeyRing;
   /** An image pipeline to use instead of the embedded model (tests: fakes, a test vision server). */
   images?: ImageModeration;
+  /** The bound on request bodies held at once (tests: a small account share). */
+  heldBodies?: HeldBodies;
 }
 
 export async function createAppContext(config: Config, overrides: AppContextOverrides = {}): Promise<AppContext> {
@@ -121,7 +123,7 @@ export async function createAppContext(config: Config, overrides: AppContextOver
     const dashboard = createDashboardServices({ db, accounts, clock, config, rateLimiter, log });
 
     return {
-      config, log, metrics, heldBodies: createHeldBodies(config.heldBodiesMaxBytes), clock, db, accounts, policies, keyUsage, textClassifier,
+      config, log, metrics, heldBodies: overrides.heldBodies ?? createHeldBodies(config.heldBodiesMaxBytes, accountShareOf(config.heldBodiesMaxBytes)), clock, db, accounts, policies, keyUsage, textClassifier,
       rateLimiter,
       signingKeys,
       ...(compute?.answerer ? { workerAnswerer: compute.answerer } : {}),

@@ -2,6 +2,7 @@ import type { ContextValues } from "@connectrpc/connect";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { HeldBodies } from "../base/held-bodies.js";
 import { MAX_REQUEST_BYTES, UNAUTHENTICATED_BODY_KEEP } from "../base/limits.js";
+import { liveCallerOf } from "../interceptors/auth.js";
 import { mediaTypeOf } from "../base/media-type.js";
 import { ApiError } from "../errors/api-error.js";
 import { noteErrorCode } from "../observability/request-observation.js";
@@ -93,7 +94,7 @@ export async function takeJsonRequest<T>(
     // A key the caller cache knows answers at once: no promise turn on the hot path.
     if (live === true || (live !== false && (await live))) {
       // Held until the answer is finished (or the caller gone): parsing and judging hold more.
-      const hold = auth.heldBodies.hold();
+      const hold = auth.heldBodies.hold(liveCallerOf(auth.contextValues)!.accountId);
       reply.raw.once("close", hold.release);
       // A read that fails gives its bytes back at once: on HTTP/2 the stream may outlive the answer.
       const bytes = (await readBody(request.raw, MAX_REQUEST_BYTES, declared, MAX_REQUEST_BYTES, hold).catch((error: unknown) => {

@@ -64,6 +64,11 @@ const keyLookupKey = createContextKey<{ key: string; caller: Caller | undefined;
  * answers with it (a database outage: 503 storage_unavailable), rather than looking again and
  * running the call on a body that was never decoded.
  */
+/** The caller a successful createApiKeyCheck found, for this call's context. */
+export function liveCallerOf(values: ContextValues): Caller | undefined {
+  return values.get(keyLookupKey)?.caller;
+}
+
 export function createApiKeyCheck(accounts: AccountStore): (header: { get(name: string): string | null }, values: ContextValues) => boolean | Promise<boolean> {
   return (header, values) => {
     const key = presentedKey(header);

@@ -2,6 +2,7 @@ import type { BodyHold, HeldBodies } from "../base/held-bodies.js";
 import { heldBodiesRefusal } from "../errors/held-bodies-refusal.js";
 import type { DescMethod, DescService } from "@bufbuild/protobuf";
 import { UNAUTHENTICATED_BODY_KEEP } from "../base/limits.js";
+import { liveCallerOf } from "../interceptors/auth.js";
 import { createContextValues, type ConnectError, type ConnectRouter, type ContextValues } from "@connectrpc/connect";
 import type { UniversalHandler, UniversalServerRequest } from "@connectrpc/connect/protocol";
 import { ApiError, ERROR_CODE_HEADER, toConnectError } from "../errors/api-error.js";
@@ -98,7 +99,8 @@ function guard(handler: UniversalHandler, deps: RequestBodyGuardDeps): Universal
       // clients as a broken pipe), but at most REFUSAL_DECODE_LIMIT bytes of it are held.
       // A live key's body is held until the call ends (the request's signal, aborted then); public
       // methods' small bodies are not counted, so callers without a key cannot fill the bound.
-      const hold = authenticated && deps.needsApiKey(handler.method) ? deps.heldBodies.hold() : undefined;
+      const caller = authenticated ? liveCallerOf(contextValues) : undefined;
+      const hold = caller && deps.needsApiKey(handler.method) ? deps.heldBodies.hold(caller.accountId) : undefined;
       if (hold) {
         request.signal.addEventListener("abort", hold.release, { once: true });
         if (request.signal.aborted) hold.release();

@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import * as grpc from "@grpc/grpc-js";
 import { parseExposition, valueOf } from "../observability/scrape.js";
 import { createGrpcJsClient } from "../support/protocol-clients.js";
-import { useServerWithKey } from "../support/test-server.js";
+import { createHeldBodies } from "../../src/base/held-bodies.js";
+import { type TestServer, useServerWithKey } from "../support/test-server.js";
 
 // The process's bound on request bodies held at once (base/held-bodies.ts), here 1 MiB: a body
 // still arriving holds its bytes, and one that would pass the bound is refused, 503 with
@@ -16,8 +17,8 @@ const context = useServerWithKey({ env: { HELD_BODIES_MAX_MB: "1" } });
 const bodyOf = (bytes: number) => JSON.stringify({ input: [{ type: "text", text: "x".repeat(bytes - 40) }] });
 
 /** Sends a request's head and the first `sent` bytes of `body`, then waits; finish() sends the rest and reads the answer's status. */
-async function slowUpload(path: string, key: string, body: string, sent: number) {
-  const url = new URL(context.server.httpUrl);
+async function slowUpload(path: string, key: string, body: string, sent: number, server: TestServer = context.server) {
+  const url = new URL(server.httpUrl);
   const socket = net.connect(Number(url.port), url.hostname);
   await new Promise((resolve) => socket.once("connect", resolve));
   let answer = "";
@@ -35,15 +36,15 @@ async function slowUpload(path: string, key: string, body: string, sent: number)
 }
 
 /** Waits until the server holds `bytes` (the slow upload's part has been read). */
-async function untilHeld(bytes: number): Promise<void> {
-  for (let waited = 0; context.server.ctx.heldBodies.held < bytes; waited += 20) {
-    if (waited > 10_000) throw new Error(`held ${context.server.ctx.heldBodies.held} bytes, not ${bytes}`);
+async function untilHeld(bytes: number, server: TestServer = context.server): Promise<void> {
+  for (let waited = 0; server.ctx.heldBodies.held < bytes; waited += 20) {
+    if (waited > 10_000) throw new Error(`held ${server.ctx.heldBodies.held} bytes, not ${bytes}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 
-const post = (path: string, key: string, body: string) =>
-  fetch(`${context.server.httpUrl}${path}`, { method: "POST", headers: { "content-type": "application/json", "x-api-key": key }, body });
+const post = (path: string, key: string, body: string, server: TestServer = context.server) =>
+  fetch(`${server.httpUrl}${path}`, { method: "POST", headers: { "content-type": "application/json", "x-api-key": key }, body });
 
 describe("the bound on request bodies held at once", () => {
   for (const path of ["/v1/moderate", "/moderation.v1.ModerationService/Moderate"]) {
@@ -99,6 +100,30 @@ describe("the bound on request bodies held at once", () => {
       session.close();
     }
   });
+});
+
+// One account's share of the bound (a quarter by default, here 600 KB of 1 MiB): its slow
+// uploads could hold the whole bound, and every other account's calls were refused.
+const shared = useServerWithKey({ overrides: { heldBodies: createHeldBodies(2 ** 20, 600_000) } });
+
+describe("one account's share of the bound", () => {
+  for (const path of ["/v1/moderate", "/moderation.v1.ModerationService/Moderate"]) {
+    it(`refuses that account's next body past its share while another account's is taken (${path})`, async () => {
+      const other = (await shared.server.createAccount("enterprise", 1_000)).key;
+      const first = await slowUpload(path, shared.key, bodyOf(600_000), 500_000, shared.server);
+      await untilHeld(500_000, shared.server);
+      const refused = await post(path, shared.key, bodyOf(200_000), shared.server);
+      expect({ status: refused.status, code: refused.headers.get("x-error-code"), retryAfter: refused.headers.get("retry-after") }).toEqual({ status: 503, code: "service_unavailable", retryAfter: "1" });
+      const message = "This account's requests still arriving fill its share of the server's bound on request bodies held at once; retry once some have finished.";
+      expect(await refused.json()).toMatchObject(path === "/v1/moderate" ? { error: { message } } : { message });
+      // The bound itself has room: another account's body of the same size is read and judged.
+      expect((await post(path, other, bodyOf(200_000), shared.server)).status).toBe(400); // text_too_long
+      expect(await first.finish()).toBe(400);
+      expect(shared.server.ctx.heldBodies.held).toBe(0);
+      // Its share is free again.
+      expect((await post(path, shared.key, bodyOf(200_000), shared.server)).status).toBe(400);
+    });
+  }
 });
 
 describe("an HTTP/2 stream answered before its body was read", () => {

@@ -79,7 +79,7 @@ describe("grpc.health.v1.Health over grpc-js", () => {
     const grpcAnswer = await postH2(server.grpcUrl, watch, { "content-type": "application/grpc", te: "trailers", "grpc-timeout": "200m" }, envelope(new Uint8Array()));
     expect({ status: grpcAnswer.grpcStatus, code: grpcAnswer.metadata["x-error-code"] }).toEqual({ status: GRPC_DEADLINE_EXCEEDED, code: "deadline_exceeded" });
     // Connect's server stream: the end-stream message (flags 0x02) carries the error.
-    const response = await fetch(`${server.httpUrl}${watch}`, { method: "POST", headers: { "content-type": "application/connect+json", "connect-timeout-ms": "200" }, body: envelope(new TextEncoder().encode("{}")) });
+    const response = await fetch(`${server.httpUrl}${watch}`, { method: "POST", headers: { "content-type": "application/connect+json", "connect-timeout-ms": "200" }, body: new Uint8Array(envelope(new TextEncoder().encode("{}"))) });
     const frames = Buffer.from(await response.arrayBuffer()).toString("latin1");
     expect(frames).toMatch(/"code":"deadline_exceeded"/);
   });
