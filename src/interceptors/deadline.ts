@@ -1,5 +1,9 @@
-import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
+import { Code, ConnectError, createContextKey, type Interceptor } from "@connectrpc/connect";
 import { ApiError } from "../errors/api-error.js";
+import { deadlineHeader, timeoutMs } from "./deadline-header.js";
+
+/** When the caller's deadline passes (Date.now() milliseconds); Infinity for a call without one. */
+const deadlineAtKey = createContextKey<number>(Number.POSITIVE_INFINITY, { description: "the caller's deadline" });
 
 /**
  * Honours the caller's deadline (gRPC and gRPC-Web grpc-timeout, Connect connect-timeout-ms):
@@ -8,16 +12,26 @@ import { ApiError } from "../errors/api-error.js";
  * provider stop; CPU-bound text scoring runs out). Connect arms the deadline with a plain timer
  * (no AbortSignal.timeout, which Node 20 can garbage-collect) and aborts the call's signal with
  * DeadlineExceeded; it does not itself stop a handler that ignores the signal.
+ * Work done on the event loop (WORKER_THREADS=0) keeps that timer from firing until it ends, so
+ * an answer finished past the deadline is refused here as well (it was answered 200, and
+ * metered, to a caller long gone).
  * Calls without a deadline (the JSON route has none) cost one header lookup.
  */
 export function createDeadlineInterceptor(): Interceptor {
   return (next) => (req) => {
-    if (req.header.get("grpc-timeout") === null && req.header.get("connect-timeout-ms") === null) return next(req);
-    return beforeDeadline(req.signal, next(req));
+    const deadline = deadlineHeader(req.header);
+    if (!deadline) return next(req);
+    req.contextValues.set(deadlineAtKey, Date.now() + timeoutMs(deadline));
+    return beforeDeadline(req.signal, next(req), req.contextValues.get(deadlineAtKey));
   };
 }
 
-async function beforeDeadline<T>(signal: AbortSignal, work: Promise<T>): Promise<T> {
+/** Whether the call's deadline has passed: its signal says so, or its time has come while the event loop was busy. */
+export function deadlinePassed(req: { signal: AbortSignal; contextValues: { get(key: typeof deadlineAtKey): number } }): boolean {
+  return Date.now() >= req.contextValues.get(deadlineAtKey) || (req.signal.aborted && ConnectError.from(req.signal.reason).code === Code.DeadlineExceeded);
+}
+
+async function beforeDeadline<T>(signal: AbortSignal, work: Promise<T>, deadlineAt: number): Promise<T> {
   let onAbort = () => {};
   const expired = new Promise<never>((_, reject) => {
     onAbort = () => {
@@ -28,7 +42,9 @@ async function beforeDeadline<T>(signal: AbortSignal, work: Promise<T>): Promise
     else signal.addEventListener("abort", onAbort, { once: true });
   });
   try {
-    return await Promise.race([work, expired]);
+    const answer = await Promise.race([work, expired]);
+    if (Date.now() >= deadlineAt) throw new ApiError("deadline_exceeded", DEADLINE_PASSED);
+    return answer;
   } finally {
     signal.removeEventListener("abort", onAbort);
   }

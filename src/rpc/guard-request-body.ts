@@ -3,6 +3,7 @@ import { heldBodiesRefusal } from "../errors/held-bodies-refusal.js";
 import type { DescMethod, DescService } from "@bufbuild/protobuf";
 import { UNAUTHENTICATED_BODY_KEEP } from "../base/limits.js";
 import { liveCallerOf } from "../interceptors/auth.js";
+import { type DeadlineHeader, endlessTimeout, expectedTimeoutSyntax, malformedTimeout } from "../interceptors/deadline-header.js";
 import { createContextValues, type ConnectError, type ConnectRouter, type ContextValues } from "@connectrpc/connect";
 import type { UniversalHandler, UniversalServerRequest } from "@connectrpc/connect/protocol";
 import { ApiError, ERROR_CODE_HEADER, toConnectError } from "../errors/api-error.js";
@@ -198,43 +199,9 @@ function limitBody(body: AsyncIterable<Uint8Array>, header: Headers, limit: Body
   };
 }
 
-const TIMEOUT_SYNTAX = {
-  "grpc-timeout": { pattern: /^\d{1,8}[HMSmun]$/, expected: "up to 8 digits and a unit (H, M, S, m, u or n), e.g. 500m" },
-  "connect-timeout-ms": { pattern: /^\d{1,10}$/, expected: "up to 10 digits, in milliseconds" },
-} as const;
-
-type DeadlineHeader = { name: keyof typeof TIMEOUT_SYNTAX; value: string };
-
-/** The deadline header the call's protocol reads, if sent: grpc-timeout for gRPC and gRPC-Web, connect-timeout-ms for Connect. */
-function deadlineHeader(header: Headers): DeadlineHeader | undefined {
-  const name = /^application\/grpc/i.test(header.get("content-type") ?? "") ? "grpc-timeout" : "connect-timeout-ms";
-  const value = header.get(name);
-  return value === null ? undefined : { name, value };
-}
-
-/** The caller's deadline header when Connect would reject its syntax. */
-function malformedTimeout(header: Headers): DeadlineHeader | undefined {
-  const deadline = deadlineHeader(header);
-  return deadline && !TIMEOUT_SYNTAX[deadline.name].pattern.test(deadline.value) ? deadline : undefined;
-}
-
-/** Milliseconds per unit of grpc-timeout. */
-const GRPC_TIMEOUT_UNIT_MS = { H: 3_600_000, M: 60_000, S: 1_000, m: 1, u: 1e-3, n: 1e-6 } as const;
-/** The longest delay Node's timers hold (2^31 - 1 ms); a longer one fires after 1 ms. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/** The deadline header whose (well-formed: malformedTimeout runs first) value is longer than a timer can hold, if any. */
-function endlessTimeout(header: Headers): DeadlineHeader["name"] | undefined {
-  const deadline = deadlineHeader(header);
-  if (!deadline) return undefined;
-  const { name, value } = deadline;
-  const ms = name === "grpc-timeout" ? Number(value.slice(0, -1)) * GRPC_TIMEOUT_UNIT_MS[value.slice(-1) as keyof typeof GRPC_TIMEOUT_UNIT_MS] : Number(value);
-  return ms > MAX_TIMER_MS ? name : undefined;
-}
-
 function badTimeout(deps: RequestBodyGuardDeps, timeout: DeadlineHeader): Promise<ConnectError> {
   const shown = timeout.value.length > 40 ? `${timeout.value.slice(0, 40)}…` : timeout.value;
-  return signedError(deps, new ApiError("invalid_request", `The ${timeout.name} header "${shown}" is malformed: it takes ${TIMEOUT_SYNTAX[timeout.name].expected}.`));
+  return signedError(deps, new ApiError("invalid_request", `The ${timeout.name} header "${shown}" is malformed: it takes ${expectedTimeoutSyntax(timeout)}.`));
 }
 
 /**

@@ -132,6 +132,34 @@ describe("a caller's deadline", () => {
   });
 });
 
+describe("a caller's deadline with scoring on the event loop (WORKER_THREADS=0)", () => {
+  let inline: TestServer;
+  beforeAll(async () => {
+    inline = await startTestServer({ env: { WORKER_THREADS: "0" } });
+  }, 60_000);
+  afterAll(async () => {
+    await inline?.close();
+  });
+
+  it("refuses an answer finished past the deadline, and does not meter it (it was 200, and counted)", async () => {
+    const { key: own, accountId } = await inline.createAccount("enterprise", 1_000_000);
+    // Ten long texts: tens of milliseconds of scoring, which holds Connect's deadline timer back.
+    const long = create(ModerateRequestSchema, { input: Array.from({ length: 10 }, (_, i) => ({ type: "text", text: `${"a fairly ordinary word ".repeat(430)}${i}` })) });
+    const bytes = toBinary(ModerateRequestSchema, long);
+    const connect = await postH1(inline.httpUrl, PATH, { "content-type": "application/proto", "x-api-key": own, "connect-timeout-ms": "5" }, bytes);
+    expect({ status: connect.httpStatus, code: connect.metadata["x-error-code"] }).toEqual({ status: 504, code: "deadline_exceeded" });
+    const grpcAnswer = await postH2(inline.grpcUrl, PATH, { "content-type": "application/grpc", te: "trailers", "x-api-key": own, "grpc-timeout": "5m" }, envelope(bytes));
+    expect({ status: grpcAnswer.grpcStatus, code: grpcAnswer.metadata["x-error-code"] }).toEqual({ status: DEADLINE_EXCEEDED, code: "deadline_exceeded" });
+    await inline.ctx.meter.flush();
+    expect((await inline.ctx.usage.read(accountId, "day", 0, Date.now() + 86_400_000)).totals.requests).toBe(0);
+    // A deadline the scoring fits in is still answered, and counted.
+    const inTime = await postH1(inline.httpUrl, PATH, { "content-type": "application/proto", "x-api-key": own, "connect-timeout-ms": "20000" }, bytes);
+    expect(inTime.httpStatus).toBe(200);
+    await inline.ctx.meter.flush();
+    expect((await inline.ctx.usage.read(accountId, "day", 0, Date.now() + 86_400_000)).totals.requests).toBe(1);
+  });
+});
+
 describe("bytes after the one message of a unary call", () => {
   const message = toBinary(ModerateRequestSchema, HELLO);
   it.each([
