@@ -17,7 +17,8 @@ export async function withCliContext<T>(work: (ctx: CliContext) => Promise<T>, e
   const config = readConfig(env);
   const storeFile = path.join(config.dataDir, SQLITE_FILE);
   const fresh = config.databaseUrl === undefined && !existsSync(storeFile);
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, storage: config.storage, ...(env.MODCTL_PG_SCHEMA ? { pgSchema: env.MODCTL_PG_SCHEMA } : {}) });
+  // An operator's command fails at once on an unreachable database; only the server waits for one.
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, storage: { ...config.storage, startupWaitMs: 0 }, ...(env.MODCTL_PG_SCHEMA ? { pgSchema: env.MODCTL_PG_SCHEMA } : {}) });
   // A mistyped DATA_DIR made a new, empty store without a word, and `account list` printed [].
   if (fresh) process.stderr.write(`modctl: note: no store was at ${storeFile}; made a new, empty one (is DATA_DIR the server's?)\n`);
   try {

@@ -21,6 +21,11 @@ export interface StorageConfig {
   busyTimeoutMs: number;
   /** PostgreSQL application_name, to find this service's backends in pg_stat_activity (DATABASE_APPLICATION_NAME). */
   applicationName: string;
+  /**
+   * How long a start waits for a PostgreSQL that cannot be reached (DATABASE_STARTUP_WAIT_MS; 0:
+   * not at all): started together, as with docker compose, the service came up first and exited.
+   */
+  startupWaitMs: number;
 }
 
 export const STORAGE_DEFAULTS: StorageConfig = {
@@ -30,6 +35,7 @@ export const STORAGE_DEFAULTS: StorageConfig = {
   poolSize: 10,
   busyTimeoutMs: 2_000,
   applicationName: "moderation-service",
+  startupWaitMs: 30_000,
 };
 
 export function readStorageConfig(env: Env): StorageConfig {
@@ -45,7 +51,17 @@ export function readStorageConfig(env: Env): StorageConfig {
     poolSize: readMs(env, "DATABASE_POOL_SIZE", STORAGE_DEFAULTS.poolSize, 1_000),
     busyTimeoutMs: readMs(env, "DATABASE_BUSY_TIMEOUT_MS", STORAGE_DEFAULTS.busyTimeoutMs, 60_000),
     applicationName: readApplicationName(env),
+    startupWaitMs: readStartupWait(env),
   };
+}
+
+function readStartupWait(env: Env): number {
+  const raw = nonEmpty(env.DATABASE_STARTUP_WAIT_MS);
+  if (raw === undefined) return STORAGE_DEFAULTS.startupWaitMs;
+  if (!/^\d+$/.test(raw) || Number(raw) > 10 * 60_000) {
+    throw new ConfigError(`DATABASE_STARTUP_WAIT_MS must be a whole number from 0 to 600000; got "${raw}".`);
+  }
+  return Number(raw);
 }
 
 /** A whole number from 1 to max (0 would mean "no limit" to the drivers, which is what we forbid). */
