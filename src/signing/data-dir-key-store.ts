@@ -90,7 +90,8 @@ function withLivePublishedKeys(dir: string, loaded: SigningKeyRing): SigningKeyR
         seen = version;
         try {
           const keys = readKeyManifest(dir).keys.map(toPublished).sort((a, b) => (a.status === "active" ? -1 : b.status === "active" ? 1 : 0));
-          published = own && !keys.some((k) => k.kid === own.kid) ? [...keys, own] : keys;
+          // Retired while it still signs here: published as retiring (one key is "active").
+          published = own && !keys.some((k) => k.kid === own.kid) ? [...keys, { ...own, status: "retiring" }] : keys;
         } catch (error) {
           // A broken manifest must not unpublish keys: keep the last good set.
           if (!(error instanceof SigningKeyError)) throw error;

@@ -76,7 +76,8 @@ describe("DATA_DIR key store", () => {
     expect(running.signer.keyId).toBe(ownKid);
     expect(running.publishedKeys.map((k) => [k.kid, k.status])).toEqual([[activeKid, "active"], [ownKid, "retiring"]]);
     retireDataDirKey(store, ownKid);
-    expect(running.publishedKeys.map((k) => k.kid)).toEqual([activeKid, ownKid]);
+    // Still published while it signs, as retiring: it was listed as a second "active" key.
+    expect(running.publishedKeys.map((k) => [k.kid, k.status])).toEqual([[activeKid, "active"], [ownKid, "retiring"]]);
     writeFileSync(join(store, "keys.json"), "{ half-written");
     expect(running.publishedKeys.map((k) => k.kid)).toEqual([activeKid, ownKid]);
   });

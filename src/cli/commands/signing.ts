@@ -15,7 +15,7 @@ const USAGE = `usage: modctl signing list | rotate | retire KID | generate --out
   retire    DATA_DIR store: stop publishing a retiring key
   generate  write a new PKCS#8 Ed25519 private key (mode 0600) for SIGNING_KEY_FILE`;
 
-/** modctl signing list|rotate|retire|generate. The server picks up changes on restart. */
+/** modctl signing list|rotate|retire|generate. Running servers publish changes at once and sign with a new key once restarted. */
 export async function runSigningCommand(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const [sub, ...rest] = args;
   const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -62,7 +62,7 @@ export async function runSigningCommand(args: string[], env: NodeJS.ProcessEnv =
     }
     if (sub === "rotate") {
       parseArgs({ args: rest, options: {} });
-      print({ ...rotateDataDirKey(config.dir), note: "restart the server to sign with the new key" });
+      print({ ...rotateDataDirKey(config.dir), note: "running servers publish the new key now; restart each to sign with it" });
       return 0;
     }
     // A kid is a base64url thumbprint and may start with "-", so it is taken as is, not parsed
@@ -72,7 +72,7 @@ export async function runSigningCommand(args: string[], env: NodeJS.ProcessEnv =
     // An unknown kid is a not_found like the API's (exit 1, JSON), not a bare message.
     if (hasKeyStore(config.dir) && !readKeyManifest(config.dir).keys.some((k) => k.kid === kids[0])) throw new ApiError("not_found", `No published signing key has kid "${kids[0]}".`);
     retireDataDirKey(config.dir, kids[0]);
-    print({ retired: kids[0], note: "restart the server to stop publishing it" });
+    print({ retired: kids[0], note: "running servers stop publishing it now, except one still signing with it (until restarted)" });
     return 0;
   }
   throw new UsageError(USAGE);
