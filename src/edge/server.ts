@@ -15,7 +15,9 @@ import { ClosingUnreadResponse, ResettingUnreadHttp2Response } from "./close-unr
 import { limitHttp2RequestTime } from "./http2-request-timeout.js";
 import { registerGrpcMessageEncoding } from "./grpc-message-encoding.js";
 import { listenOnSharedPort } from "./shared-port.js";
+import { listenOnEveryAddress } from "./listen-on-every-address.js";
 import { capOpenStreams } from "./http2-stream-cap.js";
+import { destroyUnansweringSessions } from "./http2-session-liveness.js";
 
 /** Concurrent streams per HTTP/2 connection (SETTINGS_MAX_CONCURRENT_STREAMS). */
 export const MAX_STREAMS_PER_CONNECTION = 1000;
@@ -81,13 +83,15 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
   // (Port 0 means "any free port" for each listener, as the tests use it.)
   const sharedPort = ctx.config.port === ctx.config.grpcPort && ctx.config.port !== 0;
   let front: Server | undefined;
+  let h2cListeners: Server[] = [];
   try {
     if (sharedPort) {
       await Promise.all([http1.ready(), h2c.ready()]);
       front = await listenOnSharedPort({ port: ctx.config.port, host: ctx.config.host, http1: http1.server, h2c: h2c.server });
     } else {
       await http1.listen({ port: ctx.config.port, host: ctx.config.host });
-      await h2c.listen({ port: ctx.config.grpcPort, host: ctx.config.host });
+      await h2c.ready();
+      h2cListeners = await listenOnEveryAddress(h2c.server as unknown as Server, { port: ctx.config.grpcPort, host: ctx.config.host });
     }
   } catch (error) {
     await Promise.allSettled([http1.close(), h2c.close(), metricsServer?.close()]);
@@ -99,7 +103,7 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
     return `http://${host === "0.0.0.0" || host === "[::]" ? "127.0.0.1" : host}:${address.port}`;
   };
   const httpUrl = urlOf(front ?? http1.server);
-  const grpcUrl = urlOf(front ?? h2c.server);
+  const grpcUrl = urlOf(front ?? h2cListeners[0]!);
   ctx.log.info({ http: httpUrl, grpc: grpcUrl, ...(metricsServer ? { metrics: metricsServer.url } : {}) }, "listening");
 
   return {
@@ -109,25 +113,32 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
     async close() {
       stopping.abort();
       front?.close();
+      for (const listener of h2cListeners) listener.close();
       await Promise.allSettled([closeHttp1(), closeH2c(), metricsServer?.close()]);
     },
   };
 }
 
 /**
- * The h2c server as fastify would make it (its session timeout, no socket timeout), with the
+ * The h2c server as fastify would make it (idle sessions closed, no socket timeout), with the
  * per-connection stream limit, the unread-body reset, and HTTP2_MAX_STREAMS across connections
  * (http2-stream-cap.ts) in front of fastify's handler.
  */
 function cappedHttp2ServerFactory(ctx: AppContext) {
   return (handler: Parameters<typeof capOpenStreams>[0], fastifyOptions: { http2SessionTimeout?: number }) => {
-    const capped = capOpenStreams(handler, ctx.config.http2MaxStreams, {
-      watchOpen: (open) => ctx.metrics.watchOpenHttp2Streams(open),
+    const maxStreams = ctx.config.http2MaxStreams;
+    let openStreams = () => 0;
+    const capped = capOpenStreams(handler, maxStreams, {
+      watchOpen: (open) => {
+        openStreams = open;
+        ctx.metrics.watchOpenHttp2Streams(open);
+      },
       refused: () => ctx.metrics.http2StreamRefused(),
     });
     const server = http2.createServer({ settings: { maxConcurrentStreams: MAX_STREAMS_PER_CONNECTION }, Http2ServerResponse: ResettingUnreadHttp2Response }, capped);
-    const sessionTimeout = fastifyOptions.http2SessionTimeout ?? 72_000;
-    server.on("session", (session) => session.setTimeout(sessionTimeout, () => session.close()));
+    // Idle sessions close as fastify closes them; wedged ones, which would hold their streams (and
+    // places under the cap) for good, are destroyed (http2-session-liveness.ts).
+    destroyUnansweringSessions(server, { idleMs: fastifyOptions.http2SessionTimeout ?? 72_000, underPressure: () => openStreams() >= maxStreams / 2 });
     return server;
   };
 }

@@ -56,6 +56,11 @@ export function isPublicMethod(method: DescMethod): boolean {
 /** A key looked up by the transport before it decoded the body; the interceptor reuses it within the call. */
 const keyLookupKey = createContextKey<{ key: string; caller: Caller | undefined; failure?: unknown } | undefined>(undefined, { description: "API key looked up before decoding" });
 
+/** The caller a successful createApiKeyCheck found, for this call's context. */
+export function liveCallerOf(values: ContextValues): Caller | undefined {
+  return values.get(keyLookupKey)?.caller;
+}
+
 /**
  * Whether a call presents a live key, asked by the transports before they inflate or decode a
  * body: no caller without a live key gets that work done. The interceptor above still makes the
@@ -64,11 +69,6 @@ const keyLookupKey = createContextKey<{ key: string; caller: Caller | undefined;
  * answers with it (a database outage: 503 storage_unavailable), rather than looking again and
  * running the call on a body that was never decoded.
  */
-/** The caller a successful createApiKeyCheck found, for this call's context. */
-export function liveCallerOf(values: ContextValues): Caller | undefined {
-  return values.get(keyLookupKey)?.caller;
-}
-
 export function createApiKeyCheck(accounts: AccountStore): (header: { get(name: string): string | null }, values: ContextValues) => boolean | Promise<boolean> {
   return (header, values) => {
     const key = presentedKey(header);

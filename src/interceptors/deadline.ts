@@ -12,9 +12,10 @@ const deadlineAtKey = createContextKey<number>(Number.POSITIVE_INFINITY, { descr
  * provider stop; CPU-bound text scoring runs out). Connect arms the deadline with a plain timer
  * (no AbortSignal.timeout, which Node 20 can garbage-collect) and aborts the call's signal with
  * DeadlineExceeded; it does not itself stop a handler that ignores the signal.
- * Work done on the event loop (WORKER_THREADS=0) keeps that timer from firing until it ends, so
- * an answer finished past the deadline is refused here as well (it was answered 200, and
- * metered, to a caller long gone).
+ * Work done on the event loop (WORKER_THREADS=0) keeps that timer from firing until it ends: the
+ * metering interceptor refuses a metered answer finished past the deadline (deadlinePassed), at
+ * the one point that decides whether it is billed (it was answered 200, and metered, to a caller
+ * long gone).
  * Calls without a deadline (the JSON route has none) cost one header lookup.
  */
 export function createDeadlineInterceptor(): Interceptor {
@@ -22,7 +23,7 @@ export function createDeadlineInterceptor(): Interceptor {
     const deadline = deadlineHeader(req.header);
     if (!deadline) return next(req);
     req.contextValues.set(deadlineAtKey, Date.now() + timeoutMs(deadline));
-    return beforeDeadline(req.signal, next(req), req.contextValues.get(deadlineAtKey));
+    return beforeDeadline(req.signal, next(req));
   };
 }
 
@@ -31,23 +32,24 @@ export function deadlinePassed(req: { signal: AbortSignal; contextValues: { get(
   return Date.now() >= req.contextValues.get(deadlineAtKey) || (req.signal.aborted && ConnectError.from(req.signal.reason).code === Code.DeadlineExceeded);
 }
 
-async function beforeDeadline<T>(signal: AbortSignal, work: Promise<T>, deadlineAt: number): Promise<T> {
+async function beforeDeadline<T>(signal: AbortSignal, work: Promise<T>): Promise<T> {
   let onAbort = () => {};
   const expired = new Promise<never>((_, reject) => {
     onAbort = () => {
       // Other aborts (the caller left, shutdown) are not ours to answer.
-      if (ConnectError.from(signal.reason).code === Code.DeadlineExceeded) reject(new ApiError("deadline_exceeded", DEADLINE_PASSED));
+      if (ConnectError.from(signal.reason).code === Code.DeadlineExceeded) reject(deadlineExceeded());
     };
     if (signal.aborted) onAbort();
     else signal.addEventListener("abort", onAbort, { once: true });
   });
   try {
-    const answer = await Promise.race([work, expired]);
-    if (Date.now() >= deadlineAt) throw new ApiError("deadline_exceeded", DEADLINE_PASSED);
-    return answer;
+    return await Promise.race([work, expired]);
   } finally {
     signal.removeEventListener("abort", onAbort);
   }
 }
 
 const DEADLINE_PASSED = "The call's deadline (grpc-timeout or connect-timeout-ms) passed before the answer was ready.";
+
+/** The refusal of a call whose deadline passed. */
+export const deadlineExceeded = (): ApiError => new ApiError("deadline_exceeded", DEADLINE_PASSED);

@@ -4,7 +4,7 @@ import { PolicyService, type TestPolicyRequest, type TestPolicyResponse } from "
 import type { Meter } from "../metering/meter.js";
 import { countModerate, type CountedRequest } from "../metering/count-moderate.js";
 import { callerKey } from "./context-keys.js";
-import { deadlinePassed } from "./deadline.js";
+import { deadlineExceeded, deadlinePassed } from "./deadline.js";
 
 /**
  * Innermost in the chain: it sees only requests that auth and the rate limit let through,
@@ -17,9 +17,11 @@ export function createMeteringInterceptor(deps: { meter: Meter }): Interceptor {
     const res = await next(req);
     if (req.stream || res.stream) return res;
     // The call's signal aborted while it ran: its deadline passed (the caller was answered
-    // deadline_exceeded, not this answer) or the caller left. Not answered, so not counted; nor
-    // is an answer finished past the deadline on a busy event loop, which deadline.ts refuses.
-    if (req.signal.aborted || deadlinePassed(req)) return res;
+    // deadline_exceeded, not this answer) or the caller left. Not answered, so not counted.
+    if (req.signal.aborted) return res;
+    // Finished past the deadline on a busy event loop, before Connect's timer could fire: refused
+    // here, where billing is decided, so an answer is never both refused and counted.
+    if (deadlinePassed(req)) throw deadlineExceeded();
     const counted = countedExchange(req.service.typeName, req.method.name, req.message, res.message);
     if (!counted) return res;
     const caller = req.contextValues.get(callerKey);

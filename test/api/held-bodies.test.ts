@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import * as grpc from "@grpc/grpc-js";
 import { parseExposition, valueOf } from "../observability/scrape.js";
 import { createGrpcJsClient } from "../support/protocol-clients.js";
-import { createHeldBodies } from "../../src/base/held-bodies.js";
+import { accountShareOf, createHeldBodies } from "../../src/base/held-bodies.js";
+import { MAX_REQUEST_BYTES } from "../../src/base/limits.js";
 import { type TestServer, useServerWithKey } from "../support/test-server.js";
 
 // The process's bound on request bodies held at once (base/held-bodies.ts), here 1 MiB: a body
@@ -107,6 +108,19 @@ describe("the bound on request bodies held at once", () => {
 const shared = useServerWithKey({ overrides: { heldBodies: createHeldBodies(2 ** 20, 600_000) } });
 
 describe("one account's share of the bound", () => {
+  it("is a quarter of the bound, but never less than one maximal request nor more than the bound", () => {
+    expect(accountShareOf(2048 * 2 ** 20)).toBe(512 * 2 ** 20);
+    expect(accountShareOf(128 * 2 ** 20)).toBe(MAX_REQUEST_BYTES);
+    expect(accountShareOf(2 ** 20)).toBe(2 ** 20);
+    // The server's bound takes the share (HELD_BODIES_MAX_MB=1 here: the whole MiB).
+    const hold = context.server.ctx.heldBodies.hold("acct_share_check");
+    try {
+      expect(hold.take(2 ** 20)).toBe("taken");
+    } finally {
+      hold.release();
+    }
+  });
+
   for (const path of ["/v1/moderate", "/moderation.v1.ModerationService/Moderate"]) {
     it(`refuses that account's next body past its share while another account's is taken (${path})`, async () => {
       const other = (await shared.server.createAccount("enterprise", 1_000)).key;
