@@ -2,6 +2,7 @@ import http2 from "node:http2";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PING_ANSWER_MS } from "../../src/edge/http2-session-liveness.js";
+import { KEYLESS_ARRIVAL_MS } from "../../src/edge/http2-request-timeout.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 
 // HTTP2_MAX_STREAMS bounds requests open at once over every HTTP/2 connection together: the
@@ -75,6 +76,25 @@ describe("HTTP2_MAX_STREAMS", () => {
     for (const session of sessions) session.destroy();
     await waitFor(async () => (await metricValue("moderation_http2_open_streams")) === 0);
   }, 30_000);
+});
+
+describe("a keyless HTTP/2 request whose body does not come", () => {
+  it(`is reset after ${KEYLESS_ARRIVAL_MS / 1000} s, not REQUEST_TIMEOUT_MS (300 s), and frees its place; one with a key waits on`, async () => {
+    const { key } = await server.createAccount("enterprise", 1_000);
+    const session = http2.connect(server.grpcUrl);
+    session.on("error", () => {});
+    const keyless = openUnfinishedCall(session);
+    const keyed = session.request({ ":method": "POST", ":path": "/moderation.v1.ModerationService/Moderate", "content-type": "application/grpc", te: "trailers", "x-api-key": key }, { endStream: false });
+    keyed.on("error", () => {});
+    keyed.write(Buffer.from([0, 0, 0, 0, 5]));
+    const started = Date.now();
+    expect(await closeCode(keyless)).toBe(http2.constants.NGHTTP2_CANCEL);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(KEYLESS_ARRIVAL_MS - 500);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(keyed.closed).toBe(false);
+    expect(await metricValue("moderation_http2_open_streams")).toBe(1);
+    session.destroy();
+  }, KEYLESS_ARRIVAL_MS + 15_000);
 });
 
 describe("an HTTP/2 session a malformed frame wedged", () => {
