@@ -1,59 +1,106 @@
-import type { Http2Server, ServerHttp2Session } from "node:http2";
+import type { Http2Server, ServerHttp2Session, ServerHttp2Stream } from "node:http2";
+import type { Socket } from "node:net";
 
-/** How long a session has to answer a PING before it is taken for dead and destroyed. */
-export const PING_ANSWER_MS = 5_000;
+export interface LivenessTimings {
+  /** A session with nothing received for this long is checked (fastify's http2SessionTimeout). */
+  idleMs: number;
+  /** How long a peer has to answer a PING (gRPC's keepalive allows 20 s). */
+  pingAnswerMs: number;
+  /** At most one round of PINGs this often, while many streams are open. */
+  sweepEveryMs: number;
+  /** How long a session that said goodbye (GOAWAY) may keep streams open once many are open. */
+  drainMs: number;
+}
+
+export const LIVENESS_DEFAULTS: Omit<LivenessTimings, "idleMs"> = { pingAnswerMs: 20_000, sweepEveryMs: 10_000, drainMs: 30_000 };
 
 /**
- * Destroys HTTP/2 sessions that no longer answer a PING. A session that receives a malformed
- * frame is wedged by Node: nghttp2 sends GOAWAY and stops reading the socket, no event reaches
- * JavaScript (no 'error', 'goaway' or 'close', not even when the client hangs up), and its
- * streams stay open for good: stream.close() and session.close() wait on a peer nobody reads.
- * Ten such connections of five unfinished streams each held HTTP2_MAX_STREAMS=50 until a
- * restart, so every new HTTP/2 stream was refused. A live peer answers PING at once (RFC 9113
- * 6.7); a wedged session never does, which tells the two apart.
+ * Destroys HTTP/2 sessions whose streams would otherwise stay open for good. A session that
+ * receives a malformed frame is wedged by Node: nghttp2 sends GOAWAY and stops reading the socket,
+ * no event reaches JavaScript (no 'error', 'goaway' or 'close', not even when the client hangs
+ * up), and stream.close() or session.close() wait on a peer nobody reads. Ten such connections of
+ * five unfinished streams each held HTTP2_MAX_STREAMS=50 until a restart. A live peer answers a
+ * PING (RFC 9113 6.7); a wedged session never does.
  *
- * Pinged: a session idle for `idleMs` (fastify's http2SessionTimeout), which is then closed as
- * fastify closes idle sessions, or destroyed when it does not answer; and, while `underPressure()`
- * (many streams open), every session, at most one round at a time, as new streams arrive.
+ * - A session idle for `idleMs` is pinged: closed as fastify closes idle sessions when it
+ *   answers, destroyed when it does not; one already closing (it or we said goodbye) and idle
+ *   again is destroyed, as Node cannot ping it.
+ * - While `underPressure()` (many streams open), at most every `sweepEveryMs`, each session that
+ *   holds streams is pinged, and destroyed when it does not answer within `pingAnswerMs`; a
+ *   closing one is destroyed once it has held streams for `drainMs` since first seen closing
+ *   (a client could say GOAWAY, then wedge the session, to escape the PING).
+ * A verdict waits for the poll phase after its timer, so an answer that came while this process
+ * was busy is read first: a stall of ours must not destroy healthy sessions.
  */
-export function destroyUnansweringSessions(server: Http2Server, options: { idleMs: number; underPressure: () => boolean }): void {
-  const sessions = new Set<ServerHttp2Session>();
-  let sweeping = false;
+export function destroyStuckSessions(server: Http2Server, options: { underPressure: () => boolean } & LivenessTimings): void {
+  const sessions = new Map<ServerHttp2Session, { streams: number; socket: Socket | undefined; closingSince?: number }>();
+  let lastSweep = Number.NEGATIVE_INFINITY;
+  // Node makes a connection's session, and emits 'session', inside its own 'connection' listener.
+  let connecting: Socket | undefined;
+  server.prependListener("connection", (socket: Socket) => {
+    connecting = socket;
+  });
+  /** The session and its socket: on Node 24 a destroyed session can leave its socket open. */
+  const destroy = (session: ServerHttp2Session) => {
+    const socket = sessions.get(session)?.socket;
+    session.destroy();
+    socket?.destroy();
+  };
+
   server.on("session", (session: ServerHttp2Session) => {
-    sessions.add(session);
+    sessions.set(session, { streams: 0, socket: connecting });
+    connecting = undefined;
     session.once("close", () => sessions.delete(session));
     session.setTimeout(options.idleMs, () => {
-      void answersPing(session).then((alive) => {
-        if (!alive) session.destroy();
+      if (session.closed) return destroy(session);
+      void answersPing(session, options.pingAnswerMs).then((alive) => {
+        if (!alive) destroy(session);
         else if (!session.closed) session.close();
       });
     });
   });
-  server.on("stream", () => {
-    if (sweeping || !options.underPressure()) return;
-    sweeping = true;
-    void Promise.all([...sessions].map(async (session) => {
-      if (!(await answersPing(session))) session.destroy();
-    })).finally(() => {
-      sweeping = false;
-    });
+
+  server.on("stream", (stream: ServerHttp2Stream) => {
+    const tracked = sessions.get(stream.session as ServerHttp2Session);
+    if (tracked) {
+      tracked.streams++;
+      stream.once("close", () => tracked.streams--);
+    }
+    const now = Date.now();
+    if (now - lastSweep < options.sweepEveryMs || !options.underPressure()) return;
+    lastSweep = now;
+    for (const [session, state] of sessions) {
+      if (state.streams === 0 || session.destroyed) continue;
+      if (session.closed) {
+        state.closingSince ??= now;
+        if (now - state.closingSince >= options.drainMs) destroy(session);
+        continue;
+      }
+      void answersPing(session, options.pingAnswerMs).then((alive) => {
+        if (!alive) destroy(session);
+      });
+    }
   });
 }
 
-/** Whether the peer acknowledges a PING within PING_ANSWER_MS. */
-function answersPing(session: ServerHttp2Session): Promise<boolean> {
-  if (session.destroyed) return Promise.resolve(true);
+/** Whether the peer acknowledges a PING within `withinMs` (judged after the next poll phase). */
+function answersPing(session: ServerHttp2Session, withinMs: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), PING_ANSWER_MS);
-    const answered = (alive: boolean) => {
+    let settled = false;
+    const settle = (alive: boolean) => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
       resolve(alive);
     };
+    // setImmediate runs after the poll phase: an acknowledgement already in the socket is read first.
+    const timer = setTimeout(() => setImmediate(() => settle(false)), withinMs);
     try {
-      // An error here is the session going away on its own (closed, destroyed): not wedged.
-      if (!session.ping((error) => answered(error === null || session.destroyed))) answered(true);
+      // An error is the session going away on its own (closing, destroyed): nothing to judge.
+      const sent = session.ping((error) => settle(error === null || session.destroyed || session.closed));
+      if (!sent) settle(true);
     } catch {
-      answered(true);
+      settle(true);
     }
   });
 }

@@ -17,7 +17,7 @@ import { registerGrpcMessageEncoding } from "./grpc-message-encoding.js";
 import { listenOnSharedPort } from "./shared-port.js";
 import { listenOnEveryAddress } from "./listen-on-every-address.js";
 import { capOpenStreams } from "./http2-stream-cap.js";
-import { destroyUnansweringSessions } from "./http2-session-liveness.js";
+import { destroyStuckSessions, LIVENESS_DEFAULTS } from "./http2-session-liveness.js";
 
 /** Concurrent streams per HTTP/2 connection (SETTINGS_MAX_CONCURRENT_STREAMS). */
 export const MAX_STREAMS_PER_CONNECTION = 1000;
@@ -138,7 +138,7 @@ function cappedHttp2ServerFactory(ctx: AppContext) {
     const server = http2.createServer({ settings: { maxConcurrentStreams: MAX_STREAMS_PER_CONNECTION }, Http2ServerResponse: ResettingUnreadHttp2Response }, capped);
     // Idle sessions close as fastify closes them; wedged ones, which would hold their streams (and
     // places under the cap) for good, are destroyed (http2-session-liveness.ts).
-    destroyUnansweringSessions(server, { idleMs: fastifyOptions.http2SessionTimeout ?? 72_000, underPressure: () => openStreams() >= maxStreams / 2 });
+    destroyStuckSessions(server, { ...LIVENESS_DEFAULTS, idleMs: fastifyOptions.http2SessionTimeout ?? 72_000, underPressure: () => openStreams() >= maxStreams / 2 });
     return server;
   };
 }
