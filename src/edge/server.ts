@@ -16,6 +16,7 @@ import { limitHttp2RequestTime } from "./http2-request-timeout.js";
 import { registerGrpcMessageEncoding } from "./grpc-message-encoding.js";
 import { listenOnSharedPort } from "./shared-port.js";
 import { listenOnEveryAddress } from "./listen-on-every-address.js";
+import { bracketIpv6Authority } from "./ipv6-authority.js";
 import { capOpenStreams } from "./http2-stream-cap.js";
 import { destroyStuckSessions, LIVENESS_DEFAULTS } from "./http2-session-liveness.js";
 
@@ -135,7 +136,10 @@ function cappedHttp2ServerFactory(ctx: AppContext) {
       },
       refused: () => ctx.metrics.http2StreamRefused(),
     });
-    const server = http2.createServer({ settings: { maxConcurrentStreams: MAX_STREAMS_PER_CONNECTION }, Http2ServerResponse: ResettingUnreadHttp2Response }, capped);
+    const server = http2.createServer({ settings: { maxConcurrentStreams: MAX_STREAMS_PER_CONNECTION }, Http2ServerResponse: ResettingUnreadHttp2Response }, (request, response) => {
+      bracketIpv6Authority(request.headers, request.socket.localPort);
+      capped(request, response);
+    });
     // Idle sessions close as fastify closes them; wedged ones, which would hold their streams (and
     // places under the cap) for good, are destroyed (http2-session-liveness.ts).
     destroyStuckSessions(server, { ...LIVENESS_DEFAULTS, idleMs: fastifyOptions.http2SessionTimeout ?? 72_000, underPressure: () => openStreams() >= maxStreams / 2 });
