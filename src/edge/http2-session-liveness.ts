@@ -19,8 +19,9 @@ export const LIVENESS_DEFAULTS: Omit<LivenessTimings, "idleMs"> = { pingAnswerMs
  * receives a malformed frame is wedged by Node: nghttp2 sends GOAWAY and stops reading the socket,
  * no event reaches JavaScript (no 'error', 'goaway' or 'close', not even when the client hangs
  * up), and stream.close() or session.close() wait on a peer nobody reads. Ten such connections of
- * five unfinished streams each held HTTP2_MAX_STREAMS=50 until a restart. A live peer answers a
- * PING (RFC 9113 6.7); a wedged session never does.
+ * five unfinished streams each held HTTP2_MAX_STREAMS=50 until a restart. (Node 20; Node 24
+ * frees such a session's streams itself, and these checks then find nothing to do.) A live peer
+ * answers a PING (RFC 9113 6.7); a wedged session never does.
  *
  * - A session idle for `idleMs` is pinged: closed as fastify closes idle sessions when it
  *   answers, destroyed when it does not; one already closing (it or we said goodbye) and idle

@@ -122,8 +122,9 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
 
 /**
  * The h2c server as fastify would make it (idle sessions closed, no socket timeout), with the
- * per-connection stream limit, the unread-body reset, and HTTP2_MAX_STREAMS across connections
- * (http2-stream-cap.ts) in front of fastify's handler.
+ * per-connection stream limit, the unread-body reset, an IPv6 literal's authority bracketed
+ * (ipv6-authority.ts), and HTTP2_MAX_STREAMS across connections (http2-stream-cap.ts) in front
+ * of fastify's handler.
  */
 function cappedHttp2ServerFactory(ctx: AppContext) {
   return (handler: Parameters<typeof capOpenStreams>[0], fastifyOptions: { http2SessionTimeout?: number }) => {
