@@ -2,10 +2,10 @@ import { type Http2ServerRequest, type Http2ServerResponse, constants as http2Co
 
 type Http2Handler = (request: Http2ServerRequest, response: Http2ServerResponse) => void;
 
-/** What the cap reports: the streams open now, and each one it refused. */
-export interface StreamCapObserver {
-  watchOpen(open: () => number): void;
-  refused(): void;
+/** The capped handler, and the streams open under the cap now. */
+export interface StreamCap {
+  handle: Http2Handler;
+  open(): number;
 }
 
 /**
@@ -16,18 +16,20 @@ export interface StreamCapObserver {
  * reset with REFUSED_STREAM before any route sees it: RFC 9113 8.7 makes that safe for any
  * client to retry, since nothing was processed. Streams already open are never cut.
  */
-export function capOpenStreams(handler: Http2Handler, maxStreams: number, observer: StreamCapObserver): Http2Handler {
+export function capOpenStreams(handler: Http2Handler, maxStreams: number, onRefused: () => void): StreamCap {
   let open = 0;
-  observer.watchOpen(() => open);
-  return (request, response) => {
-    const stream = request.stream;
-    if (open >= maxStreams) {
-      observer.refused();
-      stream.close(http2Constants.NGHTTP2_REFUSED_STREAM);
-      return;
-    }
-    open++;
-    stream.once("close", () => open--);
-    handler(request, response);
+  return {
+    open: () => open,
+    handle(request, response) {
+      const stream = request.stream;
+      if (open >= maxStreams) {
+        onRefused();
+        stream.close(http2Constants.NGHTTP2_REFUSED_STREAM);
+        return;
+      }
+      open++;
+      stream.once("close", () => open--);
+      handler(request, response);
+    },
   };
 }

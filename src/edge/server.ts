@@ -129,21 +129,15 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
 function cappedHttp2ServerFactory(ctx: AppContext) {
   return (handler: Parameters<typeof capOpenStreams>[0], fastifyOptions: { http2SessionTimeout?: number }) => {
     const maxStreams = ctx.config.http2MaxStreams;
-    let openStreams = () => 0;
-    const capped = capOpenStreams(handler, maxStreams, {
-      watchOpen: (open) => {
-        openStreams = open;
-        ctx.metrics.watchOpenHttp2Streams(open);
-      },
-      refused: () => ctx.metrics.http2StreamRefused(),
-    });
+    const cap = capOpenStreams(handler, maxStreams, () => ctx.metrics.http2StreamRefused());
+    ctx.metrics.watchOpenHttp2Streams(cap.open);
     const server = http2.createServer({ settings: { maxConcurrentStreams: MAX_STREAMS_PER_CONNECTION }, Http2ServerResponse: ResettingUnreadHttp2Response }, (request, response) => {
       bracketIpv6Authority(request.headers, request.socket.localPort);
-      capped(request, response);
+      cap.handle(request, response);
     });
     // Idle sessions close as fastify closes them; wedged ones, which would hold their streams (and
     // places under the cap) for good, are destroyed (http2-session-liveness.ts).
-    destroyStuckSessions(server, { ...LIVENESS_DEFAULTS, idleMs: fastifyOptions.http2SessionTimeout ?? 72_000, underPressure: () => openStreams() >= maxStreams / 2 });
+    destroyStuckSessions(server, { ...LIVENESS_DEFAULTS, idleMs: fastifyOptions.http2SessionTimeout ?? 72_000, underPressure: () => cap.open() >= maxStreams / 2 });
     return server;
   };
 }

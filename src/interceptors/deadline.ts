@@ -27,9 +27,14 @@ export function createDeadlineInterceptor(): Interceptor {
   };
 }
 
-/** Whether the call's deadline has passed: its signal says so, or its time has come while the event loop was busy. */
-export function deadlinePassed(req: { signal: AbortSignal; contextValues: { get(key: typeof deadlineAtKey): number } }): boolean {
-  return Date.now() >= req.contextValues.get(deadlineAtKey) || (req.signal.aborted && ConnectError.from(req.signal.reason).code === Code.DeadlineExceeded);
+/** Whether the call's deadline time has come, even if a busy event loop kept Connect's timer from firing. */
+export function deadlinePassed(req: { contextValues: { get(key: typeof deadlineAtKey): number } }): boolean {
+  return Date.now() >= req.contextValues.get(deadlineAtKey);
+}
+
+/** Whether Connect aborted this signal because the caller's deadline passed (not a caller gone, not shutdown). */
+export function abortedByDeadline(signal: AbortSignal): boolean {
+  return signal.aborted && ConnectError.from(signal.reason).code === Code.DeadlineExceeded;
 }
 
 async function beforeDeadline<T>(signal: AbortSignal, work: Promise<T>): Promise<T> {
@@ -37,7 +42,7 @@ async function beforeDeadline<T>(signal: AbortSignal, work: Promise<T>): Promise
   const expired = new Promise<never>((_, reject) => {
     onAbort = () => {
       // Other aborts (the caller left, shutdown) are not ours to answer.
-      if (ConnectError.from(signal.reason).code === Code.DeadlineExceeded) reject(deadlineExceeded());
+      if (abortedByDeadline(signal)) reject(deadlineExceeded());
     };
     if (signal.aborted) onAbort();
     else signal.addEventListener("abort", onAbort, { once: true });

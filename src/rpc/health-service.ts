@@ -1,6 +1,7 @@
-import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
+import type { ServiceImpl } from "@connectrpc/connect";
 import { Health, HealthCheckResponse_ServingStatus as Status } from "../../gen/grpc/health/v1/health_pb.js";
 import { ApiError, toConnectError } from "../errors/api-error.js";
+import { abortedByDeadline } from "../interceptors/deadline.js";
 
 /** Watch streams open at once in one process: public, and each holds memory (about 65 KB). */
 export const MAX_WATCH_STREAMS = 1000;
@@ -37,7 +38,7 @@ export function createHealthServiceImpl(serviceNames: readonly string[], isServi
     if (ended === "stopping" && first === Status.SERVING) yield { status: Status.NOT_SERVING };
     // Connect aborts the call's signal at the caller's deadline too, and leaves the status to the
     // handler: ending normally answered OK to a stream the deadline had ended.
-    if (ended === "left" && ConnectError.from(left.reason).code === Code.DeadlineExceeded) {
+    if (ended === "left" && abortedByDeadline(left)) {
       throw toConnectError(new ApiError("deadline_exceeded", "The Watch call's deadline (grpc-timeout or connect-timeout-ms) passed."));
     }
   }
