@@ -13,7 +13,8 @@ import { registerOpenAiModerationsRoute } from "../http/openai/openai-route.js";
 import { registerOpenApiRoute } from "../http/openapi-route.js";
 import { registerUsageRoute } from "../http/usage-route.js";
 import { signingNow } from "../http/send-json.js";
-import { transportKey } from "../interceptors/context-keys.js";
+import { transportKey, untrustedArrivalKey } from "../interceptors/context-keys.js";
+import { limitBodyArrival } from "./http2-request-timeout.js";
 import { observeUnrouted, registerRequestObservation } from "../observability/request-hooks.js";
 import { observationKey, observeAs } from "../observability/request-observation.js";
 import { acceptingAnyContentType } from "../rpc/refuse-unsupported-requests.js";
@@ -50,7 +51,8 @@ export async function registerAppRoutes(app: FastifyInstance, ctx: AppContext, r
     shutdownSignal: rpcShutdownSignal(app),
     contextValues: (req) => {
       const protocol = rpcProtocolOf(req.headers["content-type"]);
-      return createContextValues().set(transportKey, protocol).set(observationKey, observeAs(req, protocol));
+      const values = createContextValues().set(transportKey, protocol).set(observationKey, observeAs(req, protocol));
+      return values.set(untrustedArrivalKey, () => limitBodyArrival(req.raw));
     },
   });
   registerJsonRoute(app, ctx, routes.interceptors);

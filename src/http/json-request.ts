@@ -8,6 +8,7 @@ import { ApiError } from "../errors/api-error.js";
 import { noteErrorCode } from "../observability/request-observation.js";
 import { incomingHeaderReader } from "./plain-headers.js";
 import { CallerHungUpError, readBody } from "./read-body.js";
+import { limitBodyArrival } from "../edge/http2-request-timeout.js";
 
 /*
  * A JSON route (POST /v1/moderate, /v1/moderations) checks a request in the order every
@@ -106,7 +107,9 @@ export async function takeJsonRequest<T>(
     } else {
       // Without a live key the body is read to its end, so the caller can read its refusal (an
       // answer sent mid-upload, with the connection closed, reached many clients as a broken pipe),
-      // but at most UNAUTHENTICATED_BODY_KEEP bytes of it are held, to bind the refusal's signature to.
+      // but at most UNAUTHENTICATED_BODY_KEEP bytes of it are held, to bind the refusal's signature
+      // to, and on HTTP/2 it has UNTRUSTED_ARRIVAL_MS to come.
+      limitBodyArrival(request.raw);
       intake.requestBody = await readBody(request.raw, MAX_REQUEST_BYTES, declared, UNAUTHENTICATED_BODY_KEEP);
     }
   } catch (error) {

@@ -21,3 +21,9 @@ export const signatureBindingKey = createContextKey<SignatureBinding | undefined
  * Connect itself parsed only an empty placeholder. decoded-request.ts hands it to the chain.
  */
 export const decodedRequestKey = createContextKey<object | undefined>(undefined, { description: "request decoded by the body guard" });
+
+/**
+ * Tells the listener that no live key is behind this call (not live, or a public method), so that
+ * its body gets a short time to arrive (edge/http2-request-timeout.ts); set per call by the routes.
+ */
+export const untrustedArrivalKey = createContextKey<() => void>(() => {}, { description: "shortens the body's arrival time" });

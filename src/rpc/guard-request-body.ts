@@ -8,7 +8,7 @@ import { createContextValues, type ConnectError, type ConnectRouter, type Contex
 import type { UniversalHandler, UniversalServerRequest } from "@connectrpc/connect/protocol";
 import { ApiError, ERROR_CODE_HEADER, toConnectError } from "../errors/api-error.js";
 import { observationKey } from "../observability/request-observation.js";
-import { decodedRequestKey } from "../interceptors/context-keys.js";
+import { decodedRequestKey, untrustedArrivalKey } from "../interceptors/context-keys.js";
 import { signConnectError } from "../signing/sign-outcome.js";
 import type { Signer } from "../signing/signer.js";
 import { bodyEncoding, bodyFormat, encodingHeader, decodeMessage, emptyMessageBody, isSupportedEncoding, MAX_INFLATION_RATIO, SUPPORTED_ENCODINGS, unwrapMessage, withCanonicalEncoding, type BodyFormat } from "./decode-check.js";
@@ -83,6 +83,8 @@ function guard(handler: UniversalHandler, deps: RequestBodyGuardDeps): Universal
     // would fire at once in Connect's setTimeout: it is no deadline.
     const endless = endlessTimeout(request.header);
     if (endless) request = { ...request, header: without(request.header, endless) };
+    // A public method's body is small and sent at once by any real client, key header or not.
+    if (!deps.needsApiKey(handler.method)) request.contextValues?.get(untrustedArrivalKey)();
     const sentFormat = bodyFormat(request.header.get("content-type"));
     if (sentFormat) request = { ...request, header: withCanonicalEncoding(request.header, sentFormat) };
     if (!isAsyncIterable(request.body)) return answer(request);
@@ -96,6 +98,8 @@ function guard(handler: UniversalHandler, deps: RequestBodyGuardDeps): Universal
     const contextValues = request.contextValues ?? createContextValues();
     const body = once(async () => {
       const authenticated = !deps.needsApiKey(handler.method) || (await deps.hasLiveKey(request.header, contextValues));
+      // No live key behind it: on HTTP/2 the body gets a short time to arrive, not REQUEST_TIMEOUT_MS.
+      if (!authenticated) contextValues.get(untrustedArrivalKey)();
       // Without a live key the body is still read to its end (an answer sent mid-upload reached many
       // clients as a broken pipe), but at most REFUSAL_DECODE_LIMIT bytes of it are held.
       // A live key's body is held until the call ends (the request's signal, aborted then); public

@@ -1,6 +1,6 @@
 import http2 from "node:http2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { KEYLESS_ARRIVAL_MS } from "../../src/edge/http2-request-timeout.js";
+import { UNTRUSTED_ARRIVAL_MS } from "../../src/edge/http2-request-timeout.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 
 // HTTP2_MAX_STREAMS bounds requests open at once over every HTTP/2 connection together: the
@@ -76,23 +76,39 @@ describe("HTTP2_MAX_STREAMS", () => {
   }, 30_000);
 });
 
-describe("a keyless HTTP/2 request whose body does not come", () => {
-  it(`is reset after ${KEYLESS_ARRIVAL_MS / 1000} s, not REQUEST_TIMEOUT_MS (300 s), and frees its place; one with a key waits on`, async () => {
+describe("an HTTP/2 request with no live key whose body does not come", () => {
+  it(`is reset after ${UNTRUSTED_ARRIVAL_MS / 1000} s, not REQUEST_TIMEOUT_MS (300 s), and frees its place; one with a live key waits on`, async () => {
     const { key } = await server.createAccount("enterprise", 1_000);
     const session = http2.connect(server.grpcUrl);
     session.on("error", () => {});
-    const keyless = openUnfinishedCall(session);
-    const keyed = session.request({ ":method": "POST", ":path": "/moderation.v1.ModerationService/Moderate", "content-type": "application/grpc", te: "trailers", "x-api-key": key }, { endStream: false });
-    keyed.on("error", () => {});
-    keyed.write(Buffer.from([0, 0, 0, 0, 5]));
+    const unfinished = (headers: http2.OutgoingHttpHeaders, firstBytes: Buffer | string): http2.ClientHttp2Stream => {
+      const stream = session.request({ ":method": "POST", ...headers }, { endStream: false });
+      stream.on("error", () => {});
+      stream.write(firstBytes);
+      return stream;
+    };
+    const grpc = { "content-type": "application/grpc", te: "trailers" };
+    const envelopeHead = Buffer.from([0, 0, 0, 0, 5]);
+    // A made-up key header was enough for 300 s until the routes told the listener the key is not live.
+    const untrusted = {
+      keyless: openUnfinishedCall(session),
+      "a made-up key over gRPC": unfinished({ ":path": "/moderation.v1.ModerationService/Moderate", ...grpc, "x-api-key": `${key}x` }, envelopeHead),
+      "a made-up key on the JSON route": unfinished({ ":path": "/v1/moderate", "content-type": "application/json", "x-api-key": `${key}x` }, '{"items":['),
+      "a made-up bearer key on OpenAI's route": unfinished({ ":path": "/v1/moderations", "content-type": "application/json", authorization: `Bearer ${key}x` }, '{"input":'),
+      "a public method with a live key": unfinished({ ":path": "/grpc.health.v1.Health/Check", ...grpc, "x-api-key": key }, envelopeHead),
+    };
+    const live = unfinished({ ":path": "/moderation.v1.ModerationService/Moderate", ...grpc, "x-api-key": key }, envelopeHead);
     const started = Date.now();
-    expect(await closeCode(keyless)).toBe(http2.constants.NGHTTP2_CANCEL);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(KEYLESS_ARRIVAL_MS - 500);
+    const closed = await Promise.all(Object.entries(untrusted).map(async ([name, stream]) => [name, await closeCode(stream), Date.now() - started] as const));
+    for (const [name, code, afterMs] of closed) {
+      expect({ name, code }).toEqual({ name, code: http2.constants.NGHTTP2_CANCEL });
+      expect(afterMs).toBeGreaterThanOrEqual(UNTRUSTED_ARRIVAL_MS - 500);
+    }
     await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(keyed.closed).toBe(false);
+    expect(live.closed).toBe(false);
     expect(await metricValue("moderation_http2_open_streams")).toBe(1);
     session.destroy();
-  }, KEYLESS_ARRIVAL_MS + 15_000);
+  }, UNTRUSTED_ARRIVAL_MS + 15_000);
 });
 
 async function waitFor(condition: () => Promise<boolean>, withinMs = 5_000): Promise<void> {
