@@ -69,6 +69,73 @@ describe("normalizeText", () => {
     expect(cps.slice(n.start[k], n.end[l]).join("")).toBe("K\u200bI\u200bL\u200bL");
   });
 
+  // Each case below left a plainly harmful sentence unflagged before (an evasion pass over 25 such
+  // sentences, CHANGELOG 2026-12-19): the words a reader sees must be the words the model reads.
+  it("drops an emoji inside a word and parts one glued to a word from it", () => {
+    expect(norm("I will ki\u{1f52a}ll you")).toBe(norm("I will kill you"));
+    expect(norm("k\u{1f600}i\u{1f600}l\u{1f600}l")).toBe(norm("kill"));
+    expect(norm("I will kill\u{1f52a} you")).toBe(norm("I will kill \u{1f52a} you"));
+    // An emoji used as a noun keeps its token: "🐒s" is the emoji and a suffix, not a new word.
+    expect(norm("they are \u{1f412}s")).toBe(norm("they are \u{1f412} s"));
+    // Skin tones and joined sequences count as one run.
+    expect(norm("so\u{1f44f}\u{1f3fd}effing")).toBe("soefing");
+  });
+
+  it("reads a run of flag letters as the letters it spells, but a flag (two of them) as a flag", () => {
+    expect(norm("\u{1f1f0}\u{1f1ee}\u{1f1f1}\u{1f1f1} you")).toBe(norm("kill you"));
+    expect(norm("go \u{1f1fa}\u{1f1f8}")).toBe("go \u{1f1fa}\u{1f1f8}");
+  });
+
+  it("folds enclosed letters that NFKD leaves alone or brackets, and small-cap G", () => {
+    expect(norm("\u{1f165}\u{1f154}\u{1f161}\u{1f15c}\u{1f158}\u{1f15d}")).toBe("vermin");
+    expect(norm("\u{1f17a}\u{1f178}\u{1f17b}\u{1f17b}")).toBe(norm("kill"));
+    expect(norm("\u24a6\u24a4\u24a7\u24a7")).toBe(norm("kill"));
+    expect(norm("\u0274\u026a\u0262\u0262\u1d07\u0280")).toBe(norm("nigger"));
+  });
+
+  it("reads blank-looking fillers as spaces, not as nothing", () => {
+    expect(norm("I\u2800will\u2800kill\u2800you")).toBe(norm("I will kill you"));
+    expect(norm("I\u3164will\u115fkill\uffa0you")).toBe(norm("I will kill you"));
+  });
+
+  it("removes paired markdown emphasis inside a word and keeps a masked word whole", () => {
+    expect(norm("I want to k**ill** m**yself**")).toBe(norm("I want to kill myself"));
+    expect(norm("**kill** ~~them~~ __all__")).toBe(norm("kill them all"));
+    expect(norm("f**k you")).toBe("f**k you");
+  });
+
+  it("decodes HTML character references and URL-encoded letters, and leaves other percent signs", () => {
+    expect(norm("&#107;ill &#x59;OU &amp; them")).toBe(norm("kill you & them"));
+    expect(norm("%6Bill you")).toBe(norm("kill you"));
+    expect(norm("100% sure, %20 and &#0; &#55296; &bogus;")).toBe("100% sure, %20 and &#0; &#55296; &bogus;");
+    // The decoded letter maps back to its escape's first character.
+    const n = normalizeText("a &#107;ill");
+    expect(n.start[n.text.indexOf("k")]).toBe(2);
+  });
+
+  it("joins letters split by mixed punctuation, but not letters tied into other words", () => {
+    expect(norm("I will k-i_l.l you")).toBe(norm("I will kill you"));
+    expect(norm("d.o I h.a.v.e")).toBe("d.o i have");
+    expect(norm("k.i.l.l y.o.u")).toBe(norm("kill you"));
+  });
+
+  it("reads 11 beside a letter as ll", () => {
+    expect(norm("I will ki11 you")).toBe(norm("I will kill you"));
+    expect(norm("room 11 at 1100")).toBe("rom 11 at 1100");
+  });
+
+  it("keeps every unit's offsets in order and inside the input, whatever the steps inserted or removed", () => {
+    const input = "x\u{1f52a}y k**i**l &#107; \u{1f1f0}\u{1f1ee}\u{1f1f1} a.b-c";
+    const n = normalizeText(input);
+    const points = Array.from(input).length;
+    expect(n.start.length).toBe(n.text.length);
+    for (let k = 0; k < n.text.length; k++) {
+      expect(n.start[k]!).toBeLessThan(n.end[k]!);
+      expect(n.end[k]!).toBeLessThanOrEqual(points);
+      if (k > 0) expect(n.start[k]!).toBeGreaterThanOrEqual(n.start[k - 1]!);
+    }
+  });
+
   it("is deterministic and total on odd input", () => {
     const odd = "\u0000\ud800 \u0301\u0301 \t\n";
     expect(() => normalizeText(odd)).not.toThrow();

@@ -1,5 +1,6 @@
 import { newInt32Array } from "../model/typed-slab.js";
 import { foldConfusable } from "./confusables.js";
+import { isEmphasisMark, isPictograph, push, separatePictographs, stripPairedEmphasis, type Units } from "./word-breakers.js";
 
 /**
  * Obfuscation-resistant normalisation, shared by training and inference so both see the same text.
@@ -17,7 +18,10 @@ export interface NormalizedText {
 }
 
 // Zero-width and other invisible format characters used to break up words.
-const INVISIBLE = /[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]/u;
+const INVISIBLE = /[\u00ad\u034f\u061c\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufe00-\ufe0f\ufeff]/u;
+// Blank-looking letters and symbols (Hangul fillers, the blank Braille pattern) put between words
+// in place of a space: read as one. Dropped, they glued the words together ("iwantokilmyself").
+const BLANK = /[\u115f\u1160\u2800\u3164\uffa0]/u;
 const COMBINING = /\p{M}/u;
 const LETTER = /\p{L}/u;
 
@@ -42,39 +46,31 @@ const cp = (ch: string): number => ch.codePointAt(0)!;
 const LEET_BY_CP = new Map<number, number>(Object.entries(LEET).map(([k, v]) => [cp(k), cp(v)]));
 const LEET_ASCII = Int32Array.from({ length: 128 }, (_, c) => LEET_BY_CP.get(c) ?? NONE);
 const SPACER_CPS = new Set<number>([...SPACER].map(cp));
-const BANG = cp("!"), BAR = cp("|"), PLUS = cp("+"), DOLLAR = cp("$");
+const BANG = cp("!"), BAR = cp("|"), PLUS = cp("+"), DOLLAR = cp("$"), ONE = cp("1"), LOWER_L = cp("l");
 
 /**
- * Growable parallel arrays of units. One scratch set is reused, as normalisation is synchronous; it
- * keeps the size of the longest text seen (requests are capped at 10,000 code points).
+ * Growable parallel arrays of units (word-breakers.ts). One scratch set is reused, as normalisation
+ * is synchronous; it keeps the size of the longest text seen (requests are capped at 10,000 code
+ * points). The spare set takes a step's output when it inserts units.
  */
-interface Units { cps: Int32Array; at: Int32Array; length: number }
-const scratch: Units = { cps: new Int32Array(256), at: new Int32Array(256), length: 0 };
-
-function push(u: Units, point: number, at: number): void {
-  if (u.length === u.cps.length) {
-    const cps = new Int32Array(u.length * 2), ats = new Int32Array(u.length * 2);
-    cps.set(u.cps);
-    ats.set(u.at);
-    u.cps = cps;
-    u.at = ats;
-  }
-  u.cps[u.length] = point;
-  u.at[u.length++] = at;
-}
+let scratch: Units = { cps: new Int32Array(256), at: new Int32Array(256), length: 0 };
+let spare: Units = { cps: new Int32Array(256), at: new Int32Array(256), length: 0 };
 
 /** An ASCII control character that is not whitespace (NUL, backspace, escape, DEL...): dropped, as an invisible is. */
 const DROPPED = -2;
 /** Lower-case ASCII, with ASCII whitespace as a plain space and other control characters DROPPED ("k\u0000ill" is "kill"). */
 const LOWER_ASCII = Int32Array.from({ length: 128 }, (_, c) => (c >= 65 && c <= 90 ? c + 32 : isSpaceCode(c) ? SPACE : c < 32 || c === 127 ? DROPPED : c));
 
+/** What step 1 saw, so that the steps after it that most text needs not run are skipped. */
+const HAS_LEET = 1, HAS_PICTOGRAPH = 2, HAS_EMPHASIS = 4;
+
 /**
- * Step 1: per code point, fold compatibility forms, diacritics, look-alikes and case; drop invisibles.
- * Returns whether any unit is a leetspeak symbol (most text has none, and step 2 can be skipped).
+ * Step 1: per code point, fold compatibility forms, diacritics, look-alikes and case; drop invisibles;
+ * decode HTML character references and URL-encoded letters. Returns HAS_* flags.
  */
-function foldCodePoints(input: string, u: Units): boolean {
+function foldCodePoints(input: string, u: Units): number {
   u.length = 0;
-  let leet = false;
+  let seen = 0;
   let at = 0;
   // First unit after a right-to-left override (U+202E), -1 outside one: see readAsDisplayed.
   let overrideFrom = -1;
@@ -82,10 +78,25 @@ function foldCodePoints(input: string, u: Units): boolean {
     const code = input.charCodeAt(i);
     if (code < 128) {
       if (code === 10 && overrideFrom >= 0) overrideFrom = readAsDisplayed(u, overrideFrom);
+      if (code === AMPERSAND || code === PERCENT) {
+        const escape = escapedCharacter(input, i);
+        if (escape) {
+          // The character it stands for, at the escape's first offset; the escape is ASCII, so its
+          // UTF-16 length is its length in code points.
+          for (const out of escape.point < 128 ? [LOWER_ASCII[escape.point]!] : foldedNonAscii(escape.point)) {
+            if (out === DROPPED) continue;
+            push(u, out, at);
+            seen |= flagsOf(out);
+          }
+          i += escape.length - 1;
+          at += escape.length - 1;
+          continue;
+        }
+      }
       const folded = LOWER_ASCII[code]!;
       if (folded === DROPPED) continue;
       push(u, folded, at);
-      if (LEET_ASCII[folded] !== NONE) leet = true;
+      seen |= ASCII_FLAGS[folded]!;
       continue;
     }
     const point = input.codePointAt(i) ?? code;
@@ -97,11 +108,47 @@ function foldCodePoints(input: string, u: Units): boolean {
     }
     for (const out of foldedNonAscii(point)) {
       push(u, out, at);
-      if (leetOf(out) !== NONE) leet = true;
+      seen |= flagsOf(out);
     }
   }
   if (overrideFrom >= 0) readAsDisplayed(u, overrideFrom);
-  return leet;
+  return seen;
+}
+
+/** HAS_LEET / HAS_EMPHASIS of each ASCII unit after folding. */
+const ASCII_FLAGS = Int32Array.from({ length: 128 }, (_, c) => (LEET_ASCII[c] !== NONE ? HAS_LEET : 0) | (isEmphasisMark(c) ? HAS_EMPHASIS : 0));
+
+function flagsOf(point: number): number {
+  if (point >= 0 && point < 128) return ASCII_FLAGS[point]!;
+  return (leetOf(point) !== NONE ? HAS_LEET : 0) | (isPictograph(point) ? HAS_PICTOGRAPH : 0);
+}
+
+const AMPERSAND = 38, PERCENT = 37;
+const NAMED_REFERENCES: Record<string, number> = { amp: 38, lt: 60, gt: 62, quot: 34, apos: 39, nbsp: 160 };
+const CHARACTER_REFERENCE = /&(?:#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6})|(amp|lt|gt|quot|apos|nbsp));/y;
+const URL_ENCODED = /%([0-9a-fA-F]{2})/y;
+
+/**
+ * The character an escape at `i` stands for: an HTML character reference ("&#107;", "&#x6b;",
+ * "&amp;"), shown as the character by anything that renders the text as HTML, or a URL-encoded
+ * letter ("%6B"; other bytes stay as sent, so "100%" and "%20" are text). Undefined when none.
+ */
+function escapedCharacter(input: string, i: number): { point: number; length: number } | undefined {
+  if (input.charCodeAt(i) === AMPERSAND) {
+    CHARACTER_REFERENCE.lastIndex = i;
+    const m = CHARACTER_REFERENCE.exec(input);
+    if (!m) return undefined;
+    const point = m[1] !== undefined ? Number(m[1]) : m[2] !== undefined ? Number.parseInt(m[2], 16) : NAMED_REFERENCES[m[3]!]!;
+    // No surrogate halves, nothing past Unicode, no NUL: those stay as sent.
+    if (point === 0 || point > 0x10ffff || (point >= 0xd800 && point <= 0xdfff)) return undefined;
+    return { point, length: m[0].length };
+  }
+  URL_ENCODED.lastIndex = i;
+  const m = URL_ENCODED.exec(input);
+  if (!m) return undefined;
+  const point = Number.parseInt(m[1]!, 16);
+  const letter = (point >= 65 && point <= 90) || (point >= 97 && point <= 122);
+  return letter ? { point, length: 3 } : undefined;
 }
 
 /** U+202E: what follows, up to the override's end, is displayed right to left, letters too. */
@@ -162,7 +209,9 @@ function foldNonAscii(point: number): number[] {
   if (point >= 0xd800 && point <= 0xdfff) return [];
   const raw = String.fromCodePoint(point);
   if (INVISIBLE.test(raw)) return [];
-  if (/\s/u.test(raw)) return [SPACE];
+  if (/\s/u.test(raw) || BLANK.test(raw)) return [SPACE];
+  const enclosed = enclosedLetter(point);
+  if (enclosed !== NONE) return [enclosed];
   const out: number[] = [];
   const decomposed = (foldConfusable(raw) ?? raw).normalize("NFKD");
   for (const part of decomposed) {
@@ -172,6 +221,19 @@ function foldNonAscii(point: number): number[] {
   }
   return out.length > MAX_FOLD_LENGTH ? [point] : out;
 }
+
+/**
+ * The letter of an enclosed Latin letter NFKD leaves alone or brackets: negative circled and
+ * negative squared capitals (U+1F150, U+1F170; emoji-styled letters) and parenthesised letters
+ * (U+249C, U+1F110), which NFKD makes "(k)", so the brackets split the word they spell.
+ */
+function enclosedLetter(point: number): number {
+  for (const first of ENCLOSED_ALPHABETS) {
+    if (point >= first && point < first + 26) return 97 + point - first;
+  }
+  return NONE;
+}
+const ENCLOSED_ALPHABETS = [0x1f150, 0x1f170, 0x249c, 0x1f110];
 
 function isSpaceCode(code: number): boolean {
   return code === 32 || (code >= 9 && code <= 13);
@@ -218,6 +280,13 @@ function undoLeet(u: Units): void {
       j++;
     }
     if (letters > 0 && leet > 0) {
+      // "11" beside a letter is "ll" ("ki11"), far more common in words than "ii".
+      for (let k = i; k + 1 < j; k++) {
+        if (chars[k] === ONE && chars[k + 1] === ONE && (isLetter(k > i ? chars[k - 1]! : NONE) || isLetter(k + 2 < j ? chars[k + 2]! : NONE))) {
+          chars[k] = chars[k + 1] = LOWER_L;
+          k++;
+        }
+      }
       for (let k = i; k < j; k++) {
         const c = chars[k]!;
         const mapped = leetOf(c);
@@ -236,7 +305,12 @@ function undoLeet(u: Units): void {
   }
 }
 
-/** Step 3: join runs of >= 3 single letters split by one spacer ("k i l l" -> "kill"). */
+/**
+ * Step 3: join runs of >= 3 single letters split by spacers ("k i l l", "k.i-l_l" -> "kill"). A run
+ * is split by spaces alone or by other spacers alone (mixed among themselves), so "k.i.l.l y.o.u"
+ * stays two words; and a letter tied to another by a non-space spacer belongs to that word, not
+ * to a run split by spaces ("d.o I h.a.v.e" is not "d.oih.ave").
+ */
 function joinSpacedLetters(u: Units): void {
   const { cps: chars, at } = u;
   const len = u.length;
@@ -247,13 +321,17 @@ function joinSpacedLetters(u: Units): void {
   while (i < len) {
     // A lone letter (no letter on either side) opens a candidate run.
     if (letterAt(chars, len, i) && !letterAt(chars, len, i - 1) && !letterAt(chars, len, i + 1)) {
-      const spacer = i + 1 < len ? chars[i + 1]! : NONE;
+      const bySpaces = i + 1 < len && chars[i + 1] === SPACE;
+      const joins = (c: number): boolean => (bySpaces ? c === SPACE : c !== SPACE && SPACER_CPS.has(c));
+      // In a run split by spaces, a letter with a punctuation spacer and a letter on its far side.
+      const tiedElsewhere = (k: number, side: number): boolean => bySpaces && isPunctuationSpacer(chars, len, k + side) && letterAt(chars, len, k + 2 * side);
       let last = i;
       let count = 1;
-      // One spacer kind per run, so "k.i.l.l y.o.u" stays two words.
-      while (SPACER_CPS.has(spacer) && last + 1 < len && chars[last + 1] === spacer && letterAt(chars, len, last + 2) && !letterAt(chars, len, last + 3)) {
-        last += 2;
-        count++;
+      if (!tiedElsewhere(i, -1)) {
+        while (last + 1 < len && joins(chars[last + 1]!) && letterAt(chars, len, last + 2) && !letterAt(chars, len, last + 3) && !tiedElsewhere(last + 2, 1)) {
+          last += 2;
+          count++;
+        }
       }
       if (count >= 3) {
         // Keep the letters, drop the spacers between them.
@@ -275,6 +353,10 @@ function joinSpacedLetters(u: Units): void {
   u.length = w;
 }
 
+function isPunctuationSpacer(chars: Int32Array, len: number, k: number): boolean {
+  return k >= 0 && k < len && chars[k] !== SPACE && SPACER_CPS.has(chars[k]!);
+}
+
 function letterAt(chars: Int32Array, len: number, k: number): boolean {
   return k >= 0 && k < len && isLetter(chars[k]!);
 }
@@ -286,8 +368,14 @@ let outEnd = new Int32Array(256);
 
 /** Normalise text for feature extraction and lexicon matching. Pure and deterministic. */
 export function normalizeText(input: string): NormalizedText {
+  const seen = foldCodePoints(input, scratch);
+  if (seen & HAS_PICTOGRAPH) {
+    separatePictographs(scratch, spare, isLetter);
+    [scratch, spare] = [spare, scratch];
+  }
   const u = scratch;
-  if (foldCodePoints(input, u)) undoLeet(u);
+  if (seen & HAS_EMPHASIS) stripPairedEmphasis(u);
+  if (seen & HAS_LEET) undoLeet(u);
   joinSpacedLetters(u);
   // Step 4: collapse repeated letters ("kiiiill" -> "kil") and runs of spaces; trim.
   // A unit is at most two UTF-16 code units.

@@ -1,0 +1,141 @@
+/*
+ * Characters put inside a word to break it for a filter but not for a reader: emoji
+ * ("ki🔪ll", "kill🔪"), flag letters ("🇰🇮🇱🇱") and paired markdown emphasis ("k**ill**").
+ * Measured before these steps (25 plainly harmful sentences the shipped model flags): an emoji
+ * between letters left 0 of 25 flagged, glued to a word 7, paired emphasis 0.
+ */
+
+/** Units being normalised: code points and the input code-point offset each came from (normalize.ts). */
+export interface Units {
+  cps: Int32Array;
+  at: Int32Array;
+  length: number;
+}
+
+export function push(u: Units, point: number, at: number): void {
+  if (u.length === u.cps.length) {
+    const cps = new Int32Array(u.length * 2), ats = new Int32Array(u.length * 2);
+    cps.set(u.cps);
+    ats.set(u.at);
+    u.cps = cps;
+    u.at = ats;
+  }
+  u.cps[u.length] = point;
+  u.at[u.length++] = at;
+}
+
+const SPACE = 32;
+const REGIONAL_A = 0x1f1e6;
+const REGIONAL_Z = 0x1f1ff;
+const PICTOGRAPH = /\p{Extended_Pictographic}|\p{Emoji_Modifier}|\p{Regional_Indicator}/u;
+/** Per code point below 0x20000 (every emoji is): 0 = not asked yet, 1 = pictograph, 2 = not. */
+const pictographMemo = new Uint8Array(0x20000);
+
+/** An emoji, a skin-tone modifier or a flag letter (Unicode's Extended_Pictographic and kin). */
+export function isPictograph(point: number): boolean {
+  if (point < 0xa9) return false;
+  if (point >= 0x20000) return false;
+  let known = pictographMemo[point]!;
+  if (known === 0) {
+    known = PICTOGRAPH.test(String.fromCodePoint(point)) ? 1 : 2;
+    pictographMemo[point] = known;
+  }
+  return known === 1;
+}
+
+const isRegional = (point: number): boolean => point >= REGIONAL_A && point <= REGIONAL_Z;
+
+/**
+ * Emoji inside a word are dropped ("ki🔪ll" is "kill"), emoji glued to a word are parted from it by
+ * a space ("kill🔪" is "kill 🔪", two tokens the model knows, not one it never saw), and a run of
+ * flag letters that is not one flag (two of them) is read as the letters it spells. Writes the
+ * result into `out` (emptied first); `isLetter` is the normaliser's letter test.
+ */
+export function separatePictographs(u: Units, out: Units, isLetter: (point: number) => boolean): void {
+  out.length = 0;
+  const { cps, at, length } = u;
+  let k = 0;
+  while (k < length) {
+    if (!isPictograph(cps[k]!)) {
+      push(out, cps[k]!, at[k]!);
+      k++;
+      continue;
+    }
+    let end = k;
+    let regional = 0;
+    while (end < length && isPictograph(cps[end]!)) {
+      if (isRegional(cps[end]!)) regional++;
+      end++;
+    }
+    const runLength = end - k;
+    if (regional === runLength && runLength !== 2) {
+      for (let j = k; j < end; j++) push(out, cps[j]! - REGIONAL_A + 97, at[j]!);
+      k = end;
+      continue;
+    }
+    const letterBefore = out.length > 0 && isLetter(out.cps[out.length - 1]!);
+    const letterAfter = end < length && isLetter(cps[end]!);
+    if (!(letterBefore && letterAfter)) {
+      if (letterBefore) push(out, SPACE, at[k]!);
+      for (let j = k; j < end; j++) push(out, cps[j]!, at[j]!);
+      if (letterAfter) push(out, SPACE, at[end - 1]!);
+    }
+    k = end;
+  }
+}
+
+const EMPHASIS = new Set([42, 95, 126]); // * _ ~
+
+/** Whether the code point can start markdown emphasis (so that most text skips the step). */
+export function isEmphasisMark(point: number): boolean {
+  return EMPHASIS.has(point);
+}
+
+/**
+ * Removes markdown emphasis from a space-delimited word that holds it paired ("k**ill**",
+ * "**kill**", "~~kill~~"): runs of two or more of one mark, at least two runs in the word. A single
+ * run stays, since "f**k" is a masked word the tokenizer keeps whole. Compacts in place.
+ */
+export function stripPairedEmphasis(u: Units): void {
+  const { cps, at } = u;
+  const length = u.length;
+  let w = 0;
+  let i = 0;
+  while (i < length) {
+    if (cps[i] === SPACE) {
+      cps[w] = cps[i]!;
+      at[w++] = at[i++]!;
+      continue;
+    }
+    let end = i;
+    while (end < length && cps[end] !== SPACE) end++;
+    const paired = emphasisRuns(cps, i, end) >= 2;
+    // Run by run (one mark repeated): the write position never passes the read one.
+    for (let j = i; j < end; ) {
+      const c = cps[j]!;
+      let runEnd = j + 1;
+      while (runEnd < end && cps[runEnd] === c) runEnd++;
+      if (!(paired && EMPHASIS.has(c) && runEnd - j >= 2)) {
+        for (let t = j; t < runEnd; t++) {
+          cps[w] = c;
+          at[w++] = at[t]!;
+        }
+      }
+      j = runEnd;
+    }
+    i = end;
+  }
+  u.length = w;
+}
+
+function emphasisRuns(cps: Int32Array, from: number, to: number): number {
+  let runs = 0;
+  for (let j = from; j < to; ) {
+    const c = cps[j]!;
+    let end = j + 1;
+    while (end < to && cps[end] === c) end++;
+    if (EMPHASIS.has(c) && end - j >= 2) runs++;
+    j = end;
+  }
+  return runs;
+}
