@@ -5,6 +5,7 @@ import { createLogger } from "./base/logger.js";
 import { ConfigError, readConfig } from "./config/config.js";
 import { SigningKeyError } from "./signing/ed25519-keys.js";
 import { isPostgresSettingRefused } from "./storage/storage-errors.js";
+import { NewerSchemaError } from "./storage/migrate.js";
 
 /** Entry point: read the config, build the context, listen, and shut down cleanly on a signal. */
 async function main(): Promise<void> {
@@ -29,6 +30,10 @@ async function main(): Promise<void> {
     if (error instanceof SigningKeyError || error instanceof ConfigError) {
       process.stderr.write(`configuration error: ${error.message}
 `);
+      process.exit(2);
+    }
+    if (error instanceof NewerSchemaError) {
+      process.stderr.write(`storage error: ${error.message}\n`);
       process.exit(2);
     }
     // PostgreSQL's own message names the user or database, never the password.

@@ -66,17 +66,24 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext): void 
   app.post("/dashboard/login", async (request, reply) => {
     const state = stateOf(request);
     const form = (request.body ?? {}) as Form;
-    const email = normalizeEmail((form.email ?? "").slice(0, 1024)).slice(0, 254);
+    const typed = (form.email ?? "").slice(0, 1024);
+    const email = normalizeEmail(typed).slice(0, 254);
     const password = (form.password ?? "").slice(0, MAX_PASSWORD_LENGTH + 1);
-    const wait = await loginLimiter.retryAfterMs(email, request.ip);
+    // Looked up by the spelling typed: an account stored before addresses were normalised keeps
+    // its spelling where another account already had the normalised one (the 20261203-1300
+    // migration), and only the typed spelling reaches it.
+    const account = email ? await ctx.accounts.findAccountByEmail(typed.slice(0, 254)) : undefined;
+    // Failures count per account reached (its stored spelling), so two accounts whose addresses
+    // normalise alike do not lock each other out, and spellings of one account share one count.
+    const counted = account?.email ?? email;
+    const wait = await loginLimiter.retryAfterMs(counted, request.ip);
     if (wait > 0) {
       reply.header("retry-after", String(Math.ceil(wait / 1000)));
       return sendPage(reply, login(state.csrf, { email, error: `Too many failed attempts. Try again in ${Math.ceil(wait / 60_000)} minutes.` }), 429);
     }
     // Per IP (every attempt counts) and per account (back-off after many failures from anywhere).
-    const refusal = await throttle.beforeLogin(email, request.ip);
+    const refusal = await throttle.beforeLogin(counted, request.ip);
     if (refusal) return refuse(reply, refusal, login(state.csrf, { email, error: refusal.message }));
-    const account = email ? await ctx.accounts.findAccountByEmail(email) : undefined;
     let ok: boolean;
     try {
       // Unknown emails cost a full scrypt too, so timing does not reveal which emails exist.
@@ -86,14 +93,14 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext): void 
       return refuse(reply, HASHING_BUSY, login(state.csrf, { email, error: HASHING_BUSY.message }));
     }
     if (!account || !account.passwordHash || !ok) {
-      await loginLimiter.recordFailure(email, request.ip);
-      await throttle.recordLoginFailure(email);
+      await loginLimiter.recordFailure(counted, request.ip);
+      await throttle.recordLoginFailure(counted);
       return sendPage(reply, login(state.csrf, { email, error: "Email or password is incorrect." }), 401);
     }
     if (account.disabledAt !== null) {
       return sendPage(reply, login(state.csrf, { email, error: "This account is disabled. Ask the operator of this service." }), 403);
     }
-    await loginLimiter.recordSuccess(email, request.ip);
+    await loginLimiter.recordSuccess(counted, request.ip);
     // A fresh session on every log-in: nothing chosen before log-in survives it.
     if (state.session) await sessions.destroy(state.session.token);
     const session = await sessions.create(account.id);

@@ -3,7 +3,6 @@ import type { Logger } from "../base/logger.js";
 import type { RateLimitFailureMode } from "../rate-limit/read-rate-limit-config.js";
 import { RateLimiterUnavailableError, type RateLimitDecision, type RateLimiter } from "../rate-limit/rate-limiter.js";
 import type { AbuseLimitsConfig } from "./read-abuse-limits-config.js";
-import { normalizeEmail } from "../base/email-address.js";
 
 const LOGIN_WINDOW_MS = 15 * 60_000;
 const SIGNUP_WINDOW_MS = 60 * 60_000;
@@ -32,7 +31,8 @@ export interface Refusal {
 export function createAuthThrottle(deps: { store: RateLimiter; limits: AbuseLimitsConfig; failureMode: RateLimitFailureMode; log?: Logger }) {
   const { store, limits } = deps;
   const hash = (kind: string, value: string) => `dashboard:${kind}:${createHash("sha256").update(value).digest("base64url").slice(0, 32)}`;
-  const accountKey = (email: string) => hash("login-failures", normalizeEmail(email));
+  // One spelling per account, given by the caller (auth-routes.ts) and taken as given.
+  const accountKey = (account: string) => hash("login-failures", account);
 
   /** Runs the store calls; a store that cannot answer refuses (closed) or lets through (open). */
   async function guarded(check: () => Promise<Refusal | undefined>): Promise<Refusal | undefined> {

@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Database } from "../storage/database.js";
 import { toNumber } from "../storage/database.js";
-import { normalizeEmail } from "../base/email-address.js";
 
 /**
  * Failed log-ins per (email, client IP): after `maxFailures` within `windowMs` of the first, the
@@ -14,7 +13,10 @@ export function createLoginLimiter(options: { db: Database; clock: () => number;
   const { db, clock } = options;
   const maxFailures = options.maxFailures ?? 5;
   const windowMs = options.windowMs ?? 15 * 60_000;
-  const pairHash = (email: string, ip: string) => createHash("sha256").update(`${normalizeEmail(email)}\u0000${ip}`).digest("hex");
+  // `account` is the caller's one spelling per account (auth-routes.ts: the stored address of the
+  // account reached, else the normalised address typed), taken as given: two older accounts whose
+  // addresses normalise alike must not share a count.
+  const pairHash = (account: string, ip: string) => createHash("sha256").update(`${account}\u0000${ip}`).digest("hex");
 
   return {
     /** Milliseconds until another attempt is allowed, or 0 when it is allowed now. */

@@ -13,6 +13,7 @@ export async function migrate(db: Database, migrations: readonly Migration[] = M
   return db.withExclusiveLock(async (locked) => {
     await locked.execute(`CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)`);
     const done = new Set((await locked.query<{ id: string }>(`SELECT id FROM schema_migrations`)).map((r) => r.id));
+    refuseNewerSchema(done, migrations);
     const applied: string[] = [];
     for (const migration of [...migrations].sort((a, b) => a.id.localeCompare(b.id))) {
       if (done.has(migration.id)) continue;
@@ -37,5 +38,28 @@ async function allApplied(db: Database, migrations: readonly Migration[]): Promi
     : `SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`;
   if ((await db.query(exists)).length === 0) return false;
   const done = new Set((await db.query<{ id: string }>(`SELECT id FROM schema_migrations`)).map((r) => r.id));
+  refuseNewerSchema(done, migrations);
   return migrations.every((m) => done.has(m.id));
+}
+
+/**
+ * A store migrated by a newer version of the service (say, after a downgrade, or an old replica
+ * restarted beside upgraded ones): this version would run on it without a word, ignoring what the
+ * newer one stores (an account disabled by `modctl account disable` answered again) and writing
+ * rows the newer one has already respelt.
+ */
+export class NewerSchemaError extends Error {
+  constructor(readonly unknownIds: string[]) {
+    super(
+      `the database was migrated by a newer version of this service (migration ${unknownIds.join(", ")}, which this version does not have): ` +
+        "run that version or a later one, or restore a backup taken before the upgrade",
+    );
+    this.name = "NewerSchemaError";
+  }
+}
+
+function refuseNewerSchema(done: ReadonlySet<string>, migrations: readonly Migration[]): void {
+  const known = new Set(migrations.map((m) => m.id));
+  const unknown = [...done].filter((id) => !known.has(id)).sort();
+  if (unknown.length > 0) throw new NewerSchemaError(unknown);
 }

@@ -33,6 +33,36 @@ describe.each<StoreKind>(["sqlite", "postgres"])("dashboard security on %s", (st
     expect(sessions.map((s) => s.token_hash)).not.toContain(token);
   });
 
+  // Before addresses were normalised, "zoe\u0308@" (decomposed) and "zoë@" were two accounts; the
+  // migration that respelt older rows leaves such a pair as it is. The log-in looked the address up
+  // normalised, so the older one could not log in (or, with the same password, reached the other),
+  // and the two shared one failure count.
+  it("logs in an older account stored under a spelling another account has normalised, and counts its failures apart", async () => {
+    const composed = "zo\u00eb-login@example.test";
+    const decomposed = "zoe\u0308-login@example.test";
+    const sessionsOf = async (accountId: string) => (await server.ctx.db.query<{ token_hash: string }>(`SELECT token_hash FROM dashboard_sessions WHERE account_id = $1`, [accountId])).length;
+    await createFormClient(server.httpUrl).signup(composed, "composed owner password 1");
+    await createFormClient(server.httpUrl).signup("older-spelling@example.test", "decomposed owner password 2");
+    await server.ctx.db.execute(`UPDATE accounts SET email = $1 WHERE email = $2`, [decomposed, "older-spelling@example.test"]);
+    const older = (await server.ctx.db.query<{ id: string }>(`SELECT id FROM accounts WHERE email = $1`, [decomposed]))[0]!.id;
+    const newer = (await server.ctx.db.query<{ id: string }>(`SELECT id FROM accounts WHERE email = $1`, [composed]))[0]!.id;
+    const logIn = async (address: string, password: string) => {
+      const client = createFormClient(server.httpUrl);
+      await client.get("/dashboard/login");
+      return (await client.post("/dashboard/login", { email: address, password })).status;
+    };
+    const olderSessions = await sessionsOf(older);
+    expect(await logIn(decomposed, "decomposed owner password 2")).toBe(303);
+    expect(await sessionsOf(older)).toBe(olderSessions + 1);
+    expect(await logIn(composed, "composed owner password 1")).toBe(303);
+    // The older owner's mistakes lock only the older owner's address out, not the newer one's.
+    for (let i = 0; i < 5; i++) expect(await logIn(decomposed, "wrong password guess")).toBe(401);
+    expect(await logIn(decomposed, "decomposed owner password 2")).toBe(429);
+    const newerSessions = await sessionsOf(newer);
+    expect(await logIn(composed, "composed owner password 1")).toBe(303);
+    expect(await sessionsOf(newer)).toBe(newerSessions + 1);
+  });
+
   it("marks the session cookie Secure behind a TLS-terminating proxy", async () => {
     const client = createFormClient(server.httpUrl, { origin: server.httpUrl.replace("http:", "https:") });
     await client.get("/dashboard/signup", { "x-forwarded-proto": "https" });

@@ -32,3 +32,26 @@ it("names the metrics listener on its stdout line, so METRICS_PORT=0's chosen po
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }, 60_000);
+
+it("exits 2 with one line when the store was migrated by a newer version, instead of serving on it", async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "moderation-newer-store-"));
+  try {
+    const { createSqliteDatabase } = await import("../../src/storage/sqlite-database.js");
+    const { migrate } = await import("../../src/storage/migrate.js");
+    const db = createSqliteDatabase(path.join(dir, "moderation.sqlite"));
+    await migrate(db);
+    await db.execute(`INSERT INTO schema_migrations (id, applied_at) VALUES ($1, $2)`, ["29991231-0000-from-the-future", 1]);
+    await db.close();
+    const child = spawn(process.execPath, ["--import", "./src/boot/ts-loader.mjs", "src/main.ts"], {
+      env: { PATH: process.env.PATH ?? "", PORT: "0", GRPC_PORT: "0", DATA_DIR: dir, IMAGE_MODEL_LOAD: "lazy", LOG_LEVEL: "silent" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let err = "";
+    child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
+    const code = await new Promise((resolve) => child.once("exit", resolve));
+    expect(code).toBe(2);
+    expect(err).toMatch(/^storage error: the database was migrated by a newer version of this service \(migration 29991231-0000-from-the-future,/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}, 60_000);

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Database } from "../../src/storage/database.js";
-import { migrate } from "../../src/storage/migrate.js";
+import { migrate, NewerSchemaError } from "../../src/storage/migrate.js";
 import { MIGRATIONS } from "../../src/storage/migrations/index.js";
 import { createStoreLocation, STORE_KINDS, type StoreLocation } from "./store-fixtures.js";
 
@@ -55,6 +55,24 @@ describe.each(STORE_KINDS)("migrations on %s", (kind) => {
     const again = await open(location);
     expect(await appliedIds(again)).toEqual(ALL_IDS);
     expect(await again.query(`SELECT email FROM accounts WHERE id = $1`, ["acct_keep"])).toEqual([{ email: "keep@example.test" }]);
+  });
+
+  // An old version started on a store a newer one had migrated ran without a word: an account
+  // `modctl account disable` had disabled answered again, and new sign-ups were stored in a
+  // spelling the newer version had already respelt everywhere.
+  it("refuses a store migrated by a newer version, by the ids it does not have, and changes nothing", async () => {
+    const location = await freshStore();
+    const db = await open(location);
+    await db.execute(`INSERT INTO schema_migrations (id, applied_at) VALUES ($1, $2)`, ["29991231-0000-from-the-future", 1]);
+    await expect(migrate(db)).rejects.toThrow(/migrated by a newer version of this service \(migration 29991231-0000-from-the-future,/);
+    await expect(migrate(db)).rejects.toBeInstanceOf(NewerSchemaError);
+    // This version's own last migration missing too: still refused, before anything is applied.
+    await db.execute(`DELETE FROM schema_migrations WHERE id = $1`, [ALL_IDS.at(-1)!]);
+    await expect(migrate(db)).rejects.toBeInstanceOf(NewerSchemaError);
+    expect(await appliedIds(db)).toEqual([...ALL_IDS.slice(0, -1), "29991231-0000-from-the-future"].sort());
+    // An older version (one migration fewer) on a store this version migrated.
+    const current = await open(await freshStore());
+    await expect(migrate(current, MIGRATIONS.filter((m) => m.id !== ALL_IDS.at(-1)))).rejects.toThrow(ALL_IDS.at(-1)!);
   });
 
   it("lets several processes open one fresh store at the same moment: each migration is applied exactly once", async () => {
