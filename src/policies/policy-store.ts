@@ -51,7 +51,7 @@ export function createPolicyStore(db: Database, clock: () => number = Date.now) 
 
   const scopeOf = (scope: PolicyScope) => scope.keyId ?? "";
   const toPolicy = (row: VersionRow): Policy => ({
-    id: row.policy_id, version: toNumber(row.version), ...(JSON.parse(row.rules) as PolicyRules),
+    id: row.policy_id, version: toNumber(row.version), ...termsOnOneLine(JSON.parse(row.rules) as PolicyRules),
   });
 
   function compiledVersion(db: Database, accountId: string, row: { policy_id: string; scope: string; version: unknown }): Promise<CompiledPolicy> {
@@ -175,4 +175,18 @@ function isDuplicateKey(error: unknown): boolean {
     if ((e as { code?: unknown }).code === "23505" || /UNIQUE constraint|duplicate key/i.test(e.message)) return true;
   }
   return false;
+}
+
+/**
+ * Terms as the versions before 2026-12-14 could store them: a line break inside one (refused since,
+ * as the dashboard's form is a term per line) is read as the space it matches as (normalisation
+ * reads any line break as a space). Read as stored, such a term came back from `modctl policy get`
+ * refused by `policy set`, and the dashboard's form split it in two, so saving the page unchanged
+ * made "two\nlines" two terms and flagged "I have two cats".
+ */
+function termsOnOneLine(rules: PolicyRules): PolicyRules {
+  const oneLine = (term: string) => term.replace(/\s*[\r\n\u2028\u2029]+\s*/g, " ");
+  const spans = (term: string) => /[\r\n\u2028\u2029]/.test(term);
+  if (!rules.blockList.some((b) => spans(b.term)) && !rules.allowList.some(spans)) return rules;
+  return { ...rules, blockList: rules.blockList.map((b) => ({ ...b, term: oneLine(b.term) })), allowList: rules.allowList.map(oneLine) };
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPolicyStore } from "../../src/policies/policy-store.js";
+import { findPolicyTerms } from "../../src/policies/apply-policy.js";
 import type { Database } from "../../src/storage/database.js";
 import { ApiError } from "../../src/errors/api-error.js";
 import { createStoreLocation, STORE_KINDS, type StoreLocation } from "../storage/store-fixtures.js";
@@ -38,6 +39,27 @@ describe.each(STORE_KINDS)("policy store on %s", (kind) => {
       expect.arrayContaining([["account", 1, 0, "user:alice@example.test"], ["account", 2, 1, "modctl"], ["key", 1, 0, "api:key_2"]]),
     );
     expect(history).toHaveLength(3);
+  });
+
+  // Versions before 2026-12-14 stored terms with a line break; the dashboard's form (a term per line)
+  // split such a term in two, so saving the page unchanged flagged "I have two cats".
+  it("reads a stored term holding a line break as the one-line term it matches as", async () => {
+    const store = createPolicyStore(a);
+    const rules = { thresholds: {}, blockList: [{ term: "two\nlines", category: "hate" }, { term: "plain", category: "custom" }], allowList: ["good\r\n  game"] };
+    await a.execute(
+      `INSERT INTO policy_versions (policy_id, account_id, scope, version, rules, changed_at, changed_by) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      ["pol_older", "acct_lines", "", 1, JSON.stringify(rules), 1, "modctl"],
+    );
+    const stored = (await store.current({ accountId: "acct_lines" }))!;
+    expect(stored.blockList).toEqual([{ term: "two lines", category: "hate" }, { term: "plain", category: "custom" }]);
+    expect(stored.allowList).toEqual(["good game"]);
+    // The same meaning as before, and what it reads now is accepted back unchanged.
+    const compiled = (await store.forCaller("acct_lines", "key_any"))!;
+    expect(findPolicyTerms("we saw two lines of text", compiled).length).toBe(1);
+    expect(findPolicyTerms("two\nlines", compiled).length).toBe(1);
+    expect(findPolicyTerms("I have two cats", compiled)).toEqual([]);
+    const saved = await store.update({ accountId: "acct_lines" }, { thresholds: stored.thresholds, blockList: stored.blockList, allowList: stored.allowList }, "modctl");
+    expect(saved.blockList).toEqual(stored.blockList);
   });
 
   it("refuses an invalid draft and stores nothing", async () => {
