@@ -46,7 +46,7 @@ const cp = (ch: string): number => ch.codePointAt(0)!;
 const LEET_BY_CP = new Map<number, number>(Object.entries(LEET).map(([k, v]) => [cp(k), cp(v)]));
 const LEET_ASCII = Int32Array.from({ length: 128 }, (_, c) => LEET_BY_CP.get(c) ?? NONE);
 const SPACER_CPS = new Set<number>([...SPACER].map(cp));
-const BANG = cp("!"), BAR = cp("|"), PLUS = cp("+"), DOLLAR = cp("$"), ONE = cp("1"), LOWER_L = cp("l");
+const BANG = cp("!"), BAR = cp("|"), PLUS = cp("+"), DOLLAR = cp("$");
 
 /**
  * Growable parallel arrays of units (word-breakers.ts). One scratch set is reused, as normalisation
@@ -280,13 +280,6 @@ function undoLeet(u: Units): void {
       j++;
     }
     if (letters > 0 && leet > 0) {
-      // "11" beside a letter is "ll" ("ki11"), far more common in words than "ii".
-      for (let k = i; k + 1 < j; k++) {
-        if (chars[k] === ONE && chars[k + 1] === ONE && (isLetter(k > i ? chars[k - 1]! : NONE) || isLetter(k + 2 < j ? chars[k + 2]! : NONE))) {
-          chars[k] = chars[k + 1] = LOWER_L;
-          k++;
-        }
-      }
       for (let k = i; k < j; k++) {
         const c = chars[k]!;
         const mapped = leetOf(c);
