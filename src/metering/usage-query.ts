@@ -1,7 +1,9 @@
 import { ApiError } from "../errors/api-error.js";
 import { isGranularity, type Granularity } from "./usage-counts.js";
 
-const DEFAULT_RANGE_MS = 30 * 86_400_000;
+const DAY_MS = 86_400_000;
+/** Without `from`: the 30 UTC days ending with the one `to` falls in, as the dashboard shows them. */
+const DEFAULT_DAYS = 30;
 
 interface UsageQuery {
   granularity: Granularity;
@@ -13,7 +15,8 @@ interface UsageQuery {
 
 /**
  * Checks a usage query the same way for RPC, HTTP and modctl. Times arrive in Unix seconds;
- * 0 (proto's default) or absent means "30 days ago" and "now".
+ * 0 (proto's default) or absent means "now" for `to` and, for `from`, the start of the 30 UTC
+ * days ending with the day of `to` (30 whole days: to - 30 days reached into a 31st).
  */
 export function resolveUsageQuery(input: { granularity?: string; from?: number; to?: number }, now: number): UsageQuery {
   const granularity = input.granularity === undefined || input.granularity === "" ? "day" : input.granularity;
@@ -26,7 +29,7 @@ export function resolveUsageQuery(input: { granularity?: string; from?: number; 
     }
   }
   const to = input.to ? input.to * 1000 : now;
-  const from = input.from ? input.from * 1000 : to - DEFAULT_RANGE_MS;
+  const from = input.from ? input.from * 1000 : Math.floor((to - 1) / DAY_MS) * DAY_MS - (DEFAULT_DAYS - 1) * DAY_MS;
   if (from >= to) throw new ApiError("invalid_request", "from must be earlier than to.");
   return { granularity, from, to };
 }
@@ -42,12 +45,17 @@ function isCalendarDate(raw: string): boolean {
   return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
 
-/** Parses a query-string time: Unix seconds, or an ISO 8601 date such as 2026-11-01. */
+/**
+ * Parses a query-string time: Unix seconds, or an ISO 8601 date such as 2026-11-01, read as UTC
+ * when it names no offset (a date alone and a date and time alike: Date.parse reads the second in
+ * the process's local time zone, so the same query meant other hours on a server outside UTC).
+ */
 export function parseTimeParam(name: string, raw: string | undefined): number | undefined {
   if (raw === undefined || raw === "") return undefined;
   if (/^\d+$/.test(raw)) return Number(raw);
   // ISO 8601's shape first: Date.parse alone also reads "1.5", "-1" and "2026-11-01 junk" as some date.
-  const ms = ISO_8601.test(raw) && isCalendarDate(raw) ? Date.parse(raw) : Number.NaN;
+  const utc = raw.includes("T") && !/(?:Z|[+-]\d{2}:?\d{2})$/.test(raw) ? `${raw}Z` : raw;
+  const ms = ISO_8601.test(raw) && isCalendarDate(raw) ? Date.parse(utc) : Number.NaN;
   if (Number.isNaN(ms)) throw new ApiError("invalid_request", `${name} must be Unix seconds or an ISO 8601 date; got "${raw.slice(0, 40)}".`);
   return Math.floor(ms / 1000);
 }
