@@ -123,32 +123,45 @@ function flagsOf(point: number): number {
   return (leetOf(point) !== NONE ? HAS_LEET : 0) | (isPictograph(point) ? HAS_PICTOGRAPH : 0);
 }
 
-const AMPERSAND = 38, PERCENT = 37;
-const NAMED_REFERENCES: Record<string, number> = { amp: 38, lt: 60, gt: 62, quot: 34, apos: 39, nbsp: 160 };
-const CHARACTER_REFERENCE = /&(?:#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6})|(amp|lt|gt|quot|apos|nbsp));/y;
-const URL_ENCODED = /%([0-9a-fA-F]{2})/y;
+const AMPERSAND = 38, PERCENT = 37, HASH = 35;
+const NAMED_REFERENCES = new Map<string, number>([["amp", 38], ["lt", 60], ["gt", 62], ["quot", 34], ["apos", 39], ["nbsp", 160]]);
+/** The longest reference read: "&#x10ffff;" and "&#1114111;" are 10 characters. */
+const LONGEST_REFERENCE = 10;
 
 /**
  * The character an escape at `i` stands for: an HTML character reference ("&#107;", "&#x6b;",
  * "&amp;"), shown as the character by anything that renders the text as HTML, or a URL-encoded
  * letter ("%6B"; other bytes stay as sent, so "100%" and "%20" are text). Undefined when none.
+ * Read by hand: a regular expression per "&" or "%" doubled the cost of a short text holding a URL.
  */
 function escapedCharacter(input: string, i: number): { point: number; length: number } | undefined {
-  if (input.charCodeAt(i) === AMPERSAND) {
-    CHARACTER_REFERENCE.lastIndex = i;
-    const m = CHARACTER_REFERENCE.exec(input);
-    if (!m) return undefined;
-    const point = m[1] !== undefined ? Number(m[1]) : m[2] !== undefined ? Number.parseInt(m[2], 16) : NAMED_REFERENCES[m[3]!]!;
-    // No surrogate halves, nothing past Unicode, no NUL: those stay as sent.
-    if (point === 0 || point > 0x10ffff || (point >= 0xd800 && point <= 0xdfff)) return undefined;
-    return { point, length: m[0].length };
+  if (input.charCodeAt(i) === PERCENT) {
+    const high = hexValue(input.charCodeAt(i + 1)), low = hexValue(input.charCodeAt(i + 2));
+    if (high < 0 || low < 0) return undefined;
+    const point = high * 16 + low;
+    const letter = (point >= 65 && point <= 90) || (point >= 97 && point <= 122);
+    return letter ? { point, length: 3 } : undefined;
   }
-  URL_ENCODED.lastIndex = i;
-  const m = URL_ENCODED.exec(input);
-  if (!m) return undefined;
-  const point = Number.parseInt(m[1]!, 16);
-  const letter = (point >= 65 && point <= 90) || (point >= 97 && point <= 122);
-  return letter ? { point, length: 3 } : undefined;
+  const end = input.indexOf(";", i + 2);
+  if (end < 0 || end - i > LONGEST_REFERENCE - 1) return undefined;
+  let point: number;
+  if (input.charCodeAt(i + 1) === HASH) {
+    const hex = (input.charCodeAt(i + 2) | 32) === 120; // "x" or "X"
+    const digits = input.slice(i + (hex ? 3 : 2), end);
+    if (digits.length === 0 || !(hex ? /^[0-9a-f]+$/i : /^\d+$/).test(digits)) return undefined;
+    point = Number.parseInt(digits, hex ? 16 : 10);
+  } else {
+    point = NAMED_REFERENCES.get(input.slice(i + 1, end)) ?? NONE;
+  }
+  // No surrogate halves, nothing past Unicode, no NUL: those stay as sent.
+  if (point <= 0 || point > 0x10ffff || (point >= 0xd800 && point <= 0xdfff)) return undefined;
+  return { point, length: end - i + 1 };
+}
+
+function hexValue(code: number): number {
+  if (code >= 48 && code <= 57) return code - 48;
+  const lower = code | 32;
+  return lower >= 97 && lower <= 102 ? lower - 87 : -1;
 }
 
 /** U+202E: what follows, up to the override's end, is displayed right to left, letters too. */
@@ -315,13 +328,10 @@ function joinSpacedLetters(u: Units): void {
     // A lone letter (no letter on either side) opens a candidate run.
     if (letterAt(chars, len, i) && !letterAt(chars, len, i - 1) && !letterAt(chars, len, i + 1)) {
       const bySpaces = i + 1 < len && chars[i + 1] === SPACE;
-      const joins = (c: number): boolean => (bySpaces ? c === SPACE : c !== SPACE && SPACER_CPS.has(c));
-      // In a run split by spaces, a letter with a punctuation spacer and a letter on its far side.
-      const tiedElsewhere = (k: number, side: number): boolean => bySpaces && isPunctuationSpacer(chars, len, k + side) && letterAt(chars, len, k + 2 * side);
       let last = i;
       let count = 1;
-      if (!tiedElsewhere(i, -1)) {
-        while (last + 1 < len && joins(chars[last + 1]!) && letterAt(chars, len, last + 2) && !letterAt(chars, len, last + 3) && !tiedElsewhere(last + 2, 1)) {
+      if (!(bySpaces && tiedElsewhere(chars, len, i, -1))) {
+        while (last + 1 < len && joinsRun(chars[last + 1]!, bySpaces) && letterAt(chars, len, last + 2) && !letterAt(chars, len, last + 3) && !(bySpaces && tiedElsewhere(chars, len, last + 2, 1))) {
           last += 2;
           count++;
         }
@@ -346,6 +356,16 @@ function joinSpacedLetters(u: Units): void {
   u.length = w;
 }
 
+/** Whether `c` continues a run split by spaces (`bySpaces`) or by other spacers. */
+function joinsRun(c: number, bySpaces: boolean): boolean {
+  return bySpaces ? c === SPACE : c !== SPACE && SPACER_CPS.has(c);
+}
+
+/** For a run split by spaces: the letter at `k` has a punctuation spacer and a letter on side `side`. */
+function tiedElsewhere(chars: Int32Array, len: number, k: number, side: number): boolean {
+  return isPunctuationSpacer(chars, len, k + side) && letterAt(chars, len, k + 2 * side);
+}
+
 function isPunctuationSpacer(chars: Int32Array, len: number, k: number): boolean {
   return k >= 0 && k < len && chars[k] !== SPACE && SPACER_CPS.has(chars[k]!);
 }
@@ -362,9 +382,10 @@ let outEnd = new Int32Array(256);
 /** Normalise text for feature extraction and lexicon matching. Pure and deterministic. */
 export function normalizeText(input: string): NormalizedText {
   const seen = foldCodePoints(input, scratch);
-  if (seen & HAS_PICTOGRAPH) {
-    separatePictographs(scratch, spare, isLetter);
-    [scratch, spare] = [spare, scratch];
+  if (seen & HAS_PICTOGRAPH && separatePictographs(scratch, spare, isLetter)) {
+    const swapped = scratch;
+    scratch = spare;
+    spare = swapped;
   }
   const u = scratch;
   if (seen & HAS_EMPHASIS) stripPairedEmphasis(u);

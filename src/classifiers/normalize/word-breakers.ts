@@ -49,11 +49,14 @@ const isRegional = (point: number): boolean => point >= REGIONAL_A && point <= R
  * Emoji inside a word are dropped ("ki🔪ll" is "kill"), emoji glued to a word are parted from it by
  * a space ("kill🔪" is "kill 🔪", two tokens the model knows, not one it never saw), and a run of
  * flag letters that is not one flag (two of them) is read as the letters it spells. Writes the
- * result into `out` (emptied first); `isLetter` is the normaliser's letter test.
+ * result into `out` (emptied first) and returns true; returns false, writing nothing, when no
+ * pictograph touches a letter and none is a flag letter (most text with emoji: "good 😂 thanks").
+ * `isLetter` is the normaliser's letter test.
  */
-export function separatePictographs(u: Units, out: Units, isLetter: (point: number) => boolean): void {
-  out.length = 0;
+export function separatePictographs(u: Units, out: Units, isLetter: (point: number) => boolean): boolean {
   const { cps, at, length } = u;
+  if (!touchesLetters(u, isLetter)) return false;
+  out.length = 0;
   let k = 0;
   while (k < length) {
     if (!isPictograph(cps[k]!)) {
@@ -82,6 +85,17 @@ export function separatePictographs(u: Units, out: Units, isLetter: (point: numb
     }
     k = end;
   }
+  return true;
+}
+
+function touchesLetters(u: Units, isLetter: (point: number) => boolean): boolean {
+  const { cps, length } = u;
+  for (let k = 0; k < length; k++) {
+    const c = cps[k]!;
+    if (c < 0xa9 || !isPictograph(c)) continue;
+    if (isRegional(c) || (k > 0 && isLetter(cps[k - 1]!)) || (k + 1 < length && isLetter(cps[k + 1]!))) return true;
+  }
+  return false;
 }
 
 const EMPHASIS = new Set([42, 95, 126]); // * _ ~
