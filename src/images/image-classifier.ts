@@ -8,7 +8,8 @@ import type { DecodedImage } from "./decoded-image.js";
 export interface ImageClassifier {
   /** Version id reported in the item's `models`, e.g. "nsfwjs-mobilenet_v2@4.3.0". */
   readonly id: string;
-  classify(image: DecodedImage): Promise<Verdict>;
+  /** `signal`: the call's; once aborted, work not yet started need not be done. */
+  classify(image: DecodedImage, signal?: AbortSignal): Promise<Verdict>;
   /** Releases workers or connections, when the classifier holds any. */
   close?(): Promise<void>;
 }

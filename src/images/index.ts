@@ -39,7 +39,7 @@ export interface ImageModeration {
   /** Parses and decodes a data URI; throws ApiError invalid_image / unsupported_image_type / image_too_large. */
   decode(dataUri: string): Promise<DecodedImage>;
   /** Embedded model verdict: `sexual` only. */
-  classify(image: DecodedImage): Promise<Verdict>;
+  classify(image: DecodedImage, signal?: AbortSignal): Promise<Verdict>;
   /** Throws ApiError deep_analysis_not_configured or deep_analysis_unavailable. */
   deepAnalyze(image: DecodedImage, signal?: AbortSignal): Promise<DeepAnalysisResult>;
   /** Throws deep_analysis_not_configured; call it before any work when a request sets analyze_images. */
@@ -93,12 +93,17 @@ export async function createImageModeration(
     modelId: classifier.id,
     deepAnalysis: analyzer ? { provider: analyzer.provider, model: analyzer.model } : undefined,
     decode,
-    classify: (image) => classifier.classify(image),
+    classify: (image, signal) => classifier.classify(image, signal),
     deepAnalyze,
     assertDeepAnalysisConfigured,
     async moderate(dataUri, { analyzeImages = false, signal } = {}) {
       if (analyzeImages) assertDeepAnalysisConfigured();
+      // A call stopped (its caller gone, its deadline past, another item refused) decodes and
+      // scores nothing more: such images had been scored to the end, holding the image model
+      // while live callers were refused for a full queue.
+      if (signal?.aborted) throw callStopped();
       const image = await decode(dataUri);
+      if (signal?.aborted) throw callStopped();
       // If the embedded model fails, the provider call is abandoned rather than paid for in vain.
       const abandon = new AbortController();
       const deepSignal = signal ? AbortSignal.any([signal, abandon.signal]) : abandon.signal;
@@ -106,10 +111,10 @@ export async function createImageModeration(
       deepPromise?.catch(() => {}); // awaited below; avoid an unhandled rejection while classify runs
       let embedded: Verdict;
       try {
-        embedded = await classifier.classify(image);
+        embedded = await classifier.classify(image, signal);
       } catch (error) {
         abandon.abort();
-        throw error;
+        throw signal?.aborted ? callStopped() : error;
       }
       const deep = await deepPromise;
       const verdict = mergeDeepAnalysis(embedded, deep);
@@ -127,14 +132,23 @@ export async function createImageModeration(
   };
 }
 
+/**
+ * What an image item of a stopped call answers, if anyone is left to read it: a deadline's own
+ * answer and a caller gone take precedence, so this reaches only a call stopped by shutdown or by
+ * another item's refusal (whose error the call answers first).
+ */
+function callStopped(): ApiError {
+  return new ApiError("service_unavailable", "The call was stopped before its images were scored; retry it.", { headers: { "retry-after": "1" } });
+}
+
 /** The classifier, recording each image's time in the metrics (moderation_classifier_seconds{kind="image"}). */
 function timeImageClassifier(classifier: ImageClassifier, metrics: Metrics | undefined): ImageClassifier {
   if (!metrics) return classifier;
   return {
     id: classifier.id,
-    async classify(image) {
+    async classify(image, signal) {
       const started = performance.now();
-      const verdict = await classifier.classify(image);
+      const verdict = await classifier.classify(image, signal);
       metrics.imageClassified((performance.now() - started) / 1000);
       return verdict;
     },
@@ -161,10 +175,10 @@ async function createPooledClassifier(options: ImageModerationOptions): Promise<
   };
   return {
     id: NSFW_MODEL_ID,
-    async classify(image) {
+    async classify(image, signal) {
       depth++;
       try {
-        return await createNsfwClassifier(await ensurePool()).classify(image);
+        return await createNsfwClassifier(await ensurePool()).classify(image, signal);
       } finally {
         depth--;
       }

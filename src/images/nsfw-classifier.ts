@@ -49,8 +49,8 @@ export function verdictFromFrames(rows: readonly (readonly number[])[]): Verdict
 export function createNsfwClassifier(pool: NsfwPool): ImageClassifier {
   return {
     id: NSFW_MODEL_ID,
-    async classify(image: DecodedImage) {
-      return verdictFromFrames(await pool.run(image.modelInput));
+    async classify(image: DecodedImage, signal?: AbortSignal) {
+      return verdictFromFrames(await pool.run(image.modelInput, signal));
     },
   };
 }

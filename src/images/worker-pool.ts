@@ -24,7 +24,8 @@ export interface NsfwPool {
   readonly size: number;
   readonly info: NsfwWorkerInfo;
   /** Class probabilities (nsfwjs order: drawing, hentai, neutral, porn, sexy), one row per frame. */
-  run(frames: readonly Uint8Array[]): Promise<number[][]>;
+  /** Aborting `signal` drops the frames while they wait for a worker (WorkerPool.run). */
+  run(frames: readonly Uint8Array[], signal?: AbortSignal): Promise<number[][]>;
   close(): Promise<void>;
 }
 
@@ -60,11 +61,11 @@ export async function createNsfwPool(options: NsfwPoolOptions): Promise<NsfwPool
   return {
     size,
     info: pool.info,
-    run(frames) {
+    run(frames, signal) {
       if (pool.waiting() >= maxQueue) {
         return Promise.reject(new ApiError("service_unavailable", "The image model is busy; retry shortly.", { headers: { "retry-after": "1" } }));
       }
-      return pool.run(frames);
+      return pool.run(frames, signal);
     },
     close: () => pool.close(),
   };

@@ -46,10 +46,11 @@ export function createModerator(deps: ModerationDeps) {
 
     const applied = policy ?? DEFAULT_COMPILED_POLICY;
     // The answer is the first failing item's error: the other items' provider calls (second
-    // opinions, vision) stop there, rather than run on, paid for, retried and never metered.
-    // (Only where an item can call out: a text-only call of the model alone builds no signals.)
-    const callsOut = items.length > 1 && ((request.analyzeImages && hasImages) || (mode !== "off" && deps.textProvider !== undefined));
-    const itemFailed = callsOut ? new AbortController() : undefined;
+    // opinions, vision) and images waiting for the image model stop there, rather than run on,
+    // paid for, retried and never metered. (Only where an item can: a text-only call of the
+    // model alone builds no signals.)
+    const stoppable = items.length > 1 && (hasImages || (mode !== "off" && deps.textProvider !== undefined));
+    const itemFailed = stoppable ? new AbortController() : undefined;
     const itemSignal = itemFailed ? (signal ? AbortSignal.any([signal, itemFailed.signal]) : itemFailed.signal) : signal;
     const results = await Promise.all(items.map((item) => {
       const judged = judgeItem(item, request.analyzeImages, mode, itemSignal, applied);

@@ -39,7 +39,11 @@ export interface WorkerPoolOptions<Setup> {
 export interface WorkerPool<Job, Result, Info> {
   /** What the first worker reported when it was ready. */
   readonly info: Info;
-  run(job: Job): Promise<Result>;
+  /**
+   * Runs `job` on a worker. Aborting `signal` drops the job while it still waits for a worker
+   * (rejected with the signal's reason); a job already posted runs out, its answer unread.
+   */
+  run(job: Job, signal?: AbortSignal): Promise<Result>;
   /** Jobs waiting for a worker (not yet posted). */
   waiting(): number;
   /** Jobs submitted and not yet answered: waiting, posted or running. */
@@ -174,6 +178,30 @@ export async function createWorkerPool<Job, Result, Info, Setup>(options: Worker
     for (const [slot, batch] of batches) post(slot, batch);
   };
 
+  /**
+   * A caller gone (cancelled, past its deadline) takes its job out of the queue: jobs of callers
+   * who left had run to the end, holding the image model for up to seconds while callers still
+   * there were refused service_unavailable for a full queue.
+   */
+  const dropWhenAborted = (pending: Pending<Job, Result>, signal: AbortSignal) => {
+    const drop = () => {
+      const at = queue.indexOf(pending);
+      if (at < 0) return;
+      queue.splice(at, 1);
+      pending.reject(signal.reason);
+    };
+    signal.addEventListener("abort", drop, { once: true });
+    const { resolve, reject } = pending;
+    pending.resolve = (result) => {
+      signal.removeEventListener("abort", drop);
+      resolve(result);
+    };
+    pending.reject = (error) => {
+      signal.removeEventListener("abort", drop);
+      reject(error);
+    };
+  };
+
   const post = (slot: Slot<Job, Result>, batch: Pending<Job, Result>[]) => {
     for (const pending of batch) slot.inFlight.set(pending.id, pending);
     slot.batchesInFlight++;
@@ -192,11 +220,14 @@ export async function createWorkerPool<Job, Result, Info, Setup>(options: Worker
 
   return {
     info: ok[0]!.info,
-    run: (job) =>
+    run: (job, signal) =>
       new Promise((resolve, reject) => {
         if (closed) return reject(errors.closed());
         if (broken) return reject(broken);
-        queue.push({ id: takeId(), job, crashes: 0, resolve, reject });
+        if (signal?.aborted) return reject(signal.reason);
+        const pending: Pending<Job, Result> = { id: takeId(), job, crashes: 0, resolve, reject };
+        if (signal) dropWhenAborted(pending, signal);
+        queue.push(pending);
         if (options.gatherPerTurn) scheduleFlush();
         else flush();
       }),

@@ -55,6 +55,31 @@ describe("the generic worker pool, against real worker threads", () => {
     );
   });
 
+  // Image jobs of callers who had left (cancelled, past their deadline) ran to the end, holding
+  // the image model while live callers were refused for a full queue.
+  it("drops a waiting job whose signal aborts, and lets a posted one run out", async () => {
+    const p = await pool({ size: 1, gatherPerTurn: false, maxBatchesInFlight: 1 });
+    const running = new AbortController();
+    const waiting = new AbortController();
+    const first = p.run({ do: "sleep", ms: 300, value: 1 }, running.signal);
+    const second = p.run({ do: "sleep", ms: 300, value: 2 }, waiting.signal);
+    const third = p.run(echo(3));
+    expect(p.waiting()).toBe(2);
+    running.abort(new Error("caller one left"));
+    waiting.abort(new Error("caller two left"));
+    await expect(second).rejects.toThrow("caller two left");
+    expect(p.waiting()).toBe(1);
+    // The posted job is not stopped (a worker cannot be interrupted mid-job): its answer comes.
+    expect((await first).value).toBe(1);
+    expect((await third).value).toBe(3);
+    expect(p.pending()).toBe(0);
+    // Already aborted: refused at once, never queued.
+    const gone = new AbortController();
+    gone.abort(new Error("never there"));
+    await expect(p.run(echo(4), gone.signal)).rejects.toThrow("never there");
+    expect(p.pending()).toBe(0);
+  });
+
   it("queues jobs beyond what the workers may hold, in order, and counts them", async () => {
     const p = await pool({ size: 1, gatherPerTurn: false, maxBatchesInFlight: 1 });
     const first = p.run({ do: "sleep", ms: 200, value: 0 });
