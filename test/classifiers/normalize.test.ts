@@ -108,9 +108,20 @@ describe("normalizeText", () => {
     expect(norm("&#107;ill &#x59;OU &amp; them")).toBe(norm("kill you & them"));
     expect(norm("%6Bill you")).toBe(norm("kill you"));
     expect(norm("100% sure, %20 and &#0; &#55296; &bogus;")).toBe("100% sure, %20 and &#0; &#55296; &bogus;");
-    // The decoded letter maps back to its escape's first character.
-    const n = normalizeText("a &#107;ill");
-    expect(n.start[n.text.indexOf("k")]).toBe(2);
+    // A decoded letter maps back to its whole escape, so an explanation quotes the escape, not "&".
+    const quote = (input: string, word: string) => {
+      const n = normalizeText(input);
+      const from = n.text.indexOf(word);
+      return Array.from(input).slice(n.start[from]!, n.end[from + word.length - 1]!).join("");
+    };
+    expect(quote("you are an idio&#116;", "idiot")).toBe("idio&#116;");
+    expect(quote("go kil%6C yourself", "kil")).toBe("kil%6C");
+    expect(quote("a &#107;ill", "kil")).toBe("&#107;ill");
+    // A repeat collapsed onto a decoded letter ends where the repeat's escape ends.
+    expect(quote("%6B%6Bill now", "kil")).toBe("%6B%6Bill");
+    // Both halves of a repeated astral letter end after the last repeat.
+    const astral = normalizeText("\u{20000}\u{20000} x");
+    expect([astral.end[0], astral.end[1]]).toEqual([2, 2]);
   });
 
   it("joins letters split by mixed punctuation, but not letters tied into other words", () => {

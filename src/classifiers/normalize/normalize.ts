@@ -53,8 +53,8 @@ const BANG = cp("!"), BAR = cp("|"), PLUS = cp("+"), DOLLAR = cp("$");
  * is synchronous; it keeps the size of the longest text seen (requests are capped at 10,000 code
  * points). The spare set takes a step's output when it inserts units.
  */
-let scratch: Units = { cps: new Int32Array(256), at: new Int32Array(256), length: 0 };
-let spare: Units = { cps: new Int32Array(256), at: new Int32Array(256), length: 0 };
+let scratch: Units = { cps: new Int32Array(256), at: new Int32Array(256), to: new Int32Array(256), length: 0 };
+let spare: Units = { cps: new Int32Array(256), at: new Int32Array(256), to: new Int32Array(256), length: 0 };
 
 /** An ASCII control character that is not whitespace (NUL, backspace, escape, DEL...): dropped, as an invisible is. */
 const DROPPED = -2;
@@ -81,11 +81,11 @@ function foldCodePoints(input: string, u: Units): number {
       if (code === AMPERSAND || code === PERCENT) {
         const escape = escapedCharacter(input, i);
         if (escape) {
-          // The character it stands for, at the escape's first offset; the escape is ASCII, so its
-          // UTF-16 length is its length in code points.
+          // The character it stands for, from the whole escape (an explanation quoting it quotes
+          // the escape); the escape is ASCII, so its UTF-16 length is its length in code points.
           for (const out of escape.point < 128 ? [LOWER_ASCII[escape.point]!] : foldedNonAscii(escape.point)) {
             if (out === DROPPED) continue;
-            push(u, out, at);
+            push(u, out, at, at + escape.length);
             seen |= flagsOf(out);
           }
           i += escape.length - 1;
@@ -123,7 +123,7 @@ function flagsOf(point: number): number {
   return (leetOf(point) !== NONE ? HAS_LEET : 0) | (isPictograph(point) ? HAS_PICTOGRAPH : 0);
 }
 
-const AMPERSAND = 38, PERCENT = 37, HASH = 35;
+const AMPERSAND = 38, PERCENT = 37, HASH = 35, SEMICOLON = 59;
 const NAMED_REFERENCES = new Map<string, number>([["amp", 38], ["lt", 60], ["gt", 62], ["quot", 34], ["apos", 39], ["nbsp", 160]]);
 /** The longest reference read: "&#x10ffff;" and "&#1114111;" are 10 characters. */
 const LONGEST_REFERENCE = 10;
@@ -142,8 +142,12 @@ function escapedCharacter(input: string, i: number): { point: number; length: nu
     const letter = (point >= 65 && point <= 90) || (point >= 97 && point <= 122);
     return letter ? { point, length: 3 } : undefined;
   }
-  const end = input.indexOf(";", i + 2);
-  if (end < 0 || end - i > LONGEST_REFERENCE - 1) return undefined;
+  // Within the longest reference only: searching the whole rest of the text from every "&" made a
+  // text of ampersands quadratic (40,000 of them: 15 ms).
+  let end = i + 2;
+  const last = Math.min(input.length, i + LONGEST_REFERENCE);
+  while (end < last && input.charCodeAt(end) !== SEMICOLON) end++;
+  if (end >= last) return undefined;
   let point: number;
   if (input.charCodeAt(i + 1) === HASH) {
     const hex = (input.charCodeAt(i + 2) | 32) === 120; // "x" or "X"
@@ -318,7 +322,7 @@ function undoLeet(u: Units): void {
  * to a run split by spaces ("d.o I h.a.v.e" is not "d.oih.ave").
  */
 function joinSpacedLetters(u: Units): void {
-  const { cps: chars, at } = u;
+  const { cps: chars, at, to } = u;
   const len = u.length;
   // Compacts in place: the write position never passes the read position, and while they differ
   // every unit read (from i - 1 on) lies beyond those written. Nothing moves until a run is joined.
@@ -341,6 +345,7 @@ function joinSpacedLetters(u: Units): void {
         for (let k = i; k <= last; k += 2, w++) {
           chars[w] = chars[k]!;
           at[w] = at[k]!;
+          to[w] = to[k]!;
         }
         i = last + 1;
         continue;
@@ -349,6 +354,7 @@ function joinSpacedLetters(u: Units): void {
     if (w !== i) {
       chars[w] = chars[i]!;
       at[w] = at[i]!;
+      to[w] = to[i]!;
     }
     w++;
     i++;
@@ -405,8 +411,11 @@ export function normalizeText(input: string): NormalizedText {
   for (let k = 0; k < u.length; k++) {
     const c = chars[k]!;
     const at = u.at[k]!;
+    const to = u.to[k]!;
     if (c === last && (c === SPACE || isLetter(c))) {
-      if (n > 0) outEnd[n - 1] = at + 1;
+      // The kept unit now ends where the repeat does (both halves of an astral letter).
+      if (n > 0) outEnd[n - 1] = to;
+      if (n > 1 && last > 0xffff) outEnd[n - 2] = to;
       continue;
     }
     last = c;
@@ -415,12 +424,12 @@ export function normalizeText(input: string): NormalizedText {
       outUnits[n] = 0xd800 + ((c - 0x10000) >> 10);
       outUnits[n + 1] = 0xdc00 + ((c - 0x10000) & 0x3ff);
       outStart[n] = outStart[n + 1] = at;
-      outEnd[n] = outEnd[n + 1] = at + 1;
+      outEnd[n] = outEnd[n + 1] = to;
       n += 2;
     } else {
       outUnits[n] = c;
       outStart[n] = at;
-      outEnd[n] = at + 1;
+      outEnd[n] = to;
       n++;
     }
   }

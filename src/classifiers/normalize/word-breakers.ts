@@ -5,23 +5,30 @@
  * between letters left 0 of 25 flagged, glued to a word 7, paired emphasis 0.
  */
 
-/** Units being normalised: code points and the input code-point offset each came from (normalize.ts). */
+/**
+ * Units being normalised (normalize.ts): code points, and for each the input code-point offsets it
+ * came from, `at` up to `to` (exclusive): one code point, or a whole escape ("&#107;" is one "k").
+ */
 export interface Units {
   cps: Int32Array;
   at: Int32Array;
+  to: Int32Array;
   length: number;
 }
 
-export function push(u: Units, point: number, at: number): void {
+export function push(u: Units, point: number, at: number, to = at + 1): void {
   if (u.length === u.cps.length) {
-    const cps = new Int32Array(u.length * 2), ats = new Int32Array(u.length * 2);
+    const cps = new Int32Array(u.length * 2), ats = new Int32Array(u.length * 2), tos = new Int32Array(u.length * 2);
     cps.set(u.cps);
     ats.set(u.at);
+    tos.set(u.to);
     u.cps = cps;
     u.at = ats;
+    u.to = tos;
   }
   u.cps[u.length] = point;
-  u.at[u.length++] = at;
+  u.at[u.length] = at;
+  u.to[u.length++] = to;
 }
 
 const SPACE = 32;
@@ -54,13 +61,13 @@ const isRegional = (point: number): boolean => point >= REGIONAL_A && point <= R
  * `isLetter` is the normaliser's letter test.
  */
 export function separatePictographs(u: Units, out: Units, isLetter: (point: number) => boolean): boolean {
-  const { cps, at, length } = u;
+  const { cps, at, to, length } = u;
   if (!touchesLetters(u, isLetter)) return false;
   out.length = 0;
   let k = 0;
   while (k < length) {
     if (!isPictograph(cps[k]!)) {
-      push(out, cps[k]!, at[k]!);
+      push(out, cps[k]!, at[k]!, to[k]!);
       k++;
       continue;
     }
@@ -72,7 +79,7 @@ export function separatePictographs(u: Units, out: Units, isLetter: (point: numb
     }
     const runLength = end - k;
     if (regional === runLength && runLength !== 2) {
-      for (let j = k; j < end; j++) push(out, cps[j]! - REGIONAL_A + 97, at[j]!);
+      for (let j = k; j < end; j++) push(out, cps[j]! - REGIONAL_A + 97, at[j]!, to[j]!);
       k = end;
       continue;
     }
@@ -80,7 +87,7 @@ export function separatePictographs(u: Units, out: Units, isLetter: (point: numb
     const letterAfter = end < length && isLetter(cps[end]!);
     if (!(letterBefore && letterAfter)) {
       if (letterBefore) push(out, SPACE, at[k]!);
-      for (let j = k; j < end; j++) push(out, cps[j]!, at[j]!);
+      for (let j = k; j < end; j++) push(out, cps[j]!, at[j]!, to[j]!);
       if (letterAfter) push(out, SPACE, at[end - 1]!);
     }
     k = end;
@@ -111,14 +118,15 @@ export function isEmphasisMark(point: number): boolean {
  * run stays, since "f**k" is a masked word the tokenizer keeps whole. Compacts in place.
  */
 export function stripPairedEmphasis(u: Units): void {
-  const { cps, at } = u;
+  const { cps, at, to } = u;
   const length = u.length;
   let w = 0;
   let i = 0;
   while (i < length) {
     if (cps[i] === SPACE) {
       cps[w] = cps[i]!;
-      at[w++] = at[i++]!;
+      at[w] = at[i]!;
+      to[w++] = to[i++]!;
       continue;
     }
     let end = i;
@@ -132,7 +140,8 @@ export function stripPairedEmphasis(u: Units): void {
       if (!(paired && EMPHASIS.has(c) && runEnd - j >= 2)) {
         for (let t = j; t < runEnd; t++) {
           cps[w] = c;
-          at[w++] = at[t]!;
+          at[w] = at[t]!;
+          to[w++] = to[t]!;
         }
       }
       j = runEnd;
