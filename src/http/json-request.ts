@@ -2,7 +2,7 @@ import type { ContextValues } from "@connectrpc/connect";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { HeldBodies } from "../base/held-bodies.js";
 import { MAX_REQUEST_BYTES, UNAUTHENTICATED_BODY_KEEP } from "../base/limits.js";
-import { liveCallerOf } from "../interceptors/auth.js";
+import { knownWithoutLiveKey, liveCallerOf } from "../interceptors/auth.js";
 import { mediaTypeOf } from "../base/media-type.js";
 import { ApiError } from "../errors/api-error.js";
 import { noteErrorCode } from "../observability/request-observation.js";
@@ -108,8 +108,8 @@ export async function takeJsonRequest<T>(
       // Without a live key the body is read to its end, so the caller can read its refusal (an
       // answer sent mid-upload, with the connection closed, reached many clients as a broken pipe),
       // but at most UNAUTHENTICATED_BODY_KEEP bytes of it are held, to bind the refusal's signature
-      // to, and on HTTP/2 it has UNTRUSTED_ARRIVAL_MS to come.
-      limitBodyArrival(request.raw);
+      // to, and on HTTP/2 it has UNTRUSTED_ARRIVAL_MS to come (unless the store could not say).
+      if (knownWithoutLiveKey(auth.contextValues)) limitBodyArrival(request.raw);
       intake.requestBody = await readBody(request.raw, MAX_REQUEST_BYTES, declared, UNAUTHENTICATED_BODY_KEEP);
     }
   } catch (error) {

@@ -62,6 +62,16 @@ export function liveCallerOf(values: ContextValues): Caller | undefined {
 }
 
 /**
+ * Whether the call is known to have no live key: none presented, or the store said the one
+ * presented is not live. False when the store could not be asked (the call is refused
+ * storage_unavailable, retryable, and its key may well be live).
+ */
+export function knownWithoutLiveKey(values: ContextValues): boolean {
+  const lookedUp = values.get(keyLookupKey);
+  return lookedUp === undefined || (lookedUp.caller === undefined && lookedUp.failure === undefined);
+}
+
+/**
  * Whether a call presents a live key, asked by the transports before they inflate or decode a
  * body: no caller without a live key gets that work done. The interceptor above still makes the
  * decision and refuses with the right code, reusing the look-up kept in `values`. A failure to

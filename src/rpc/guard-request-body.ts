@@ -2,7 +2,7 @@ import type { BodyHold, HeldBodies } from "../base/held-bodies.js";
 import { heldBodiesRefusal } from "../errors/held-bodies-refusal.js";
 import type { DescMethod, DescService } from "@bufbuild/protobuf";
 import { UNAUTHENTICATED_BODY_KEEP } from "../base/limits.js";
-import { liveCallerOf } from "../interceptors/auth.js";
+import { knownWithoutLiveKey, liveCallerOf } from "../interceptors/auth.js";
 import { type DeadlineHeader, endlessTimeout, expectedTimeoutSyntax, malformedTimeout } from "../interceptors/deadline-header.js";
 import { createContextValues, type ConnectError, type ConnectRouter, type ContextValues } from "@connectrpc/connect";
 import type { UniversalHandler, UniversalServerRequest } from "@connectrpc/connect/protocol";
@@ -98,8 +98,9 @@ function guard(handler: UniversalHandler, deps: RequestBodyGuardDeps): Universal
     const contextValues = request.contextValues ?? createContextValues();
     const body = once(async () => {
       const authenticated = !deps.needsApiKey(handler.method) || (await deps.hasLiveKey(request.header, contextValues));
-      // No live key behind it: on HTTP/2 the body gets a short time to arrive, not REQUEST_TIMEOUT_MS.
-      if (!authenticated) contextValues.get(untrustedArrivalKey)();
+      // No live key behind it: on HTTP/2 the body gets a short time to arrive, not REQUEST_TIMEOUT_MS
+      // (unless the store could not say: such a call is refused storage_unavailable, retryable).
+      if (!authenticated && knownWithoutLiveKey(contextValues)) contextValues.get(untrustedArrivalKey)();
       // Without a live key the body is still read to its end (an answer sent mid-upload reached many
       // clients as a broken pipe), but at most REFUSAL_DECODE_LIMIT bytes of it are held.
       // A live key's body is held until the call ends (the request's signal, aborted then); public

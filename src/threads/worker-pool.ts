@@ -51,7 +51,7 @@ export interface WorkerPool<Job, Result, Info> {
   close(): Promise<void>;
 }
 
-type Pending<Job, Result> = { id: number; job: Job; crashes: number; resolve: (result: Result) => void; reject: (error: Error) => void };
+type Pending<Job, Result> = { id: number; job: Job; crashes: number; resolve: (result: Result) => void; reject: (error: Error) => void; signal?: AbortSignal };
 
 interface Slot<Job, Result> {
   worker: Worker;
@@ -137,7 +137,10 @@ export async function createWorkerPool<Job, Result, Info, Setup>(options: Worker
       orphans.splice(orphans.indexOf(culprit), 1);
       culprit.reject(errors.crashed(exitCode));
     }
-    queue = [...orphans, ...queue];
+    // A job whose caller left while it ran is not run again for nobody.
+    const rerun = orphans.filter((p) => !p.signal?.aborted);
+    for (const p of orphans) if (p.signal?.aborted) p.reject(p.signal.reason);
+    queue = [...rerun, ...queue];
     if (queue.length > 0) scheduleFlush();
     start().then(
       ({ slot }) => {
@@ -225,7 +228,7 @@ export async function createWorkerPool<Job, Result, Info, Setup>(options: Worker
         if (closed) return reject(errors.closed());
         if (broken) return reject(broken);
         if (signal?.aborted) return reject(signal.reason);
-        const pending: Pending<Job, Result> = { id: takeId(), job, crashes: 0, resolve, reject };
+        const pending: Pending<Job, Result> = { id: takeId(), job, crashes: 0, resolve, reject, ...(signal ? { signal } : {}) };
         if (signal) dropWhenAborted(pending, signal);
         queue.push(pending);
         if (options.gatherPerTurn) scheduleFlush();

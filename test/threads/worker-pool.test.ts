@@ -80,6 +80,20 @@ describe("the generic worker pool, against real worker threads", () => {
     expect(p.pending()).toBe(0);
   });
 
+  it("does not run again, after its worker died, a job whose caller left while it ran", async () => {
+    const p = await pool({ size: 1, gatherPerTurn: true, maxBatchesInFlight: 1, maxCrashes: 2 });
+    const caller = new AbortController();
+    // One batch: the echo's answer is still unsent when the next job kills the worker.
+    const left = p.run(echo(1), caller.signal);
+    const killer = p.run({ do: "exit" });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(p.waiting()).toBe(0);
+    caller.abort(new Error("caller left mid-job"));
+    await expect(left).rejects.toThrow("caller left mid-job");
+    await expect(killer).rejects.toThrow("worker died");
+    expect((await p.run(echo(2))).value).toBe(2);
+  });
+
   it("queues jobs beyond what the workers may hold, in order, and counts them", async () => {
     const p = await pool({ size: 1, gatherPerTurn: false, maxBatchesInFlight: 1 });
     const first = p.run({ do: "sleep", ms: 200, value: 0 });
