@@ -216,8 +216,8 @@ export function writeReport(path: string, ev: Evaluation): void {
   include(lines, join(dir, "languages.md"), "## Languages", "English only: the training data is English. Text in other languages is not scored as safe by the model (see docs/text-model.md).");
   if (ev.thresholds) {
     const differ = Object.entries(ev.guardThresholds ?? {}).filter(([c, v]) => v !== undefined && Math.abs(v - (ev.thresholds?.[c] ?? v)) > 5e-4);
-    const kept = differ.length ? ` These are the shipped file's; the guard over this card's folds would set ${differ.map(([c, v]) => `${c} ${f3(v)}`).join(", ")} (not shipped: docs/model-history.md).` : "";
-    lines.push("## Flag thresholds", "", `Platt scaling${ev.training?.["calibrateBy"] === "example" ? " (each text at its highest window, as it is scored)" : ""}; best-F1 threshold on a 15% random split, raised by a held-out guard (at most ${((ev.maxFpr ?? 0.1) * 100).toFixed(0)}% of ${ev.guardRows === "safe" ? "safe rows (positive for nothing, negative for the head) flagged per head; the rules' support bars keep the benign look-alike guard at 10%" : "benign rows flagged"}): ${Object.entries(ev.thresholds).map(([c, v]) => `${c} ${f3(v)}`).join(", ")}.${kept}`, "");
+    const kept = differ.length ? ` (The file's own; this card's folds would set ${differ.map(([c, v]) => `${c} ${f3(v)}`).join(", ")}.)` : "";
+    lines.push("## Flag thresholds", "", `Platt scaling${ev.training?.["calibrateBy"] === "example" ? " (each text at its highest window)" : ""}; best-F1 threshold on a 15% random split, raised until at most ${((ev.maxFpr ?? 0.1) * 100).toFixed(0)}% of ${ev.guardRows === "safe" ? "held-out safe rows (positive for nothing) are flagged per head (rules' support bars: 10% of benign look-alikes)" : "benign rows are flagged"}: ${Object.entries(ev.thresholds).map(([c, v]) => `${c} ${f3(v)}`).join(", ")}.${kept}`, "");
   }
   const bench = join(dir, "bench.json");
   if (existsSync(bench)) {
