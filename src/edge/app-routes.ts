@@ -14,7 +14,7 @@ import { registerOpenApiRoute } from "../http/openapi-route.js";
 import { registerUsageRoute } from "../http/usage-route.js";
 import { signingNow } from "../http/send-json.js";
 import { transportKey, untrustedArrivalKey } from "../interceptors/context-keys.js";
-import { limitBodyArrival } from "./http2-request-timeout.js";
+import { limitBodyArrival } from "../base/body-arrival.js";
 import { observeUnrouted, registerRequestObservation } from "../observability/request-hooks.js";
 import { observationKey, observeAs } from "../observability/request-observation.js";
 import { acceptingAnyContentType } from "../rpc/refuse-unsupported-requests.js";

@@ -1,5 +1,6 @@
 import { type Http2Server, type Http2ServerRequest, type Http2ServerResponse, constants as http2Constants } from "node:http2";
 import { markTimedOut } from "../observability/request-hooks.js";
+import { forgetArrival, onUntrustedArrival } from "../base/body-arrival.js";
 
 /**
  * How long the body of an HTTP/2 request may take to arrive when it has no live API key behind
@@ -8,9 +9,6 @@ import { markTimedOut } from "../observability/request-hooks.js";
  */
 export const UNTRUSTED_ARRIVAL_MS = 10_000;
 
-/** Each HTTP/2 request still waiting for its body, and how to give it UNTRUSTED_ARRIVAL_MS at most. */
-const untrustedArrival = new WeakMap<object, () => void>();
-
 /**
  * REQUEST_TIMEOUT_MS on the HTTP/2 listener, whose streams Node bounds by no such time: a stream
  * whose request body has not arrived in full within it is reset (CANCEL) and counted as 408
@@ -18,7 +16,7 @@ const untrustedArrival = new WeakMap<object, () => void>();
  * of HELD_BODIES_MAX_MB, for as long as it liked. A request whose body has arrived is never cut,
  * however long its answer takes (a guard-model call, a Health.Watch stream). A request without
  * a key header gets UNTRUSTED_ARRIVAL_MS from the start; one whose key the route then finds not
- * live, or that calls a public method, gets it once the route says so (limitBodyArrival).
+ * live, or that calls a public method, gets it once the route says so (base/body-arrival.ts).
  */
 export function limitHttp2RequestTime(server: Http2Server, timeoutMs: number, options: { streamsBothWays: (path: string) => boolean }): void {
   // Before the app's own listener: a route that runs within it (no hook waits) may already call
@@ -38,30 +36,19 @@ export function limitHttp2RequestTime(server: Http2Server, timeoutMs: number, op
     // Such a stream held its place under HTTP2_MAX_STREAMS for the whole REQUEST_TIMEOUT_MS
     // (300 s), from anyone: a made-up key header was enough, so the key's liveness decides.
     const keyless = request.headers["x-api-key"] === undefined && request.headers.authorization === undefined;
-    let limitMs = keyless ? Math.min(timeoutMs, UNTRUSTED_ARRIVAL_MS) : timeoutMs;
+    const limitMs = keyless ? Math.min(timeoutMs, UNTRUSTED_ARRIVAL_MS) : timeoutMs;
     let timer = setTimeout(cut, limitMs);
     const clear = (): void => {
       clearTimeout(timer);
-      untrustedArrival.delete(request);
+      forgetArrival(request);
     };
     if (limitMs > UNTRUSTED_ARRIVAL_MS) {
-      untrustedArrival.set(request, () => {
-        untrustedArrival.delete(request);
-        limitMs = UNTRUSTED_ARRIVAL_MS;
+      onUntrustedArrival(request, () => {
         clearTimeout(timer);
-        timer = setTimeout(cut, Math.max(0, startedAt + limitMs - Date.now()));
+        timer = setTimeout(cut, Math.max(0, startedAt + UNTRUSTED_ARRIVAL_MS - Date.now()));
       });
     }
     stream.once("close", clear);
     request.once("end", clear);
   });
-}
-
-/**
- * Gives an HTTP/2 request still waiting for its body UNTRUSTED_ARRIVAL_MS from its start at most:
- * called by a route once it knows no live key is behind the request. Anything else (an HTTP/1.1
- * request, whose connection Node's requestTimeout bounds; a body already arrived) is left alone.
- */
-export function limitBodyArrival(rawRequest: object): void {
-  untrustedArrival.get(rawRequest)?.();
 }

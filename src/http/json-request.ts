@@ -8,7 +8,7 @@ import { ApiError } from "../errors/api-error.js";
 import { noteErrorCode } from "../observability/request-observation.js";
 import { incomingHeaderReader } from "./plain-headers.js";
 import { CallerHungUpError, readBody } from "./read-body.js";
-import { limitBodyArrival } from "../edge/http2-request-timeout.js";
+import { limitBodyArrival } from "../base/body-arrival.js";
 
 /*
  * A JSON route (POST /v1/moderate, /v1/moderations) checks a request in the order every
