@@ -1,7 +1,6 @@
 import { ApiError } from "../errors/api-error.js";
-import { isGranularity, type Granularity } from "./usage-counts.js";
+import { BUCKET_MS, bucketStart, isGranularity, type Granularity } from "./usage-counts.js";
 
-const DAY_MS = 86_400_000;
 /** Without `from`: the 30 UTC days ending with the one `to` falls in, as the dashboard shows them. */
 const DEFAULT_DAYS = 30;
 
@@ -29,7 +28,7 @@ export function resolveUsageQuery(input: { granularity?: string; from?: number; 
     }
   }
   const to = input.to ? input.to * 1000 : now;
-  const from = input.from ? input.from * 1000 : Math.floor((to - 1) / DAY_MS) * DAY_MS - (DEFAULT_DAYS - 1) * DAY_MS;
+  const from = input.from ? input.from * 1000 : bucketStart(to - 1, "day") - (DEFAULT_DAYS - 1) * BUCKET_MS.day;
   if (from >= to) throw new ApiError("invalid_request", "from must be earlier than to.");
   return { granularity, from, to };
 }

@@ -2,7 +2,7 @@ import { createCallerCache } from "../accounts/caller-cache.js";
 import { newId } from "../accounts/ids.js";
 import { toNumber, type Database } from "../storage/database.js";
 import { compilePolicyCooperatively, type CompiledPolicy } from "./apply-policy.js";
-import { validatePolicyRulesCooperatively, type Policy, type PolicyRules } from "./policy.js";
+import { TERM_LINE_BREAK, validatePolicyRulesCooperatively, type Policy, type PolicyRules } from "./policy.js";
 
 /** Which policy a change or a read is about: the account's own, or one key's override. */
 export interface PolicyScope {
@@ -177,6 +177,9 @@ function isDuplicateKey(error: unknown): boolean {
   return false;
 }
 
+/** Line breaks in a term, with the spaces around them: the one space they match as. */
+const LINE_BREAKS_IN_TERM = new RegExp(String.raw`\s*${TERM_LINE_BREAK.source}+\s*`, "g");
+
 /**
  * Terms as the versions before 2026-12-14 could store them: a line break inside one (refused since,
  * as the dashboard's form is a term per line) is read as the space it matches as (normalisation
@@ -185,8 +188,8 @@ function isDuplicateKey(error: unknown): boolean {
  * made "two\nlines" two terms and flagged "I have two cats".
  */
 function termsOnOneLine(rules: PolicyRules): PolicyRules {
-  const oneLine = (term: string) => term.replace(/\s*[\r\n\u2028\u2029]+\s*/g, " ");
-  const spans = (term: string) => /[\r\n\u2028\u2029]/.test(term);
+  const oneLine = (term: string) => term.replace(LINE_BREAKS_IN_TERM, " ");
+  const spans = (term: string) => TERM_LINE_BREAK.test(term);
   if (!rules.blockList.some((b) => spans(b.term)) && !rules.allowList.some(spans)) return rules;
   return { ...rules, blockList: rules.blockList.map((b) => ({ ...b, term: oneLine(b.term) })), allowList: rules.allowList.map(oneLine) };
 }

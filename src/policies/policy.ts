@@ -132,6 +132,9 @@ function* validateAllowList(value: unknown): Steps<string[]> {
   return out;
 }
 
+/** A line break inside a term: refused (the dashboard's form is a term per line; policy-store.ts reads older ones). */
+export const TERM_LINE_BREAK = /[\r\n\u2028\u2029]/;
+
 /** A term trimmed; refused when too long or when normalisation leaves nothing to match. */
 function validTerm(raw: string): string {
   const term = raw.trim();
@@ -140,7 +143,7 @@ function validTerm(raw: string): string {
   if (codePoints > POLICY_LIMITS.termCodePoints) {
     throw new ApiError("policy_term_invalid", `A term has at most ${POLICY_LIMITS.termCodePoints} characters (one has ${codePoints}).`);
   }
-  if (/[\r\n\u2028\u2029]/.test(term)) {
+  if (TERM_LINE_BREAK.test(term)) {
     throw new ApiError("policy_term_invalid", `The term "${term.slice(0, 40)}" spans lines; a term is one word or phrase on one line.`);
   }
   const normalized = normalizeForMatching(term);

@@ -1,6 +1,6 @@
 import { newInt32Array } from "../model/typed-slab.js";
 import { foldConfusable } from "./confusables.js";
-import { isEmphasisMark, isPictograph, push, separatePictographs, stripPairedEmphasis, type Units } from "./word-breakers.js";
+import { isEmphasisMark, isPictograph, moveUnit, push, separatePictographs, stripPairedEmphasis, type Units } from "./word-breakers.js";
 
 /**
  * Obfuscation-resistant normalisation, shared by training and inference so both see the same text.
@@ -322,7 +322,7 @@ function undoLeet(u: Units): void {
  * to a run split by spaces ("d.o I h.a.v.e" is not "d.oih.ave").
  */
 function joinSpacedLetters(u: Units): void {
-  const { cps: chars, at, to } = u;
+  const chars = u.cps;
   const len = u.length;
   // Compacts in place: the write position never passes the read position, and while they differ
   // every unit read (from i - 1 on) lies beyond those written. Nothing moves until a run is joined.
@@ -342,20 +342,12 @@ function joinSpacedLetters(u: Units): void {
       }
       if (count >= 3) {
         // Keep the letters, drop the spacers between them.
-        for (let k = i; k <= last; k += 2, w++) {
-          chars[w] = chars[k]!;
-          at[w] = at[k]!;
-          to[w] = to[k]!;
-        }
+        for (let k = i; k <= last; k += 2, w++) moveUnit(u, k, w);
         i = last + 1;
         continue;
       }
     }
-    if (w !== i) {
-      chars[w] = chars[i]!;
-      at[w] = at[i]!;
-      to[w] = to[i]!;
-    }
+    if (w !== i) moveUnit(u, i, w);
     w++;
     i++;
   }
@@ -373,7 +365,7 @@ function tiedElsewhere(chars: Int32Array, len: number, k: number, side: number):
 }
 
 function isPunctuationSpacer(chars: Int32Array, len: number, k: number): boolean {
-  return k >= 0 && k < len && chars[k] !== SPACE && SPACER_CPS.has(chars[k]!);
+  return k >= 0 && k < len && joinsRun(chars[k]!, false);
 }
 
 function letterAt(chars: Int32Array, len: number, k: number): boolean {

@@ -31,6 +31,13 @@ export function push(u: Units, point: number, at: number, to = at + 1): void {
   u.to[u.length++] = to;
 }
 
+/** Moves unit `from` to `into` (at or before it), when a step compacts the units in place. */
+export function moveUnit(u: Units, from: number, into: number): void {
+  u.cps[into] = u.cps[from]!;
+  u.at[into] = u.at[from]!;
+  u.to[into] = u.to[from]!;
+}
+
 const SPACE = 32;
 const REGIONAL_A = 0x1f1e6;
 const REGIONAL_Z = 0x1f1ff;
@@ -99,7 +106,7 @@ function touchesLetters(u: Units, isLetter: (point: number) => boolean): boolean
   const { cps, length } = u;
   for (let k = 0; k < length; k++) {
     const c = cps[k]!;
-    if (c < 0xa9 || !isPictograph(c)) continue;
+    if (!isPictograph(c)) continue;
     if (isRegional(c) || (k > 0 && isLetter(cps[k - 1]!)) || (k + 1 < length && isLetter(cps[k + 1]!))) return true;
   }
   return false;
@@ -118,15 +125,13 @@ export function isEmphasisMark(point: number): boolean {
  * run stays, since "f**k" is a masked word the tokenizer keeps whole. Compacts in place.
  */
 export function stripPairedEmphasis(u: Units): void {
-  const { cps, at, to } = u;
+  const { cps } = u;
   const length = u.length;
   let w = 0;
   let i = 0;
   while (i < length) {
     if (cps[i] === SPACE) {
-      cps[w] = cps[i]!;
-      at[w] = at[i]!;
-      to[w++] = to[i++]!;
+      moveUnit(u, i++, w++);
       continue;
     }
     let end = i;
@@ -138,11 +143,7 @@ export function stripPairedEmphasis(u: Units): void {
       let runEnd = j + 1;
       while (runEnd < end && cps[runEnd] === c) runEnd++;
       if (!(paired && EMPHASIS.has(c) && runEnd - j >= 2)) {
-        for (let t = j; t < runEnd; t++) {
-          cps[w] = c;
-          at[w] = at[t]!;
-          to[w++] = to[t]!;
-        }
+        for (let t = j; t < runEnd; t++) moveUnit(u, t, w++);
       }
       j = runEnd;
     }
