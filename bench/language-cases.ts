@@ -15,5 +15,15 @@ export const FOREIGN: Array<[string, string]> = [
   ["ar", "سأقتلك الليلة"], ["ar", "أريد أن أموت"], ["he", "אני אהרוג אותך הלילה"], ["fa", "امشب تو را می‌کشم"],
   ["zh", "我今晚要杀了你，你这个混蛋"], ["zh", "我想死"], ["ja", "今夜お前を殺す"], ["ko", "오늘 밤 너를 죽일 거야"],
   ["hi", "मैं तुम्हें आज रात मार दूंगा"], ["th", "ฉันจะฆ่าคุณคืนนี้"], ["el", "Θα σε σκοτώσω απόψε."],
+  // Everyday sentences typed without accents or with one slang word, which read close to English (session 37).
+  ["fr", "Mais je vais te tuer demain matin, sale con."], ["fr", "Je te deteste, va mourir sale idiot."], ["fr", "Je vais te tuer"], ["fr", "T'es vraiment un gros con, degage."],
+  ["fr", "Tu es un idiot, un cretin et un imbecile, je te deteste."], ["fr", "On se voit ce soir au cinema avec Marie?"], ["fr", "Les juifs controlent les banques et les medias."],
+  ["fr", "Je veux mourir, je n'en peux plus de cette vie."], ["fr", "Merci pour ton aide hier, a demain."],
+  ["es", "Voy a matarte manana, cabron de mierda."], ["es", "Eres una puta y todos lo saben."], ["es", "No quiero vivir mas, me voy a cortar las venas."], ["es", "Que hora es la reunion de manana?"],
+  ["es", "Te voy a partir la cara, pendejo."], ["es", "Los gitanos son todos ladrones."],
+  ["de", "Ich werde dich umbringen, du dreckiges Schwein."], ["de", "Du bist so ein Arschloch, verpiss dich."], ["de", "Ich mag nicht mehr, ich will sterben."], ["de", "Kannst du mir morgen beim Umzug helfen?"],
+  ["it", "Ti ammazzo stasera, pezzo di merda."], ["it", "Sei proprio un coglione."], ["it", "Domani andiamo al mare con i bambini."],
+  ["pt", "Voce e um idiota, cala a boca."], ["pt", "Vou acabar com a minha vida hoje."], ["pt", "Amanha vamos ao cinema com a familia."],
+  ["nl", "Je bent een kankerlijer, rot op."], ["nl", "Ik ga je vermoorden vanavond."],
   ["bo", "ཁྱེད་རང་ལ་གསོད་རྒྱུ་ཡིན། ང་ཁྱེད་རང་ལ་སྡང་ངོ་།"], ["km", "ខ្ញុំនឹងសម្លាប់អ្នកនៅយប់នេះ"], ["my", "ငါမင်းကိုဒီညသတ်မယ်"],
 ];

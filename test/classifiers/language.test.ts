@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { Verdict } from "../../src/classifiers/classifier.js";
+import { CATEGORY_IDS } from "../../src/classifiers/categories.js";
+import type { TextClassifier, Verdict } from "../../src/classifiers/classifier.js";
 import { withLanguageGate } from "../../src/classifiers/language/language-gate.js";
 import { readLanguage, UNDETERMINED } from "../../src/classifiers/language/read-language.js";
 import { constantEngine } from "./constant-model.js";
@@ -74,6 +75,21 @@ describe("language reading", () => {
     }
   });
 
+  it("reads short French or Spanish typed without accents by its function words, though English scores close behind", () => {
+    // ELD alone: fr 0.73 with en 0.54, es 0.70 with en 0.50, which read as English (and were
+    // scored, "safe"); "Je vais te tuer" was Croatian and "Je te deteste..." Romanian.
+    for (const [text, language] of [
+      ["Mais je vais te tuer demain matin, sale con.", "fr"],
+      ["Voy a matarte manana, cabron de mierda.", "es"],
+      ["Je vais te tuer", "fr"],
+      ["Je te deteste, va mourir sale idiot.", "fr"],
+    ]) expect(readLanguage(text!, EN), text).toEqual({ language, uncovered: { language, share: 1 } });
+    // English with a foreign name or loanword gets no such evidence.
+    for (const text of ["I hate Muslims", "Disgusting maggot", "Snapchat me bitches", "we drove to Los Angeles and then Las Vegas", "c'mon, don't be like that"]) {
+      expect(readLanguage(text, EN).uncovered, text).toBeUndefined();
+    }
+  });
+
   it("does not take accented French or Spanish for English once its accents are folded away", () => {
     for (const [text, language] of [
       ["Les musulmans sont des rats qui doivent être exterminés.", "fr"],
@@ -119,5 +135,23 @@ describe("language gate", () => {
     const v = classify(loud, FRENCH);
     expect(v.notEvaluated).toEqual({ reason: "partly_unsupported_language", language: "fr" });
     expect(Object.values(v.categories).some((c) => c?.flagged)).toBe(true);
+  });
+
+  it("keeps only the flags on text mostly uncovered: the model's other scores of it would read as judged", () => {
+    // A model that flags harassment alone and scores every other category 0.
+    const harassmentOnly: TextClassifier = {
+      id: "harassment-only",
+      classify: () => ({
+        categories: Object.fromEntries(CATEGORY_IDS.map((c) => [c, { score: c === "harassment" ? 0.97 : 0, flagged: c === "harassment" }])),
+        explanations: { harassment: [{ start: 0, end: 2, text: "Tu", weight: 1 }] },
+      }),
+    };
+    const v = classify(withLanguageGate(harassmentOnly, ["en"]), FRENCH);
+    expect(v).toEqual({
+      categories: { harassment: { score: 0.97, flagged: true } },
+      explanations: { harassment: [{ start: 0, end: 2, text: "Tu", weight: 1 }] },
+      language: "fr",
+      notEvaluated: { reason: "partly_unsupported_language", language: "fr" },
+    });
   });
 });

@@ -1,3 +1,4 @@
+import { CATEGORY_IDS } from "../categories.js";
 import type { NotEvaluated, TextClassifier, Verdict } from "../classifier.js";
 import { readLanguage, type LanguageReading } from "./read-language.js";
 
@@ -16,7 +17,7 @@ const UNCOVERED_SHARE = 0.5;
  * "safe") and the verdict says why. Text partly in such a language is scored, and says which part
  * was not read. One exception keeps found harm from being hidden: where the classifier flags a text
  * read as uncovered anyway (English abuse the detector took for Swedish: "SLUT SLUT WHORE"), the
- * verdict stands, marked as partly evaluated.
+ * flagged categories stand, marked as partly evaluated; the others stay absent.
  */
 export function withLanguageGate(inner: TextClassifier, covered: readonly string[] = inner.languages ?? DEFAULT_COVERED_LANGUAGES): TextClassifier {
   const coveredSet = new Set(covered);
@@ -27,10 +28,25 @@ export function withLanguageGate(inner: TextClassifier, covered: readonly string
       const notEvaluated: NotEvaluated = { reason: "unsupported_language", language: uncovered.language };
       return { categories: {}, explanations: {}, language: uncovered.language, notEvaluated };
     }
+    if (uncovered && uncovered.share >= UNCOVERED_SHARE) {
+      // Read as mostly uncovered, yet flagged: the flags stand, and only they. The model's other
+      // scores on text it does not cover would read as judged, as harmless ("sexual_minors": 0 on
+      // a French insult), and a policy that lifted a kept flag would leave a fully scored answer.
+      const categories: Verdict["categories"] = {};
+      const explanations: Verdict["explanations"] = {};
+      for (const category of CATEGORY_IDS) {
+        const result = verdict.categories[category];
+        if (!result?.flagged) continue;
+        categories[category] = result;
+        const spans = verdict.explanations[category];
+        if (spans) explanations[category] = spans;
+      }
+      return { categories, explanations, language: uncovered.language, notEvaluated: { reason: "partly_unsupported_language", language: uncovered.language } };
+    }
     // Copied by assignment, not `{ ...verdict, language }`: V8's spread of such an object took
     // about 0.6 µs a verdict against under 0.1 µs this way (in process).
     const out = Object.assign({}, verdict);
-    out.language = uncovered && uncovered.share >= UNCOVERED_SHARE ? uncovered.language : reading.language;
+    out.language = reading.language;
     if (uncovered) out.notEvaluated = { reason: "partly_unsupported_language", language: uncovered.language };
     return out;
   };

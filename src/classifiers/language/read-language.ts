@@ -1,6 +1,7 @@
 import { eld } from "eld/medium";
 import { normalizeForMatching } from "../normalize/normalize.js";
 import { eldTopLanguage } from "./eld-top-language.js";
+import { functionWordsOf } from "./function-words.js";
 
 /**
  * Language identification, offline: ELD (the `eld` package, n-gram tables shipped in the package,
@@ -178,11 +179,15 @@ function readText(segment: string, covered: ReadonlySet<string>, pick: LanguageP
   let best = "";
   let bestScore = 0;
   for (const c of covered) if ((scores[c] ?? 0) > bestScore) [best, bestScore] = [c, scores[c]!];
-  // A covered language close behind: read it as that one (short slang English, names).
-  if (options.closeBehind && bestScore >= UNCOVERED_MARGIN * topScore) return { kind: "covered", language: best, letters };
+  const words = functionWordsOf(text, covered);
+  // A covered language close behind: read it as that one (short slang English, names), unless
+  // the text's function words are another language's ("je", "te", "mais": function-words.ts).
+  if (options.closeBehind && bestScore >= UNCOVERED_MARGIN * topScore && !words.uncovered) return { kind: "covered", language: best, letters };
   const minLetters = otherScript(text, letters) ? MIN_OTHER_SCRIPT_LETTERS : MIN_LETTERS;
   if (!result.isReliable() || letters < minLetters) return { kind: "unknown", language: UNDETERMINED, letters };
-  return { kind: "uncovered", language: top, letters };
+  // Short French read as Croatian or Romanian by its n-grams ("Je vais te tuer"): where its
+  // function words name one uncovered language, that is the one reported.
+  return { kind: "uncovered", language: words.uncovered && words.language ? words.language : top, letters };
 }
 
 /** Whether most of the text's letters (at least MIN_OTHER_SCRIPT_LETTERS) are in a script other than Latin. */
