@@ -10,7 +10,7 @@ import type { ImageModeration } from "../images/index.js";
 import type { TextProviderMode, TextProviderSettings } from "../providers/text/config.js";
 import { resolveMode, type SecondOpinion } from "./second-opinion.js";
 import { applyPolicy, DEFAULT_COMPILED_POLICY, findPolicyTerms, withoutAllowedTerms, type CompiledPolicy, type PolicyVerdict } from "../policies/apply-policy.js";
-import { CUSTOM_CATEGORY } from "../policies/policy.js";
+import { CUSTOM_CATEGORY, LIST_SCORE } from "../policies/policy.js";
 
 type ModerateResponseInit = MessageInitShape<typeof ModerateResponseSchema>;
 
@@ -202,8 +202,8 @@ function toCategories(verdict: Verdict | PolicyVerdict): CategoriesInit {
   }
   const custom = "custom" in verdict ? verdict.custom : undefined;
   if (custom && custom.length > 0) {
-    // Not a model score: a block-list hit is certain, so its category reads 1.
-    categories[CUSTOM_CATEGORY] = { score: 1, flagged: true };
+    // Not a model score: a block-list hit is certain.
+    categories[CUSTOM_CATEGORY] = { score: LIST_SCORE, flagged: true };
     explanations.push({ category: CUSTOM_CATEGORY, spans: custom });
     flagged = true;
   }

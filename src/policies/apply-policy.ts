@@ -2,7 +2,7 @@ import { CATEGORY_IDS, type CategoryId } from "../classifiers/categories.js";
 import type { CategoryVerdict, EvidenceSpan, Verdict } from "../classifiers/classifier.js";
 // The most spans the engine gives a category: a full list may leave evidence unshown.
 import { MAX_SPANS } from "../classifiers/engine/engine.js";
-import { CUSTOM_CATEGORY, DEFAULT_POLICY, type BlockCategory, type Policy } from "./policy.js";
+import { CUSTOM_CATEGORY, DEFAULT_POLICY, LIST_SCORE, type BlockCategory, type Policy } from "./policy.js";
 import { buildTermMatcher, buildTermMatcherCooperatively, type TermHit, type TermMatcher } from "./term-matcher.js";
 
 /** A policy ready to apply: its rules with one matcher over both lists, built once per version. */
@@ -109,9 +109,9 @@ export function applyPolicy(verdict: Verdict, text: string, compiled: CompiledPo
       (result.custom ??= []).push(span);
       continue;
     }
-    // A category the model did not evaluate is reported with score 0: the list, not a score, flags it.
+    // A category the model did not evaluate (text in a language it does not cover) takes the list's score.
     const entry = categories[category];
-    categories[category] = { score: entry?.score ?? 0, flagged: true };
+    categories[category] = { score: entry?.score ?? LIST_SCORE, flagged: true };
     // The list's spans first: they are why the category is flagged.
     const listed = (explanations[category] = explanations[category] === verdict.explanations[category] ? [] : explanations[category]!);
     listed.push(span);

@@ -7,6 +7,11 @@ import { ApiError } from "../errors/api-error.js";
 /** The category a block-list term flags when the account names none of the model's. */
 export const CUSTOM_CATEGORY = "custom";
 export type BlockCategory = CategoryId | typeof CUSTOM_CATEGORY;
+/**
+ * The score a block-list hit gives where no model scored its category (`custom`, or text the model
+ * did not evaluate): the list is certain, and a 0 would read as judged and harmless.
+ */
+export const LIST_SCORE = 1;
 
 /** Per category: flag at or above this score, or "off" (still scored, never flagged by the score). */
 export type Threshold = number | "off";

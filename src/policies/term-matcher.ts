@@ -93,7 +93,7 @@ function* termMatcherSteps(terms: readonly string[], options: { dense?: boolean 
         if (hasOutput[node] === 0) continue;
         for (let out = endsHere[node] === 1 ? node : report[node]!; out > 0; out = report[out]!) {
           const startUnit = i + 1 - trie.depth[out]!;
-          if (isWordUnit(text, startUnit - 1) || isWordUnit(text, i + 1)) continue;
+          if (joinsWord(text, startUnit - 1) || joinsWord(text, i)) continue;
           const start = normalized.start[startUnit]!;
           const end = normalized.end[i]!;
           let spanText: string;
@@ -237,6 +237,25 @@ function sparseStep(trie: Trie, fail: Int32Array): (node: number, unit: number) 
 }
 
 const WORD = /[\p{L}\p{N}]/u;
+/**
+ * Scripts written without spaces between words: in them every character boundary may be a word's,
+ * so a term matches inside a run ("我要杀了你" holds "杀了你").
+ */
+const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}\p{Script=Tibetan}]/u;
+
+/** Whether the units at `k` and `k + 1` belong to one word: both word units, neither in a script written without spaces. */
+function joinsWord(text: string, k: number): boolean {
+  if (!isWordUnit(text, k) || !isWordUnit(text, k + 1)) return false;
+  const a = text.charCodeAt(k), b = text.charCodeAt(k + 1);
+  if (a < 128 && b < 128) return true;
+  return !(isUnspaced(text, k) || isUnspaced(text, k + 1));
+}
+
+function isUnspaced(text: string, k: number): boolean {
+  const code = text.charCodeAt(k);
+  if (code < 0x0e00) return false;
+  return UNSPACED.test(String.fromCodePoint(text.codePointAt(code >= 0xdc00 && code <= 0xdfff && k >= 1 ? k - 1 : k)!));
+}
 
 /** Whether the unit at `k` is part of a word (out of range is not), so a term matches whole words only. */
 function isWordUnit(text: string, k: number): boolean {

@@ -64,6 +64,15 @@ describe("applyPolicy", () => {
     expect(applyPolicy(quiet, "campers campfire", compiled)).toEqual({ categories: quiet.categories, explanations: {} });
   });
 
+  it("a block-list hit in a category the model did not evaluate reads the list's score, 1, never 0", () => {
+    // Text in a language the model does not cover: no category was judged.
+    const unread: Verdict = { categories: {}, explanations: {}, language: "fr", notEvaluated: { reason: "unsupported_language", language: "fr" } };
+    const out = applyPolicy(unread, "Je vais te tuer ce soir", compilePolicy(policy({ blockList: [{ term: "tuer", category: "violence" }] })));
+    expect(out.categories).toEqual({ violence: { score: 1, flagged: true } });
+    expect(out.explanations.violence).toEqual([{ start: 11, end: 15, text: "tuer", weight: 1 }]);
+    expect(out.notEvaluated).toEqual(unread.notEvaluated);
+  });
+
   it("lists a word the model and the block list both found once", () => {
     const explained: Verdict = { categories: { violence: { score: 0.9, flagged: true } }, explanations: { violence: [{ start: 2, end: 6, text: "hurt", weight: 0.8 }] } };
     const out = applyPolicy(explained, "I hurt", compilePolicy(policy({ blockList: [{ term: "hurt", category: "violence" }] })));

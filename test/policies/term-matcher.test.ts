@@ -12,6 +12,18 @@ describe("buildTermMatcher", () => {
     expect(spans(["grief"], "😀 grief")).toEqual([[0, 2, 7, "grief"]]);
   });
 
+  it("matches inside runs of a script written without spaces, and only there", () => {
+    expect(spans(["杀了你"], "我要杀了你，你这个贱人")).toEqual([[0, 2, 5, "杀了你"]]);
+    expect(spans(["ฆ่า"], "ฉันจะฆ่าคุณคืนนี้")).toEqual([[0, 5, 8, "ฆ่า"]]);
+    // Latin text beside it keeps whole words: "grief" inside "begrief" is no hit.
+    expect(spans(["grief"], "我begrief")).toEqual([]);
+  });
+
+  it("quotes a word with the marks that end it (Devanagari vowel signs, a combining accent)", () => {
+    expect(spans(["कमीने", "डालूँगा"], "मैं तुम्हें मार डालूँगा, कमीने")).toEqual([[1, 16, 23, "डालूँगा"], [0, 25, 30, "कमीने"]]);
+    expect(spans(["cafe"], "the cafe\u0301 is open")).toEqual([[0, 4, 9, "cafe\u0301"]]);
+  });
+
   it("matches obfuscated spellings: leetspeak, spacing, look-alikes, zero-width, stretching", () => {
     const terms = ["noobslayer", "camp rat"];
     expect(spans(terms, "you n00bsl4yer")).toEqual([[0, 4, 14, "n00bsl4yer"]]);

@@ -106,10 +106,14 @@ function foldCodePoints(input: string, u: Units): number {
     } else if (overrideFrom >= 0 && OVERRIDE_ENDS.has(point)) {
       overrideFrom = readAsDisplayed(u, overrideFrom);
     }
-    for (const out of foldedNonAscii(point)) {
+    const outs = foldedNonAscii(point);
+    for (const out of outs) {
       push(u, out, at);
       seen |= flagsOf(out);
     }
+    // A combining mark dropped after a letter (a Devanagari vowel sign, an accent typed apart)
+    // belongs to it: a span ending at that letter ends after its marks ("कमीने", not "कमीन").
+    if (outs.length === 0 && u.length > 0 && u.to[u.length - 1] === at && COMBINING.test(String.fromCodePoint(point))) u.to[u.length - 1] = at + 1;
   }
   if (overrideFrom >= 0) readAsDisplayed(u, overrideFrom);
   return seen;
