@@ -59,6 +59,20 @@ describe("POST /v1/moderations with the official openai SDK", () => {
     expect(result.flagged).toBe(false);
     expect(Object.values(result.category_scores).every((score) => score === 0)).toBe(true);
     expect(Object.values(result.category_applied_input_types).every((types) => (types as string[]).length === 0)).toBe(true);
+    // The service's own field says so, since OpenAI's zeros read as "harmless".
+    expect((result as unknown as { not_evaluated: unknown }).not_evaluated).toEqual({ items: [{ index: 0, reason: "unsupported_language", language: "fr" }] });
+  });
+
+  it("says which strings or parts it did not evaluate, where OpenAI's shape cannot", async () => {
+    const french = "Je vais te retrouver ce soir et tu vas le regretter.";
+    const strings = await client().moderations.create({ input: ["have a lovely day", french] });
+    expect(strings.results.map((r) => (r as unknown as { not_evaluated?: unknown }).not_evaluated)).toEqual([undefined, { items: [{ index: 1, reason: "unsupported_language", language: "fr" }] }]);
+    // An English part and a French one: one result, every category applied to "text" (the English
+    // part's), and the French part listed as not evaluated.
+    const parts = await client().moderations.create({ input: [{ type: "text", text: "Thanks for the help yesterday, see you at lunch." }, { type: "text", text: french }] });
+    const result = parts.results[0]! as unknown as { not_evaluated?: unknown; category_applied_input_types: Record<string, string[]> };
+    expect(result.category_applied_input_types.violence).toEqual(["text"]);
+    expect(result.not_evaluated).toEqual({ items: [{ index: 1, reason: "unsupported_language", language: "fr" }] });
   });
 
   it("scores the same as POST /v1/moderate, category by category", async () => {

@@ -9,6 +9,12 @@ interface OpenAiModerationResult {
   categories: Record<string, boolean>;
   category_scores: Record<string, number>;
   category_applied_input_types: Record<string, InputType[]>;
+  /**
+   * The service's own field, beside OpenAI's: the strings or parts of this result the text model
+   * did not evaluate, wholly or in part (a language it does not cover), as `/v1/moderate` lists
+   * them. OpenAI's shape has no place for it, and its zeros would otherwise read as "harmless".
+   */
+  not_evaluated?: { items: { index: number; reason: string; language: string }[] };
 }
 
 interface OpenAiModeration {
@@ -35,9 +41,16 @@ export function toOpenAiModeration(answer: ModerateResponse, shape: OpenAiInputS
   const judged = (r: ModerateResponse["results"][number]): Judged => ({ type: r.type === "image" ? "image" : "text", categories: r.categories });
   const results =
     shape === "parts"
-      ? [foldResult([...answer.results.map(judged), ...(answer.combined ? [{ type: "text" as const, categories: answer.combined.categories }] : [])])]
-      : answer.results.map((r) => foldResult([judged(r)]));
+      ? [withNotEvaluated(foldResult([...answer.results.map(judged), ...(answer.combined ? [{ type: "text" as const, categories: answer.combined.categories }] : [])]), answer.results.map((r, index) => ({ r, index })))]
+      : answer.results.map((r, index) => withNotEvaluated(foldResult([judged(r)]), [{ r, index }]));
   return { id: answer.id, model: answer.model, results };
+}
+
+/** `result` with `not_evaluated` listing those of `items` (index: position in `input`) the text model did not evaluate. */
+function withNotEvaluated(result: OpenAiModerationResult, items: { r: ModerateResponse["results"][number]; index: number }[]): OpenAiModerationResult {
+  const unread = items.flatMap(({ r, index }) => (r.notEvaluated ? [{ index, reason: r.notEvaluated.reason, language: r.notEvaluated.language }] : []));
+  if (unread.length > 0) result.not_evaluated = { items: unread };
+  return result;
 }
 
 function foldResult(parts: Judged[]): OpenAiModerationResult {
