@@ -47,6 +47,26 @@ describe("explanations point at the harm, not at filler", () => {
     for (const filler of ["Let's", "they", "get", "soon"]) expect(wish).not.toContain(filler);
   });
 
+  it("spans come from the harmful sentence, not a benign one beside it", () => {
+    // Each benign sentence held a word the head leans on a little ("finally", "Happy", "training"),
+    // and it outranked the harm's own words.
+    const cases = [
+      ["I finally finished reading that novel you recommended, and the ending surprised me. I know where you live and I'm going to stab you.", "harassment_threatening", 84],
+      ["Happy birthday to my wonderful grandmother who turns ninety today! I'm going to kill myself tonight, I have the pills ready.", "self_harm_intent", 67],
+      ["My daughter just learned to ride her bike without training wheels! I'll slit your throat.", "violence", 67],
+    ] as const;
+    for (const [text, category, harmFrom] of cases) {
+      const spans = (classifier.classify(text) as Verdict).explanations[category] ?? [];
+      expect(spans.length, text).toBeGreaterThan(0);
+      for (const span of spans) expect(span.start, `${span.text} in "${text}"`).toBeGreaterThanOrEqual(harmFrom);
+    }
+  });
+
+  it("an emoji is no span beside words (the head learned some from Hatemoji's hateful rows)", () => {
+    expect(spansOf("🎉🎉🎉🎉🎉🎉🎉🎉 happy birthday!! 🎂 anyway I hope you die", "harassment")).toEqual(["hope", "die"]);
+    expect(spansOf("🔪🔪 I will murder you 🔪🔪", "violence")).toEqual(["murder"]);
+  });
+
   it("a phrase's content words come before the function words inside it", () => {
     expect(spansOf("yeah well I hope you die in a fire", "harassment")).toEqual(["hope", "die", "fire"]);
   });

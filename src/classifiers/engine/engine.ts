@@ -37,6 +37,11 @@ const SHORT_TEXT_WORDS = 60;
 /** How many words after the pictures a minor indicator may name who they are of ("nude pics of young teens"). */
 const IMAGE_MINOR_REACH = 4;
 
+/** What ends a sentence between two tokens: a full stop, "!" or "?" (the normaliser keeps them). */
+const SENTENCE_END = /[.!?]/;
+/** A token with a letter or digit; one without (an emoji, a symbol) is no word a reader would call the harm. */
+const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
+
 const listWord = (w: string): string => (w.length > 1 && w.charCodeAt(0) === 35 ? w.slice(1) : w);
 
 const foldApostrophes = (w: string): string => (w.includes("\u2019") || w.includes("\u2018") ? w.replace(/[\u2018\u2019]/g, "'") : w);
@@ -291,7 +296,51 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
     return out;
   }
 
-  function explain(cand: Candidate, ev: Evidence, norm: NormalizedText, original: (start: number, end: number) => string, explainers: Map<number, (head: number) => Float64Array>): EvidenceSpan[] {
+  /** A window's sentences as token ranges, and each one's calibrated head scores read alone (one entry: the window is one sentence). */
+  type Sentences = { from: number[]; to: number[]; scores: Float64Array[] };
+  function sentencesOf(w: WindowEvidence, ev: Evidence, text: string): Sentences {
+    const from: number[] = [];
+    const to: number[] = [];
+    let start = w.tFrom;
+    for (let t = w.tFrom + 1; t < w.tTo; t++) {
+      if (!SENTENCE_END.test(text.slice(ev.tokens[t - 1]!.end, ev.tokens[t]!.start))) continue;
+      from.push(start);
+      to.push(t);
+      start = t;
+    }
+    from.push(start);
+    to.push(w.tTo);
+    const scores = from.length < 2 ? [] : from.map((f, k) => {
+      const features = featuresOfTokens(ev.tf, header.hashing.buckets, f, to[k]!);
+      if (sequence) sequence.windowLogits(features, ev.tf, f, to[k]!, logits);
+      else scorer.logits(features, logits);
+      const out = new Float64Array(heads.length);
+      for (let i = 0; i < heads.length; i++) out[i] = sigmoid(heads[i]!.a * logits[i]! + heads[i]!.b);
+      return out;
+    });
+    return { from, to, scores };
+  }
+
+  /**
+   * Zeroes the weights of `cand`'s window outside the sentences that carry its harm: those holding
+   * a rule's phrase (`ruled`), or without one, those whose head `hi` reaches its bar read alone
+   * (the head read "My daughter just learned to ride without training wheels!" as violence 0.50,
+   * so a rule's sentence is not second-guessed by it). Where no sentence qualifies alone (a threat
+   * said over two: "I will find you. And hurt you."), all stay.
+   */
+  function keepHarmfulSentences(weights: Float64Array, ruled: Uint8Array, cand: Candidate, w: WindowEvidence, ev: Evidence, text: string, hi: number, cache: Map<number, Sentences>): void {
+    let sentences = cache.get(cand.at);
+    if (!sentences) cache.set(cand.at, (sentences = sentencesOf(w, ev, text)));
+    const { from, to, scores } = sentences;
+    if (from.length < 2) return;
+    const holdsRule = from.map((f, k) => ruled.subarray(f - w.tFrom, to[k]! - w.tFrom).includes(1));
+    // A rule's phrase is the flag's evidence where there is one; else the head's reading of each sentence.
+    const keep = holdsRule.includes(true) ? holdsRule : from.map((_, k) => scores[k]![hi]! >= heads[hi]!.threshold);
+    if (!keep.includes(true)) return;
+    for (let k = 0; k < from.length; k++) if (!keep[k]) weights.fill(0, from[k]! - w.tFrom, to[k]! - w.tFrom);
+  }
+
+  function explain(cand: Candidate, ev: Evidence, norm: NormalizedText, original: (start: number, end: number) => string, explainers: Map<number, (head: number) => Float64Array>, sentenceScores: Map<number, Sentences>): EvidenceSpan[] {
     const w = ev.windows[cand.at]!;
     const { tFrom, tTo } = w;
     const weights = newFloat64Array(tTo - tFrom);
@@ -306,10 +355,17 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
       const a = ex(hi);
       for (let k = 0; k < a.length; k++) if (a[k]! > 0) weights[k] = a[k]!;
     }
-    const isFiller = (t: number): boolean => FUNCTION_WORDS.has(foldApostrophes(norm.text.slice(ev.tokens[t]!.start, ev.tokens[t]!.end)));
+    // Function words, and tokens of no letter or digit (an emoji the head learned from Hatemoji's
+    // hateful rows: "🎉🎉🎉" outranked "die" in a birthday wish turned threat).
+    const isFiller = (t: number): boolean => {
+      const word = norm.text.slice(ev.tokens[t]!.start, ev.tokens[t]!.end);
+      return FUNCTION_WORDS.has(foldApostrophes(word)) || !LETTER_OR_DIGIT.test(word);
+    };
     // Function words inside a rule's phrase, between its content words, read with it ("Immigrants
     // are vermin", "end my life"); those at its edges do not ("hurt you").
     const inPhrase = new Uint8Array(tTo - tFrom);
+    // Tokens inside a rule's phrase.
+    const ruled = new Uint8Array(tTo - tFrom);
     for (const name of cand.lexicons) {
       for (const h of ev.hits[name] ?? []) {
         if (h.start < w.window.from || h.start >= w.window.to) continue;
@@ -319,6 +375,7 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
           const tok = ev.tokens[t]!;
           if (tok.start < h.start || tok.end > h.end) continue;
           weights[t - tFrom]! += h.weight;
+          ruled[t - tFrom] = 1;
           if (!isFiller(t)) {
             if (first < 0) first = t;
             last = t;
@@ -327,6 +384,10 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
         for (let t = first + 1; first >= 0 && t < last; t++) inPhrase[t - tFrom] = 1;
       }
     }
+    // Spans come from the sentences that carry the harm: a benign sentence before or after it
+    // ("My daughter just learned to ride without training wheels! I'll slit your throat.") holds
+    // words the head leans on a little ("training"), and those outranked the harm's own.
+    if (hi !== undefined) keepHarmfulSentences(weights, ruled, cand, w, ev, norm.text, hi, sentenceScores);
     // Spans point at the words that carry the meaning, not function words the head leans on
     // ("you", "and", "her"); only a text of nothing else is explained by them.
     // Content words first; a function word inside a phrase only fills a place they leave.
@@ -374,13 +435,14 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
       const categories: Partial<Record<CategoryId, CategoryVerdict>> = {};
       const explanations: Partial<Record<CategoryId, EvidenceSpan[]>> = {};
       const explainers = new Map<number, (head: number) => Float64Array>();
+      const sentenceScores = new Map<number, Sentences>();
       for (const c of CATEGORY_IDS) {
         const cand = decided[c];
         if (!cand) continue;
         categories[c] = { score: Math.round(cand.score * 1e6) / 1e6, flagged: cand.flagged };
         if (cand.flagged) {
           original ??= codePointSlicer(text);
-          explanations[c] = explain(cand, ev, norm, original, explainers);
+          explanations[c] = explain(cand, ev, norm, original, explainers, sentenceScores);
         }
       }
       return { categories, explanations };
