@@ -48,6 +48,10 @@ export async function registerAppRoutes(app: FastifyInstance, ctx: AppContext, r
     // Our own limit (the body guard) answers first, with the API's code and a signature;
     // Connect's stays as a backstop for the bodies it reads itself (health, reflection, streams).
     readMaxBytes: MAX_REQUEST_BYTES + 1,
+    // Connect's JSON with every implicit field written, as `/v1/moderate` writes it: left out, a
+    // category scored 0 read `{}` and an unflagged answer had no `flagged`, which a caller reading
+    // the JSON could take for "not evaluated" (docs/api.md: absent means not evaluated).
+    jsonOptions: { alwaysEmitImplicit: true },
     shutdownSignal: rpcShutdownSignal(app),
     contextValues: (req) => {
       const protocol = rpcProtocolOf(req.headers["content-type"]);

@@ -194,3 +194,21 @@ describe("the JSON route's response body", () => {
     expect(outcome.ok && "combined" in outcome.body).toBe(false);
   });
 });
+
+it("Connect's JSON writes every field as /v1/moderate does: a 0 or false is there, not left out", async () => {
+  // Left out (proto3 JSON's default), a category scored 0 read `{}` and an unflagged answer had no
+  // `flagged`: a caller reading the JSON could take them for "not evaluated" (docs/api.md).
+  const response = await fetch(`${server.httpUrl}/moderation.v1.ModerationService/Moderate`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-api-key": key },
+    body: JSON.stringify({ input: [text(BENIGN)] }),
+  });
+  expect(response.status).toBe(200);
+  const body = (await response.json()) as any;
+  expect(body.flagged).toBe(false);
+  expect(body.results[0].index).toBe(0);
+  expect(body.results[0].flagged).toBe(false);
+  for (const [id, entry] of Object.entries(body.results[0].categories as Record<string, object>)) {
+    expect(Object.keys(entry).sort(), id).toEqual(["flagged", "score"]);
+  }
+});
