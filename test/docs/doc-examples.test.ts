@@ -17,7 +17,7 @@ const DOCS = ["README.md", ...fs.readdirSync("docs").filter((f) => f.endsWith(".
 const RUN_ELSEWHERE: Record<string, string> = {
   "README.md: npm install && npm start    # install, then start on embedded defaults (SQLite under ./data, in-process limits)":
     "npm start: test/edge/graceful-shutdown.test.ts; npm test: .ci/run",
-  "docs/signing.md: modctl signing rotate        # new active key; the old one becomes \"retiring\" (its private key is deleted)":
+  "docs/signing.md: npx modctl signing rotate    # new active key; the old one becomes \"retiring\" (its private key is deleted)":
     "test/signing/e2e-rotation.test.ts runs modctl signing rotate, list and retire",
   "docs/signing.md: # verify-moderation-response.sh REQ.json JWKS_URL HEADERS.txt BODY.bin":
     "test/signing/readme-procedure.test.ts runs this script",
