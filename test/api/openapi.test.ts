@@ -94,6 +94,8 @@ beforeAll(async () => {
   await call(main, "GET", "/v1/usage?granularity=hour", { key });
   await moderations(main, key, { model: "omni-moderation-latest", input: "see you tomorrow" });
   await moderations(main, key, { input: [text("a picture"), { type: "image_url", image_url: { url: dataUri("image/png", await png(32, 24)) } }] });
+  // A string the text model does not evaluate: the result carries the service's not_evaluated.
+  await moderations(main, key, { input: ["see you tomorrow", "Je vais te retrouver ce soir et tu vas le regretter."] });
   await call(main, "GET", "/.well-known/jwks.json");
   await call(main, "GET", "/healthz");
   await call(main, "GET", "/readyz");

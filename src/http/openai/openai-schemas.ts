@@ -59,6 +59,27 @@ export function openAiModerationResponseSchema(): JsonSchema {
             categories: everyCategory({ type: "boolean" }),
             category_scores: everyCategory({ type: "number", minimum: 0, maximum: 1 }),
             category_applied_input_types: everyCategory({ type: "array", items: { enum: ["text", "image"] }, description: "Empty: not evaluated for this input." }),
+            not_evaluated: {
+              type: "object",
+              description: "The service's own field: the strings or parts of this result the text model did not evaluate, wholly or in part (docs/openai-compatibility.md). Absent when everything was evaluated.",
+              required: ["items"],
+              additionalProperties: false,
+              properties: {
+                items: {
+                  type: "array",
+                  items: {
+                    type: "object",
+                    required: ["index", "reason", "language"],
+                    additionalProperties: false,
+                    properties: {
+                      index: { type: "integer", minimum: 0, description: "Position of the string or part in input." },
+                      reason: { type: "string", enum: ["unsupported_language", "partly_unsupported_language"] },
+                      language: { type: "string", description: "BCP-47 code of the uncovered language." },
+                    },
+                  },
+                },
+              },
+            },
           },
         },
       },
