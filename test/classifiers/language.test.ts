@@ -90,6 +90,16 @@ describe("language reading", () => {
     }
   });
 
+  it("reads a short sentence in another language apart from the English before it, by its function words", () => {
+    for (const [text, language] of [
+      ["Thanks, see you tomorrow. Tu es une salope.", "fr"],
+      ["I love you so much my friend, really. Je te déteste.", "fr"],
+      ["lol ok. Eres un idiota.", "es"],
+    ]) expect(readLanguage(text!, EN).uncovered?.language, text).toBe(language);
+    // A short English sentence still joins its neighbour.
+    expect(readLanguage("Hey. Thanks for the lovely dinner, see you on Sunday!", EN).uncovered).toBeUndefined();
+  });
+
   it("does not take accented French or Spanish for English once its accents are folded away", () => {
     for (const [text, language] of [
       ["Les musulmans sont des rats qui doivent être exterminés.", "fr"],

@@ -73,22 +73,38 @@ function count(pattern: RegExp, text: string): number {
 /**
  * Sentences of `text`, each at least SEGMENT_CHARS long but the last, and runs of another script
  * apart. Every one is read: a sample of them (24, evenly spaced, until session 32) let a foreign
- * passage between two samples of a long text go unseen.
+ * passage between two samples of a long text go unseen. A shorter sentence joins the next, unless
+ * its function words are a language outside `covered`: then it stands alone ("Thanks, see you
+ * tomorrow. Tu es une salope." read as English when joined), and what it interrupted goes on.
  */
-function segmentsOf(text: string): string[] {
+function segmentsOf(text: string, covered: ReadonlySet<string>): string[] {
   const out: string[] = [];
+  let pending = "";
   let start = 0;
   const end = /[.!?\u3002\uFF01\uFF1F\n]+\s*/g;
   for (let m = end.exec(text); m; m = end.exec(text)) {
-    if (m.index + m[0].length - start >= SEGMENT_CHARS) {
-      out.push(text.slice(start, m.index + m[0].length));
-      start = m.index + m[0].length;
+    const sentence = text.slice(start, m.index + m[0].length);
+    start = m.index + m[0].length;
+    if (sentence.length < SEGMENT_CHARS && functionWordsOf(sentence, covered).uncovered) {
+      out.push(sentence);
+      continue;
+    }
+    pending += sentence;
+    if (pending.length >= SEGMENT_CHARS) {
+      out.push(pending);
+      pending = "";
     }
   }
-  // What follows the last cut: its own segment if long enough, else the end of the one before.
-  if (start < text.length) {
-    if (text.length - start >= SEGMENT_CHARS || out.length === 0) out.push(text.slice(start));
-    else out[out.length - 1] += text.slice(start);
+  // What follows the last cut: its own segment if long enough (or foreign), else the end of the one before.
+  let rest = text.slice(start);
+  if (rest !== "" && rest.length < SEGMENT_CHARS && functionWordsOf(rest, covered).uncovered) {
+    out.push(rest);
+    rest = "";
+  }
+  rest = pending + rest;
+  if (rest !== "") {
+    if (rest.length >= SEGMENT_CHARS || out.length === 0) out.push(rest);
+    else out[out.length - 1] += rest;
   }
   // A text without sentence ends: fixed-size pieces.
   const pieces = out.flatMap(byScript).flatMap((s) => (s.length <= PIECE_CHARS * 3 ? [s] : Array.from({ length: Math.ceil(s.length / PIECE_CHARS) }, (_, i) => s.slice(i * PIECE_CHARS, (i + 1) * PIECE_CHARS))));
@@ -204,7 +220,7 @@ export function readLanguage(text: string, covered: ReadonlySet<string>, picker:
   // so a long text in another language is not read to its end. Counted at the first uncovered
   // piece only: most text has none and needs no second pass over its letters.
   let half: number | undefined;
-  for (const segment of segmentsOf(text)) {
+  for (const segment of segmentsOf(text, covered)) {
     const s = readSegment(segment, covered, picker);
     total += s.letters;
     if (s.kind === "unknown") continue;
