@@ -84,8 +84,14 @@ describe("language reading", () => {
       ["Je vais te tuer", "fr"],
       ["Je te deteste, va mourir sale idiot.", "fr"],
     ]) expect(readLanguage(text!, EN), text).toEqual({ language, uncovered: { language, share: 1 } });
-    // English with a foreign name or loanword gets no such evidence.
-    for (const text of ["I hate Muslims", "Disgusting maggot", "Snapchat me bitches", "we drove to Los Angeles and then Las Vegas", "c'mon, don't be like that"]) {
+    // English with foreign names, particles or loanwords gets no such evidence (a word leading into
+    // a capitalised one is a name's particle), nor do words inside a link.
+    for (const text of [
+      "I hate Muslims", "Disgusting maggot", "Snapchat me bitches", "c'mon, don't be like that",
+      "Liverpool vs Real Madrid: Di Maria, Del Piero, Van der Sar. Shoot them all.", "Det(A) = ad - bc. Per row.",
+      "Thanks man. Las Vegas del Sol.", "Maria de la Cruz.", "Les Paul and Des O'Connor", "He's sus af. Se ya, loser.",
+      "https://www.youtube.com/watch?v=la_de_el kill all of them", "lol watch this https://es.wikipedia.org/wiki/La_casa_de_papel you idiot",
+    ]) {
       expect(readLanguage(text, EN).uncovered, text).toBeUndefined();
     }
   });
@@ -96,6 +102,11 @@ describe("language reading", () => {
       ["I love you so much my friend, really. Je te déteste.", "fr"],
       ["lol ok. Eres un idiota.", "es"],
     ]) expect(readLanguage(text!, EN).uncovered?.language, text).toBe(language);
+    // Short foreign sentences in a row read together, not each too short to tell.
+    for (const text of ["Je te hais. Tu es nul. Je te tue.", "Tu es moche. Je te tue. Sale pute."]) {
+      expect(readLanguage(text, EN), text).toEqual({ language: "fr", uncovered: { language: "fr", share: 1 } });
+    }
+    expect(readLanguage("Eres un pendejo, te odio.", EN).uncovered?.language).toBe("es");
     // A short English sentence still joins its neighbour.
     expect(readLanguage("Hey. Thanks for the lovely dinner, see you on Sunday!", EN).uncovered).toBeUndefined();
   });

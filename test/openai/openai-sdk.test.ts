@@ -72,7 +72,11 @@ describe("POST /v1/moderations with the official openai SDK", () => {
     const parts = await client().moderations.create({ input: [{ type: "text", text: "Thanks for the help yesterday, see you at lunch." }, { type: "text", text: french }] });
     const result = parts.results[0]! as unknown as { not_evaluated?: unknown; category_applied_input_types: Record<string, string[]> };
     expect(result.category_applied_input_types.violence).toEqual(["text"]);
-    expect(result.not_evaluated).toEqual({ items: [{ index: 1, reason: "unsupported_language", language: "fr" }] });
+    expect(result.not_evaluated).toEqual({ items: [{ index: 1, reason: "unsupported_language", language: "fr" }], combined: { reason: "unsupported_language", language: "fr" } });
+    // Parts each too short to tell ("Je sais" is undetermined, "ou tu habites" read as English)
+    // read as French together: the joined reading was not evaluated, and the result says so.
+    const split = await client().moderations.create({ input: [{ type: "text", text: "Je sais" }, { type: "text", text: "ou tu habites" }] });
+    expect((split.results[0] as unknown as { not_evaluated?: unknown }).not_evaluated).toEqual({ items: [], combined: { reason: "unsupported_language", language: "fr" } });
   });
 
   it("scores the same as POST /v1/moderate, category by category", async () => {

@@ -6,30 +6,40 @@
  * (read-language.ts), so such threats were scored by the English model as harmless.
  *
  * A word here must not also be an English word or common English slang ("die", "con", "hay",
- * "soy", "van", "met", "ben", "yo", "nada", "um", "op"), so English with a loanword or a name
- * ("Los Angeles", "de Gaulle") gets no foreign evidence from it. Not moderation rules: nothing here
- * scores or flags anything; it only decides which language a text is read as.
+ * "soy", "van", "met", "ben", "yo", "nada", "um", "op", "per", "sus"), and one that leads into a
+ * capitalised word is a name's particle, not counted ("Los Angeles", "Maria de la Cruz", "Van der
+ * Sar", "Di Maria"), so English with names or loanwords gets no foreign evidence from them. Not
+ * moderation rules: nothing here scores or flags anything; it only decides which language a text
+ * is read as.
  */
 const LISTS: Record<string, string> = {
   en: "the a an and or but is are was were be been i you he she it we they me my your his her our their this that these those of to in on at for with from by not do does did have has had will would can could should what who how why if just im dont",
-  fr: "je tu il elle nous vous ils elles le la les des du au aux et est mais pas ne que qui une un ce cette avec dans sur suis sont mes tes sa ses leur très bien te toi moi lui ça fait vais va j qu",
-  es: "el la los las que de del por para una uno es está pero muy tú él ella nosotros ellos su sus se como más qué esto este esta eso voy vas eres estoy todos porque también",
-  it: "il gli le di del della che è sono sei hai una uno per mi ti si anche questo questa quello io tu lui lei noi voi loro mio mia tuo tua suo sua molto più cosa",
-  pt: "uma de dos das que é não nao você voce ele ela nós eles meu minha seu sua para por mas muito isso isto esse essa estou está vou vai sou aqui também",
-  de: "der das und ist nicht ich du sie wir ihr ein eine einen mit auf für von zu auch noch sich bist sind aber oder wie wenn dass mich dich mir dir nur schon kein keine hier",
+  fr: "je tu il elle nous vous ils elles le la les des du au aux et est mais pas ne que qui une un ce cette avec dans sur suis sont mes tes sa ses leur très bien te toi moi lui ça fait vais qu es",
+  es: "el la los las que de del por para una uno es está pero muy tú él ella nosotros ellos su se como más qué esto este esta eso voy vas eres estoy todos porque también un te tu",
+  it: "il gli le di del della che è sono sei hai una uno mi ti si anche questo questa quello tu lui lei noi voi loro mio tuo tua suo sua molto più cosa",
+  pt: "uma de das que é não nao você voce ele ela nós eles meu minha seu sua para por mas muito isso isto esse essa estou está vou vai sou aqui também",
+  de: "der das und ist nicht ich du sie wir ihr ein eine einen auf für von zu auch noch sich bist sind aber oder wie wenn dass mich dich mir nur schon kein keine hier",
   nl: "het een jij hij zij wij jullie niet voor maar ook naar bij zijn heb hebt heeft dit deze mijn jouw geen nog wel",
-  ro: "și este că în sunt ea ei pentru dar foarte acest această",
-  pl: "nie się jest że jak tak mnie ja jestem jesteś ciebie cię być",
-  sv: "och att det som är jag inte på för har",
-  da: "det jeg ikke på har",
-  no: "det jeg ikke på har",
-  tr: "bir bu de sen için çok gibi",
+  ro: "și este că în sunt ei pentru dar foarte acest această",
+  pl: "nie się jest że jak mnie jestem jesteś ciebie cię być",
+  sv: "och att som är inte på för",
+  da: "jeg ikke på",
+  no: "jeg ikke på",
+  tr: "bir bu de için çok gibi",
   id: "di ini itu aku kamu saya tidak dengan untuk akan",
 };
 
 const BY_LANGUAGE: ReadonlyMap<string, ReadonlySet<string>> = new Map(Object.entries(LISTS).map(([language, words]) => [language, new Set(words.split(" "))]));
 
 const WORD = /\p{L}+/gu;
+/** Each listed word's languages: one lookup per word of the text. */
+const LANGUAGES_OF: ReadonlyMap<string, readonly string[]> = (() => {
+  const map = new Map<string, string[]>();
+  for (const [language, words] of BY_LANGUAGE) for (const word of words) map.set(word, [...(map.get(word) ?? []), language]);
+  return map;
+})();
+const isListWord = (word: string): boolean => LANGUAGES_OF.has(word);
+const isCapitalised = (word: string): boolean => word !== word.toLowerCase() && word[0] === word[0]!.toUpperCase();
 
 export interface FunctionWordReading {
   /** Whether they say the text is in a language outside `covered` (see functionWordsOf). */
@@ -49,19 +59,24 @@ export function functionWordsOf(text: string, covered: ReadonlySet<string>): Fun
   let uncoveredCount = 0;
   const distinct = new Set<string>();
   const byLanguage = new Map<string, Set<string>>();
-  for (const [word] of text.toLowerCase().matchAll(WORD)) {
-    let inCovered = false;
-    const languages: string[] = [];
-    for (const [language, words] of BY_LANGUAGE) {
-      if (!words.has(word)) continue;
-      if (covered.has(language)) inCovered = true;
-      else languages.push(language);
-    }
-    if (inCovered) coveredCount++;
-    else if (languages.length > 0) {
+  const written = Array.from(text.matchAll(WORD), (m) => m[0]);
+  // Whether the words after k, through any run of list words, reach a capitalised one: k is then a
+  // name's particle ("de la Cruz"). Filled from the end.
+  const intoName = new Uint8Array(written.length + 1);
+  for (let k = written.length - 2; k >= 0; k--) {
+    const next = written[k + 1]!;
+    intoName[k] = isCapitalised(next) || (isListWord(next.toLowerCase()) && intoName[k + 1] === 1) ? 1 : 0;
+  }
+  for (let k = 0; k < written.length; k++) {
+    if (intoName[k]) continue;
+    const word = written[k]!.toLowerCase();
+    const listed = LANGUAGES_OF.get(word);
+    if (!listed) continue;
+    if (listed.some((language) => covered.has(language))) coveredCount++;
+    else {
       uncoveredCount++;
       distinct.add(word);
-      for (const language of languages) {
+      for (const language of listed) {
         let seen = byLanguage.get(language);
         if (!seen) byLanguage.set(language, (seen = new Set()));
         seen.add(word);

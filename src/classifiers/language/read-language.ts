@@ -79,14 +79,20 @@ function count(pattern: RegExp, text: string): number {
  */
 function segmentsOf(text: string, covered: ReadonlySet<string>): string[] {
   const out: string[] = [];
+  // Short sentences waiting for more text: in a covered language or undecided, and foreign ones.
   let pending = "";
+  let foreign = "";
   let start = 0;
   const end = /[.!?\u3002\uFF01\uFF1F\n]+\s*/g;
   for (let m = end.exec(text); m; m = end.exec(text)) {
     const sentence = text.slice(start, m.index + m[0].length);
     start = m.index + m[0].length;
     if (sentence.length < SEGMENT_CHARS && functionWordsOf(sentence, covered).uncovered) {
-      out.push(sentence);
+      foreign += sentence;
+      if (foreign.length >= SEGMENT_CHARS) {
+        out.push(foreign);
+        foreign = "";
+      }
       continue;
     }
     pending += sentence;
@@ -98,9 +104,10 @@ function segmentsOf(text: string, covered: ReadonlySet<string>): string[] {
   // What follows the last cut: its own segment if long enough (or foreign), else the end of the one before.
   let rest = text.slice(start);
   if (rest !== "" && rest.length < SEGMENT_CHARS && functionWordsOf(rest, covered).uncovered) {
-    out.push(rest);
+    foreign += rest;
     rest = "";
   }
+  if (foreign !== "") out.push(foreign);
   rest = pending + rest;
   if (rest !== "") {
     if (rest.length >= SEGMENT_CHARS || out.length === 0) out.push(rest);
@@ -200,7 +207,8 @@ function readText(segment: string, covered: ReadonlySet<string>, pick: LanguageP
   // the text's function words are another language's ("je", "te", "mais": function-words.ts).
   if (options.closeBehind && bestScore >= UNCOVERED_MARGIN * topScore && !words.uncovered) return { kind: "covered", language: best, letters };
   const minLetters = otherScript(text, letters) ? MIN_OTHER_SCRIPT_LETTERS : MIN_LETTERS;
-  if (!result.isReliable() || letters < minLetters) return { kind: "unknown", language: UNDETERMINED, letters };
+  // Too short or unsure for the n-grams alone, unless its function words name the language.
+  if ((!result.isReliable() || letters < minLetters) && !(words.uncovered && words.language)) return { kind: "unknown", language: UNDETERMINED, letters };
   // Short French read as Croatian or Romanian by its n-grams ("Je vais te tuer"): where its
   // function words name one uncovered language, that is the one reported.
   return { kind: "uncovered", language: words.uncovered && words.language ? words.language : top, letters };
@@ -220,6 +228,9 @@ export function readLanguage(text: string, covered: ReadonlySet<string>, picker:
   // so a long text in another language is not read to its end. Counted at the first uncovered
   // piece only: most text has none and needs no second pass over its letters.
   let half: number | undefined;
+  // Links, mentions and hashtags are no language, and a sentence end inside a link ("https://es.
+  // wikipedia.org/wiki/La_casa_de_papel") would leave its tail to be read as words: gone first.
+  if (MAY_HOLD_NOT_LANGUAGE.test(text)) text = text.replace(NOT_LANGUAGE, " ");
   for (const segment of segmentsOf(text, covered)) {
     const s = readSegment(segment, covered, picker);
     total += s.letters;

@@ -14,7 +14,7 @@ interface OpenAiModerationResult {
    * did not evaluate, wholly or in part (a language it does not cover), as `/v1/moderate` lists
    * them. OpenAI's shape has no place for it, and its zeros would otherwise read as "harmless".
    */
-  not_evaluated?: { items: { index: number; reason: string; language: string }[] };
+  not_evaluated?: { items: { index: number; reason: string; language: string }[]; combined?: { reason: string; language: string } };
 }
 
 interface OpenAiModeration {
@@ -41,15 +41,19 @@ export function toOpenAiModeration(answer: ModerateResponse, shape: OpenAiInputS
   const judged = (r: ModerateResponse["results"][number]): Judged => ({ type: r.type === "image" ? "image" : "text", categories: r.categories });
   const results =
     shape === "parts"
-      ? [withNotEvaluated(foldResult([...answer.results.map(judged), ...(answer.combined ? [{ type: "text" as const, categories: answer.combined.categories }] : [])]), answer.results.map((r, index) => ({ r, index })))]
+      ? [withNotEvaluated(foldResult([...answer.results.map(judged), ...(answer.combined ? [{ type: "text" as const, categories: answer.combined.categories }] : [])]), answer.results.map((r, index) => ({ r, index })), answer.combined?.notEvaluated)]
       : answer.results.map((r, index) => withNotEvaluated(foldResult([judged(r)]), [{ r, index }]));
   return { id: answer.id, model: answer.model, results };
 }
 
-/** `result` with `not_evaluated` listing those of `items` (index: position in `input`) the text model did not evaluate. */
-function withNotEvaluated(result: OpenAiModerationResult, items: { r: ModerateResponse["results"][number]; index: number }[]): OpenAiModerationResult {
+/**
+ * `result` with `not_evaluated` listing those of `items` (index: position in `input`) the text model
+ * did not evaluate, and the parts' joined reading (`combined`) where that was not evaluated: parts
+ * each too short to tell can read as French together ("Je sais", "ou tu habites").
+ */
+function withNotEvaluated(result: OpenAiModerationResult, items: { r: ModerateResponse["results"][number]; index: number }[], combined?: { reason: string; language: string }): OpenAiModerationResult {
   const unread = items.flatMap(({ r, index }) => (r.notEvaluated ? [{ index, reason: r.notEvaluated.reason, language: r.notEvaluated.language }] : []));
-  if (unread.length > 0) result.not_evaluated = { items: unread };
+  if (unread.length > 0 || combined) result.not_evaluated = { items: unread, ...(combined ? { combined: { reason: combined.reason, language: combined.language } } : {}) };
   return result;
 }
 

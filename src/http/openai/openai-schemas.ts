@@ -78,6 +78,13 @@ export function openAiModerationResponseSchema(): JsonSchema {
                     },
                   },
                 },
+                combined: {
+                  type: "object",
+                  description: "An array of parts only: their joined reading was not evaluated, wholly or in part.",
+                  required: ["reason", "language"],
+                  additionalProperties: false,
+                  properties: { reason: { type: "string", enum: ["unsupported_language", "partly_unsupported_language"] }, language: { type: "string" } },
+                },
               },
             },
           },
