@@ -335,9 +335,9 @@ const CARD_LIMITS = [
   "- Datasets differ in style (tweets, Reddit, prompts, templates): read the per-dataset table.",
   "- One training run's held-out figures move with the seed alone (mean AUPRC by about ±0.005, a category by up to 0.04; docs/model-history.md, session 14): differences smaller than that between two models are not evidence.",
   "- `sexual_minors`, `self_harm_instructions`, `harassment_threatening` and `violence_graphic` have tens of public positives at most: treat their scores as indicative. Graphic violence relies on weakly labelled book chunks plus the lexicon.",
-  "- `self_harm` keys on the topic's words more than on the writer's stance: first-person accounts without them are mostly missed unless a phrase rule matches (\"I've been cutting again\" 0.02), and prevention talk is often flagged (docs/model-history.md, sessions 15 and 20).",
+  "- `self_harm` keys on the topic's words more than on the writer's stance: first-person accounts without them are mostly missed unless a phrase rule matches (\"I've been cutting again\" 0.04), and prevention talk is often flagged (docs/model-history.md, sessions 15 and 20).",
   "- Person-directed abuse in threads depends on context the model does not see (CAD labels were made with the thread). Insults said of someone else raise harassment's score but do not flag it alone (held-out recall above): a policy threshold flags more.",
-  "- Group names hash to one placeholder: the model knows a group is named, not which one; a name alone reads as hate (\"women\" 0.97, session 34).",
+  "- Group names hash to one placeholder: the model knows a group is named, not which one; a name alone reads as hate (\"women\" 0.98, session 34).",
   "- Phrase rules are English surface patterns: they flag quoted speech and miss paraphrase.",
 ];
 

@@ -58,8 +58,8 @@ import { loadWordVectors, type WordRows } from "./word-vectors.js";
 import { ensembleOf, expertRows, memberSeed, parseExpert, withExpert } from "./ensemble.js";
 import { CALIBRATION_SHARE, CORPUS_CAPS, DEFAULT_FOLDS, DEFAULT_HASHING, DEFAULT_SEED, DEFAULT_SHAPE, HASHING_DEFAULTS, hashRow, learnedHeads, SHIPPED_MEMBER, WINDOW } from "./settings.js";
 
-// The shipped model's id: `npm run train` reproduces it (seed and data as in settings.ts). A change
-// to what it learns from (data, normalisation, settings) makes a new model: give it a new id.
+// The next model's id. `2026-11-m` (shipped) was trained on the normalisation before 2026-12-19
+// (ebadca9 reproduces it); a run of this code trains on today's, so it is a new model.
 const MODEL_VERSION = "2026-12-b";
 /** The shipped model's id (and cache entry's id) for a family. */
 const shippedId = (family: string): string => `text-${family}-${MODEL_VERSION}`;

@@ -140,7 +140,7 @@ describe("rule support bars apart from flag thresholds", () => {
     const { header } = model;
     expect(header.supportThresholds?.harassment).toBeLessThan(header.thresholds.harassment!);
     // A veiled threat, flagged by the threats rule with the head's support (its phrase alone is too weak to flag).
-    const text = "you better watch your back";
+    const text = "watch your back";
     const withBars = (h: Partial<typeof header>) => createEngine({ ...model, header: { ...header, ...h } }).classify(text) as Verdict;
     expect(withBars({}).categories.harassment?.flagged).toBe(true);
     // The same flag thresholds with the support bar raised: the rule no longer has the head's support.
