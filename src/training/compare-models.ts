@@ -1,0 +1,41 @@
+/**
+ * Two model files' flags on sentences written for comparing them (comparison-sentences.ts): how many
+ * harmful and benign sentences each flags, and every sentence whose flags differ. The held-out
+ * tables of the card measure the fold models; this reads the shipped files themselves. In session
+ * 37 a retrain level with `2026-11-m` on the folds' mean flagged 16 of the 130 benign sentences
+ * against its 9, and was not kept (docs/model-history.md).
+ *
+ *   npm run compare:models -- --against OLD.bin [--model NEW.bin]
+ */
+import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { trainedClassifierOf } from "../classifiers/engine/index.js";
+import { DEFAULT_MODEL_PATH, decodeModel } from "../classifiers/model/model-file.js";
+import { COMPARISON_SENTENCES } from "./comparison-sentences.js";
+import { compareFlags } from "./model-comparison.js";
+
+const { values } = parseArgs({ options: { model: { type: "string", default: DEFAULT_MODEL_PATH }, against: { type: "string" } } });
+if (!values.against) {
+  console.error("usage: npm run compare:models -- --against OLD.bin [--model NEW.bin]");
+  process.exit(2);
+}
+const load = (path: string) => {
+  const model = decodeModel(readFileSync(path));
+  return { id: model.header.id, classifier: trainedClassifierOf(model) };
+};
+const before = load(values.against);
+const after = load(values.model);
+const result = compareFlags(before.classifier, after.classifier, COMPARISON_SENTENCES);
+const score = (s?: number): string => (s === undefined ? "absent" : s.toFixed(3));
+console.log(`${before.id} -> ${after.id}`);
+console.log(`harmful flagged: ${result.flagged.before.harmful} -> ${result.flagged.after.harmful} of ${result.harmful}`);
+console.log(`benign flagged:  ${result.flagged.before.benign} -> ${result.flagged.after.benign} of ${result.benign}`);
+for (const kind of ["new miss", "new catch", "new false positive", "fixed false positive", "other category"] as const) {
+  const changes = result.changes.filter((c) => c.kind === kind);
+  if (changes.length === 0) continue;
+  console.log(`\n${kind} (${changes.length}):`);
+  for (const { sentence, categories } of changes) {
+    const cells = categories.map(({ category, before: b, after: a }) => `${category} ${score(b.score)}${b.flagged ? "F" : ""} -> ${score(a.score)}${a.flagged ? "F" : ""}`);
+    console.log(`  [${sentence.group}] ${JSON.stringify(sentence.text)}: ${cells.join("; ")}`);
+  }
+}
