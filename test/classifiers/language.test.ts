@@ -107,8 +107,6 @@ describe("language reading", () => {
       expect(readLanguage(text, EN), text).toEqual({ language: "fr", uncovered: { language: "fr", share: 1 } });
     }
     expect(readLanguage("Eres un pendejo, te odio.", EN).uncovered?.language).toBe("es");
-    // Romanised Hindi, which ELD has no table for (it guessed Dutch, unsure): named by its function words.
-    expect(readLanguage("Tum bahut bure ho, mujhe tumse nafrat hai", EN).uncovered?.language).toBe("hi-Latn");
     // A short English sentence still joins its neighbour.
     expect(readLanguage("Hey. Thanks for the lovely dinner, see you on Sunday!", EN).uncovered).toBeUndefined();
   });

@@ -26,8 +26,6 @@ const LISTS: Record<string, string> = {
   da: "jeg ikke på",
   no: "jeg ikke på",
   tr: "bir bu de için çok gibi",
-  "hi-Latn": "tum tumhe tumhara tumhari mujhe mera meri hai hain tha thi ko ke mein aur nahi nahin kya yeh woh bhi kyun kaise raha rahi",
-  sw: "wa kwa ni huu wewe mimi yeye sisi nyinyi wao hii hiyo lakini sana",
   id: "di ini itu aku kamu saya tidak dengan untuk akan",
 };
 
