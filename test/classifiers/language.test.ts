@@ -91,6 +91,8 @@ describe("language reading", () => {
       "Liverpool vs Real Madrid: Di Maria, Del Piero, Van der Sar. Shoot them all.", "Det(A) = ad - bc. Per row.",
       "Thanks man. Las Vegas del Sol.", "Maria de la Cruz.", "Les Paul and Des O'Connor", "He's sus af. Se ya, loser.",
       "https://www.youtube.com/watch?v=la_de_el kill all of them", "lol watch this https://es.wikipedia.org/wiki/La_casa_de_papel you idiot",
+      // Too short or unsure for the n-grams: function words alone do not make them foreign.
+      "Et tu, brute?", "ls -la && du -h", "yeh tha best", "Hai guys. Ko-fi is up.", "love u mimi, sana",
     ]) {
       expect(readLanguage(text, EN).uncovered, text).toBeUndefined();
     }

@@ -207,8 +207,7 @@ function readText(segment: string, covered: ReadonlySet<string>, pick: LanguageP
   // the text's function words are another language's ("je", "te", "mais": function-words.ts).
   if (options.closeBehind && bestScore >= UNCOVERED_MARGIN * topScore && !words.uncovered) return { kind: "covered", language: best, letters };
   const minLetters = otherScript(text, letters) ? MIN_OTHER_SCRIPT_LETTERS : MIN_LETTERS;
-  // Too short or unsure for the n-grams alone, unless its function words name the language.
-  if ((!result.isReliable() || letters < minLetters) && !(words.uncovered && words.language)) return { kind: "unknown", language: UNDETERMINED, letters };
+  if (!result.isReliable() || letters < minLetters) return { kind: "unknown", language: UNDETERMINED, letters };
   // Short French read as Croatian or Romanian by its n-grams ("Je vais te tuer"): where its
   // function words name one uncovered language, that is the one reported.
   return { kind: "uncovered", language: words.uncovered && words.language ? words.language : top, letters };
