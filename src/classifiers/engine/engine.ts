@@ -296,8 +296,11 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
     return out;
   }
 
-  /** A window's sentences as token ranges, and each one's calibrated head scores read alone (one entry: the window is one sentence). */
-  type Sentences = { from: number[]; to: number[]; scores: Float64Array[] };
+  /**
+   * A window's sentences as token ranges, and each one's calibrated head scores read alone, scored
+   * only when a category without a rule's phrase asks for them (keepHarmfulSentences).
+   */
+  type Sentences = { from: number[]; to: number[]; scores?: Float64Array[] };
   function sentencesOf(w: WindowEvidence, ev: Evidence, text: string): Sentences {
     const from: number[] = [];
     const to: number[] = [];
@@ -310,15 +313,19 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
     }
     from.push(start);
     to.push(w.tTo);
-    const scores = from.length < 2 ? [] : from.map((f, k) => {
-      const features = featuresOfTokens(ev.tf, header.hashing.buckets, f, to[k]!);
-      if (sequence) sequence.windowLogits(features, ev.tf, f, to[k]!, logits);
+    return { from, to };
+  }
+  function sentenceScores(sentences: Sentences, ev: Evidence): Float64Array[] {
+    sentences.scores ??= sentences.from.map((f, k) => {
+      const until = sentences.to[k]!;
+      const features = featuresOfTokens(ev.tf, header.hashing.buckets, f, until);
+      if (sequence) sequence.windowLogits(features, ev.tf, f, until, logits);
       else scorer.logits(features, logits);
       const out = new Float64Array(heads.length);
       for (let i = 0; i < heads.length; i++) out[i] = sigmoid(heads[i]!.a * logits[i]! + heads[i]!.b);
       return out;
     });
-    return { from, to, scores };
+    return sentences.scores;
   }
 
   /**
@@ -331,11 +338,11 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
   function keepHarmfulSentences(weights: Float64Array, ruled: Uint8Array, cand: Candidate, w: WindowEvidence, ev: Evidence, text: string, hi: number, cache: Map<number, Sentences>): void {
     let sentences = cache.get(cand.at);
     if (!sentences) cache.set(cand.at, (sentences = sentencesOf(w, ev, text)));
-    const { from, to, scores } = sentences;
+    const { from, to } = sentences;
     if (from.length < 2) return;
     const holdsRule = from.map((f, k) => ruled.subarray(f - w.tFrom, to[k]! - w.tFrom).includes(1));
     // A rule's phrase is the flag's evidence where there is one; else the head's reading of each sentence.
-    const keep = holdsRule.includes(true) ? holdsRule : from.map((_, k) => scores[k]![hi]! >= heads[hi]!.threshold);
+    const keep = holdsRule.includes(true) ? holdsRule : sentenceScores(sentences, ev).map((scores) => scores[hi]! >= heads[hi]!.threshold);
     if (!keep.includes(true)) return;
     for (let k = 0; k < from.length; k++) if (!keep[k]) weights.fill(0, from[k]! - w.tFrom, to[k]! - w.tFrom);
   }

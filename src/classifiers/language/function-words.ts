@@ -29,13 +29,11 @@ const LISTS: Record<string, string> = {
   id: "di ini itu aku kamu saya tidak dengan untuk akan",
 };
 
-const BY_LANGUAGE: ReadonlyMap<string, ReadonlySet<string>> = new Map(Object.entries(LISTS).map(([language, words]) => [language, new Set(words.split(" "))]));
-
 const WORD = /\p{L}+/gu;
 /** Each listed word's languages: one lookup per word of the text. */
 const LANGUAGES_OF: ReadonlyMap<string, readonly string[]> = (() => {
   const map = new Map<string, string[]>();
-  for (const [language, words] of BY_LANGUAGE) for (const word of words) map.set(word, [...(map.get(word) ?? []), language]);
+  for (const [language, words] of Object.entries(LISTS)) for (const word of words.split(" ")) map.set(word, [...(map.get(word) ?? []), language]);
   return map;
 })();
 const isListWord = (word: string): boolean => LANGUAGES_OF.has(word);
@@ -54,7 +52,7 @@ export interface FunctionWordReading {
  * words of covered languages. Says nothing (not uncovered) where a covered language has no list.
  */
 export function functionWordsOf(text: string, covered: ReadonlySet<string>): FunctionWordReading {
-  for (const c of covered) if (!BY_LANGUAGE.has(c)) return { uncovered: false };
+  for (const c of covered) if (!Object.hasOwn(LISTS, c)) return { uncovered: false };
   let coveredCount = 0;
   let uncoveredCount = 0;
   const distinct = new Set<string>();

@@ -40,6 +40,9 @@ export function openAiModerationRequestSchema(): JsonSchema {
   };
 }
 
+/** Why a text was not evaluated, or only in part (classifier.ts NotEvaluated). */
+const NOT_EVALUATED_REASON: JsonSchema = { type: "string", enum: ["unsupported_language", "partly_unsupported_language"] };
+
 export function openAiModerationResponseSchema(): JsonSchema {
   return {
     type: "object",
@@ -73,7 +76,7 @@ export function openAiModerationResponseSchema(): JsonSchema {
                     additionalProperties: false,
                     properties: {
                       index: { type: "integer", minimum: 0, description: "Position of the string or part in input." },
-                      reason: { type: "string", enum: ["unsupported_language", "partly_unsupported_language"] },
+                      reason: NOT_EVALUATED_REASON,
                       language: { type: "string", description: "BCP-47 code of the uncovered language." },
                     },
                   },
@@ -83,7 +86,7 @@ export function openAiModerationResponseSchema(): JsonSchema {
                   description: "An array of parts only: their joined reading was not evaluated, wholly or in part.",
                   required: ["reason", "language"],
                   additionalProperties: false,
-                  properties: { reason: { type: "string", enum: ["unsupported_language", "partly_unsupported_language"] }, language: { type: "string" } },
+                  properties: { reason: NOT_EVALUATED_REASON, language: { type: "string" } },
                 },
               },
             },
