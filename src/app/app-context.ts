@@ -1,3 +1,5 @@
+import type { FlagBars } from "../policies/apply-policy.js";
+import { readModelHeader } from "../classifiers/model/model-file.js";
 import { accountShareOf, createHeldBodies, type HeldBodies } from "../base/held-bodies.js";
 import type { TextClassifier } from "../classifiers/classifier.js";
 import { loadConfiguredTextClassifier } from "../classifiers/configured-text-classifier.js";
@@ -44,6 +46,8 @@ export interface AppContext {
   policies: PolicyStore;
   keyUsage: KeyUsageTracker;
   textClassifier: TextClassifier;
+  /** The trained model's flag thresholds (its header), where it is the text classifier; policies and the dashboard read them. */
+  textFlagBars?: FlagBars;
   rateLimiter: RateLimiter;
   /** The key that signs every response, and the public keys still published. */
   signingKeys: SigningKeyRing;
@@ -105,6 +109,8 @@ export async function createAppContext(config: Config, overrides: AppContextOver
     // Classified in the workers, which time it themselves; else on this thread, timed here.
     const textClassifier = compute?.textClassifier
       ?? timeTextClassifier(overrides.textClassifier ?? (await loadConfiguredTextClassifier(config.textClassifier)), metrics.textClassifierTimings);
+    // A classifier given by a test is not the model file's: its flags have no bars to read.
+    const textFlagBars = !overrides.textClassifier && config.textClassifier === "trained" ? readModelHeader().thresholds : undefined;
     const signingKeys = compute?.signingKeys ?? ring;
     const rateLimiter = overrides.rateLimiter ?? (await createRateLimiter({
       redisUrl: config.redisUrl,
@@ -124,6 +130,7 @@ export async function createAppContext(config: Config, overrides: AppContextOver
 
     return {
       config, log, metrics, heldBodies: overrides.heldBodies ?? createHeldBodies(config.heldBodiesMaxBytes, accountShareOf(config.heldBodiesMaxBytes)), clock, db, accounts, policies, keyUsage, textClassifier,
+      ...(textFlagBars ? { textFlagBars } : {}),
       rateLimiter,
       signingKeys,
       ...(compute?.answerer ? { workerAnswerer: compute.answerer } : {}),

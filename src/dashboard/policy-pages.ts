@@ -4,7 +4,6 @@ import { ModerateRequestSchema } from "../../gen/moderation/v1/moderation_pb.js"
 import type { Account } from "../accounts/account-store.js";
 import type { AppContext } from "../app/app-context.js";
 import { CATEGORY_IDS } from "../classifiers/categories.js";
-import { readModelHeader } from "../classifiers/model/model-file.js";
 import { ApiError, ERROR_CODE_HEADER } from "../errors/api-error.js";
 import { countModerate } from "../metering/count-moderate.js";
 import { createModerator } from "../moderation/moderate.js";
@@ -24,10 +23,9 @@ const POLICY_FORM_BYTES = 16 * 1024 * 1024;
  * modctl's; a refusal keeps what was typed and says why.
  */
 export function registerPolicyPages(app: FastifyInstance, ctx: AppContext): void {
-  const moderate = createModerator({ textClassifier: ctx.textClassifier });
-  // The thresholds a blank input keeps: the trained model's, read from its header once; the
-  // pattern fallback has none to show.
-  const defaults = ctx.config.textClassifier === "trained" ? readModelHeader().thresholds : {};
+  const moderate = createModerator({ textClassifier: ctx.textClassifier, ...(ctx.textFlagBars ? { textFlagBars: ctx.textFlagBars } : {}) });
+  // The thresholds a blank input keeps: the trained model's (its header); the pattern fallback has none to show.
+  const defaults = ctx.textFlagBars ?? {};
 
   const show = async (reply: FastifyReply, account: Account, csrf: string, form: PolicyForm, extra: { error?: string; saved?: boolean; tried?: { categories: Record<string, { score: number; flagged: boolean }>; flagged: boolean } } = {}, status = 200) => {
     const current = await ctx.policies.current({ accountId: account.id });

@@ -9,7 +9,7 @@ import { ApiError } from "../errors/api-error.js";
 import type { ImageModeration } from "../images/index.js";
 import type { TextProviderMode, TextProviderSettings } from "../providers/text/config.js";
 import { resolveMode, type SecondOpinion } from "./second-opinion.js";
-import { applyPolicy, DEFAULT_COMPILED_POLICY, findPolicyTerms, withoutAllowedTerms, type CompiledPolicy, type PolicyVerdict } from "../policies/apply-policy.js";
+import { applyPolicy, DEFAULT_COMPILED_POLICY, findPolicyTerms, withoutAllowedTerms, type CompiledPolicy, type FlagBars, type PolicyVerdict } from "../policies/apply-policy.js";
 import { CUSTOM_CATEGORY, LIST_SCORE } from "../policies/policy.js";
 
 type ModerateResponseInit = MessageInitShape<typeof ModerateResponseSchema>;
@@ -20,6 +20,8 @@ interface ModerationDeps {
   images?: ImageModeration;
   /** The guard-model provider's second opinion on text items, with its settings; absent when none is configured. */
   textProvider?: { settings: TextProviderSettings; secondOpinion: SecondOpinion };
+  /** The text classifier's own flag bars, so a policy threshold keeps its frames and rules (applyPolicy's flagsAt). */
+  textFlagBars?: FlagBars;
 }
 
 /** Text items are joined with a blank line for the combined layer, so sentences do not run together. */
@@ -30,6 +32,7 @@ const COMBINED_SEPARATOR = "\n\n";
  * judge all text items together when there are two or more, and fold it into one answer.
  */
 export function createModerator(deps: ModerationDeps) {
+  const bars = deps.textFlagBars;
   /**
    * `policy` is the caller's (policies/policy-store.ts), applied here to every layer's verdict
    * (applyPolicy: flags only, never scores) before the answer is assembled and later signed; the
@@ -75,7 +78,7 @@ export function createModerator(deps: ModerationDeps) {
     const verdict = await deps.textClassifier.classify(text);
     const hits = findPolicyTerms(text, policy);
     const masked = withoutAllowedTerms(text, hits, policy);
-    return applyPolicy(verdict, text, policy, { hits, ...(masked === undefined ? {} : { withoutAllowed: await deps.textClassifier.classify(masked) }) });
+    return applyPolicy(verdict, text, policy, { hits, bars, ...(masked === undefined ? {} : { withoutAllowed: await deps.textClassifier.classify(masked) }) });
   }
 
   async function judgeItem(item: ValidItem, analyzeImages: boolean, mode: TextProviderMode, signal: AbortSignal | undefined, policy: CompiledPolicy) {
@@ -87,7 +90,7 @@ export function createModerator(deps: ModerationDeps) {
         index: item.index,
         type: "text",
         models: judged.models,
-        ...toCategories(applyPolicy(judged.verdict, item.text, policy)),
+        ...toCategories(applyPolicy(judged.verdict, item.text, policy, { bars })),
         ...(judged.secondOpinion ? { secondOpinion: judged.secondOpinion } : {}),
         // The guard model judged, for every category, a text the embedded model left unevaluated:
         // it is evaluated now. One that judges some categories leaves the item's not_evaluated.

@@ -21,6 +21,24 @@ export interface PolicyVerdict extends Verdict {
   custom?: EvidenceSpan[];
 }
 
+/** Per category, the score the model flags at where nothing else decides (the model file's thresholds). */
+export type FlagBars = Partial<Record<CategoryId, number>>;
+
+/**
+ * Whether a category flags under a policy threshold `t` in place of the model's own bar. Without
+ * the bar (images, a classifier that has none), by the score alone. With it, the model's reading
+ * is kept on both sides of the bar: a score the model held back over its bar (a negated or
+ * counter-speech claim, an insult of a thing) stays held back, and a flag a rule gave under the
+ * bar ("and hurt you" at 0.26) stays while the threshold is no looser than the bar. So a looser
+ * threshold never adds a flag, a stricter one never removes one, and the bar itself changes
+ * nothing (by the score alone, hate at 0.9 flagged "Immigrants are not vermin", held back at 0.95).
+ */
+export function flagsAt(t: number, entry: CategoryVerdict, bar: number | undefined): boolean {
+  if (bar === undefined) return entry.score >= t;
+  const heldBack = entry.score >= bar && !entry.flagged;
+  return (entry.flagged && t <= bar) || (!heldBack && entry.score >= t);
+}
+
 /** Weight given to a block-list span: the account's own list, not the model, decided it. */
 const LIST_WEIGHT = 1;
 
@@ -67,7 +85,7 @@ export function withoutAllowedTerms(text: string, hits: readonly TermHit[], comp
 /**
  * The one place a policy changes an answer: the flags of `verdict` (the model's judgement of
  * `text`) under `compiled`. Scores are never changed, so the same text scores the same for everyone.
- * - A category with a threshold flags iff its score reaches it; "off" never flags by score.
+ * - A category with a threshold flags by its score (flagsAt); "off" never flags by score.
  * - Allowed terms never count as evidence on their own: a flagged category is not flagged when
  *   the text without them (`withoutAllowed`, the model's verdict of withoutAllowedTerms) would not
  *   be. Without that verdict (a guard model's merged verdict), when every evidence span lies inside
@@ -75,17 +93,17 @@ export function withoutAllowedTerms(text: string, hits: readonly TermHit[], comp
  * - A block-list hit flags its chosen category (or `custom`), with the matched spans as explanations.
  * `found.hits`, when given, are findPolicyTerms' for `text` (a caller that needed them already).
  */
-export function applyPolicy(verdict: Verdict, text: string, compiled: CompiledPolicy, found: { hits?: readonly TermHit[]; withoutAllowed?: Verdict } = {}): PolicyVerdict {
+export function applyPolicy(verdict: Verdict, text: string, compiled: CompiledPolicy, found: { hits?: readonly TermHit[]; withoutAllowed?: Verdict; bars?: FlagBars | undefined } = {}): PolicyVerdict {
   if (!compiled.changesFlags) return verdict;
   const { thresholds, blockList } = compiled.policy;
-  const { withoutAllowed } = found;
+  const { withoutAllowed, bars } = found;
   const hits = found.hits ?? compiled.matcher.find(text);
   const allowed = hits.filter((hit) => hit.term >= compiled.blockCount);
   const categories: Partial<Record<CategoryId, CategoryVerdict>> = {};
   const explanations: Partial<Record<CategoryId, EvidenceSpan[]>> = { ...verdict.explanations };
   const flagsByScore = (id: CategoryId, entry: CategoryVerdict): boolean => {
     const threshold = thresholds[id];
-    return threshold === undefined ? entry.flagged : threshold !== "off" && entry.score >= threshold;
+    return threshold === undefined ? entry.flagged : threshold !== "off" && flagsAt(threshold, entry, bars?.[id]);
   };
   for (const id of CATEGORY_IDS) {
     const entry = verdict.categories[id];

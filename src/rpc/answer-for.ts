@@ -23,6 +23,7 @@ export function createAnswerFor(ctx: AppContext): AnswerFor {
   const moderate = createModerator({
     textClassifier: ctx.textClassifier,
     images: ctx.images,
+    ...(ctx.textFlagBars ? { textFlagBars: ctx.textFlagBars } : {}),
     ...(ctx.textProvider ? { textProvider: { settings: ctx.textProvider.settings, secondOpinion: createSecondOpinion({ ...ctx.textProvider, log: ctx.log }) } } : {}),
   });
   // Mode off (asked for, or the default when none is asked for) is the only one a compute worker answers whole.

@@ -21,8 +21,8 @@ const DRAFT = { id: "draft", version: 0 } as const;
  * for one of its keys (never another account's: a key id it does not own is not found). Drafts go
  * through validatePolicyRules, as the dashboard's and modctl's do.
  */
-export function createPolicyServiceImpl(ctx: Pick<AppContext, "policies" | "accounts" | "textClassifier" | "images">): ServiceImpl<typeof PolicyService> {
-  const moderate = createModerator({ textClassifier: ctx.textClassifier, images: ctx.images });
+export function createPolicyServiceImpl(ctx: Pick<AppContext, "policies" | "accounts" | "textClassifier" | "textFlagBars" | "images">): ServiceImpl<typeof PolicyService> {
+  const moderate = createModerator({ textClassifier: ctx.textClassifier, images: ctx.images, ...(ctx.textFlagBars ? { textFlagBars: ctx.textFlagBars } : {}) });
 
   /** The caller and the scope it names, checked to be its own. */
   async function scopeOf(context: HandlerContext, keyId: string) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Verdict } from "../../src/classifiers/classifier.js";
-import { applyPolicy, compilePolicy, DEFAULT_COMPILED_POLICY } from "../../src/policies/apply-policy.js";
+import { applyPolicy, compilePolicy, DEFAULT_COMPILED_POLICY, flagsAt } from "../../src/policies/apply-policy.js";
 import { validatePolicyRules, type Policy } from "../../src/policies/policy.js";
 import { ApiError } from "../../src/errors/api-error.js";
 
@@ -129,5 +129,43 @@ describe("validatePolicyRules", () => {
     const rules = validatePolicyRules({ thresholds: { hate: 0, sexual: 1, violence: "off" }, blockList: [{ term: ` ${"b".repeat(100)} ` }] });
     expect(rules).toEqual({ thresholds: { hate: 0, sexual: 1, violence: "off" }, blockList: [{ term: "b".repeat(100), category: "custom" }], allowList: [] });
     expect(codeOf({ blockList: Array.from({ length: 10_000 }, (_, i) => ({ term: `t${i}`, category: "hate" })) })).toBe("accepted");
+  });
+});
+
+describe("a policy threshold in place of the model's bar (flagsAt)", () => {
+  const bar = 0.57;
+  // As the engine answers: a head over its bar; one held back over it (a negated claim); a rule's
+  // flag under it; a plain score under it.
+  const entries = {
+    head: { score: 0.8, flagged: true },
+    heldBack: { score: 0.95, flagged: false },
+    rule: { score: 0.26, flagged: true },
+    plain: { score: 0.4, flagged: false },
+  };
+  const grid = Array.from({ length: 101 }, (_, i) => i / 100);
+
+  it("at the bar itself changes nothing", () => {
+    for (const entry of Object.values(entries)) expect(flagsAt(bar, entry, bar)).toBe(entry.flagged);
+  });
+
+  it("a looser threshold never adds a flag, a stricter one never removes one", () => {
+    for (const entry of Object.values(entries)) {
+      const flags = grid.map((t) => flagsAt(t, entry, bar));
+      for (let i = 1; i < flags.length; i++) if (flags[i]) expect(flags[i - 1]).toBe(true);
+    }
+  });
+
+  it("keeps a held-back score unflagged and a rule's flag while no looser than the bar", () => {
+    expect(flagsAt(0.9, entries.heldBack, bar)).toBe(false);
+    expect(flagsAt(0.1, entries.heldBack, bar)).toBe(false);
+    expect(flagsAt(0.5, entries.rule, bar)).toBe(true);
+    expect(flagsAt(0.6, entries.rule, bar)).toBe(false);
+    expect(flagsAt(0.3, entries.plain, bar)).toBe(true);
+    expect(flagsAt(0.9, entries.head, bar)).toBe(false);
+  });
+
+  it("without a bar (images), by the score alone", () => {
+    expect(flagsAt(0.9, entries.heldBack, undefined)).toBe(true);
+    expect(flagsAt(0.5, entries.rule, undefined)).toBe(false);
   });
 });

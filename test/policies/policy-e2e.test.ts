@@ -98,6 +98,42 @@ describe("policies over POST /v1/moderate", () => {
   });
 });
 
+describe("a policy threshold against the model's own bar", () => {
+  // Negated and counter-speech claims (held back over the bar), a threat phrase a rule flags
+  // under it, plain harm and plain chat.
+  const SENTENCES = [
+    "Immigrants are not vermin.",
+    "Saying that gay people are disgusting is hateful and wrong.",
+    "I will find you and hurt you",
+    "He said he would kill you",
+    "you are a worthless idiot",
+    "I want to kill myself",
+    "have a lovely day",
+  ];
+
+  it("at the model's own thresholds flags exactly as no policy does; looser flags no more, stricter no less", async () => {
+    const bars = server.ctx.textFlagBars!;
+    expect(Object.keys(bars)).toEqual(expect.arrayContaining(["hate", "harassment", "violence"]));
+    const { accountId, key } = await server.createAccount("pro");
+    const allFlags = async () => (await moderateJson(key, SENTENCES)).json.results.map((r) => Object.fromEntries(Object.entries(r.categories).map(([id, c]) => [id, c.flagged])));
+    const asModel = await allFlags();
+    await server.ctx.policies.update({ accountId }, { thresholds: bars }, "test");
+    expect(await allFlags()).toEqual(asModel);
+    // "Immigrants are not vermin." scores hate over 0.9, held back by its frame.
+    await server.ctx.policies.update({ accountId }, { thresholds: Object.fromEntries(Object.entries(bars).map(([id, bar]) => [id, Math.min(1, bar + 0.35)])) }, "test");
+    const looser = await allFlags();
+    await server.ctx.policies.update({ accountId }, { thresholds: Object.fromEntries(Object.entries(bars).map(([id, bar]) => [id, bar / 2])) }, "test");
+    const stricter = await allFlags();
+    for (const [i, flags] of asModel.entries()) {
+      for (const [id, flagged] of Object.entries(flags)) {
+        if (looser[i]![id]) expect(flagged, `${SENTENCES[i]} ${id} looser`).toBe(true);
+        if (flagged) expect(stricter[i]![id], `${SENTENCES[i]} ${id} stricter`).toBe(true);
+      }
+    }
+    expect(looser[0]!.hate).toBe(false);
+  });
+});
+
 describe("policies over POST /v1/moderations (OpenAI's dialect)", () => {
   it("maps the policy's flags like the model's; scores unchanged", async () => {
     const { accountId, key } = await server.createAccount("pro");

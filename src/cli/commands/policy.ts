@@ -1,3 +1,4 @@
+import { readModelHeader } from "../../classifiers/model/model-file.js";
 import fs from "node:fs";
 import { parseArgs } from "node:util";
 import { create } from "@bufbuild/protobuf";
@@ -39,7 +40,8 @@ export async function runPolicyCommand(args: string[]): Promise<number> {
       const policy = draft !== undefined
         ? compilePolicy({ id: "draft", version: 0, ...validatePolicyRules(draft) })
         : await policies.forCaller(scope.accountId, scope.keyId ?? "");
-      const moderate = createModerator({ textClassifier: await loadConfiguredTextClassifier(ctx.config.textClassifier) });
+      const trained = ctx.config.textClassifier === "trained";
+      const moderate = createModerator({ textClassifier: await loadConfiguredTextClassifier(ctx.config.textClassifier), ...(trained ? { textFlagBars: readModelHeader().thresholds } : {}) });
       ctx.print(await moderate(create(ModerateRequestSchema, { input: [{ type: "text", text: values.text! }] }), undefined, policy));
     }
     return 0;
