@@ -114,10 +114,11 @@ function inflateCap(compressedBytes: number, limit: number): number {
 /**
  * Inflates (within `limit` bytes and the ratio cap) and decodes one request message, with Connect's default
  * options, so this accepts exactly what Connect would: the body guard does it in Connect's
- * place, once, after auth (guard-request-body.ts).
+ * place, once, after auth (guard-request-body.ts). With `strictJson`, JSON with a field the
+ * message does not have is refused instead of ignored.
  */
 export async function decodeMessage<Desc extends DescMessage>(
-  schema: Desc, format: BodyFormat, message: Uint8Array, encoding: string | undefined, limit: number,
+  schema: Desc, format: BodyFormat, message: Uint8Array, encoding: string | undefined, limit: number, strictJson = false,
 ): Promise<Decoded<Desc>> {
   let bytes = message;
   if (encoding !== undefined && bytes.byteLength > 0) {
@@ -134,7 +135,7 @@ export async function decodeMessage<Desc extends DescMessage>(
   if (format.json && nestsDeeperThan(bytes)) return { ok: false, tooLarge: false, reason: `the JSON nests more than ${MAX_JSON_DEPTH} levels deep` };
   try {
     const decoded = format.json
-      ? fromJsonString(schema, new TextDecoder().decode(bytes), { ignoreUnknownFields: true })
+      ? fromJsonString(schema, new TextDecoder().decode(bytes), { ignoreUnknownFields: !strictJson })
       : fromBinary(schema, bytes);
     return { ok: true, message: decoded };
   } catch (error) {

@@ -43,6 +43,8 @@ interface RequestBodyGuardDeps {
   hasLiveKey: (header: Headers, values: ContextValues) => boolean | Promise<boolean>;
   /** The process's bound on held request bodies (base/held-bodies.ts). */
   heldBodies: HeldBodies;
+  /** Methods whose JSON bodies may not hold unknown fields (Connect ignores them by default). */
+  strictJson: (method: DescMethod) => boolean;
 }
 
 /**
@@ -132,7 +134,7 @@ function guard(handler: UniversalHandler, deps: RequestBodyGuardDeps): Universal
 async function decodeLive(method: DescMethod, bytes: Uint8Array, format: BodyFormat, encoding: string | undefined, limit: BodyLimit, deps: RequestBodyGuardDeps): Promise<object> {
   const unwrapped = unwrapMessage(bytes, format, encoding);
   if (!unwrapped.ok) throw await undecodable(deps, method, unwrapped.reason);
-  const decoded = await decodeMessage(method.input, format, unwrapped.bytes, unwrapped.compressed ? encoding : undefined, limit.bytes);
+  const decoded = await decodeMessage(method.input, format, unwrapped.bytes, unwrapped.compressed ? encoding : undefined, limit.bytes, deps.strictJson(method));
   if (decoded.ok) return decoded.message;
   if (!decoded.tooLarge) throw await undecodable(deps, method, decoded.reason);
   throw await (decoded.inflatedPast < limit.bytes ? inflatesTooFar(deps, decoded.inflatedPast) : payloadTooLarge(deps, limit));

@@ -51,6 +51,8 @@ export function createPolicyServiceImpl(ctx: Pick<AppContext, "policies" | "acco
     },
     async updatePolicy(request, context) {
       const { caller, scope } = await scopeOf(context, request.keyId);
+      // Left out, it read as an empty draft and cleared every rule: clearing is asked for with `{}`.
+      if (request.rules === undefined) throw new ApiError("invalid_policy", "rules is required; send empty rules ({}) to clear every rule.");
       const policy = await ctx.policies.update(scope, draftOf(request.rules), `key:${caller.keyId}`);
       return create(UpdatePolicyResponseSchema, { policy: toPolicyMessage(policy, request.keyId) });
     },

@@ -45,6 +45,8 @@ export function createRoutes(ctx: AppContext, interceptors: Interceptor[], isSer
     needsApiKey: (method: DescMethod) => API_SERVICES.includes(method.parent) && !isPublicMethod(method),
     hasLiveKey: createApiKeyCheck(ctx.accounts),
     heldBodies: ctx.heldBodies,
+    // A misspelt policy field ignored ("blocklist") saved an empty policy over the account's.
+    strictJson: (method: DescMethod) => method.parent === PolicyService,
   };
   const refusals = { signer: ctx.signingKeys.signer, now: ctx.clock };
   return (router: ConnectRouter) => {

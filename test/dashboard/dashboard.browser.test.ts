@@ -109,6 +109,25 @@ describe("dashboard in Chromium", () => {
     await page.waitForURL("**/dashboard/login?loggedOut=1");
   });
 
+  it("without JavaScript the playground cannot send the key anywhere (it went into the URL)", { timeout: 60_000 }, async () => {
+    const context = await browser.newContext({ viewport: VIEWPORTS.laptop, baseURL: server.httpUrl, javaScriptEnabled: false });
+    contexts.push(context);
+    const page = await context.newPage();
+    await page.goto("/dashboard/login");
+    await page.fill("input[name=email]", EMAIL);
+    await page.fill("input[name=password]", PASSWORD);
+    await page.click("button:has-text('Log in')");
+    await page.waitForURL((url) => url.pathname === "/dashboard");
+    await page.goto("/dashboard/playground");
+    expect(await page.locator("#pg-send").isDisabled()).toBe(true);
+    await page.fill("#pg-key", "mod_SECRETKEYVALUE123");
+    await page.fill("#pg-text", "hello");
+    await page.press("#pg-key", "Enter");
+    await page.waitForTimeout(300);
+    expect(page.url()).not.toContain("SECRET");
+    expect(new URL(page.url()).pathname).toBe("/dashboard/playground");
+  });
+
   it("fits a phone screen on every page", async () => {
     const page = await newPage("phone");
     await page.goto("/dashboard/signup");

@@ -86,12 +86,21 @@ describe("PolicyService (Postgres store)", () => {
     expect(await codeOf(client().updatePolicy({ rules: { thresholds: { hate: 1.5 } } }, { headers }))).toBe("policy_invalid_threshold");
     expect(await codeOf(client().updatePolicy({ rules: { allowList: Array.from({ length: 1001 }, (_, i) => `w${i}`) } }, { headers }))).toBe("policy_list_too_large");
     expect(await codeOf(client().updatePolicy({ rules: { thresholds: { hate: 0.5 }, off: ["hate"] } }, { headers }))).toBe("invalid_policy");
+    expect(await codeOf(client().updatePolicy({}, { headers }))).toBe("invalid_policy");
     // An inherited property name is an unknown category, not "a threshold and also off".
     // "__proto__" was assigned to a plain object, stored nothing and was accepted as an empty policy.
     for (const name of ["constructor", "toString", "__proto__"]) expect(await codeOf(client().updatePolicy({ rules: { off: [name] } }, { headers }))).toBe("policy_unknown_category");
     const twice = await client().updatePolicy({ rules: { off: ["hate", "hate"] } }, { headers }).catch((e: unknown) => ConnectError.from(e));
     expect((twice as ConnectError).rawMessage).toBe("hate is listed more than once in off.");
     expect(await codeOf(client().testPolicy({ rules: { blockList: [{ term: "x".repeat(101) }] }, input: [{ type: "text", text: "hi" }] }, { headers }))).toBe("policy_term_invalid");
+    // Connect's JSON with a misspelt field, or rules left out, is refused: it saved an empty policy.
+    await client().updatePolicy({ rules: { allowList: ["keep"] } }, { headers });
+    for (const body of ['{"rules":{"blocklist":[{"term":"camper"}]}}', '{"rule":{"allowList":["x"]}}', "{}"]) {
+      const response = await fetch(`${server.httpUrl}/moderation.v1.PolicyService/UpdatePolicy`, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body });
+      expect(response.status, body).toBe(400);
+      expect(response.headers.get("x-error-code"), body).toMatch(/^(invalid_request|invalid_policy)$/);
+    }
+    expect((await client().getPolicy({}, { headers })).policy?.rules?.allowList).toEqual(["keep"]);
     const error = await client().getPolicy({}).catch((e: unknown) => ConnectError.from(e));
     expect((error as ConnectError).code).toBe(Code.Unauthenticated);
     const connect = createClient(PolicyService, createConnectTransport({ baseUrl: server.httpUrl, httpVersion: "1.1" }));

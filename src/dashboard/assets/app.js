@@ -28,7 +28,11 @@ document.addEventListener("submit", (event) => {
 });
 
 const playground = document.getElementById("playground");
-if (playground) playground.addEventListener("submit", onModerate);
+if (playground) {
+  playground.addEventListener("submit", onModerate);
+  // Disabled in the page until this listener is in place (playground-page.ts).
+  document.getElementById("pg-send").disabled = false;
+}
 
 function readAsDataUri(file) {
   return new Promise((resolve, reject) => {
