@@ -5,35 +5,52 @@
  * many) letters too: "ass", "asss", "a s s" and "a55" match "ass"; "as" does not.
  *
  * Counted on a light fold of the text as written (compatibility forms, lower case, ß as "ss",
- * letters and digits only), not the matcher's full normalisation: a leetspeak digit doubles
- * only with itself ("a55", not "a5s").
+ * letters, digits and the symbols leetspeak writes for letters), not the matcher's full
+ * normalisation: a leetspeak digit or symbol doubles only with itself ("a55" and "a$$", not
+ * "a5s"; skipped, "$$" doubled nothing and "pu$$y" missed the term "pussy").
  */
 export function doubledRuns(text: string): number {
+  return letterRuns(text).runs;
+}
+
+/**
+ * Runs of a repeated letter in `text` (as doubledRuns counts them), and how many of them are
+ * exactly two long. A term matches a span with at least as many runs as the term has, and no more
+ * pairs than that: English doubles a letter twice in a word ("good", "feed") and stretches it to
+ * three or more ("haaate"), so the term "god" no longer matches "good", nor "fed" "feed", while
+ * "hate" still matches "haaate".
+ */
+export function letterRuns(text: string): { runs: number; pairs: number } {
   // Plain ASCII needs no Unicode folding (a span of a hit is usually ASCII).
   const folded = isAscii(text) ? text : text.normalize("NFKC").toLowerCase().replace(/ß/g, "ss");
   let runs = 0;
+  let pairs = 0;
   let previous = -1;
-  let inRun = false;
+  let length = 0;
   for (let i = 0; i < folded.length; i++) {
     let c = folded.charCodeAt(i);
     if (c < 128) {
       if (c >= 65 && c <= 90) c += 32; // A-Z
-      else if (!((c >= 97 && c <= 122) || (c >= 48 && c <= 57))) continue; // not a letter or digit
-    } else if (!LETTER_OR_DIGIT.test(folded[i]!) && !(c >= 0xd800 && c <= 0xdfff)) {
+      else if (!((c >= 97 && c <= 122) || (c >= 48 && c <= 57) || LEET_SYMBOLS.includes(folded[i]!))) continue; // not a letter, digit or leet symbol
+    } else if (!LETTER_OR_DIGIT.test(folded[i]!) && !LEET_SYMBOLS.includes(folded[i]!) && !(c >= 0xd800 && c <= 0xdfff)) {
       continue;
     }
     if (c === previous) {
-      if (!inRun) runs++;
-      inRun = true;
+      length++;
+      if (length === 2) runs++;
     } else {
-      inRun = false;
+      if (length === 2) pairs++;
+      length = 1;
     }
     previous = c;
   }
-  return runs;
+  if (length === 2) pairs++;
+  return { runs, pairs };
 }
 
 const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
+/** The symbols the normaliser reads as letters (normalize.ts LEET). */
+const LEET_SYMBOLS = "@$!|+€£";
 
 function isAscii(text: string): boolean {
   for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 127) return false;

@@ -1,6 +1,6 @@
 import { CHECKPOINT_EVERY, runCooperatively, runToEnd, type Steps } from "../base/cooperative.js";
 import { normalizeForMatching, normalizeText } from "../classifiers/normalize/normalize.js";
-import { doubledRuns } from "./doubled-letters.js";
+import { doubledRuns, letterRuns } from "./doubled-letters.js";
 
 /** One whole-word occurrence of a list term; offsets are the input's code points, end exclusive. */
 export interface TermHit {
@@ -99,10 +99,11 @@ function* termMatcherSteps(terms: readonly string[], options: { dense?: boolean 
           let spanText: string;
           if (!astral) spanText = input.slice(start, end);
           else spanText = (codePoints ??= Array.from(input)).slice(start, end).join("");
-          // The span's doubled letters, counted only for a term that has some (doubled-letters.ts).
-          let spanDoubled: number | undefined;
+          // The span's repeated letters against the term's (doubled-letters.ts letterRuns).
+          let spanRuns: { runs: number; pairs: number } | undefined;
           for (const term of ends.get(out)!) {
-            if (doubled[term]! > 0 && (spanDoubled ??= doubledRuns(spanText)) < doubled[term]!) continue;
+            spanRuns ??= letterRuns(spanText);
+            if (spanRuns.runs < doubled[term]! || spanRuns.pairs > doubled[term]!) continue;
             hits.push({ term, start, end, text: spanText });
           }
         }

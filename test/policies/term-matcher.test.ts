@@ -37,6 +37,11 @@ describe("buildTermMatcher", () => {
     expect(spans(["ass", "butt", "good"], "I will come as soon as possible, but oh my God")).toEqual([]);
     expect(spans(["ass"], "what an ass, a s s, assss, a55")).toEqual([[0, 8, 11, "ass"], [0, 13, 18, "a s s"], [0, 20, 25, "assss"], [0, 27, 30, "a55"]]);
     expect(spans(["kill"], "the kil command")).toEqual([]);
+    // Leet symbols double with themselves: "$$" skipped doubled nothing, and "pu$$y" went unmatched.
+    expect(spans(["pussy", "asshole"], "pu$$y and a$$hole").map((h) => h[3])).toEqual(["pu$$y", "a$$hole"]);
+    // A word that doubles a letter (twice: "good", "feed") is not a term that has it once.
+    expect(spans(["god", "fed", "pop", "bob"], "good morning, feed the cat, poop, boob")).toEqual([]);
+    expect(spans(["god"], "oh my god, oh my gooood")).toEqual([[0, 6, 9, "god"], [0, 17, 23, "gooood"]]);
     expect(spans(["kill"], "kiiiill them")).toEqual([[0, 0, 7, "kiiiill"]]);
     // A term without doubled letters still matches a stretched text.
     expect(spans(["hate"], "I haaate it")).toEqual([[0, 2, 8, "haaate"]]);
