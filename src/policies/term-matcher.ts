@@ -34,13 +34,19 @@ export function buildTermMatcherCooperatively(terms: readonly string[]): Promise
 }
 
 function* termMatcherSteps(terms: readonly string[], options: { dense?: boolean }): Steps<TermMatcher> {
+  // Each pattern is a normalised form of the term at the same index of patternTerm.
   const normalizedTerms: string[] = [];
+  const patternTerm: number[] = [];
   // Each term's doubled letters (doubled-letters.ts): a hit needs as many in the text.
   const doubled = new Uint8Array(terms.length);
-  for (const raw of terms) {
-    doubled[normalizedTerms.length] = Math.min(255, doubledRuns(raw));
-    normalizedTerms.push(normalizeForMatching(raw));
-    if (normalizedTerms.length % CHECKPOINT_EVERY === 0) yield;
+  for (let term = 0; term < terms.length; term++) {
+    const raw = terms[term]!;
+    doubled[term] = Math.min(255, doubledRuns(raw));
+    for (const form of caseForms(raw)) {
+      normalizedTerms.push(form);
+      patternTerm.push(term);
+    }
+    if (term % CHECKPOINT_EVERY === 0) yield;
   }
   const trie = new Trie(normalizedTerms.reduce((n, t) => n + t.length, 1));
   /**
@@ -59,8 +65,8 @@ function* termMatcherSteps(terms: readonly string[], options: { dense?: boolean 
     }
     if (term.length === 0) continue;
     const list = ends.get(node);
-    if (list) list.push(index);
-    else ends.set(node, [index]);
+    if (list) list.push(patternTerm[index]!);
+    else ends.set(node, [patternTerm[index]!]);
   }
   const nodes = trie.size;
   const endsHere = new Uint8Array(nodes);
@@ -111,6 +117,22 @@ function* termMatcherSteps(terms: readonly string[], options: { dense?: boolean 
       return hits;
     },
   };
+}
+
+/**
+ * A term's normalised forms as written, in capitals and with capital initials. Look-alike folding
+ * reads some capitals as another letter than their small forms (Cyrillic "Д" stays "д" while "д"
+ * reads "d"; Greek "Μ" reads "m", "μ" stays), so "дурак" did not match "Дурак" or "ДУРАК". The
+ * text is normalised once, as the classifier does; the term is matched in each of its cases.
+ * Plain ASCII folds alike in every case: one form.
+ */
+function caseForms(raw: string): string[] {
+  const first = normalizeForMatching(raw);
+  if (!/[^\u0000-\u007f]/.test(raw)) return [first];
+  const lower = raw.toLowerCase();
+  const initials = lower.replace(/(^|\s)(\p{Ll})/gu, (_, space: string, letter: string) => space + letter.toUpperCase());
+  const sentence = lower.replace(/^\p{Ll}/u, (letter) => letter.toUpperCase());
+  return [...new Set([first, ...[lower, raw.toUpperCase(), initials, sentence].map(normalizeForMatching)])];
 }
 
 /** The breadth-first pass that sets failure and report links, resumable in slices of nodes. */

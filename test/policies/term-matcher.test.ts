@@ -42,6 +42,13 @@ describe("buildTermMatcher", () => {
     // A word that doubles a letter (twice: "good", "feed") is not a term that has it once.
     expect(spans(["god", "fed", "pop", "bob"], "good morning, feed the cat, poop, boob")).toEqual([]);
     expect(spans(["god"], "oh my god, oh my gooood")).toEqual([[0, 6, 9, "god"], [0, 17, 23, "gooood"]]);
+  });
+
+  it("matches Cyrillic and Greek terms in any case (look-alike folding reads some capitals differently)", () => {
+    expect(spans(["дурак"], "ДУРАК, Дурак, дурак").map((h) => h[3])).toEqual(["ДУРАК", "Дурак", "дурак"]);
+    expect(spans(["ПИДОР"], "пидор").map((h) => h[3])).toEqual(["пидор"]);
+    expect(spans(["μαλάκα"], "ΜΑΛΑΚΑ μαλάκα Μαλάκα").map((h) => h[3])).toEqual(["ΜΑΛΑΚΑ", "μαλάκα", "Μαλάκα"]);
+    expect(spans(["сука блять"], "Сука Блять").map((h) => h[3])).toEqual(["Сука Блять"]);
     expect(spans(["kill"], "kiiiill them")).toEqual([[0, 0, 7, "kiiiill"]]);
     // A term without doubled letters still matches a stretched text.
     expect(spans(["hate"], "I haaate it")).toEqual([[0, 2, 8, "haaate"]]);
