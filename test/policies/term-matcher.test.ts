@@ -49,6 +49,13 @@ describe("buildTermMatcher", () => {
     expect(spans(["ПИДОР"], "пидор").map((h) => h[3])).toEqual(["пидор"]);
     expect(spans(["μαλάκα"], "ΜΑΛΑΚΑ μαλάκα Μαλάκα").map((h) => h[3])).toEqual(["ΜΑΛΑΚΑ", "μαλάκα", "Μαλάκα"]);
     expect(spans(["сука блять"], "Сука Блять").map((h) => h[3])).toEqual(["Сука Блять"]);
+  });
+
+  it("keeps the vowel signs of Indic and South-East Asian scripts: they make the word", () => {
+    // Dropped as accents, "कमीना" (scoundrel) and "कामना" (wish) both read "कमन".
+    expect(spans(["कमीना"], "शुभ कामना, तुम कमीना हो").map((h) => h[3])).toEqual(["कमीना"]);
+    // A precomposed letter with a nukta and the letter followed by the nukta read alike.
+    expect(spans(["\u0958\u093e\u0924\u093f\u0932"], "\u0915\u093c\u093e\u0924\u093f\u0932").length).toBe(1);
     expect(spans(["kill"], "kiiiill them")).toEqual([[0, 0, 7, "kiiiill"]]);
     // A term without doubled letters still matches a stretched text.
     expect(spans(["hate"], "I haaate it")).toEqual([[0, 2, 8, "haaate"]]);

@@ -233,10 +233,13 @@ function foldNonAscii(point: number): number[] {
   if (/\s/u.test(raw) || BLANK.test(raw)) return [SPACE];
   const enclosed = enclosedLetter(point);
   if (enclosed !== NONE) return [enclosed];
+  // A vowel sign of an Indic or South-East Asian script is part of the word, not an accent:
+  // dropped, "कमीना" (scoundrel) and "कामना" (wish) both read "कमन".
+  if (isVowelSignScript(point) && COMBINING.test(raw)) return [point];
   const out: number[] = [];
   const decomposed = (foldConfusable(raw) ?? raw).normalize("NFKD");
   for (const part of decomposed) {
-    if (COMBINING.test(part)) continue;
+    if (COMBINING.test(part) && !isVowelSignScript(cp(part))) continue;
     const folded = foldConfusable(part) ?? part.toLowerCase();
     for (const ch of folded) out.push(cp(ch));
   }
@@ -268,12 +271,19 @@ function isLetter(point: number): boolean {
   return point < 128 ? point >= 97 && point <= 122 : isNonAsciiLetter(point);
 }
 
+/** Brahmic scripts (Devanagari to Sinhala, Thai to Tibetan, Myanmar, Khmer), whose marks are vowels. */
+function isVowelSignScript(point: number): boolean {
+  return (point >= 0x0900 && point <= 0x0dff) || (point >= 0x0e00 && point <= 0x0fff) || (point >= 0x1000 && point <= 0x109f) || (point >= 0x1780 && point <= 0x17ff);
+}
+
+/** Letters, and the vowel signs foldNonAscii keeps (a word does not break at them). */
 function isNonAsciiLetter(point: number): boolean {
   if (point > 0xffff) return LETTER.test(String.fromCodePoint(point));
   let known = BMP_LETTER[point]!;
   if (known === 0) {
     // A lone surrogate makes a one-unit string that is not a letter, as the string test would say.
-    known = LETTER.test(String.fromCharCode(point)) ? 1 : 2;
+    const ch = String.fromCharCode(point);
+    known = LETTER.test(ch) || (isVowelSignScript(point) && COMBINING.test(ch)) ? 1 : 2;
     BMP_LETTER[point] = known;
   }
   return known === 1;
