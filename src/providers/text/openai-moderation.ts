@@ -20,7 +20,8 @@ const MAPPED = OPENAI_CATEGORIES.flatMap(([theirs, ours]): Array<[string, Catego
  * OpenAI's moderation API (or anything that answers like it, this service's own
  * /v1/moderations included) as a guard model: POST {baseUrl}/moderations with the text. Its
  * categories map one to one onto ours; `illicit` and `illicit/violent` have no counterpart and
- * are dropped. A category OpenAI says it did not apply to text is left absent.
+ * are dropped. A category OpenAI says it did not apply to text is left absent (all of them: the
+ * text judged in no category, which the merge leaves to the embedded model).
  */
 export function createOpenAiModerationProvider(options: ProviderEndpoint): TextProvider {
   const url = new URL(`${options.baseUrl.replace(/\/+$/, "")}/moderations`);
@@ -45,9 +46,13 @@ function readModeration(body: unknown): Verdict {
   if (!result || !flags || !scores) throw malformed("no results[0] with categories and category_scores");
   const applied = asRecord(result.category_applied_input_types);
   const categories: Partial<Record<CategoryId, CategoryVerdict>> = {};
+  let notAppliedToText = 0;
   for (const [theirs, ours] of MAPPED) {
     const types = applied?.[theirs];
-    if (Array.isArray(types) && !types.includes("text")) continue;
+    if (Array.isArray(types) && !types.includes("text")) {
+      notAppliedToText++;
+      continue;
+    }
     const score = scores[theirs];
     const flagged = flags[theirs];
     if (score === undefined && flagged === undefined) continue;
@@ -56,6 +61,9 @@ function readModeration(body: unknown): Verdict {
     }
     categories[ours] = { score, flagged };
   }
-  if (Object.keys(categories).length === 0) throw malformed("no category this service knows was judged");
+  // Every category said not applied to text (this service's own answer for a language it does not
+  // cover) is an answer that judged nothing, not a broken one: as malformed it was retried and
+  // opened the circuit breaker, and the next English texts went unseconded.
+  if (Object.keys(categories).length === 0 && notAppliedToText === 0) throw malformed("no category this service knows was judged");
   return { categories, explanations: {} };
 }
