@@ -6,7 +6,12 @@ import {
 } from "../signing/headers.js";
 
 /** What a browser page may send: every protocol's own headers (Connect's list), the key, a request id. */
-const ALLOWED_HEADERS = [...connectCors.allowedHeaders, "x-api-key", "authorization", "x-request-id"];
+/**
+ * The official OpenAI SDKs send x-stainless-* headers on every call (language, runtime, retry
+ * count): without them here a browser refused the preflight of every /v1/moderations call.
+ */
+const OPENAI_SDK_HEADERS = ["x-stainless-arch", "x-stainless-lang", "x-stainless-os", "x-stainless-package-version", "x-stainless-retry-count", "x-stainless-runtime", "x-stainless-runtime-version", "x-stainless-timeout", "openai-organization", "openai-project"];
+const ALLOWED_HEADERS = [...connectCors.allowedHeaders, "x-api-key", "authorization", "x-request-id", ...OPENAI_SDK_HEADERS];
 
 /**
  * What a browser page may read: the gRPC-Web status (Connect's list), the signature (so the page

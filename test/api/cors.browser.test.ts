@@ -96,6 +96,13 @@ describe("cross-origin calls from a browser page (CORS_ORIGINS)", () => {
     expect(allowed.headers.get("access-control-allow-headers")).toContain("x-api-key");
     expect(allowed.headers.get("access-control-max-age")).toBe("7200");
     expect(allowed.headers.get("vary")).toMatch(/Origin/);
+    // What the official OpenAI SDK sends from a browser (dangerouslyAllowBrowser) on /v1/moderations.
+    const sdk = await fetch(`${server.httpUrl}/v1/moderations`, {
+      method: "OPTIONS",
+      headers: { origin: pageOrigin, "access-control-request-method": "POST", "access-control-request-headers": "authorization, content-type, x-stainless-arch, x-stainless-lang, x-stainless-os, x-stainless-package-version, x-stainless-retry-count, x-stainless-runtime, x-stainless-runtime-version, x-stainless-timeout" },
+    });
+    const allowedHeaders = (sdk.headers.get("access-control-allow-headers") ?? "").toLowerCase().split(/,\s*/);
+    for (const header of ["x-stainless-lang", "x-stainless-retry-count", "x-stainless-timeout", "authorization"]) expect(allowedHeaders, header).toContain(header);
     // Another origin's preflight is answered without Access-Control-Allow-Origin: the browser stops there.
     const other = await preflight(otherOrigin);
     expect(other.headers.get("access-control-allow-origin")).toBeNull();

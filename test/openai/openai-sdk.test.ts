@@ -153,6 +153,9 @@ describe("POST /v1/moderations with the official openai SDK", () => {
       [[{ type: "audio", audio: "x" }], "invalid_request", "input"],
       [["text", { type: "text", text: "part" }], "invalid_request", "input"],
       [[{ type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } }], "invalid_image", "input"],
+      // 415 and 413 elsewhere; the SDK has no class for them (a bare APIError), so 400 here.
+      [[{ type: "image_url", image_url: { url: "data:image/bmp;base64,Qk0eAAAAAAAAABoAAAAMAAAAAQABAAEAGAAAAP8A" } }], "unsupported_image_type", "input"],
+      [[{ type: "image_url", image_url: { url: `data:image/png;base64,${"A".repeat(7_200_000)}` } }], "image_too_large", "input"],
     ];
     for (const [input, code, param] of cases) {
       const error = await client().moderations.create({ input: input as string }).catch((e: unknown) => e);

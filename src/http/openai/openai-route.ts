@@ -50,9 +50,19 @@ export function registerOpenAiModerationsRoute(app: FastifyInstance, ctx: AppCon
         abortable: ctx.textProvider !== undefined || input.input.some((item) => item.type === "image"),
       });
       if (outcome.ok) return sendSigned(200, toOpenAiModeration(outcome.output, parsed!.shape), outcome.headers);
-      return sendSigned(outcome.status, openAiError(outcome.status, outcome.code, outcome.message), outcome.headers);
+      const status = openAiStatusOf(outcome.status, outcome.code);
+      return sendSigned(status, openAiError(status, outcome.code, outcome.message), outcome.headers);
     });
   });
   const notAllowed = openAiError(405, "method_not_allowed", `Use POST for ${OPENAI_MODERATIONS_PATH}.`);
   registerMethodNotAllowed(app, OPENAI_MODERATIONS_PATH, "POST", () => signingNow(ctx), notAllowed);
+}
+
+/**
+ * A bad image is a bad request to OpenAI's SDKs: 413 and 415 have no error class there (they
+ * raise a bare APIError, missed by `catch (e) { if (e instanceof BadRequestError) … }`), so on
+ * this route an image refused for its size or type answers 400, its code unchanged.
+ */
+function openAiStatusOf(status: number, code: string): number {
+  return code === "image_too_large" || code === "unsupported_image_type" ? 400 : status;
 }
