@@ -42,6 +42,8 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext): void 
     try {
       const account = await ctx.accounts.createAccount({ email, plan: "free", passwordHash: await passwords.hash(password) });
       accountId = account.id;
+      // As at log-in: a session open in this browser (signed in to another account) ends here.
+      if (state.session) await sessions.destroy(state.session.token);
       const session = await sessions.create(account.id);
       setSessionCookie(request, reply, session.token);
       return redirect(reply, "/dashboard/keys?welcome=1");

@@ -186,4 +186,16 @@ describe.each<StoreKind>(["sqlite", "postgres"])("dashboard security on %s", (st
     expect(replay.status).toBe(303);
     expect(replay.headers.get("location")).toBe("/dashboard/login");
   });
+
+  it("signing up while signed in ends the session of the first account, as logging in does", async () => {
+    const frank = createFormClient(server.httpUrl);
+    await frank.signup(`frank-${store}@example.test`, "frank's password!");
+    const first = frank.jar.get("mod_session")!;
+    expect((await frank.get("/dashboard")).status).toBe(200);
+    const second = await frank.signup(`frank-two-${store}@example.test`, "frank's other password");
+    expect(second.status).toBe(303);
+    expect(frank.jar.get("mod_session")).not.toBe(first);
+    const old = await fetch(`${server.httpUrl}/dashboard`, { redirect: "manual", headers: { cookie: `mod_session=${first}` } });
+    expect(old.status).toBe(303);
+  });
 });
