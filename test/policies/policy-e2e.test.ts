@@ -96,6 +96,18 @@ describe("policies over POST /v1/moderate", () => {
     expect(after.json.results.map((r) => r.categories.harassment!.flagged)).toEqual([true, false]);
     expect(after.json.results[0]!.categories.harassment!.score).toBe(before.json.results[0]!.categories.harassment!.score);
   });
+
+  it("an allowed term whose removal leaves text in a language the model does not cover: unflagged, and said not evaluated", async () => {
+    const { accountId, key } = await server.createAccount("pro");
+    const mixed = "you idiot, je vais te tuer demain matin, sale con et je te déteste";
+    const before = await moderateJson(key, [mixed]);
+    expect(before.json.results[0]!.categories.harassment!.flagged).toBe(true);
+    await server.ctx.policies.update({ accountId }, { allowList: ["idiot"] }, "test");
+    const after = (await moderateJson(key, [mixed])).json.results[0] as { categories: Categories; not_evaluated?: { reason: string; language: string } };
+    expect(after.categories.harassment!.flagged).toBe(false);
+    // Not "safe": the answer says the rest (French) was not evaluated.
+    expect(after.not_evaluated).toEqual({ reason: "partly_unsupported_language", language: "fr" });
+  });
 });
 
 describe("a policy threshold against the model's own bar", () => {
