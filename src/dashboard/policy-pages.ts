@@ -107,13 +107,23 @@ function draftOf(form: PolicyForm): unknown {
   const lines = (text: string) => text.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== "");
   return {
     thresholds,
-    blockList: lines(form.block).map((line) => {
-      const bar = line.lastIndexOf("|");
-      return bar < 0 ? { term: line, category: "custom" } : { term: line.slice(0, bar).trim(), category: line.slice(bar + 1).trim() || "custom" };
-    }),
+    blockList: lines(form.block).map(blockLine),
     allowList: lines(form.allow),
   };
 }
+
+/**
+ * One block-list line: "term | category", or a term alone (custom). The last "|" separates a
+ * category when what follows is one, or when a space comes before it ("kill | hte" is refused as
+ * an unknown category); else it is part of the term: "sh|t" was the term "sh" in category "t".
+ */
+function blockLine(line: string): { term: string; category: string } {
+  const bar = line.lastIndexOf("|");
+  const tail = bar < 0 ? "" : line.slice(bar + 1).trim();
+  const separates = bar >= 0 && (BLOCK_CATEGORIES.has(tail) || tail === "" || /\s/.test(line[bar - 1] ?? ""));
+  return separates ? { term: line.slice(0, bar).trim(), category: tail || "custom" } : { term: line, category: "custom" };
+}
+const BLOCK_CATEGORIES: ReadonlySet<string> = new Set([...CATEGORY_IDS, "custom"]);
 
 function formOf(policy: Policy | undefined): PolicyForm {
   return {

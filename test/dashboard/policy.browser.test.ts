@@ -34,13 +34,14 @@ describe("policy page in Chromium", () => {
     const sexualDefault = readModelHeader().thresholds.sexual!;
     expect(await page.getAttribute("#t_sexual", "placeholder")).toBe(`default ${sexualDefault.toFixed(2)}`);
     await page.fill("#t_hate", "off");
-    await page.fill("#block", "camper | harassment\nez clap");
+    // "sh|t" is a term (it was the term "sh" in category "t"); "| harassment" names a category.
+    await page.fill("#block", "camper | harassment\nez clap\nsh|t");
     await page.fill("#allow", "noob");
     await page.fill("#try-text", "what a c4mper");
     await page.click("#policy-try");
     expect(await page.locator("#try-result tr[data-category=harassment] .flag").textContent()).toBe("yes");
     expect(await page.locator("#policy-version").textContent()).toBe("none");
-    expect(await page.inputValue("#block")).toBe("camper | harassment\nez clap");
+    expect(await page.inputValue("#block")).toBe("camper | harassment\nez clap\nsh|t");
     await screenshot(page, "laptop-policy-try");
 
     await page.fill("#t_sexual", "1.5");
@@ -62,6 +63,10 @@ describe("policy page in Chromium", () => {
     await page.goto("/dashboard/policy");
     expect(await page.inputValue("#t_hate")).toBe("off");
     expect(await page.inputValue("#t_sexual")).toBe("0.2");
+    // Saved whole, and shown so that saving the page again keeps it whole.
+    expect(await page.inputValue("#block")).toBe("camper | harassment\nez clap\nsh|t | custom");
+    const account = await server.ctx.accounts.findAccountByEmail("policy@example.test");
+    expect((await server.ctx.policies.current({ accountId: account!.id }))!.blockList.map((b) => `${b.term} ${b.category}`)).toEqual(["camper harassment", "ez clap custom", "sh|t custom"]);
     await context.close();
   });
 });
