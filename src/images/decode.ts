@@ -94,7 +94,7 @@ export function createImageDecoder(limits: Partial<DecodeLimits> = {}): ImageDec
 function checkBytesMatch(declared: ImageMediaType, bytes: Buffer): ImageMediaType {
   const sniffed = sniffImageType(bytes);
   if (sniffed.kind === "unknown") {
-    throw new ApiError("invalid_image", `The image data is not a ${declared} image (its first bytes match no supported format).`);
+    throw new ApiError("invalid_image", `The image data is not ${declared} as declared (its first bytes match no supported format).`);
   }
   if (sniffed.kind === "unsupported") {
     throw new ApiError(

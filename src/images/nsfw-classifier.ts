@@ -28,7 +28,8 @@ export const NSFW_MODEL_ID = `nsfwjs-mobilenet_v2@${NSFWJS_VERSION}`;
  * a fraction of the suggestive one. nsfwjs judges nothing else, so no other category is reported.
  */
 export function sexualVerdict(p: NsfwProbabilities): CategoryVerdict {
-  const score = Math.min(1, Math.max(0, p.porn + p.hentai + SEXY_WEIGHT * p.sexy));
+  // Six decimals, as text scores are given: a float's tail (0.03290454822126776) is noise, not signal.
+  const score = Math.round(Math.min(1, Math.max(0, p.porn + p.hentai + SEXY_WEIGHT * p.sexy)) * 1e6) / 1e6;
   return { score, flagged: score >= SEXUAL_FLAG_THRESHOLD };
 }
 

@@ -157,7 +157,7 @@ describe("rejecting bad images with stable codes", () => {
       dataUri("image/png", Buffer.from("definitely not an image, just some text")),
       "invalid_image",
       400,
-      "The image data is not a image/png image (its first bytes match no supported format).",
+      "The image data is not image/png as declared (its first bytes match no supported format).",
     );
     // Right magic bytes, nothing valid after them.
     const fake = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(200, 0x41)]);

@@ -21,6 +21,8 @@ describe("mapping nsfwjs classes onto categories", () => {
     expect(sexualVerdict(p(0.7, 0, 0))).toEqual({ score: 0.7, flagged: true });
     expect(sexualVerdict(p(0, 0.55, 0))).toEqual({ score: 0.55, flagged: true });
     expect(sexualVerdict(p(0.1, 0.1, 0.5)).score).toBeCloseTo(0.35);
+    // Six decimals, as text scores are given.
+    expect(sexualVerdict(p(0.032904548221, 0, 0)).score).toBe(0.032905);
   });
 
   it("does not flag suggestive images alone", () => {
