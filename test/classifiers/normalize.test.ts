@@ -10,6 +10,19 @@ describe("normalizeText", () => {
     expect(norm("$100 in 2024!")).toBe("$100 in 2024!");
   });
 
+  it("reads typographic apostrophes as the plain one (phone keyboards type them)", () => {
+    expect(norm("I\u2019m back, don\u2018t, \u02bcokina")).toBe("i'm back, don't, 'okina");
+  });
+
+  it("reads punctuation outside ASCII as the ASCII mark of its kind (the tokeniser took it for part of a word)", () => {
+    expect(norm("you idiot\u2014go away, \u201ckill\u201d, \u00abtuer\u00bb, self\u2010harm")).toBe(norm('you idiot-go away, "kill", "tuer", self-harm'));
+    expect(norm("kill\u2022you\u30fbnow")).toBe("kil you now");
+    expect(norm("\u6740\u4e86\u4f60\u3002")).toBe("\u6740\u4e86\u4f60.");
+    // Forms NFKC makes ASCII, and the middle dot between spaced letters, as before.
+    expect(norm("idiot\uff01 wait\u2026")).toBe("idiot! wait...");
+    expect(norm("k\u00b7i\u00b7l\u00b7l")).toBe("kil");
+  });
+
   it("joins spaced-out letters", () => {
     expect(norm("k i l l them")).toBe(norm("kill them"));
     expect(norm("k.i.l.l y.o.u")).toBe(norm("kill you"));

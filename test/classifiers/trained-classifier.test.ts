@@ -15,6 +15,15 @@ const BENIGN_PARAGRAPH =
 const longBenign = (n: number): string => BENIGN_PARAGRAPH.repeat(n);
 
 describe("trained text classifier (committed model)", () => {
+  it("judges text typed with typographic apostrophes as with plain ones (scores moved by up to 0.66)", () => {
+    for (const text of ["I'm back to hurting myself every night.", "I just want the pain to stop. I don't see any point in going on.", "You're killing it with these new designs!", "Tom's sister is a dumb slut who sleeps around."]) {
+      const curly = text.replace(/'/g, "\u2019");
+      expect(classify(curly).categories, curly).toEqual(classify(text).categories);
+    }
+    // And dashes and quotation marks as the ASCII ones.
+    expect(classify("you\u2019re a \u201cworthless\u201d idiot\u2014go away").categories).toEqual(classify('you\'re a "worthless" idiot-go away').categories);
+  });
+
   it("reports a versioned model id and only categories it evaluated, each with a score in [0, 1]", () => {
     expect(classifier.id).toMatch(/^text-/);
     const v = classify("hello there");

@@ -44,7 +44,6 @@ const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
 
 const listWord = (w: string): string => (w.length > 1 && w.charCodeAt(0) === 35 ? w.slice(1) : w);
 
-const foldApostrophes = (w: string): string => (w.includes("\u2019") || w.includes("\u2018") ? w.replace(/[\u2018\u2019]/g, "'") : w);
 
 /**
  * Slices `text` by code-point offsets (spans report code points). Without surrogates a code point is
@@ -129,11 +128,10 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
     const tokens = tokenize(norm.text);
     // Hash every token once; overlapping windows and explanations reuse it.
     const tf = tokenFeaturesOf(norm.text, tokens, header.hashing);
-    // Typographic apostrophes match the lists' plain ones ("you’re dead", "i’m suicidal").
-    const curly = /[\u2018\u2019]/.test(norm.text);
     // Frozen, so the lexicons know these words stay as they are and share their lookups (lexicon.ts).
     // A hashtag is its word to the lists ("#loser" is "loser"); the tokeniser keeps the "#".
-    const words = Object.freeze(tokens.map((t) => listWord(curly ? foldApostrophes(norm.text.slice(t.start, t.end)) : norm.text.slice(t.start, t.end))));
+    // (Typographic apostrophes are plain ones already: normalize.ts.)
+    const words = Object.freeze(tokens.map((t) => listWord(norm.text.slice(t.start, t.end))));
     const short = tokens.length <= SHORT_TEXT_WORDS;
     // A nudity word inside an everyday collocation ("nude lipstick", "the naked truth") is not sexual evidence.
     const everydayNudity = lex.everydayNudity.scan(norm.text, tokens, words);
@@ -366,7 +364,7 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
     // hateful rows: "🎉🎉🎉" outranked "die" in a birthday wish turned threat).
     const isFiller = (t: number): boolean => {
       const word = norm.text.slice(ev.tokens[t]!.start, ev.tokens[t]!.end);
-      return FUNCTION_WORDS.has(foldApostrophes(word)) || !LETTER_OR_DIGIT.test(word);
+      return FUNCTION_WORDS.has(word) || !LETTER_OR_DIGIT.test(word);
     };
     // Function words inside a rule's phrase, between its content words, read with it ("Immigrants
     // are vermin", "end my life"); those at its edges do not ("hurt you").
