@@ -23,6 +23,19 @@ describe("normalizeText", () => {
     expect(norm("k\u00b7i\u00b7l\u00b7l")).toBe("kil");
   });
 
+  it("drops markdown emphasis around several words, keeping masked words", () => {
+    expect(norm("**Kill yourself, nobody would miss you.**")).toBe(norm("Kill yourself, nobody would miss you."));
+    expect(norm("_you idiot_ and *sigh*")).toBe("you idiot and sigh");
+    expect(norm("**Why** the f** not, sh** happens")).toBe("why the f** not, sh** hapens");
+    expect(norm("snake_case_var")).toBe("snake_case_var");
+  });
+
+  it("blanks HTML tags of common elements, not words in angle brackets", () => {
+    expect(norm("<p>Trans people are freaks</p><br/>")).toBe("trans people are freaks");
+    expect(norm('<a href="https://x.test">link</a> <B>bold</B>')).toBe("link bold");
+    expect(norm("<kill> you, I <3 you, a < b > c")).toBe("<kil> you, i <3 you, a < b > c");
+  });
+
   it("joins spaced-out letters", () => {
     expect(norm("k i l l them")).toBe(norm("kill them"));
     expect(norm("k.i.l.l y.o.u")).toBe(norm("kill you"));

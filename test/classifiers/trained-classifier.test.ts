@@ -20,6 +20,13 @@ describe("trained text classifier (committed model)", () => {
       const curly = text.replace(/'/g, "\u2019");
       expect(classify(curly).categories, curly).toEqual(classify(text).categories);
     }
+    // Markup and links around a text change nothing: markdown emphasis, HTML tags, a link (each
+    // had made 14 to 59 of 352 written sentences change a flag, most of them losing every flag).
+    for (const text of ["Kill yourself, nobody would miss you.", "You smell like garbage and you look even worse.", "Trans people are mentally ill freaks, not humans."]) {
+      for (const dressed of [`**${text}**`, `<p>${text}</p>`, `${text} https://example.com/x?y=1`, `www.example.org/page ${text}`]) {
+        expect(classify(dressed).categories, dressed).toEqual(classify(text).categories);
+      }
+    }
     // And dashes and quotation marks as the ASCII ones.
     expect(classify("you\u2019re a \u201cworthless\u201d idiot\u2014go away").categories).toEqual(classify('you\'re a "worthless" idiot-go away').categories);
   });

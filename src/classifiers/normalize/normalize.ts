@@ -410,6 +410,37 @@ function letterAt(chars: Int32Array, len: number, k: number): boolean {
   return k >= 0 && k < len && isLetter(chars[k]!);
 }
 
+/**
+ * HTML tags of the common element names ("<p>", "</b>", "<br/>", "<a href=...>") become spaces:
+ * their names were words to the model ("<p>Trans people are freaks</p>" lost its hate flag). Only
+ * known names: "<kill>" is a word in brackets, not markup to drop.
+ */
+function blankHtmlTags(u: Units): void {
+  const c = u.cps;
+  for (let i = 0; i < u.length; i++) {
+    if (c[i] !== LESS_THAN) continue;
+    let j = i + 1;
+    if (c[j] === SLASH) j++;
+    const nameStart = j;
+    while (j < u.length && j - nameStart < 12 && ((c[j]! >= 97 && c[j]! <= 122) || (c[j]! >= 48 && c[j]! <= 57))) j++;
+    if (!HTML_TAGS.has(String.fromCharCode(...c.subarray(nameStart, j)))) continue;
+    // Attributes up to the closing bracket, within a bound and without another tag opening.
+    const limit = Math.min(u.length, j + 300);
+    if (j < limit && c[j] !== GREATER_THAN && c[j] !== SPACE && c[j] !== SLASH) continue;
+    while (j < limit && c[j] !== GREATER_THAN && c[j] !== LESS_THAN) j++;
+    if (c[j] !== GREATER_THAN) continue;
+    for (let k = i; k <= j; k++) c[k] = SPACE;
+    i = j;
+  }
+}
+const LESS_THAN = 60, GREATER_THAN = 62, SLASH = 47;
+const HTML_TAGS: ReadonlySet<string> = new Set([
+  "a", "abbr", "article", "aside", "b", "blockquote", "body", "br", "button", "center", "code", "dd", "del", "div", "dl", "dt", "em",
+  "font", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "head", "header", "hr", "html", "i", "iframe", "img", "input", "ins",
+  "label", "li", "link", "main", "mark", "meta", "nav", "ol", "p", "pre", "q", "s", "script", "section", "small", "span", "strike",
+  "strong", "style", "sub", "sup", "table", "tbody", "td", "th", "thead", "title", "tr", "tt", "u", "ul",
+]);
+
 /** Output scratch: UTF-16 units of the text and their source offsets, grown as needed. */
 let outUnits = new Uint16Array(256);
 let outStart = new Int32Array(256);
@@ -424,6 +455,7 @@ export function normalizeText(input: string): NormalizedText {
     spare = swapped;
   }
   const u = scratch;
+  if (input.includes("<")) blankHtmlTags(u);
   if (seen & HAS_EMPHASIS) stripPairedEmphasis(u);
   if (seen & HAS_LEET) undoLeet(u);
   joinSpacedLetters(u);
