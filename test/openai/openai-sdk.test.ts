@@ -157,6 +157,11 @@ describe("POST /v1/moderations with the official openai SDK", () => {
       [[{ type: "image_url", image_url: { url: "data:image/bmp;base64,Qk0eAAAAAAAAABoAAAAMAAAAAQABAAEAGAAAAP8A" } }], "unsupported_image_type", "input"],
       [[{ type: "image_url", image_url: { url: `data:image/png;base64,${"A".repeat(7_200_000)}` } }], "image_too_large", "input"],
     ];
+    // An empty string is named as sent (it said "input[1].text", a field a string does not have).
+    const emptyString = await client().moderations.create({ input: ["hi", ""] }).catch((e: unknown) => e);
+    expect((emptyString as InstanceType<typeof OpenAI.APIError>).message).toMatch(/input\[1\] must be a non-empty string/);
+    const emptyInput = await client().moderations.create({ input: "" }).catch((e: unknown) => e);
+    expect((emptyInput as InstanceType<typeof OpenAI.APIError>).message).toMatch(/"input" must be a non-empty string/);
     for (const [input, code, param] of cases) {
       const error = await client().moderations.create({ input: input as string }).catch((e: unknown) => e);
       expect(error, JSON.stringify(input).slice(0, 80)).toBeInstanceOf(OpenAI.BadRequestError);

@@ -1,5 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import { ModerateRequestSchema, type ModerateRequest } from "../../../gen/moderation/v1/moderation_pb.js";
+import { MAX_ITEMS } from "../../base/limits.js";
 import { ApiError } from "../../errors/api-error.js";
 import { parseJsonBody } from "../json-body.js";
 
@@ -33,9 +34,16 @@ export function parseOpenAiModerationJson(bytes: Uint8Array): OpenAiModerationRe
   if (body.model !== undefined && typeof body.model !== "string") throw new ApiError("invalid_request", '"model" must be a string.');
   const input = body.input;
   if (input === undefined) throw new ApiError("invalid_request", '"input" is required: a string, an array of strings, or an array of text and image_url parts.');
+  // An empty string is named as the caller sent it: "input[1].text" (the shared validator's
+  // wording) points at a field a string does not have. Item counts stay the validator's to refuse.
+  if (typeof input === "string" && input === "") throw new ApiError("invalid_request", '"input" must be a non-empty string.');
   if (typeof input === "string") return { shape: "string", request: textRequest([input]) };
   if (!Array.isArray(input)) throw new ApiError("invalid_request", '"input" must be a string, an array of strings, or an array of text and image_url parts.');
-  if (input.every((item) => typeof item === "string")) return { shape: "strings", request: textRequest(input as string[]) };
+  if (input.every((item) => typeof item === "string")) {
+    const empty = input.indexOf("");
+    if (empty >= 0 && input.length <= MAX_ITEMS) throw new ApiError("invalid_request", `input[${empty}] must be a non-empty string.`);
+    return { shape: "strings", request: textRequest(input as string[]) };
+  }
   if (input.some((item) => typeof item === "string")) {
     throw new ApiError("invalid_request", '"input" mixes strings and parts; send either an array of strings or an array of {"type":...} parts.');
   }
