@@ -79,6 +79,11 @@ export async function registerDashboardRoutes(app: FastifyInstance, ctx: AppCont
       registerAuthRoutes(pages, ctx);
       registerAccountPages(pages, ctx);
       registerPolicyPages(pages, ctx);
+      // Any other dashboard address is a page too, with the pages' headers: it was the API's
+      // JSON 404 (no CSP, no no-store, the path echoed) in a browser tab.
+      pages.get("/dashboard/*", async (_request, reply) =>
+        reply.code(404).header(ERROR_CODE_HEADER, "not_found").type("text/html; charset=utf-8")
+          .send(errorPage("", "Not found", "There is no such page on the dashboard.")));
     });
   });
 }

@@ -106,6 +106,18 @@ describe("dashboard, requested directly", () => {
     expect(invalid.headers.get("x-error-code")).toBe("policy_invalid_threshold");
   });
 
+  it("an unknown dashboard address is a page with the pages' headers, not the API's JSON echoing the path", async () => {
+    const response = await fetch(`${server.httpUrl}/dashboard/nope%3Cscript%3E`);
+    expect(response.status).toBe(404);
+    expect(response.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(response.headers.get("content-security-policy")).toContain("default-src 'none'");
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    expect(response.headers.get("x-error-code")).toBe("not_found");
+    expect(await response.text()).not.toContain("nope");
+    // The API's own unknown paths still answer in the API's shape.
+    expect((await fetch(`${server.httpUrl}/v1/nope`)).headers.get("content-type")).toMatch(/json/);
+  });
+
   it.each(["__proto__", "constructor", "toString"])("an asset named %s is 404 (a name of Object.prototype made a 500)", async (name) => {
     const response = await fetch(`${server.httpUrl}/dashboard/assets/${name}`);
     expect(response.status).toBe(404);
