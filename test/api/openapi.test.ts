@@ -3,6 +3,7 @@ import addFormats from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TextClassifier } from "../../src/classifiers/classifier.js";
 import { ERROR_CODES, type ErrorCode } from "../../src/errors/api-error.js";
+import { API_ROUTES } from "../../src/http/openapi/api-routes.js";
 import { MAX_REQUEST_BYTES } from "../../src/base/limits.js";
 import { createMemoryRateLimiter } from "../../src/rate-limit/memory-rate-limiter.js";
 import { RateLimiterUnavailableError, type RateLimiter } from "../../src/rate-limit/rate-limiter.js";
@@ -236,7 +237,9 @@ describe("GET /openapi.json", () => {
   it("gives the error table's status to each code, and the Error schema to answers off the documented routes", async () => {
     for (const answer of answers) {
       const code = codeOf(answer);
-      if (code) expect(answer.status, code).toBe(ERROR_CODES[code as ErrorCode].http);
+      // The OpenAI route answers a bad image 400 for OpenAI's SDKs (docs/openai-compatibility.md).
+      const statusOf = API_ROUTES.find((r) => r.method === answer.method && r.path === answer.path)?.statusOf;
+      if (code) expect(answer.status, code).toBe(statusOf ? statusOf(code as ErrorCode) : ERROR_CODES[code as ErrorCode].http);
     }
     const main = servers[0]!;
     for (const [method, path, code] of [["GET", "/no/such/route", "not_found"], ["GET", "/v1/moderate", "method_not_allowed"]] as const) {

@@ -31,3 +31,13 @@ function paramOf(code: string, message: string): string | null {
   if (/^("input"|input\[)|"input"/.test(message)) return "input";
   return null;
 }
+
+/**
+ * The status this route answers a code with. A bad image is a bad request to OpenAI's SDKs: 413
+ * and 415 have no error class there (they raise a bare APIError, missed by `catch (e) { if (e
+ * instanceof BadRequestError) … }`), so an image refused for its size or type answers 400 here,
+ * its code unchanged; every other code keeps the error table's status.
+ */
+export function openAiStatusOf(status: number, code: string): number {
+  return code === "image_too_large" || code === "unsupported_image_type" ? 400 : status;
+}

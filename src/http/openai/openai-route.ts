@@ -9,7 +9,7 @@ import { createModerationServiceImpl } from "../../rpc/moderation-service.js";
 import { createChainInvoker } from "../invoke-chain.js";
 import { passBodiesThrough, takeJsonRequest } from "../json-request.js";
 import { registerMethodNotAllowed, sendSignedJson, signingNow } from "../send-json.js";
-import { openAiError } from "./openai-error.js";
+import { openAiError, openAiStatusOf } from "./openai-error.js";
 import { parseOpenAiModerationJson } from "./openai-request.js";
 import { toOpenAiModeration } from "./openai-response.js";
 
@@ -56,13 +56,4 @@ export function registerOpenAiModerationsRoute(app: FastifyInstance, ctx: AppCon
   });
   const notAllowed = openAiError(405, "method_not_allowed", `Use POST for ${OPENAI_MODERATIONS_PATH}.`);
   registerMethodNotAllowed(app, OPENAI_MODERATIONS_PATH, "POST", () => signingNow(ctx), notAllowed);
-}
-
-/**
- * A bad image is a bad request to OpenAI's SDKs: 413 and 415 have no error class there (they
- * raise a bare APIError, missed by `catch (e) { if (e instanceof BadRequestError) … }`), so on
- * this route an image refused for its size or type answers 400, its code unchanged.
- */
-function openAiStatusOf(status: number, code: string): number {
-  return code === "image_too_large" || code === "unsupported_image_type" ? 400 : status;
 }

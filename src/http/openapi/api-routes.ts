@@ -1,9 +1,10 @@
 import { ModerateRequestSchema, ModerateResponseSchema } from "../../../gen/moderation/v1/moderation_pb.js";
 import { MAX_ITEMS, MAX_TEXT_CODE_POINTS } from "../../base/limits.js";
-import type { ErrorCode } from "../../errors/api-error.js";
+import { ERROR_CODES, type ErrorCode } from "../../errors/api-error.js";
 import { TEXT_PROVIDER_MODES } from "../../providers/text/config.js";
 import { messageSchema, type JsonSchema } from "./proto-json-schema.js";
 import { openAiErrorSchema, openAiModerationRequestSchema, openAiModerationResponseSchema } from "../openai/openai-schemas.js";
+import { openAiStatusOf } from "../openai/openai-error.js";
 
 /**
  * The HTTP JSON routes the OpenAPI document (GET /openapi.json) describes, one entry each.
@@ -27,6 +28,8 @@ export interface ApiRoute {
   errors: readonly ErrorCode[];
   /** The route's own error shape (POST /v1/moderations answers OpenAI's); default {"error":{"code","message"}}. */
   errorSchema?: (codes: readonly ErrorCode[]) => JsonSchema;
+  /** The status the route answers a code with, where it is not the error table's (POST /v1/moderations). */
+  statusOf?: (code: ErrorCode) => number;
 }
 
 /** Errors any authenticated, rate-limited JSON route can answer. */
@@ -78,6 +81,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
       "payload_too_large", "unsupported_media_type", "provider_unavailable", "service_unavailable", ...CHAIN_ERRORS,
     ],
     errorSchema: openAiErrorSchema,
+    statusOf: (code) => openAiStatusOf(ERROR_CODES[code].http, code),
   },
   {
     method: "get",

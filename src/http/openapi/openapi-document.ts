@@ -15,7 +15,7 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[] = API_ROUTES): 
     for (const [status, answer] of Object.entries(route.responses)) {
       responses[status] = { description: answer.description, headers: signedRoute(route) ? answerHeaders : REQUEST_ID, content: { "application/json": { schema: answer.schema(schemas) } } };
     }
-    for (const [status, codes] of byStatus(route.errors)) {
+    for (const [status, codes] of byStatus(route.errors, route.statusOf)) {
       responses[String(status)] = {
         description: `Error: ${codes.map((code) => `\`${code}\``).join(", ")}.`,
         headers: { ...(signedRoute(route) ? answerHeaders : REQUEST_ID), ...ERROR_CODE, ...(codes.some((code) => RETRYABLE.has(code)) ? RETRY_AFTER : {}) },
@@ -100,10 +100,10 @@ function errorSchema(codes: readonly ErrorCode[]): JsonSchema {
 }
 
 /** The route's error codes grouped by the HTTP status the error table gives them, in status order. */
-function byStatus(codes: readonly ErrorCode[]): Array<[number, ErrorCode[]]> {
+function byStatus(codes: readonly ErrorCode[], statusOf = (code: ErrorCode): number => ERROR_CODES[code].http): Array<[number, ErrorCode[]]> {
   const groups = new Map<number, ErrorCode[]>();
   for (const code of codes) {
-    const status = ERROR_CODES[code].http;
+    const status = statusOf(code);
     groups.set(status, [...(groups.get(status) ?? []), code]);
   }
   return [...groups].sort(([a], [b]) => a - b);
