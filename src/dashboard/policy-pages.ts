@@ -115,12 +115,13 @@ function draftOf(form: PolicyForm): unknown {
 /**
  * One block-list line: "term | category", or a term alone (custom). The last "|" separates a
  * category when what follows is one, or when a space comes before it ("kill | hte" is refused as
- * an unknown category); else it is part of the term: "sh|t" was the term "sh" in category "t".
+ * an unknown category, "kill |" is custom); else it is part of the term: "sh|t" was the term "sh"
+ * in category "t", and "ki||" the term "ki|".
  */
 function blockLine(line: string): { term: string; category: string } {
   const bar = line.lastIndexOf("|");
   const tail = bar < 0 ? "" : line.slice(bar + 1).trim();
-  const separates = bar >= 0 && (BLOCK_CATEGORIES.has(tail) || tail === "" || /\s/.test(line[bar - 1] ?? ""));
+  const separates = bar >= 0 && (BLOCK_CATEGORIES.has(tail) || /\s/.test(line[bar - 1] ?? ""));
   return separates ? { term: line.slice(0, bar).trim(), category: tail || "custom" } : { term: line, category: "custom" };
 }
 const BLOCK_CATEGORIES: ReadonlySet<string> = new Set([...CATEGORY_IDS, "custom"]);

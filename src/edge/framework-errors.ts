@@ -56,7 +56,10 @@ export function createClientErrorAnswer(observe: ObserveUnrouted) {
     // A caller that reset or closed its connection is answered nothing, and is no malformed request
     // (each reset of a kept-alive connection was counted as a 400 nobody received); its route, if
     // any, counts a 499. As Node's own handler: no raw answer into a response whose head is out.
-    if (!socket.writable || CALLER_GONE.has(error.code ?? "") || inFlight?.headersSent) {
+    // An end mid-body is a caller gone only where a request is in flight; mid-headers it is still
+    // a request that never came whole, counted as before (unmatched 400).
+    const gone = CALLER_GONE.has(error.code ?? "") || (error.code === "HPE_INVALID_EOF_STATE" && inFlight !== undefined);
+    if (!socket.writable || gone || inFlight?.headersSent) {
       socket.destroy();
       return;
     }
@@ -70,10 +73,10 @@ export function createClientErrorAnswer(observe: ObserveUnrouted) {
 
 /**
  * Client errors that mean the caller's connection is gone, not that its request was malformed.
- * HPE_INVALID_EOF_STATE: the caller closed its side before the declared body (or the headers)
- * arrived, as a client does that gives up on an upload; each was counted as a 400 on the route.
+ * So is HPE_INVALID_EOF_STATE on a routed request (above): the caller closed its side before the
+ * declared body arrived, as a client does that gives up on an upload; each was a 400 on the route.
  */
-const CALLER_GONE = new Set(["ECONNRESET", "EPIPE", "ECONNABORTED", "ETIMEDOUT", "HPE_INVALID_EOF_STATE"]);
+const CALLER_GONE = new Set(["ECONNRESET", "EPIPE", "ECONNABORTED", "ETIMEDOUT"]);
 
 interface ClientErrorAnswer {
   status: number;

@@ -81,6 +81,17 @@ export function createModerator(deps: ModerationDeps) {
     return applyPolicy(verdict, text, policy, { hits, bars, ...(masked === undefined ? {} : { withoutAllowed: await deps.textClassifier.classify(masked) }) });
   }
 
+  /**
+   * The bars of the categories the embedded model alone judged: a category the guard model judged
+   * (alone or with it) was flagged by the guard's own threshold, not ours, so a policy threshold
+   * reads its score alone (flagsAt without a bar).
+   */
+  function embeddedBars(judged: { secondOpinion?: { seconded: boolean; categoryModels: Record<string, { models: string[] }> } }): FlagBars | undefined {
+    if (!bars || !judged.secondOpinion?.seconded) return bars;
+    const { categoryModels } = judged.secondOpinion;
+    return Object.fromEntries(Object.entries(bars).filter(([c]) => categoryModels[c]?.models[0] === deps.textClassifier.id));
+  }
+
   async function judgeItem(item: ValidItem, analyzeImages: boolean, mode: TextProviderMode, signal: AbortSignal | undefined, policy: CompiledPolicy) {
     if (item.type === "text") {
       if (mode === "off" || !deps.textProvider) return textItemResult(item.index, await judgeByModel(item.text, policy), deps.textClassifier.id);
@@ -90,7 +101,7 @@ export function createModerator(deps: ModerationDeps) {
         index: item.index,
         type: "text",
         models: judged.models,
-        ...toCategories(applyPolicy(judged.verdict, item.text, policy, { bars })),
+        ...toCategories(applyPolicy(judged.verdict, item.text, policy, { bars: embeddedBars(judged) })),
         ...(judged.secondOpinion ? { secondOpinion: judged.secondOpinion } : {}),
         // The guard model judged, for every category, a text the embedded model left unevaluated:
         // it is evaluated now. One that judges some categories leaves the item's not_evaluated.

@@ -29,9 +29,9 @@ export type FlagBars = Partial<Record<CategoryId, number>>;
  * the bar (images, a classifier that has none), by the score alone. With it, the model's reading
  * is kept on both sides of the bar: a score the model held back over its bar (a negated or
  * counter-speech claim, an insult of a thing) stays held back, and a flag a rule gave under the
- * bar ("and hurt you" at 0.26) stays while the threshold is no looser than the bar. So a looser
- * threshold never adds a flag, a stricter one never removes one, and the bar itself changes
- * nothing (by the score alone, hate at 0.9 flagged "Immigrants are not vermin", held back at 0.95).
+ * bar ("and hurt you" at 0.26) stays while the threshold is no higher than the bar. So a higher
+ * threshold never adds a flag, a lower one never removes one, and the bar itself changes nothing
+ * (by the score alone, hate at 0.9 flagged "Immigrants are not vermin", held back at 0.95).
  */
 export function flagsAt(t: number, entry: CategoryVerdict, bar: number | undefined): boolean {
   if (bar === undefined) return entry.score >= t;

@@ -15,10 +15,10 @@ export function doubledRuns(text: string): number {
 
 /**
  * Runs of a repeated letter in `text` (as doubledRuns counts them), and how many of them are
- * exactly two long. A term matches a span with at least as many runs as the term has, and no more
- * pairs than that: English doubles a letter twice in a word ("good", "feed") and stretches it to
- * three or more ("haaate"), so the term "god" no longer matches "good", nor "fed" "feed", while
- * "hate" still matches "haaate".
+ * exactly two long. A term matches a span with at least as many runs as the term has; a short
+ * term also with no more pairs than that (term-matcher.ts SHORT_TERM): English doubles a letter
+ * twice in a word ("good", "feed") and stretches it to three or more ("haaate"), so the term "god"
+ * does not match "good", nor "fed" "feed", while "god" still matches "gooood".
  */
 export function letterRuns(text: string): { runs: number; pairs: number } {
   // Plain ASCII needs no Unicode folding (a span of a hit is usually ASCII).

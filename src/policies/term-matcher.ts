@@ -39,9 +39,12 @@ function* termMatcherSteps(terms: readonly string[], options: { dense?: boolean 
   const patternTerm: number[] = [];
   // Each term's doubled letters (doubled-letters.ts): a hit needs as many in the text.
   const doubled = new Uint8Array(terms.length);
+  // Terms of three letters or fewer as written: those a doubled letter makes another word.
+  const shortTerm = new Uint8Array(terms.length);
   for (let term = 0; term < terms.length; term++) {
     const raw = terms[term]!;
     doubled[term] = Math.min(255, doubledRuns(raw));
+    shortTerm[term] = (raw.match(/[\p{L}\p{N}]/gu)?.length ?? 0) <= SHORT_TERM ? 1 : 0;
     for (const form of caseForms(raw)) {
       normalizedTerms.push(form);
       patternTerm.push(term);
@@ -105,11 +108,12 @@ function* termMatcherSteps(terms: readonly string[], options: { dense?: boolean 
           let spanText: string;
           if (!astral) spanText = input.slice(start, end);
           else spanText = (codePoints ??= Array.from(input)).slice(start, end).join("");
-          // The span's repeated letters against the term's (doubled-letters.ts letterRuns).
+          // The span's repeated letters against the term's (doubled-letters.ts letterRuns): at
+          // least the term's doubles, and for a short term no other pair ("god" is not "good").
           let spanRuns: { runs: number; pairs: number } | undefined;
           for (const term of ends.get(out)!) {
             spanRuns ??= letterRuns(spanText);
-            if (spanRuns.runs < doubled[term]! || spanRuns.pairs > doubled[term]!) continue;
+            if (spanRuns.runs < doubled[term]! || (shortTerm[term] === 1 && spanRuns.pairs > doubled[term]!)) continue;
             hits.push({ term, start, end, text: spanText });
           }
         }
@@ -118,6 +122,13 @@ function* termMatcherSteps(terms: readonly string[], options: { dense?: boolean 
     },
   };
 }
+
+/**
+ * The longest term (letters and digits as written) that a doubled letter must not match: "god" and "good", "fed"
+ * and "feed", "pop" and "poop" are other words, while "kiill" is still "kill" and "haate" "hate"
+ * (a letter stretched by one is the cheapest evasion there is).
+ */
+const SHORT_TERM = 3;
 
 /**
  * A term's normalised forms as written, in capitals and with capital initials. Look-alike folding

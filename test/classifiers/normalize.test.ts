@@ -30,10 +30,19 @@ describe("normalizeText", () => {
     expect(norm("snake_case_var")).toBe("snake_case_var");
   });
 
-  it("blanks HTML tags of common elements, not words in angle brackets", () => {
-    expect(norm("<p>Trans people are freaks</p><br/>")).toBe("trans people are freaks");
-    expect(norm('<a href="https://x.test">link</a> <B>bold</B>')).toBe("link bold");
-    expect(norm("<kill> you, I <3 you, a < b > c")).toBe("<kil> you, i <3 you, a < b > c");
+  it("blanks HTML tags of common elements for the model, not words or sentences in angle brackets", () => {
+    const model = (s: string): string => normalizeText(s, { dropMarkup: true }).text;
+    expect(model("<p>Trans people are freaks</p><br/>")).toBe("trans people are freaks");
+    expect(model('<a href="https://x.test">link</a> <B>bold</B> <div class=x id=\'y\'>hi</div>')).toBe("link bold hi");
+    expect(model("<kill> you, I <3 you, a < b > c")).toBe("<kil> you, i <3 you, a < b > c");
+    // A sentence opening with a tag's name is not a tag (it was erased, and with it every flag).
+    expect(model("<i want to kill myself>")).toBe("<i want to kil myself>");
+    expect(model("<i x=1 will kill you>")).toBe("<i x=1 wil kil you>");
+    // Never past the text: the scratch after it holds an earlier call's units.
+    normalizeText("abcd>", { dropMarkup: true });
+    expect(model("x <b")).toBe("x <b");
+    // Without the option (policy terms, which may name a tag), tags stay.
+    expect(norm("<script>")).toBe("<script>");
   });
 
   it("joins spaced-out letters", () => {

@@ -23,9 +23,14 @@ describe("trained text classifier (committed model)", () => {
     // Markup and links around a text change nothing: markdown emphasis, HTML tags, a link (each
     // had made 14 to 59 of 352 written sentences change a flag, most of them losing every flag).
     for (const text of ["Kill yourself, nobody would miss you.", "You smell like garbage and you look even worse.", "Trans people are mentally ill freaks, not humans."]) {
-      for (const dressed of [`**${text}**`, `<p>${text}</p>`, `${text} https://example.com/x?y=1`, `www.example.org/page ${text}`]) {
+      for (const dressed of [`**${text}**`, `<p>${text}</p>`, `${text} https://example.com/x?y=1`, `www.example.org/?p=12 ${text}`]) {
         expect(classify(dressed).categories, dressed).toEqual(classify(text).categories);
       }
+    }
+    // Nor does dropping markup and links open a way around: a sentence in brackets, a scheme
+    // glued to a message, a message written as a link's path are read.
+    for (const [text, category] of [["<i want to kill myself>", "self_harm"], ["<u r a worthless idiot, kill yourself>", "harassment"], ["a://kill_yourself_you_worthless_idiot", "harassment"], ["https://x.co/you-are-a-worthless-idiot-kill-yourself", "harassment"]] as const) {
+      expect(classify(text).categories[category]?.flagged, text).toBe(true);
     }
     // And dashes and quotation marks as the ASCII ones.
     expect(classify("you\u2019re a \u201cworthless\u201d idiot\u2014go away").categories).toEqual(classify('you\'re a "worthless" idiot-go away').categories);

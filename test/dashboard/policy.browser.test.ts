@@ -35,13 +35,13 @@ describe("policy page in Chromium", () => {
     expect(await page.getAttribute("#t_sexual", "placeholder")).toBe(`default ${sexualDefault.toFixed(2)}`);
     await page.fill("#t_hate", "off");
     // "sh|t" is a term (it was the term "sh" in category "t"); "| harassment" names a category.
-    await page.fill("#block", "camper | harassment\nez clap\nsh|t");
+    await page.fill("#block", "camper | harassment\nez clap\nsh|t\nki||");
     await page.fill("#allow", "noob");
     await page.fill("#try-text", "what a c4mper");
     await page.click("#policy-try");
     expect(await page.locator("#try-result tr[data-category=harassment] .flag").textContent()).toBe("yes");
     expect(await page.locator("#policy-version").textContent()).toBe("none");
-    expect(await page.inputValue("#block")).toBe("camper | harassment\nez clap\nsh|t");
+    expect(await page.inputValue("#block")).toBe("camper | harassment\nez clap\nsh|t\nki||");
     await screenshot(page, "laptop-policy-try");
 
     await page.fill("#t_sexual", "1.5");
@@ -64,9 +64,9 @@ describe("policy page in Chromium", () => {
     expect(await page.inputValue("#t_hate")).toBe("off");
     expect(await page.inputValue("#t_sexual")).toBe("0.2");
     // Saved whole, and shown so that saving the page again keeps it whole.
-    expect(await page.inputValue("#block")).toBe("camper | harassment\nez clap\nsh|t | custom");
+    expect(await page.inputValue("#block")).toBe("camper | harassment\nez clap\nsh|t | custom\nki|| | custom");
     const account = await server.ctx.accounts.findAccountByEmail("policy@example.test");
-    expect((await server.ctx.policies.current({ accountId: account!.id }))!.blockList.map((b) => `${b.term} ${b.category}`)).toEqual(["camper harassment", "ez clap custom", "sh|t custom"]);
+    expect((await server.ctx.policies.current({ accountId: account!.id }))!.blockList.map((b) => `${b.term} ${b.category}`)).toEqual(["camper harassment", "ez clap custom", "sh|t custom", "ki|| custom"]);
     await context.close();
   });
 });

@@ -65,6 +65,27 @@ async function countedAfter(url: string, before: Sample[], c: (typeof CASES)[num
   return after.filter((s) => s.value > (before.find((b) => sameLabels(b, s))?.value ?? 0)).map((s) => s.labels);
 }
 
+describe("headers cut short by the caller closing", () => {
+  const file = useServerWithKey();
+
+  it("are still counted, as a request that never came whole (unmatched 400)", async () => {
+    const url = new URL(file.server.httpUrl);
+    const unmatched = async () => (await scrape(file.server.httpUrl)).samples.filter((s) => s.name === "moderation_requests_total" && s.labels.route === "unmatched" && s.labels.status === "400").reduce((sum, s) => sum + s.value, 0);
+    const before = await unmatched();
+    const socket = net.connect(Number(url.port), url.hostname);
+    await new Promise<void>((resolve, reject) => socket.once("connect", resolve).once("error", reject));
+    socket.on("error", () => undefined);
+    socket.end(`POST /v1/moderate HTTP/1.1\r\nHost: ${url.host}\r\nContent-`);
+    let after = before;
+    for (let waited = 0; waited < 5_000 && after === before; waited += 100) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      after = await unmatched();
+    }
+    socket.destroy();
+    expect(after).toBe(before + 1);
+  });
+});
+
 const requests = (r: { samples: Sample[] }, route: string, protocol: string) =>
   r.samples.filter((s) => s.name === "moderation_requests_total" && s.labels.route === route && s.labels.protocol === protocol);
 const total = (samples: Sample[]) => samples.reduce((sum, s) => sum + s.value, 0);

@@ -102,19 +102,36 @@ export interface Engine extends TextClassifier {
   scoreVariants(text: string, variants: readonly ReadonlySet<string>[]): Partial<Record<CategoryId, CategoryVerdict>>[];
 }
 
+/** How the engine normalises: markup dropped (normalize.ts). */
+const MODEL_READING = { dropMarkup: true } as const;
+
 /**
- * The tokens outside links: a link's pieces ("htps", "example", "com", "x") were words to the
- * model, and one appended to a short insult diluted it unflagged (28 of 352 written sentences lost
- * every flag; 13 gained one, "sexual_minors" among them). A link's words are not the writer's.
+ * The tokens without a link's address: a link's pieces ("htps", "example", "com", "x", "1") were
+ * words to the model, and one appended to a short insult diluted it unflagged (28 of 352 written
+ * sentences lost every flag; 13 gained one, "sexual_minors" among them). The scheme and host are
+ * dropped, and in the path the pieces of one or two characters or with digits; the path's words
+ * stay ("x.co/you-worthless-idiot" is still read). Only http(s), ftp and www. addresses count.
  */
 function withoutLinks(text: string, tokens: Token[]): Token[] {
   if (!text.includes("://") && !text.includes("w.")) return tokens;
-  const links = [...text.matchAll(LINK)].map((m) => [m.index, m.index + m[0].length] as const);
+  const links = [...text.matchAll(LINK)];
   if (links.length === 0) return tokens;
-  return tokens.filter((t) => !links.some(([from, to]) => t.start >= from && t.end <= to));
+  const kept: Token[] = [];
+  let k = 0;
+  for (const t of tokens) {
+    // Both in text order: one pass.
+    while (k < links.length && links[k]!.index + links[k]![0].length <= t.start) k++;
+    const link = links[k];
+    if (link && t.start >= link.index && t.end <= link.index + link[0].length) {
+      const hostEnd = link.index + link[0].length - (link.groups?.["path"]?.length ?? 0);
+      if (t.end <= hostEnd || t.end - t.start <= 2 || /\d/.test(text.slice(t.start, t.end))) continue;
+    }
+    kept.push(t);
+  }
+  return kept;
 }
 // Read in normalised text, where repeated letters are one: "https" is "htps", "www." is "w.".
-const LINK = /\b(?:[a-z][a-z0-9+.-]*:\/\/|w\.[a-z0-9-]+\.)[^\s<>"]*/g;
+const LINK = /\b(?:(?:htps?|ftp):\/\/|w\.)[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?(?<path>[/?#][^\s<>"]*)?/g;
 
 export function createEngine(model: ModelFile, options: EngineOptions = {}): Engine {
   const { header } = model;
@@ -433,7 +450,7 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
     id: header.id,
     languages: header.languages ?? DEFAULT_COVERED_LANGUAGES,
     scoreVariants(text: string, variants: readonly ReadonlySet<string>[]): Partial<Record<CategoryId, CategoryVerdict>>[] {
-      const norm = normalizeText(text);
+      const norm = normalizeText(text, MODEL_READING);
       let original: ((start: number, end: number) => string) | undefined;
       const ev = evaluate(norm, () => (original ??= codePointSlicer(text)));
       return variants.map((off) => {
@@ -447,7 +464,7 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
       });
     },
     classify(text: string): Verdict {
-      const norm = normalizeText(text);
+      const norm = normalizeText(text, MODEL_READING);
       let original: ((start: number, end: number) => string) | undefined;
       const ev = evaluate(norm, () => (original ??= codePointSlicer(text)));
       const decided = decide(ev.windows, ev.frames);

@@ -413,26 +413,56 @@ function letterAt(chars: Int32Array, len: number, k: number): boolean {
 /**
  * HTML tags of the common element names ("<p>", "</b>", "<br/>", "<a href=...>") become spaces:
  * their names were words to the model ("<p>Trans people are freaks</p>" lost its hate flag). Only
- * known names: "<kill>" is a word in brackets, not markup to drop.
+ * known names, and attributes only as name=value: "<kill>" is a word in brackets and "<i want to
+ * kill myself>" a sentence, not markup to drop. For the model only (NormalizeOptions): a block
+ * list may name a tag ("<script>") on purpose.
  */
 function blankHtmlTags(u: Units): void {
   const c = u.cps;
-  for (let i = 0; i < u.length; i++) {
+  const n = u.length;
+  for (let i = 0; i < n; i++) {
     if (c[i] !== LESS_THAN) continue;
     let j = i + 1;
-    if (c[j] === SLASH) j++;
+    if (j < n && c[j] === SLASH) j++;
     const nameStart = j;
-    while (j < u.length && j - nameStart < 12 && ((c[j]! >= 97 && c[j]! <= 122) || (c[j]! >= 48 && c[j]! <= 57))) j++;
+    while (j < n && j - nameStart < 12 && ((c[j]! >= 97 && c[j]! <= 122) || (c[j]! >= 48 && c[j]! <= 57))) j++;
     if (!HTML_TAGS.has(String.fromCharCode(...c.subarray(nameStart, j)))) continue;
-    // Attributes up to the closing bracket, within a bound and without another tag opening.
-    const limit = Math.min(u.length, j + 300);
-    if (j < limit && c[j] !== GREATER_THAN && c[j] !== SPACE && c[j] !== SLASH) continue;
-    while (j < limit && c[j] !== GREATER_THAN && c[j] !== LESS_THAN) j++;
-    if (c[j] !== GREATER_THAN) continue;
-    for (let k = i; k <= j; k++) c[k] = SPACE;
-    i = j;
+    const end = tagEnd(c, j, Math.min(n, j + 300));
+    if (end < 0) continue;
+    for (let k = i; k <= end; k++) c[k] = SPACE;
+    i = end;
   }
 }
+
+/** Where a tag's attributes (name=value, each after a space) end at ">", or -1 if they are not that. */
+function tagEnd(c: Int32Array, from: number, limit: number): number {
+  let j = from;
+  for (;;) {
+    while (j < limit && c[j] === SPACE) j++;
+    if (j >= limit) return -1;
+    if (c[j] === GREATER_THAN) return j;
+    if (c[j] === SLASH) return j + 1 < limit && c[j + 1] === GREATER_THAN ? j + 1 : -1;
+    // One attribute: its name, "=", and a value quoted or bare.
+    if (j === from || c[j - 1] !== SPACE) return -1;
+    const nameStart = j;
+    while (j < limit && isAttributeNameChar(c[j]!)) j++;
+    if (j === nameStart || j >= limit || c[j] !== EQUALS) return -1;
+    j++;
+    const quote = c[j];
+    if (quote === DOUBLE_QUOTE || quote === SINGLE_QUOTE) {
+      j++;
+      while (j < limit && c[j] !== quote) j++;
+      if (j >= limit) return -1;
+      j++;
+    } else {
+      const valueStart = j;
+      while (j < limit && c[j] !== SPACE && c[j] !== GREATER_THAN && c[j] !== LESS_THAN && c[j] !== DOUBLE_QUOTE && c[j] !== SINGLE_QUOTE) j++;
+      if (j === valueStart) return -1;
+    }
+  }
+}
+const isAttributeNameChar = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 45 || c === 95 || c === 58;
+const EQUALS = 61, DOUBLE_QUOTE = 34, SINGLE_QUOTE = 39;
 const LESS_THAN = 60, GREATER_THAN = 62, SLASH = 47;
 const HTML_TAGS: ReadonlySet<string> = new Set([
   "a", "abbr", "article", "aside", "b", "blockquote", "body", "br", "button", "center", "code", "dd", "del", "div", "dl", "dt", "em",
@@ -447,7 +477,12 @@ let outStart = new Int32Array(256);
 let outEnd = new Int32Array(256);
 
 /** Normalise text for feature extraction and lexicon matching. Pure and deterministic. */
-export function normalizeText(input: string): NormalizedText {
+export interface NormalizeOptions {
+  /** Blank common HTML tags (blankHtmlTags): the model's reading; policy terms match the text as sent. */
+  dropMarkup?: boolean;
+}
+
+export function normalizeText(input: string, options: NormalizeOptions = {}): NormalizedText {
   const seen = foldCodePoints(input, scratch);
   if (seen & HAS_PICTOGRAPH && separatePictographs(scratch, spare, isLetter)) {
     const swapped = scratch;
@@ -455,7 +490,7 @@ export function normalizeText(input: string): NormalizedText {
     spare = swapped;
   }
   const u = scratch;
-  if (input.includes("<")) blankHtmlTags(u);
+  if (options.dropMarkup && input.includes("<")) blankHtmlTags(u);
   if (seen & HAS_EMPHASIS) stripPairedEmphasis(u);
   if (seen & HAS_LEET) undoLeet(u);
   joinSpacedLetters(u);

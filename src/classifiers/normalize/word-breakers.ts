@@ -163,7 +163,8 @@ export function stripPairedEmphasis(u: Units): void {
  */
 function emphasisSpans(cps: Int32Array, length: number): Set<number> {
   const found = new Set<number>();
-  const open: { at: number; mark: number; run: number }[] = [];
+  // Open runs by mark and length, each a stack: a closing run pairs with its top in constant time.
+  const open = new Map<number, number[]>();
   for (let i = 0; i < length; ) {
     if (cps[i] === SPACE) {
       i++;
@@ -177,16 +178,17 @@ function emphasisSpans(cps: Int32Array, length: number): Set<number> {
     while (trailStart > i && cps[trailStart - 1] === cps[end - 1]) trailStart--;
     // A word of marks alone is neither: its run both starts and ends it.
     if (leadEnd < end) {
-      if (EMPHASIS.has(cps[i]!)) open.push({ at: i, mark: cps[i]!, run: leadEnd - i });
+      if (EMPHASIS.has(cps[i]!)) {
+        const key = cps[i]! * 65536 + Math.min(leadEnd - i, 65535);
+        const stack = open.get(key);
+        if (stack) stack.push(i);
+        else open.set(key, [i]);
+      }
       if (EMPHASIS.has(cps[end - 1]!) && trailStart > i) {
-        const run = end - trailStart;
-        for (let k = open.length - 1; k >= 0; k--) {
-          const o = open[k]!;
-          if (o.mark !== cps[end - 1] || o.run !== run || o.at === trailStart) continue;
-          found.add(o.at);
+        const opened = open.get(cps[end - 1]! * 65536 + Math.min(end - trailStart, 65535))?.pop();
+        if (opened !== undefined) {
+          found.add(opened);
           found.add(trailStart);
-          open.splice(k, 1);
-          break;
         }
       }
     }
