@@ -33,6 +33,8 @@ describe("policy page in Chromium", () => {
     // A blank input keeps the model's own threshold, and the page shows which.
     const sexualDefault = readModelHeader().thresholds.sexual!;
     expect(await page.getAttribute("#t_sexual", "placeholder")).toBe(`default ${sexualDefault.toFixed(2)}`);
+    // Every field has a name a screen reader says (the three lists had none).
+    for (const name of ["Block list", "Allow list", "Try it"]) expect(await page.getByRole("textbox", { name }).count(), name).toBe(1);
     await page.fill("#t_hate", "off");
     // "sh|t" is a term (it was the term "sh" in category "t"); "| harassment" names a category.
     await page.fill("#block", "camper | harassment\nez clap\nsh|t\nki||");

@@ -56,11 +56,11 @@ ${options.error ? notice("error", options.error) : ""}${options.saved ? notice("
   ${csrfField(options.csrf)}
   <section class="card"><h2>Thresholds</h2><p class="muted">Flag at or above a score from 0 to 1, or <code>off</code>; blank keeps the model's own threshold (shown beside each). A threshold keeps the model's reading: what it explained away (a negated claim) stays unflagged, and what its rules flagged stays flagged unless the threshold is higher than the model's.</p>
   <div class="stack">${rows}</div></section>
-  <section class="card"><h2>Block list</h2><p class="muted">One term a line; <code>term | category</code> flags that category, else <code>custom</code>. Spelling tricks (l33t, s p a c e s, look-alikes) still match.</p>
-  <textarea name="block" id="block" rows="5">${esc(form.block)}</textarea></section>
-  <section class="card"><h2>Allow list</h2><p class="muted">One term a line: never counts as evidence on its own.</p>
-  <textarea name="allow" id="allow" rows="3">${esc(form.allow)}</textarea></section>
-  <section class="card"><h2>Try it</h2><textarea name="text" id="try-text" rows="3" placeholder="A text to moderate under the draft">${esc(form.text)}</textarea>
+  <section class="card"><h2 id="block-title">Block list</h2><p class="muted">One term a line; <code>term | category</code> flags that category, else <code>custom</code>. Spelling tricks (l33t, s p a c e s, look-alikes) still match.</p>
+  <textarea name="block" id="block" rows="5" aria-labelledby="block-title">${esc(form.block)}</textarea></section>
+  <section class="card"><h2 id="allow-title">Allow list</h2><p class="muted">One term a line: never counts as evidence on its own.</p>
+  <textarea name="allow" id="allow" rows="3" aria-labelledby="allow-title">${esc(form.allow)}</textarea></section>
+  <section class="card"><h2 id="try-title">Try it</h2><textarea name="text" id="try-text" rows="3" aria-labelledby="try-title" placeholder="A text to moderate under the draft">${esc(form.text)}</textarea>
   <button type="submit" name="action" value="try" id="policy-try">Try draft</button></section>
   <button type="submit" name="action" value="save" class="primary" id="policy-save">Save policy</button>
 </form>
