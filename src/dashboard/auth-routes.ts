@@ -4,6 +4,7 @@ import { ApiError } from "../errors/api-error.js";
 import type { Refusal } from "./auth-throttle.js";
 import { redirect, sendPage } from "./replies.js";
 import { loginPage, signupPage } from "./pages/auth-pages.js";
+import { passwordPage } from "./pages/password-page.js";
 import { MAX_PASSWORD_LENGTH, PasswordHashingBusyError, passwordProblem } from "./password.js";
 import { setSessionCookie, stateOf } from "./request-state.js";
 import { normalizeEmail } from "../base/email-address.js";
@@ -108,6 +109,61 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext): void 
     const session = await sessions.create(account.id);
     setSessionCookie(request, reply, session.token);
     return redirect(reply, "/dashboard");
+  });
+
+  app.get("/dashboard/password", async (request, reply) => {
+    const state = stateOf(request);
+    if (!state.account) return redirect(reply, "/dashboard/login");
+    return sendPage(reply, passwordPage({ account: state.account, csrf: state.csrf, changed: (request.query as Form).changed === "1" }));
+  });
+
+  /**
+   * The account's own password: the current one checked as a log-in is (its failures count
+   * towards the same lock, so this form is no way around it), the new one as at sign-up. Every
+   * session of the account ends, and this browser gets a fresh one.
+   */
+  app.post("/dashboard/password", async (request, reply) => {
+    const state = stateOf(request);
+    if (!state.account) return redirect(reply, "/dashboard/login");
+    const account = state.account;
+    const form = (request.body ?? {}) as Form;
+    const page = (error: string, status: number) => sendPage(reply, passwordPage({ account, csrf: state.csrf, error }), status);
+    const wait = await loginLimiter.retryAfterMs(account.email, request.ip);
+    if (wait > 0) {
+      reply.header("retry-after", String(Math.ceil(wait / 1000)));
+      return page(`Too many failed attempts. Try again in ${Math.ceil(wait / 60_000)} minutes.`, 429);
+    }
+    const current = (form.current ?? "").slice(0, MAX_PASSWORD_LENGTH + 1);
+    const password = (form.password ?? "").slice(0, MAX_PASSWORD_LENGTH + 1);
+    const stored = await ctx.accounts.findAccountByEmail(account.email);
+    let ok: boolean;
+    try {
+      ok = await passwords.verify(current, stored?.passwordHash);
+    } catch (error) {
+      if (!(error instanceof PasswordHashingBusyError)) throw error;
+      return refuse(reply, HASHING_BUSY, passwordPage({ account, csrf: state.csrf, error: HASHING_BUSY.message }));
+    }
+    if (!ok || stored?.id !== account.id) {
+      await loginLimiter.recordFailure(account.email, request.ip);
+      await throttle.recordLoginFailure(account.email);
+      return page("The current password is incorrect.", 401);
+    }
+    if (password !== (form.confirm ?? "")) return page("The two new passwords differ.", 400);
+    const problem = passwordProblem(password, account.email);
+    if (problem) return page(problem, 400);
+    let hash: string;
+    try {
+      hash = await passwords.hash(password);
+    } catch (error) {
+      if (!(error instanceof PasswordHashingBusyError)) throw error;
+      return refuse(reply, HASHING_BUSY, passwordPage({ account, csrf: state.csrf, error: HASHING_BUSY.message }));
+    }
+    await loginLimiter.recordSuccess(account.email, request.ip);
+    // Ends every session of the account, this one included; this browser gets a new one.
+    await ctx.accounts.setPasswordHash(account.id, hash);
+    const session = await sessions.create(account.id);
+    setSessionCookie(request, reply, session.token);
+    return redirect(reply, "/dashboard/password?changed=1");
   });
 
   app.post("/dashboard/logout", async (request, reply) => {

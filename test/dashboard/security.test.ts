@@ -187,6 +187,58 @@ describe.each<StoreKind>(["sqlite", "postgres"])("dashboard security on %s", (st
     expect(replay.headers.get("location")).toBe("/dashboard/login");
   });
 
+  it("changes the account's password: the current one checked, the new one as at sign-up; other sessions end", async () => {
+    const email = `grace-${store}@example.test`;
+    const grace = createFormClient(server.httpUrl);
+    await grace.signup(email, "grace's first password");
+    const elsewhere = createFormClient(server.httpUrl);
+    await elsewhere.get("/dashboard/login");
+    expect((await elsewhere.post("/dashboard/login", { email, password: "grace's first password" })).status).toBe(303);
+    expect((await elsewhere.get("/dashboard")).status).toBe(200);
+
+    await grace.get("/dashboard/password");
+    const change = (fields: Record<string, string>) => grace.post("/dashboard/password", fields);
+    expect((await change({ current: "not it at all", password: "grace's second password", confirm: "grace's second password" })).status).toBe(401);
+    await grace.get("/dashboard/password");
+    expect((await change({ current: "grace's first password", password: "grace's second password", confirm: "another one entirely" })).status).toBe(400);
+    await grace.get("/dashboard/password");
+    const weak = await change({ current: "grace's first password", password: "password123", confirm: "password123" });
+    expect(weak.status).toBe(400);
+    await grace.get("/dashboard/password");
+    const done = await change({ current: "grace's first password", password: "grace's second password", confirm: "grace's second password" });
+    expect(done.status).toBe(303);
+    expect(done.headers.get("location")).toBe("/dashboard/password?changed=1");
+    // This browser goes on with a new session; the other is logged out.
+    expect((await grace.get("/dashboard")).status).toBe(200);
+    expect((await elsewhere.get("/dashboard")).status).toBe(303);
+    const login = async (password: string) => {
+      const client = createFormClient(server.httpUrl);
+      await client.get("/dashboard/login");
+      return (await client.post("/dashboard/login", { email, password })).status;
+    };
+    expect(await login("grace's first password")).toBe(401);
+    expect(await login("grace's second password")).toBe(303);
+    // Without a session the page sends you to log in.
+    const anonymous = await fetch(`${server.httpUrl}/dashboard/password`, { redirect: "manual" });
+    expect(anonymous.headers.get("location")).toBe("/dashboard/login");
+  });
+
+  it("counts a wrong current password as a failed log-in: the form is no way around the lock", async () => {
+    const email = `heidi-${store}@example.test`;
+    const heidi = createFormClient(server.httpUrl);
+    await heidi.signup(email, "heidi's own password");
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      await heidi.get("/dashboard/password");
+      statuses.push((await heidi.post("/dashboard/password", { current: `wrong guess ${i}`, password: "heidi's new password", confirm: "heidi's new password" })).status);
+    }
+    expect(statuses.slice(0, 4)).toEqual([401, 401, 401, 401]);
+    expect(statuses[5]).toBe(429);
+    const other = createFormClient(server.httpUrl);
+    await other.get("/dashboard/login");
+    expect((await other.post("/dashboard/login", { email, password: "heidi's own password" })).status).toBe(429);
+  });
+
   it("signing up while signed in ends the session of the first account, as logging in does", async () => {
     const frank = createFormClient(server.httpUrl);
     await frank.signup(`frank-${store}@example.test`, "frank's password!");

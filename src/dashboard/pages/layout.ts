@@ -17,7 +17,7 @@ export function layout(options: { title: string; body: string; account?: Account
     ? `<nav class="nav" aria-label="Main">${NAV.map(([id, label, href]) =>
         `<a href="${href}"${id === options.active ? ' aria-current="page"' : ""}>${label}</a>`).join("")}</nav>
        <form method="post" action="/dashboard/logout" class="logout">${csrfField(options.csrf)}
-         <span class="who">${esc(options.account.email)}</span><button type="submit" class="link">Log out</button></form>`
+         <span class="who">${esc(options.account.email)}</span> <a href="/dashboard/password">Password</a> <button type="submit" class="link">Log out</button></form>`
     : "";
   return `<!doctype html>
 <html lang="en">
