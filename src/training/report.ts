@@ -295,7 +295,7 @@ const PRETRAINING_TEXT = "fastText with subwords over the training rows' text, n
 const CARD_WHAT = [
   "- **Task**: scores text in eleven categories (OpenAI's moderation taxonomy). In-process on CPU, plain TypeScript, no native code.",
   "- **Model**: {family}. Trained with AdaGrad on a masked multi-label loss (a row trains only the heads its source labels).",
-  "- **Input**: obfuscation-resistant normalisation (Unicode look-alikes, leetspeak, spacing, repeats), then windows of 480 characters with 50% overlap; every category takes its worst window.",
+  "- **Input**: de-obfuscated (look-alikes, leetspeak, spacing, repeats, markup); 480-character windows, 50% overlap; each category takes its worst window (self-harm also reads half windows, which raise no flag).",
   "- **Rules on top**: `sexual_minors` has no learned head (about 120 public positives, kept for evaluation): it is a rule over sexual evidence and minor indicators. Lexicon densities back `sexual` and `violence_graphic`; phrase rules and frames live in `src/classifiers/rules/`, each measured in the rule ledger below.",
   "- **Separation**: each clean source is a negative for the categories it rules out (sexual prose for harassment and violence, prevention talk for self-harm, policy talk for violence; LABEL-MAPPING.md).",
 ];

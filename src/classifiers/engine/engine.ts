@@ -90,8 +90,9 @@ export function scorerOf(model: ModelFile): Scorer {
 
 interface EngineOptions {
   /**
-   * Rule families (their `name`) and frames (`frame:<name>`) to switch off: the rule ledger
-   * (src/training/rule-ledger.ts) measures each one's effect this way. Empty in the service.
+   * Rule families (their `name`), frames (`frame:<name>`) and the half-window reading (HALVES)
+   * to switch off: the rule ledger (src/training/rule-ledger.ts) measures each one's effect this
+   * way. Empty in the service.
    */
   disabled?: ReadonlySet<string>;
 }
@@ -100,6 +101,17 @@ interface EngineOptions {
 export interface Engine extends TextClassifier {
   /** Category verdicts (no explanations) of `text` with each set of families and frames (`frame:<name>`) switched off. */
   scoreVariants(text: string, variants: readonly ReadonlySet<string>[]): Partial<Record<CategoryId, CategoryVerdict>>[];
+}
+
+/** The self-harm heads' second reading, in windows half the model's (readHalves). */
+const HALF_WINDOW = { size: 240, stride: 120 } as const;
+const HALF_HEADS: readonly CategoryId[] = ["self_harm", "self_harm_intent", "self_harm_instructions"];
+/** The name that switches the half-window reading off (EngineOptions.disabled), to measure it. */
+export const HALVES = "reading:halves";
+
+/** A category's score as answered: the decided one, raised by a half window's reading, to six decimals. */
+function reported(score: number, half: number | undefined): number {
+  return Math.round(Math.max(score, half ?? 0) * 1e6) / 1e6;
 }
 
 /** How the engine normalises: markup dropped (normalize.ts). */
@@ -154,7 +166,7 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
   // Raw logits of the window being scored (classify is synchronous, so one array serves every call).
   const logits = new Float64Array(scorer.heads);
 
-  type Evidence = { windows: WindowEvidence[]; tokens: Token[]; tf: TokenFeatures; hits: TextHits; frames: Frames };
+  type Evidence = { windows: WindowEvidence[]; tokens: Token[]; tf: TokenFeatures; hits: TextHits; frames: Frames; halves: Partial<Record<CategoryId, number>> };
   function evaluate(norm: NormalizedText, original: () => (start: number, end: number) => string): Evidence {
     const tokens = withoutLinks(norm.text, tokenize(norm.text));
     // Hash every token once; overlapping windows and explanations reuse it.
@@ -260,11 +272,12 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
         everydaySense: false,
       };
     });
+    const halves = readHalves(norm.text, tokens, tf);
     for (const w of windows) {
       const inside = (h: LexiconHit): boolean => h.start >= w.window.from && h.start < w.window.to;
       w.everydaySense = w.sexualLex === 0 && w.nudity === 0 && hitsStartingIn(hits.everydayNudity, w.window.from, w.window.to, inside).length > 0;
     }
-    return { windows, tokens, tf, hits, frames };
+    return { windows, tokens, tf, hits, frames, halves };
   }
 
   /** Rule families and frames in force with `off` switched off, computed once per set. */
@@ -277,6 +290,35 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
     }
     return found;
   };
+
+  /**
+   * The self-harm heads also read the text in windows half the model's (HALF_WINDOW): a
+   * first-person statement inside a long post is a sentence or two, and a whole window of ordinary
+   * prose around it averaged it away (Reddit C-SSRS posts run to thousands of characters). The
+   * highest half's score raises the category's score, not its flag: halves flag more ordinary
+   * long posts too (long neutral Reddit posts flagged 12 -> 23 of 578 when they did). Only these
+   * heads: hate and violence read better with a whole window's context (docs/model-history.md,
+   * session 38). A text of one half window or less is read once.
+   */
+  function readHalves(text: string, tokens: Token[], tf: TokenFeatures): Partial<Record<CategoryId, number>> {
+    const out: Partial<Record<CategoryId, number>> = {};
+    if (disabled.has(HALVES) || text.length <= HALF_WINDOW.size) return out;
+    for (const half of windowsOf(text, HALF_WINDOW)) {
+      const tFrom = firstTokenAtOrAfter(tokens, half.from);
+      const tTo = firstTokenAtOrAfter(tokens, half.to);
+      if (tTo <= tFrom) continue;
+      const features = featuresOfTokens(tf, header.hashing.buckets, tFrom, tTo);
+      if (sequence) sequence.windowLogits(features, tf, tFrom, tTo, logits);
+      else scorer.logits(features, logits);
+      for (const h of HALF_HEADS) {
+        const i = headIndex.get(h);
+        if (i === undefined) continue;
+        const score = sigmoid(heads[i]!.a * logits[i]! + heads[i]!.b);
+        if (score > (out[h] ?? 0)) out[h] = score;
+      }
+    }
+    return out;
+  }
 
   function decide(windows: WindowEvidence[], textFrames: Frames, off: ReadonlySet<string> = disabled): Partial<Record<CategoryId, Candidate>> {
     const { rules, offFrames } = inForceWith(off);
@@ -458,7 +500,7 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
         const categories: Partial<Record<CategoryId, CategoryVerdict>> = {};
         for (const c of CATEGORY_IDS) {
           const cand = decided[c];
-          if (cand) categories[c] = { score: Math.round(cand.score * 1e6) / 1e6, flagged: cand.flagged };
+          if (cand) categories[c] = { score: reported(cand.score, ev.halves[c]), flagged: cand.flagged };
         }
         return categories;
       });
@@ -475,7 +517,7 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
       for (const c of CATEGORY_IDS) {
         const cand = decided[c];
         if (!cand) continue;
-        categories[c] = { score: Math.round(cand.score * 1e6) / 1e6, flagged: cand.flagged };
+        categories[c] = { score: reported(cand.score, ev.halves[c]), flagged: cand.flagged };
         if (cand.flagged) {
           original ??= codePointSlicer(text);
           explanations[c] = explain(cand, ev, norm, original, explainers, sentenceScores);

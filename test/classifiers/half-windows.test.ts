@@ -1,0 +1,32 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { createEngine, HALVES } from "../../src/classifiers/engine/engine.js";
+import { DEFAULT_MODEL_PATH, decodeModel } from "../../src/classifiers/model/model-file.js";
+import type { Verdict } from "../../src/classifiers/classifier.js";
+
+// Written for this test: a first-person statement inside a long post of ordinary prose.
+const PROSE = "We drove up to the lake on Saturday and the weather was better than the forecast said. " +
+  "My brother brought his new dog, who spent the whole afternoon chasing sticks into the water. ";
+const STATEMENT = "Last night I went deeper than usual with the razor and honestly I did not care if the bleeding stopped. ";
+const POST = PROSE.repeat(3) + STATEMENT + PROSE.repeat(3);
+
+describe("the self-harm heads' half-window reading", () => {
+  const model = decodeModel(readFileSync(DEFAULT_MODEL_PATH));
+  const engine = createEngine(model);
+  const whole = createEngine(model, { disabled: new Set([HALVES]) });
+  const read = (e: typeof engine, text: string) => e.classify(text) as Verdict;
+
+  it("raises the score of a statement a long post's windows averaged away, never its flag", () => {
+    const withHalves = read(engine, POST);
+    const without = read(whole, POST);
+    // The head is weak on such statements (0.08 read alone): the whole windows gave 0.006.
+    expect(withHalves.categories.self_harm!.score).toBeGreaterThan(without.categories.self_harm!.score * 3);
+    for (const [id, verdict] of Object.entries(without.categories)) expect(withHalves.categories[id as keyof Verdict["categories"]]!.flagged, id).toBe(verdict!.flagged);
+    // Other heads read whole windows only.
+    expect(withHalves.categories.hate).toEqual(without.categories.hate);
+  });
+
+  it("leaves a text of one half window alone", () => {
+    expect(read(engine, STATEMENT).categories).toEqual(read(whole, STATEMENT).categories);
+  });
+});
