@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { createEngine, HALVES } from "../../src/classifiers/engine/engine.js";
+import { createEngine, HALVES, reported } from "../../src/classifiers/engine/engine.js";
 import { DEFAULT_MODEL_PATH, decodeModel } from "../../src/classifiers/model/model-file.js";
 import type { Verdict } from "../../src/classifiers/classifier.js";
 
@@ -22,8 +22,26 @@ describe("the self-harm heads' half-window reading", () => {
     // The head is weak on such statements (0.08 read alone): the whole windows gave 0.006.
     expect(withHalves.categories.self_harm!.score).toBeGreaterThan(without.categories.self_harm!.score * 3);
     for (const [id, verdict] of Object.entries(without.categories)) expect(withHalves.categories[id as keyof Verdict["categories"]]!.flagged, id).toBe(verdict!.flagged);
+    // A raised score stays under the bar where the whole windows did not flag: over it, a policy
+    // threshold under the bar read it as held back by a frame.
+    const bars = model.header.thresholds;
+    for (const id of ["self_harm", "self_harm_intent"] as const) {
+      const verdict = read(engine, PROSE.repeat(2) + "I keep thinking about swallowing every pill in the cabinet so I never have to wake up. " + PROSE);
+      if (!verdict.categories[id]!.flagged) expect(verdict.categories[id]!.score, id).toBeLessThan(bars[id]!);
+    }
     // Other heads read whole windows only.
     expect(withHalves.categories.hate).toEqual(without.categories.hate);
+  });
+
+  it("raises an unflagged score to just under the bar at most (a policy reads a score over it as held back)", () => {
+    expect(reported(0.1, 0.6, false, 0.3)).toBeLessThan(0.3);
+    expect(reported(0.1, 0.6, false, 0.3)).toBeGreaterThan(0.299);
+    expect(reported(0.1, 0.2, false, 0.3)).toBe(0.2);
+    // A flagged score takes the half's whole; a lower half changes nothing.
+    expect(reported(0.5, 0.9, true, 0.3)).toBe(0.9);
+    expect(reported(0.5, 0.2, true, 0.3)).toBe(0.5);
+    // Already over the bar unflagged (a frame held it back): not lowered.
+    expect(reported(0.8, 0.9, false, 0.3)).toBe(0.8);
   });
 
   it("leaves a text of one half window alone", () => {

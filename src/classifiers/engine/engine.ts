@@ -109,10 +109,17 @@ const HALF_HEADS: readonly CategoryId[] = ["self_harm", "self_harm_intent", "sel
 /** The name that switches the half-window reading off (EngineOptions.disabled), to measure it. */
 export const HALVES = "reading:halves";
 
-/** A category's score as answered: the decided one, raised by a half window's reading, to six decimals. */
-function reported(score: number, half: number | undefined): number {
-  return Math.round(Math.max(score, half ?? 0) * 1e6) / 1e6;
+/**
+ * A category's score as answered, to six decimals: the decided one, raised by a half window's
+ * reading (readHalves) but, where the whole windows did not flag, to just under the flag bar at
+ * most: a score over the bar means flagged, as policies read it (a policy threshold under the bar
+ * flags such a text; over it, a score held back by a frame stays unflagged).
+ */
+export function reported(score: number, half: number | undefined, flagged: boolean, bar: number): number {
+  const raised = half === undefined || half <= score ? score : flagged ? half : Math.max(score, Math.min(half, bar - UNDER_BAR));
+  return Math.round(raised * 1e6) / 1e6;
 }
+const UNDER_BAR = 1e-6;
 
 /** How the engine normalises: markup dropped (normalize.ts). */
 const MODEL_READING = { dropMarkup: true } as const;
@@ -295,8 +302,9 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
    * The self-harm heads also read the text in windows half the model's (HALF_WINDOW): a
    * first-person statement inside a long post is a sentence or two, and a whole window of ordinary
    * prose around it averaged it away (Reddit C-SSRS posts run to thousands of characters). The
-   * highest half's score raises the category's score, not its flag: halves flag more ordinary
-   * long posts too (long neutral Reddit posts flagged 12 -> 23 of 578 when they did). Only these
+   * highest half's score raises the category's score (under the bar: reported), not its flag:
+   * halves flag more ordinary long posts too (long neutral Reddit posts flagged 12 -> 23 of 578
+   * when they did). Only these
    * heads: hate and violence read better with a whole window's context (docs/model-history.md,
    * session 38). A text of one half window or less is read once.
    */
@@ -500,7 +508,7 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
         const categories: Partial<Record<CategoryId, CategoryVerdict>> = {};
         for (const c of CATEGORY_IDS) {
           const cand = decided[c];
-          if (cand) categories[c] = { score: reported(cand.score, ev.halves[c]), flagged: cand.flagged };
+          if (cand) categories[c] = { score: reported(cand.score, ev.halves[c], cand.flagged, threshold(c)), flagged: cand.flagged };
         }
         return categories;
       });
@@ -517,7 +525,7 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
       for (const c of CATEGORY_IDS) {
         const cand = decided[c];
         if (!cand) continue;
-        categories[c] = { score: reported(cand.score, ev.halves[c]), flagged: cand.flagged };
+        categories[c] = { score: reported(cand.score, ev.halves[c], cand.flagged, threshold(c)), flagged: cand.flagged };
         if (cand.flagged) {
           original ??= codePointSlicer(text);
           explanations[c] = explain(cand, ev, norm, original, explainers, sentenceScores);
