@@ -1,8 +1,7 @@
 import type { FlagBars } from "../policies/apply-policy.js";
-import { readModelHeader } from "../classifiers/model/model-file.js";
 import { accountShareOf, createHeldBodies, type HeldBodies } from "../base/held-bodies.js";
 import type { TextClassifier } from "../classifiers/classifier.js";
-import { loadConfiguredTextClassifier } from "../classifiers/configured-text-classifier.js";
+import { configuredFlagBars, loadConfiguredTextClassifier } from "../classifiers/configured-text-classifier.js";
 import { createAccountStore, type AccountStore } from "../accounts/account-store.js";
 import { createPolicyStore, type PolicyStore } from "../policies/policy-store.js";
 import { createKeyUsageTracker, type KeyUsageTracker } from "../accounts/key-usage-tracker.js";
@@ -110,7 +109,7 @@ export async function createAppContext(config: Config, overrides: AppContextOver
     const textClassifier = compute?.textClassifier
       ?? timeTextClassifier(overrides.textClassifier ?? (await loadConfiguredTextClassifier(config.textClassifier)), metrics.textClassifierTimings);
     // A classifier given by a test is not the model file's: its flags have no bars to read.
-    const textFlagBars = !overrides.textClassifier && config.textClassifier === "trained" ? readModelHeader().thresholds : undefined;
+    const textFlagBars = overrides.textClassifier ? undefined : configuredFlagBars(config.textClassifier);
     const signingKeys = compute?.signingKeys ?? ring;
     const rateLimiter = overrides.rateLimiter ?? (await createRateLimiter({
       redisUrl: config.redisUrl,

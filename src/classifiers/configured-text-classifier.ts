@@ -1,4 +1,6 @@
+import type { CategoryId } from "./categories.js";
 import type { TextClassifier } from "./classifier.js";
+import { readModelHeader } from "./model/model-file.js";
 import { createPatternClassifier } from "./rules/pattern/pattern-classifier.js";
 
 /**
@@ -11,4 +13,12 @@ export async function loadConfiguredTextClassifier(kind: "trained" | "pattern"):
   if (kind === "pattern") return createPatternClassifier();
   const { loadTrainedClassifier } = await import("./engine/index.js");
   return loadTrainedClassifier();
+}
+
+/**
+ * The flag thresholds of the classifier TEXT_CLASSIFIER names, read from the model file's header
+ * (policies keep its reading with them: apply-policy.ts flagsAt); the pattern fallback has none.
+ */
+export function configuredFlagBars(kind: "trained" | "pattern"): Partial<Record<CategoryId, number>> | undefined {
+  return kind === "trained" ? readModelHeader().thresholds : undefined;
 }

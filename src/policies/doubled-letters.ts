@@ -1,3 +1,4 @@
+import { LEET_SYMBOLS } from "../classifiers/normalize/normalize.js";
 /**
  * Matching collapses repeated letters ("kiiiill" is "kil"), so that stretched words still match;
  * alone, that made the block-list term "ass" match "as", "butt" match "but" and "good" match
@@ -49,8 +50,7 @@ export function letterRuns(text: string): { runs: number; pairs: number } {
 }
 
 const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
-/** The symbols the normaliser reads as letters (normalize.ts LEET). */
-const LEET_SYMBOLS = "@$!|+€£";
+
 
 function isAscii(text: string): boolean {
   for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 127) return false;

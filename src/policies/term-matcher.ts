@@ -112,6 +112,11 @@ function* termMatcherSteps(terms: readonly string[], options: { dense?: boolean 
           // least the term's doubles, and for a short term no other pair ("god" is not "good").
           let spanRuns: { runs: number; pairs: number } | undefined;
           for (const term of ends.get(out)!) {
+            // Counted only for a term that has doubles or is short: most hits need no count.
+            if (doubled[term] === 0 && shortTerm[term] === 0) {
+              hits.push({ term, start, end, text: spanText });
+              continue;
+            }
             spanRuns ??= letterRuns(spanText);
             if (spanRuns.runs < doubled[term]! || (shortTerm[term] === 1 && spanRuns.pairs > doubled[term]!)) continue;
             hits.push({ term, start, end, text: spanText });

@@ -44,6 +44,8 @@ const NONE = -1;
 const SPACE = 32;
 const APOSTROPHE = 39;
 const cp = (ch: string): number => ch.codePointAt(0)!;
+/** The symbols (not digits) leetspeak writes for letters: policy terms count them as letters (doubled-letters.ts). */
+export const LEET_SYMBOLS: string = Object.keys(LEET).filter((k) => !/[0-9]/.test(k)).join("");
 const LEET_BY_CP = new Map<number, number>(Object.entries(LEET).map(([k, v]) => [cp(k), cp(v)]));
 const LEET_ASCII = Int32Array.from({ length: 128 }, (_, c) => LEET_BY_CP.get(c) ?? NONE);
 const SPACER_CPS = new Set<number>([...SPACER].map(cp));

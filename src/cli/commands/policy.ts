@@ -1,9 +1,8 @@
-import { readModelHeader } from "../../classifiers/model/model-file.js";
 import fs from "node:fs";
 import { parseArgs } from "node:util";
 import { create } from "@bufbuild/protobuf";
 import { ModerateRequestSchema } from "../../../gen/moderation/v1/moderation_pb.js";
-import { loadConfiguredTextClassifier } from "../../classifiers/configured-text-classifier.js";
+import { configuredFlagBars, loadConfiguredTextClassifier } from "../../classifiers/configured-text-classifier.js";
 import { ApiError } from "../../errors/api-error.js";
 import { createModerator } from "../../moderation/moderate.js";
 import { compilePolicy } from "../../policies/apply-policy.js";
@@ -40,8 +39,8 @@ export async function runPolicyCommand(args: string[]): Promise<number> {
       const policy = draft !== undefined
         ? compilePolicy({ id: "draft", version: 0, ...validatePolicyRules(draft) })
         : await policies.forCaller(scope.accountId, scope.keyId ?? "");
-      const trained = ctx.config.textClassifier === "trained";
-      const moderate = createModerator({ textClassifier: await loadConfiguredTextClassifier(ctx.config.textClassifier), ...(trained ? { textFlagBars: readModelHeader().thresholds } : {}) });
+      const bars = configuredFlagBars(ctx.config.textClassifier);
+      const moderate = createModerator({ textClassifier: await loadConfiguredTextClassifier(ctx.config.textClassifier), ...(bars ? { textFlagBars: bars } : {}) });
       ctx.print(await moderate(create(ModerateRequestSchema, { input: [{ type: "text", text: values.text! }] }), undefined, policy));
     }
     return 0;
