@@ -27,6 +27,16 @@ describe("trained text classifier (committed model)", () => {
         expect(classify(dressed).categories, dressed).toEqual(classify(text).categories);
       }
     }
+    // Nor do handles and Reddit names (a leading "@john_doe" had changed 33 of the 352 sentences' flags).
+    for (const text of ["My boss is a greedy, lying piece of trash.", "Kill yourself, nobody would miss you.", "Trans people are mentally ill freaks, not humans."]) {
+      for (const dressed of [`@john_doe ${text}`, `@jane @Bob_1 ${text}`, `u/someone ${text}`, `${text} /r/AskReddit`]) {
+        expect(classify(dressed).categories, dressed).toEqual(classify(text).categories);
+      }
+    }
+    // An "@" that spells a harm word is leetspeak, and an email's "@" is no handle: both still read.
+    for (const text of ["you @sshole", "shut up you dumb @ss", "mail me at idiot@example.com you worthless idiot"]) {
+      expect(classify(text).categories.harassment?.flagged, text).toBe(true);
+    }
     // Nor does dropping markup and links open a way around: a sentence in brackets, a scheme
     // glued to a message, a message written as a link's path are read.
     for (const [text, category] of [["<i want to kill myself>", "self_harm"], ["<u r a worthless idiot, kill yourself>", "harassment"], ["a://kill_yourself_you_worthless_idiot", "harassment"], ["https://x.co/you-are-a-worthless-idiot-kill-yourself", "harassment"]] as const) {

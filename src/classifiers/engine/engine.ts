@@ -14,6 +14,7 @@ import { lowerBound } from "../lower-bound.js";
 import { DEFAULT_COVERED_LANGUAGES } from "../language/language-gate.js";
 import { POLICY } from "../policy.js";
 import { FUNCTION_WORDS } from "./function-words.js";
+import { withoutLinks, withoutMentions, type MentionContext } from "./addresses.js";
 import { FRAME_NAMES, framesOf, type FrameName, type Frames } from "../rules/frames.js";
 import { RULE_FAMILIES, type RuleContext } from "../rules/index.js";
 import type { RuleFamily } from "../rules/rule-family.js";
@@ -124,34 +125,6 @@ const UNDER_BAR = 1e-6;
 /** How the engine normalises: markup dropped (normalize.ts). */
 const MODEL_READING = { dropMarkup: true } as const;
 
-/**
- * The tokens without a link's address: a link's pieces ("htps", "example", "com", "x", "1") were
- * words to the model, and one appended to a short insult diluted it unflagged (28 of 352 written
- * sentences lost every flag; 13 gained one, "sexual_minors" among them). The scheme and host are
- * dropped, and in the path the pieces of one or two characters or with digits; the path's words
- * stay ("x.co/you-worthless-idiot" is still read). Only http(s), ftp and www. addresses count.
- */
-function withoutLinks(text: string, tokens: Token[]): Token[] {
-  if (!text.includes("://") && !text.includes("w.")) return tokens;
-  const links = [...text.matchAll(LINK)];
-  if (links.length === 0) return tokens;
-  const kept: Token[] = [];
-  let k = 0;
-  for (const t of tokens) {
-    // Both in text order: one pass.
-    while (k < links.length && links[k]!.index + links[k]![0].length <= t.start) k++;
-    const link = links[k];
-    if (link && t.start >= link.index && t.end <= link.index + link[0].length) {
-      const hostEnd = link.index + link[0].length - (link.groups?.["path"]?.length ?? 0);
-      if (t.end <= hostEnd || t.end - t.start <= 2 || /\d/.test(text.slice(t.start, t.end))) continue;
-    }
-    kept.push(t);
-  }
-  return kept;
-}
-// Read in normalised text, where repeated letters are one: "https" is "htps", "www." is "w.".
-const LINK = /\b(?:(?:htps?|ftp):\/\/|w\.)[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?(?<path>[/?#][^\s<>"]*)?/g;
-
 export function createEngine(model: ModelFile, options: EngineOptions = {}): Engine {
   const { header } = model;
   const disabled = options.disabled ?? new Set<string>();
@@ -174,8 +147,14 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
   const logits = new Float64Array(scorer.heads);
 
   type Evidence = { windows: WindowEvidence[]; tokens: Token[]; tf: TokenFeatures; hits: TextHits; frames: Frames; halves: Partial<Record<CategoryId, number>> };
-  function evaluate(norm: NormalizedText, original: () => (start: number, end: number) => string): Evidence {
-    const tokens = withoutLinks(norm.text, tokenize(norm.text));
+  /** Whether a normalised word is one of the harm lexicons' words (leetspeak, not a handle: addresses.ts). */
+  const isHarmWord = (word: string): boolean => {
+    const tokens = tokenize(word);
+    return [lex.insults, lex.directAbuse, lex.sexual, lex.sexualActs, lex.threats, lex.graphicViolence].some((list) => list.scan(word, tokens).length > 0);
+  };
+  function evaluate(norm: NormalizedText, hasAt: boolean, original: () => (start: number, end: number) => string): Evidence {
+    const mentions: MentionContext = { hasAt, originalAt: (p) => original()(norm.start[p]!, norm.end[p]!), isHarmWord };
+    const tokens = withoutMentions(norm.text, withoutLinks(norm.text, tokenize(norm.text)), mentions);
     // Hash every token once; overlapping windows and explanations reuse it.
     const tf = tokenFeaturesOf(norm.text, tokens, header.hashing);
     // Frozen, so the lexicons know these words stay as they are and share their lookups (lexicon.ts).
@@ -502,7 +481,7 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
     scoreVariants(text: string, variants: readonly ReadonlySet<string>[]): Partial<Record<CategoryId, CategoryVerdict>>[] {
       const norm = normalizeText(text, MODEL_READING);
       let original: ((start: number, end: number) => string) | undefined;
-      const ev = evaluate(norm, () => (original ??= codePointSlicer(text)));
+      const ev = evaluate(norm, text.includes("@"), () => (original ??= codePointSlicer(text)));
       return variants.map((off) => {
         const decided = decide(ev.windows, ev.frames, off);
         const categories: Partial<Record<CategoryId, CategoryVerdict>> = {};
@@ -516,7 +495,7 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
     classify(text: string): Verdict {
       const norm = normalizeText(text, MODEL_READING);
       let original: ((start: number, end: number) => string) | undefined;
-      const ev = evaluate(norm, () => (original ??= codePointSlicer(text)));
+      const ev = evaluate(norm, text.includes("@"), () => (original ??= codePointSlicer(text)));
       const decided = decide(ev.windows, ev.frames);
       const categories: Partial<Record<CategoryId, CategoryVerdict>> = {};
       const explanations: Partial<Record<CategoryId, EvidenceSpan[]>> = {};

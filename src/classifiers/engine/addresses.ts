@@ -1,0 +1,81 @@
+import type { Token } from "../model/features.js";
+
+/**
+ * Addresses are not words: a link's pieces, an @handle and a Reddit u/ or r/ name would each be
+ * read by the model as words of the text, and in a bag of words one appended to a short message
+ * dilutes it (the mean over its tokens): "My boss is a greedy, lying piece of trash." is
+ * harassment 0.73, after "@john_doe " it was 0.47, under the bar (33 of 352 written sentences
+ * changed a flag with a leading handle; a link after them changed 47). The engine reads the text
+ * without them (docs/model-history.md, sessions 38 and 39).
+ */
+
+/**
+ * The tokens without a link's address: the scheme and host are dropped, and in the path the
+ * pieces of one or two characters or with digits; the path's words stay ("x.co/you-worthless-idiot"
+ * is still read). Only http(s), ftp and www. addresses count.
+ */
+export function withoutLinks(text: string, tokens: Token[]): Token[] {
+  if (!text.includes("://") && !text.includes("w.")) return tokens;
+  const links = [...text.matchAll(LINK)];
+  if (links.length === 0) return tokens;
+  const kept: Token[] = [];
+  let k = 0;
+  for (const t of tokens) {
+    // Both in text order: one pass.
+    while (k < links.length && links[k]!.index + links[k]![0].length <= t.start) k++;
+    const link = links[k];
+    if (link && t.start >= link.index && t.end <= link.index + link[0].length) {
+      const hostEnd = link.index + link[0].length - (link.groups?.["path"]?.length ?? 0);
+      if (t.end <= hostEnd || t.end - t.start <= 2 || /\d/.test(text.slice(t.start, t.end))) continue;
+    }
+    kept.push(t);
+  }
+  return kept;
+}
+// Read in normalised text, where repeated letters are one: "https" is "htps", "www." is "w.".
+const LINK = /\b(?:(?:htps?|ftp):\/\/|w\.)[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?(?<path>[/?#][^\s<>"]*)?/g;
+
+/** How the engine asks about a mention's text (normalised positions; the caller's own characters). */
+export interface MentionContext {
+  /** Whether the caller's text has an "@" at all (most have not: then nothing else is read). */
+  hasAt: boolean;
+  /** The caller's character at a normalised position (normalisation reads "@" as the letter "a"). */
+  originalAt(position: number): string;
+  /** Whether a normalised word is a word of the harm lexicons: "@ss" and "@sshole" are leetspeak, not handles. */
+  isHarmWord(word: string): boolean;
+}
+
+/**
+ * The tokens without @handles and Reddit's u/name and r/name. A handle is "@" at the start of a
+ * word and two or more letters, digits or underscores (not an email's "@", which follows a
+ * letter), unless the word it spells with "a" is a harm lexicon's ("@ss" is the insult, "@john"
+ * is a name). Reddit names are read in the normalised text, "/u/name" too.
+ */
+export function withoutMentions(text: string, tokens: Token[], ctx: MentionContext): Token[] {
+  const spans: [number, number][] = [];
+  if (text.includes("/")) for (const m of text.matchAll(REDDIT_NAME)) spans.push([m.index, m.index + m[0].length]);
+  if (ctx.hasAt) {
+    for (const t of tokens) {
+      if (text[t.start] !== "a" || (t.start > 0 && HANDLE_CHAR.test(text[t.start - 1]!))) continue;
+      let end = t.start + 1;
+      while (end < text.length && HANDLE_CHAR.test(text[end]!)) end++;
+      if (end - t.start < 3 || ctx.originalAt(t.start) !== "@") continue;
+      if (ctx.isHarmWord(text.slice(t.start, t.end))) continue;
+      spans.push([t.start, end]);
+    }
+  }
+  if (spans.length === 0) return tokens;
+  spans.sort((a, b) => a[0] - b[0]);
+  const kept: Token[] = [];
+  let k = 0;
+  for (const t of tokens) {
+    while (k < spans.length && spans[k]![1] <= t.start) k++;
+    const span = spans[k];
+    if (span && t.start >= span[0] && t.end <= span[1]) continue;
+    kept.push(t);
+  }
+  return kept;
+}
+// "u/name", "/r/name"; not "w/o" or "and/or" (one letter before the slash, nothing word-like before it).
+const REDDIT_NAME = /(?<![a-z0-9_/.-])\/?[ur]\/[a-z0-9_-]{2,}/g;
+const HANDLE_CHAR = /[a-z0-9_]/;
