@@ -141,7 +141,7 @@ export function buildCorpus(examples: readonly Example[], opts: CorpusOptions): 
   const wordFeatList: Uint32Array[] = [];
   for (const { index: i, norm } of distinctTexts(examples)) {
     // Same text, same split across datasets, so a duplicate cannot leak into calibration.
-    const split = inCalibrationSplit(norm, opts.seed, opts.calibrationShare) ? 1 : 0;
+    const split = !examples[i]!.trainingOnly && inCalibrationSplit(norm, opts.seed, opts.calibrationShare) ? 1 : 0;
     // Long texts train window by window, as they are scored (windows do not overlap here).
     const wins = windowsOf(norm, { size: opts.window.size, stride: opts.window.size });
     for (const w of wins) {
@@ -191,7 +191,7 @@ export function buildCorpus(examples: readonly Example[], opts: CorpusOptions): 
     const cap = REAL_TRAFFIC.has(name) ? (opts.trafficCap ?? opts.datasetCap)
       : EVERYDAY.has(name) ? (opts.everydayCap ?? opts.datasetCap) : NOISY.has(name) ? (opts.noisyCap ?? opts.datasetCap) : opts.datasetCap;
     const traffic = REAL_TRAFFIC.has(name) ? (opts.trafficWeight ?? 1) : 1;
-    weight[r] = Math.min(1, cap / counts[dataset[r]!]!) * traffic * (boost !== 1 && isLookalike(examples[rowEx[r]!]!) ? boost : 1);
+    weight[r] = Math.min(1, cap / counts[dataset[r]!]!) * traffic * (boost !== 1 && isLookalike(examples[rowEx[r]!]!) ? boost : 1) * (examples[rowEx[r]!]!.weight ?? 1);
   }
   const corpus: Corpus = { rows, offsets, feats, labels, dataset, datasets, split: Uint8Array.from(rowSplit), weight, example: Uint32Array.from(rowEx) };
   if (opts.sequences) corpus.sequences = { ...flatten(seqRows), ...renameWords(flatten(wordFeatList)) };

@@ -25,7 +25,9 @@
  * the words, default 3-5; recorded in the model file, so inference hashes the same),
  * --source-offsets N (a per-dataset offset of each head's logit in training, source-offsets.ts;
  * off by default), --focal-gamma G (each given label's gradient weighed by |p - y|^G, so rows the
- * network already gets right teach less; off by default).
+ * network already gets right teach less; off by default), --mixed-positives N with --mixed-weight X
+ * and --mixed-benign-pairs (short positives also trained with a benign text beside them,
+ * mixed-positives.ts; off by default, tried in session 39 and not kept).
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -41,6 +43,7 @@ import { dropUnsupportedPositives } from "./label-cleaning.js";
 import { readAll } from "./datasets/index.js";
 import { shortTokenNegatives } from "./short-token-negatives.js";
 import { identityMentionNegatives } from "./identity-mention-negatives.js";
+import { mixedPositives } from "./mixed-positives.js";
 import { hashString } from "./prng.js";
 import { datasetsRoot } from "./datasets/files.js";
 import { decodeModel, encodeModel, type ModelFile } from "../classifiers/model/model-file.js";
@@ -150,6 +153,12 @@ const { values } = parseArgs({
     "identity-mention-negatives": { type: "string", default: "0" },
     // With it, the group name alone, without its neighbouring words.
     "identity-mention-alone": { type: "boolean", default: false },
+    // Probe (mixed-positives.ts, session 39, not kept): short positives of each dataset, at most N,
+    // also trained with a benign text beside them (0 = none), each row weighing --mixed-weight, with
+    // --mixed-benign-pairs as many pairs of benign texts.
+    "mixed-positives": { type: "string", default: "0" },
+    "mixed-weight": { type: "string", default: "1" },
+    "mixed-benign-pairs": { type: "boolean", default: false },
     // Epochs of self-supervised skip-gram pretraining of the feature table before the embedding-mlp
     // family's supervised run (pretrain-embeddings.ts; 0 = random start), and the pretrained
     // vectors' root-mean-square per coordinate (the random start's is 0.058).
@@ -283,10 +292,11 @@ const log = (msg: string): void => console.log(`[${((Date.now() - started) / 100
 const read = readAll(datasetsRoot(), values.datasets?.split(","));
 const shortTokens = Number(values["short-token-negatives"]) > 0 ? shortTokenNegatives(read, { perDataset: Number(values["short-token-negatives"]), maxLength: 2 }) : [];
 const identityMentions = Number(values["identity-mention-negatives"]) > 0 ? identityMentionNegatives(read, { perDataset: Number(values["identity-mention-negatives"]), withNeighbours: !values["identity-mention-alone"] }) : [];
-const examples = [...read, ...shortTokens, ...identityMentions];
+const mixed = Number(values["mixed-positives"]) > 0 ? mixedPositives(read, { perDataset: Number(values["mixed-positives"]), seed: Number(values.seed), heldOut: new Set(DEFAULT_FOLDS), calibrationShare: CALIBRATION_SHARE, weight: Number(values["mixed-weight"]), benignPairs: values["mixed-benign-pairs"] }) : [];
+const examples = [...read, ...shortTokens, ...identityMentions, ...mixed];
 /** The rows evaluated: the datasets' own, without the probe's added short tokens. */
 const evaluated = read;
-log(`read ${read.length} labelled rows from ${datasetsRoot()}${shortTokens.length > 0 ? `, and ${shortTokens.length} short tokens as texts` : ""}${identityMentions.length > 0 ? `, and ${identityMentions.length} group-name fragments as texts` : ""}`);
+log(`read ${read.length} labelled rows from ${datasetsRoot()}${shortTokens.length > 0 ? `, and ${shortTokens.length} short tokens as texts` : ""}${identityMentions.length > 0 ? `, and ${identityMentions.length} group-name fragments as texts` : ""}${mixed.length > 0 ? `, and ${mixed.length} short positives with a benign text beside them` : ""}`);
 // Fold models and the shipped model's weights are cached, so calibration, thresholds and the report
 // can be recomputed without retraining: `npm run train -- --reuse` (same seed, datasets, folds).
 const cacheDir = values.cache ?? join(tmpdir(), "text-moderation-train-cache");

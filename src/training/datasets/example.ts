@@ -9,6 +9,10 @@ export interface Example {
   slice: string;
   /** One label per CATEGORY_IDS entry: -1 = the source says nothing about this category; 0 = negative; 1 = positive. */
   labels: Int8Array;
+  /** Rows added to the training data (mixed-positives.ts): always in the training split, never calibration. */
+  trainingOnly?: boolean;
+  /** A weight beside the dataset's (added rows may count less than a dataset's own). */
+  weight?: number;
 }
 
 export const CATEGORY_INDEX: Readonly<Record<CategoryId, number>> = Object.fromEntries(
