@@ -33,6 +33,13 @@ describe("trained text classifier (committed model)", () => {
         expect(classify(dressed).categories, dressed).toEqual(classify(text).categories);
       }
     }
+    // Nor does a transcript's speaker label ("User: " had changed 21 of them), at the start or on a later line.
+    for (const text of ["Kill yourself, nobody would miss you.", "My boss is a greedy, lying piece of trash."]) {
+      expect(classify(`User: ${text}`).categories, text).toEqual(classify(text).categories);
+      expect(classify(`Assistant: hi\nUser: ${text}`).categories, text).toEqual(classify(`hi ${text}`).categories);
+    }
+    // A role word inside a sentence is a word: "the user: ..." reads as written.
+    expect(classify("the user: you are a greedy, lying piece of trash.").categories).not.toEqual(classify("the you are a greedy, lying piece of trash.").categories);
     // An "@" that spells a harm word is leetspeak, and an email's "@" is no handle: both still read.
     for (const text of ["you @sshole", "shut up you dumb @ss", "mail me at idiot@example.com you worthless idiot"]) {
       expect(classify(text).categories.harassment?.flagged, text).toBe(true);

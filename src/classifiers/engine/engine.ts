@@ -15,6 +15,7 @@ import { DEFAULT_COVERED_LANGUAGES } from "../language/language-gate.js";
 import { POLICY } from "../policy.js";
 import { FUNCTION_WORDS } from "./function-words.js";
 import { withoutLinks, withoutMentions, type MentionContext } from "./addresses.js";
+import { isLineStart, withoutSpeakerLabels } from "./speaker-labels.js";
 import { FRAME_NAMES, framesOf, type FrameName, type Frames } from "../rules/frames.js";
 import { RULE_FAMILIES, type RuleContext } from "../rules/index.js";
 import type { RuleFamily } from "../rules/rule-family.js";
@@ -154,7 +155,8 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
   };
   function evaluate(norm: NormalizedText, hasAt: boolean, original: () => (start: number, end: number) => string): Evidence {
     const mentions: MentionContext = { hasAt, originalAt: (p) => original()(norm.start[p]!, norm.end[p]!), isHarmWord };
-    const tokens = withoutMentions(norm.text, withoutLinks(norm.text, tokenize(norm.text)), mentions);
+    const startsLine = (p: number): boolean => isLineStart(original()(0, norm.start[p]!));
+    const tokens = withoutSpeakerLabels(norm.text, withoutMentions(norm.text, withoutLinks(norm.text, tokenize(norm.text)), mentions), startsLine);
     // Hash every token once; overlapping windows and explanations reuse it.
     const tf = tokenFeaturesOf(norm.text, tokens, header.hashing);
     // Frozen, so the lexicons know these words stay as they are and share their lookups (lexicon.ts).
