@@ -40,10 +40,14 @@ describe("trained text classifier (committed model)", () => {
     }
     // A role word inside a sentence is a word: "the user: ..." reads as written.
     expect(classify("the user: you are a greedy, lying piece of trash.").categories).not.toEqual(classify("the you are a greedy, lying piece of trash.").categories);
-    // An "@" that spells a harm word is leetspeak, and an email's "@" is no handle: both still read.
-    for (const text of ["you @sshole", "shut up you dumb @ss", "mail me at idiot@example.com you worthless idiot"]) {
-      expect(classify(text).categories.harassment?.flagged, text).toBe(true);
+    // A handle starting with "a" is a handle too ("@" and "a" fold into one letter).
+    expect(classify("@Alice_B My boss is a greedy, lying piece of trash.").categories).toEqual(classify("My boss is a greedy, lying piece of trash.").categories);
+    // A handle or name whose words read as harm is read: a message written as one is not hidden.
+    for (const [text, category] of [["@kill_yourself_you_worthless_idiot", "harassment"], ["@i_want_to_kill_myself", "self_harm"], ["u/i-want-to-kill-myself", "self_harm"], ["r/kill_all_jews", "hate"], ["you @sshole", "harassment"], ["you are an @pe", "hate"]] as const) {
+      expect(classify(text).categories[category]?.flagged, text).toBe(true);
     }
+    // An email's "@" is no handle: the address is still read.
+    expect(classify("idiot@example.com").categories.harassment?.flagged).toBe(true);
     // Nor does dropping markup and links open a way around: a sentence in brackets, a scheme
     // glued to a message, a message written as a link's path are read.
     for (const [text, category] of [["<i want to kill myself>", "self_harm"], ["<u r a worthless idiot, kill yourself>", "harassment"], ["a://kill_yourself_you_worthless_idiot", "harassment"], ["https://x.co/you-are-a-worthless-idiot-kill-yourself", "harassment"]] as const) {

@@ -39,28 +39,42 @@ const LINK = /\b(?:(?:htps?|ftp):\/\/|w\.)[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?(?
 export interface MentionContext {
   /** Whether the caller's text has an "@" at all (most have not: then nothing else is read). */
   hasAt: boolean;
-  /** The caller's character at a normalised position (normalisation reads "@" as the letter "a"). */
+  /** The caller's characters behind one normalised character (normalisation reads "@" as the letter "a"). */
   originalAt(position: number): string;
-  /** Whether a normalised word is a word of the harm lexicons: "@ss" and "@sshole" are leetspeak, not handles. */
-  isHarmWord(word: string): boolean;
+  /**
+   * Whether words read as harm: a harm lexicon's phrase, or a head's score of the words alone at
+   * its flag bar or over. A handle or name so read is kept as words: "@kill_yourself_you_idiot",
+   * "u/i-want-to-kill-myself" and leetspeak ("@ss", "@ttack", "@pe") are messages, not names.
+   */
+  readsAsHarm(words: string): boolean;
 }
 
 /**
- * The tokens without @handles and Reddit's u/name and r/name. A handle is "@" at the start of a
- * word and two or more letters, digits or underscores (not an email's "@", which follows a
- * letter), unless the word it spells with "a" is a harm lexicon's ("@ss" is the insult, "@john"
- * is a name). Reddit names are read in the normalised text, "/u/name" too.
+ * The tokens without @handles and Reddit's u/name and r/name, unless their words read as harm
+ * (MentionContext.readsAsHarm). A handle is "@" at the start of a word and two or more letters,
+ * digits or underscores (not an email's "@", which follows a letter); both its words ("kil
+ * yourself") and its leetspeak reading ("a" + the rest) are checked. Reddit names are read in the
+ * normalised text, "/u/name" too.
  */
 export function withoutMentions(text: string, tokens: Token[], ctx: MentionContext): Token[] {
   const spans: [number, number][] = [];
-  if (text.includes("/")) for (const m of text.matchAll(REDDIT_NAME)) spans.push([m.index, m.index + m[0].length]);
+  const words = (from: number, to: number): string => text.slice(from, to).replace(/[_-]+/g, " ");
+  if (text.includes("/")) {
+    for (const m of text.matchAll(REDDIT_NAME)) {
+      const end = m.index + m[0].length;
+      if (!ctx.readsAsHarm(words(end - m[1]!.length, end))) spans.push([m.index, end]);
+    }
+  }
   if (ctx.hasAt) {
     for (const t of tokens) {
       if (text[t.start] !== "a" || (t.start > 0 && HANDLE_CHAR.test(text[t.start - 1]!))) continue;
       let end = t.start + 1;
       while (end < text.length && HANDLE_CHAR.test(text[end]!)) end++;
-      if (end - t.start < 3 || ctx.originalAt(t.start) !== "@") continue;
-      if (ctx.isHarmWord(text.slice(t.start, t.end))) continue;
+      const at = ctx.originalAt(t.start);
+      if (end - t.start < 3 || !at.startsWith("@")) continue;
+      // "@kil_you" reads as "akil you" (leetspeak) or "kil you" (the name's words); in "@alice" the
+      // "@" and the "a" are one normalised letter, and "alice" is both.
+      if (ctx.readsAsHarm(words(t.start, end)) || (at === "@" && ctx.readsAsHarm(words(t.start + 1, end)))) continue;
       spans.push([t.start, end]);
     }
   }
@@ -76,6 +90,5 @@ export function withoutMentions(text: string, tokens: Token[], ctx: MentionConte
   }
   return kept;
 }
-// "u/name", "/r/name"; not "w/o" or "and/or" (one letter before the slash, nothing word-like before it).
-const REDDIT_NAME = /(?<![a-z0-9_/.-])\/?[ur]\/[a-z0-9_-]{2,}/g;
+const REDDIT_NAME = /(?<![a-z0-9_/.-])\/?[ur]\/([a-z0-9_-]{2,})/g;
 const HANDLE_CHAR = /[a-z0-9_]/;

@@ -15,7 +15,7 @@ import { DEFAULT_COVERED_LANGUAGES } from "../language/language-gate.js";
 import { POLICY } from "../policy.js";
 import { FUNCTION_WORDS } from "./function-words.js";
 import { withoutLinks, withoutMentions, type MentionContext } from "./addresses.js";
-import { isLineStart, withoutSpeakerLabels } from "./speaker-labels.js";
+import { withoutSpeakerLabels } from "./speaker-labels.js";
 import { FRAME_NAMES, framesOf, type FrameName, type Frames } from "../rules/frames.js";
 import { RULE_FAMILIES, type RuleContext } from "../rules/index.js";
 import type { RuleFamily } from "../rules/rule-family.js";
@@ -148,14 +148,34 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
   const logits = new Float64Array(scorer.heads);
 
   type Evidence = { windows: WindowEvidence[]; tokens: Token[]; tf: TokenFeatures; hits: TextHits; frames: Frames; halves: Partial<Record<CategoryId, number>> };
-  /** Whether a normalised word is one of the harm lexicons' words (leetspeak, not a handle: addresses.ts). */
-  const isHarmWord = (word: string): boolean => {
-    const tokens = tokenize(word);
-    return [lex.insults, lex.directAbuse, lex.sexual, lex.sexualActs, lex.threats, lex.graphicViolence].some((list) => list.scan(word, tokens).length > 0);
+  const harmLists = [lex.insults, lex.directAbuse, lex.sexual, lex.sexualActs, lex.nudity, lex.threats, lex.graphicViolence, lex.selfHarmIntent, lex.groups, lex.dehumanising, lex.extermination];
+  /** Whether normalised words read as harm: a lexicon's phrase or a head at its bar (a handle's words are kept then: addresses.ts). */
+  const readsAsHarm = (words: string): boolean => {
+    const tokens = tokenize(words);
+    if (tokens.length === 0) return false;
+    if (harmLists.some((list) => list.scan(words, tokens).length > 0)) return true;
+    scorer.logits(featurize(words, header.hashing, 0, words.length), logits);
+    return heads.some((h, i) => sigmoid(h.a * logits[i]! + h.b) >= h.threshold);
   };
   function evaluate(norm: NormalizedText, hasAt: boolean, original: () => (start: number, end: number) => string): Evidence {
-    const mentions: MentionContext = { hasAt, originalAt: (p) => original()(norm.start[p]!, norm.end[p]!), isHarmWord };
-    const startsLine = (p: number): boolean => isLineStart(original()(0, norm.start[p]!));
+    // Asked once per distinct name (a text may repeat one thousands of times).
+    const asked = new Map<string, boolean>();
+    const readOnce = (words: string): boolean => {
+      let harm = asked.get(words);
+      if (harm === undefined) asked.set(words, (harm = readsAsHarm(words)));
+      return harm;
+    };
+    const mentions: MentionContext = { hasAt, originalAt: (p) => original()(norm.start[p]!, norm.end[p]!), readsAsHarm: readOnce };
+    // A label starts a line when the normalised text before it, back to the text's start or a
+    // space that was a line break in the caller's text, is spaces, quote marks and emphasis only.
+    const startsLine = (p: number): boolean => {
+      for (let q = p - 1; q >= 0; q--) {
+        const c = norm.text[q]!;
+        if (c === " " && /[\n\r\u2028\u2029]/.test(original()(norm.start[q]!, norm.end[q]!))) return true;
+        if (c !== " " && c !== "\t" && c !== ">" && c !== "*") return false;
+      }
+      return true;
+    };
     const tokens = withoutSpeakerLabels(norm.text, withoutMentions(norm.text, withoutLinks(norm.text, tokenize(norm.text)), mentions), startsLine);
     // Hash every token once; overlapping windows and explanations reuse it.
     const tf = tokenFeaturesOf(norm.text, tokens, header.hashing);

@@ -22,10 +22,6 @@ export function withoutSpeakerLabels(text: string, tokens: Token[], startsLine: 
   });
 }
 // Normalisation turns line breaks into spaces: whether a label starts a line is read in the
-// caller's text (startsLine), only for the rare word so followed by a colon.
+// caller's text (startsLine, engine.ts), only for the rare role word followed by a colon.
 const SPEAKER_LABEL = /(?:^|[ >*])(user|asistant|system|human|ai|bot|chatbot|customer|agent|model) ?:/g;
 
-/** Whether the caller's text before a position is a line's start (spaces, a quote mark or emphasis only). */
-export function isLineStart(before: string): boolean {
-  return /(?:^|\n)[ \t>*]*$/.test(before);
-}
