@@ -44,7 +44,8 @@ export interface MentionContext {
   /**
    * Whether words read as harm: a harm lexicon's phrase, or a head's score of the words alone at
    * its flag bar or over. A handle or name so read is kept as words: "@kill_yourself_you_idiot",
-   * "u/i-want-to-kill-myself" and leetspeak ("@ss", "@ttack", "@pe") are messages, not names.
+   * "u/i-want-to-kill-myself" and leetspeak ("@ss", "@pe") are messages, not names ("@ttack" is
+   * lost: neither "atack" nor "tack" reads as harm alone).
    */
   readsAsHarm(words: string): boolean;
 }
