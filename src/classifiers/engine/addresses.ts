@@ -79,17 +79,19 @@ export function withoutMentions(text: string, tokens: Token[], ctx: MentionConte
       spans.push([t.start, end]);
     }
   }
+  return tokensOutside(tokens, spans.sort((a, b) => a[0] - b[0]));
+}
+
+/** The tokens not wholly inside one of `spans` ([start, end) in the same text, in start order, not overlapping). */
+export function tokensOutside(tokens: Token[], spans: readonly (readonly [number, number])[]): Token[] {
   if (spans.length === 0) return tokens;
-  spans.sort((a, b) => a[0] - b[0]);
-  const kept: Token[] = [];
   let k = 0;
-  for (const t of tokens) {
+  return tokens.filter((t) => {
+    // Both in text order: one pass.
     while (k < spans.length && spans[k]![1] <= t.start) k++;
     const span = spans[k];
-    if (span && t.start >= span[0] && t.end <= span[1]) continue;
-    kept.push(t);
-  }
-  return kept;
+    return !(span && t.start >= span[0] && t.end <= span[1]);
+  });
 }
 const REDDIT_NAME = /(?<![a-z0-9_/.-])\/?[ur]\/([a-z0-9_-]{2,})/g;
 const HANDLE_CHAR = /[a-z0-9_]/;
