@@ -158,13 +158,18 @@ export interface AnswerInit<R extends ItemResultInit> {
  * src/workers/worker-answers.ts), so equal parts always make equal answers.
  */
 export function assembleAnswer<R extends ItemResultInit>(id: string, model: string, results: R[], combined: Verdict | undefined): AnswerInit<R> {
-  // The combined layer says what it left unevaluated; the language is each item's to report.
-  const combinedResult = combined ? { ...toCategories(combined), ...notEvaluatedOf(combined) } : undefined;
   const notEvaluated: NonNullable<AnswerInit<R>["notEvaluated"]>["items"] = [];
   for (const r of results) {
     const why = (r as LanguageInit).notEvaluated;
     if (why) notEvaluated.push({ index: r.index ?? 0, reason: why.reason, language: why.language });
   }
+  // The combined layer says what it left unevaluated; the language is each item's to report. It
+  // holds every text item, so one the model did not read (wholly or in part) is a part of it not
+  // read either, however the joined text reads ("Ce film est nul, you stupid idiot." beside "have
+  // a nice day" read as English joined).
+  const combinedResult = combined ? { ...toCategories(combined), ...notEvaluatedOf(combined) } : undefined;
+  const unread = notEvaluated[0];
+  if (combinedResult && !combinedResult.notEvaluated && unread) combinedResult.notEvaluated = { reason: "partly_unsupported_language", language: unread.language };
   return {
     id,
     model,

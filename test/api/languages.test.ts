@@ -64,6 +64,16 @@ describe.each(PROTOCOLS)("languages over %s", (protocol) => {
     expect(out.body.combined.not_evaluated.reason).toBe("partly_unsupported_language");
   });
 
+  it("the combined layer says it was partly unread when an item was, however the joined text reads", async () => {
+    // Joined, these read as English (found by an audit, session 40): the combined layer gave
+    // every score and no not_evaluated while item 0 said French.
+    const out = await callModerate(protocol, server.server, { input: [text("Ce film est nul, you stupid idiot."), text("have a nice day")] }, server.key);
+    expect(out.ok).toBe(true);
+    if (!out.ok) return;
+    expect(out.body.not_evaluated.items.map((n: any) => n.index)).toEqual([0]);
+    expect(out.body.combined.not_evaluated.language).toBe("fr");
+  });
+
   it("a request wholly in an uncovered language is flagged false only beside its not_evaluated list", async () => {
     const out = await callModerate(protocol, server.server, { input: [text(FRENCH), text(SPANISH)] }, server.key);
     expect(out.ok).toBe(true);

@@ -70,4 +70,16 @@ describe("explanations point at the harm, not at filler", () => {
   it("a phrase's content words come before the function words inside it", () => {
     expect(spansOf("yeah well I hope you die in a fire", "harassment")).toEqual(["hope", "die", "fire"]);
   });
+
+  it("a function word inside a phrase is no span beside two content words (it had outweighed them)", () => {
+    // Found by an audit (session 40): "you" weighed 2.17 against "die" 1.00, "your" 3.11 against "tits" 1.92.
+    expect(spansOf("I hope you die", "harassment")).toEqual(["hope", "die"]);
+    expect(spansOf("watch your back", "harassment_threatening")).toEqual(["watch", "back"]);
+    expect(spansOf("I'm going to beat the crap out of you", "violence")).toEqual(["beat", "crap"]);
+    const sexualRequest = spansOf("show me your tits", "harassment");
+    expect(sexualRequest).toContain("tits");
+    expect(sexualRequest).not.toContain("your");
+    // "until" is a conjunction, no span of a graphic killing.
+    expect(spansOf("He smashed her skull with a hammer until her brains spilled out on the floor", "violence")).not.toContain("until");
+  });
 });

@@ -49,6 +49,23 @@ describe("language reading", () => {
     expect(readLanguage("I will find you and hurt you, and nobody will help you then. Ciao!", EN).uncovered).toBeUndefined();
   });
 
+  // Found by an audit (session 40): the short English sentence joined to the foreign one made the
+  // pair read as English, scored near 0 and reported as evaluated.
+  it("reads a foreign sentence apart from the short English sentence joined to it", () => {
+    for (const [text, language] of [
+      ["Je vais te tuer ce soir. See you all then.", "fr"],
+      ["Hello everyone, good morning. Je vais te tuer ce soir. See you all then.", "fr"],
+      ["Voy a matarte esta noche. Have a nice day.", "es"],
+      ["I love this place. Je vais te tuer demain soir sale con.", "fr"],
+    ]) expect(readLanguage(text!, EN).uncovered?.language, text).toBe(language);
+  });
+
+  it("reads full-width and styled Latin letters as the letters they are", () => {
+    // "ｙｏｕ ｓｔｕｐｉｄ ｉｄｉｏｔ" was read as Japanese (audit, session 40): only the model's flags were kept.
+    for (const text of ["ｙｏｕ ｓｔｕｐｉｄ ｉｄｉｏｔ", "𝐲𝐨𝐮 𝐚𝐫𝐞 𝐚 𝐬𝐭𝐮𝐩𝐢𝐝 𝐢𝐝𝐢𝐨𝐭"]) expect(readLanguage(text, EN), text).toEqual({ language: "en" });
+    expect(readLanguage("ﾜﾀｼﾊ ｺﾛｽ", EN).uncovered?.language).toBe("ja");
+  });
+
   // Found by a fuzzing pass (session 32): each was read as English, scored and not flagged.
   it("reads a short text's foreign sentence on its own", () => {
     expect(readLanguage("Thanks, see you tomorrow. Je vais te tuer ce soir", EN).uncovered?.language).toBe("fr");

@@ -486,7 +486,12 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
       (!isFiller(tFrom + k) ? content : inPhrase[k] ? inPhraseFillers : fillers).push(k);
     }
     const byWeight = (x: number, y: number): number => weights[y]! - weights[x]! || x - y;
-    const top = content.length + inPhraseFillers.length > 0 ? [...content.sort(byWeight), ...inPhraseFillers.sort(byWeight)] : fillers.sort(byWeight);
+    content.sort(byWeight);
+    // A function word inside a phrase shows only beside a single content word, and never outweighs
+    // it: "you" in "I hope you die" (2.17 against 1.00 for "die") and "your" in "show me your tits"
+    // had led their spans (audit, session 40).
+    if (content.length === 1) for (const k of inPhraseFillers) weights[k] = Math.min(weights[k]!, weights[content[0]!]!);
+    const top = content.length > 1 ? content : content.length + inPhraseFillers.length > 0 ? [...content, ...inPhraseFillers.sort(byWeight)] : fillers.sort(byWeight);
     const bar = Math.max(...top.map((k) => weights[k]!)) * SPAN_MIN_SHARE;
     const spans = top.slice(0, MAX_SPANS).filter((k) => weights[k]! >= bar).map((k) => {
       const t = ev.tokens[tFrom + k]!;

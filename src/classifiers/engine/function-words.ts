@@ -15,6 +15,7 @@ const WORDS = [
   "and", "or", "but", "nor", "so", "yet", "if", "then", "than", "because", "while", "when", "where", "as", "though", "although",
   "to", "of", "in", "on", "at", "by", "for", "with", "from", "into", "onto", "about", "over", "under", "up", "down", "out", "off",
   "through", "after", "before", "around", "between", "against", "without", "within", "upon", "near",
+  "until", "till", "unless", "since", "whether", "during", "across", "along", "among", "behind", "beside", "beyond", "toward", "towards", "via",
   "am", "is", "are", "was", "were", "be", "been", "being", "do", "does", "did", "done", "doing", "have", "has", "had", "having",
   "will", "would", "shall", "should", "can", "could", "may", "might", "must", "gonna", "gotta", "wanna", "going",
   "i'm", "im", "i'll", "ill", "i've", "ive", "i'd", "you're", "youre", "you'll", "you've", "you'd", "he's", "she's", "it's",

@@ -71,14 +71,24 @@ function count(pattern: RegExp, text: string): number {
 }
 
 /**
+ * A piece of text read as one, and where short sentences were joined to a longer one: `anchor`
+ * is that sentence's range in `text`. Short sentences lean on their neighbour's language, but must
+ * not decide it: "Je vais te tuer ce soir. See you all then." read whole is English.
+ */
+interface Piece {
+  text: string;
+  anchor?: readonly [number, number];
+}
+
+/**
  * Sentences of `text`, each at least SEGMENT_CHARS long but the last, and runs of another script
  * apart. Every one is read: a sample of them (24, evenly spaced, until session 32) let a foreign
  * passage between two samples of a long text go unseen. A shorter sentence joins the next, unless
  * its function words are a language outside `covered`: then it stands alone ("Thanks, see you
  * tomorrow. Tu es une salope." read as English when joined), and what it interrupted goes on.
  */
-function segmentsOf(text: string, covered: ReadonlySet<string>): string[] {
-  const out: string[] = [];
+function segmentsOf(text: string, covered: ReadonlySet<string>): Piece[] {
+  const out: Piece[] = [];
   // Short sentences waiting for more text: in a covered language or undecided, and foreign ones.
   let pending = "";
   let foreign = "";
@@ -90,16 +100,16 @@ function segmentsOf(text: string, covered: ReadonlySet<string>): string[] {
     if (sentence.length < SEGMENT_CHARS && functionWordsOf(sentence, covered).uncovered) {
       foreign += sentence;
       if (foreign.length >= SEGMENT_CHARS) {
-        out.push(foreign);
+        out.push({ text: foreign });
         foreign = "";
       }
       continue;
     }
-    pending += sentence;
-    if (pending.length >= SEGMENT_CHARS) {
-      out.push(pending);
+    const joined = pending + sentence;
+    if (joined.length >= SEGMENT_CHARS) {
+      out.push(pending !== "" && sentence.length >= SEGMENT_CHARS ? { text: joined, anchor: [pending.length, joined.length] } : { text: joined });
       pending = "";
-    }
+    } else pending = joined;
   }
   // What follows the last cut: its own segment if long enough (or foreign), else the end of the one before.
   let rest = text.slice(start);
@@ -107,14 +117,19 @@ function segmentsOf(text: string, covered: ReadonlySet<string>): string[] {
     foreign += rest;
     rest = "";
   }
-  if (foreign !== "") out.push(foreign);
+  if (foreign !== "") out.push({ text: foreign });
   rest = pending + rest;
   if (rest !== "") {
-    if (rest.length >= SEGMENT_CHARS || out.length === 0) out.push(rest);
-    else out[out.length - 1] += rest;
+    const last = out.at(-1);
+    if (rest.length >= SEGMENT_CHARS || !last) out.push({ text: rest });
+    else out[out.length - 1] = { text: last.text + rest, anchor: last.anchor ?? [0, last.text.length] };
   }
-  // A text without sentence ends: fixed-size pieces.
-  const pieces = out.flatMap(byScript).flatMap((s) => (s.length <= PIECE_CHARS * 3 ? [s] : Array.from({ length: Math.ceil(s.length / PIECE_CHARS) }, (_, i) => s.slice(i * PIECE_CHARS, (i + 1) * PIECE_CHARS))));
+  // Runs of another script apart, and a text without sentence ends in fixed-size pieces; a piece
+  // so cut keeps no anchor.
+  const pieces = out.flatMap((segment): Piece[] => {
+    const parts = byScript(segment.text).flatMap((s) => (s.length <= PIECE_CHARS * 3 ? [s] : Array.from({ length: Math.ceil(s.length / PIECE_CHARS) }, (_, i) => s.slice(i * PIECE_CHARS, (i + 1) * PIECE_CHARS))));
+    return parts.length === 1 && parts[0] === segment.text ? [segment] : parts.map((part) => ({ text: part }));
+  });
   return atMost(MAX_PIECES, pieces);
 }
 
@@ -126,19 +141,19 @@ function segmentsOf(text: string, covered: ReadonlySet<string>): string[] {
  */
 const MAX_PIECES = 160;
 
-function atMost(max: number, pieces: string[]): string[] {
+function atMost(max: number, pieces: Piece[]): Piece[] {
   if (pieces.length <= max) return pieces;
-  const target = pieces.reduce((n, p) => n + p.length, 0) / max;
-  const out: string[] = [];
+  const target = pieces.reduce((n, p) => n + p.text.length, 0) / max;
+  const out: Piece[] = [];
   let current = "";
   for (const piece of pieces) {
-    current += piece;
+    current += piece.text;
     if (current.length >= target) {
-      out.push(current);
+      out.push({ text: current });
       current = "";
     }
   }
-  if (current !== "") out.push(current);
+  if (current !== "") out.push({ text: current });
   return out;
 }
 
@@ -173,6 +188,25 @@ export type LanguagePicker = (text: string) => string;
 export const eldPick: LanguagePicker = (text) => eld.detect(text).language;
 
 type Segment = { kind: "covered" | "uncovered" | "unknown"; language: string; letters: number };
+
+/**
+ * A piece as read: whole, unless its anchor sentence alone is in an uncovered language by its
+ * function words too; then the short sentences joined to it are read on their own, so they cannot
+ * carry it into English. (N-grams alone are not enough: "Liverpool vs Real Madrid: Di Maria, Del
+ * Piero, Van der Sar." reads as Italian by them, and its "Shoot them all." is what says English.)
+ */
+function readPiece(piece: Piece, covered: ReadonlySet<string>, pick: LanguagePicker): Segment[] {
+  if (piece.anchor) {
+    const [from, to] = piece.anchor;
+    const sentence = piece.text.slice(from, to);
+    const anchor = readSegment(sentence, covered, pick);
+    if (anchor.kind === "uncovered" && functionWordsOf(sentence, covered).uncovered) {
+      const others = [piece.text.slice(0, from), piece.text.slice(to)].filter((t) => t.trim() !== "");
+      return [anchor, ...others.map((t) => readSegment(t, covered, pick))];
+    }
+  }
+  return [readSegment(piece.text, covered, pick)];
+}
 
 function readSegment(segment: string, covered: ReadonlySet<string>, pick: LanguagePicker): Segment {
   const first = readText(segment, covered, pick);
@@ -230,8 +264,10 @@ export function readLanguage(text: string, covered: ReadonlySet<string>, picker:
   // Links, mentions and hashtags are no language, and a sentence end inside a link ("https://es.
   // wikipedia.org/wiki/La_casa_de_papel") would leave its tail to be read as words: gone first.
   if (MAY_HOLD_NOT_LANGUAGE.test(text)) text = text.replace(NOT_LANGUAGE, " ");
-  for (const segment of segmentsOf(text, covered)) {
-    const s = readSegment(segment, covered, picker);
+  // Full-width and other compatibility forms of Latin letters are the letters ("ｙｏｕ ｓｔｕｐｉｄ
+  // ｉｄｉｏｔ" read as Japanese, so only the model's flags were kept), as the model reads them.
+  if (!ASCII_ONLY.test(text)) text = text.normalize("NFKC");
+  for (const s of segmentsOf(text, covered).flatMap((piece) => readPiece(piece, covered, picker))) {
     total += s.letters;
     if (s.kind === "unknown") continue;
     const entry = byLanguage.get(s.language) ?? { letters: 0, uncovered: s.kind === "uncovered" };

@@ -1,0 +1,26 @@
+import { describe, expect, it } from "vitest";
+import type { Verdict } from "../../src/classifiers/classifier.js";
+import { assembleAnswer, textItemResult } from "../../src/moderation/moderate.js";
+
+const scored = (score: number, flagged = false): Verdict => ({ categories: { harassment: { score, flagged } }, explanations: {}, language: "en" });
+
+describe("assembleAnswer: what the combined layer says it did not read", () => {
+  it("marks the combined layer partly unread when an item was not (wholly) evaluated, though the joined text read as covered", () => {
+    // Found by an audit (session 40): item 0 said French, the joined text read as English and
+    // its layer gave every score with no not_evaluated.
+    const french: Verdict = { categories: {}, explanations: {}, language: "fr", notEvaluated: { reason: "unsupported_language", language: "fr" } };
+    const answer = assembleAnswer("modr_t", "m", [textItemResult(0, french, "m"), textItemResult(1, scored(0.1), "m")], scored(0.2));
+    expect(answer.notEvaluated).toEqual({ items: [{ index: 0, reason: "unsupported_language", language: "fr" }] });
+    expect(answer.combined?.notEvaluated).toEqual({ reason: "partly_unsupported_language", language: "fr" });
+    // Its scores stand: it read the rest.
+    expect(answer.combined?.categories.harassment?.score).toBe(0.2);
+  });
+
+  it("keeps the combined layer's own reading, and adds nothing when every item was evaluated", () => {
+    const own: Verdict = { categories: {}, explanations: {}, language: "es", notEvaluated: { reason: "unsupported_language", language: "es" } };
+    const partly: Verdict = { ...scored(0.3), notEvaluated: { reason: "partly_unsupported_language", language: "fr" } };
+    expect(assembleAnswer("modr_t", "m", [textItemResult(0, partly, "m"), textItemResult(1, scored(0.1), "m")], own).combined?.notEvaluated)
+      .toEqual({ reason: "unsupported_language", language: "es" });
+    expect(assembleAnswer("modr_t", "m", [textItemResult(0, scored(0.9, true), "m"), textItemResult(1, scored(0.1), "m")], scored(0.5)).combined?.notEvaluated).toBeUndefined();
+  });
+});
