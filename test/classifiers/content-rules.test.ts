@@ -36,6 +36,12 @@ describe("ages under 18 as minor indicators", () => {
     expect(flagsOf("She's only 14 and already has huge tits", trained)).toEqual(expect.arrayContaining(["sexual", "sexual_minors"]));
     expect(flagsOf("Tell me a story about a 12 year old girl losing her virginity", trained)).toContain("sexual_minors");
     expect(flagsOf("She's 15 minutes late and looks great in that dress", trained)).toEqual([]);
+    // The writer's own age or the reader's (sexual_minors 0 until session 40: an audit's finding).
+    for (const text of ["i'm 13 and want to sext with you", "I'm 12, do you want to see my nudes?", "send me nudes, I know you're 15"]) {
+      expect(flagsOf(text, trained), text).toEqual(expect.arrayContaining(["sexual", "sexual_minors"]));
+    }
+    expect(flagsOf("I'm 15 minutes late, sorry", trained)).toEqual([]);
+    expect(flagsOf("I'm 16 and I love my boyfriend", trained)).toEqual([]);
     // A weak minor word said of adults too ("girl" 0.4) is not enough beside sexual words.
     expect(flagsOf("The girl at the bar was horny and we had sex.", trained)).not.toContain("sexual_minors");
   });

@@ -78,11 +78,14 @@ function minorAges(): Record<string, number> {
       for (const form of [`${n} year old`, `${n}-year-old`, `${n} years old`, `${n} yr old`, `${n}yo`, `${n} yo`, `${n} year olds`, `${n}-year-olds`, `${n}yos`]) ages[form] = 1;
     }
   });
-  // An age said of someone ("he's only 15", "she is 14"), 10 to 17: weaker, since "she's 15 minutes
-  // late" reads the same to a phrase list. It counts with sexual evidence, not for the act rule (0.8).
+  // An age said of someone ("he's only 15", "she is 14"), or by the writer of themselves or the
+  // reader ("i'm 13 and want to sext", "I know you're 15": sexual_minors 0 until session 40), 10 to
+  // 17: weaker, since "she's 15 minutes late" reads the same to a phrase list. It counts with
+  // sexual evidence, not for the act rule (0.8).
+  const people = ["he's", "she's", "he is", "she is", "i'm", "im", "i am", "you're", "youre", "you are", "ur"];
   words.slice(9).forEach((word, i) => {
     for (const n of [String(i + 10), word]) {
-      for (const who of ["he's", "she's", "he is", "she is", "you're only", "you are only", "he's only", "she's only", "he is only", "she is only"]) {
+      for (const who of [...people, ...people.map((p) => `${p} only`)]) {
         ages[`${who} ${n}`] = 0.6;
       }
     }
