@@ -27,7 +27,8 @@
  * off by default), --focal-gamma G (each given label's gradient weighed by |p - y|^G, so rows the
  * network already gets right teach less; off by default), --mixed-positives N with --mixed-weight X
  * and --mixed-benign-pairs (short positives also trained with a benign text beside them,
- * mixed-positives.ts; off by default, tried in session 39 and not kept).
+ * mixed-positives.ts; off by default, tried in session 39 and not kept), --decorate SHARE (that
+ * share of the training rows get emoji or hashtags, labels unchanged: decorated-rows.ts).
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -44,6 +45,7 @@ import { readAll } from "./datasets/index.js";
 import { shortTokenNegatives } from "./short-token-negatives.js";
 import { identityMentionNegatives } from "./identity-mention-negatives.js";
 import { mixedPositives } from "./mixed-positives.js";
+import { decorateRows } from "./decorated-rows.js";
 import { hashString } from "./prng.js";
 import { datasetsRoot } from "./datasets/files.js";
 import { decodeModel, encodeModel, type ModelFile } from "../classifiers/model/model-file.js";
@@ -159,6 +161,9 @@ const { values } = parseArgs({
     "mixed-positives": { type: "string", default: "0" },
     "mixed-weight": { type: "string", default: "1" },
     "mixed-benign-pairs": { type: "boolean", default: false },
+    // Share of each dataset's training rows (0..1) given emoji or hashtags, labels unchanged
+    // (decorated-rows.ts): emoji are not a sign of hate or of any other category.
+    decorate: { type: "string", default: "0" },
     // Epochs of self-supervised skip-gram pretraining of the feature table before the embedding-mlp
     // family's supervised run (pretrain-embeddings.ts; 0 = random start), and the pretrained
     // vectors' root-mean-square per coordinate (the random start's is 0.058).
@@ -293,10 +298,11 @@ const read = readAll(datasetsRoot(), values.datasets?.split(","));
 const shortTokens = Number(values["short-token-negatives"]) > 0 ? shortTokenNegatives(read, { perDataset: Number(values["short-token-negatives"]), maxLength: 2 }) : [];
 const identityMentions = Number(values["identity-mention-negatives"]) > 0 ? identityMentionNegatives(read, { perDataset: Number(values["identity-mention-negatives"]), withNeighbours: !values["identity-mention-alone"] }) : [];
 const mixed = Number(values["mixed-positives"]) > 0 ? mixedPositives(read, { perDataset: Number(values["mixed-positives"]), seed: Number(values.seed), heldOut: new Set(DEFAULT_FOLDS), calibrationShare: CALIBRATION_SHARE, weight: Number(values["mixed-weight"]), benignPairs: values["mixed-benign-pairs"] }) : [];
-const examples = [...read, ...shortTokens, ...identityMentions, ...mixed];
+const decorated = decorateRows(read, { share: Number(values.decorate), seed: Number(values.seed), calibrationShare: CALIBRATION_SHARE });
+const examples = [...decorated, ...shortTokens, ...identityMentions, ...mixed];
 /** The rows evaluated: the datasets' own, without the probe's added short tokens. */
 const evaluated = read;
-log(`read ${read.length} labelled rows from ${datasetsRoot()}${shortTokens.length > 0 ? `, and ${shortTokens.length} short tokens as texts` : ""}${identityMentions.length > 0 ? `, and ${identityMentions.length} group-name fragments as texts` : ""}${mixed.length > 0 ? `, and ${mixed.length} short positives with a benign text beside them` : ""}`);
+log(`read ${read.length} labelled rows from ${datasetsRoot()}${shortTokens.length > 0 ? `, and ${shortTokens.length} short tokens as texts` : ""}${identityMentions.length > 0 ? `, and ${identityMentions.length} group-name fragments as texts` : ""}${mixed.length > 0 ? `, and ${mixed.length} short positives with a benign text beside them` : ""}${Number(values.decorate) > 0 ? `; ${decorated.filter((e, i) => e !== read[i]).length} training rows decorated` : ""}`);
 // Fold models and the shipped model's weights are cached, so calibration, thresholds and the report
 // can be recomputed without retraining: `npm run train -- --reuse` (same seed, datasets, folds).
 const cacheDir = values.cache ?? join(tmpdir(), "text-moderation-train-cache");
