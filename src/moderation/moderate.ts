@@ -55,8 +55,11 @@ export function createModerator(deps: ModerationDeps) {
     const stoppable = items.length > 1 && (hasImages || (mode !== "off" && deps.textProvider !== undefined));
     const itemFailed = stoppable ? new AbortController() : undefined;
     const itemSignal = itemFailed ? (signal ? AbortSignal.any([signal, itemFailed.signal]) : itemFailed.signal) : signal;
+    // What the embedded model left unread in each text item, even where a guard model then judged
+    // it: the combined layer is the embedded model's alone (assembleAnswer).
+    const unreadByModel: (NotEvaluated | undefined)[] = [];
     const results = await Promise.all(items.map((item) => {
-      const judged = judgeItem(item, request.analyzeImages, mode, itemSignal, applied);
+      const judged = judgeItem(item, request.analyzeImages, mode, itemSignal, applied, unreadByModel);
       return itemFailed ? judged.catch((error: unknown) => {
         itemFailed.abort();
         throw error;
@@ -65,7 +68,7 @@ export function createModerator(deps: ModerationDeps) {
     const texts = items.filter((i): i is Extract<ValidItem, { type: "text" }> => i.type === "text");
     const joined = texts.length >= 2 ? joinForCombined(texts.map((t) => t.text)) : undefined;
     const combined = joined !== undefined ? await judgeByModel(joined, applied) : undefined;
-    const answer = assembleAnswer(newId("modr"), deps.textClassifier.id, results, combined);
+    const answer = assembleAnswer(newId("modr"), deps.textClassifier.id, results, combined, unreadByModel);
     return policy ? { ...answer, policy: { id: policy.policy.id, version: policy.policy.version } } : answer;
   };
 
@@ -92,10 +95,15 @@ export function createModerator(deps: ModerationDeps) {
     return Object.fromEntries(Object.entries(bars).filter(([c]) => categoryModels[c]?.models[0] === deps.textClassifier.id));
   }
 
-  async function judgeItem(item: ValidItem, analyzeImages: boolean, mode: TextProviderMode, signal: AbortSignal | undefined, policy: CompiledPolicy) {
+  async function judgeItem(item: ValidItem, analyzeImages: boolean, mode: TextProviderMode, signal: AbortSignal | undefined, policy: CompiledPolicy, unreadByModel: (NotEvaluated | undefined)[]) {
     if (item.type === "text") {
-      if (mode === "off" || !deps.textProvider) return textItemResult(item.index, await judgeByModel(item.text, policy), deps.textClassifier.id);
+      if (mode === "off" || !deps.textProvider) {
+        const judged = await judgeByModel(item.text, policy);
+        unreadByModel[item.index] = judged.notEvaluated;
+        return textItemResult(item.index, judged, deps.textClassifier.id);
+      }
       const verdict = await deps.textClassifier.classify(item.text);
+      unreadByModel[item.index] = verdict.notEvaluated;
       const judged = await deps.textProvider.secondOpinion(item.text, verdict, deps.textClassifier.id, mode, signal);
       return {
         index: item.index,
@@ -157,18 +165,19 @@ export interface AnswerInit<R extends ItemResultInit> {
  * The answer from its parts. Shared by every thread that assembles one (see
  * src/workers/worker-answers.ts), so equal parts always make equal answers.
  */
-export function assembleAnswer<R extends ItemResultInit>(id: string, model: string, results: R[], combined: Verdict | undefined): AnswerInit<R> {
+export function assembleAnswer<R extends ItemResultInit>(id: string, model: string, results: R[], combined: Verdict | undefined, unreadByModel?: readonly (NotEvaluated | undefined)[]): AnswerInit<R> {
   const notEvaluated: NonNullable<AnswerInit<R>["notEvaluated"]>["items"] = [];
   for (const r of results) {
     const why = (r as LanguageInit).notEvaluated;
     if (why) notEvaluated.push({ index: r.index ?? 0, reason: why.reason, language: why.language });
   }
   // The combined layer says what it left unevaluated; the language is each item's to report. It
-  // holds every text item, so one the model did not read (wholly or in part) is a part of it not
-  // read either, however the joined text reads ("Ce film est nul, you stupid idiot." beside "have
-  // a nice day" read as English joined).
+  // holds every text item, so one the embedded model did not read (wholly or in part; also where a
+  // guard model then judged the item: `unreadByModel`) is a part of it not read either, however
+  // the joined text reads ("Ce film est nul, you stupid idiot." beside "have a nice day" read as
+  // English joined).
   const combinedResult = combined ? { ...toCategories(combined), ...notEvaluatedOf(combined) } : undefined;
-  const unread = notEvaluated[0];
+  const unread = unreadByModel ? unreadByModel.find((n) => n !== undefined) : notEvaluated[0];
   if (combinedResult && !combinedResult.notEvaluated && unread) combinedResult.notEvaluated = { reason: "partly_unsupported_language", language: unread.language };
   return {
     id,

@@ -40,7 +40,14 @@ describe("ages under 18 as minor indicators", () => {
     for (const text of ["i'm 13 and want to sext with you", "I'm 12, do you want to see my nudes?", "send me nudes, I know you're 15"]) {
       expect(flagsOf(text, trained), text).toEqual(expect.arrayContaining(["sexual", "sexual_minors"]));
     }
+    for (const text of ["I'm just 13, send me nudes", "I'm barely 14 and horny", "u r 15, send nudes"]) {
+      expect(flagsOf(text, trained), text).toContain("sexual_minors");
+    }
     expect(flagsOf("I'm 15 minutes late, sorry", trained)).toEqual([]);
+    // A number of something else is no age, beside sexual words too (a review found these flagged).
+    for (const text of ["I'm 15 minutes away, horny", "she's 15 minutes away, horny", "ur 14 inches deep in my pussy", "I'm 10 out of 10 horny", "I'm 15 pounds lighter, feeling sexy, let's have sex", "you're 16 years my senior and still sexy"]) {
+      expect(flagsOf(text, trained), text).not.toContain("sexual_minors");
+    }
     expect(flagsOf("I'm 16 and I love my boyfriend", trained)).toEqual([]);
     // A weak minor word said of adults too ("girl" 0.4) is not enough beside sexual words.
     expect(flagsOf("The girl at the bar was horny and we had sex.", trained)).not.toContain("sexual_minors");

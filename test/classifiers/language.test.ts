@@ -57,6 +57,8 @@ describe("language reading", () => {
       ["Hello everyone, good morning. Je vais te tuer ce soir. See you all then.", "fr"],
       ["Voy a matarte esta noche. Have a nice day.", "es"],
       ["I love this place. Je vais te tuer demain soir sale con.", "fr"],
+      // Chat often has no final stop (a review's finding).
+      ["I will find you. Je vais te tuer ce soir", "fr"],
     ]) expect(readLanguage(text!, EN).uncovered?.language, text).toBe(language);
   });
 

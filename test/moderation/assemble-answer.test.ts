@@ -16,6 +16,16 @@ describe("assembleAnswer: what the combined layer says it did not read", () => {
     expect(answer.combined?.categories.harassment?.score).toBe(0.2);
   });
 
+  it("reads what the embedded model left unread, also where a guard model then judged the item", () => {
+    // The guard judged item 0 whole, so its result has no not_evaluated; the combined layer is the
+    // embedded model's alone and did not read the French.
+    const judgedByGuard = textItemResult(0, scored(0.9, true), "m");
+    const answer = assembleAnswer("modr_t", "m", [judgedByGuard, textItemResult(1, scored(0.1), "m")], scored(0.2), [{ reason: "unsupported_language", language: "fr" }, undefined]);
+    expect(answer.notEvaluated).toBeUndefined();
+    expect(answer.combined?.notEvaluated).toEqual({ reason: "partly_unsupported_language", language: "fr" });
+    expect(assembleAnswer("modr_t", "m", [judgedByGuard], scored(0.2), [undefined]).combined?.notEvaluated).toBeUndefined();
+  });
+
   it("keeps the combined layer's own reading, and adds nothing when every item was evaluated", () => {
     const own: Verdict = { categories: {}, explanations: {}, language: "es", notEvaluated: { reason: "unsupported_language", language: "es" } };
     const partly: Verdict = { ...scored(0.3), notEvaluated: { reason: "partly_unsupported_language", language: "fr" } };

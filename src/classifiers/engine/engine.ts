@@ -1,6 +1,6 @@
 import { CATEGORY_IDS, type CategoryId } from "../categories.js";
 import type { CategoryVerdict, EvidenceSpan, TextClassifier, Verdict } from "../classifier.js";
-import { aboutImagery, aimedAtReader, combinePhrases, declaredSelfHarm, precededDirectlyBy, notFoldedLookalike, declaredThreats, dropHyperbole, dropNegated, followedBy, notAboutWriter, notNounSense, notOfGroup, notOfThing, notReflexiveIdiom, evidenceScore, getLexicons, groupClaims, notCutsOf, notInGame, outside, strongestHit, type LexiconHit } from "../rules/lexicon/index.js";
+import { aboutImagery, aimedAtReader, combinePhrases, declaredSelfHarm, precededDirectlyBy, notCounting, notFoldedLookalike, declaredThreats, dropHyperbole, dropNegated, followedBy, notAboutWriter, notNounSense, notOfGroup, notOfThing, notReflexiveIdiom, evidenceScore, getLexicons, groupClaims, notCutsOf, notInGame, outside, strongestHit, type LexiconHit } from "../rules/lexicon/index.js";
 import { normalizeText, type NormalizedText } from "../normalize/normalize.js";
 import { featuresOfTokens, featurize, firstTokenAtOrAfter, tokenFeaturesOf, tokenize, type Token, type TokenFeatures } from "../model/features.js";
 import type { ModelFile } from "../model/model-file.js";
@@ -196,7 +196,8 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
       sexual: outside(lex.sexual.scan(norm.text, tokens, words), everydayNudity),
       graphicViolence: lex.graphicViolence.scan(norm.text, tokens, words),
       // "ten" folds onto "teen" (repeated letters collapse): the caller's spelling decides.
-      minors: notFoldedLookalike(lex.minors.scan(norm.text, tokens, words), (h) => original()(norm.start[h.start]!, norm.end[h.end - 1]!)),
+      // Nor is a number of minutes or inches an age ("I'm 15 minutes away").
+      minors: notCounting(tokens, words, notFoldedLookalike(lex.minors.scan(norm.text, tokens, words), (h) => original()(norm.start[h.start]!, norm.end[h.end - 1]!))),
       // Not a noun ("in the end you ...", "the hurt you caused"), nor said of a game ("I'll kill you in this match").
       threats: notInGame(norm.text, tokens, words, notNounSense(norm.text, tokens, words, lex.threats.scan(norm.text, tokens, words))),
       declaredThreats: [] as LexiconHit[],

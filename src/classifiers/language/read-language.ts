@@ -118,11 +118,18 @@ function segmentsOf(text: string, covered: ReadonlySet<string>): Piece[] {
     rest = "";
   }
   if (foreign !== "") out.push({ text: foreign });
-  rest = pending + rest;
   if (rest !== "") {
     const last = out.at(-1);
-    if (rest.length >= SEGMENT_CHARS || !last) out.push({ text: rest });
-    else out[out.length - 1] = { text: last.text + rest, anchor: last.anchor ?? [0, last.text.length] };
+    const joined = pending + rest;
+    // A last sentence with no full stop after a short one ("I will find you. Je vais te tuer") is
+    // that short one's anchor, as one with a stop is.
+    if (rest.length >= SEGMENT_CHARS) out.push(pending !== "" ? { text: joined, anchor: [pending.length, joined.length] } : { text: joined });
+    else if (joined.length >= SEGMENT_CHARS || !last) out.push({ text: joined });
+    else out[out.length - 1] = { text: last.text + joined, anchor: last.anchor ?? [0, last.text.length] };
+  } else if (pending !== "") {
+    const last = out.at(-1);
+    if (!last) out.push({ text: pending });
+    else out[out.length - 1] = { text: last.text + pending, anchor: last.anchor ?? [0, last.text.length] };
   }
   // Runs of another script apart, and a text without sentence ends in fixed-size pieces; a piece
   // so cut keeps no anchor.
@@ -267,13 +274,16 @@ export function readLanguage(text: string, covered: ReadonlySet<string>, picker:
   // Full-width and other compatibility forms of Latin letters are the letters ("ｙｏｕ ｓｔｕｐｉｄ
   // ｉｄｉｏｔ" read as Japanese, so only the model's flags were kept), as the model reads them.
   if (!ASCII_ONLY.test(text)) text = text.normalize("NFKC");
-  for (const s of segmentsOf(text, covered).flatMap((piece) => readPiece(piece, covered, picker))) {
-    total += s.letters;
-    if (s.kind === "unknown") continue;
-    const entry = byLanguage.get(s.language) ?? { letters: 0, uncovered: s.kind === "uncovered" };
-    entry.letters += s.letters;
-    byLanguage.set(s.language, entry);
-    if (s.kind === "uncovered" && (uncoveredSoFar += s.letters) >= (half ??= countLetters(text) / 2)) break;
+  // Pieces are read one at a time, so the reading can stop at half.
+  reading: for (const piece of segmentsOf(text, covered)) {
+    for (const s of readPiece(piece, covered, picker)) {
+      total += s.letters;
+      if (s.kind === "unknown") continue;
+      const entry = byLanguage.get(s.language) ?? { letters: 0, uncovered: s.kind === "uncovered" };
+      entry.letters += s.letters;
+      byLanguage.set(s.language, entry);
+      if (s.kind === "uncovered" && (uncoveredSoFar += s.letters) >= (half ??= countLetters(text) / 2)) break reading;
+    }
   }
   let main = UNDETERMINED;
   let mainLetters = 0;

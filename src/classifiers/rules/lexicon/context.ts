@@ -228,6 +228,22 @@ export function notOfThing(tokens: readonly Token[], words: readonly string[], h
   return hits.filter((h) => !THINGS.has(words[firstTokenAtOrAfter(tokens, h.end)] ?? ""));
 }
 
+/**
+ * Words after a number that count something other than years of age: "I'm 15 minutes away",
+ * "ur 14 inches", "I'm 10 out of 10" are no minor's age ("15 years old" is its own term).
+ */
+const COUNTED = norm(new Set([
+  "minute", "minutes", "min", "mins", "hour", "hours", "hr", "hrs", "second", "seconds", "sec", "secs", "day", "days",
+  "week", "weeks", "month", "months", "year", "years", "yr", "yrs", "inch", "inches", "foot", "feet", "ft", "cm", "mm",
+  "meter", "meters", "metre", "metres", "mile", "miles", "km", "kilo", "kilos", "kg", "pound", "pounds", "lb", "lbs",
+  "stone", "percent", "points", "pts", "times", "bucks", "dollars", "grand", "out", "more", "less", "away", "hundred", "thousand",
+]));
+
+/** Drops minor hits followed by a word that counts something else (COUNTED). */
+export function notCounting(tokens: readonly Token[], words: readonly string[], hits: readonly LexiconHit[]): LexiconHit[] {
+  return hits.filter((h) => !COUNTED.has(words[firstTokenAtOrAfter(tokens, h.end)] ?? ""));
+}
+
 /** How far before an insult (words, same sentence) a group named as its subject is looked for. */
 const GROUP_SUBJECT_REACH = 6;
 

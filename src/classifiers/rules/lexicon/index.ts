@@ -5,7 +5,7 @@ import { CONSPIRACY_PREDICATES, DEHUMANISING_PREDICATES, EXTERMINATION_PREDICATE
 import { GRAPHIC_VIOLENCE, MINOR_INDICATORS, NUDITY, SEXUAL_ACTS, SEXUAL_EXPLICIT, THREATS } from "./terms.js";
 
 export { compileTermList, evidenceScore, scanText, strongestHit, type CompiledTermList, type LexiconHit } from "./lexicon.js";
-export { aboutImagery, aimedAtReader, combinePhrases, declaredSelfHarm, precededDirectlyBy, normalizedCues, notFoldedLookalike, declaredThreats, dropNegated, followedBy, notAboutWriter, notCutsOf, notInGame, notNounSense, notOfGroup, notOfThing, notReflexiveIdiom, statedPhrases } from "./context.js";
+export { aboutImagery, aimedAtReader, combinePhrases, declaredSelfHarm, precededDirectlyBy, normalizedCues, notFoldedLookalike, declaredThreats, dropNegated, followedBy, notAboutWriter, notCutsOf, notCounting, notInGame, notNounSense, notOfGroup, notOfThing, notReflexiveIdiom, statedPhrases } from "./context.js";
 export { dropHyperbole, groupStartTokens, hasQuotation, imagePromptWords, negatedClaims, outside } from "./framing.js";
 export { groupClaims } from "./group-claims.js";
 export { SUPPORT_MAX_WORDS, supportiveFrame } from "./supportive-claims.js";

@@ -85,7 +85,7 @@ function minorAges(): Record<string, number> {
   const people = ["he's", "she's", "he is", "she is", "i'm", "im", "i am", "you're", "youre", "you are", "ur"];
   words.slice(9).forEach((word, i) => {
     for (const n of [String(i + 10), word]) {
-      for (const who of [...people, ...people.map((p) => `${p} only`)]) {
+      for (const who of [...people, "u r", ...["only", "just", "barely", "almost", "nearly"].flatMap((q) => people.map((p) => `${p} ${q}`))]) {
         ages[`${who} ${n}`] = 0.6;
       }
     }
