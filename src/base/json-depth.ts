@@ -37,7 +37,7 @@ export function nestsDeeperThan(bytes: Uint8Array, max = MAX_JSON_DEPTH): boolea
 }
 
 /** Index of the quote that closes the string opened at `open`, or -1 when it is never closed. */
-function closingQuote(bytes: Uint8Array, open: number): number {
+export function closingQuote(bytes: Uint8Array, open: number): number {
   let at = open;
   for (;;) {
     at = bytes.indexOf(QUOTE, at + 1);

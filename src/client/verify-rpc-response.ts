@@ -72,12 +72,13 @@ export async function verifyConnectResult<I extends DescMessage, O extends DescM
   const { method, request, result, ...options } = input;
   const requestBytes = canonicalMessageBytes(method.input, request);
   if ("error" in result) {
-    return verifyRpcResponse({
-      ...options,
-      requestBytes,
-      outcome: { ok: false, code: result.error.code, message: result.error.rawMessage },
-      metadata: result.error.metadata,
-    });
+    const outcome = { ok: false as const, code: result.error.code, message: result.error.rawMessage };
+    const bound = await verifyRpcResponse({ ...options, requestBytes, outcome, metadata: result.error.metadata });
+    if (bound.valid) return bound;
+    // An error made before the request was decoded (no live key, a body too large, too many items)
+    // is bound to an empty request (docs/signing.md): the caller cannot tell which from the code.
+    const early = await verifyRpcResponse({ ...options, requestBytes: new Uint8Array(), outcome, metadata: result.error.metadata });
+    return early.valid ? early : bound;
   }
   const metadata = new Headers(result.header);
   result.trailer?.forEach((value, name) => metadata.append(name, value));

@@ -1,7 +1,11 @@
 import { isUtf8 } from "node:buffer";
 import { InputItemSchema, ModerateRequestSchema, type InputItem, type ModerateRequest } from "../../gen/moderation/v1/moderation_pb.js";
-import { MAX_JSON_DEPTH, nestsDeeperThan } from "../base/json-depth.js";
+import { MAX_JSON_DEPTH } from "../base/json-depth.js";
+import { firstDuplicateKey } from "../base/json-duplicate-keys.js";
+import { MAX_JSON_VALUES, outlineJson } from "../base/json-outline.js";
+import { MAX_ITEMS } from "../base/limits.js";
 import { ApiError } from "../errors/api-error.js";
+import { tooManyItems } from "../moderation/validate-request.js";
 
 const TOP_LEVEL_FIELDS = new Set(["input", "analyze_images", "text_provider_mode"]);
 const ITEM_FIELDS = new Set(["type", "text", "base64"]);
@@ -55,17 +59,33 @@ function decodeUtf8(bytes: Uint8Array): string {
 }
 
 /**
- * A JSON route's body as a JSON value, or invalid_request: nested deeper than any request needs
- * (json-depth.ts, refused before it is parsed), not UTF-8, or not JSON. Shared by /v1/moderate and
- * /v1/moderations, which then check their own shapes.
+ * A JSON route's body as a JSON value. Shared by /v1/moderate and /v1/moderations, which then
+ * check their own shapes. Refused, in this order:
+ *  - too_many_items: an "input" list of more than MAX_ITEMS entries, counted before parsing
+ *    (json-outline.ts), in the words the shared validator uses once it is parsed;
+ *  - invalid_request, before parsing: nested deeper than any request needs (json-depth.ts), or
+ *    more values than any request holds (MAX_JSON_VALUES);
+ *  - invalid_request: not UTF-8, not JSON, or an object holding a key twice (json-duplicate-keys.ts:
+ *    JSON.parse would keep the last, another reader of the signed bytes the first).
  */
 export function parseJsonBody(bytes: Uint8Array): unknown {
-  if (nestsDeeperThan(bytes)) throw new ApiError("invalid_request", `The request body nests JSON more than ${MAX_JSON_DEPTH} levels deep.`);
+  const outline = outlineJson(bytes, "input");
+  if (outline.listLength !== undefined && outline.listLength > MAX_ITEMS) throw tooManyItems(outline.listLength);
+  if (outline.depth > MAX_JSON_DEPTH) throw new ApiError("invalid_request", `The request body nests JSON more than ${MAX_JSON_DEPTH} levels deep.`);
+  if (outline.values > MAX_JSON_VALUES) {
+    throw new ApiError("invalid_request", `The request body holds more than ${MAX_JSON_VALUES} JSON values (object members and array elements), far more than any request needs.`);
+  }
+  let body: unknown;
   try {
-    return JSON.parse(decodeUtf8(bytes));
+    body = JSON.parse(decodeUtf8(bytes));
   } catch {
     throw new ApiError("invalid_request", "The request body is not valid JSON.");
   }
+  const duplicate = firstDuplicateKey(bytes);
+  if (duplicate !== undefined) {
+    throw new ApiError("invalid_request", `The request body has a duplicate object key "${truncate(duplicate)}": a key may appear only once in a JSON object.`);
+  }
+  return body;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

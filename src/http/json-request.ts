@@ -19,7 +19,9 @@ import { limitBodyArrival } from "../base/body-arrival.js";
  *      bytes; without a live key at most 64 KiB of it is held (a longer one is signed as no body);
  *   3. the key (looked up before the body is read): without a live one nothing is parsed, and the
  *      chain refuses the call (401);
- *   4. parsing, for a live key only; a problem is raised inside the chain, after auth (400).
+ *   4. the rate limit, charged here for the chain to apply (interceptors/rate-limit-ahead.ts): an
+ *      account over it gets its 429 without its body parsed;
+ *   5. parsing; a problem is raised inside the chain, after auth and the rate limit (400).
  * The 415 and 413 refusals are answered at once, outside the chain: they say only what the route accepts.
  */
 
@@ -64,27 +66,30 @@ function declaredLength(request: FastifyRequest): number | undefined {
 /** A live-key check (interceptors/auth.ts createApiKeyCheck): a boolean at once when the key is cached. */
 type LiveKeyCheck = (header: { get(name: string): string | null }, values: ContextValues) => boolean | Promise<boolean>;
 
-/** What steps 1 to 4 leave for a JSON route to answer. */
+/** Charges a live key's call to its account (createRateLimitAhead's charge): false when it is refused. */
+type RateLimitCharge = (values: ContextValues) => boolean | Promise<boolean>;
+
+/** What steps 1 to 5 leave for a JSON route to answer. */
 export interface JsonRequestIntake<T> {
   /** The body as received; undefined when it was not read (too large). Every answer is signed over it. */
   requestBody: Uint8Array | undefined;
   /** Step 1 or 2 refused the request: answer it at once, outside the chain, in the route's error shape. */
   early?: ApiError;
-  /** The parsed body, for a live key and a body that parsed. */
+  /** The parsed body, for a live key within its rate limit and a body that parsed. */
   parsed?: T;
-  /** A body problem to raise inside the chain, after auth (step 4). */
+  /** A body problem to raise inside the chain, after auth and the rate limit (step 5). */
   bodyError?: ApiError;
 }
 
 /**
- * Steps 1 to 4 for both JSON routes. Returns undefined when the caller hung up (nobody is left
+ * Steps 1 to 5 for both JSON routes. Returns undefined when the caller hung up (nobody is left
  * to answer). An early refusal is noted for the request log, and a body left unread closes an
  * HTTP/1.1 connection: no other request can follow it there.
  */
 export async function takeJsonRequest<T>(
   request: FastifyRequest,
   reply: FastifyReply,
-  auth: { hasLiveKey: LiveKeyCheck; contextValues: ContextValues; heldBodies: HeldBodies },
+  auth: { hasLiveKey: LiveKeyCheck; chargeRateLimit: RateLimitCharge; contextValues: ContextValues; heldBodies: HeldBodies },
   parse: (bytes: Uint8Array) => T,
 ): Promise<JsonRequestIntake<T> | undefined> {
   const refusal = unsupportedBody(request);
@@ -103,7 +108,8 @@ export async function takeJsonRequest<T>(
         throw error;
       }))!;
       intake.requestBody = bytes;
-      intake.parsed = parse(bytes);
+      const allowed = auth.chargeRateLimit(auth.contextValues);
+      if (allowed === true || (allowed !== false && (await allowed))) intake.parsed = parse(bytes);
     } else {
       // Without a live key the body is read to its end, so the caller can read its refusal (an
       // answer sent mid-upload, with the connection closed, reached many clients as a broken pipe),

@@ -2,6 +2,8 @@ import { create } from "@bufbuild/protobuf";
 import { createContextValues, type Interceptor } from "@connectrpc/connect";
 import type { FastifyInstance } from "fastify";
 import { ModerateRequestSchema, ModerationService } from "../../gen/moderation/v1/moderation_pb.js";
+import { rateLimitDepsOf } from "../interceptors/chain.js";
+import { createRateLimitAhead } from "../interceptors/rate-limit-ahead.js";
 import type { AppContext } from "../app/app-context.js";
 import { createApiKeyCheck } from "../interceptors/auth.js";
 import { signatureBindingKey, transportKey } from "../interceptors/context-keys.js";
@@ -20,20 +22,22 @@ const method = ModerationService.method.moderate;
  * request goes through the same interceptor chain (auth, rate limit, signing, metering) and
  * the same service method as Connect and gRPC. Problems with the body itself (type, size,
  * JSON) are raised inside the chain, so they are authenticated and signed like any answer,
- * and the body is parsed only once the API key is known to be live.
+ * and the body is parsed only once the API key is known to be live and its account within its
+ * rate limit.
  */
 export function registerJsonRoute(app: FastifyInstance, ctx: AppContext, interceptors: Interceptor[]): void {
   const service = createModerationServiceImpl(ctx);
   const invoke = createChainInvoker({ service: ModerationService, method, impl: service.moderate!, interceptors });
   const hasLiveKey = createApiKeyCheck(ctx.accounts);
+  const chargeRateLimit = createRateLimitAhead(rateLimitDepsOf(ctx)).charge;
   app.register(async (scope) => {
     // Read the body ourselves: the chain must run even when the body is unacceptable.
     passBodiesThrough(scope);
 
     scope.post("/v1/moderate", async (request, reply) => {
       const contextValues = createContextValues().set(transportKey, "json");
-      // Steps 1 to 4 in their documented order (json-request.ts); decode only for a live key.
-      const intake = await takeJsonRequest(request, reply, { hasLiveKey, contextValues, heldBodies: ctx.heldBodies }, parseModerateJson);
+      // Steps 1 to 5 in their documented order (json-request.ts); parse only for a live key within its rate limit.
+      const intake = await takeJsonRequest(request, reply, { hasLiveKey, chargeRateLimit, contextValues, heldBodies: ctx.heldBodies }, parseModerateJson);
       if (!intake) return reply.hijack();
       const { requestBody, bodyError } = intake;
       if (requestBody) contextValues.set(signatureBindingKey, { form: "json", requestBody });

@@ -7,6 +7,8 @@ import { createErrorMappingInterceptor } from "./error-mapping.js";
 import { createSigningInterceptor } from "./signing.js";
 import { createRateLimitInterceptor } from "./rate-limit.js";
 import { createMeteringInterceptor } from "./metering.js";
+import { createDeferredBodyRefusalInterceptor } from "./deferred-body-refusal.js";
+import type { RateLimitAheadDeps } from "./rate-limit-ahead.js";
 
 /**
  * The one interceptor chain every protocol runs, the JSON route included. First is
@@ -18,7 +20,9 @@ import { createMeteringInterceptor } from "./metering.js";
  *   3. deadline      — answers deadline_exceeded when the caller's grpc-timeout / connect-timeout-ms passes;
  *   4. auth          — resolves X-API-Key to an account;
  *   5. rate limit    — per account, so it needs auth's answer;
- *   6. metering      — counts only requests that were let through.
+ *   6. metering      — counts only requests that were let through;
+ *   7. deferred body refusal — a problem the body guard found without decoding (too many items),
+ *                        raised after the rate limit, as the handler's own check would be.
  * None changes an answer message in place: the JSON route and the signing interceptor may use
  * a signature a compute worker made ahead for that very message (src/signing/signed-ahead.ts).
  */
@@ -29,7 +33,13 @@ export function createInterceptorChain(ctx: AppContext): Interceptor[] {
     createErrorMappingInterceptor(ctx.log),
     createDeadlineInterceptor(),
     createAuthInterceptor({ accounts: ctx.accounts, onKeyUsed: ctx.keyUsage.record }),
-    createRateLimitInterceptor({ limiter: ctx.rateLimiter, failureMode: ctx.config.rateLimit.failureMode, log: ctx.log, onUncounted: ctx.metrics.rateLimitUncounted }),
+    createRateLimitInterceptor({ ...rateLimitDepsOf(ctx), onUncounted: ctx.metrics.rateLimitUncounted }),
     createMeteringInterceptor({ meter: ctx.meter }),
+    createDeferredBodyRefusalInterceptor(),
   ];
+}
+
+/** The limiter and its settings, for the interceptor and for the transports that ask it ahead (rate-limit-ahead.ts). */
+export function rateLimitDepsOf(ctx: AppContext): RateLimitAheadDeps {
+  return { limiter: ctx.rateLimiter, failureMode: ctx.config.rateLimit.failureMode, log: ctx.log };
 }

@@ -1,5 +1,6 @@
 import { createContextKey } from "@connectrpc/connect";
 import type { Caller } from "../accounts/account-store.js";
+import type { ApiError } from "../errors/api-error.js";
 import type { SignatureBinding } from "../workers/worker-answers.js";
 
 /** The authenticated caller, set by the auth interceptor; undefined on public methods. */
@@ -21,6 +22,13 @@ export const signatureBindingKey = createContextKey<SignatureBinding | undefined
  * Connect itself parsed only an empty placeholder. decoded-request.ts hands it to the chain.
  */
 export const decodedRequestKey = createContextKey<object | undefined>(undefined, { description: "request decoded by the body guard" });
+
+/**
+ * A problem with the request that the body guard found without decoding it (more items than a
+ * request may hold, src/rpc/guard-request-body.ts), for deferred-body-refusal.ts to raise inside the
+ * chain: after auth and the rate limit, as the handler's own validation would have raised it.
+ */
+export const deferredBodyRefusalKey = createContextKey<ApiError | undefined>(undefined, { description: "body refused before decoding" });
 
 /**
  * Tells the listener that no live key is behind this call (not live, or a public method), so that

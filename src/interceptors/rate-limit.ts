@@ -6,6 +6,7 @@ import type { RateLimitFailureMode } from "../rate-limit/read-rate-limit-config.
 import { decideRateLimit, rateLimitExceeded } from "../rate-limit/decide-rate-limit.js";
 import { RATE_LIMIT_WINDOW_MS, type RateLimiter } from "../rate-limit/rate-limiter.js";
 import { callerKey } from "./context-keys.js";
+import { decidedAhead } from "./rate-limit-ahead.js";
 
 interface RateLimitInterceptorDeps {
   limiter: RateLimiter;
@@ -32,7 +33,12 @@ export function createRateLimitInterceptor(deps: RateLimitInterceptorDeps): Inte
       });
     }
 
-    const decision = deps.limiter.consumeNow ? deps.limiter.consumeNow(caller.accountId, limit) : await decideRateLimit(deps, caller.accountId, limit);
+    // Taken by the transport before it parsed the body (rate-limit-ahead.ts): applied, not taken twice.
+    const ahead = decidedAhead(req.contextValues, caller.accountId);
+    if (ahead && "failure" in ahead) throw ahead.failure;
+    const decision = ahead
+      ? ahead.decision
+      : deps.limiter.consumeNow ? deps.limiter.consumeNow(caller.accountId, limit) : await decideRateLimit(deps, caller.accountId, limit);
     if (!decision) deps.onUncounted?.();
     const headers = decision ? formatRateLimitHeaders(decision) : formatPolicyHeaders(limit, RATE_LIMIT_WINDOW_MS);
     if (decision && !decision.allowed) throw rateLimitExceeded(limit, decision);

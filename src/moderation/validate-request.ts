@@ -12,9 +12,7 @@ export function validateModerateRequest(request: ModerateRequest): ValidItem[] {
   if (request.input.length === 0) {
     throw new ApiError("invalid_request", "The request must hold at least one input item in \"input\".");
   }
-  if (request.input.length > MAX_ITEMS) {
-    throw new ApiError("too_many_items", `A request may hold at most ${MAX_ITEMS} input items; this one holds ${request.input.length}.`);
-  }
+  if (request.input.length > MAX_ITEMS) throw tooManyItems(request.input.length);
   return request.input.map((item, index): ValidItem => {
     if (item.type === "text") {
       if (item.base64 !== "") throw new ApiError("invalid_request", `input[${index}] is a text item and must not carry "base64".`);
@@ -33,6 +31,14 @@ export function validateModerateRequest(request: ModerateRequest): ValidItem[] {
     const shown = item.type === "" ? "missing" : `"${item.type.slice(0, 40)}"`;
     throw new ApiError("invalid_request", `input[${index}].type is ${shown}; it must be "text" or "image".`);
   });
+}
+
+/**
+ * The refusal of a request of `count` items, past MAX_ITEMS; also raised by the routes that count
+ * items before parsing a body (http/json-body.ts, rpc/guard-request-body.ts), in the same words.
+ */
+export function tooManyItems(count: number): ApiError {
+  return new ApiError("too_many_items", `A request may hold at most ${MAX_ITEMS} input items; this one holds ${count}.`);
 }
 
 /** Counts code points, stopping early once `stopAt` is reached (texts can be huge). */

@@ -91,11 +91,8 @@ export function unwrapMessage(body: Uint8Array, format: BodyFormat, encoding: st
   return { ok: true, bytes: body.subarray(5), compressed: flagged };
 }
 
-type Decoded<Desc extends DescMessage> =
-  | { ok: true; message: MessageShape<Desc> }
-  /** `inflatedPast`: the limit the inflated message passed (below `limit` when the ratio cap applied). */
-  | { ok: false; tooLarge: true; inflatedPast: number }
-  | { ok: false; tooLarge: false; reason: string };
+/** A message's bytes once inflated; or why not: too large (`inflatedPast`: the limit it passed, below `limit` when the ratio cap applied), or not valid compressed data. */
+type Inflated = { ok: true; bytes: Uint8Array } | { ok: false; tooLarge: true; inflatedPast: number } | { ok: false; tooLarge: false; reason: string };
 
 /**
  * How far a compressed message may inflate: within `limit`, and past MIN_INFLATE_CAP no more
@@ -112,14 +109,11 @@ function inflateCap(compressedBytes: number, limit: number): number {
 }
 
 /**
- * Inflates (within `limit` bytes and the ratio cap) and decodes one request message, with Connect's default
- * options, so this accepts exactly what Connect would: the body guard does it in Connect's
- * place, once, after auth (guard-request-body.ts). With `strictJson`, JSON with a field the
- * message does not have is refused instead of ignored.
+ * Inflates one request message (`encoding` undefined: it came uncompressed) within `limit` bytes
+ * and the ratio cap, as Connect would (the body guard does it in Connect's place, once, after auth:
+ * guard-request-body.ts).
  */
-export async function decodeMessage<Desc extends DescMessage>(
-  schema: Desc, format: BodyFormat, message: Uint8Array, encoding: string | undefined, limit: number, strictJson = false,
-): Promise<Decoded<Desc>> {
+export async function inflateMessage(message: Uint8Array, encoding: string | undefined, limit: number): Promise<Inflated> {
   let bytes = message;
   if (encoding !== undefined && bytes.byteLength > 0) {
     const cap = inflateCap(bytes.byteLength, limit);
@@ -131,15 +125,26 @@ export async function decodeMessage<Desc extends DescMessage>(
     }
   }
   if (bytes.byteLength > limit) return { ok: false, tooLarge: true, inflatedPast: limit };
+  return { ok: true, bytes };
+}
+
+/**
+ * Decodes one inflated request message with Connect's default options, so this accepts exactly
+ * what Connect would. With `strictJson`, JSON with a field the message does not have is refused
+ * instead of ignored.
+ */
+export function decodeMessage<Desc extends DescMessage>(
+  schema: Desc, format: BodyFormat, bytes: Uint8Array, strictJson = false,
+): { ok: true; message: MessageShape<Desc> } | { ok: false; reason: string } {
   // JSON.parse would build every level first (about 20 s for 70 MB of "[").
-  if (format.json && nestsDeeperThan(bytes)) return { ok: false, tooLarge: false, reason: `the JSON nests more than ${MAX_JSON_DEPTH} levels deep` };
+  if (format.json && nestsDeeperThan(bytes)) return { ok: false, reason: `the JSON nests more than ${MAX_JSON_DEPTH} levels deep` };
   try {
     const decoded = format.json
       ? fromJsonString(schema, new TextDecoder().decode(bytes), { ignoreUnknownFields: !strictJson })
       : fromBinary(schema, bytes);
     return { ok: true, message: decoded };
   } catch (error) {
-    return { ok: false, tooLarge: false, reason: error instanceof Error ? error.message : String(error) };
+    return { ok: false, reason: error instanceof Error ? error.message : String(error) };
   }
 }
 

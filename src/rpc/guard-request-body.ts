@@ -1,28 +1,30 @@
 import type { BodyHold, HeldBodies } from "../base/held-bodies.js";
 import { heldBodiesRefusal } from "../errors/held-bodies-refusal.js";
 import type { DescMethod, DescService } from "@bufbuild/protobuf";
-import { UNAUTHENTICATED_BODY_KEEP } from "../base/limits.js";
+import { MAX_ITEMS } from "../base/limits.js";
 import { knownWithoutLiveKey, liveCallerOf } from "../interceptors/auth.js";
 import { type DeadlineHeader, endlessTimeout, expectedTimeoutSyntax, malformedTimeout } from "../interceptors/deadline-header.js";
 import { createContextValues, type ConnectError, type ConnectRouter, type ContextValues } from "@connectrpc/connect";
 import type { UniversalHandler, UniversalServerRequest } from "@connectrpc/connect/protocol";
 import { ApiError, ERROR_CODE_HEADER, toConnectError } from "../errors/api-error.js";
 import { observationKey } from "../observability/request-observation.js";
-import { decodedRequestKey, untrustedArrivalKey } from "../interceptors/context-keys.js";
+import { decodedRequestKey, deferredBodyRefusalKey, untrustedArrivalKey } from "../interceptors/context-keys.js";
+import { tooManyItems } from "../moderation/validate-request.js";
 import { signConnectError } from "../signing/sign-outcome.js";
 import type { Signer } from "../signing/signer.js";
-import { bodyEncoding, bodyFormat, encodingHeader, decodeMessage, emptyMessageBody, isSupportedEncoding, MAX_INFLATION_RATIO, SUPPORTED_ENCODINGS, unwrapMessage, withCanonicalEncoding, type BodyFormat } from "./decode-check.js";
+import { bodyEncoding, bodyFormat, encodingHeader, decodeMessage, emptyMessageBody, inflateMessage, isSupportedEncoding, MAX_INFLATION_RATIO, SUPPORTED_ENCODINGS, unwrapMessage, withCanonicalEncoding, type BodyFormat } from "./decode-check.js";
+import { countInputItems } from "./count-input-items.js";
 
 /** Most bytes a method callable without an API key reads or inflates (its messages are tiny). */
 export const PUBLIC_BODY_LIMIT = 64 * 1024;
 const PUBLIC_LIMIT: BodyLimit = { bytes: PUBLIC_BODY_LIMIT, why: "" };
 
 /**
- * A call without a live key has at most this much of its body held (the JSON routes' bound too),
- * and is never inflated; it is decoded only when it came uncompressed and whole within this: then,
- * and only then, its refusal's signature is bound to the request (else to an empty one, as a 413's is).
+ * A message larger than this is decoded only once the account is known not to be over its rate
+ * limit (asked without charging: rate-limit-ahead.ts). A smaller one is decoded first, as before:
+ * asking the limiter twice (a Redis round trip) would cost such a call more than decoding it.
  */
-const REFUSAL_DECODE_LIMIT = UNAUTHENTICATED_BODY_KEEP;
+const RATE_LIMIT_FIRST_BYTES = 64 * 1024;
 
 /** Most bytes a method's body may have, as sent and once inflated, and why it may be that large. */
 export interface BodyLimit {
@@ -41,6 +43,8 @@ interface RequestBodyGuardDeps {
   needsApiKey: (method: DescMethod) => boolean;
   /** Whether the call presents a live key (the auth interceptor then refuses the others, with the right code). */
   hasLiveKey: (header: Headers, values: ContextValues) => boolean | Promise<boolean>;
+  /** Whether the live caller's account is over its rate limit, asked without charging; a yes is kept for the interceptor to answer. */
+  isOverRateLimit: (values: ContextValues) => boolean | Promise<boolean>;
   /** The process's bound on held request bodies (base/held-bodies.ts). */
   heldBodies: HeldBodies;
   /** Methods whose JSON bodies may not hold unknown fields (Connect ignores them by default). */
@@ -52,12 +56,16 @@ interface RequestBodyGuardDeps {
  * For the unary methods of `decodedServices`, the guard reads, inflates and decodes the body
  * itself, in this order, each step only if the one before passed:
  *   1. the bytes as sent, within the limit (a gRPC envelope announcing more is refused at once);
- *      without a live key (looked up first, from the headers) at most 64 KiB of them are held;
- *   2. the API key (`hasLiveKey`): without a live one nothing is inflated or decoded, and the
- *      interceptor chain refuses the call with missing_api_key / invalid_api_key;
- *   3. the framing (one gRPC message, nothing after it), inflating within the limit and a ratio
- *      cap (decode-check.ts; it stops there, never allocating the limit), and decoding, once:
- *      Connect is handed an empty placeholder message and the chain gets the decoded one
+ *      without a live key (looked up first, from the headers) none of them are held;
+ *   2. the API key (`hasLiveKey`): without a live one nothing is held, inflated or decoded, and
+ *      the interceptor chain refuses the call with missing_api_key / invalid_api_key, signed over
+ *      an empty request (no work is done for a caller before it is authenticated);
+ *   3. the framing (one gRPC message, nothing after it); for a message over 64 KiB, the rate
+ *      limit (an account over it gets its 429 from the chain, the message never inflated or
+ *      decoded); inflating within the limit and a ratio cap (decode-check.ts; it stops there,
+ *      never allocating the limit); counting the input items without decoding (more than ten:
+ *      too_many_items from the chain, after the rate limit, as the handler would); and decoding,
+ *      once: Connect is handed an empty placeholder message and the chain gets the decoded one
  *      (decoded-request.ts).
  * Other handlers (reflection, streams) get the byte limit, and Connect decodes for them.
  * Every handler gets a malformed grpc-timeout / connect-timeout-ms refused.
@@ -104,7 +112,7 @@ function guard(handler: UniversalHandler, deps: RequestBodyGuardDeps): Universal
       // (unless the store could not say: such a call is refused storage_unavailable, retryable).
       if (!authenticated && knownWithoutLiveKey(contextValues)) contextValues.get(untrustedArrivalKey)();
       // Without a live key the body is still read to its end (an answer sent mid-upload reached many
-      // clients as a broken pipe), but at most REFUSAL_DECODE_LIMIT bytes of it are held.
+      // clients as a broken pipe), but none of it is held, and nothing decoded.
       // A live key's body is held until the call ends (the request's signal, aborted then); public
       // methods' small bodies are not counted, so callers without a key cannot fill the bound.
       const caller = authenticated ? liveCallerOf(contextValues) : undefined;
@@ -114,11 +122,11 @@ function guard(handler: UniversalHandler, deps: RequestBodyGuardDeps): Universal
         if (request.signal.aborted) hold.release();
       }
       // A read that fails gives its bytes back at once: on HTTP/2 the stream may outlive the answer.
-      const bytes = await readWithin(request, limit, format.enveloped, deps, authenticated ? undefined : REFUSAL_DECODE_LIMIT, hold).catch((error: unknown) => {
+      const bytes = await readWithin(request, limit, format.enveloped, deps, authenticated ? undefined : 0, hold).catch((error: unknown) => {
         hold?.release();
         throw error;
       });
-      const message = await (authenticated ? decodeLive(handler.method, bytes!, format, encoding, limit, deps) : decodeRefused(handler.method, bytes, format, encoding));
+      const message = authenticated ? await decodeLive(handler.method, bytes!, format, encoding, limit, deps, contextValues) : undefined;
       if (message) contextValues.set(decodedRequestKey, message);
       return emptyMessageBody(format, encoding);
     });
@@ -130,26 +138,28 @@ function guard(handler: UniversalHandler, deps: RequestBodyGuardDeps): Universal
   return Object.assign(guarded, handler);
 }
 
-/** The decoded request of a caller with a live key, or its refusal (undecodable, too large once inflated). */
-async function decodeLive(method: DescMethod, bytes: Uint8Array, format: BodyFormat, encoding: string | undefined, limit: BodyLimit, deps: RequestBodyGuardDeps): Promise<object> {
+/**
+ * The decoded request of a caller with a live key, or its refusal (undecodable, too large once
+ * inflated); undefined when it is left undecoded for the chain to refuse (over the rate limit,
+ * or too many items: `values` holds why), which then sees an empty request and binds its refusal to it.
+ */
+async function decodeLive(
+  method: DescMethod, bytes: Uint8Array, format: BodyFormat, encoding: string | undefined, limit: BodyLimit, deps: RequestBodyGuardDeps, values: ContextValues,
+): Promise<object | undefined> {
   const unwrapped = unwrapMessage(bytes, format, encoding);
   if (!unwrapped.ok) throw await undecodable(deps, method, unwrapped.reason);
-  const decoded = await decodeMessage(method.input, format, unwrapped.bytes, unwrapped.compressed ? encoding : undefined, limit.bytes, deps.strictJson(method));
+  if (unwrapped.bytes.byteLength > RATE_LIMIT_FIRST_BYTES && (await deps.isOverRateLimit(values))) return undefined;
+  const inflated = await inflateMessage(unwrapped.bytes, unwrapped.compressed ? encoding : undefined, limit.bytes);
+  if (!inflated.ok && !inflated.tooLarge) throw await undecodable(deps, method, inflated.reason);
+  if (!inflated.ok) throw await (inflated.inflatedPast < limit.bytes ? inflatesTooFar(deps, inflated.inflatedPast) : payloadTooLarge(deps, limit));
+  const items = countInputItems(method.input, format, inflated.bytes);
+  if (items !== undefined && items > MAX_ITEMS) {
+    values.set(deferredBodyRefusalKey, tooManyItems(items));
+    return undefined;
+  }
+  const decoded = decodeMessage(method.input, format, inflated.bytes, deps.strictJson(method));
   if (decoded.ok) return decoded.message;
-  if (!decoded.tooLarge) throw await undecodable(deps, method, decoded.reason);
-  throw await (decoded.inflatedPast < limit.bytes ? inflatesTooFar(deps, decoded.inflatedPast) : payloadTooLarge(deps, limit));
-}
-
-/**
- * The request of a caller without a live key, decoded only to bind its refusal's signature to it
- * (the chain refuses the call): when it was read whole, came uncompressed and decodes; else undefined.
- */
-async function decodeRefused(method: DescMethod, bytes: Uint8Array | undefined, format: BodyFormat, encoding: string | undefined): Promise<object | undefined> {
-  if (!bytes) return undefined;
-  const unwrapped = unwrapMessage(bytes, format, encoding);
-  if (!unwrapped.ok || unwrapped.compressed || unwrapped.bytes.byteLength > REFUSAL_DECODE_LIMIT) return undefined;
-  const decoded = await decodeMessage(method.input, format, unwrapped.bytes, undefined, REFUSAL_DECODE_LIMIT);
-  return decoded.ok ? decoded.message : undefined;
+  throw await undecodable(deps, method, decoded.reason);
 }
 
 /**

@@ -18,6 +18,8 @@ import { bodyLimitOf } from "./body-limits.js";
 import { guardRpcRequestBodies, PUBLIC_BODY_LIMIT } from "./guard-request-body.js";
 import { refuseUnsupportedRequests } from "./refuse-unsupported-requests.js";
 import { createSigningInterceptor } from "../interceptors/signing.js";
+import { rateLimitDepsOf } from "../interceptors/chain.js";
+import { createRateLimitAhead } from "../interceptors/rate-limit-ahead.js";
 
 /** The services behind the interceptor chain (auth, limits, signing); health and reflection are public. */
 const API_SERVICES: readonly DescService[] = [ModerationService, AccountService, PolicyService];
@@ -44,6 +46,7 @@ export function createRoutes(ctx: AppContext, interceptors: Interceptor[], isSer
     decodedServices: GUARD_DECODED_SERVICES,
     needsApiKey: (method: DescMethod) => API_SERVICES.includes(method.parent) && !isPublicMethod(method),
     hasLiveKey: createApiKeyCheck(ctx.accounts),
+    isOverRateLimit: createRateLimitAhead(rateLimitDepsOf(ctx)).isOverLimit,
     heldBodies: ctx.heldBodies,
     // A misspelt policy field ignored ("blocklist") saved an empty policy over the account's.
     strictJson: (method: DescMethod) => method.parent === PolicyService,

@@ -160,8 +160,11 @@ describe("gRPC with @grpc/grpc-js and raw bytes", () => {
     const { error, metadata } = await call("mk_invalid");
     expect(error?.code).toBe(grpc.status.UNAUTHENTICATED);
     const outcome = { ok: false as const, code: error!.code, message: error!.details };
-    expect(await verifyRpcResponse({ requestBytes, outcome, metadata, jwks })).toMatchObject({ valid: true });
-    expect(await verifyRpcResponse({ requestBytes, outcome: { ...outcome, code: grpc.status.OK + 5 }, metadata, jwks })).toMatchObject({ valid: false });
+    // No body is decoded without a live key, so the refusal is bound to an empty request (docs/signing.md).
+    const empty = new Uint8Array();
+    expect(await verifyRpcResponse({ requestBytes: empty, outcome, metadata, jwks })).toMatchObject({ valid: true });
+    expect(await verifyRpcResponse({ requestBytes, outcome, metadata, jwks })).toMatchObject({ valid: false });
+    expect(await verifyRpcResponse({ requestBytes: empty, outcome: { ...outcome, code: grpc.status.OK + 5 }, metadata, jwks })).toMatchObject({ valid: false });
   });
 });
 

@@ -3,6 +3,8 @@ import { createApiKeyCheck } from "../../interceptors/auth.js";
 import { createContextValues, type Interceptor } from "@connectrpc/connect";
 import type { FastifyInstance } from "fastify";
 import { ModerateRequestSchema, ModerationService } from "../../../gen/moderation/v1/moderation_pb.js";
+import { rateLimitDepsOf } from "../../interceptors/chain.js";
+import { createRateLimitAhead } from "../../interceptors/rate-limit-ahead.js";
 import type { AppContext } from "../../app/app-context.js";
 import { transportKey } from "../../interceptors/context-keys.js";
 import { createModerationServiceImpl } from "../../rpc/moderation-service.js";
@@ -26,6 +28,7 @@ export function registerOpenAiModerationsRoute(app: FastifyInstance, ctx: AppCon
   const service = createModerationServiceImpl(ctx);
   const invoke = createChainInvoker({ service: ModerationService, method: ModerationService.method.moderate, impl: service.moderate!, interceptors });
   const hasLiveKey = createApiKeyCheck(ctx.accounts);
+  const chargeRateLimit = createRateLimitAhead(rateLimitDepsOf(ctx)).charge;
   app.register(async (scope) => {
     // Read the body ourselves: the chain must run (auth first) even when the body is unacceptable.
     passBodiesThrough(scope);
@@ -34,8 +37,8 @@ export function registerOpenAiModerationsRoute(app: FastifyInstance, ctx: AppCon
       // No signatureBindingKey: this dialect is rendered here, from the answer message, so a
       // compute worker's rendering (signed ahead) would be wasted.
       const contextValues = createContextValues().set(transportKey, "json");
-      // Steps 1 to 4 in their documented order (../json-request.ts); decode only for a live key.
-      const intake = await takeJsonRequest(request, reply, { hasLiveKey, contextValues, heldBodies: ctx.heldBodies }, parseOpenAiModerationJson);
+      // Steps 1 to 5 in their documented order (../json-request.ts); parse only for a live key within its rate limit.
+      const intake = await takeJsonRequest(request, reply, { hasLiveKey, chargeRateLimit, contextValues, heldBodies: ctx.heldBodies }, parseOpenAiModerationJson);
       if (!intake) return reply.hijack();
       const { requestBody, bodyError, parsed } = intake;
 
