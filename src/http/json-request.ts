@@ -40,12 +40,29 @@ export function passBodiesThrough(scope: FastifyInstance): void {
   scope.addContentTypeParser("application/json", passThrough);
 }
 
+/** The charset parameter of a Content-Type, lower-cased and unquoted, or undefined when there is none. */
+function charsetOf(header: string | undefined): string | undefined {
+  if (header === undefined || !header.includes(";")) return undefined;
+  for (const parameter of header.split(";").slice(1)) {
+    const [name, value] = parameter.split("=", 2);
+    if (name?.trim().toLowerCase() === "charset" && value !== undefined) return value.trim().replace(/^"(.*)"$/, "$1").toLowerCase();
+  }
+  return undefined;
+}
+
 /** Step 1: the refusal of a body that is not sent as plain JSON, or undefined when it is. */
 function unsupportedBody(request: FastifyRequest): ApiError | undefined {
   const header = request.headers["content-type"];
   // The usual header as it is, before the general reading (a split, a trim and a lower-casing).
   if (header !== "application/json" && mediaTypeOf(header) !== "application/json") {
     return new ApiError("unsupported_media_type", "The request body must be JSON, sent with Content-Type: application/json.");
+  }
+  // JSON is UTF-8 (RFC 8259, 8.1): a body declared in another charset was read as UTF-8 anyway
+  // ("charset=utf-16" with UTF-8 bytes answered 200; real UTF-16 "not valid JSON"), where Connect
+  // answers 415.
+  const charset = charsetOf(header);
+  if (charset !== undefined && charset !== "utf-8" && charset !== "utf8") {
+    return new ApiError("unsupported_media_type", `The JSON routes read UTF-8 only (got charset "${charset.slice(0, 40)}"): send the body as UTF-8.`);
   }
   // Read as plain bytes whatever it said: a gzip body failed as "not valid JSON", and a plain one
   // sent as gzip was accepted.

@@ -146,8 +146,17 @@ describe("Content-Type", () => {
     expect(identity.status).toBe(200);
   });
 
-  it.each(["application/json; charset=utf-8", "Application/JSON", "application/json;charset=UTF-8"])("accepts %s", async (contentType) => {
+  it.each(["application/json; charset=utf-8", "Application/JSON", "application/json;charset=UTF-8", 'application/json; charset="utf-8"', "application/json; charset=utf8"])("accepts %s", async (contentType) => {
     expect((await raw(JSON.stringify(ok), contentType)).ok).toBe(true);
+  });
+
+  it("refuses a body declared in a charset other than UTF-8 (415, as Connect answers), whatever its bytes", async () => {
+    // An audit (session 40): "charset=utf-16" with UTF-8 bytes answered 200, real UTF-16 400 "not valid JSON".
+    for (const [charset, bytes] of [["utf-16", Buffer.from(JSON.stringify(ok))], ["UTF-16LE", Buffer.from(JSON.stringify(ok), "utf16le")], ["iso-8859-1", Buffer.from(JSON.stringify(ok))]] as const) {
+      const response = await fetch(`${server.httpUrl}/v1/moderate`, { method: "POST", headers: { "x-api-key": key, "content-type": `application/json; charset=${charset}` }, body: bytes });
+      expect(response.status).toBe(415);
+      expect(await response.json()).toEqual({ error: { code: "unsupported_media_type", message: `The JSON routes read UTF-8 only (got charset "${charset.toLowerCase()}"): send the body as UTF-8.` } });
+    }
   });
 });
 
