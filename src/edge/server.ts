@@ -1,6 +1,6 @@
 import http2, { type Http2Server } from "node:http2";
 import fastify, { type FastifyInstance } from "fastify";
-import type { ServerOptions } from "node:http";
+import type { Server as HttpServer, ServerOptions } from "node:http";
 import type { AddressInfo, Server } from "node:net";
 import type { AppContext } from "../app/app-context.js";
 import { MAX_REQUEST_BYTES } from "../base/limits.js";
@@ -13,6 +13,7 @@ import { observeUnrouted } from "../observability/request-hooks.js";
 import { trackForGracefulClose } from "./graceful-close.js";
 import { ClosingUnreadResponse, ResettingUnreadHttp2Response } from "./close-unread-bodies.js";
 import { limitHttp2RequestTime } from "./http2-request-timeout.js";
+import { limitHttp1BodyArrival } from "./http1-body-arrival.js";
 import { registerGrpcMessageEncoding } from "./grpc-message-encoding.js";
 import { listenOnSharedPort } from "./shared-port.js";
 import { listenOnEveryAddress } from "./listen-on-every-address.js";
@@ -75,6 +76,7 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
   );
   // A stream answered before its body was read is reset once the answer is sent (close-unread-bodies.ts).
   limitHttp2RequestTime(h2c.server as unknown as Http2Server, ctx.config.requestTimeoutMs, { streamsBothWays: (path) => path.startsWith("/grpc.reflection.") });
+  limitHttp1BodyArrival(http1.server as unknown as HttpServer);
   // gRPC (HTTP/2 only) is the one protocol whose messages need re-encoding.
   registerGrpcMessageEncoding(h2c);
   const closeHttp1 = trackForGracefulClose(http1, SHUTDOWN_GRACE_MS);
