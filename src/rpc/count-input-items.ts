@@ -2,7 +2,7 @@ import type { DescField, DescMessage } from "@bufbuild/protobuf";
 import { InputItemSchema } from "../../gen/moderation/v1/moderation_pb.js";
 import { outlineJson } from "../base/json-outline.js";
 import type { BodyFormat } from "./decode-check.js";
-import { countListEntries } from "./wire-walk.js";
+import { walkMessage } from "./wire-walk.js";
 
 /**
  * How many input items a request message holds (Moderate's and TestPolicy's `input`), read
@@ -12,11 +12,25 @@ import { countListEntries } from "./wire-walk.js";
  * there). For a body the decoder refuses, the count is what it would read before failing.
  */
 export function countInputItems(schema: DescMessage, format: BodyFormat, bytes: Uint8Array): number | undefined {
+  return outlineRequest(schema, format, bytes).items;
+}
+
+/** Fields no request holds, past which a binary message is refused before it is decoded. */
+export const MAX_UNKNOWN_FIELDS = 1_000;
+
+/**
+ * The request's input items (countInputItems) and, for a binary message, the fields its schema
+ * does not know, at any depth (wire-walk.ts): one walk for both.
+ */
+export function outlineRequest(schema: DescMessage, format: BodyFormat, bytes: Uint8Array): { items: number | undefined; unknownFields: number } {
   const field = inputItemsField(schema);
-  if (!field) return undefined;
-  if (!format.json) return countListEntries(schema, field, bytes);
+  if (!format.json) {
+    const walked = walkMessage(schema, field, bytes);
+    return { items: field ? walked.items : undefined, unknownFields: walked.unknownFields };
+  }
+  if (!field) return { items: undefined, unknownFields: 0 };
   // Proto3 JSON takes a field under its JSON name and under its proto name.
-  return Math.max(...[...new Set([field.jsonName, field.name])].map((name) => outlineJson(bytes, name).listLength ?? 0));
+  return { items: Math.max(...[...new Set([field.jsonName, field.name])].map((name) => outlineJson(bytes, name).listLength ?? 0)), unknownFields: 0 };
 }
 
 function inputItemsField(schema: DescMessage): DescField | undefined {

@@ -13,7 +13,7 @@ import { tooManyItems } from "../moderation/validate-request.js";
 import { signConnectError } from "../signing/sign-outcome.js";
 import type { Signer } from "../signing/signer.js";
 import { bodyEncoding, bodyFormat, encodingHeader, decodeMessage, emptyMessageBody, inflateMessage, isSupportedEncoding, MAX_INFLATION_RATIO, SUPPORTED_ENCODINGS, unwrapMessage, withCanonicalEncoding, type BodyFormat } from "./decode-check.js";
-import { countInputItems } from "./count-input-items.js";
+import { MAX_UNKNOWN_FIELDS, outlineRequest } from "./count-input-items.js";
 
 /** Most bytes a method callable without an API key reads or inflates (its messages are tiny). */
 export const PUBLIC_BODY_LIMIT = 64 * 1024;
@@ -152,7 +152,8 @@ async function decodeLive(
   const inflated = await inflateMessage(unwrapped.bytes, unwrapped.compressed ? encoding : undefined, limit.bytes);
   if (!inflated.ok && !inflated.tooLarge) throw await undecodable(deps, method, inflated.reason);
   if (!inflated.ok) throw await (inflated.inflatedPast < limit.bytes ? inflatesTooFar(deps, inflated.inflatedPast) : payloadTooLarge(deps, limit));
-  const items = countInputItems(method.input, format, inflated.bytes);
+  const { items, unknownFields } = outlineRequest(method.input, format, inflated.bytes);
+  if (unknownFields > MAX_UNKNOWN_FIELDS) throw await tooManyUnknownFields(deps, method, unknownFields);
   if (items !== undefined && items > MAX_ITEMS) {
     values.set(deferredBodyRefusalKey, tooManyItems(items));
     return undefined;
@@ -237,6 +238,11 @@ function payloadTooLarge(deps: RequestBodyGuardDeps, limit: BodyLimit): Promise<
 
 function inflatesTooFar(deps: RequestBodyGuardDeps, cap: number): Promise<ConnectError> {
   return signedError(deps, new ApiError("payload_too_large", `The request inflates to more than ${cap} bytes, over ${MAX_INFLATION_RATIO} times its compressed size, which no real request does.`));
+}
+
+/** Protobuf allows fields a schema does not know, but no client of this one sends thousands (each costs decoding time). */
+function tooManyUnknownFields(deps: RequestBodyGuardDeps, method: DescMethod, count: number): Promise<ConnectError> {
+  return signedError(deps, new ApiError("invalid_request", `The request holds ${count} fields ${method.input.typeName} does not have; at most ${MAX_UNKNOWN_FIELDS} are read.`));
 }
 
 function undecodable(deps: RequestBodyGuardDeps, method: DescMethod, reason: string): Promise<ConnectError> {

@@ -16,14 +16,23 @@ const RECURSION_LIMIT = 100;
  * Where fromBinary would throw, the walk stops: the items counted so far are what fromBinary
  * would have built before failing.
  */
-export function countListEntries(schema: DescMessage, itemsField: DescField, bytes: Uint8Array): number {
+export function countListEntries(schema: DescMessage, itemsField: DescField | undefined, bytes: Uint8Array): number {
+  return walkMessage(schema, itemsField, bytes).items;
+}
+
+/**
+ * The walk's counts: the top-level entries of `itemsField` (0 without one) and the fields the
+ * schema does not know, at any depth, which fromBinary keeps (as unknown fields) and which cost it
+ * about 2.2 s per 16 MB (an audit, session 40) while no real request holds any.
+ */
+export function walkMessage(schema: DescMessage, itemsField: DescField | undefined, bytes: Uint8Array): { items: number; unknownFields: number } {
   const walk = new WireWalk(bytes, itemsField);
   try {
     walk.message(planOf(schema), bytes.byteLength, 0);
   } catch {
     // fromBinary refuses these bytes at this point.
   }
-  return walk.items;
+  return { items: walk.items, unknownFields: walk.unknownFields };
 }
 
 /** How fromBinary reads a field (its compileFieldReader), whatever the tag's wire type. */
@@ -55,12 +64,13 @@ interface MessagePlan {
 
 class WireWalk {
   items = 0;
+  unknownFields = 0;
   private readonly reader: BinaryReader;
   // The last tag read (tag() would allocate an array for the pair).
   private fieldNo = 0;
   private wireType = 0;
 
-  constructor(private readonly bytes: Uint8Array, private readonly itemsField: DescField) {
+  constructor(private readonly bytes: Uint8Array, private readonly itemsField: DescField | undefined) {
     this.reader = new BinaryReader(bytes);
   }
 
@@ -70,7 +80,7 @@ class WireWalk {
     while (this.reader.pos < end) {
       this.tag();
       const field = plan.fields.get(this.fieldNo);
-      if (field === undefined) this.skip(this.wireType, this.fieldNo, RECURSION_LIMIT - depth);
+      if (field === undefined) this.unknown(depth);
       else this.field(field, depth);
     }
   }
@@ -81,10 +91,16 @@ class WireWalk {
       this.tag();
       if (this.wireType === WireType.EndGroup) break;
       const field = plan.fields.get(this.fieldNo);
-      if (field === undefined) this.skip(this.wireType, this.fieldNo, RECURSION_LIMIT - depth);
+      if (field === undefined) this.unknown(depth);
       else this.field(field, depth);
     }
     if (this.wireType !== WireType.EndGroup || this.fieldNo !== groupNo) throw new Error("invalid end group tag");
+  }
+
+  /** A field the schema does not know, at the last tag: counted and skipped. */
+  private unknown(depth: number): void {
+    this.unknownFields++;
+    this.skip(this.wireType, this.fieldNo, RECURSION_LIMIT - depth);
   }
 
   private field(plan: FieldPlan, depth: number): void {
@@ -123,7 +139,7 @@ class WireWalk {
     while (reader.pos < end) {
       this.tag();
       if (this.fieldNo === 1) this.scalar(plan.scalar);
-      else if (this.fieldNo !== 2) this.skip(this.wireType, this.fieldNo, RECURSION_LIMIT - depth);
+      else if (this.fieldNo !== 2) this.unknown(depth);
       else if (plan.mapValue === Read.Message) this.message(plan.child!, reader.uint32() + reader.pos, depth);
       else if (plan.mapValue === Read.Enum) reader.uint32();
       else this.scalar(plan.mapValueScalar);

@@ -51,3 +51,30 @@ describe("too_many_items found before decoding", () => {
     expect(refusal).toMatchObject({ code: GRPC.INVALID_ARGUMENT, errorCode: "too_many_items", message: TOO_MANY });
   });
 });
+
+describe("fields the schema does not have, found before decoding", () => {
+  // One text item ("hi"), then `count` unknown fields (field 99, varint 1), at the top level or inside the item.
+  const withUnknown = (count: number, inside: boolean): Uint8Array => {
+    const unknown = Buffer.from(Array.from({ length: count }, () => [0x98, 0x06, 0x01]).flat());
+    const text = Buffer.from([0x0a, 0x04, 0x74, 0x65, 0x78, 0x74, 0x12, 0x02, 0x68, 0x69]); // type "text", text "hi"
+    const item = inside ? Buffer.concat([text, unknown]) : text;
+    const lengthBytes: number[] = [];
+    for (let n = item.length; ; n >>>= 7) {
+      if (n < 0x80) {
+        lengthBytes.push(n);
+        break;
+      }
+      lengthBytes.push((n & 0x7f) | 0x80);
+    }
+    return Buffer.concat([Buffer.from([0x0a, ...lengthBytes]), item, inside ? Buffer.alloc(0) : unknown]);
+  };
+
+  it("refuses more than 1,000 of them (an audit: 16 MB of them took 2.2 s to decode), at any depth; a few are read as protobuf allows", async () => {
+    const grpc = RAW_PROTOCOLS[0]!;
+    for (const inside of [false, true]) {
+      const refusal = await postRefused(grpc, file.server, withUnknown(200_000, inside), { "x-api-key": file.key });
+      expect(refusal).toMatchObject({ code: GRPC.INVALID_ARGUMENT, errorCode: "invalid_request", message: "The request holds 200000 fields moderation.v1.ModerateRequest does not have; at most 1000 are read." });
+    }
+    await expect(postRefused(grpc, file.server, withUnknown(10, true), { "x-api-key": file.key })).rejects.toThrow();
+  });
+});
