@@ -1,3 +1,5 @@
+import { QUOTE, BACKSLASH, OPEN_ARRAY, OPEN_OBJECT, CLOSE_ARRAY, CLOSE_OBJECT } from "./json-bytes.js";
+
 /**
  * Deepest JSON nesting a request body may have. The deepest body any route takes is OpenAI's
  * `{"input":[{"type":"image_url","image_url":{"url":"..."}}]}`, 4 levels; 32 leaves room for any
@@ -6,12 +8,6 @@
  */
 export const MAX_JSON_DEPTH = 32;
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_ARRAY = 0x5b;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_ARRAY = 0x5d;
-const CLOSE_OBJECT = 0x7d;
 
 /**
  * Whether the JSON text in `bytes` (UTF-8) opens more than `max` arrays and objects inside one

@@ -1,13 +1,6 @@
+import { QUOTE, BACKSLASH, COMMA, COLON, OPEN_ARRAY, OPEN_OBJECT, CLOSE_ARRAY, CLOSE_OBJECT } from "./json-bytes.js";
 import { closingQuote } from "./json-depth.js";
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const OPEN_ARRAY = 0x5b;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_ARRAY = 0x5d;
-const CLOSE_OBJECT = 0x7d;
 /** Marks an open array on the stack of open objects' first keys. */
 const ARRAY = -1;
 
