@@ -206,8 +206,9 @@ function readPiece(piece: Piece, covered: ReadonlySet<string>, pick: LanguagePic
   if (piece.anchor) {
     const [from, to] = piece.anchor;
     const sentence = piece.text.slice(from, to);
-    const anchor = readSegment(sentence, covered, pick);
-    if (anchor.kind === "uncovered" && functionWordsOf(sentence, covered).uncovered) {
+    // The function words first: they are cheaper than the n-grams, and most anchors are English.
+    const anchor = functionWordsOf(sentence, covered).uncovered ? readSegment(sentence, covered, pick) : undefined;
+    if (anchor?.kind === "uncovered") {
       const others = [piece.text.slice(0, from), piece.text.slice(to)].filter((t) => t.trim() !== "");
       return [anchor, ...others.map((t) => readSegment(t, covered, pick))];
     }
