@@ -1,4 +1,4 @@
-import { QUOTE, BACKSLASH, COMMA, COLON, OPEN_ARRAY, OPEN_OBJECT, CLOSE_ARRAY, CLOSE_OBJECT } from "./json-bytes.js";
+import { QUOTE, COMMA, COLON, OPEN_ARRAY, OPEN_OBJECT, CLOSE_ARRAY, CLOSE_OBJECT, hasEscape, keyText } from "./json-bytes.js";
 import { closingQuote } from "./json-depth.js";
 
 /** Marks an open array on the stack of open objects' first keys. */
@@ -82,15 +82,4 @@ function sameKey(bytes: Uint8Array, open1: number, close1: number, open2: number
   if (close1 - open1 !== close2 - open2) return false;
   for (let a = open1 + 1, b = open2 + 1; a < close1; a++, b++) if (bytes[a] !== bytes[b]) return false;
   return true;
-}
-
-function hasEscape(bytes: Uint8Array, open: number, close: number): boolean {
-  for (let i = open + 1; i < close; i++) if (bytes[i] === BACKSLASH) return true;
-  return false;
-}
-
-/** The key whose quotes are at `open` and `close`, as JSON.parse reads it. */
-function keyText(bytes: Uint8Array, open: number, close: number): string {
-  const quoted = Buffer.from(bytes.buffer, bytes.byteOffset + open, close + 1 - open);
-  return hasEscape(bytes, open, close) ? (JSON.parse(quoted.toString("utf8")) as string) : quoted.toString("utf8", 1, quoted.length - 1);
 }

@@ -1,4 +1,4 @@
-import { QUOTE, COMMA, COLON, OPEN_ARRAY, OPEN_OBJECT, CLOSE_ARRAY, CLOSE_OBJECT } from "./json-bytes.js";
+import { QUOTE, COMMA, COLON, OPEN_ARRAY, OPEN_OBJECT, CLOSE_ARRAY, CLOSE_OBJECT, hasEscape, keyText } from "./json-bytes.js";
 import { closingQuote } from "./json-depth.js";
 
 /**
@@ -91,12 +91,11 @@ export function outlineJson(bytes: Uint8Array, listKey: string): JsonOutline {
 
 /** Whether the string at bytes[open..close] (quotes included) reads as `key`, escapes decoded as JSON.parse does. */
 function isKey(bytes: Uint8Array, open: number, close: number, key: Buffer): boolean {
-  let escaped = false;
-  for (let i = open + 1; i < close; i++) if (bytes[i] === 0x5c) escaped = true;
-  if (!escaped) return close - open - 1 === key.length && key.equals(bytes.subarray(open + 1, close));
+  if (!hasEscape(bytes, open, close)) return close - open - 1 === key.length && key.equals(bytes.subarray(open + 1, close));
   try {
-    return JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset + open, close + 1 - open).toString("utf8")) === key.toString("utf8");
+    return keyText(bytes, open, close) === key.toString("utf8");
   } catch {
+    // A malformed escape: JSON.parse refuses the body afterwards.
     return false;
   }
 }

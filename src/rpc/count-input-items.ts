@@ -4,23 +4,16 @@ import { outlineJson } from "../base/json-outline.js";
 import type { BodyFormat } from "./decode-check.js";
 import { walkMessage } from "./wire-walk.js";
 
-/**
- * How many input items a request message holds (Moderate's and TestPolicy's `input`), read
- * without decoding it, so that a body of millions of items is refused before they are built
- * (30 million empty items, 60 MB: 25.6 s of decoding on the event loop, 2 GB). Undefined for a
- * method whose request holds no items; 0 for JSON with no "input" list (the decoder reads what is
- * there). For a body the decoder refuses, the count is what it would read before failing.
- */
-export function countInputItems(schema: DescMessage, format: BodyFormat, bytes: Uint8Array): number | undefined {
-  return outlineRequest(schema, format, bytes).items;
-}
-
 /** Fields no request holds, past which a binary message is refused before it is decoded. */
 export const MAX_UNKNOWN_FIELDS = 1_000;
 
 /**
- * The request's input items (countInputItems) and, for a binary message, the fields its schema
- * does not know, at any depth (wire-walk.ts): one walk for both.
+ * What a request message holds, read without decoding it, so that a body of millions of items
+ * is refused before they are built (30 million empty items, 60 MB: 25.6 s of decoding on the event
+ * loop, 2 GB): its input items (Moderate's and TestPolicy's `input`; undefined for a method whose
+ * request holds none; 0 for JSON with no "input" list, the decoder reads what is there; for a body
+ * the decoder refuses, what it would read before failing), and, for a binary message, the fields
+ * its schema does not know, at any depth (wire-walk.ts): one walk for both.
  */
 export function outlineRequest(schema: DescMessage, format: BodyFormat, bytes: Uint8Array): { items: number | undefined; unknownFields: number } {
   const field = inputItemsField(schema);

@@ -5,25 +5,18 @@ import { BinaryReader, WireType } from "@bufbuild/protobuf/wire";
 const RECURSION_LIMIT = 100;
 
 /**
- * How many entries of the list field `itemsField` the top level of the binary message `bytes`
- * holds, as fromBinary would read them, but without building anything: the walk reads tags,
- * lengths and varints, and allocates nothing per field. A scan of the top-level tags alone would
- * not do: fromBinary reads a known field by its type whatever wire type its tag says, and reads a
- * nested message's fields past the length it announced, so millions of items could hide from such
- * a scan inside what it took for the payload of another field. The walk follows fromBinary's
- * reading step by step (@bufbuild/protobuf 2's from-binary.js, with its BinaryReader for the
- * varints); test/rpc/wire-walk.test.ts holds the two to the same count on mutated bodies.
- * Where fromBinary would throw, the walk stops: the items counted so far are what fromBinary
- * would have built before failing.
- */
-export function countListEntries(schema: DescMessage, itemsField: DescField | undefined, bytes: Uint8Array): number {
-  return walkMessage(schema, itemsField, bytes).items;
-}
-
-/**
- * The walk's counts: the top-level entries of `itemsField` (0 without one) and the fields the
- * schema does not know, at any depth, which fromBinary keeps (as unknown fields) and which cost it
- * about 2.2 s per 16 MB (an audit, session 40) while no real request holds any.
+ * What the binary message `bytes` holds, as fromBinary would read it, but without building
+ * anything: the top-level entries of the list field `itemsField` (0 without one), and the fields
+ * the schema does not know, at any depth (fromBinary keeps them as unknown fields: 16 MB of them
+ * cost it about 2.2 s, an audit of session 40, while no real request holds any). The walk reads
+ * tags, lengths and varints, and allocates nothing per field. A scan of the top-level tags alone
+ * would not do: fromBinary reads a known field by its type whatever wire type its tag says, and
+ * reads a nested message's fields past the length it announced, so millions of items could hide
+ * from such a scan inside what it took for the payload of another field. The walk follows
+ * fromBinary's reading step by step (@bufbuild/protobuf 2's from-binary.js, with its BinaryReader
+ * for the varints); test/rpc/wire-walk.test.ts holds the two to the same count on mutated bodies.
+ * Where fromBinary would throw, the walk stops: the counts so far are what fromBinary would have
+ * read before failing.
  */
 export function walkMessage(schema: DescMessage, itemsField: DescField | undefined, bytes: Uint8Array): { items: number; unknownFields: number } {
   const walk = new WireWalk(bytes, itemsField);
