@@ -118,18 +118,14 @@ function segmentsOf(text: string, covered: ReadonlySet<string>): Piece[] {
     rest = "";
   }
   if (foreign !== "") out.push({ text: foreign });
-  if (rest !== "") {
+  const joined = pending + rest;
+  if (joined !== "") {
     const last = out.at(-1);
-    const joined = pending + rest;
     // A last sentence with no full stop after a short one ("I will find you. Je vais te tuer") is
     // that short one's anchor, as one with a stop is.
     if (rest.length >= SEGMENT_CHARS) out.push(pending !== "" ? { text: joined, anchor: [pending.length, joined.length] } : { text: joined });
     else if (joined.length >= SEGMENT_CHARS || !last) out.push({ text: joined });
     else out[out.length - 1] = { text: last.text + joined, anchor: last.anchor ?? [0, last.text.length] };
-  } else if (pending !== "") {
-    const last = out.at(-1);
-    if (!last) out.push({ text: pending });
-    else out[out.length - 1] = { text: last.text + pending, anchor: last.anchor ?? [0, last.text.length] };
   }
   // Runs of another script apart, and a text without sentence ends in fixed-size pieces; a piece
   // so cut keeps no anchor.

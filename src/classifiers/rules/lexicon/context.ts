@@ -225,7 +225,12 @@ const THINGS = norm(INSULTED_THINGS);
  * "this stupid bitch" keep theirs.
  */
 export function notOfThing(tokens: readonly Token[], words: readonly string[], hits: readonly LexiconHit[]): LexiconHit[] {
-  return hits.filter((h) => !THINGS.has(words[firstTokenAtOrAfter(tokens, h.end)] ?? ""));
+  return notBefore(THINGS, tokens, words, hits);
+}
+
+/** The hits whose next word is not one of `set`. */
+function notBefore(set: ReadonlySet<string>, tokens: readonly Token[], words: readonly string[], hits: readonly LexiconHit[]): LexiconHit[] {
+  return hits.filter((h) => !set.has(words[firstTokenAtOrAfter(tokens, h.end)] ?? ""));
 }
 
 /**
@@ -241,7 +246,7 @@ const COUNTED = norm(new Set([
 
 /** Drops minor hits followed by a word that counts something else (COUNTED). */
 export function notCounting(tokens: readonly Token[], words: readonly string[], hits: readonly LexiconHit[]): LexiconHit[] {
-  return hits.filter((h) => !COUNTED.has(words[firstTokenAtOrAfter(tokens, h.end)] ?? ""));
+  return notBefore(COUNTED, tokens, words, hits);
 }
 
 /** How far before an insult (words, same sentence) a group named as its subject is looked for. */
