@@ -26,3 +26,8 @@ export function limitBodyArrival(rawRequest: object): void {
   shortenings.delete(rawRequest);
   shorten();
 }
+
+/** Whether a request carries no API key header at all (X-API-Key or Authorization): its body gets the short arrival time from the start. */
+export function carriesNoKey(headers: { "x-api-key"?: unknown; authorization?: unknown }): boolean {
+  return headers["x-api-key"] === undefined && headers.authorization === undefined;
+}

@@ -1,5 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
-import { forgetArrival, onUntrustedArrival } from "../base/body-arrival.js";
+import { carriesNoKey, forgetArrival, onUntrustedArrival } from "../base/body-arrival.js";
 import { markTimedOut } from "../observability/request-hooks.js";
 import { UNTRUSTED_ARRIVAL_MS } from "./http2-request-timeout.js";
 
@@ -22,7 +22,7 @@ export function limitHttp1BodyArrival(server: Server): void {
       request.socket.destroy();
     };
     let timer: NodeJS.Timeout | undefined;
-    const keyless = request.headers["x-api-key"] === undefined && request.headers.authorization === undefined;
+    const keyless = carriesNoKey(request.headers);
     if (keyless) timer = setTimeout(cut, UNTRUSTED_ARRIVAL_MS);
     else {
       onUntrustedArrival(request, () => {

@@ -1,6 +1,6 @@
 import { type Http2Server, type Http2ServerRequest, type Http2ServerResponse, constants as http2Constants } from "node:http2";
 import { markTimedOut } from "../observability/request-hooks.js";
-import { forgetArrival, onUntrustedArrival } from "../base/body-arrival.js";
+import { carriesNoKey, forgetArrival, onUntrustedArrival } from "../base/body-arrival.js";
 
 /**
  * How long the body of an HTTP/2 request may take to arrive when it has no live API key behind
@@ -35,7 +35,7 @@ export function limitHttp2RequestTime(server: Http2Server, timeoutMs: number, op
     };
     // Such a stream held its place under HTTP2_MAX_STREAMS for the whole REQUEST_TIMEOUT_MS
     // (300 s), from anyone: a made-up key header was enough, so the key's liveness decides.
-    const keyless = request.headers["x-api-key"] === undefined && request.headers.authorization === undefined;
+    const keyless = carriesNoKey(request.headers);
     const limitMs = keyless ? Math.min(timeoutMs, UNTRUSTED_ARRIVAL_MS) : timeoutMs;
     let timer = setTimeout(cut, limitMs);
     const clear = (): void => {
