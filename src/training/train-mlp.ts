@@ -76,12 +76,16 @@ export function choosePositiveWindows(groups: readonly Uint32Array[], K: number,
  * `buckets` is the feature table's row count (features.ts featureRows: hashed buckets, then any
  * vocabulary rows).
  */
-export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opts: TrainOptions & { dim?: number; hidden?: number; lr?: number; featureDropout?: number; pretrained?: PretrainedTable; wordRows?: WordRows; teacher?: TeacherTargets; positiveWindows?: PositiveWindows; wasm?: boolean; sourceOffsetMin?: number; focalGamma?: number }): TrainedModel {
+export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opts: TrainOptions & { dim?: number; hidden?: number; lr?: number; featureDropout?: number; pretrained?: PretrainedTable; wordRows?: WordRows; teacher?: TeacherTargets; positiveWindows?: PositiveWindows; wasm?: boolean; sourceOffsetMin?: number; focalGamma?: number; maxPool?: boolean }): TrainedModel {
   const H = CATEGORY_IDS.length;
   const K = opts.heads.length;
   const D = opts.dim ?? 32;
   const M = opts.hidden ?? 48;
   const lr = opts.lr ?? 0.05;
+  // The probe --max-pool (scorers.ts MlpWeights.maxPool): the hidden layer reads the bag's
+  // per-coordinate maximum beside its scaled sum, so its input is I = 2 D wide.
+  const maxPool = opts.maxPool === true;
+  const I = maxPool ? 2 * D : D;
   // Share of a row's features left out at each visit (0 = none): the bag cannot lean on the few
   // n-grams that identify a source, which is what fails on a dataset it never saw.
   const dropout = opts.featureDropout ?? 0;
@@ -96,7 +100,7 @@ export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opt
   // (`wasm: false`: the JavaScript loops only; tests hold the two equal.)
   const kernels = opts.wasm !== false && dropout === 0 && !opts.wordRows ? createEmbeddingBagKernels(buckets, D) : undefined;
   const emb = init(buckets * D, 0.1, kernels?.emb);
-  const w1 = init(M * D, Math.sqrt(6 / (M + D)));
+  const w1 = init(M * I, Math.sqrt(6 / (M + I)));
   const b1 = new Float32Array(M).fill(0.01);
   // Self-supervised starting points (pretrain-embeddings.ts) for every bucket a training word hashes
   // to; bigram buckets no word shares keep their random start. Copying draws no random numbers, so
@@ -116,7 +120,7 @@ export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opt
   const w2 = init(K * M, Math.sqrt(6 / (K + M)));
   const b2 = new Float32Array(K);
   const gEmb = kernels?.gEmb ?? new Float32Array(buckets * D);
-  const gW1 = new Float32Array(M * D), gB1 = new Float32Array(M), gW2 = new Float32Array(K * M), gB2 = new Float32Array(K);
+  const gW1 = new Float32Array(M * I), gB1 = new Float32Array(M), gW2 = new Float32Array(K * M), gB2 = new Float32Array(K);
   const posW = positiveWeights(corpus, rows, opts.heads);
   const teacher = opts.teacher;
   const learnsTeacher = (k: number): boolean => teacher !== undefined && (!teacher.heads || teacher.heads.has(k));
@@ -137,7 +141,9 @@ export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opt
     return y === 1 && silenced?.[r * K + k] === 1 ? -1 : y;
   };
   const kept = new Uint8Array(4096);
-  const h0 = new Float64Array(D), h1 = new Float64Array(M), dz = new Float64Array(K), dh1 = new Float64Array(M), dh0 = new Float64Array(D);
+  const h0 = new Float64Array(I), h1 = new Float64Array(M), dz = new Float64Array(K), dh1 = new Float64Array(M), dh0 = new Float64Array(I);
+  // With maxPool: the feature (bucket) holding each coordinate's maximum in the row last passed forward (-1: none).
+  const peakAt = new Int32Array(D);
   const step = (p: Float32Array, g: Float32Array, k: number, grad: number): void => {
     g[k]! += grad * grad;
     p[k]! -= (lr * grad) / Math.sqrt(g[k]! + 1e-8);
@@ -157,9 +163,25 @@ export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opt
       }
     }
     for (let d = 0; d < D; d++) a0[d]! *= norm;
+    if (maxPool) {
+      a0.fill(Number.NEGATIVE_INFINITY, D, I);
+      peakAt.fill(-1);
+      for (let i = from; i < to; i++) {
+        if (!on(i)) continue;
+        const f = corpus.feats[i]!;
+        for (let d = 0; d < D; d++) {
+          const v = emb[f * D + d]!;
+          if (v > a0[D + d]!) {
+            a0[D + d] = v;
+            peakAt[d] = f;
+          }
+        }
+      }
+      for (let d = 0; d < D; d++) if (peakAt[d] === -1) a0[D + d] = 0;
+    }
     for (let m = 0; m < M; m++) {
       let s = b1[m]!;
-      for (let d = 0; d < D; d++) s += w1[m * D + d]! * a0[d]!;
+      for (let d = 0; d < I; d++) s += w1[m * I + d]! * a0[d]!;
       a1[m] = s > 0 ? s : 0;
     }
     return norm;
@@ -171,7 +193,7 @@ export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opt
     return s;
   };
   /** Logits of row r with every feature on (dropout is a training-time perturbation only). */
-  const f0 = new Float64Array(D), f1 = new Float64Array(M);
+  const f0 = new Float64Array(I), f1 = new Float64Array(M);
   const everyFeature = (): boolean => true;
   const forwardLogits = (r: number, out: Float64Array): void => {
     const from = corpus.offsets[r]!, to = corpus.offsets[r + 1]!;
@@ -220,13 +242,20 @@ export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opt
       dh0.fill(0);
       for (let m = 0; m < M; m++) {
         if (h1[m] === 0 || dh1[m] === 0) continue;
-        for (let d = 0; d < D; d++) {
-          dh0[d]! += dh1[m]! * w1[m * D + d]!;
-          step(w1, gW1, m * D + d, dh1[m]! * h0[d]!);
+        for (let d = 0; d < I; d++) {
+          dh0[d]! += dh1[m]! * w1[m * I + d]!;
+          step(w1, gW1, m * I + d, dh1[m]! * h0[d]!);
         }
         step(b1, gB1, m, dh1[m]!);
       }
-      if (!kernels?.adagradRows(corpus.feats, from, to, dh0, norm, lr)) {
+      // The maximum's gradient goes to the one row that holds it, per coordinate.
+      if (maxPool) {
+        for (let d = 0; d < D; d++) {
+          const f = peakAt[d]!;
+          if (f >= 0 && f < frozenFrom && dh0[D + d] !== 0) step(emb, gEmb, f * D + d, dh0[D + d]!);
+        }
+      }
+      if (!kernels?.adagradRows(corpus.feats, from, to, maxPool ? dh0.subarray(0, D) : dh0, norm, lr)) {
         for (let i = from; i < to; i++) {
           if (!on(i) || corpus.feats[i]! >= frozenFrom) continue;
           const base = corpus.feats[i]! * D;
@@ -239,7 +268,7 @@ export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opt
   return {
     family: "embedding-mlp",
     tensors: { emb: q, w1, b1, w2, b2 },
-    params: { dim: D, hidden: M, embScale: scale },
-    scorer: createMlpScorer({ buckets, heads: K, dim: D, hidden: M, emb: q, embScale: scale, w1, b1, w2, b2 }),
+    params: { dim: D, hidden: M, embScale: scale, ...(maxPool ? { maxPool: 1 } : {}) },
+    scorer: createMlpScorer({ buckets, heads: K, dim: D, hidden: M, emb: q, embScale: scale, w1, b1, w2, b2, ...(maxPool ? { maxPool } : {}) }),
   };
 }

@@ -83,7 +83,13 @@ export interface MlpWeights {
   rowStride?: number;
   rowOffset?: number;
   embScale: number;
-  /** hidden x dim, hidden, heads x hidden, heads */
+  /**
+   * Probe (train.ts --max-pool): the hidden layer also reads the window's per-coordinate maximum over
+   * its features' rows beside the scaled sum, so one harmful phrase is not averaged away by the
+   * ordinary words around it. w1 is then hidden x (2 dim): the sum's columns, then the maximum's.
+   */
+  maxPool?: boolean;
+  /** hidden x dim (hidden x 2 dim with maxPool), hidden, heads x hidden, heads */
   w1: Float32Array;
   b1: Float32Array;
   w2: Float32Array;
@@ -110,15 +116,28 @@ export function createMlpScorer(m: MlpWeights): MlpScorer {
   const { heads, dim, hidden, emb, embScale, w1, b1, w2, b2 } = m;
   const stride = m.rowStride ?? dim;
   const offset = m.rowOffset ?? 0;
+  const maxPool = m.maxPool === true;
+  // The hidden layer's input width: the bag's sum, then (maxPool) its per-coordinate maximum.
+  const inputs = maxPool ? 2 * dim : dim;
   // Sums of int8 embeddings are integers: accumulate in int32 (exact, and faster than float64).
   const acc = new Int32Array(dim);
   const sumRows = createRowSummer(emb, dim, stride, offset);
+  // With maxPool, the window's maximum per coordinate and the feature holding it (maxRows).
+  const peaks = new Int32Array(maxPool ? dim : 0);
+  const peakOf = new Int32Array(maxPool ? dim : 0);
   // Input and hidden layer of the window being scored: scratch, as scoring is synchronous.
-  const input = new Float64Array(dim);
+  const input = new Float64Array(inputs);
   const hiddenScratch = new Float64Array(hidden);
-  const bag = (features: Uint32Array, h0: Float64Array = newFloat64Array(dim)): Float64Array => {
+  /** With maxPool, h0[dim, 2 dim) = the features' rows' maximum per coordinate (0 for no features). */
+  const addPeaks = (features: Uint32Array, h0: Float64Array): Float64Array => {
+    if (!maxPool) return h0;
+    maxRows(emb, dim, stride, offset, features, peaks, peakOf);
+    for (let d = 0; d < dim; d++) h0[dim + d] = peaks[d]! * embScale;
+    return h0;
+  };
+  const bag = (features: Uint32Array, h0: Float64Array = newFloat64Array(inputs)): Float64Array => {
     sumRows(features, 0, features.length, acc);
-    return scaledBag(acc, 0, embScale, features.length, h0);
+    return addPeaks(features, scaledBagInto(acc, 0, embScale, features.length, h0, 0, dim));
   };
   let cache: { window: Uint32Array; head: number; grad: Float64Array } | undefined;
   const hiddenOf = (h0: Float64Array, h1: Float64Array = newFloat64Array(hidden)): Float64Array => hiddenLayer(w1, b1, h0, h1);
@@ -128,15 +147,15 @@ export function createMlpScorer(m: MlpWeights): MlpScorer {
    * of dependent additions overlap.
    */
   const gradient = (h1: Float64Array, head: number): Float64Array => {
-    const grad = newFloat64Array(dim);
+    const grad = newFloat64Array(inputs);
     const w2Row = head * hidden;
     let d = 0;
-    for (; d + 4 <= dim; d += 4) {
+    for (; d + 4 <= inputs; d += 4) {
       let g0 = 0, g1 = 0, g2 = 0, g3 = 0;
       for (let k = 0; k < hidden; k++) {
         if (!(h1[k]! > 0)) continue;
         const w = w2[w2Row + k]!;
-        const at = k * dim + d;
+        const at = k * inputs + d;
         g0 += w * w1[at]!;
         g1 += w * w1[at + 1]!;
         g2 += w * w1[at + 2]!;
@@ -147,18 +166,27 @@ export function createMlpScorer(m: MlpWeights): MlpScorer {
       grad[d + 2] = g2;
       grad[d + 3] = g3;
     }
-    for (; d < dim; d++) {
+    for (; d < inputs; d++) {
       let g = 0;
-      for (let k = 0; k < hidden; k++) if (h1[k]! > 0) g += w2[w2Row + k]! * w1[k * dim + d]!;
+      for (let k = 0; k < hidden; k++) if (h1[k]! > 0) g += w2[w2Row + k]! * w1[k * inputs + d]!;
       grad[d] = g;
     }
     return grad;
+  };
+  /**
+   * With maxPool, what the maximum adds to a token's attribution: coordinate d's gradient times its
+   * maximum, credited to the feature that holds it (peakOf, as the window's last maxRows left it).
+   */
+  const peakCredit = (grad: Float64Array, holds: (feature: number) => boolean): number => {
+    let total = 0;
+    if (maxPool) for (let d = 0; d < dim; d++) if (peakOf[d]! >= 0 && holds(peakOf[d]!)) total += grad[dim + d]! * peaks[d]! * embScale;
+    return total;
   };
   // The last scored window: explanations usually ask about it (a short text has one window), and
   // then reuse its hidden layer instead of computing it again.
   let lastScored: Uint32Array | undefined;
   const logitsOfSums = (features: Uint32Array, sums: Int32Array, at: number, out: Float64Array): void => {
-    const h1 = hiddenOf(scaledBag(sums, at, embScale, features.length, input), hiddenScratch);
+    const h1 = hiddenOf(addPeaks(features, scaledBagInto(sums, at, embScale, features.length, input, 0, dim)), hiddenScratch);
     lastScored = features;
     affine(w2, b2, h1, heads, hidden, out);
   };
@@ -179,10 +207,10 @@ export function createMlpScorer(m: MlpWeights): MlpScorer {
       // Explanations ask once per token of the same window: reuse its hidden layer and gradient.
       if (cache?.window !== window || cache.head !== head) {
         const h1 = hiddenOf(bag(window));
-        const grad = new Float64Array(dim);
-        for (let d = 0; d < dim; d++) {
+        const grad = new Float64Array(inputs);
+        for (let d = 0; d < inputs; d++) {
           let g = 0;
-          for (let k = 0; k < hidden; k++) if (h1[k]! > 0) g += w2[head * hidden + k]! * w1[k * dim + d]!;
+          for (let k = 0; k < hidden; k++) if (h1[k]! > 0) g += w2[head * hidden + k]! * w1[k * inputs + d]!;
           grad[d] = g;
         }
         cache = { window, head, grad };
@@ -195,6 +223,10 @@ export function createMlpScorer(m: MlpWeights): MlpScorer {
         for (const f of subset) part += emb[f * stride + offset + d]!;
         total += grad[d]! * part * norm;
       }
+      if (maxPool) {
+        bag(window);
+        total += peakCredit(grad, (f) => subset.includes(f));
+      }
       return total;
     },
     explainer(window, tf, tFrom, tTo) {
@@ -202,10 +234,14 @@ export function createMlpScorer(m: MlpWeights): MlpScorer {
       // Per-word embedding sums (integers, so exact), computed once per distinct word and shared by every head.
       const row = newInt32Array(tf.words).fill(-1);
       const rowOf = newUint32Array(T);
+      const firstOf: number[] = [];
       let rows = 0;
       for (let t = tFrom; t < tTo; t++) {
         const w = tf.word[t]!;
-        if (row[w] === -1) row[w] = rows++;
+        if (row[w] === -1) {
+          row[w] = rows++;
+          firstOf.push(t);
+        }
         rowOf[t - tFrom] = row[w]!;
       }
       const vecs = newFloat64Array(rows * dim);
@@ -219,7 +255,9 @@ export function createMlpScorer(m: MlpWeights): MlpScorer {
       }
       // The engine scored this window already, often last: reuse its hidden layer (a copy, as the
       // returned function may run after other windows are scored).
-      const h1 = window === lastScored ? copyOf(hiddenScratch) : hiddenOf(bag(window));
+      const h1 = window === lastScored && !maxPool ? copyOf(hiddenScratch) : hiddenOf(bag(window));
+      // With maxPool, which word rows hold each coordinate's maximum (bag() above just found them).
+      const peakRows = maxPool ? peakHolders(peakOf, tf, firstOf) : [];
       const norm = embScale / Math.sqrt(Math.max(1, window.length));
       const cache = new Map<number, Float64Array>();
       return (head) => {
@@ -232,6 +270,9 @@ export function createMlpScorer(m: MlpWeights): MlpScorer {
           for (let d = 0; d < dim; d++) total += grad[d]! * vecs[r * dim + d]! * norm;
           perRow[r] = total;
         }
+        peakRows.forEach((holders, d) => {
+          for (const r of holders) perRow[r]! += grad[dim + d]! * peaks[d]! * embScale;
+        });
         out = newFloat64Array(T);
         for (let t = 0; t < T; t++) out[t] = perRow[rowOf[t]!]!;
         cache.set(head, out);
@@ -242,15 +283,45 @@ export function createMlpScorer(m: MlpWeights): MlpScorer {
 }
 
 /**
- * h0 = a window's bag: the integer sums sums[at, at + h0.length) of its `count` features' rows,
- * times embScale / sqrt(count). The sums are the network's own or its slice of several networks'
- * summed side by side (logitsOfSums), the same to the bit either way.
+ * peaks[d] = the largest value d of features' rows, peakOf[d] = the feature (bucket) holding it, the
+ * first in order on a tie; 0 and -1 for no features.
  */
-function scaledBag(sums: Int32Array, at: number, embScale: number, count: number, h0: Float64Array): Float64Array {
-  return scaledBagInto(sums, at, embScale, count, h0, 0, h0.length);
+function maxRows(emb: Int8Array, dim: number, stride: number, offset: number, features: Uint32Array, peaks: Int32Array, peakOf: Int32Array): void {
+  if (features.length === 0) {
+    peaks.fill(0);
+    peakOf.fill(-1);
+    return;
+  }
+  peaks.fill(-129);
+  for (let i = 0; i < features.length; i++) {
+    const f = features[i]!;
+    const base = f * stride + offset;
+    for (let d = 0; d < dim; d++) {
+      const v = emb[base + d]!;
+      if (v > peaks[d]!) {
+        peaks[d] = v;
+        peakOf[d] = f;
+      }
+    }
+  }
 }
 
-/** scaledBag() written to h0[to, to + dim) (one network's slice of the ensemble's input). */
+/** Per coordinate, the word rows (explainer's numbering, first token firstOf[r]) one of whose features holds its maximum. */
+function peakHolders(peakOf: Int32Array, tf: TokenFeatures, firstOf: readonly number[]): number[][] {
+  const holders: number[][] = Array.from({ length: peakOf.length }, () => []);
+  firstOf.forEach((t, r) => {
+    for (let i = tf.from[t]!, e = tf.to[t]!; i < e; i++) {
+      for (let d = 0; d < peakOf.length; d++) if (peakOf[d] === tf.feats[i] && !holders[d]!.includes(r)) holders[d]!.push(r);
+    }
+  });
+  return holders;
+}
+
+/**
+ * A window's bag, written to h0[to, to + dim): the integer sums sums[at, at + dim) of its `count`
+ * features' rows, times embScale / sqrt(count). The sums are the network's own or its slice of
+ * several networks' summed side by side (logitsOfSums), the same to the bit either way.
+ */
 export function scaledBagInto(sums: Int32Array, at: number, embScale: number, count: number, h0: Float64Array, to: number, dim: number): Float64Array {
   const norm = embScale / Math.sqrt(Math.max(1, count));
   for (let d = 0; d < dim; d++) h0[to + d] = sums[at + d]! * norm;
