@@ -13,17 +13,18 @@ export const MAX_UNKNOWN_FIELDS = 1_000;
  * loop, 2 GB): its input items (Moderate's and TestPolicy's `input`; undefined for a method whose
  * request holds none; 0 for JSON with no "input" list, the decoder reads what is there; for a body
  * the decoder refuses, what it would read before failing), and, for a binary message, the fields
- * its schema does not know, at any depth (wire-walk.ts): one walk for both.
+ * its schema does not know, at any depth (wire-walk.ts): one walk for both; for JSON, its object
+ * members and array elements at every depth (json-outline.ts), 0 for a binary message.
  */
-export function outlineRequest(schema: DescMessage, format: BodyFormat, bytes: Uint8Array): { items: number | undefined; unknownFields: number } {
+export function outlineRequest(schema: DescMessage, format: BodyFormat, bytes: Uint8Array): { items: number | undefined; unknownFields: number; jsonValues: number } {
   const field = inputItemsField(schema);
   if (!format.json) {
     const walked = walkMessage(schema, field, bytes);
-    return { items: field ? walked.items : undefined, unknownFields: walked.unknownFields };
+    return { items: field ? walked.items : undefined, unknownFields: walked.unknownFields, jsonValues: 0 };
   }
-  if (!field) return { items: undefined, unknownFields: 0 };
   // Proto3 JSON takes a field under its JSON name and under its proto name.
-  return { items: Math.max(...[...new Set([field.jsonName, field.name])].map((name) => outlineJson(bytes, name).listLength ?? 0)), unknownFields: 0 };
+  const outlines = (field ? [...new Set([field.jsonName, field.name])] : [""]).map((name) => outlineJson(bytes, name));
+  return { items: field ? Math.max(...outlines.map((o) => o.listLength ?? 0)) : undefined, unknownFields: 0, jsonValues: outlines[0]!.values };
 }
 
 function inputItemsField(schema: DescMessage): DescField | undefined {

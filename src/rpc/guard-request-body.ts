@@ -31,6 +31,12 @@ export interface BodyLimit {
   bytes: number;
   /** Ends the refusal's sentence, e.g. ", more than ten maximal items need"; may be empty. */
   why: string;
+  /**
+   * Most object members and array elements a Connect JSON body may hold, counted before it is
+   * parsed (json-outline.ts); absent: no bound. Connect parses the whole text before it can refuse
+   * an unknown key: a Moderate body of five million unknown keys held the event loop for seconds.
+   */
+  jsonValues?: number;
 }
 
 interface RequestBodyGuardDeps {
@@ -152,12 +158,13 @@ async function decodeLive(
   const inflated = await inflateMessage(unwrapped.bytes, unwrapped.compressed ? encoding : undefined, limit.bytes);
   if (!inflated.ok && !inflated.tooLarge) throw await undecodable(deps, method, inflated.reason);
   if (!inflated.ok) throw await (inflated.inflatedPast < limit.bytes ? inflatesTooFar(deps, inflated.inflatedPast) : payloadTooLarge(deps, limit));
-  const { items, unknownFields } = outlineRequest(method.input, format, inflated.bytes);
+  const { items, unknownFields, jsonValues } = outlineRequest(method.input, format, inflated.bytes);
   if (unknownFields > MAX_UNKNOWN_FIELDS) throw await tooManyUnknownFields(deps, method, unknownFields);
   if (items !== undefined && items > MAX_ITEMS) {
     values.set(deferredBodyRefusalKey, tooManyItems(items));
     return undefined;
   }
+  if (limit.jsonValues !== undefined && jsonValues > limit.jsonValues) throw await tooManyJsonValues(deps, limit.jsonValues);
   const decoded = decodeMessage(method.input, format, inflated.bytes, deps.strictJson(method));
   if (decoded.ok) return decoded.message;
   throw await undecodable(deps, method, decoded.reason);
@@ -243,6 +250,11 @@ function inflatesTooFar(deps: RequestBodyGuardDeps, cap: number): Promise<Connec
 /** Protobuf allows fields a schema does not know, but no client of this one sends thousands (each costs decoding time). */
 function tooManyUnknownFields(deps: RequestBodyGuardDeps, method: DescMethod, count: number): Promise<ConnectError> {
   return signedError(deps, new ApiError("invalid_request", `The request holds ${count} fields ${method.input.typeName} does not have; at most ${MAX_UNKNOWN_FIELDS} are read.`));
+}
+
+/** The JSON routes' refusal of the same (http/json-body.ts), in their words. */
+function tooManyJsonValues(deps: RequestBodyGuardDeps, bound: number): Promise<ConnectError> {
+  return signedError(deps, new ApiError("invalid_request", `The request body holds more than ${bound} JSON values (object members and array elements), far more than any request needs.`));
 }
 
 function undecodable(deps: RequestBodyGuardDeps, method: DescMethod, reason: string): Promise<ConnectError> {

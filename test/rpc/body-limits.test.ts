@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { MAX_ITEMS, MAX_TEXT_CODE_POINTS } from "../../src/base/limits.js";
 import { POLICY_LIMITS } from "../../src/policies/policy.js";
-import { POLICY_REQUEST_BYTES } from "../../src/rpc/body-limits.js";
+import { outlineJson } from "../../src/base/json-outline.js";
+import { POLICY_JSON_VALUES, POLICY_REQUEST_BYTES } from "../../src/rpc/body-limits.js";
 import { useServerWithKey } from "../support/test-server.js";
 
 // Each API method reads at most what its largest valid request needs (src/rpc/body-limits.ts):
@@ -25,6 +26,10 @@ describe("the policy methods' limit", () => {
     const bytes = Buffer.byteLength(asciiJson(request));
     expect(bytes).toBeGreaterThan(14_000_000); // the escapes are counted
     expect(bytes).toBeLessThan(POLICY_REQUEST_BYTES);
+    // And its JSON values (object members and array elements), which Connect JSON is held to.
+    const { values } = outlineJson(Buffer.from(JSON.stringify({ ...request, rules: { ...request.rules, off: ["sexual", "violence"] } })), "input");
+    expect(values).toBeGreaterThan(30_000);
+    expect(values).toBeLessThanOrEqual(POLICY_JSON_VALUES);
   });
 });
 
