@@ -6,16 +6,14 @@ import { createMlpEnsembleScorer } from "../../src/classifiers/model/mlp-ensembl
 import { decodeModel, encodeModel } from "../../src/classifiers/model/model-file.js";
 import { createMlpScorer } from "../../src/classifiers/model/scorers.js";
 import { normalizeForMatching } from "../../src/classifiers/normalize/normalize.js";
-import { buildCorpus } from "../../src/training/corpus.js";
-import { example, makeLabels } from "../../src/training/datasets/example.js";
 import { createPrng } from "../../src/training/prng.js";
 import { trainMlp } from "../../src/training/train-mlp.js";
+import { bytesOf, toyHarassmentCorpus } from "../support/toy-corpus.js";
 
 // The --max-pool probe (scorers.ts MlpWeights.maxPool): the hidden layer reads the bag's scaled sum
 // and its per-coordinate maximum side by side.
 const spec = { buckets: 1 << 10, minN: 3, maxN: 5 };
 const heads = 3, dim = 4, hidden = 5;
-const bytesOf = (a: { buffer: ArrayBufferLike; byteOffset: number; byteLength: number }) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
 
 function randomNetwork(seed: number) {
   const rand = createPrng(seed);
@@ -92,15 +90,8 @@ describe("a network that also reads the bag's maximum", () => {
 });
 
 describe("training a network that reads the bag's maximum", () => {
-  const r = createPrng(4);
-  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
-  const examples = [];
-  for (let i = 0; i < 200; i++) {
-    examples.push(example("toy", "x", `you ${pick(["zorp", "blag", "snerk"])} go away ${i}`, makeLabels({ harassment: 1, hate: 0 }, "unknown")));
-    examples.push(example("toy", "x", `put the ${pick(["spoon", "cup"])} on the plate ${i}`, makeLabels({ harassment: 0, hate: 0 }, "unknown")));
-  }
   const hashing = { buckets: 1 << 12, minN: 3, maxN: 5 };
-  const corpus = buildCorpus(examples, { hashing, window: { size: 480, stride: 240 }, seed: 1, calibrationShare: 0, datasetCap: 100000 });
+  const corpus = toyHarassmentCorpus(hashing);
   const all = Uint32Array.from({ length: corpus.rows }, (_, i) => i);
   const train = (wasm: boolean) => trainMlp(corpus, all, hashing.buckets, { heads: [0, 2], seed: 3, epochs: 2, wasm, maxPool: true });
   const fast = train(true);

@@ -1,11 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { buildCorpus } from "../../src/training/corpus.js";
-import { example, makeLabels } from "../../src/training/datasets/example.js";
 import { createPrng } from "../../src/training/prng.js";
 import { trainMlp } from "../../src/training/train-mlp.js";
 import { createEmbeddingBagKernels } from "../../src/training/wasm-embedding-bag.js";
-
-const bytesOf = (a: { buffer: ArrayBufferLike; byteOffset: number; byteLength: number }) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+import { bytesOf, toyHarassmentCorpus } from "../support/toy-corpus.js";
 
 describe("the embedding bag's training loops in WebAssembly (embedding-bag.wat)", () => {
   const rows = 64, dim = 32;
@@ -43,14 +40,7 @@ describe("the embedding bag's training loops in WebAssembly (embedding-bag.wat)"
 
   it("trains the same network to the byte as the JavaScript loops", () => {
     const spec = { buckets: 1 << 12, minN: 3, maxN: 5 };
-    const r = createPrng(4);
-    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
-    const examples = [];
-    for (let i = 0; i < 200; i++) {
-      examples.push(example("toy", "x", `you ${pick(["zorp", "blag", "snerk"])} go away ${i}`, makeLabels({ harassment: 1, hate: 0 }, "unknown")));
-      examples.push(example("toy", "x", `put the ${pick(["spoon", "cup"])} on the plate ${i}`, makeLabels({ harassment: 0, hate: 0 }, "unknown")));
-    }
-    const corpus = buildCorpus(examples, { hashing: spec, window: { size: 480, stride: 240 }, seed: 1, calibrationShare: 0, datasetCap: 100000 });
+    const corpus = toyHarassmentCorpus(spec);
     const all = Uint32Array.from({ length: corpus.rows }, (_, i) => i);
     const train = (wasm: boolean) => trainMlp(corpus, all, spec.buckets, { heads: [0, 2], seed: 3, epochs: 2, wasm });
     const [fast, plain] = [train(true), train(false)];
