@@ -13,7 +13,7 @@ type Form = Record<string, string | undefined>;
 
 /** Sign-up, log-in and log-out. Self-service accounts start on the free plan. */
 export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext): void {
-  const { sessions, loginLimiter, invites, throttle, passwords } = ctx.dashboard;
+  const { sessions, invites, throttle, passwords } = ctx.dashboard;
   const mode = ctx.config.signup;
   // The log-in page offers sign-up only the way SIGNUP allows it.
   const login = (csrf: string, options: Parameters<typeof loginPage>[1] = {}) => loginPage(csrf, { ...options, signup: mode });
@@ -79,31 +79,23 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext): void 
     // Failures count per account reached (its stored spelling), so two accounts whose addresses
     // normalise alike do not lock each other out, and spellings of one account share one count.
     const counted = account?.email ?? email;
-    const wait = await loginLimiter.retryAfterMs(counted, request.ip);
-    if (wait > 0) {
-      reply.header("retry-after", String(Math.ceil(wait / 1000)));
-      return sendPage(reply, login(state.csrf, { email, error: `Too many failed attempts. Try again in ${Math.ceil(wait / 60_000)} minutes.` }), 429);
-    }
-    // Per IP (every attempt counts) and per account (back-off after many failures from anywhere).
-    const refusal = await throttle.beforeLogin(counted, request.ip);
-    if (refusal) return refuse(reply, refusal, login(state.csrf, { email, error: refusal.message }));
+    const checked = await beginPasswordCheck(ctx, counted, request.ip);
+    if (checked) return refuse(reply, checked, login(state.csrf, { email, error: checked.message }));
     let ok: boolean;
     try {
       // Unknown emails cost a full scrypt too, so timing does not reveal which emails exist.
       ok = await passwords.verify(password, account?.passwordHash);
     } catch (error) {
       if (!(error instanceof PasswordHashingBusyError)) throw error;
+      await endPasswordCheck(ctx, counted, request.ip, "not checked");
       return refuse(reply, HASHING_BUSY, login(state.csrf, { email, error: HASHING_BUSY.message }));
     }
-    if (!account || !account.passwordHash || !ok) {
-      await loginLimiter.recordFailure(counted, request.ip);
-      await throttle.recordLoginFailure(counted);
-      return sendPage(reply, login(state.csrf, { email, error: "Email or password is incorrect." }), 401);
-    }
+    // A failure stays counted as beginPasswordCheck counted it.
+    if (!account || !account.passwordHash || !ok) return sendPage(reply, login(state.csrf, { email, error: "Email or password is incorrect." }), 401);
+    await endPasswordCheck(ctx, counted, request.ip, "right");
     if (account.disabledAt !== null) {
       return sendPage(reply, login(state.csrf, { email, error: "This account is disabled. Ask the operator of this service." }), 403);
     }
-    await loginLimiter.recordSuccess(counted, request.ip);
     // A fresh session on every log-in: nothing chosen before log-in survives it.
     if (state.session) await sessions.destroy(state.session.token);
     const session = await sessions.create(account.id);
@@ -118,8 +110,8 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext): void 
   });
 
   /**
-   * The account's own password: the current one checked as a log-in is (its failures count
-   * towards the same lock, so this form is no way around it), the new one as at sign-up. Every
+   * The account's own password: the current one checked as a log-in is (the same lock, back-off
+   * and per-address limit, so this form is no way around them), the new one as at sign-up. Every
    * session of the account ends, and this browser gets a fresh one.
    */
   app.post("/dashboard/password", async (request, reply) => {
@@ -128,11 +120,8 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext): void 
     const account = state.account;
     const form = (request.body ?? {}) as Form;
     const page = (error: string, status: number) => sendPage(reply, passwordPage({ account, csrf: state.csrf, error }), status);
-    const wait = await loginLimiter.retryAfterMs(account.email, request.ip);
-    if (wait > 0) {
-      reply.header("retry-after", String(Math.ceil(wait / 1000)));
-      return page(`Too many failed attempts. Try again in ${Math.ceil(wait / 60_000)} minutes.`, 429);
-    }
+    const checked = await beginPasswordCheck(ctx, account.email, request.ip);
+    if (checked) return refuse(reply, checked, passwordPage({ account, csrf: state.csrf, error: checked.message }));
     const current = (form.current ?? "").slice(0, MAX_PASSWORD_LENGTH + 1);
     const password = (form.password ?? "").slice(0, MAX_PASSWORD_LENGTH + 1);
     const stored = await ctx.accounts.findAccountByEmail(account.email);
@@ -141,13 +130,11 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext): void 
       ok = await passwords.verify(current, stored?.passwordHash);
     } catch (error) {
       if (!(error instanceof PasswordHashingBusyError)) throw error;
+      await endPasswordCheck(ctx, account.email, request.ip, "not checked");
       return refuse(reply, HASHING_BUSY, passwordPage({ account, csrf: state.csrf, error: HASHING_BUSY.message }));
     }
-    if (!ok || stored?.id !== account.id) {
-      await loginLimiter.recordFailure(account.email, request.ip);
-      await throttle.recordLoginFailure(account.email);
-      return page("The current password is incorrect.", 401);
-    }
+    if (!ok || stored?.id !== account.id) return page("The current password is incorrect.", 401);
+    await endPasswordCheck(ctx, account.email, request.ip, "right");
     if (password !== (form.confirm ?? "")) return page("The two new passwords differ.", 400);
     const problem = passwordProblem(password, account.email);
     if (problem) return page(problem, 400);
@@ -158,7 +145,6 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext): void 
       if (!(error instanceof PasswordHashingBusyError)) throw error;
       return refuse(reply, HASHING_BUSY, passwordPage({ account, csrf: state.csrf, error: HASHING_BUSY.message }));
     }
-    await loginLimiter.recordSuccess(account.email, request.ip);
     // Ends every session of the account, this one included; this browser gets a new one.
     await ctx.accounts.setPasswordHash(account.id, hash);
     const session = await sessions.create(account.id);
@@ -172,6 +158,30 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext): void 
     setSessionCookie(request, reply, undefined);
     return redirect(reply, "/dashboard/login?loggedOut=1");
   });
+}
+
+/**
+ * Claims a password check for (account, address) before any scrypt: the strict per-pair lock
+ * (login-limiter.ts), then the per-address limit and the account's back-off (auth-throttle.ts).
+ * Each counts the attempt as a failure now, so attempts sent at once cannot all pass a count that
+ * only finished checks would raise; endPasswordCheck takes back what did not fail.
+ */
+async function beginPasswordCheck(ctx: AppContext, account: string, ip: string): Promise<Refusal | undefined> {
+  const { loginLimiter, throttle } = ctx.dashboard;
+  const wait = await loginLimiter.claimAttempt(account, ip);
+  if (wait > 0) return { status: 429, retryAfterMs: wait, message: `Too many failed attempts. Try again in ${Math.ceil(wait / 60_000)} minutes.` };
+  const refusal = await throttle.beforeLogin(account, ip);
+  // Refused before the check: the pair's claim is handed back (the per-address count keeps it).
+  if (refusal) await loginLimiter.release(account, ip);
+  return refusal;
+}
+
+/** A claimed check that did not fail: the password was right (the pair is cleared), or it was never checked. */
+async function endPasswordCheck(ctx: AppContext, account: string, ip: string, outcome: "right" | "not checked"): Promise<void> {
+  const { loginLimiter, throttle } = ctx.dashboard;
+  if (outcome === "right") await loginLimiter.recordSuccess(account, ip);
+  else await loginLimiter.release(account, ip);
+  await throttle.attemptDidNotFail(account);
 }
 
 const HASHING_BUSY: Refusal = {

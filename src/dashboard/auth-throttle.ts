@@ -27,12 +27,17 @@ export interface Refusal {
  *   past), and sign-ups;
  * - per account: failures from any IP; past the budget the account answers at most one attempt per
  *   back-off interval, never a full lock, so an attacker can slow a victim's log-in but not stop it.
+ *   Failures are attempts less those that did not fail (a success, or a refusal before the
+ *   password was checked: attemptDidNotFail), and an attempt counts when it starts: counted once
+ *   its password had been checked, a burst from many addresses all found the account under budget.
  */
 export function createAuthThrottle(deps: { store: RateLimiter; limits: AbuseLimitsConfig; failureMode: RateLimitFailureMode; log?: Logger }) {
   const { store, limits } = deps;
   const hash = (kind: string, value: string) => `dashboard:${kind}:${createHash("sha256").update(value).digest("base64url").slice(0, 32)}`;
   // One spelling per account, given by the caller (auth-routes.ts) and taken as given.
   const accountKey = (account: string) => hash("login-failures", account);
+  const notFailedKey = (account: string) => `${accountKey(account)}:not-failed`;
+  const counted = { windowMs: LOGIN_WINDOW_MS };
 
   /** Runs the store calls; a store that cannot answer refuses (closed) or lets through (open). */
   async function guarded(check: () => Promise<Refusal | undefined>): Promise<Refusal | undefined> {
@@ -53,23 +58,33 @@ export function createAuthThrottle(deps: { store: RateLimiter; limits: AbuseLimi
   });
 
   return {
-    /** Counts this attempt against the IP, and applies the account's back-off. */
+    /**
+     * Counts this attempt against the IP and, as a failure until attemptDidNotFail says otherwise,
+     * against the account, and applies the account's back-off. Attempts still in flight count as
+     * failures: a burst cannot slip under the budget.
+     */
     beforeLogin(email: string, ip: string): Promise<Refusal | undefined> {
       return guarded(async () => {
-        const perIp = await store.consume(hash("login-ip", ip), limits.loginAttemptsPerIp, { windowMs: LOGIN_WINDOW_MS });
+        const perIp = await store.consume(hash("login-ip", ip), limits.loginAttemptsPerIp, counted);
         if (!perIp.allowed) return tooMany(perIp, (wait) => `Too many log-in attempts from your network. Try again in ${wait}.`);
-        const failures = await store.consume(accountKey(email), RECORD_LIMIT, { windowMs: LOGIN_WINDOW_MS, dryRun: true });
-        const over = RECORD_LIMIT - failures.remaining - limits.loginFailuresPerAccount;
+        const attempts = await store.consume(accountKey(email), RECORD_LIMIT, counted);
+        const notFailed = await store.consume(notFailedKey(email), RECORD_LIMIT, { ...counted, dryRun: true });
+        // Failures before this attempt: the account's other attempts less those that did not fail.
+        const failures = RECORD_LIMIT - attempts.remaining - 1 - (RECORD_LIMIT - notFailed.remaining);
+        const over = failures - limits.loginFailuresPerAccount;
         if (over < 0) return undefined;
         const backoffMs = Math.min(MAX_ACCOUNT_BACKOFF_MS, 1000 * 2 ** Math.min(over, 16));
         const slot = await store.consume(`${accountKey(email)}:slot`, 1, { windowMs: backoffMs });
         if (slot.allowed) return undefined;
+        // Refused before its password was checked: no failure, so the back-off does not grow with refusals.
+        await store.consume(notFailedKey(email), RECORD_LIMIT, counted);
         return tooMany(slot, (wait) => `This account has had many failed log-ins. Try again in ${wait}.`);
       });
     },
-    async recordLoginFailure(email: string): Promise<void> {
+    /** An attempt beforeLogin let through did not fail: it succeeded, or was refused before its password was checked. */
+    async attemptDidNotFail(email: string): Promise<void> {
       await guarded(async () => {
-        await store.consume(accountKey(email), RECORD_LIMIT, { windowMs: LOGIN_WINDOW_MS });
+        await store.consume(notFailedKey(email), RECORD_LIMIT, counted);
         return undefined;
       });
     },

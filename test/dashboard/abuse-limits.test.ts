@@ -110,6 +110,36 @@ describe("log-in throttling", () => {
   });
 });
 
+describe("log-in attempts sent at once", () => {
+  // An attempt counts when it starts, not once its password is checked (about 100 ms of scrypt):
+  // counted afterwards, 28 guesses sent at once all found the counts at 0 and all ran.
+  it("get the pair's five checks from one address, and the account's budget from many", async () => {
+    const server = await start({ TRUST_PROXY: "127.0.0.1" });
+    await accountWithPassword(server, "burst@example.test");
+    const fromOne = await Promise.all(Array.from({ length: 12 }, () => logIn(server, "burst@example.test", WRONG, "203.0.113.9")));
+    expect(tally(fromOne.map((r) => r.status))).toEqual({ 401: 5, 429: 7 });
+    const tight = await start({ TRUST_PROXY: "127.0.0.1", LOGIN_FAILURES_PER_ACCOUNT: "3" });
+    await accountWithPassword(tight, "many@example.test");
+    // Three failures in budget, then one attempt per back-off interval, whoever makes it.
+    const fromMany = await Promise.all(Array.from({ length: 12 }, (_, i) => logIn(tight, "many@example.test", WRONG, `198.51.100.${i + 1}`)));
+    expect(tally(fromMany.map((r) => r.status))).toEqual({ 401: 4, 429: 8 });
+  });
+
+  it("the password form is held to the account's back-off and the address's limit, as a log-in is", async () => {
+    const server = await start({ TRUST_PROXY: "127.0.0.1", LOGIN_FAILURES_PER_ACCOUNT: "3" });
+    const owner = createFormClient(server.httpUrl);
+    expect((await owner.signup("stolen@example.test", RIGHT)).status).toBe(303);
+    await owner.get("/dashboard/password");
+    const change = (ip: string) => owner.post("/dashboard/password", { current: WRONG, password: "a brand new passphrase here", confirm: "a brand new passphrase here" }, { "x-forwarded-for": ip });
+    const statuses = [];
+    for (let i = 0; i < 6; i++) statuses.push((await change(`192.0.2.${i + 1}`)).status);
+    expect(statuses.slice(0, 4)).toEqual([401, 401, 401, 401]);
+    expect(statuses.slice(4)).toEqual([429, 429]);
+    const refused = await change("192.0.2.99");
+    expect(refused.html).toContain("This account has had many failed log-ins. Try again in");
+  });
+});
+
 describe("password hashing cap", () => {
   it("answers a log-in flood past the queue with 503 and a clear message, and the API keeps serving", async () => {
     const server = await start({ PASSWORD_HASH_CONCURRENCY: "1", PASSWORD_HASH_QUEUE: "2", LOGIN_ATTEMPTS_PER_IP: "1000" });

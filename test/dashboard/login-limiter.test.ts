@@ -29,49 +29,52 @@ describe.each(STORE_KINDS)("log-in limiter on %s", (kind) => {
     await location?.destroy();
   });
 
-  it("locks a pair after five failures, whichever replica saw them, until the window ends", async () => {
+  /** Claims `n` attempts of a pair one after another; the waits they got. */
+  const claims = async (n: number, who: string, ip: string) => {
+    const waits: number[] = [];
+    for (let i = 0; i < n; i++) waits.push(await (i % 2 ? replicaA : replicaB).claimAttempt(who, ip));
+    return waits;
+  };
+
+  it("locks a pair after five failed attempts, whichever replica saw them, until the window ends", async () => {
     const who = email();
-    for (let i = 0; i < 4; i++) await (i % 2 ? replicaA : replicaB).recordFailure(who, "10.0.0.1");
-    expect(await replicaA.retryAfterMs(who, "10.0.0.1")).toBe(0);
-    await replicaB.recordFailure(who, "10.0.0.1");
-    expect(await replicaA.retryAfterMs(who, "10.0.0.1")).toBe(WINDOW);
+    expect(await claims(5, who, "10.0.0.1")).toEqual([0, 0, 0, 0, 0]);
+    expect(await replicaA.claimAttempt(who, "10.0.0.1")).toBe(WINDOW);
     clock.advance(WINDOW - 1000);
-    expect(await replicaB.retryAfterMs(who, "10.0.0.1")).toBe(1000);
+    expect(await replicaB.claimAttempt(who, "10.0.0.1")).toBe(1000);
     // Other pairs are not locked.
-    expect(await replicaA.retryAfterMs(who, "10.0.0.2")).toBe(0);
-    expect(await replicaA.retryAfterMs(email(), "10.0.0.1")).toBe(0);
+    expect(await replicaA.claimAttempt(who, "10.0.0.2")).toBe(0);
+    expect(await replicaA.claimAttempt(email(), "10.0.0.1")).toBe(0);
     clock.advance(1000);
-    expect(await replicaA.retryAfterMs(who, "10.0.0.1")).toBe(0);
-    // A failure after the window starts a new count.
-    await replicaA.recordFailure(who, "10.0.0.1");
-    for (let i = 0; i < 3; i++) await replicaA.recordFailure(who, "10.0.0.1");
-    expect(await replicaA.retryAfterMs(who, "10.0.0.1")).toBe(0);
+    // An attempt after the window starts a new count.
+    expect(await claims(5, who, "10.0.0.1")).toEqual([0, 0, 0, 0, 0]);
+    expect(await replicaA.claimAttempt(who, "10.0.0.1")).toBeGreaterThan(0);
   });
 
-  it("counts concurrent failures from both replicas, every one", async () => {
+  it("lets five of twelve attempts claimed at once through, across both replicas", async () => {
     const who = email();
-    await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 ? replicaA : replicaB).recordFailure(who, "10.0.0.3")));
-    const rows = await dbA.query<{ failures: unknown }>(`SELECT failures FROM login_failures`);
-    expect(rows.map((r) => Number(r.failures))).toContain(6);
-    expect(await replicaB.retryAfterMs(who, "10.0.0.3")).toBeGreaterThan(0);
+    const waits = await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 ? replicaA : replicaB).claimAttempt(who, "10.0.0.3")));
+    expect(waits.filter((w) => w === 0)).toHaveLength(5);
   });
 
-  it("clears the pair on a successful log-in", async () => {
+  it("clears the pair on a successful log-in, and takes back an attempt refused before its check", async () => {
     const who = email();
-    for (let i = 0; i < 5; i++) await replicaA.recordFailure(who, "10.0.0.4");
-    expect(await replicaB.retryAfterMs(who, "10.0.0.4")).toBeGreaterThan(0);
+    await claims(5, who, "10.0.0.4");
+    await replicaB.release(who, "10.0.0.4");
+    expect(await replicaA.claimAttempt(who, "10.0.0.4")).toBe(0);
+    expect(await replicaB.claimAttempt(who, "10.0.0.4")).toBeGreaterThan(0);
     await replicaB.recordSuccess(who, "10.0.0.4");
-    expect(await replicaA.retryAfterMs(who, "10.0.0.4")).toBe(0);
+    expect(await replicaA.claimAttempt(who, "10.0.0.4")).toBe(0);
   });
 
   it("stores neither the email nor the address, and drops expired rows", async () => {
     const who = email();
-    await replicaA.recordFailure(who, "192.168.7.7");
+    await replicaA.claimAttempt(who, "192.168.7.7");
     const rows = JSON.stringify(await dbA.query(`SELECT * FROM login_failures`));
     expect(rows).not.toContain("@example.test");
     expect(rows).not.toContain("192.168.7.7");
     clock.advance(WINDOW + 1);
-    await replicaA.recordFailure(email(), "10.0.0.5");
+    await replicaA.claimAttempt(email(), "10.0.0.5");
     expect(await dbA.query(`SELECT * FROM login_failures`)).toHaveLength(1);
   });
 });
