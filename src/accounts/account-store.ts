@@ -51,6 +51,8 @@ type KeyRow = {
  * number stored on SQLite (10^20 was) made every call of the account fail with internal_error.
  */
 export const MAX_CUSTOM_RPM = 2_147_483_647;
+/** Live API keys one account may hold: far more than deployments and rotations need. */
+export const MAX_ACTIVE_KEYS = 100;
 
 function checkPlan(plan: string, rpm: number | undefined): { plan: Plan; customRpm: number | null } {
   if (!isPlan(plan)) throw new ApiError("invalid_request", `Unknown plan "${plan}"; use free, basic, pro or enterprise.`);
@@ -79,6 +81,30 @@ export function createAccountStore(db: Database, clock: () => number = Date.now)
   });
   const recordEvent = (tx: Database, keyId: string, accountId: string, event: string) =>
     tx.execute(`INSERT INTO key_events (id, key_id, account_id, event, at) VALUES ($1, $2, $3, $4, $5)`, [newId("kev"), keyId, accountId, event, clock()]);
+
+  /** Holds the account's row until the transaction ends (PostgreSQL; SQLite's transactions run one at a time), so two key creations cannot both pass the count. */
+  const lockAccount = async (tx: Database, accountId: string): Promise<void> => {
+    const owner = await tx.query(`SELECT id FROM accounts WHERE id = $1${tx.dialect === "postgres" ? " FOR UPDATE" : ""}`, [accountId]);
+    if (owner.length === 0) throw new ApiError("not_found", `No account with id "${accountId}".`);
+  };
+
+  /** Inserts a new key named `name` (cleaned) and logs its creation; the secret is returned once. */
+  const insertKey = async (tx: Database, accountId: string, name: string): Promise<{ id: string; key: string }> => {
+    // Control and format characters (an ESC colour code, a NUL, a right-to-left override) are no
+    // part of a name a person reads; the zero-width joiner of an emoji sequence stays.
+    // At most 100 characters as a reader counts them (graphemes: a family emoji is one), so a
+    // cut never splits a surrogate pair (SQLite stored such a cut as bytes that are not UTF-8,
+    // PostgreSQL as U+FFFD: the two stores showed different names) nor an emoji sequence.
+    const cleanName = firstGraphemes(name.replace(/(?!\u200d)[\p{Cc}\p{Cf}\p{Cs}]/gu, "").trim(), 100).trim() || "default";
+    const generated = generateApiKey();
+    const id = newId("key");
+    await tx.execute(
+      `INSERT INTO api_keys (id, account_id, name, prefix, secret_hash, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+      [id, accountId, cleanName, generated.prefix, generated.hash, clock()],
+    );
+    await recordEvent(tx, id, accountId, "created");
+    return { id, key: generated.key };
+  };
 
   return {
     async createAccount(input: { email: string; plan: string; rpm?: number; passwordHash?: string }): Promise<Account> {
@@ -165,27 +191,37 @@ export function createAccountStore(db: Database, clock: () => number = Date.now)
       return (await this.getAccount(accountId))!;
     },
 
-    /** Creates a key and returns its secret: the only time the secret is ever available. */
+    /**
+     * Creates a key and returns its secret: the only time the secret is ever available. An account
+     * holds at most MAX_ACTIVE_KEYS live keys (3,000 made in 6 s had turned its keys page into 3.5 MB).
+     */
     async createKey(accountId: string, name = "default"): Promise<ApiKeyInfo & { key: string }> {
-      // Control and format characters (an ESC colour code, a NUL, a right-to-left override) are no
-      // part of a name a person reads; the zero-width joiner of an emoji sequence stays.
-      // At most 100 characters as a reader counts them (graphemes: a family emoji is one), so a
-      // cut never splits a surrogate pair (SQLite stored such a cut as bytes that are not UTF-8,
-      // PostgreSQL as U+FFFD: the two stores showed different names) nor an emoji sequence.
-      const cleanName = firstGraphemes(name.replace(/(?!\u200d)[\p{Cc}\p{Cf}\p{Cs}]/gu, "").trim(), 100).trim() || "default";
-      const generated = generateApiKey();
-      const id = newId("key");
-      await db.transaction(async (tx) => {
-        const owner = await tx.query(`SELECT id FROM accounts WHERE id = $1`, [accountId]);
-        if (owner.length === 0) throw new ApiError("not_found", `No account with id "${accountId}".`);
-        await tx.execute(
-          `INSERT INTO api_keys (id, account_id, name, prefix, secret_hash, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-          [id, accountId, cleanName, generated.prefix, generated.hash, clock()],
-        );
-        await recordEvent(tx, id, accountId, "created");
+      const created = await db.transaction(async (tx) => {
+        await lockAccount(tx, accountId);
+        const live = await tx.query<{ n: unknown }>(`SELECT COUNT(*) AS n FROM api_keys WHERE account_id = $1 AND revoked_at IS NULL`, [accountId]);
+        if (toNumber(live[0]?.n ?? 0) >= MAX_ACTIVE_KEYS) {
+          throw new ApiError("too_many_keys", `An account holds at most ${MAX_ACTIVE_KEYS} active API keys: revoke one it no longer uses first.`);
+        }
+        return insertKey(tx, accountId, name);
       });
-      const info = (await this.getKey(id))!;
-      return { ...info, key: generated.key };
+      return { ...(await this.getKey(created.id))!, key: created.key };
+    },
+
+    /**
+     * Replaces a live key of the account by a new one of the same name, in one transaction: the old
+     * key is revoked only if it was live (conditional, so two rotations at once cannot both succeed
+     * and leave two new keys), and the new one exists exactly when it is. A key of another account
+     * looks exactly like a missing one.
+     */
+    async rotateKey(keyId: string, accountId: string): Promise<{ key: ApiKeyInfo & { key: string }; rotatedFrom: ApiKeyInfo }> {
+      const created = await db.transaction(async (tx) => {
+        const old = (await tx.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = $1 AND account_id = $2`, [keyId, accountId]))[0];
+        const changed = old ? await tx.execute(`UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL`, [clock(), keyId]) : 0;
+        if (!old || changed !== 1) throw new ApiError("not_found", `No active API key with id "${keyId}".`);
+        await recordEvent(tx, keyId, accountId, "revoked");
+        return insertKey(tx, accountId, old.name);
+      });
+      return { key: { ...(await this.getKey(created.id))!, key: created.key }, rotatedFrom: (await this.getKey(keyId))! };
     },
 
     async getKey(keyId: string): Promise<ApiKeyInfo | undefined> {

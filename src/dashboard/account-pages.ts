@@ -52,7 +52,13 @@ export function registerAccountPages(app: FastifyInstance, ctx: AppContext): voi
 
   app.post("/dashboard/keys", withAccount(async (request, reply, account, csrf) => {
     const name = String((request.body as Record<string, unknown>).name ?? "").trim() || "default";
-    const key = await ctx.accounts.createKey(account.id, name);
+    let key: Awaited<ReturnType<typeof ctx.accounts.createKey>>;
+    try {
+      key = await ctx.accounts.createKey(account.id, name);
+    } catch (error) {
+      if (error instanceof ApiError && error.code === "too_many_keys") return sendPage(reply, errorPage(csrf, "Too many keys", error.message), 409);
+      throw error;
+    }
     // Rendered in the POST response, never put in a URL: the secret exists only on this page.
     return sendPage(reply, newKeyPage({ account, csrf, key }));
   }));
@@ -70,14 +76,14 @@ export function registerAccountPages(app: FastifyInstance, ctx: AppContext): voi
 
   app.post("/dashboard/keys/:keyId/rotate", withAccount(async (request, reply, account, csrf) => {
     const { keyId } = request.params as { keyId: string };
-    const old = await ctx.accounts.getKey(keyId);
-    if (!old || old.accountId !== account.id || old.revokedAt !== null) {
-      return sendPage(reply, errorPage(csrf, "Key not found", "You have no active API key with that id."), 404);
+    try {
+      // One transaction (account-store.ts rotateKey): a double click rotates once, the other gets 404.
+      const { key, rotatedFrom } = await ctx.accounts.rotateKey(keyId, account.id);
+      return sendPage(reply, newKeyPage({ account, csrf, key, rotatedFrom }));
+    } catch (error) {
+      if (error instanceof ApiError && error.code === "not_found") return sendPage(reply, errorPage(csrf, "Key not found", "You have no active API key with that id."), 404);
+      throw error;
     }
-    // New key first: if revoking the old one failed, the caller would hold two working keys, never none.
-    const key = await ctx.accounts.createKey(account.id, old.name);
-    const rotatedFrom = await ctx.accounts.revokeKey(old.id, { accountId: account.id });
-    return sendPage(reply, newKeyPage({ account, csrf, key, rotatedFrom }));
   }));
 
   app.get("/dashboard/usage", withAccount(async (request, reply, account, csrf) => {

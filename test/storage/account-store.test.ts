@@ -254,6 +254,39 @@ describe.each(STORE_KINDS)("account store on %s", (kind) => {
       expect(events).toHaveLength(1);
     });
 
+    it("rotates a live key once when several rotate it at once: one new key, the old one revoked", async () => {
+      const account = await accounts.createAccount({ email: email(), plan: "free" });
+      const old = await accounts.createKey(account.id, "ci");
+      const answers = await Promise.allSettled(Array.from({ length: 6 }, () => accounts.rotateKey(old.id, account.id)));
+      const rotated = answers.flatMap((a) => (a.status === "fulfilled" ? [a.value] : []));
+      expect(rotated).toHaveLength(1);
+      for (const a of answers) if (a.status === "rejected") expect(a.reason).toMatchObject({ code: "not_found" });
+      const live = (await accounts.listKeys(account.id)).filter((k) => k.revokedAt === null);
+      expect(live.map((k) => k.id)).toEqual([rotated[0]!.key.id]);
+      expect(rotated[0]).toMatchObject({ key: { name: "ci" }, rotatedFrom: { id: old.id } });
+      expect(await accounts.authenticate(old.key)).toBeUndefined();
+      expect(await accounts.authenticate(rotated[0]!.key.key)).toMatchObject({ accountId: account.id });
+      // Another account's key, a revoked one and a missing one are all "not found".
+      const other = await accounts.createAccount({ email: email(), plan: "free" });
+      await expectRefusal(accounts.rotateKey(rotated[0]!.key.id, other.id), "not_found", /No active API key/);
+      await expectRefusal(accounts.rotateKey(old.id, account.id), "not_found", /No active API key/);
+    });
+
+    it("holds an account to 100 live keys, also when they are created at once", async () => {
+      const account = await accounts.createAccount({ email: email(), plan: "free" });
+      for (let i = 0; i < 95; i++) await accounts.createKey(account.id, `k${i}`);
+      const answers = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => accounts.createKey(account.id, `burst${i}`)));
+      expect(answers.filter((a) => a.status === "fulfilled")).toHaveLength(5);
+      for (const a of answers) if (a.status === "rejected") expect(a.reason).toMatchObject({ code: "too_many_keys" });
+      await expectRefusal(accounts.createKey(account.id), "too_many_keys", /at most 100 active API keys/);
+      // A rotation keeps the count; a revocation makes room.
+      const [first] = await accounts.listKeys(account.id);
+      await accounts.rotateKey(first!.id, account.id);
+      await expectRefusal(accounts.createKey(account.id), "too_many_keys", /at most 100/);
+      await accounts.revokeKey((await accounts.listKeys(account.id)).find((k) => k.revokedAt === null)!.id);
+      expect(await accounts.createKey(account.id, "room")).toMatchObject({ name: "room" });
+    });
+
     it("cuts a long key name at 100 code points, never inside an emoji", async () => {
       const account = await accounts.createAccount({ email: email(), plan: "free" });
       const name = `${"n".repeat(99)}😀😀`;
