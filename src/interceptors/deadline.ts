@@ -4,6 +4,17 @@ import { deadlineHeader, timeoutMs } from "./deadline-header.js";
 
 /** When the caller's deadline passes (Date.now() milliseconds); Infinity for a call without one. */
 const deadlineAtKey = createContextKey<number>(Number.POSITIVE_INFINITY, { description: "the caller's deadline" });
+/**
+ * Set when the answer is being counted (metering.ts): from then on it is delivered, late if the
+ * deadline passes meanwhile, never refused. With METERING_FSYNC=always the count waits for the
+ * journal's fdatasync, and a deadline that passed in that wait refused answers already counted.
+ */
+const answerCommittedKey = createContextKey<boolean>(false, { description: "the answer is being metered" });
+
+/** Marks the call's answer as counted: its deadline no longer refuses it. */
+export function commitAnswer(req: { contextValues: { set(key: typeof answerCommittedKey, value: boolean): unknown } }): void {
+  req.contextValues.set(answerCommittedKey, true);
+}
 
 /**
  * Honours the caller's deadline (gRPC and gRPC-Web grpc-timeout, Connect connect-timeout-ms):
@@ -23,7 +34,7 @@ export function createDeadlineInterceptor(): Interceptor {
     const deadline = deadlineHeader(req.header);
     if (!deadline) return next(req);
     req.contextValues.set(deadlineAtKey, Date.now() + timeoutMs(deadline));
-    return beforeDeadline(req.signal, next(req));
+    return beforeDeadline(req.signal, next(req), () => req.contextValues.get(answerCommittedKey));
   };
 }
 
@@ -37,12 +48,12 @@ export function abortedByDeadline(signal: AbortSignal): boolean {
   return signal.aborted && ConnectError.from(signal.reason).code === Code.DeadlineExceeded;
 }
 
-async function beforeDeadline<T>(signal: AbortSignal, work: Promise<T>): Promise<T> {
+async function beforeDeadline<T>(signal: AbortSignal, work: Promise<T>, committed: () => boolean): Promise<T> {
   let onAbort = () => {};
   const expired = new Promise<never>((_, reject) => {
     onAbort = () => {
-      // Other aborts (the caller left, shutdown) are not ours to answer.
-      if (abortedByDeadline(signal)) reject(deadlineExceeded());
+      // Other aborts (the caller left, shutdown) are not ours to answer; nor is an answer being counted.
+      if (abortedByDeadline(signal) && !committed()) reject(deadlineExceeded());
     };
     if (signal.aborted) onAbort();
     else signal.addEventListener("abort", onAbort, { once: true });

@@ -4,7 +4,7 @@ import { PolicyService, type TestPolicyRequest, type TestPolicyResponse } from "
 import type { Meter } from "../metering/meter.js";
 import { countModerate, type CountedRequest } from "../metering/count-moderate.js";
 import { callerKey } from "./context-keys.js";
-import { deadlineExceeded, deadlinePassed } from "./deadline.js";
+import { commitAnswer, deadlineExceeded, deadlinePassed } from "./deadline.js";
 
 /**
  * Innermost in the chain: it sees only requests that auth and the rate limit let through,
@@ -26,6 +26,8 @@ export function createMeteringInterceptor(deps: { meter: Meter }): Interceptor {
     if (!counted) return res;
     const caller = req.contextValues.get(callerKey);
     if (!caller) return res;
+    // Counted from here on, so delivered: a deadline passing while the journal syncs no longer refuses it.
+    commitAnswer(req);
     await deps.meter.record(caller.accountId, countModerate(counted.request, counted.response));
     return res;
   };

@@ -160,6 +160,28 @@ describe("a caller's deadline with scoring on the event loop (WORKER_THREADS=0)"
   });
 });
 
+describe("a caller's deadline while its answer is being counted", () => {
+  // With METERING_FSYNC=always the count waits for the journal's fdatasync: a deadline passing in
+  // that wait refused answers already counted (8 of 640 calls in an audit).
+  it("delivers the answer, late, instead of refusing one it has counted", async () => {
+    const { key: own, accountId } = await server.createAccount("enterprise", 1_000_000);
+    const meter = server.ctx.meter;
+    const record = meter.record;
+    meter.record = async (...args: Parameters<typeof record>) => {
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      return record.apply(meter, args);
+    };
+    try {
+      const answer = await postH1(server.httpUrl, PATH, { "content-type": "application/proto", "x-api-key": own, "connect-timeout-ms": "150" }, toBinary(ModerateRequestSchema, HELLO));
+      expect(answer.httpStatus).toBe(200);
+    } finally {
+      meter.record = record;
+    }
+    await meter.flush();
+    expect((await server.ctx.usage.read(accountId, "day", 0, Date.now() + 86_400_000)).totals.requests).toBe(1);
+  });
+});
+
 describe("bytes after the one message of a unary call", () => {
   const message = toBinary(ModerateRequestSchema, HELLO);
   it.each([
