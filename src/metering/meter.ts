@@ -44,7 +44,6 @@ export function createMeter(options: MeterOptions) {
   let chain: Promise<void> = Promise.resolve();
   let queued: Promise<void> | undefined;
   let lastPrune = 0;
-  let lastHeartbeat = clock();
   let lastOrphanScan = 0;
   /** The journal's promise for the current turn's lines, and what record returns for it. */
   let lastWritten: Promise<void> | undefined;
@@ -128,14 +127,13 @@ export function createMeter(options: MeterOptions) {
   // Segments a crashed run left behind go in before anything of ours.
   chain = chain.then(replayOrphans).catch((err: unknown) => options.log?.error({ err }, "usage journal replay failed"));
 
-  const timer = setInterval(() => {
-    if (clock() - lastHeartbeat >= HEARTBEAT_MS) {
-      lastHeartbeat = clock();
-      journal.heartbeat();
-    }
-    void flush();
-  }, options.flushMs ?? 1000);
+  const timer = setInterval(() => void flush(), options.flushMs ?? 1000);
   timer.unref();
+  // A timer of its own: on the flush timer, METERING_FLUSH_MS over OWNER_STALE_MS (it may be up to
+  // 600,000) left the heartbeat stale, a replica sharing DATA_DIR took this live process for dead
+  // and replayed and deleted its open segment, and the requests answered after that were lost.
+  const heartbeat = setInterval(() => journal.heartbeat(), HEARTBEAT_MS);
+  heartbeat.unref();
 
   return {
     /**
@@ -164,6 +162,7 @@ export function createMeter(options: MeterOptions) {
     backlog: () => unwritten.length,
     async close(): Promise<void> {
       clearInterval(timer);
+      clearInterval(heartbeat);
       await flush();
       await chain;
       const last = journal.close({ unwritten: unwritten.length });

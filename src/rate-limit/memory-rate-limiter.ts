@@ -1,7 +1,6 @@
 import {
   RATE_LIMIT_WINDOW_MS,
   assertValidLimit,
-  systemClock,
   type Clock,
   type ConsumeOptions,
   type RateLimitDecision,
@@ -17,13 +16,20 @@ interface MemoryRateLimiterOptions {
 const SWEEP_EVERY = 1_000;
 
 /**
+ * Milliseconds that only move forward (process start + time since, near the epoch's): a wall
+ * clock stepped back 10 minutes (NTP, a VM resumed) left every request counted before the step in
+ * the "future", so an account stayed refused for 11 minutes instead of one.
+ */
+const monotonicClock: Clock = { now: () => performance.timeOrigin + performance.now() };
+
+/**
  * Sliding window log kept in process memory: the same algorithm and contract as the Redis store,
  * for a single replica (REDIS_URL unset). Each replica has its own budget, so it is not for fleets.
  */
 export function createMemoryRateLimiter(
   options: MemoryRateLimiterOptions = {},
 ): RateLimiter & { consumeNow(key: string, limit: number, options?: ConsumeOptions): RateLimitDecision } {
-  const clock = options.clock ?? systemClock;
+  const clock = options.clock ?? monotonicClock;
   const windowMs = options.windowMs ?? RATE_LIMIT_WINDOW_MS;
   // Timestamps per key, ascending, from `start` on. Expired entries are skipped by moving
   // `start` and dropped in bulk now and then, so a large enterprise limit (a long log) costs

@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createMeter } from "../../src/metering/meter.js";
 import { createUsageJournal, OWNER_STALE_MS, readSegment, sumEntries, type JournalEntry } from "../../src/metering/usage-journal.js";
 import { createUsageStore, type UsageStore } from "../../src/metering/usage-store.js";
@@ -69,6 +69,25 @@ describe.each(STORE_KINDS)("meter with its journal on %s", (kind) => {
     expect((await total("acct_outage")).requests).toBe(8);
     await meter.close();
     expect((await total("acct_outage")).requests).toBe(8);
+  });
+
+  it("keeps its heartbeat fresh every 10 s, however seldom it flushes (METERING_FLUSH_MS up to 600,000)", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "heartbeat-"));
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval", "Date"] });
+    try {
+      const meter = createMeter({ store: usage, journal: createUsageJournal({ dir }), flushMs: 600_000 });
+      const ownerFile = path.join(dir, fs.readdirSync(dir).find((n) => n.endsWith(".owner"))!);
+      const started = fs.statSync(ownerFile).mtimeMs;
+      vi.advanceTimersByTime(OWNER_STALE_MS + 5_000);
+      // A replica sharing the directory judges it by this: fresh, so alive.
+      expect(Date.now() - fs.statSync(ownerFile).mtimeMs).toBeLessThan(10_001);
+      expect(fs.statSync(ownerFile).mtimeMs - started).toBeGreaterThan(OWNER_STALE_MS - 10_000);
+      vi.useRealTimers();
+      await meter.close();
+    } finally {
+      vi.useRealTimers();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("adds a segment applied twice, or in part first, only once", async () => {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createMemoryRateLimiter } from "../../src/rate-limit/memory-rate-limiter.js";
 import { createFakeClock } from "./fake-clock.js";
 import { describeRateLimiterContract } from "./rate-limiter-contract.js";
@@ -23,5 +23,21 @@ describe("memory rate limiter", () => {
     expect(limiter.consumeNow("a", 2)).toMatchObject({ allowed: true, remaining: 1 });
     expect(await limiter.consume("a", 2)).toMatchObject({ allowed: true, remaining: 0 });
     expect(limiter.consumeNow("a", 2)).toMatchObject({ allowed: false, remaining: 0 });
+  });
+});
+
+describe("memory rate limiter on its own clock", () => {
+  it("is not moved by the wall clock: a step back of 10 minutes does not hold an account for 11", async () => {
+    vi.useFakeTimers({ toFake: ["Date", "performance"] });
+    try {
+      const limiter = createMemoryRateLimiter();
+      for (let i = 0; i < 10; i++) expect(limiter.consumeNow("acct", 10).allowed).toBe(true);
+      expect(limiter.consumeNow("acct", 10).allowed).toBe(false);
+      vi.setSystemTime(Date.now() - 600_000); // the wall clock steps back; time itself goes on
+      vi.advanceTimersByTime(61_000);
+      expect(limiter.consumeNow("acct", 10)).toMatchObject({ allowed: true, remaining: 9 });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
