@@ -5,7 +5,7 @@ import { firstDuplicateKey } from "../base/json-duplicate-keys.js";
 import { MAX_JSON_VALUES, outlineJson } from "../base/json-outline.js";
 import { MAX_ITEMS } from "../base/limits.js";
 import { ApiError } from "../errors/api-error.js";
-import { tooManyItems } from "../moderation/validate-request.js";
+import { tooManyItems, tooManyJsonValues } from "../moderation/validate-request.js";
 
 const TOP_LEVEL_FIELDS = new Set(["input", "analyze_images", "text_provider_mode"]);
 const ITEM_FIELDS = new Set(["type", "text", "base64"]);
@@ -72,9 +72,7 @@ export function parseJsonBody(bytes: Uint8Array): unknown {
   const outline = outlineJson(bytes, "input");
   if (outline.listLength !== undefined && outline.listLength > MAX_ITEMS) throw tooManyItems(outline.listLength);
   if (outline.depth > MAX_JSON_DEPTH) throw new ApiError("invalid_request", `The request body nests JSON more than ${MAX_JSON_DEPTH} levels deep.`);
-  if (outline.values > MAX_JSON_VALUES) {
-    throw new ApiError("invalid_request", `The request body holds more than ${MAX_JSON_VALUES} JSON values (object members and array elements), far more than any request needs.`);
-  }
+  if (outline.values > MAX_JSON_VALUES) throw tooManyJsonValues(MAX_JSON_VALUES);
   let body: unknown;
   try {
     body = JSON.parse(decodeUtf8(bytes));

@@ -41,6 +41,15 @@ export function tooManyItems(count: number): ApiError {
   return new ApiError("too_many_items", `A request may hold at most ${MAX_ITEMS} input items; this one holds ${count}.`);
 }
 
+/**
+ * The refusal of a body of more JSON values (object members and array elements, counted before it
+ * is parsed: json-outline.ts) than `bound`: the JSON routes' (http/json-body.ts) and Connect
+ * JSON's (rpc/guard-request-body.ts), in the same words.
+ */
+export function tooManyJsonValues(bound: number): ApiError {
+  return new ApiError("invalid_request", `The request body holds more than ${bound} JSON values (object members and array elements), far more than any request needs.`);
+}
+
 /** Counts code points, stopping early once `stopAt` is reached (texts can be huge). */
 function countCodePoints(text: string, stopAt: number): number {
   let count = 0;

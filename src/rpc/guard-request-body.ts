@@ -9,7 +9,7 @@ import type { UniversalHandler, UniversalServerRequest } from "@connectrpc/conne
 import { ApiError, ERROR_CODE_HEADER, toConnectError } from "../errors/api-error.js";
 import { observationKey } from "../observability/request-observation.js";
 import { decodedRequestKey, deferredBodyRefusalKey, untrustedArrivalKey } from "../interceptors/context-keys.js";
-import { tooManyItems } from "../moderation/validate-request.js";
+import { tooManyItems, tooManyJsonValues } from "../moderation/validate-request.js";
 import { signConnectError } from "../signing/sign-outcome.js";
 import type { Signer } from "../signing/signer.js";
 import { bodyEncoding, bodyFormat, encodingHeader, decodeMessage, emptyMessageBody, inflateMessage, isSupportedEncoding, MAX_INFLATION_RATIO, SUPPORTED_ENCODINGS, unwrapMessage, withCanonicalEncoding, type BodyFormat } from "./decode-check.js";
@@ -164,7 +164,7 @@ async function decodeLive(
     values.set(deferredBodyRefusalKey, tooManyItems(items));
     return undefined;
   }
-  if (limit.jsonValues !== undefined && jsonValues > limit.jsonValues) throw await tooManyJsonValues(deps, limit.jsonValues);
+  if (limit.jsonValues !== undefined && jsonValues > limit.jsonValues) throw await signedError(deps, tooManyJsonValues(limit.jsonValues));
   const decoded = decodeMessage(method.input, format, inflated.bytes, deps.strictJson(method));
   if (decoded.ok) return decoded.message;
   throw await undecodable(deps, method, decoded.reason);
@@ -250,11 +250,6 @@ function inflatesTooFar(deps: RequestBodyGuardDeps, cap: number): Promise<Connec
 /** Protobuf allows fields a schema does not know, but no client of this one sends thousands (each costs decoding time). */
 function tooManyUnknownFields(deps: RequestBodyGuardDeps, method: DescMethod, count: number): Promise<ConnectError> {
   return signedError(deps, new ApiError("invalid_request", `The request holds ${count} fields ${method.input.typeName} does not have; at most ${MAX_UNKNOWN_FIELDS} are read.`));
-}
-
-/** The JSON routes' refusal of the same (http/json-body.ts), in their words. */
-function tooManyJsonValues(deps: RequestBodyGuardDeps, bound: number): Promise<ConnectError> {
-  return signedError(deps, new ApiError("invalid_request", `The request body holds more than ${bound} JSON values (object members and array elements), far more than any request needs.`));
 }
 
 function undecodable(deps: RequestBodyGuardDeps, method: DescMethod, reason: string): Promise<ConnectError> {
