@@ -38,6 +38,7 @@ export function createAuthThrottle(deps: { store: RateLimiter; limits: AbuseLimi
   const accountKey = (account: string) => hash("login-failures", account);
   const notFailedKey = (account: string) => `${accountKey(account)}:not-failed`;
   const counted = { windowMs: LOGIN_WINDOW_MS };
+  const countNotFailed = (account: string) => store.consume(notFailedKey(account), RECORD_LIMIT, counted);
 
   /** Runs the store calls; a store that cannot answer refuses (closed) or lets through (open). */
   async function guarded(check: () => Promise<Refusal | undefined>): Promise<Refusal | undefined> {
@@ -77,14 +78,14 @@ export function createAuthThrottle(deps: { store: RateLimiter; limits: AbuseLimi
         const slot = await store.consume(`${accountKey(email)}:slot`, 1, { windowMs: backoffMs });
         if (slot.allowed) return undefined;
         // Refused before its password was checked: no failure, so the back-off does not grow with refusals.
-        await store.consume(notFailedKey(email), RECORD_LIMIT, counted);
+        await countNotFailed(email);
         return tooMany(slot, (wait) => `This account has had many failed log-ins. Try again in ${wait}.`);
       });
     },
     /** An attempt beforeLogin let through did not fail: it succeeded, or was refused before its password was checked. */
     async attemptDidNotFail(email: string): Promise<void> {
       await guarded(async () => {
-        await store.consume(notFailedKey(email), RECORD_LIMIT, counted);
+        await countNotFailed(email);
         return undefined;
       });
     },
