@@ -174,6 +174,13 @@ describe("POST /v1/moderations with the official openai SDK", () => {
     expect((tooDeep as InstanceType<typeof OpenAI.APIError>).message).toMatch(/nests JSON more than 32 levels deep/);
     const badModel = await client().moderations.create({ input: "hi", model: 7 as unknown as string }).catch((e: unknown) => e);
     expect((badModel as InstanceType<typeof OpenAI.APIError>).param).toBe("model");
+    // null is an unset optional field, as an SDK sends one.
+    expect((await client().moderations.create({ input: "hi", model: null as unknown as string })).results).toHaveLength(1);
+    // Refusals name the caller's own fields, not the service's item fields (".text", ".base64").
+    const message = async (input: unknown): Promise<string> => ((await client().moderations.create({ input: input as string }).catch((e: unknown) => e)) as Error).message;
+    expect(await message("x".repeat(10_001))).toMatch(/^400 "input" is longer than 10000/);
+    expect(await message(["hi", "x".repeat(10_001)])).toMatch(/^400 input\[1\] is longer than 10000/);
+    expect(await message(["hi", 5])).toMatch(/input\[1\] must be a string, as the other entries are/);
   });
 });
 

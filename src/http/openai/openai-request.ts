@@ -31,7 +31,8 @@ export function parseOpenAiModerationJson(bytes: Uint8Array): OpenAiModerationRe
     if (!TOP_LEVEL_FIELDS.has(key)) throw new ApiError("invalid_request", `Unknown field "${truncate(key)}"; expected "input" and optionally "model".`);
   }
   // Any model name is accepted (e.g. "omni-moderation-latest"): the service's own model answers and the response names it.
-  if (body.model !== undefined && typeof body.model !== "string") throw new ApiError("invalid_request", '"model" must be a string.');
+  // null is "not given", as an SDK sends an unset optional field.
+  if (body.model !== undefined && body.model !== null && typeof body.model !== "string") throw new ApiError("invalid_request", '"model" must be a string.');
   const input = body.input;
   if (input === undefined) throw new ApiError("invalid_request", '"input" is required: a string, an array of strings, or an array of text and image_url parts.');
   // An empty string is named as the caller sent it: "input[1].text" (the shared validator's
@@ -45,9 +46,23 @@ export function parseOpenAiModerationJson(bytes: Uint8Array): OpenAiModerationRe
     return { shape: "strings", request: textRequest(input as string[]) };
   }
   if (input.some((item) => typeof item === "string")) {
+    // A number or a list among strings is no part: name it rather than call it one.
+    const odd = input.findIndex((item) => typeof item !== "string" && !isObject(item));
+    if (odd >= 0) throw new ApiError("invalid_request", `input[${odd}] must be a string, as the other entries are.`);
     throw new ApiError("invalid_request", '"input" mixes strings and parts; send either an array of strings or an array of {"type":...} parts.');
   }
   return { shape: "parts", request: create(ModerateRequestSchema, { input: input.map(partToItem) }) };
+}
+
+/**
+ * A refusal of the shared validator in the caller's own words: it names the service's item field
+ * ("input[0].text"), which a string does not have: a string input is "input", an array's string
+ * is "input[i]". (A part's fields are the item's: "input[0].text" is the caller's own there.)
+ */
+export function inCallersWords(message: string, shape: OpenAiInputShape | undefined): string {
+  if (shape === "string") return message.replace(/^input\[0\](?:\.text)?/, '"input"');
+  if (shape === "strings") return message.replace(/^input\[(\d+)\]\.text\b/, "input[$1]");
+  return message;
 }
 
 function textRequest(texts: string[]): ModerateRequest {

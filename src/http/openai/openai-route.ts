@@ -12,7 +12,7 @@ import { createChainInvoker } from "../invoke-chain.js";
 import { passBodiesThrough, takeJsonRequest } from "../json-request.js";
 import { registerMethodNotAllowed, sendSignedJson, signingNow } from "../send-json.js";
 import { openAiError, openAiStatusOf } from "./openai-error.js";
-import { parseOpenAiModerationJson } from "./openai-request.js";
+import { inCallersWords, parseOpenAiModerationJson } from "./openai-request.js";
 import { toOpenAiModeration } from "./openai-response.js";
 
 const OPENAI_MODERATIONS_PATH = "/v1/moderations";
@@ -54,7 +54,7 @@ export function registerOpenAiModerationsRoute(app: FastifyInstance, ctx: AppCon
       });
       if (outcome.ok) return sendSigned(200, toOpenAiModeration(outcome.output, parsed!.shape), outcome.headers);
       const status = openAiStatusOf(outcome.status, outcome.code);
-      return sendSigned(status, openAiError(status, outcome.code, outcome.message), outcome.headers);
+      return sendSigned(status, openAiError(status, outcome.code, inCallersWords(outcome.message, parsed?.shape)), outcome.headers);
     });
   });
   const notAllowed = openAiError(405, "method_not_allowed", `Use POST for ${OPENAI_MODERATIONS_PATH}.`);
