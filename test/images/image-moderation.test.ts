@@ -1,3 +1,4 @@
+import sharp from "sharp";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { CATEGORY_IDS } from "../../src/classifiers/categories.js";
 import type { Verdict } from "../../src/classifiers/classifier.js";
@@ -106,6 +107,22 @@ describe("image moderation façade", () => {
     const images = server.requests[0]?.body.messages[1].content.filter((p: any) => p.type === "image_url");
     expect(images).toHaveLength(4);
     for (const part of images) expect(part.image_url.url).toMatch(/^data:image\/jpeg;base64,\/9j\//);
+  });
+
+  it("sends the provider a JPEG the embedded decode accepts with warnings (stray bytes, cut short and closed)", async () => {
+    const pattern = Buffer.from(Array.from({ length: 400 * 300 * 3 }, (_, i) => (i * 7919) % 251));
+    const whole = await sharp(pattern, { raw: { width: 400, height: 300, channels: 3 } }).jpeg({ quality: 90 }).toBuffer();
+    const sos = whole.indexOf(Buffer.from([0xff, 0xda]));
+    const stray = Buffer.concat([whole.subarray(0, sos), Buffer.from([0, 0]), whole.subarray(sos)]);
+    const closed = Buffer.concat([whole.subarray(0, Math.floor(whole.length * 0.6)), Buffer.from([0xff, 0xd9])]);
+    const moderation = await withProvider(fakeClassifier(0));
+    for (const bytes of [stray, closed]) {
+      server.enqueue(verdict({ sexual: 0.1 }, "A pattern.", "vision-test"));
+      // Was a plain Error from sharp ("VipsJpeg: Corrupt JPEG data"), answered 500.
+      const result = await moderation.moderate(dataUri("image/jpeg", bytes), { analyzeImages: true });
+      expect(result.models).toEqual(["fake-image-model", "openai-compatible:vision-test"]);
+    }
+    expect(server.requests).toHaveLength(2);
   });
 
   it("analyze_images without a provider is deep_analysis_not_configured, before any decoding", async () => {
