@@ -73,7 +73,8 @@ describe("Llama Guard over chat completions", () => {
   });
 
   it("refuses an answer that is not Llama Guard's format", async () => {
-    for (const content of ["maybe", "unsafe", "unsafe\nS99", "The text is safe."]) {
+    // Also answers that contradict themselves (read as "safe" by their first line, they cleared flags).
+    for (const content of ["maybe", "unsafe", "unsafe\nS99", "The text is safe.", "safe\nS1", "safe\n\nunsafe\nS1", "unsafe\nS1\nsafe"]) {
       fake.enqueue(completion(content));
       await expect(provider().classify("x")).rejects.toMatchObject({ kind: "malformed" });
     }

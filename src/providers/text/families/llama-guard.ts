@@ -43,6 +43,9 @@ export const llamaGuard: GuardFamily = {
     const lines = answer!.content.trim().split(/\s*\n\s*/);
     const head = lines[0]?.toLowerCase();
     if (head !== "safe" && head !== "unsafe") throw malformed(`a Llama Guard answer starts with "safe" or "unsafe", not ${JSON.stringify(answer!.content.slice(0, 40))}`);
+    // "safe" is the whole answer, "unsafe" and its codes two lines: an answer that goes on
+    // ("safe\nS1", "safe\n\nunsafe\nS1") contradicts itself, and its first word is no verdict.
+    if (lines.length > (head === "safe" ? 1 : 2)) throw malformed(`a "${head}" Llama Guard answer goes on past its verdict: ${JSON.stringify(answer!.content.slice(0, 40))}`);
     const listed = new Set<string>();
     if (head === "unsafe") {
       const codes = (lines[1] ?? "").split(/\s*,\s*/).filter((code) => code !== "");
