@@ -75,6 +75,11 @@ export function createSecondOpinion(deps: SecondOpinionDeps): SecondOpinion {
       deps.log?.warn({ err: apiError.cause ?? apiError, provider: about.provider }, "text provider failed; answering with the embedded verdict");
       return { verdict: embedded, models: [embeddedModel], secondOpinion: { ...about, seconded: false, errorCode: apiError.code, categoryModels: {} } };
     }
+    // An answer that judged no category (OpenAI's moderation API, or this service's own, for a
+    // language it does not cover) seconds nothing: the item is as if not sent, and says so.
+    if (Object.keys(opinion.categories).length === 0) {
+      return { verdict: embedded, models: [embeddedModel], secondOpinion: { ...about, seconded: false, errorCode: "", categoryModels: {} } };
+    }
     const merged = mergeVerdicts(embedded, opinion, trigger, deps.settings.band);
     const models = [embeddedModel, deps.provider.id];
     const categoryModels: SecondOpinionInit["categoryModels"] = {};

@@ -226,11 +226,13 @@ describe("this service's own /v1/moderations as the provider", () => {
       .toEqual(Object.fromEntries(Object.entries(plain.body.results[0].categories).map(([c, v]: [string, any]) => [c, v.score])));
     expect(result.flagged).toBe(true);
     // Text the upstream does not cover comes back judged in no category: an answer, not a broken
-    // one (it was retried as malformed and opened the circuit breaker, and English went unseconded).
+    // one (it was retried as malformed and opened the circuit breaker, and English went unseconded),
+    // but no second opinion either: not seconded, no error, and the guard is not among the models.
     for (let i = 0; i < 4; i++) {
       const french = await moderate(front, { input: texts("Mais je vais te tuer demain matin, sale con.") });
       expect(french.status).toBe(200);
-      expect(french.body.results[0].second_opinion).toMatchObject({ seconded: true, error_code: "" });
+      expect(french.body.results[0].second_opinion).toMatchObject({ seconded: false, error_code: "", category_models: {} });
+      expect(french.body.results[0].models).toEqual([expect.stringMatching(/^text-/)]);
       expect(french.body.results[0].not_evaluated).toMatchObject({ reason: "unsupported_language" });
     }
     const after = await moderate(front, { input: texts("I will find you and hurt you") });
