@@ -3,7 +3,7 @@ import type { CategoryVerdict } from "../classifiers/classifier.js";
 import type { DeepAnalysisRequest, DeepAnalysisResult, DeepAnalyzer } from "./deep-analyzer.js";
 import { SYSTEM_PROMPT, VERDICT_JSON_SCHEMA, userInstruction } from "./prompt.js";
 import { ProviderError } from "./provider-error.js";
-import { fetchFailure, readCapped, type ProviderWording } from "./read-response.js";
+import { fetchFailure, readAnswer, type ProviderWording } from "./read-response.js";
 import { parseVisionVerdict } from "./verdict-parser.js";
 
 const VISION: ProviderWording = { name: "vision provider", cancelled: "The deep analysis was cancelled." };
@@ -69,15 +69,7 @@ export function createOpenAiCompatibleAnalyzer(options: OpenAiCompatibleOptions)
       } catch (error) {
         throw fetchFailure(error, request.signal, VISION);
       }
-      const text = await readCapped(response, maxResponseBytes, request.signal, VISION);
-      if (!response.ok) {
-        const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"));
-        throw new ProviderError("http", `The vision provider answered HTTP ${response.status}: ${text.slice(0, 200)}`, {
-          status: response.status,
-          retryable: response.status === 408 || response.status === 409 || response.status === 429 || response.status >= 500,
-          ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
-        });
-      }
+      const text = await readAnswer(response, maxResponseBytes, request.signal, VISION);
       const message = readChatCompletion(text);
       const parsed = parseVisionVerdict(message.content);
       return {
@@ -164,11 +156,3 @@ function malformedResponse(detail: string, cause?: unknown): ProviderError {
   });
 }
 
-
-/** Retry-After as seconds or an HTTP date, in milliseconds. */
-export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
-  if (!value) return undefined;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}

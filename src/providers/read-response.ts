@@ -44,3 +44,53 @@ export async function readCapped(response: Response, limit: number, signal: Abor
   }
   return Buffer.concat(chunks).toString("utf8");
 }
+
+/** Of an error answer's body, this much is read and the first 200 characters shown. */
+const ERROR_BODY_READ = 4096;
+/** A Retry-After passed on to callers is at most an hour: a date years ahead is no advice. */
+const MAX_RETRY_AFTER_MS = 3_600_000;
+
+/**
+ * The body of a 2xx answer (read whole, up to `limit`). Any other status is a ProviderError
+ * "http" that keeps the status and Retry-After whatever the body's size: only its head is read.
+ * (A 503 with 2 MiB of HTML had been read as over the limit: malformed, not retried, its
+ * Retry-After dropped, and the caller told of "an invalid verdict".)
+ */
+export async function readAnswer(response: Response, limit: number, signal: AbortSignal | undefined, wording: ProviderWording): Promise<string> {
+  if (response.ok) return readCapped(response, limit, signal, wording);
+  const head = await readHead(response, ERROR_BODY_READ, signal, wording);
+  const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"));
+  throw new ProviderError("http", `The ${wording.name} answered HTTP ${response.status}: ${head.slice(0, 200)}`, {
+    status: response.status,
+    retryable: response.status === 408 || response.status === 409 || response.status === 429 || response.status >= 500,
+    ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+  });
+}
+
+/** About the first `bytes` bytes of the body; the rest is not read. */
+async function readHead(response: Response, bytes: number, signal: AbortSignal | undefined, wording: ProviderWording): Promise<string> {
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < bytes) {
+      const { done, value } = await reader.read();
+      if (done) return Buffer.concat(chunks).toString("utf8");
+      chunks.push(value);
+      size += value.byteLength;
+    }
+    await reader.cancel();
+  } catch (error) {
+    throw fetchFailure(error, signal, wording);
+  }
+  return Buffer.concat(chunks).toString("utf8", 0, bytes);
+}
+
+/** Retry-After as seconds or an HTTP date, in milliseconds, at most MAX_RETRY_AFTER_MS. */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
+  if (!value) return undefined;
+  if (/^\d+$/.test(value.trim())) return Math.min(MAX_RETRY_AFTER_MS, Number(value.trim()) * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.min(MAX_RETRY_AFTER_MS, Math.max(0, date - now));
+}

@@ -154,6 +154,22 @@ describe("OpenAI-compatible deep analysis", () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it("reads an error answer by its status whatever its body's size: a 503 of 64 KiB is retried and its Retry-After kept", async () => {
+    // Over the response limit, it was "malformed": not retried, its Retry-After dropped.
+    server.enqueue(status(503, { error: "x".repeat(64 * 1024) }, { "retry-after": "0" }), verdict({ violence: 0.6 }));
+    expect((await guarded({ maxResponseBytes: 4096 }).analyze(request())).categories.violence?.flagged).toBe(true);
+    expect(server.requests).toHaveLength(2);
+    server.setDefault(status(503, { error: "x".repeat(64 * 1024) }, { "retry-after": "120" }));
+    const error = await apiError(guarded({ maxResponseBytes: 4096 }, { maxRetries: 0 }).analyze(request()));
+    expect(error.headers["retry-after"]).toBe("120");
+    expect(error.message).not.toMatch(/invalid verdict/);
+  });
+
+  it("passes on at most an hour of Retry-After (a date years ahead is no advice)", async () => {
+    server.setDefault(status(429, { error: "slow down" }, { "retry-after": new Date(Date.now() + 5 * 365 * 86_400_000).toUTCString() }));
+    expect((await apiError(guarded({}, { maxRetries: 0 }).analyze(request()))).headers["retry-after"]).toBe("3600");
+  });
+
   it("gives up after the bounded retries and reports deep_analysis_unavailable", async () => {
     server.setDefault(status(500, { error: { message: "internal secret detail" } }));
     const error = await apiError(guarded({}, { maxRetries: 2 }).analyze(request()));

@@ -1,6 +1,5 @@
-import { parseRetryAfter } from "../openai-compatible.js";
 import { ProviderError } from "../provider-error.js";
-import { fetchFailure, readCapped, type ProviderWording } from "../read-response.js";
+import { fetchFailure, readAnswer, type ProviderWording } from "../read-response.js";
 
 const TEXT: ProviderWording = { name: "text provider", cancelled: "The call to the text provider was cancelled." };
 
@@ -29,15 +28,7 @@ export async function postJson(url: URL, body: unknown, options: PostJsonOptions
   } catch (error) {
     throw fetchFailure(error, options.signal, TEXT);
   }
-  const text = await readCapped(response, options.maxResponseBytes, options.signal, TEXT);
-  if (!response.ok) {
-    const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"));
-    throw new ProviderError("http", `The text provider answered HTTP ${response.status}: ${text.slice(0, 200)}`, {
-      status: response.status,
-      retryable: response.status === 408 || response.status === 409 || response.status === 429 || response.status >= 500,
-      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
-    });
-  }
+  const text = await readAnswer(response, options.maxResponseBytes, options.signal, TEXT);
   try {
     return JSON.parse(text);
   } catch (error) {
