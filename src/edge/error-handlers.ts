@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance } from "fastify";
 import type { Logger } from "../base/logger.js";
 import { ApiError, toApiError } from "../errors/api-error.js";
-import { sendSignedJson } from "../http/send-json.js";
+import { answerMethodNotAllowed, sendSignedJson } from "../http/send-json.js";
 import { noteErrorCode } from "../observability/request-observation.js";
 import type { Signer } from "../signing/signer.js";
 import { observeUnroutedAnswer } from "./framework-errors.js";
@@ -20,6 +20,9 @@ const FASTIFY_CODES: Record<string, ApiError["code"]> = {
   FST_ERR_ROUTE_MISSING_CONTENT_TYPE: "unsupported_media_type",
 };
 
+/** The methods a route here may be registered for; a path with some of them answers the rest 405. */
+const ROUTED_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"] as const;
+
 /**
  * Every HTTP error, including unknown routes, answers {"error":{"code","message"}}. An unknown
  * route is signed like the 405 for another method (bound to an empty body: none was read); a
@@ -30,7 +33,14 @@ export function registerErrorHandlers(app: FastifyInstance, deps: { log: Logger;
   app.setNotFoundHandler((request, reply) => {
     const grpc = grpcProtocolOf(request);
     if (grpc) return answerUnknownGrpcMethod(request, reply, grpc, deps.signing());
-    const error = new ApiError("not_found", `No route for ${request.method} ${request.url.split("?")[0]}.`);
+    const path = request.url.split("?")[0]!;
+    // A path served with other methods (POST /healthz, DELETE /metrics) is a wrong method, not an unknown path.
+    const allowed = ROUTED_METHODS.filter((method) => app.hasRoute({ method, url: path }));
+    if (allowed.length > 0) {
+      const body = { error: { code: "method_not_allowed", message: `Use ${allowed.join(" or ")} for ${path.slice(0, 200)}.` } };
+      return answerMethodNotAllowed(request, reply, deps.signing(), allowed.join(", "), body);
+    }
+    const error = new ApiError("not_found", `No route for ${request.method} ${path}.`);
     noteErrorCode(request, error.code);
     return sendSignedJson(reply, { ...deps.signing(), requestBody: undefined }, 404, { error: { code: error.code, message: error.message } }, []);
   });

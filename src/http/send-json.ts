@@ -1,5 +1,5 @@
 import type { OutgoingHttpHeaders } from "node:http";
-import type { FastifyInstance, FastifyReply } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ERROR_CODE_HEADER } from "../errors/api-error.js";
 import { noteErrorCode } from "../observability/request-observation.js";
 import { JSON_CONTENT_TYPE, signOutcome, type SignedJson } from "../signing/sign-outcome.js";
@@ -84,13 +84,18 @@ export function registerMethodNotAllowed(
   app.route({
     method: allowed === "GET" ? ["HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] : ["GET", "PUT", "PATCH", "DELETE", "OPTIONS"],
     url,
-    handler: (request, reply) => {
-      noteErrorCode(request, "method_not_allowed");
-      reply.header("allow", allowed);
-      // A HEAD answer sends no body, so it is signed as one with none (its Content-Digest that of
-      // an empty body): signed over the body it did not send, no caller could verify it.
-      if (request.method === "HEAD") return sendSignedJsonText(reply, { ...signing(), requestBody: undefined }, 405, "", [new Headers({ [ERROR_CODE_HEADER]: "method_not_allowed" })]);
-      return sendSignedJson(reply, { ...signing(), requestBody: undefined }, 405, body, []);
-    },
+    handler: (request, reply) => answerMethodNotAllowed(request, reply, signing(), allowed, body),
   });
+}
+
+/** The signed 405 for a method `url` is not served with; `allowed` names the ones it is. */
+export function answerMethodNotAllowed(
+  request: FastifyRequest, reply: FastifyReply, signing: { signer: Signer; nowMs: number }, allowed: string, body: unknown,
+): Promise<unknown> {
+  noteErrorCode(request, "method_not_allowed");
+  reply.header("allow", allowed);
+  // A HEAD answer sends no body, so it is signed as one with none (its Content-Digest that of
+  // an empty body): signed over the body it did not send, no caller could verify it.
+  if (request.method === "HEAD") return sendSignedJsonText(reply, { ...signing, requestBody: undefined }, 405, "", [new Headers({ [ERROR_CODE_HEADER]: "method_not_allowed" })]);
+  return sendSignedJson(reply, { ...signing, requestBody: undefined }, 405, body, []);
 }

@@ -218,6 +218,18 @@ describe("HTTP routes", () => {
     }
   });
 
+  it("answers another method on a path it serves with 405 and the methods it does serve (was a 404)", async () => {
+    for (const [method, path] of [["POST", "/healthz"], ["DELETE", "/readyz"], ["PUT", "/metrics"], ["POST", "/.well-known/jwks.json"], ["PATCH", "/openapi.json"]] as const) {
+      const response = await fetch(`${server.httpUrl}${path}`, { method });
+      expect(response.status, `${method} ${path}`).toBe(405);
+      expect(response.headers.get("allow")).toBe("GET, HEAD");
+      expect(await response.json()).toEqual({ error: { code: "method_not_allowed", message: `Use GET or HEAD for ${path}.` } });
+    }
+    // HEAD is answered without a body, its signature over the empty one.
+    const head = await fetch(`${server.httpUrl}/v1/moderations`, { method: "HEAD" });
+    expect([head.status, head.headers.get("allow"), await head.text()]).toEqual([405, "POST", ""]);
+  });
+
   it("does not echo the query string of an unknown route", async () => {
     const response = await fetch(`${server.httpUrl}/nope?token=s3cret`);
     expect(response.status).toBe(404);
