@@ -63,7 +63,8 @@ export function createOpenAiCompatibleAnalyzer(options: OpenAiCompatibleOptions)
           method: "POST",
           headers,
           body,
-          redirect: "error",
+          // Not followed, and answered as its status: "error" made it a network failure, retried twice.
+          redirect: "manual",
           ...(request.signal ? { signal: request.signal } : {}),
         });
       } catch (error) {

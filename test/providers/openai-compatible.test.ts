@@ -165,6 +165,14 @@ describe("OpenAI-compatible deep analysis", () => {
     expect(error.message).not.toMatch(/invalid verdict/);
   });
 
+  it("refuses a redirect once, as its status: not followed and not retried", async () => {
+    server.setDefault(status(302, {}, { location: "http://127.0.0.1:1/elsewhere" }));
+    const error = await apiError(guarded({}, { maxRetries: 2 }).analyze(request()));
+    expect(error.code).toBe("deep_analysis_unavailable");
+    // A network failure before, so three attempts each counted toward the circuit breaker.
+    expect(server.requests).toHaveLength(1);
+  });
+
   it("passes on at most an hour of Retry-After (a date years ahead is no advice)", async () => {
     server.setDefault(status(429, { error: "slow down" }, { "retry-after": new Date(Date.now() + 5 * 365 * 86_400_000).toUTCString() }));
     expect((await apiError(guarded({}, { maxRetries: 0 }).analyze(request()))).headers["retry-after"]).toBe("3600");

@@ -22,7 +22,8 @@ export async function postJson(url: URL, body: unknown, options: PostJsonOptions
       method: "POST",
       headers: { "content-type": "application/json", accept: "application/json", ...options.headers },
       body: JSON.stringify(body),
-      redirect: "error",
+      // Not followed, and answered as its status: "error" made it a network failure, retried twice.
+      redirect: "manual",
       ...(options.signal ? { signal: options.signal } : {}),
     });
   } catch (error) {
