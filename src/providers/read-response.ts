@@ -45,7 +45,7 @@ export async function readCapped(response: Response, limit: number, signal: Abor
   return Buffer.concat(chunks).toString("utf8");
 }
 
-/** Of an error answer's body, this much is read and the first 200 characters shown. */
+/** Of an error answer's body, this much is read for its error code. */
 const ERROR_BODY_READ = 4096;
 /** A Retry-After passed on to callers is at most an hour: a date years ahead is no advice. */
 const MAX_RETRY_AFTER_MS = 3_600_000;
@@ -58,13 +58,31 @@ const MAX_RETRY_AFTER_MS = 3_600_000;
  */
 export async function readAnswer(response: Response, limit: number, signal: AbortSignal | undefined, wording: ProviderWording): Promise<string> {
   if (response.ok) return readCapped(response, limit, signal, wording);
-  const head = await readHead(response, ERROR_BODY_READ, signal, wording);
+  const code = errorCodeOf(await readHead(response, ERROR_BODY_READ, signal, wording));
   const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"));
-  throw new ProviderError("http", `The ${wording.name} answered HTTP ${response.status}: ${head.slice(0, 200)}`, {
+  throw new ProviderError("http", `The ${wording.name} answered HTTP ${response.status}${code ? ` (${code})` : ""}.`, {
     status: response.status,
     retryable: response.status === 408 || response.status === 409 || response.status === 429 || response.status >= 500,
     ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
   });
+}
+
+/**
+ * The error's code and type from an OpenAI-style body ({"error":{"code","type"}}), when they are
+ * plain identifiers. Not its message, nor the body: providers echo the input there ("...\"input\":
+ * \"my private message\"..."), and this message is logged.
+ */
+function errorCodeOf(body: string): string | undefined {
+  let error: unknown;
+  try {
+    error = (JSON.parse(body) as { error?: unknown }).error;
+  } catch {
+    return undefined;
+  }
+  if (typeof error !== "object" || error === null) return undefined;
+  const { code, type } = error as { code?: unknown; type?: unknown };
+  const words = [code, type].filter((w): w is string => typeof w === "string" && /^[A-Za-z0-9_.-]{1,64}$/.test(w));
+  return words.length > 0 ? [...new Set(words)].join(", ") : undefined;
 }
 
 /** About the first `bytes` bytes of the body; the rest is not read. */

@@ -41,10 +41,10 @@ export function createPostgresDatabase(connectionString: string, options: Postgr
     ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
   });
   // Idle clients: the pool removes a broken one and emits here.
-  pool.on("error", (err) => log.warn({ err }, "idle database connection lost"));
+  pool.on("error", (err) => log.warn({ err: loggable(err) }, "idle database connection lost"));
   // Checked-out clients (transactions, the migration lock): the listener stays for the client's life.
   pool.on("connect", (client) => {
-    client.on("error", (err) => log.warn({ err }, "database connection lost"));
+    client.on("error", (err) => log.warn({ err: loggable(err) }, "database connection lost"));
   });
 
   const reach = createReachability({
@@ -154,4 +154,14 @@ export function createPostgresDatabase(connectionString: string, options: Postgr
       await pool.end();
     },
   };
+}
+
+/**
+ * What a driver error says, without what it carries: pg attaches the client to a lost idle
+ * connection's error, and logging it whole wrote 3 KB a line with the backend's cancel key
+ * (enough to cancel the service's queries).
+ */
+function loggable(err: Error): { type: string; message: string; code?: string } {
+  const code = (err as { code?: unknown }).code;
+  return { type: err.name, message: err.message, ...(typeof code === "string" ? { code } : {}) };
 }

@@ -56,6 +56,28 @@ describe("a checked-out client whose backend is terminated mid-transaction", () 
   });
 });
 
+describe("an idle client whose backend is terminated", () => {
+  it("is logged by what its error says, without the client it carries (the backend's cancel key was in the line)", async () => {
+    const schema = await createSchema();
+    const name = `${APP}-idle`;
+    const lines: { obj: object; msg?: string }[] = [];
+    const log = { error() {}, info() {}, debug() {}, warn: (obj: object, msg?: string) => void lines.push({ obj, ...(msg === undefined ? {} : { msg }) }) };
+    const db = createPostgresDatabase(POSTGRES_URL, { schema, log, timeouts: { applicationName: name } });
+    try {
+      await db.query("SELECT 1 AS one");
+      expect(await terminateOurBackends(name)).toBeGreaterThan(0);
+      await pollUntil(() => lines.some((l) => l.msg === "idle database connection lost"), 5_000);
+      const logged = JSON.stringify(lines.find((l) => l.msg === "idle database connection lost")!.obj);
+      expect(logged).toMatch(/terminat/);
+      expect(logged).not.toMatch(/secretKey|processID/);
+      expect(logged.length).toBeLessThan(500);
+    } finally {
+      await db.close();
+      await dropSchema(schema);
+    }
+  });
+});
+
 describe("backends terminated again and again under load", () => {
   let server: TestServer;
   let key: string;

@@ -31,6 +31,15 @@ const endpoint = () => ({ baseUrl: fake.baseUrl, model: "guard-1", apiKey: "sk-t
 const quick = { attemptTimeoutMs: 5_000, totalTimeoutMs: 20_000, maxRetries: 2, backoffBaseMs: 5, backoffMaxMs: 50, random: () => 1 };
 
 describe("OpenAI moderation API as a provider", () => {
+  it("names an error answer by its status and code, never by its body (providers echo the input there, and this is logged)", async () => {
+    fake.enqueue(status(400, { error: { message: 'Invalid input: "my private message"', type: "invalid_request_error", code: "bad_input" } }));
+    const error = await createOpenAiModerationProvider(endpoint()).classify("my private message").catch((e: unknown) => e);
+    expect((error as Error).message).toBe("The text provider answered HTTP 400 (bad_input, invalid_request_error).");
+    fake.enqueue(rawBody(500, "<html>my private message</html>", "text/html"));
+    expect(((await createOpenAiModerationProvider(endpoint()).classify("my private message").catch((e: unknown) => e)) as Error).message)
+      .toBe("The text provider answered HTTP 500.");
+  });
+
   it("sends the text with the model and a Bearer key, and maps OpenAI's categories onto ours (illicit dropped)", async () => {
     fake.enqueue(openAiModeration({ "harassment/threatening": 0.91, "self-harm/intent": 0.3, illicit: 0.99 }));
     const verdict = await createOpenAiModerationProvider(endpoint()).classify("I will find you");
