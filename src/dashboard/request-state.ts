@@ -25,10 +25,15 @@ function isSecure(request: FastifyRequest): boolean {
   return proto === "https" || Boolean((request.raw.socket as TLSSocket).encrypted);
 }
 
-/** Our own origin, as the browser sees it: configured, or from the Host header. */
+/**
+ * Our own origin, as the browser sees it: configured, or from the Host header (HTTP/2's
+ * `:authority`, which has no Host: fastify's `hostname` leaves the port out, so every form
+ * posted over HTTP/2 was refused as from another origin).
+ */
 export function expectedOrigin(request: FastifyRequest, configured: string | undefined): string {
   if (configured) return configured;
-  return `${isSecure(request) ? "https" : "http"}://${request.headers.host ?? request.hostname}`;
+  const authority = request.headers.host ?? request.headers[":authority"];
+  return `${isSecure(request) ? "https" : "http"}://${typeof authority === "string" ? authority : request.hostname}`;
 }
 
 /** Resolves the session cookie (or issues a pre-session one) and the CSRF token that goes with it. */

@@ -1,3 +1,4 @@
+import { connect } from "node:http2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 import { RateLimiterUnavailableError } from "../../src/rate-limit/rate-limiter.js";
@@ -12,6 +13,34 @@ describe("dashboard, requested directly", () => {
     server = await startTestServer({ env: { SIGNUPS_PER_IP: "1000" } });
   });
   afterAll(() => server.close());
+
+  it("takes a form posted over HTTP/2 from its own origin, port included (it was refused 403: no Host header there)", async () => {
+    const origin = server.grpcUrl.replace(/\/$/, "");
+    const session = connect(origin);
+    const request = (headers: Record<string, string>, body?: string) =>
+      new Promise<{ status: number; headers: Record<string, unknown>; text: string }>((resolve, reject) => {
+        const stream = session.request(headers);
+        let text = "";
+        let head: Record<string, unknown> = {};
+        stream.on("response", (h) => (head = h));
+        stream.setEncoding("utf8");
+        stream.on("data", (chunk: string) => (text += chunk));
+        stream.on("end", () => resolve({ status: Number(head[":status"]), headers: head, text }));
+        stream.on("error", reject);
+        stream.end(body);
+      });
+    try {
+      const page = await request({ ":method": "GET", ":path": "/dashboard/signup" });
+      const csrf = /name="_csrf" value="([^"]+)"/.exec(page.text)![1]!;
+      const cookies = ([] as string[]).concat(page.headers["set-cookie"] as string | string[]).map((c) => c.split(";")[0]).join("; ");
+      const form = new URLSearchParams({ _csrf: csrf, email: "over-h2@example.test", password: "a long enough password 1" }).toString();
+      const posted = await request({ ":method": "POST", ":path": "/dashboard/signup", origin, cookie: cookies, "content-type": "application/x-www-form-urlencoded" }, form);
+      expect(posted.status).toBe(303);
+      expect(await server.ctx.accounts.findAccountByEmail("over-h2@example.test")).toBeDefined();
+    } finally {
+      session.close();
+    }
+  });
 
   it("saves only on the Save button: no action or another is refused (400) and nothing is stored", async () => {
     const client = createFormClient(server.httpUrl);
