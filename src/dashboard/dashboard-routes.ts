@@ -7,7 +7,8 @@ import { registerPolicyPages } from "./policy-pages.js";
 import { registerAuthRoutes } from "./auth-routes.js";
 import { csrfMatches, sameOrigin } from "./csrf.js";
 import { errorPage } from "./pages/auth-pages.js";
-import { ERROR_CODE_HEADER, toApiError } from "../errors/api-error.js";
+import { ApiError, ERROR_CODE_HEADER, toApiError } from "../errors/api-error.js";
+import { fastifyCodeOf } from "../errors/fastify-codes.js";
 import { expectedOrigin, loadState, stateOf } from "./request-state.js";
 
 // Read once at start-up; there is no build step.
@@ -57,13 +58,18 @@ export async function registerDashboardRoutes(app: FastifyInstance, ctx: AppCont
         // takes a large form (the policy page) refuses a caller without a session unread.
         await loadState(ctx, request, reply);
       });
-      // A database outage is a page that says so (503 + Retry-After), not a JSON 500; anything
-      // else goes on to the app's error handler.
+      // A refusal is a page in the browser tab, not the API's JSON: a database outage (503 +
+      // Retry-After), a form over its size limit (413: the log-in form, or a pasted policy list,
+      // was replaced by raw JSON). An unexpected error goes on to the app's handler (logged, 500).
       pages.setErrorHandler((error, _request, reply) => {
-        const apiError = toApiError(error);
-        if (apiError.code !== "storage_unavailable") throw error;
-        return reply.code(503).headers(apiError.headers).header(ERROR_CODE_HEADER, apiError.code).type("text/html; charset=utf-8")
-          .send(errorPage("", "Temporarily unavailable", "The dashboard cannot reach its database right now. Try again in a moment."));
+        const framework = fastifyCodeOf(error);
+        const apiError = framework ? new ApiError(framework, (error as Error).message) : toApiError(error);
+        if (apiError.code === "internal_error") throw error;
+        const [title, message] = apiError.code === "storage_unavailable"
+          ? ["Temporarily unavailable", "The dashboard cannot reach its database right now. Try again in a moment."]
+          : ["Request refused", apiError.message];
+        return reply.code(apiError.httpStatus).headers(apiError.headers).header(ERROR_CODE_HEADER, apiError.code).type("text/html; charset=utf-8")
+          .send(errorPage("", title, message));
       });
       pages.addHook("preHandler", async (request, reply) => {
         const state = stateOf(request);
@@ -79,11 +85,15 @@ export async function registerDashboardRoutes(app: FastifyInstance, ctx: AppCont
       registerAuthRoutes(pages, ctx);
       registerAccountPages(pages, ctx);
       registerPolicyPages(pages, ctx);
-      // Any other dashboard address is a page too, with the pages' headers: it was the API's
-      // JSON 404 (no CSP, no no-store, the path echoed) in a browser tab.
-      pages.get("/dashboard/*", async (_request, reply) =>
-        reply.code(404).header(ERROR_CODE_HEADER, "not_found").type("text/html; charset=utf-8")
-          .send(errorPage("", "Not found", "There is no such page on the dashboard.")));
+      // Any other dashboard address is a page too, with the pages' headers, whatever the method:
+      // it was the API's JSON 404 (no CSP, no no-store, the path echoed) in a browser tab.
+      pages.route({
+        method: ["GET", "POST", "PUT", "PATCH", "DELETE"],
+        url: "/dashboard/*",
+        handler: async (_request, reply) =>
+          reply.code(404).header(ERROR_CODE_HEADER, "not_found").type("text/html; charset=utf-8")
+            .send(errorPage("", "Not found", "There is no such page on the dashboard.")),
+      });
     });
   });
 }

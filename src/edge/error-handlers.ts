@@ -1,24 +1,12 @@
 import type { FastifyError, FastifyInstance } from "fastify";
 import type { Logger } from "../base/logger.js";
 import { ApiError, toApiError } from "../errors/api-error.js";
+import { fastifyCodeOf } from "../errors/fastify-codes.js";
 import { answerMethodNotAllowed, sendSignedJson } from "../http/send-json.js";
 import { noteErrorCode } from "../observability/request-observation.js";
 import type { Signer } from "../signing/signer.js";
 import { observeUnroutedAnswer } from "./framework-errors.js";
 import { answerUnknownGrpcMethod, grpcProtocolOf } from "./unknown-rpc-method.js";
-
-/** Fastify's own errors, translated into the API's codes. */
-const FASTIFY_CODES: Record<string, ApiError["code"]> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: "payload_too_large",
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: "unsupported_media_type",
-  FST_ERR_CTP_EMPTY_JSON_BODY: "invalid_request",
-  FST_ERR_CTP_INVALID_JSON_BODY: "invalid_request",
-  FST_ERR_VALIDATION: "invalid_request",
-  // A method fastify has no router tree for (FOO over HTTP/2), or one that must carry a body type
-  // (QUERY) sent without it: they were 500 internal_error with a logged stack.
-  FST_ERR_NOT_FOUND: "not_found",
-  FST_ERR_ROUTE_MISSING_CONTENT_TYPE: "unsupported_media_type",
-};
 
 /** The methods a route here may be registered for; a path with some of them answers the rest 405. */
 const ROUTED_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"] as const;
@@ -45,7 +33,7 @@ export function registerErrorHandlers(app: FastifyInstance, deps: { log: Logger;
     return sendSignedJson(reply, { ...deps.signing(), requestBody: undefined }, 404, { error: { code: error.code, message: error.message } }, []);
   });
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
-    const mapped = error.code ? FASTIFY_CODES[error.code] : undefined;
+    const mapped = fastifyCodeOf(error);
     const message = mapped === "not_found" ? `No route for ${request.method.slice(0, 32)} ${request.url.split("?")[0]!.slice(0, 200)}.` : error.message;
     const apiError = mapped ? new ApiError(mapped, message) : toApiError(error);
     if (apiError.code === "internal_error") log.error({ err: error, requestId: request.observation?.requestId }, "unhandled error");

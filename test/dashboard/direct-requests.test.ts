@@ -42,6 +42,21 @@ describe("dashboard, requested directly", () => {
     }
   });
 
+  it("answers a form over its size limit, and any method at an unknown address, with a page, not the API's JSON", async () => {
+    const client = createFormClient(server.httpUrl);
+    await client.get("/dashboard/login");
+    const big = await client.post("/dashboard/login", { email: "big@example.test", password: "x".repeat(20_000) });
+    expect(big.status).toBe(413);
+    expect(big.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(big.headers.get("x-error-code")).toBe("payload_too_large");
+    expect(big.headers.get("content-security-policy")).toBeTruthy();
+    for (const method of ["POST", "PUT", "DELETE"]) {
+      const response = await fetch(`${server.httpUrl}/dashboard/nope`, { method, headers: { origin: server.httpUrl } });
+      expect(response.status, method).toBe(method === "POST" ? 415 : 404);
+      expect(response.headers.get("content-type"), method).toMatch(/^text\/html/);
+    }
+  });
+
   it("saves only on the Save button: no action or another is refused (400) and nothing is stored", async () => {
     const client = createFormClient(server.httpUrl);
     await client.signup("form-actions@example.test");
