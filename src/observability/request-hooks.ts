@@ -134,7 +134,9 @@ function cancelledByCaller(reply: FastifyReply): boolean {
 
 /** An error answered outside the chain but in its shape (e.g. the RPC body guard) carries its code as a header. */
 function headerCode(reply: FastifyReply): string {
-  const value = reply.raw.getHeader(ERROR_CODE_HEADER);
+  // Fastify's own header store first: a reply sent through fastify (the dashboard's pages) writes
+  // its headers with writeHead, which leaves the raw response's store empty (its code read "").
+  const value = reply.getHeader(ERROR_CODE_HEADER) ?? reply.raw.getHeader(ERROR_CODE_HEADER);
   return typeof value === "string" ? value : "";
 }
 

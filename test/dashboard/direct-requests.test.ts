@@ -55,6 +55,9 @@ describe("dashboard, requested directly", () => {
       expect(response.status, method).toBe(method === "POST" ? 415 : 404);
       expect(response.headers.get("content-type"), method).toMatch(/^text\/html/);
     }
+    // Counted under their codes (the pages' refusals read code="" in the metrics and the log).
+    const samples = parseExposition(await server.ctx.metrics.render()).filter((s) => s.name === "moderation_requests_total" && s.labels.route === "/dashboard/*");
+    expect(samples.filter((s) => s.labels.status === "404").map((s) => s.labels.code)).toEqual(["not_found"]);
   });
 
   it("saves only on the Save button: no action or another is refused (400) and nothing is stored", async () => {
