@@ -53,6 +53,12 @@ export interface Config {
    * byte now and then held its connection and its part of HELD_BODIES_MAX_MB for good.
    */
   requestTimeoutMs: number;
+  /**
+   * How long requests in flight may take to finish once shutdown starts (SHUTDOWN_GRACE_MS,
+   * default 25000: a guard-model call's 20 s total fits, and it stays under a container
+   * runtime's usual 30 s before SIGKILL). Past it, calls still running are stopped and answered.
+   */
+  shutdownGraceMs: number;
   /** Usage is written to SQL at least this often (METERING_FLUSH_MS, default 1000). */
   meteringFlushMs: number;
   /**
@@ -127,6 +133,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>> = p
     // At most ten minutes: a timer past 2^31 - 1 ms fires after 1 ms, so the flush loop spun.
     meteringFlushMs: readPositiveInt(env, "METERING_FLUSH_MS", 1000, 600_000),
     requestTimeoutMs: readPositiveInt(env, "REQUEST_TIMEOUT_MS", 300_000, 3_600_000),
+    shutdownGraceMs: readPositiveInt(env, "SHUTDOWN_GRACE_MS", 25_000, 600_000),
     meteringMaxPending: readPositiveInt(env, "METERING_MAX_PENDING", 1000, 1_000_000),
     heldBodiesMaxBytes: readPositiveInt(env, "HELD_BODIES_MAX_MB", defaultHeldBodiesMb(), 1_048_576) * 2 ** 20,
     http2MaxStreams: readPositiveInt(env, "HTTP2_MAX_STREAMS", defaultHttp2MaxStreams(), 1_000_000),

@@ -30,6 +30,8 @@ interface AppRoutes {
   isServing: () => boolean;
   /** METRICS_PORT is set: /metrics lives on its own listener, not here. */
   metricsElsewhere: boolean;
+  /** Aborted when the shutdown grace is over (server.ts); without it, RPC_SHUTDOWN_GRACE_MS after close starts. */
+  stopCalls?: AbortSignal;
 }
 
 /** Everything one listener serves: both listeners get the same routes (server.ts). */
@@ -52,15 +54,15 @@ export async function registerAppRoutes(app: FastifyInstance, ctx: AppContext, r
     // category scored 0 read `{}` and an unflagged answer had no `flagged`, which a caller reading
     // the JSON could take for "not evaluated" (docs/api.md: absent means not evaluated).
     jsonOptions: { alwaysEmitImplicit: true },
-    shutdownSignal: rpcShutdownSignal(app),
+    shutdownSignal: routes.stopCalls ?? rpcShutdownSignal(app),
     contextValues: (req) => {
       const protocol = rpcProtocolOf(req.headers["content-type"]);
       const values = createContextValues().set(transportKey, protocol).set(observationKey, observeAs(req, protocol));
       return values.set(untrustedArrivalKey, () => limitBodyArrival(req.raw));
     },
   });
-  registerJsonRoute(app, ctx, routes.interceptors);
-  registerOpenAiModerationsRoute(app, ctx, routes.interceptors);
+  registerJsonRoute(app, ctx, routes.interceptors, routes.stopCalls);
+  registerOpenAiModerationsRoute(app, ctx, routes.interceptors, routes.stopCalls);
   registerHealthRoutes(app, ctx, routes.isServing);
   registerJwksRoute(app, { keys: ctx.signingKeys });
   registerUsageRoute(app, ctx, routes.interceptors);

@@ -7,6 +7,8 @@ import type { FastifyInstance } from "fastify";
 /** A keep-alive connection quiet for this long at shutdown is closed; a busy one closes after its next answer. */
 const IDLE_CLOSE_MS = 250;
 const POLL_MS = 25;
+/** Once the grace is over and the calls still running are stopped, their answers get this long to go out. */
+const STOPPED_ANSWER_MS = 2_000;
 
 interface Connection {
   active: number;
@@ -22,9 +24,12 @@ interface Connection {
  * listener stops accepting, every answer from then on says `Connection: close` (the client opens
  * no further request on it and the socket ends after the answer), and only connections that stay
  * quiet for IDLE_CLOSE_MS are closed by us. HTTP/2: GOAWAY, and the open streams finish.
- * After `graceMs` whatever is still open (a client stuck mid-upload) is cut, so a shutdown cannot hang.
+ * After `graceMs` the calls still running are stopped (`stopCalls`: a guard-model or vision call
+ * is abandoned and the call answered, with the embedded verdict or 503 service_unavailable) and
+ * get STOPPED_ANSWER_MS to answer; then whatever is still open (a client stuck mid-upload) is cut,
+ * so a shutdown cannot hang. (Cut at once, such calls had been reset unanswered.)
  */
-export function trackForGracefulClose(app: FastifyInstance, graceMs: number): () => Promise<void> {
+export function trackForGracefulClose(app: FastifyInstance, graceMs: number, stopCalls: () => void = () => {}): () => Promise<void> {
   const sessions = new Set<Http2Session>();
   /** HTTP/2 connections' sockets: on Node 24 a destroyed session can leave its socket open. */
   const h2Sockets = new Set<Socket>();
@@ -70,12 +75,19 @@ export function trackForGracefulClose(app: FastifyInstance, graceMs: number): ()
       const res = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
       if (connection.active > 0 && res && !res.headersSent) res.setHeader("connection", "close");
     }
-    while ((connections.size > 0 || sessions.size > 0) && Date.now() - started < graceMs) {
-      const now = Date.now();
-      for (const [socket, connection] of connections) {
-        if (connection.active === 0 && now - connection.lastActivity >= IDLE_CLOSE_MS) socket.end();
+    const drainFor = async (ms: number, from: number) => {
+      while ((connections.size > 0 || sessions.size > 0) && Date.now() - from < ms) {
+        const now = Date.now();
+        for (const [socket, connection] of connections) {
+          if (connection.active === 0 && now - connection.lastActivity >= IDLE_CLOSE_MS) socket.end();
+        }
+        await new Promise((resolve) => setTimeout(resolve, POLL_MS));
       }
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    };
+    await drainFor(graceMs, started);
+    if (connections.size > 0 || sessions.size > 0) {
+      stopCalls();
+      await drainFor(STOPPED_ANSWER_MS, Date.now());
     }
     for (const session of sessions) session.destroy();
     // On Node 24 a session destroyed while a stream it refused still held unread data (a client

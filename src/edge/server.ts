@@ -20,12 +20,11 @@ import { listenOnEveryAddress } from "./listen-on-every-address.js";
 import { bracketIpv6Authority } from "./ipv6-authority.js";
 import { capOpenStreams } from "./http2-stream-cap.js";
 import { destroyStuckSessions, LIVENESS_DEFAULTS } from "./http2-session-liveness.js";
+import { createListenerSetSignal } from "./listener-set-signal.js";
+import { ApiError } from "../errors/api-error.js";
 
 /** Concurrent streams per HTTP/2 connection (SETTINGS_MAX_CONCURRENT_STREAMS). */
 export const MAX_STREAMS_PER_CONNECTION = 1000;
-
-/** How long in-flight requests may take to finish once shutdown starts. */
-const SHUTDOWN_GRACE_MS = 5_000;
 
 interface RunningServer {
   /** http://host:port of the HTTP/1.1 listener (JSON, Connect, gRPC-Web, dashboard). */
@@ -51,7 +50,12 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
   const metricsServer = ctx.config.metricsPort === undefined
     ? undefined
     : await startMetricsServer({ port: ctx.config.metricsPort, host: ctx.config.host, metrics: ctx.metrics });
-  const routes = { interceptors, rpcRoutes: createRoutes(ctx, interceptors, isServing, stopping.signal), isServing, metricsElsewhere: metricsServer !== undefined };
+  // Aborted when the shutdown grace is over: calls still running are stopped, and answered.
+  const stopCalls = createListenerSetSignal();
+  const routes = {
+    interceptors, rpcRoutes: createRoutes(ctx, interceptors, isServing, stopping.signal), isServing,
+    metricsElsewhere: metricsServer !== undefined, stopCalls: stopCalls.signal,
+  };
   const build = (app: FastifyInstance) => registerAppRoutes(app, ctx, routes);
 
   const unrouted = observeUnrouted({ log: ctx.log, metrics: ctx.metrics });
@@ -79,8 +83,9 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
   limitHttp1BodyArrival(http1.server as unknown as HttpServer);
   // gRPC (HTTP/2 only) is the one protocol whose messages need re-encoding.
   registerGrpcMessageEncoding(h2c);
-  const closeHttp1 = trackForGracefulClose(http1, SHUTDOWN_GRACE_MS);
-  const closeH2c = trackForGracefulClose(h2c, SHUTDOWN_GRACE_MS);
+  const stop = () => stopCalls.abort(new ApiError("service_unavailable", "The service is shutting down; retry the call.", { headers: { "retry-after": "1" } }));
+  const closeHttp1 = trackForGracefulClose(http1, ctx.config.shutdownGraceMs, stop);
+  const closeH2c = trackForGracefulClose(h2c, ctx.config.shutdownGraceMs, stop);
 
   // PORT == GRPC_PORT: one listener that hands each connection to the right server.
   // (Port 0 means "any free port" for each listener, as the tests use it.)

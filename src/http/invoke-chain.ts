@@ -55,6 +55,8 @@ export function createChainInvoker<I extends DescMessage, O extends DescMessage>
   method: DescMethodUnary<I, O>;
   impl: (input: MessageShape<I>, context: HandlerContext) => unknown;
   interceptors: Interceptor[];
+  /** Aborts abortable calls still running when the shutdown grace is over (edge/server.ts). */
+  stopCalls?: AbortSignal | undefined;
 }): (call: ChainCall<I>) => Promise<ChainOutcome<O>> {
   const { service, method } = options;
   const innermost = async (req: UnaryRequest<I, O>): Promise<UnaryResponse<I, O>> => {
@@ -70,7 +72,7 @@ export function createChainInvoker<I extends DescMessage, O extends DescMessage>
   for (let i = options.interceptors.length - 1; i >= 0; i--) chain = options.interceptors[i]!(chain as never) as unknown as typeof innermost;
 
   return async (call) => {
-    const signal = call.abortable ?? true ? abortSignalFor(call.reply) : NEVER_ABORTED;
+    const signal = call.abortable ?? true ? abortSignalFor(call.reply, options.stopCalls) : NEVER_ABORTED;
     const context = createJsonHandlerContext(call.request, service, method, call.contextValues, signal);
     call.contextValues.set(callStateKey, { context, deferredError: call.deferredError });
     // For the request log and metrics: the chain notes the account and error code on it.
@@ -122,14 +124,19 @@ const NEVER_ABORTED = new AbortController().signal;
 /**
  * Aborts when the caller goes away before the answer is sent (e.g. a paid vision-provider call
  * is then cancelled). The response's "close" is the signal: the request's own "close" fires as
- * soon as its body has been read.
+ * soon as its body has been read. Also when the shutdown grace is over (`stopCalls`), so the call
+ * is answered before its connection is cut.
  */
-function abortSignalFor(reply: FastifyReply): AbortSignal {
+function abortSignalFor(reply: FastifyReply, stopCalls: AbortSignal | undefined): AbortSignal {
   const controller = new AbortController();
   const response = reply.raw;
   if (response.destroyed && !response.writableFinished) controller.abort();
+  const stop = () => controller.abort(stopCalls?.reason);
   response.once("close", () => {
+    stopCalls?.removeEventListener("abort", stop);
     if (!response.writableFinished) controller.abort();
   });
+  if (stopCalls?.aborted) stop();
+  else stopCalls?.addEventListener("abort", stop);
   return controller.signal;
 }

@@ -25,9 +25,9 @@ const method = ModerationService.method.moderate;
  * and the body is parsed only once the API key is known to be live and its account within its
  * rate limit.
  */
-export function registerJsonRoute(app: FastifyInstance, ctx: AppContext, interceptors: Interceptor[]): void {
+export function registerJsonRoute(app: FastifyInstance, ctx: AppContext, interceptors: Interceptor[], stopCalls?: AbortSignal): void {
   const service = createModerationServiceImpl(ctx);
-  const invoke = createChainInvoker({ service: ModerationService, method, impl: service.moderate!, interceptors });
+  const invoke = createChainInvoker({ service: ModerationService, method, impl: service.moderate!, interceptors, stopCalls });
   const hasLiveKey = createApiKeyCheck(ctx.accounts);
   const chargeRateLimit = createRateLimitAhead(rateLimitDepsOf(ctx)).charge;
   app.register(async (scope) => {

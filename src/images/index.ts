@@ -116,7 +116,10 @@ export async function createImageModeration(
         abandon.abort();
         throw signal?.aborted ? callStopped() : error;
       }
-      const deep = await deepPromise;
+      // A provider call stopped with the call (shutdown) is the call's stop, not the provider's failure.
+      const deep = await deepPromise?.catch((error: unknown) => {
+        throw signal?.aborted ? callStopped() : error;
+      });
       const verdict = mergeDeepAnalysis(embedded, deep);
       return {
         image: imageInfo(image),

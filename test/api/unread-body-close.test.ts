@@ -75,7 +75,7 @@ describe("an answer given before the request body arrived", () => {
     ["an unknown path", "POST /nope", 404, "not_found"],
     ["another method on /v1/moderate", "PUT /v1/moderate", 405, "method_not_allowed"],
     ["another method on /v1/moderations", "DELETE /v1/moderations", 405, "method_not_allowed"],
-    ["/healthz", "POST /healthz", 404, "not_found"],
+    ["/healthz", "POST /healthz", 405, "method_not_allowed"],
   ])("JSON sent to %s is not read: %s answers at once, signed", async (_what, requestLine, status, code) => {
     const head = `${requestLine} HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\ncontent-length: 68000000\r\n\r\n`;
     const { response, closedByServer } = await sendPartly(head, new TextEncoder().encode("[".repeat(1000)));

@@ -39,7 +39,7 @@ describe("the end of the shutdown grace on HTTP/2", () => {
 describe("the service at the end of its shutdown grace", () => {
   it("a gRPC call still waiting on a vision provider gets UNAVAILABLE", async () => {
     const vision = await startFakeOpenAiServer(() => new Promise<void>(() => undefined)); // never answers
-    const server = await startTestServer({ env: { VISION_BASE_URL: vision.baseUrl, VISION_MODEL: "slow", VISION_TIMEOUT_MS: "60000" } });
+    const server = await startTestServer({ env: { VISION_BASE_URL: vision.baseUrl, VISION_MODEL: "slow", VISION_TIMEOUT_MS: "60000", SHUTDOWN_GRACE_MS: "1000" } });
     const { key } = await server.createAccount("pro");
     const client = createGrpcJsClient(server.grpcUrl);
     const metadata = new grpc.Metadata();
@@ -53,5 +53,44 @@ describe("the service at the end of its shutdown grace", () => {
     client.close();
     await vision.close();
     expect(error?.code).toBe(grpc.status.UNAVAILABLE);
+    // Answered by the service (its code in the trailers), not a session dropped under the call.
+    expect(error?.metadata.get("x-error-code")).toEqual(["service_unavailable"]);
+  }, 30_000);
+
+  it("a JSON call still waiting on a vision provider is answered 503 service_unavailable, not reset", async () => {
+    const vision = await startFakeOpenAiServer(() => new Promise<void>(() => undefined)); // never answers
+    const server = await startTestServer({ env: { VISION_BASE_URL: vision.baseUrl, VISION_MODEL: "slow", VISION_TIMEOUT_MS: "60000", SHUTDOWN_GRACE_MS: "1000" } });
+    const { key } = await server.createAccount("pro");
+    const answer = fetch(`${server.httpUrl}/v1/moderate`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": key },
+      body: JSON.stringify({ input: [{ type: "image", base64: PNG_DATA_URI }], analyze_images: true }),
+    }).then(async (response) => ({ status: response.status, retryAfter: response.headers.get("retry-after"), body: (await response.json()) as { error?: { code: string } } }));
+    while (vision.inFlight === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    const closed = server.close();
+    // Was ECONNRESET: the connection was cut at the grace's end with the call still running.
+    expect(await answer).toMatchObject({ status: 503, retryAfter: "1", body: { error: { code: "service_unavailable" } } });
+    await closed;
+    await vision.close();
+  }, 30_000);
+
+  it("a JSON call still waiting on a guard model is answered with the embedded verdict, not seconded", async () => {
+    const guard = await startFakeOpenAiServer(() => new Promise<void>(() => undefined)); // never answers
+    const server = await startTestServer({
+      env: { TEXT_PROVIDER: "openai-moderation", TEXT_PROVIDER_BASE_URL: guard.baseUrl, TEXT_PROVIDER_MODE: "always", TEXT_PROVIDER_TIMEOUT_MS: "60000", TEXT_PROVIDER_TOTAL_TIMEOUT_MS: "60000", SHUTDOWN_GRACE_MS: "1000" },
+    });
+    const { key } = await server.createAccount("pro");
+    const answer = fetch(`${server.httpUrl}/v1/moderate`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": key },
+      body: JSON.stringify({ input: [{ type: "text", text: "I will find you and hurt you" }] }),
+    }).then(async (response) => ({ status: response.status, body: (await response.json()) as { results: { second_opinion?: { seconded: boolean } }[] } }));
+    while (guard.inFlight === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    const closed = server.close();
+    const { status, body } = await answer;
+    expect(status).toBe(200);
+    expect(body.results[0]!.second_opinion).toMatchObject({ seconded: false });
+    await closed;
+    await guard.close();
   }, 30_000);
 });

@@ -45,6 +45,8 @@ export async function startTestServer(options: {
     // Most test servers never see an image: load the image model on first use, in one worker.
     IMAGE_MODEL_LOAD: "lazy",
     IMAGE_WORKERS: "1",
+    // A test's close waits out the grace only for a call it left stuck: 5 s, not the default 25.
+    SHUTDOWN_GRACE_MS: "5000",
     ...(store === "postgres" ? { DATABASE_URL: POSTGRES_URL, MODCTL_PG_SCHEMA: schema! } : {}),
     ...options.env,
   };

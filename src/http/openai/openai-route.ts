@@ -24,9 +24,9 @@ const OPENAI_MODERATIONS_PATH = "/v1/moderations";
  * route; the answer message is translated back into OpenAI's shape and signed over the bytes
  * sent, like /v1/moderate's. Errors keep the service's stable codes, in OpenAI's error shape.
  */
-export function registerOpenAiModerationsRoute(app: FastifyInstance, ctx: AppContext, interceptors: Interceptor[]): void {
+export function registerOpenAiModerationsRoute(app: FastifyInstance, ctx: AppContext, interceptors: Interceptor[], stopCalls?: AbortSignal): void {
   const service = createModerationServiceImpl(ctx);
-  const invoke = createChainInvoker({ service: ModerationService, method: ModerationService.method.moderate, impl: service.moderate!, interceptors });
+  const invoke = createChainInvoker({ service: ModerationService, method: ModerationService.method.moderate, impl: service.moderate!, interceptors, stopCalls });
   const hasLiveKey = createApiKeyCheck(ctx.accounts);
   const chargeRateLimit = createRateLimitAhead(rateLimitDepsOf(ctx)).charge;
   app.register(async (scope) => {
