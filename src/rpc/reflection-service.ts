@@ -14,12 +14,36 @@ export function registerReflection(router: ConnectRouter, services: readonly Des
   const index = indexDescriptors(services);
   // Public: Connect reads and inflates each request message within a small limit.
   const options = { readMaxBytes: PUBLIC_BODY_LIMIT };
+  const open = { streams: 0 };
   // v1 and v1alpha have the same messages under different packages.
-  router.service(v1.ServerReflection, { serverReflectionInfo: (requests) => answer(requests, index, v1) }, options);
+  router.service(v1.ServerReflection, { serverReflectionInfo: (requests) => counted(open, answer(requests, index, v1)) }, options);
   router.service(v1alpha.ServerReflection, {
     // Same shapes, different type names: the casts only bridge the generated types.
-    serverReflectionInfo: (requests) => answer(requests as never, index, v1alpha as unknown as typeof v1) as never,
+    serverReflectionInfo: (requests) => counted(open, answer(requests as never, index, v1alpha as unknown as typeof v1)) as never,
   }, options);
+}
+
+/**
+ * Reflection streams open at once, v1 and v1alpha together. Public and long-lived by design (a
+ * stream stays open between a tool's requests, so no arrival limit cuts it): without a cap, 2,000
+ * idle ones from two keyless connections filled HTTP2_MAX_STREAMS, and every Moderate call on the
+ * gRPC port was refused (REFUSED_STREAM) while they stayed. With Health.Watch's 1,000, public
+ * streams stay under the smallest default HTTP2_MAX_STREAMS (2,000).
+ */
+export const MAX_REFLECTION_STREAMS = 100;
+
+async function* counted<T>(open: { streams: number }, stream: AsyncGenerator<T>): AsyncGenerator<T> {
+  if (open.streams >= MAX_REFLECTION_STREAMS) {
+    throw toConnectError(
+      new ApiError("service_unavailable", `${MAX_REFLECTION_STREAMS} reflection streams are open on this server; retry later.`, { headers: { "retry-after": "5" } }),
+    );
+  }
+  open.streams++;
+  try {
+    yield* stream;
+  } finally {
+    open.streams--;
+  }
 }
 
 interface DescriptorIndex {

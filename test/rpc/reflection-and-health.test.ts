@@ -4,6 +4,7 @@ import { FileDescriptorProtoSchema, FileDescriptorSetSchema, type FileDescriptor
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MAX_REFLECTION_STREAMS } from "../../src/rpc/reflection-service.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 import { envelope, postH2 } from "../support/raw-rpc.js";
 
@@ -204,6 +205,44 @@ describe.each(["v1", "v1alpha"] as const)("gRPC server reflection %s over grpc-j
   it("needs no API key", async () => {
     const [response] = await reflect([{ list_services: "" }]);
     expect(response.message_response).toBe("list_services_response");
+  });
+});
+
+describe("reflection streams open at once", () => {
+  it(`are at most ${MAX_REFLECTION_STREAMS}, v1 and v1alpha together; the next is UNAVAILABLE (service_unavailable), and one leaving makes room`, async () => {
+    // Idle streams from a keyless caller had filled HTTP2_MAX_STREAMS and locked Moderate out.
+    const V1 = loadService("proto/grpc/reflection/v1/reflection.proto", ["grpc", "reflection", "v1", "ServerReflection"]);
+    const V1alpha = loadService("proto/grpc/reflection/v1alpha/reflection.proto", ["grpc", "reflection", "v1alpha", "ServerReflection"]);
+    const clients = [new V1(address, grpc.credentials.createInsecure()) as any, new V1alpha(address, grpc.credentials.createInsecure()) as any];
+    const open: grpc.ClientDuplexStream<object, any>[] = [];
+    const ask = (call: grpc.ClientDuplexStream<object, any>) =>
+      new Promise<{ error?: grpc.ServiceError; answered?: true }>((resolve) => {
+        call.once("data", () => resolve({ answered: true }));
+        call.once("error", (error: grpc.ServiceError) => resolve({ error }));
+        call.write({ host: "", list_services: "" });
+      });
+    try {
+      for (let i = 0; i < MAX_REFLECTION_STREAMS; i++) {
+        const call = clients[i % 2].ServerReflectionInfo() as grpc.ClientDuplexStream<object, any>;
+        call.on("error", () => undefined);
+        open.push(call);
+      }
+      // Every one answers: they are open and counted.
+      expect((await Promise.all(open.map(ask))).every((r) => r.answered)).toBe(true);
+      const refused = await ask(clients[1].ServerReflectionInfo());
+      expect(refused.error?.code).toBe(grpc.status.UNAVAILABLE);
+      expect(refused.error?.metadata.get("x-error-code")).toEqual(["service_unavailable"]);
+      open.pop()!.end();
+      let next: { error?: grpc.ServiceError; answered?: true } = {};
+      for (let attempt = 0; attempt < 50 && !next.answered; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        next = await ask(clients[0].ServerReflectionInfo());
+      }
+      expect(next.answered).toBe(true);
+    } finally {
+      for (const call of open) call.cancel();
+      for (const client of clients) client.close();
+    }
   });
 });
 
