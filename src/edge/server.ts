@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import http2, { type Http2Server } from "node:http2";
 import fastify, { type FastifyInstance } from "fastify";
 import type { Server as HttpServer, ServerOptions } from "node:http";
@@ -6,6 +7,7 @@ import type { AppContext } from "../app/app-context.js";
 import { MAX_REQUEST_BYTES } from "../base/limits.js";
 import { createInterceptorChain } from "../interceptors/chain.js";
 import { startMetricsServer } from "../observability/metrics-server.js";
+import { MAX_WATCH_STREAMS } from "../rpc/health-service.js";
 import { createRoutes } from "../rpc/routes.js";
 import { registerAppRoutes } from "./app-routes.js";
 import { createClientErrorAnswer, createFrameworkErrorHandler } from "./framework-errors.js";
@@ -44,6 +46,9 @@ interface RunningServer {
 export async function startServer(ctx: AppContext): Promise<RunningServer> {
   // Aborted when shutdown starts: health says NOT_SERVING from then on, and Watch streams are told.
   const stopping = new AbortController();
+  // One listener per open Health.Watch stream (at most MAX_WATCH_STREAMS): Node's warning of a
+  // leak past 10 listeners was false, and printed once 11 streams were open.
+  setMaxListeners(MAX_WATCH_STREAMS + 1, stopping.signal);
   const isServing = () => !stopping.signal.aborted;
   const interceptors = createInterceptorChain(ctx);
   // METRICS_PORT: /metrics on a listener of its own, and then not on the API listeners.

@@ -74,6 +74,27 @@ describe("grpc.health.v1.Health over grpc-js", () => {
     call.cancel();
   });
 
+  it("holds many Watch streams without Node's listener-leak warning (it printed at 11)", async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on("warning", onWarning);
+    const calls = Array.from({ length: 20 }, () => client.Watch({ service: "" }) as grpc.ClientReadableStream<{ status: string }>);
+    try {
+      await Promise.all(calls.map((call) => new Promise((resolve, reject) => {
+        call.once("data", resolve);
+        call.once("error", reject);
+      })));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings).not.toContain("MaxListenersExceededWarning");
+    } finally {
+      process.off("warning", onWarning);
+      for (const call of calls) {
+        call.on("error", () => undefined);
+        call.cancel();
+      }
+    }
+  });
+
   it("ends Watch with DEADLINE_EXCEEDED when the caller's deadline passes (it ended OK)", async () => {
     // Raw frames: grpc-js would report its own deadline whatever the server answered.
     const watch = "/grpc.health.v1.Health/Watch";
