@@ -88,7 +88,9 @@ export function guardRpcRequestBodies(router: ConnectRouter, deps: RequestBodyGu
 
 function guard(handler: UniversalHandler, deps: RequestBodyGuardDeps): UniversalHandler {
   const decodes = handler.method.methodKind === "unary" && deps.decodedServices.includes(handler.service);
-  const limit = decodes && !deps.needsApiKey(handler.method) ? PUBLIC_LIMIT : deps.limitOf(handler.method);
+  // Public methods, streams included (Health.Watch, reflection), take PUBLIC_BODY_LIMIT: a stream's
+  // 4 GB length prefix was refused as over Moderate's 70 MB, which is no limit of theirs.
+  const limit = !deps.needsApiKey(handler.method) ? PUBLIC_LIMIT : deps.limitOf(handler.method);
   // Every body the handler reads goes through notingRefusal, whichever of the paths below made it.
   const answer = (request: UniversalServerRequest) => handler(isAsyncIterable(request.body) ? { ...request, body: notingRefusal(request.body, request) } : request);
   const guarded = (request: UniversalServerRequest) => {

@@ -95,6 +95,13 @@ describe("grpc.health.v1.Health over grpc-js", () => {
     }
   });
 
+  it("refuses a Watch message over the public methods' 64 KiB as such (it named Moderate's 70 MB)", async () => {
+    const prefix = Buffer.from([0, 0xff, 0xff, 0xff, 0xff, 1, 2, 3]); // announces 4 GB
+    const answer = await postH2(server.grpcUrl, "/grpc.health.v1.Health/Watch", { "content-type": "application/grpc", te: "trailers" }, prefix);
+    expect(answer.metadata["x-error-code"]).toBe("payload_too_large");
+    expect(decodeURIComponent(answer.metadata["grpc-message"] ?? "")).toBe("The request is larger than 65536 bytes.");
+  });
+
   it("ends Watch with DEADLINE_EXCEEDED when the caller's deadline passes (it ended OK)", async () => {
     // Raw frames: grpc-js would report its own deadline whatever the server answered.
     const watch = "/grpc.health.v1.Health/Watch";
