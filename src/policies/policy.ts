@@ -95,7 +95,7 @@ function validateThresholds(value: unknown): PolicyRules["thresholds"] {
   const out: PolicyRules["thresholds"] = {};
   for (const [category, threshold] of Object.entries(value)) {
     if (!isCategoryId(category)) {
-      throw new ApiError("policy_unknown_category", `Unknown category "${category}"; known: ${CATEGORY_IDS.join(", ")}.`);
+      throw new ApiError("policy_unknown_category", `Unknown category "${category.slice(0, 40)}"; known: ${CATEGORY_IDS.join(", ")}.`);
     }
     if (threshold === "off") out[category] = "off";
     // -0 is stored as 0: JSON writes them alike, so a signed answer holding -0 could not be checked.
@@ -115,7 +115,7 @@ function* validateBlockList(value: unknown): Steps<BlockTerm[]> {
     if (!isRecord(entry) || typeof entry.term !== "string") throw new ApiError("invalid_policy", "Each block_list entry is {term, category}.");
     const category = entry.category ?? CUSTOM_CATEGORY;
     if (typeof category !== "string" || (category !== CUSTOM_CATEGORY && !isCategoryId(category))) {
-      throw new ApiError("policy_unknown_category", `Unknown block-list category "${String(category)}"; use one of ${CATEGORY_IDS.join(", ")} or custom.`);
+      throw new ApiError("policy_unknown_category", `Unknown block-list category "${String(category).slice(0, 40)}"; use one of ${CATEGORY_IDS.join(", ")} or custom.`);
     }
     out.push({ term: validTerm(entry.term), category });
     if (out.length % CHECKPOINT_EVERY === 0) yield;

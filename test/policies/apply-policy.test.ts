@@ -96,6 +96,11 @@ describe("validatePolicyRules", () => {
   it("refuses bad drafts with stable codes", () => {
     expect(codeOf({ thresholds: { gore: 0.5 } })).toBe("policy_unknown_category");
     expect(codeOf({ blockList: [{ term: "x1", category: "gore" }] })).toBe("policy_unknown_category");
+    // The unknown name is echoed cut short, as terms are (a 200 KB category made a 405 KB error page).
+    for (const draft of [{ blockList: [{ term: "x1", category: "g".repeat(200_000) }] }, { thresholds: { ["g".repeat(200_000)]: 0.5 } }]) {
+      const message = (() => { try { validatePolicyRules(draft); } catch (error) { return (error as ApiError).message; } return ""; })();
+      expect(message.length).toBeLessThan(300);
+    }
     expect(codeOf({ thresholds: { hate: 1.5 } })).toBe("policy_invalid_threshold");
     expect(codeOf({ thresholds: { hate: -0.1 } })).toBe("policy_invalid_threshold");
     expect(codeOf({ thresholds: { hate: "0.5" } })).toBe("policy_invalid_threshold");
