@@ -138,7 +138,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>> = p
     heldBodiesMaxBytes: readPositiveInt(env, "HELD_BODIES_MAX_MB", defaultHeldBodiesMb(), 1_048_576) * 2 ** 20,
     http2MaxStreams: readPositiveInt(env, "HTTP2_MAX_STREAMS", defaultHttp2MaxStreams(), 1_000_000),
     meteringFsync: readChoice(env, "METERING_FSYNC", ["batch", "always"] as const, "batch"),
-    dashboardOrigin: readUrl(env, "DASHBOARD_ORIGIN", ["http:", "https:"])?.replace(/\/+$/, ""),
+    dashboardOrigin: readDashboardOrigin(env),
     grpcReflection: readChoice(env, "GRPC_REFLECTION", ["on", "off"] as const, "on"),
     corsOrigins: readCorsOrigins(env),
     signup: readChoice(env, "SIGNUP", ["open", "closed", "invite"] as const, "open"),
@@ -182,6 +182,21 @@ function readCorsOrigins(env: Readonly<Record<string, string | undefined>>): str
     }
     return origin;
   });
+}
+
+/**
+ * DASHBOARD_ORIGIN as browsers send Origin: scheme://host[:port], lower case, no default port.
+ * Taken as written, "HTTP://Host" or a path ("https://example.com/dash") never equalled what
+ * browsers send, and every dashboard form was refused 403.
+ */
+function readDashboardOrigin(env: Readonly<Record<string, string | undefined>>): string | undefined {
+  const raw = readUrl(env, "DASHBOARD_ORIGIN", ["http:", "https:"]);
+  if (raw === undefined) return undefined;
+  const url = new URL(raw);
+  if (url.pathname !== "/" || url.search !== "" || url.hash !== "" || url.username !== "" || url.password !== "") {
+    throw new ConfigError(`DASHBOARD_ORIGIN is an origin such as https://moderation.example.com (no path, query or user); got "${raw}".`);
+  }
+  return url.origin;
 }
 
 function readWorkerThreads(env: Readonly<Record<string, string | undefined>>): number {

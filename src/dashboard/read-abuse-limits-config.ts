@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import os from "node:os";
 import { ConfigError, nonEmpty, type Env } from "../base/env-values.js";
 
@@ -45,10 +46,21 @@ export function readTrustProxy(env: Env): boolean | number | string {
   if (raw.toLowerCase() === "true") return true;
   if (/^\d+$/.test(raw)) return Number(raw);
   const entries = raw.split(",").map((entry) => entry.trim());
-  if (entries.some((entry) => !/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(entry) && !["loopback", "linklocal", "uniquelocal"].includes(entry))) {
+  // Checked as addresses, not by their characters: "999.999.999.999" or "10.0.0.0/99" passed a
+  // pattern and stopped the start with "invalid IP address", naming no variable.
+  if (entries.some((entry) => !isProxyEntry(entry))) {
     throw new ConfigError(`TRUST_PROXY must be true, false, a number of hops, or proxy addresses/CIDRs separated by commas; got "${raw}".`);
   }
   return entries.join(",");
+}
+
+/** An IP address, an address/prefix within its family's bits, or one of proxy-addr's named ranges. */
+function isProxyEntry(entry: string): boolean {
+  if (["loopback", "linklocal", "uniquelocal"].includes(entry)) return true;
+  const [address = "", prefix, ...rest] = entry.split("/");
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
 }
 
 function readCount(env: Env, name: string, fallback: number, min: number): number {

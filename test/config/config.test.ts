@@ -88,6 +88,15 @@ describe("readConfig", () => {
     }
   });
 
+  it("reads DASHBOARD_ORIGIN as browsers send Origin, and refuses a path (every form was refused 403)", () => {
+    expect(read({}).dashboardOrigin).toBeUndefined();
+    expect(read({ DASHBOARD_ORIGIN: "HTTPS://Moderation.Example.com:443/" }).dashboardOrigin).toBe("https://moderation.example.com");
+    expect(read({ DASHBOARD_ORIGIN: "http://127.0.0.1:8080" }).dashboardOrigin).toBe("http://127.0.0.1:8080");
+    for (const bad of ["https://example.com/dash", "https://example.com/?x=1", "https://user@example.com"]) {
+      expect(() => read({ DASHBOARD_ORIGIN: bad }), bad).toThrow(/DASHBOARD_ORIGIN is an origin such as/);
+    }
+  });
+
   it("serves gRPC reflection unless GRPC_REFLECTION=off, and refuses other values", () => {
     expect(read({}).grpcReflection).toBe("on");
     expect(read({ GRPC_REFLECTION: "OFF" }).grpcReflection).toBe("off");

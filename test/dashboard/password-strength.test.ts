@@ -68,5 +68,10 @@ describe("abuse limit settings", () => {
     expect(readTrustProxy({ TRUST_PROXY: "2" })).toBe(2);
     expect(readTrustProxy({ TRUST_PROXY: "10.0.0.0/8, 192.168.1.5" })).toBe("10.0.0.0/8,192.168.1.5");
     expect(() => readTrustProxy({ TRUST_PROXY: "my-proxy.internal" })).toThrow(ConfigError);
+    expect(readTrustProxy({ TRUST_PROXY: "::1, fd00::/8, loopback" })).toBe("::1,fd00::/8,loopback");
+    // Shaped like addresses but none: they stopped the start naming no variable.
+    for (const bad of ["999.999.999.999", "10.0.0.0/99", ":::", "::1/129", "10.0.0.1/8/8"]) {
+      expect(() => readTrustProxy({ TRUST_PROXY: bad }), bad).toThrow(ConfigError);
+    }
   });
 });
