@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import path from "node:path";
 import { createAppContext } from "./app/app-context.js";
 import { startServer } from "./edge/server.js";
 import { createLogger } from "./base/logger.js";
@@ -91,12 +92,29 @@ async function main(): Promise<void> {
  */
 function usableDataDir(dir: string): void {
   try {
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    makeDirectories(dir);
     fs.accessSync(dir, fs.constants.W_OK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? "error";
     throw new ConfigError(`DATA_DIR ${dir} must be a directory this user can write (${code}).`);
   }
+}
+
+/**
+ * mkdir -p, one level at a time: Node's recursive mkdirSync spun at full CPU for good under a
+ * directory that refuses new entries without saying so (DATA_DIR=/proc/nope).
+ */
+function makeDirectories(dir: string): void {
+  const missing: string[] = [];
+  let at = path.resolve(dir);
+  while (!fs.existsSync(at)) {
+    missing.unshift(at);
+    const up = path.dirname(at);
+    if (up === at) break;
+    at = up;
+  }
+  if (missing.length === 0 && !fs.statSync(at).isDirectory()) throw Object.assign(new Error(`${dir} is not a directory`), { code: "EEXIST" });
+  for (const level of missing) fs.mkdirSync(level, { mode: 0o700 });
 }
 
 main().catch((error: unknown) => {

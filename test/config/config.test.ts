@@ -141,7 +141,8 @@ describe("the service's start-up", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "moderation-datadir-test-"));
     const file = path.join(dir, "a-file");
     fs.writeFileSync(file, "");
-    for (const [dataDir, code] of [[file, "EEXIST"], [path.join(file, "sub"), "ENOTDIR"]] as const) {
+    // /proc refuses new entries: Node's recursive mkdir spun there at full CPU, never starting.
+    for (const [dataDir, code] of [[file, "EEXIST"], [path.join(file, "sub"), "ENOTDIR"], ["/proc/nope/data", "ENOENT"]] as const) {
       const result = spawnSync(process.execPath, ["--import", "./src/boot/ts-loader.mjs", "src/main.ts"], {
         env: { PATH: process.env.PATH ?? "", PORT: "0", GRPC_PORT: "0", DATA_DIR: dataDir },
         encoding: "utf8",
