@@ -104,6 +104,8 @@ describe("dashboard in Chromium", () => {
     await page.fill("#pg-text", "hello");
     await page.click("#pg-send");
     await expect(page.locator("#pg-error").textContent()).resolves.toContain("invalid_api_key");
+    // Announced when it appears (its live region was in a card hidden until the first send).
+    expect(await page.getByRole("alert").filter({ hasText: "invalid_api_key" }).count()).toBe(1);
 
     await page.click("button:has-text('Log out')");
     await page.waitForURL("**/dashboard/login?loggedOut=1");

@@ -55,7 +55,7 @@ async function onModerate(event) {
   const out = document.getElementById("pg-result");
   card.hidden = false;
   if (input.length === 0) {
-    out.replaceChildren(el("p", "notice error", "Type some text or choose an image."));
+    out.replaceChildren(alert(el("p", "notice error", "Type some text or choose an image.")));
     return;
   }
   const button = document.getElementById("pg-send");
@@ -70,7 +70,7 @@ async function onModerate(event) {
     const body = await response.json();
     out.replaceChildren(response.ok ? renderVerdict(body) : renderError(response.status, body));
   } catch (error) {
-    out.replaceChildren(el("p", "notice error", "The request failed: " + error.message));
+    out.replaceChildren(alert(el("p", "notice error", "The request failed: " + error.message)));
   } finally {
     button.disabled = false;
   }
@@ -83,9 +83,19 @@ function el(tag, className, text) {
   return node;
 }
 
+/**
+ * An error is announced when it appears (role=alert), as the server-rendered notices are: the
+ * result's live region sits in a card that is hidden until the first send, so the first message
+ * was likely missed by screen readers.
+ */
+function alert(node) {
+  node.setAttribute("role", "alert");
+  return node;
+}
+
 function renderError(status, body) {
   const error = (body && body.error) || {};
-  const box = el("div", "notice error");
+  const box = alert(el("div", "notice error"));
   box.id = "pg-error";
   box.append(el("strong", "", error.code || "HTTP " + status), document.createTextNode(": " + (error.message || "")));
   return box;

@@ -54,6 +54,7 @@ ${options.error ? notice("error", options.error) : ""}${options.saved ? notice("
 <p class="muted">A policy changes which categories are flagged, never the scores. Current version: <span id="policy-version">${options.version ?? "none"}</span>.</p>
 <form method="post" action="/dashboard/policy" class="stack" id="policy-form">
   ${csrfField(options.csrf)}
+  <button type="submit" name="action" value="save" hidden tabindex="-1" aria-hidden="true"></button>
   <section class="card"><h2>Thresholds</h2><p class="muted">Flag at or above a score from 0 to 1, or <code>off</code>; blank keeps the model's own threshold (shown beside each). A threshold keeps the model's reading: what it explained away (a negated claim) stays unflagged, and what its rules flagged stays flagged unless the threshold is higher than the model's.</p>
   <div class="stack">${rows}</div></section>
   <section class="card"><h2 id="block-title">Block list</h2><p class="muted">One term a line; <code>term | category</code> flags that category, else <code>custom</code>. Spelling tricks (l33t, s p a c e s, look-alikes) still match.</p>
