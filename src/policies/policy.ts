@@ -141,6 +141,8 @@ function* validateAllowList(value: unknown): Steps<string[]> {
 export const TERM_LINE_BREAK = /[\r\n\u2028\u2029]/;
 
 /** A term trimmed; refused when too long or when normalisation leaves nothing to match. */
+const INVISIBLE_CONTROL = /[\p{Cc}\u200E\u200F\u202A-\u202E\u2066-\u2069]/u;
+
 function validTerm(raw: string): string {
   const term = raw.trim();
   let codePoints = 0;
@@ -150,6 +152,11 @@ function validTerm(raw: string): string {
   }
   if (TERM_LINE_BREAK.test(term)) {
     throw new ApiError("policy_term_invalid", `The term "${term.slice(0, 40)}" spans lines; a term is one word or phrase on one line.`);
+  }
+  // Control characters and text-direction overrides are no part of a word: a NUL came back from
+  // the dashboard as U+FFFD (a new version with nothing changed), and U+202E shows a term reversed.
+  if (INVISIBLE_CONTROL.test(term)) {
+    throw new ApiError("policy_term_invalid", `A term holds a control or text-direction character (${JSON.stringify(term.slice(0, 40))}).`);
   }
   const normalized = normalizeForMatching(term);
   // Some characters expand under normalisation (U+FDFA is 18 letters): the match work is the

@@ -101,6 +101,8 @@ describe("validatePolicyRules", () => {
       const message = (() => { try { validatePolicyRules(draft); } catch (error) { return (error as ApiError).message; } return ""; })();
       expect(message.length).toBeLessThan(300);
     }
+    for (const term of ["bad\u0000word", "\u202Edrow", "tab\there"]) expect(codeOf({ blockList: [{ term, category: "custom" }] }), JSON.stringify(term)).toBe("policy_term_invalid");
+    expect(codeOf({ blockList: [{ term: "👩‍💻 spam", category: "custom" }] })).toBe("accepted"); // a joiner is part of an emoji
     expect(codeOf({ thresholds: { hate: 1.5 } })).toBe("policy_invalid_threshold");
     expect(codeOf({ thresholds: { hate: -0.1 } })).toBe("policy_invalid_threshold");
     expect(codeOf({ thresholds: { hate: "0.5" } })).toBe("policy_invalid_threshold");
