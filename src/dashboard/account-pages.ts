@@ -10,6 +10,7 @@ import { overviewPage } from "./pages/overview-page.js";
 import { playgroundPage } from "./pages/playground-page.js";
 import { fillBuckets } from "./pages/usage-chart.js";
 import { usagePage } from "./pages/usage-page.js";
+import { createKeyOnce } from "./key-once.js";
 import { stateOf } from "./request-state.js";
 
 const NOTICES: Record<string, string> = {
@@ -50,11 +51,18 @@ export function registerAccountPages(app: FastifyInstance, ctx: AppContext): voi
     return sendPage(reply, keysPage({ account, csrf, keys: await ctx.accounts.listKeys(account.id), notice: noticeKey ? NOTICES[noticeKey] : undefined }));
   }));
 
+  const keyOnce = createKeyOnce();
   app.post("/dashboard/keys", withAccount(async (request, reply, account, csrf) => {
-    const name = String((request.body as Record<string, unknown>).name ?? "").trim() || "default";
+    const body = request.body as Record<string, unknown>;
+    const name = String(body.name ?? "").trim() || "default";
     let key: Awaited<ReturnType<typeof ctx.accounts.createKey>>;
     try {
-      key = await ctx.accounts.createKey(account.id, name);
+      key = await keyOnce(account.id, body.once, () => ctx.accounts.createKey(account.id, name), async (keyId) => {
+        // Already revoked by hand meanwhile: nothing left to undo.
+        await ctx.accounts.revokeKey(keyId, { accountId: account.id }).catch((error: unknown) => {
+          if (!(error instanceof ApiError && error.code === "not_found")) throw error;
+        });
+      });
     } catch (error) {
       if (error instanceof ApiError && error.code === "too_many_keys") return sendPage(reply, errorPage(csrf, "Too many keys", error.message), 409);
       throw error;

@@ -60,6 +60,29 @@ describe("dashboard, requested directly", () => {
     expect(samples.filter((s) => s.labels.status === "404").map((s) => s.labels.code)).toEqual(["not_found"]);
   });
 
+  it("makes one live key per create-key form: a double post or a resend leaves the key whose secret the last page shows", async () => {
+    const client = createFormClient(server.httpUrl);
+    await client.signup("form-once@example.test");
+    const accountId = (await server.ctx.accounts.findAccountByEmail("form-once@example.test"))!.id;
+    const live = async () => (await server.ctx.accounts.listKeys(accountId)).filter((k) => k.revokedAt === null);
+    const secretOf = (html: string) => /id="new-key-secret"[^>]*>\s*([^<\s]+)/.exec(html)?.[1];
+    const before = (await live()).length;
+    const page = await client.get("/dashboard/keys");
+    const once = /name="once" value="([^"]+)"/.exec(page.html)![1]!;
+    // A double click: two posts of one form at once (each made a live key), then a resend.
+    const [a, b] = await Promise.all([client.post("/dashboard/keys", { name: "twice", once }), client.post("/dashboard/keys", { name: "twice", once })]);
+    const resent = await client.post("/dashboard/keys", { name: "twice", once });
+    expect([a.status, b.status, resent.status]).toEqual([200, 200, 200]);
+    const keys = await live();
+    expect(keys.length).toBe(before + 1);
+    expect(secretOf(resent.html)!.startsWith(keys.find((k) => k.name === "twice")!.prefix)).toBe(true);
+    // Another rendering of the form is another key.
+    await client.get("/dashboard/keys");
+    const other = /name="once" value="([^"]+)"/.exec((await client.get("/dashboard/keys")).html)![1]!;
+    expect((await client.post("/dashboard/keys", { name: "again", once: other })).status).toBe(200);
+    expect((await live()).length).toBe(before + 2);
+  });
+
   it("saves only on the Save button: no action or another is refused (400) and nothing is stored", async () => {
     const client = createFormClient(server.httpUrl);
     await client.signup("form-actions@example.test");

@@ -1,3 +1,4 @@
+import { newFormToken } from "../key-once.js";
 import type { Account, ApiKeyInfo } from "../../accounts/account-store.js";
 import { csrfField, esc, formatTime } from "./html.js";
 import { layout, notice } from "./layout.js";
@@ -29,6 +30,7 @@ ${options.notice ? notice("success", options.notice) : ""}
   <h2>Create a key</h2>
   <form method="post" action="/dashboard/keys" class="inline">
     ${csrfField(options.csrf)}
+    <input type="hidden" name="once" value="${newFormToken()}">
     <label>Name <input name="name" maxlength="100" placeholder="e.g. production" required></label>
     <button type="submit" class="primary">Create key</button>
   </form>
