@@ -133,6 +133,16 @@ describe.concurrent("modctl's command line", () => {
     expect(run.stderr).toMatch(message);
   });
 
+  it("exits 2 naming DATA_DIR when it lies under a file (it was a bare ENOTDIR, exit 1)", async ({ expect }) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "modctl-datadir-"));
+    const file = path.join(dir, "a-file");
+    fs.writeFileSync(file, "");
+    const run = await modctl(["account", "list"], { DATA_DIR: path.join(file, "sub") });
+    fs.rmSync(dir, { recursive: true, force: true });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/DATA_DIR .*a-file\/sub must be a directory this user can write \(ENOTDIR\)/);
+  });
+
   it("exits 2 on a bad configuration", async ({ expect }) => {
     const run = await modctl(["key", "list", "--account", "acct_x"], { ...env, DATABASE_URL: "mysql://db/mod" });
     expect(run.code).toBe(2);
