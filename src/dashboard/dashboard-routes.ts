@@ -36,6 +36,9 @@ export async function registerDashboardRoutes(app: FastifyInstance, ctx: AppCont
       done(null, Object.fromEntries(new URLSearchParams(body as string)));
     });
 
+    // Browsers ask for it beside every page: no icon, and no API JSON 404 (a console error each time).
+    scope.get("/favicon.ico", async (_request, reply) => reply.code(204).header("cache-control", "public, max-age=86400").send());
+
     scope.get("/dashboard/assets/:name", async (request, reply) => {
       const name = (request.params as { name: string }).name;
       // Own names only: "__proto__" or "toString" found Object.prototype's and made a 500.

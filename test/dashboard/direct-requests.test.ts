@@ -83,6 +83,11 @@ describe("dashboard, requested directly", () => {
     expect((await live()).length).toBe(before + 2);
   });
 
+  it("answers a browser's /favicon.ico with no content, cached (it was the API's JSON 404, a console error on every page)", async () => {
+    const response = await fetch(`${server.httpUrl}/favicon.ico`);
+    expect([response.status, response.headers.get("cache-control"), await response.text()]).toEqual([204, "public, max-age=86400", ""]);
+  });
+
   it("saves only on the Save button: no action or another is refused (400) and nothing is stored", async () => {
     const client = createFormClient(server.httpUrl);
     await client.signup("form-actions@example.test");
