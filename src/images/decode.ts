@@ -31,6 +31,9 @@ export interface DecodeLimits {
 // Every input is a one-off from an untrusted caller: libvips' operation cache would only hold memory.
 sharp.cache(false);
 
+/** libvips stops a decode (or the vision render, vision-render.ts) that runs longer. */
+export const DECODE_TIMEOUT_SECONDS = 5;
+
 const DEFAULT_DECODE_LIMITS: DecodeLimits = {
   maxBytes: MAX_IMAGE_BYTES,
   maxPixels: 40_000_000,
@@ -38,7 +41,7 @@ const DEFAULT_DECODE_LIMITS: DecodeLimits = {
   maxAnimationPixels: 200_000_000,
   maxFrames: 100_000,
   maxFramesSampled: 4,
-  timeoutSeconds: 5,
+  timeoutSeconds: DECODE_TIMEOUT_SECONDS,
 };
 
 type ImageDecoder = (dataUri: string) => Promise<DecodedImage>;
@@ -159,9 +162,14 @@ async function renderModelInput(bytes: Buffer, page: number, frames: number, con
     }
     return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
   } catch (error) {
-    if (error instanceof Error && /timeout/i.test(error.message)) {
-      throw new ApiError("image_too_large", `The image took longer than ${config.timeoutSeconds} s to decode.`, { cause: error });
-    }
-    throw new ApiError("invalid_image", "The image data is corrupt or truncated and cannot be decoded.", { cause: error });
+    throw sharpFailure(error, config.timeoutSeconds, "to decode");
   }
+}
+
+/** A sharp pipeline's failure as the caller's error: past its time limit, or data it cannot decode. */
+export function sharpFailure(error: unknown, timeoutSeconds: number, doing: string): ApiError {
+  if (error instanceof Error && /timeout/i.test(error.message)) {
+    return new ApiError("image_too_large", `The image took longer than ${timeoutSeconds} s ${doing}.`, { cause: error });
+  }
+  return new ApiError("invalid_image", "The image data is corrupt or truncated and cannot be decoded.", { cause: error });
 }

@@ -109,16 +109,17 @@ export async function createImageModeration(
       const deepSignal = signal ? AbortSignal.any([signal, abandon.signal]) : abandon.signal;
       const deepPromise = analyzeImages ? deepAnalyze(image, deepSignal) : undefined;
       deepPromise?.catch(() => {}); // awaited below; avoid an unhandled rejection while classify runs
+      // A model or provider failing because the call was stopped (shutdown) is the call's stop, not their failure.
+      const stoppedOr = (error: unknown): unknown => (signal?.aborted ? callStopped() : error);
       let embedded: Verdict;
       try {
         embedded = await classifier.classify(image, signal);
       } catch (error) {
         abandon.abort();
-        throw signal?.aborted ? callStopped() : error;
+        throw stoppedOr(error);
       }
-      // A provider call stopped with the call (shutdown) is the call's stop, not the provider's failure.
       const deep = await deepPromise?.catch((error: unknown) => {
-        throw signal?.aborted ? callStopped() : error;
+        throw stoppedOr(error);
       });
       const verdict = mergeDeepAnalysis(embedded, deep);
       return {

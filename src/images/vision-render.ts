@@ -1,12 +1,10 @@
 import sharp from "sharp";
-import { ApiError } from "../errors/api-error.js";
 import type { VisionImage } from "../providers/deep-analyzer.js";
 import type { DecodedImage } from "./decoded-image.js";
+import { DECODE_TIMEOUT_SECONDS, sharpFailure } from "./decode.js";
 
 /** Longest side sent to a vision model: enough to read text in a meme, cheap in tokens. */
 const VISION_MAX_SIDE = 1024;
-/** As the embedded model's decode (decode.ts): libvips stops a render that runs longer. */
-const RENDER_TIMEOUT_SECONDS = 5;
 
 /**
  * Re-encodes each sampled frame as an upright JPEG no larger than VISION_MAX_SIDE: providers
@@ -20,17 +18,14 @@ export async function renderForVision(image: DecodedImage, maxSide = VISION_MAX_
         // that decode had accepted (stray bytes before a marker, or cut short and closed with its
         // end marker), and the refusal reached the caller as a 500.
         const data = await sharp(image.source, { failOn: "error", autoOrient: true, ...(image.frames > 1 ? { page, pages: 1 } : {}) })
-          .timeout({ seconds: RENDER_TIMEOUT_SECONDS })
+          .timeout({ seconds: DECODE_TIMEOUT_SECONDS })
           .flatten({ background: "#ffffff" })
           .resize(maxSide, maxSide, { fit: "inside", withoutEnlargement: true })
           .jpeg({ quality: 85 })
           .toBuffer();
         return { mediaType: "image/jpeg" as const, data };
       } catch (error) {
-        if (error instanceof Error && /timeout/i.test(error.message)) {
-          throw new ApiError("image_too_large", `The image took longer than ${RENDER_TIMEOUT_SECONDS} s to prepare for deep analysis.`, { cause: error });
-        }
-        throw new ApiError("invalid_image", "The image data is corrupt or truncated and cannot be decoded.", { cause: error });
+        throw sharpFailure(error, DECODE_TIMEOUT_SECONDS, "to prepare for deep analysis");
       }
     }),
   );

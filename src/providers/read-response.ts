@@ -23,26 +23,31 @@ export function fetchFailure(error: unknown, signal: AbortSignal | undefined, wo
 
 /** Reads at most `limit` bytes of the body, so a misbehaving server cannot exhaust memory. */
 export async function readCapped(response: Response, limit: number, signal: AbortSignal | undefined, wording: ProviderWording): Promise<string> {
-  if (!response.body) return "";
+  const { bytes, whole } = await readUpTo(response, limit, signal, wording);
+  if (!whole) throw new ProviderError("malformed", `The ${wording.name}'s response exceeds ${limit} bytes.`, { retryable: false });
+  return bytes.toString("utf8");
+}
+
+/** The body until its end or until it passes `limit` bytes (the rest is not read); `whole`: it ended first. */
+async function readUpTo(response: Response, limit: number, signal: AbortSignal | undefined, wording: ProviderWording): Promise<{ bytes: Buffer; whole: boolean }> {
+  if (!response.body) return { bytes: Buffer.alloc(0), whole: true };
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   try {
     for (;;) {
       const { done, value } = await reader.read();
-      if (done) break;
+      if (done) return { bytes: Buffer.concat(chunks), whole: true };
+      chunks.push(value);
       size += value.byteLength;
       if (size > limit) {
         await reader.cancel();
-        throw new ProviderError("malformed", `The ${wording.name}'s response exceeds ${limit} bytes.`, { retryable: false });
+        return { bytes: Buffer.concat(chunks), whole: false };
       }
-      chunks.push(value);
     }
   } catch (error) {
-    if (error instanceof ProviderError) throw error;
     throw fetchFailure(error, signal, wording);
   }
-  return Buffer.concat(chunks).toString("utf8");
 }
 
 /** Of an error answer's body, this much is read for its error code. */
@@ -58,7 +63,7 @@ const MAX_RETRY_AFTER_MS = 3_600_000;
  */
 export async function readAnswer(response: Response, limit: number, signal: AbortSignal | undefined, wording: ProviderWording): Promise<string> {
   if (response.ok) return readCapped(response, limit, signal, wording);
-  const code = errorCodeOf(await readHead(response, ERROR_BODY_READ, signal, wording));
+  const code = errorCodeOf((await readUpTo(response, ERROR_BODY_READ, signal, wording)).bytes.toString("utf8", 0, ERROR_BODY_READ));
   const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"));
   throw new ProviderError("http", `The ${wording.name} answered HTTP ${response.status}${code ? ` (${code})` : ""}.`, {
     status: response.status,
@@ -83,26 +88,6 @@ function errorCodeOf(body: string): string | undefined {
   const { code, type } = error as { code?: unknown; type?: unknown };
   const words = [code, type].filter((w): w is string => typeof w === "string" && /^[A-Za-z0-9_.-]{1,64}$/.test(w));
   return words.length > 0 ? [...new Set(words)].join(", ") : undefined;
-}
-
-/** About the first `bytes` bytes of the body; the rest is not read. */
-async function readHead(response: Response, bytes: number, signal: AbortSignal | undefined, wording: ProviderWording): Promise<string> {
-  if (!response.body) return "";
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    while (size < bytes) {
-      const { done, value } = await reader.read();
-      if (done) return Buffer.concat(chunks).toString("utf8");
-      chunks.push(value);
-      size += value.byteLength;
-    }
-    await reader.cancel();
-  } catch (error) {
-    throw fetchFailure(error, signal, wording);
-  }
-  return Buffer.concat(chunks).toString("utf8", 0, bytes);
 }
 
 /** Retry-After as seconds or an HTTP date, in milliseconds, at most MAX_RETRY_AFTER_MS. */

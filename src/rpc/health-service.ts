@@ -2,6 +2,7 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import { Health, HealthCheckResponse_ServingStatus as Status } from "../../gen/grpc/health/v1/health_pb.js";
 import { ApiError, toConnectError } from "../errors/api-error.js";
 import { abortedByDeadline } from "../interceptors/deadline.js";
+import { limitOpenStreams } from "./open-streams.js";
 
 /** Watch streams open at once in one process: public, and each holds memory (about 65 KB). */
 export const MAX_WATCH_STREAMS = 1000;
@@ -15,7 +16,7 @@ export const MAX_WATCH_STREAMS = 1000;
  */
 export function createHealthServiceImpl(serviceNames: readonly string[], isServing: () => boolean, stopping?: AbortSignal): ServiceImpl<typeof Health> {
   const known = new Set(["", ...serviceNames]);
-  let watching = 0;
+  const limitedWatch = limitOpenStreams(MAX_WATCH_STREAMS, `${MAX_WATCH_STREAMS} Health.Watch streams are open on this server; use Check, or retry later.`);
   const statusOf = () => (isServing() ? Status.SERVING : Status.NOT_SERVING);
 
   /** The status now; then NOT_SERVING if shutdown starts before the caller leaves. */
@@ -54,18 +55,6 @@ export function createHealthServiceImpl(serviceNames: readonly string[], isServi
     list() {
       return { statuses: Object.fromEntries([...known].map((name) => [name, { status: statusOf() }])) };
     },
-    async *watch(req, context) {
-      if (watching >= MAX_WATCH_STREAMS) {
-        throw toConnectError(
-          new ApiError("service_unavailable", `${MAX_WATCH_STREAMS} Health.Watch streams are open on this server; use Check, or retry later.`, { headers: { "retry-after": "5" } }),
-        );
-      }
-      watching++;
-      try {
-        yield* watchStatus(req.service, context.signal);
-      } finally {
-        watching--;
-      }
-    },
+    watch: (req, context) => limitedWatch(() => watchStatus(req.service, context.signal)),
   };
 }

@@ -3,6 +3,7 @@ import { FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type ConnectRouter } from "@connectrpc/connect";
 import { ApiError, toConnectError } from "../errors/api-error.js";
 import { PUBLIC_BODY_LIMIT } from "./guard-request-body.js";
+import { limitOpenStreams } from "./open-streams.js";
 import * as v1 from "../../gen/grpc/reflection/v1/reflection_pb.js";
 import * as v1alpha from "../../gen/grpc/reflection/v1alpha/reflection_pb.js";
 
@@ -14,12 +15,12 @@ export function registerReflection(router: ConnectRouter, services: readonly Des
   const index = indexDescriptors(services);
   // Public: Connect reads and inflates each request message within a small limit.
   const options = { readMaxBytes: PUBLIC_BODY_LIMIT };
-  const open = { streams: 0 };
+  const limited = limitOpenStreams(MAX_REFLECTION_STREAMS, `${MAX_REFLECTION_STREAMS} reflection streams are open on this server; retry later.`);
   // v1 and v1alpha have the same messages under different packages.
-  router.service(v1.ServerReflection, { serverReflectionInfo: (requests) => counted(open, answer(requests, index, v1)) }, options);
+  router.service(v1.ServerReflection, { serverReflectionInfo: (requests) => limited(() => answer(requests, index, v1)) }, options);
   router.service(v1alpha.ServerReflection, {
     // Same shapes, different type names: the casts only bridge the generated types.
-    serverReflectionInfo: (requests) => counted(open, answer(requests as never, index, v1alpha as unknown as typeof v1)) as never,
+    serverReflectionInfo: (requests) => limited(() => answer(requests as never, index, v1alpha as unknown as typeof v1)) as never,
   }, options);
 }
 
@@ -31,20 +32,6 @@ export function registerReflection(router: ConnectRouter, services: readonly Des
  * streams stay under the smallest default HTTP2_MAX_STREAMS (2,000).
  */
 export const MAX_REFLECTION_STREAMS = 100;
-
-async function* counted<T>(open: { streams: number }, stream: AsyncGenerator<T>): AsyncGenerator<T> {
-  if (open.streams >= MAX_REFLECTION_STREAMS) {
-    throw toConnectError(
-      new ApiError("service_unavailable", `${MAX_REFLECTION_STREAMS} reflection streams are open on this server; retry later.`, { headers: { "retry-after": "5" } }),
-    );
-  }
-  open.streams++;
-  try {
-    yield* stream;
-  } finally {
-    open.streams--;
-  }
-}
 
 interface DescriptorIndex {
   serviceNames: string[];
