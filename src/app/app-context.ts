@@ -10,6 +10,7 @@ import type { Database } from "../storage/database.js";
 import { openDatabase } from "../storage/open-database.js";
 import { startComputeWorkers } from "../workers/start-compute-workers.js";
 import type { WorkerAnswerer } from "../workers/worker-answers.js";
+import { createJsonBodyReader, type JsonBodyReader } from "../http/json-off-thread.js";
 import { silentLogger, type Logger } from "../base/logger.js";
 import { createMetrics, type Metrics } from "../observability/metrics.js";
 import { timeTextClassifier } from "../observability/shared-timings.js";
@@ -52,6 +53,8 @@ export interface AppContext {
   signingKeys: SigningKeyRing;
   /** Answers calls of text items only in one compute-worker job each; absent without workers. */
   workerAnswerer?: WorkerAnswerer;
+  /** Parses the JSON routes' bodies, the large ones in the compute workers when there are any (json-off-thread.ts). */
+  readJsonBody: JsonBodyReader;
   images: ImageModeration;
   /** The guard-model provider for second opinions on text (TEXT_PROVIDER_*); absent when none is configured. */
   textProvider?: { provider: GuardedTextProvider; settings: TextProviderSettings };
@@ -133,6 +136,7 @@ export async function createAppContext(config: Config, overrides: AppContextOver
       rateLimiter,
       signingKeys,
       ...(compute?.answerer ? { workerAnswerer: compute.answerer } : {}),
+      readJsonBody: createJsonBodyReader(compute?.pool),
       images,
       ...(config.textProvider ? { textProvider: { provider: createTextProvider(config.textProvider, { metrics }), settings: config.textProvider } } : {}),
       usage, meter, dashboard,

@@ -16,7 +16,11 @@ const ITEM_FIELDS = new Set(["type", "text", "base64"]);
  * protocols agree; this only catches what protobuf itself could not express.
  */
 export function parseModerateJson(bytes: Uint8Array): ModerateRequest {
-  const body = parseJsonBody(bytes);
+  return moderateRequestFromJson(parseJsonBody(bytes));
+}
+
+/** parseModerateJson's checks of a body already parsed (by parseJsonBody, here or in a compute worker). */
+export function moderateRequestFromJson(body: unknown): ModerateRequest {
   if (!isObject(body)) throw new ApiError("invalid_request", "The request body must be a JSON object with an \"input\" array.");
   for (const key of Object.keys(body)) {
     if (!TOP_LEVEL_FIELDS.has(key)) throw new ApiError("invalid_request", `Unknown field "${truncate(key)}"; expected "input" and optionally "analyze_images" and "text_provider_mode".`);

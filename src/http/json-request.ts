@@ -107,7 +107,7 @@ export async function takeJsonRequest<T>(
   request: FastifyRequest,
   reply: FastifyReply,
   auth: { hasLiveKey: LiveKeyCheck; chargeRateLimit: RateLimitCharge; contextValues: ContextValues; heldBodies: HeldBodies },
-  parse: (bytes: Uint8Array) => T,
+  parse: (bytes: Uint8Array) => T | Promise<T>,
 ): Promise<JsonRequestIntake<T> | undefined> {
   const refusal = unsupportedBody(request);
   const intake: JsonRequestIntake<T> = { requestBody: undefined };
@@ -126,7 +126,11 @@ export async function takeJsonRequest<T>(
       }))!;
       intake.requestBody = bytes;
       const allowed = auth.chargeRateLimit(auth.contextValues);
-      if (allowed === true || (allowed !== false && (await allowed))) intake.parsed = parse(bytes);
+      if (allowed === true || (allowed !== false && (await allowed))) {
+        const parsed = parse(bytes);
+        // A large body is parsed in a compute worker (json-off-thread.ts); a small one at once.
+        intake.parsed = parsed instanceof Promise ? await parsed : parsed;
+      }
     } else {
       // Without a live key the body is read to its end, so the caller can read its refusal (an
       // answer sent mid-upload, with the connection closed, reached many clients as a broken pipe),

@@ -8,7 +8,8 @@ import type { AppContext } from "../app/app-context.js";
 import { createApiKeyCheck } from "../interceptors/auth.js";
 import { signatureBindingKey, transportKey } from "../interceptors/context-keys.js";
 import { createModerationServiceImpl } from "../rpc/moderation-service.js";
-import { parseModerateJson } from "./json-body.js";
+import { moderateRequestFromJson } from "./json-body.js";
+import { parseWith } from "./json-off-thread.js";
 import { createChainInvoker } from "./invoke-chain.js";
 import { passBodiesThrough, takeJsonRequest } from "./json-request.js";
 import { moderateAnswerJsonText } from "../moderation/moderate-answer-json.js";
@@ -30,6 +31,7 @@ export function registerJsonRoute(app: FastifyInstance, ctx: AppContext, interce
   const invoke = createChainInvoker({ service: ModerationService, method, impl: service.moderate!, interceptors, stopCalls });
   const hasLiveKey = createApiKeyCheck(ctx.accounts);
   const chargeRateLimit = createRateLimitAhead(rateLimitDepsOf(ctx)).charge;
+  const parseModerateJson = parseWith(ctx.readJsonBody, moderateRequestFromJson);
   app.register(async (scope) => {
     // Read the body ourselves: the chain must run even when the body is unacceptable.
     passBodiesThrough(scope);

@@ -2,6 +2,7 @@ import type { Readable } from "node:stream";
 import type { BodyHold } from "../base/held-bodies.js";
 import { heldBodiesRefusal } from "../errors/held-bodies-refusal.js";
 import { ApiError } from "../errors/api-error.js";
+import { BodyBuffer } from "../base/body-buffer.js";
 
 /** The caller closed the connection before its whole body arrived: there is no one to answer. */
 export class CallerHungUpError extends Error {
@@ -9,7 +10,8 @@ export class CallerHungUpError extends Error {
 }
 
 /**
- * Reads a request body into memory, refusing (without buffering more) once it passes `limit`.
+ * Reads a request body into memory (a large one announced by its Content-Length straight into
+ * shared memory: body-buffer.ts), refusing (without buffering more) once it passes `limit`.
  * With `keep`, a body longer than that is still read to its end (within `limit`) but not held:
  * the promise resolves to undefined. Plain "data"/"end" listeners rather than `for await`: the
  * async iterator costs a few promises and an end-of-stream watcher per request, visible on the
@@ -22,7 +24,9 @@ export function readBody(stream: Readable, limit: number, declaredLength: number
   // Gone already (the caller hung up while its key was looked up): no event would ever come.
   if (stream.destroyed || stream.readableAborted) return Promise.reject(new CallerHungUpError("the connection closed before the request body was read"));
   return new Promise((resolve, reject) => {
-    let chunks: Buffer[] | undefined = [];
+    // Undefined once the body is past `keep`: read on to its end, but no longer held.
+    let body: BodyBuffer | undefined = new BodyBuffer();
+    if (declaredLength !== undefined && declaredLength <= keep) body.expect(declaredLength);
     let size = 0;
     const onData = (chunk: Buffer) => {
       size += chunk.length;
@@ -33,15 +37,15 @@ export function readBody(stream: Readable, limit: number, declaredLength: number
         reject(tooLarge());
         return;
       }
-      if (size > keep) chunks = undefined;
-      const taken = chunks === undefined || hold === undefined ? "taken" : hold.take(chunk.length);
+      if (size > keep) body = undefined;
+      const taken = body === undefined || hold === undefined ? "taken" : hold.take(chunk.length);
       if (taken !== "taken") {
         stopListening();
         stream.pause();
         reject(heldBodiesRefusal(taken));
         return;
       }
-      chunks?.push(chunk);
+      body?.push(chunk);
     };
     // At the end only the "error" listener goes, so that a later error is not swallowed here:
     // no "data" follows "end", "end" comes once, and "close" (which follows) finds the body read.
@@ -50,7 +54,7 @@ export function readBody(stream: Readable, limit: number, declaredLength: number
     const onEnd = () => {
       ended = true;
       stream.off("error", onError);
-      resolve(chunks === undefined ? undefined : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+      resolve(body?.bytes());
     };
     // The caller hung up mid-body: "error" (aborted) and/or "close" without "end".
     const onError = (cause?: Error) => {

@@ -46,6 +46,9 @@ const DEFAULT_DECODE_LIMITS: DecodeLimits = {
 
 type ImageDecoder = (dataUri: string) => Promise<DecodedImage>;
 
+/** A data URI this long (about 750 KB of image) is decoded in an event-loop turn of its own. */
+const LARGE_DATA_URI = 1024 * 1024;
+
 /**
  * Strict decoding: data URI shape, base64, size (before decoding), magic bytes against the
  * declared type, header dimensions against the pixel limits (before any pixel is decoded), then
@@ -55,6 +58,10 @@ type ImageDecoder = (dataUri: string) => Promise<DecodedImage>;
 export function createImageDecoder(limits: Partial<DecodeLimits> = {}): ImageDecoder {
   const config = { ...DEFAULT_DECODE_LIMITS, ...limits };
   return async (dataUri) => {
+    // Every image of a call starts decoding in the same turn: each large one waits for a turn of
+    // its own, so that ten 5 MB images (about 15 ms of base64 each on Node 20) do not hold the
+    // event loop for all ten at once.
+    if (dataUri.length >= LARGE_DATA_URI) await new Promise<void>((resolve) => setImmediate(resolve));
     const { declaredType, bytes } = parseDataUri(dataUri, config.maxBytes);
     const mediaType = checkBytesMatch(declaredType, bytes);
     checkContainer(mediaType, bytes);

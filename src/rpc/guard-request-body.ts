@@ -1,5 +1,6 @@
 import type { BodyHold, HeldBodies } from "../base/held-bodies.js";
 import { heldBodiesRefusal } from "../errors/held-bodies-refusal.js";
+import { BodyBuffer } from "../base/body-buffer.js";
 import type { DescMethod, DescService } from "@bufbuild/protobuf";
 import { MAX_ITEMS } from "../base/limits.js";
 import { knownWithoutLiveKey, liveCallerOf } from "../interceptors/auth.js";
@@ -182,21 +183,24 @@ async function readWithin(request: UniversalServerRequest, limit: BodyLimit, env
   if (Number(request.header.get("content-length") ?? Number.NaN) > limit.bytes) throw await payloadTooLarge(deps, limit);
   const source = (request.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
   const envelope = enveloped ? new EnvelopePeek() : undefined;
-  const chunks: Uint8Array[] = [];
+  // A large body whose length is known (Content-Length, or the envelope's prefix once it has
+  // come) is written into one buffer as it arrives: body-buffer.ts.
+  const body = new BodyBuffer();
+  const declared = Number(request.header.get("content-length") ?? Number.NaN);
+  if (!enveloped && declared >= 0) body.expect(declared);
   let size = 0;
   for (let step = await source.next(); !step.done; step = await source.next()) {
     size += step.value.byteLength;
     const announced = envelope?.push(step.value);
     if (size > limit.bytes || (announced !== undefined && announced > limit.bytes)) throw await payloadTooLarge(deps, limit);
-    if (keep !== undefined && size > keep) chunks.length = 0;
-    else {
-      const taken = hold ? hold.take(step.value.byteLength) : "taken";
-      if (taken !== "taken") throw await signedError(deps, heldBodiesRefusal(taken));
-      chunks.push(step.value);
-    }
+    if (keep !== undefined && size > keep) continue;
+    const taken = hold ? hold.take(step.value.byteLength) : "taken";
+    if (taken !== "taken") throw await signedError(deps, heldBodiesRefusal(taken));
+    if (announced !== undefined) body.expect(announced);
+    body.push(step.value);
   }
   if (keep !== undefined && size > keep) return undefined;
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+  return body.bytes();
 }
 
 /** The body as Connect reads it, refused once it passes `limit` (Connect then reads and decodes it). */

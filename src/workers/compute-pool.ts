@@ -5,6 +5,7 @@ import { bytesToLatin1, latin1ToBytes } from "./byte-strings.js";
 import { decodeVerdict, type EncodedVerdict } from "./verdict-codec.js";
 import type { ComputeJob, ComputeResult, ComputeWorkerSetup } from "./messages.js";
 import { ApiError } from "../errors/api-error.js";
+import { rememberDigestHeader } from "../signing/sha256.js";
 
 const WORKER_URL = new URL("./compute-worker.mjs", import.meta.url);
 
@@ -33,6 +34,11 @@ export interface ComputePool {
   /** A whole signed answer to a call of text items only (see worker-answers.ts), for the JSON route or RPC. */
   answerJson(job: { texts: string[]; answerId: string; requestBody: Uint8Array; nowMs: number }): Promise<AnswerJsonResult>;
   answerRpc(job: { texts: string[]; answerId: string; requestBytes: Uint8Array; nowMs: number }): Promise<AnswerRpcResult>;
+  /**
+   * A JSON-route body parsed as parseJsonBody would (its refusals raised as the same ApiErrors);
+   * the body's digest header is remembered for the answer's signature (sha256.ts).
+   */
+  parseJson(body: Uint8Array): Promise<unknown>;
   /** Jobs submitted and not yet answered (queued, posted or running), for the metrics. */
   queueDepth(): number;
   close(): Promise<void>;
@@ -45,8 +51,8 @@ type AnswerRpcResult = { verdicts: EncodedVerdict[]; combined: EncodedVerdict | 
 
 /**
  * Worker threads for the CPU-bound steps of a request (text classification, Ed25519 signing,
- * whole signed answers), so the event loop spends its time on HTTP. A generic worker pool
- * (src/threads/worker-pool.ts) with jobs gathered per event-loop turn, two messages in flight
+ * whole signed answers, parsing large JSON bodies), so the event loop spends its time on HTTP.
+ * A generic worker pool (src/threads/worker-pool.ts) with jobs gathered per event-loop turn, two messages in flight
  * per worker, and a job re-run once if its worker dies under it: the jobs are pure functions
  * of their input, so nothing accepted is lost or done twice with a different answer.
  */
@@ -90,6 +96,13 @@ export async function createComputePool(options: ComputePoolOptions): Promise<Co
       const result = await pool.run({ kind: "answer-rpc", texts, answerId, requestBytes: bytesToLatin1(requestBytes), nowMs });
       if (!("metadata" in result)) throw new Error("compute worker answered an answer-rpc job without an answer");
       return result;
+    },
+    async parseJson(body) {
+      const result = await pool.run({ kind: "parse-json", body });
+      if (!("requestDigest" in result)) throw new Error("compute worker answered a parse-json job without a digest");
+      rememberDigestHeader(body, result.requestDigest);
+      if ("refused" in result) throw new ApiError(result.refused.code, result.refused.message);
+      return result.parsed;
     },
     queueDepth: () => pool.pending(),
     close: () => pool.close(),

@@ -1,4 +1,5 @@
 import type { KeyObject } from "node:crypto";
+import type { ErrorCode } from "../errors/api-error.js";
 import type { HttpSignatureHeaders } from "../signing/http-signature.js";
 import type { EncodedVerdict } from "./verdict-codec.js";
 
@@ -33,7 +34,13 @@ export type ComputeJob =
    * The same for a gRPC / gRPC-Web / Connect call: the answer's canonical protobuf bytes are
    * signed for the request's canonical bytes `requestBytes` (what the signing interceptor signs).
    */
-  | { kind: "answer-rpc"; texts: string[]; answerId: string; requestBytes: string; nowMs: number };
+  | { kind: "answer-rpc"; texts: string[]; answerId: string; requestBytes: string; nowMs: number }
+  /**
+   * A large JSON-route body parsed as the route would (http/json-body.ts parseJsonBody), and its
+   * SHA-256 digest header (the answer's signature names it). The bytes are a view of shared
+   * memory when the body was read into it (read-body.ts): nothing is copied to post them.
+   */
+  | { kind: "parse-json"; body: Uint8Array };
 
 export type ComputeResult =
   | { verdict: EncodedVerdict }
@@ -44,4 +51,7 @@ export type ComputeResult =
    */
   | { flagged: boolean; hasCombined: boolean; hasNotEvaluated: boolean; json: string; byteLength: number; headers: HttpSignatureHeaders }
   /** The verdicts, and the signature metadata for the answer's canonical bytes. */
-  | { verdicts: EncodedVerdict[]; combined: EncodedVerdict | undefined; metadata: Record<string, string> };
+  | { verdicts: EncodedVerdict[]; combined: EncodedVerdict | undefined; metadata: Record<string, string> }
+  /** A parse-json job's value, or the refusal parseJsonBody raised (its ApiError's code and message). */
+  | { parsed: unknown; requestDigest: string }
+  | { refused: { code: ErrorCode; message: string }; requestDigest: string };

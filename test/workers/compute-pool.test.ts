@@ -1,4 +1,7 @@
-import { generateKeyPairSync, verify } from "node:crypto";
+import { createHash, generateKeyPairSync, verify } from "node:crypto";
+import { ApiError } from "../../src/errors/api-error.js";
+import { parseJsonBody } from "../../src/http/json-body.js";
+import { sha256DigestHeader } from "../../src/signing/sha256.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPatternClassifier } from "../../src/classifiers/rules/pattern/pattern-classifier.js";
 import { loadTrainedClassifier } from "../../src/classifiers/engine/index.js";
@@ -46,6 +49,34 @@ describe("compute pool", () => {
     ]);
     for (let i = 0; i < texts.length; i += 37) expect(verdicts[i]).toEqual(await inline.classify(texts[i]!));
     for (let i = 0; i < datas.length; i++) expect(verify(null, datas[i]!, keys.publicKey, signatures[i]!)).toBe(true);
+  });
+
+  // Large JSON-route bodies are parsed here (http/json-off-thread.ts): the value, or the refusal,
+  // must be the route's own parser's, and the digest remembered for the answer's signature the
+  // body's own.
+  it("parses JSON bodies as the routes' parser does, refusals included, and remembers each body's digest", async () => {
+    const image = `data:image/png;base64,${Buffer.alloc(900_000, 7).toString("base64")}`;
+    const bodies = [
+      `{"input":[{"type":"image","base64":"${image}"}]}`,
+      `{"input":[{"type":"image","base64":"${image}","base64":"x"}]}`,
+      `{"input":[{"type":"image","base64":"${image}"}]`,
+      `{"input":[${Array.from({ length: 11 }, () => `{"type":"image","base64":"${image.slice(0, 100_000)}"}`).join(",")}]}`,
+    ];
+    for (const text of bodies) {
+      const shared = Buffer.from(new SharedArrayBuffer(Buffer.byteLength(text)));
+      shared.write(text);
+      const refusal = (error: unknown) => ({ refused: error instanceof ApiError ? { code: error.code, message: error.message } : error });
+      const inline = (() => {
+        try {
+          return { value: parseJsonBody(shared) };
+        } catch (error) {
+          return refusal(error);
+        }
+      })();
+      expect(await pool.parseJson(shared).then((value) => ({ value }), refusal)).toEqual(inline);
+      // The digest is looked up, not computed: a wrong one would fail every verifier.
+      expect(sha256DigestHeader(shared)).toBe(`sha-256=:${createHash("sha256").update(shared).digest("base64")}:`);
+    }
   });
 
   it("refuses work once closed, as service_unavailable (the calls still waiting at shutdown may retry elsewhere)", async () => {

@@ -25,7 +25,11 @@ const TOP_LEVEL_FIELDS = new Set(["input", "model"]);
  * there), so the shared validator's messages point at the caller's own input.
  */
 export function parseOpenAiModerationJson(bytes: Uint8Array): OpenAiModerationRequest {
-  const body = parseJsonBody(bytes);
+  return openAiModerationFromJson(parseJsonBody(bytes));
+}
+
+/** parseOpenAiModerationJson's checks of a body already parsed (by parseJsonBody, here or in a compute worker). */
+export function openAiModerationFromJson(body: unknown): OpenAiModerationRequest {
   if (!isObject(body)) throw new ApiError("invalid_request", 'The request body must be a JSON object with an "input" field.');
   for (const key of Object.keys(body)) {
     if (!TOP_LEVEL_FIELDS.has(key)) throw new ApiError("invalid_request", `Unknown field "${truncate(key)}"; expected "input" and optionally "model".`);

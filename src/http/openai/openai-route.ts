@@ -12,7 +12,8 @@ import { createChainInvoker } from "../invoke-chain.js";
 import { passBodiesThrough, takeJsonRequest } from "../json-request.js";
 import { registerMethodNotAllowed, sendSignedJson, signingNow } from "../send-json.js";
 import { openAiError, openAiStatusOf } from "./openai-error.js";
-import { inCallersWords, parseOpenAiModerationJson } from "./openai-request.js";
+import { inCallersWords, openAiModerationFromJson } from "./openai-request.js";
+import { parseWith } from "../json-off-thread.js";
 import { toOpenAiModeration } from "./openai-response.js";
 
 const OPENAI_MODERATIONS_PATH = "/v1/moderations";
@@ -29,6 +30,7 @@ export function registerOpenAiModerationsRoute(app: FastifyInstance, ctx: AppCon
   const invoke = createChainInvoker({ service: ModerationService, method: ModerationService.method.moderate, impl: service.moderate!, interceptors, stopCalls });
   const hasLiveKey = createApiKeyCheck(ctx.accounts);
   const chargeRateLimit = createRateLimitAhead(rateLimitDepsOf(ctx)).charge;
+  const parseOpenAiModerationJson = parseWith(ctx.readJsonBody, openAiModerationFromJson);
   app.register(async (scope) => {
     // Read the body ourselves: the chain must run (auth first) even when the body is unacceptable.
     passBodiesThrough(scope);
