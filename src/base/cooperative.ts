@@ -29,3 +29,10 @@ export async function runCooperatively<T>(steps: Steps<T>, sliceMs = 4): Promise
 
 /** How many units of work (terms, trie nodes) go between two checkpoints: cheap to count, small enough to keep slices short. */
 export const CHECKPOINT_EVERY = 512;
+
+/**
+ * How many list terms are normalised between two checkpoints. A term of 100 rare characters
+ * takes up to about 0.1 ms to normalise: 512 of them between checkpoints held the event loop
+ * 50-100 ms at a time while a full-size policy of them was validated.
+ */
+export const TERMS_PER_CHECKPOINT = 16;

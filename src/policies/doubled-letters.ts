@@ -1,3 +1,4 @@
+import { foldConfusable } from "../classifiers/normalize/confusables.js";
 import { LEET_SYMBOLS } from "../classifiers/normalize/normalize.js";
 /**
  * Matching collapses repeated letters ("kiiiill" is "kil"), so that stretched words still match;
@@ -35,6 +36,11 @@ export function letterRuns(text: string): { runs: number; pairs: number } {
       else if (!((c >= 97 && c <= 122) || (c >= 48 && c <= 57) || LEET_SYMBOLS.includes(folded[i]!))) continue; // not a letter, digit or leet symbol
     } else if (!LETTER_OR_DIGIT.test(folded[i]!) && !LEET_SYMBOLS.includes(folded[i]!) && !(c >= 0xd800 && c <= 0xdfff)) {
       continue;
+    } else {
+      // A look-alike doubles with the letter it imitates: "apрle" (a Cyrillic "р") doubles the p,
+      // as the matcher reads it "apple"; counted apart, one look-alike let the text past "apple".
+      const imitated = foldConfusable(folded[i]!);
+      if (imitated?.length === 1) c = imitated.charCodeAt(0);
     }
     if (c === previous) {
       length++;

@@ -1,5 +1,6 @@
-import { CHECKPOINT_EVERY, runCooperatively, runToEnd, type Steps } from "../base/cooperative.js";
+import { TERMS_PER_CHECKPOINT, runCooperatively, runToEnd, type Steps } from "../base/cooperative.js";
 import { doubledRuns } from "./doubled-letters.js";
+import { caseForms } from "./term-matcher.js";
 import { CATEGORY_IDS, isCategoryId, type CategoryId } from "../classifiers/categories.js";
 import { normalizeForMatching } from "../classifiers/normalize/normalize.js";
 import { ApiError } from "../errors/api-error.js";
@@ -74,16 +75,17 @@ function* validationSteps(draft: unknown): Steps<PolicyRules> {
   const thresholds = validateThresholds(draft.thresholds ?? {});
   const blockList = yield* validateBlockList(draft.blockList ?? draft.block_list ?? []);
   const allowList = yield* validateAllowList(draft.allowList ?? draft.allow_list ?? []);
-  // Two terms are the same when they match the same texts: one normal form, as many doubled
-  // letters (term-matcher.ts: "ass" and "as" are different terms).
-  const sameness = (term: string): string => `${normalizeForMatching(term)}\u0000${doubledRuns(term)}`;
+  // Two terms are the same when they match the same texts: a normal form in common (each is
+  // matched in its usual cases, term-matcher.ts caseForms: "Дурак" and "дурак" are one term), as
+  // many doubled letters ("ass" and "as" are different terms).
+  const sameness = (term: string): string[] => caseForms(term).map((form) => `${form}\u0000${doubledRuns(term)}`);
   const blocked = new Set<string>();
   for (const [i, b] of blockList.entries()) {
-    blocked.add(sameness(b.term));
-    if (i % CHECKPOINT_EVERY === CHECKPOINT_EVERY - 1) yield;
+    for (const key of sameness(b.term)) blocked.add(key);
+    if (i % TERMS_PER_CHECKPOINT === TERMS_PER_CHECKPOINT - 1) yield;
   }
   for (const term of allowList) {
-    if (blocked.has(sameness(term))) {
+    if (sameness(term).some((key) => blocked.has(key))) {
       throw new ApiError("policy_term_invalid", `"${term}" is on both the block list and the allow list.`);
     }
   }
@@ -118,7 +120,7 @@ function* validateBlockList(value: unknown): Steps<BlockTerm[]> {
       throw new ApiError("policy_unknown_category", `Unknown block-list category "${String(category).slice(0, 40)}"; use one of ${CATEGORY_IDS.join(", ")} or custom.`);
     }
     out.push({ term: validTerm(entry.term), category });
-    if (out.length % CHECKPOINT_EVERY === 0) yield;
+    if (out.length % TERMS_PER_CHECKPOINT === 0) yield;
   }
   return out;
 }
@@ -132,7 +134,7 @@ function* validateAllowList(value: unknown): Steps<string[]> {
   for (const term of value as unknown[]) {
     if (typeof term !== "string") throw new ApiError("invalid_policy", "Each allow_list entry is a string.");
     out.push(validTerm(term));
-    if (out.length % CHECKPOINT_EVERY === 0) yield;
+    if (out.length % TERMS_PER_CHECKPOINT === 0) yield;
   }
   return out;
 }

@@ -1,5 +1,5 @@
-import { CHECKPOINT_EVERY, runCooperatively, runToEnd, type Steps } from "../base/cooperative.js";
-import { normalizeForMatching, normalizeText } from "../classifiers/normalize/normalize.js";
+import { CHECKPOINT_EVERY, TERMS_PER_CHECKPOINT, runCooperatively, runToEnd, type Steps } from "../base/cooperative.js";
+import { normalizeForMatching, normalizeText, type NormalizedText } from "../classifiers/normalize/normalize.js";
 import { doubledRuns, letterRuns } from "./doubled-letters.js";
 
 /** One whole-word occurrence of a list term; offsets are the input's code points, end exclusive. */
@@ -49,7 +49,7 @@ function* termMatcherSteps(terms: readonly string[], options: { dense?: boolean 
       normalizedTerms.push(form);
       patternTerm.push(term);
     }
-    if (term % CHECKPOINT_EVERY === 0) yield;
+    if (term % TERMS_PER_CHECKPOINT === 0) yield;
   }
   const trie = new Trie(normalizedTerms.reduce((n, t) => n + t.length, 1));
   /**
@@ -87,45 +87,78 @@ function* termMatcherSteps(terms: readonly string[], options: { dense?: boolean 
   for (let node = 1; node < nodes; node++) hasOutput[node] = endsHere[node] === 1 || report[node]! > 0 ? 1 : 0;
   const step = (options.dense !== false ? denseSteps(trie, fail, order) : undefined) ?? sparseStep(trie, fail);
 
+  /** The hits in `input` as `normalized` reads it (offsets and span texts are the input's). */
+  const matchIn = (normalized: NormalizedText, input: string): TermHit[] => {
+    const text = normalized.text;
+    const hits: TermHit[] = [];
+    // Code-point offsets are UTF-16 offsets unless the input has astral characters.
+    const astral = /[\ud800-\udfff]/.test(input);
+    let codePoints: string[] | undefined;
+    let node = 0;
+    for (let i = 0; i < text.length; i++) {
+      node = step(node, text.charCodeAt(i));
+      if (hasOutput[node] === 0) continue;
+      for (let out = endsHere[node] === 1 ? node : report[node]!; out > 0; out = report[out]!) {
+        const startUnit = i + 1 - trie.depth[out]!;
+        if (joinsWord(text, startUnit - 1) || joinsWord(text, i)) continue;
+        const start = normalized.start[startUnit]!;
+        const end = normalized.end[i]!;
+        let spanText: string;
+        if (!astral) spanText = input.slice(start, end);
+        else spanText = (codePoints ??= Array.from(input)).slice(start, end).join("");
+        // The span's repeated letters against the term's (doubled-letters.ts letterRuns): at
+        // least the term's doubles, and for a short term no other pair ("god" is not "good").
+        let spanRuns: { runs: number; pairs: number } | undefined;
+        for (const term of ends.get(out)!) {
+          // Counted only for a term that has doubles or is short: most hits need no count.
+          if (doubled[term] === 0 && shortTerm[term] === 0) {
+            hits.push({ term, start, end, text: spanText });
+            continue;
+          }
+          spanRuns ??= letterRuns(spanText);
+          if (spanRuns.runs < doubled[term]! || (shortTerm[term] === 1 && spanRuns.pairs > doubled[term]!)) continue;
+          hits.push({ term, start, end, text: spanText });
+        }
+      }
+    }
+    return hits;
+  };
+
   return {
     find(input) {
       if (terms.length === 0) return [];
-      const normalized = normalizeText(input);
-      const text = normalized.text;
-      const hits: TermHit[] = [];
-      // Code-point offsets are UTF-16 offsets unless the input has astral characters.
-      const astral = /[\ud800-\udfff]/.test(input);
-      let codePoints: string[] | undefined;
-      let node = 0;
-      for (let i = 0; i < text.length; i++) {
-        node = step(node, text.charCodeAt(i));
-        if (hasOutput[node] === 0) continue;
-        for (let out = endsHere[node] === 1 ? node : report[node]!; out > 0; out = report[out]!) {
-          const startUnit = i + 1 - trie.depth[out]!;
-          if (joinsWord(text, startUnit - 1) || joinsWord(text, i)) continue;
-          const start = normalized.start[startUnit]!;
-          const end = normalized.end[i]!;
-          let spanText: string;
-          if (!astral) spanText = input.slice(start, end);
-          else spanText = (codePoints ??= Array.from(input)).slice(start, end).join("");
-          // The span's repeated letters against the term's (doubled-letters.ts letterRuns): at
-          // least the term's doubles, and for a short term no other pair ("god" is not "good").
-          let spanRuns: { runs: number; pairs: number } | undefined;
-          for (const term of ends.get(out)!) {
-            // Counted only for a term that has doubles or is short: most hits need no count.
-            if (doubled[term] === 0 && shortTerm[term] === 0) {
-              hits.push({ term, start, end, text: spanText });
-              continue;
-            }
-            spanRuns ??= letterRuns(spanText);
-            if (spanRuns.runs < doubled[term]! || (shortTerm[term] === 1 && spanRuns.pairs > doubled[term]!)) continue;
-            hits.push({ term, start, end, text: spanText });
-          }
-        }
-      }
-      return hits;
+      const hits = matchIn(normalizeText(input), input);
+      // The term is matched in its usual cases (caseForms); a text in mixed case ("БлЯдЬ",
+      // "μΑΛΑΚΑΣ") is read again in small letters, which the term's small form matches.
+      if (!NON_ASCII_CAPITAL.test(input)) return hits;
+      const lower = inSmallLetters(input);
+      return lower === input ? hits : mergeHits(hits, matchIn(normalizeText(lower), input));
     },
   };
+}
+
+/** A capital letter outside ASCII (ASCII capitals fold alike in every case). */
+const NON_ASCII_CAPITAL = /(?![A-Z])\p{Lu}/u;
+
+/**
+ * `input` in small letters, as long as it was (offsets stay the input's). Whole, where that keeps
+ * the length: a final capital sigma is then "ς", as the term writes it; else letter by letter
+ * (a dotted "İ" lower-cases to two units).
+ */
+function inSmallLetters(input: string): string {
+  const whole = input.toLowerCase();
+  if (whole.length === input.length) return whole;
+  return input.replace(/\p{Lu}/gu, (capital) => {
+    const small = capital.toLowerCase();
+    return small.length === capital.length ? small : capital;
+  });
+}
+
+/** The hits of two readings of one text, each once, in order of their end. */
+function mergeHits(first: TermHit[], second: TermHit[]): TermHit[] {
+  const seen = new Set(first.map((h) => `${h.term} ${h.start} ${h.end}`));
+  const added = second.filter((h) => !seen.has(`${h.term} ${h.start} ${h.end}`));
+  return added.length === 0 ? first : [...first, ...added].sort((a, b) => a.end - b.end || a.start - b.start);
 }
 
 /**
@@ -142,13 +175,13 @@ const SHORT_TERM = 3;
  * text is normalised once, as the classifier does; the term is matched in each of its cases.
  * Plain ASCII folds alike in every case: one form.
  */
-function caseForms(raw: string): string[] {
-  const first = normalizeForMatching(raw);
-  if (!/[^\u0000-\u007f]/.test(raw)) return [first];
+export function caseForms(raw: string): string[] {
+  if (!/[^\u0000-\u007f]/.test(raw)) return [normalizeForMatching(raw)];
   const lower = raw.toLowerCase();
   const initials = lower.replace(/(^|\s)(\p{Ll})/gu, (_, space: string, letter: string) => space + letter.toUpperCase());
   const sentence = lower.replace(/^\p{Ll}/u, (letter) => letter.toUpperCase());
-  return [...new Set([first, ...[lower, raw.toUpperCase(), initials, sentence].map(normalizeForMatching)])];
+  // A caseless script (CJK, Arabic) writes every form alike: normalised once, not five times.
+  return [...new Set([...new Set([raw, lower, raw.toUpperCase(), initials, sentence])].map(normalizeForMatching))];
 }
 
 /** The breadth-first pass that sets failure and report links, resumable in slices of nodes. */
@@ -275,7 +308,8 @@ function sparseStep(trie: Trie, fail: Int32Array): (node: number, unit: number) 
   };
 }
 
-const WORD = /[\p{L}\p{N}]/u;
+const WORD = /[\p{L}\p{M}\p{N}]/u;
+const MARK = /\p{M}/u;
 /**
  * Scripts written without spaces between words: in them every character boundary may be a word's,
  * so a term matches inside a run ("我要杀了你" holds "杀了你").
@@ -285,6 +319,9 @@ const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script
 /** Whether the units at `k` and `k + 1` belong to one word: both word units, neither in a script written without spaces. */
 function joinsWord(text: string, k: number): boolean {
   if (!isWordUnit(text, k) || !isWordUnit(text, k + 1)) return false;
+  // A mark belongs to the character before it, in any script: a term ending before a vowel sign
+  // (Devanagari "साला" in "सालाना") or a kana voicing mark ("ハ" in "バ") ends inside a word.
+  if (MARK.test(text[k + 1]!)) return true;
   const a = text.charCodeAt(k), b = text.charCodeAt(k + 1);
   if (a < 128 && b < 128) return true;
   return !(isUnspaced(text, k) || isUnspaced(text, k + 1));

@@ -53,6 +53,44 @@ describe("buildTermMatcher", () => {
     expect(spans(["сука блять"], "Сука Блять").map((h) => h[3])).toEqual(["Сука Блять"]);
   });
 
+  // Found by an audit of the block list as a caller would try to slip past it.
+  it("a look-alike doubles with the letter it imitates: one in a doubled pair does not slip past", () => {
+    expect(spans(["apple", "ass", "kill", "nigger"], "apрle, asѕ, kilӏ, nigɡer").map((h) => h[3])).toEqual(["apрle", "asѕ", "kilӏ", "nigɡer"]);
+    expect(spans(["apple"], "aple")).toEqual([]);
+  });
+
+  it("every invisible format character splits no word: tag characters, annotation marks, the Arabic tatweel", () => {
+    for (const invisible of ["\u{E0041}", "\u{E0020}", "\uFFF9", "\u{1D173}", "\u{13430}", "\u{1BCA0}"]) {
+      expect(spans(["kill"], `ki${invisible}ll`), JSON.stringify(invisible)).toHaveLength(1);
+    }
+    expect(spans(["كلب"], "كـلب").map((h) => h[3])).toEqual(["كـلب"]);
+    // The blank letters still read as spaces, not as nothing.
+    expect(spans(["kill me"], "kill\u3164me").map((h) => h[3])).toEqual(["kill\u3164me"]);
+  });
+
+  it("a word goes on through its marks: an Indic term is not found at the start of a longer word", () => {
+    expect(spans(["साला"], "सालाना रिपोर्ट, तू साला है").map((h) => h[3])).toEqual(["साला"]);
+    expect(spans(["कम"], "कमाना")).toEqual([]);
+    expect(spans(["চোর"], "চোরাই মাল, চোর")).toEqual([[0, 11, 14, "চোর"]]);
+  });
+
+  it("keeps the kana voicing marks: バカ is not ハカ", () => {
+    expect(spans(["バカ"], "ハカセ、お前はバカだ").map((h) => h[3])).toEqual(["バカ"]);
+    expect(spans(["ばか"], "はかる")).toEqual([]);
+    // Half-width kana with its voicing mark is the same word.
+    expect(spans(["バカ"], "ﾊﾞｶ")).toHaveLength(1);
+  });
+
+  it("matches Cyrillic and Greek terms in mixed case too", () => {
+    expect(spans(["блядь"], "БлЯдЬ").map((h) => h[3])).toEqual(["БлЯдЬ"]);
+    expect(spans(["μαλακας"], "μΑΛΑΚΑΣ").map((h) => h[3])).toEqual(["μΑΛΑΚΑΣ"]);
+    // A term in two readings of the text is one hit.
+    expect(spans(["дурак"], "ДУРАК")).toHaveLength(1);
+    // Refused on both lists whatever the case each is written in, as the matcher reads them alike.
+    expect(() => validatePolicyRules({ blockList: [{ term: "Дурак" }], allowList: ["дурак"] })).toThrow(/on both the block list and the allow list/);
+    expect(() => validatePolicyRules({ blockList: [{ term: "Μαλακας" }], allowList: ["μαλακας"] })).toThrow(/on both/);
+  });
+
   it("keeps the vowel signs of Indic and South-East Asian scripts: they make the word", () => {
     // Dropped as accents, "कमीना" (scoundrel) and "कामना" (wish) both read "कमन".
     expect(spans(["कमीना"], "शुभ कामना, तुम कमीना हो").map((h) => h[3])).toEqual(["कमीना"]);

@@ -17,8 +17,11 @@ export interface NormalizedText {
   end: Int32Array;
 }
 
-// Zero-width and other invisible format characters used to break up words.
-const INVISIBLE = /[\u00ad\u034f\u061c\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufe00-\ufe0f\ufeff]/u;
+// Zero-width and other invisible format characters used to break up words: every format
+// character and default-ignorable code point (Unicode's own list, so that tag characters
+// U+E0000.., U+FFF9.. or U+1D173.. split no word either), and the Arabic tatweel, which only
+// stretches a word ("كـلب" is "كلب"). The blank letters below are ignorable too, but read as spaces.
+const INVISIBLE = /[\p{Cf}\p{DI}\u0640]/u;
 // Blank-looking letters and symbols (Hangul fillers, the blank Braille pattern) put between words
 // in place of a space: read as one. Dropped, they glued the words together ("iwantokilmyself").
 const BLANK = /[\u115f\u1160\u2800\u3164\uffa0]/u;
@@ -203,9 +206,11 @@ const astralFolds = new Map<number, readonly number[]>();
 /**
  * Bounds the astral memo (there are over a million code points). Full, it starts again: kept
  * full, one request of 9,000 distinct astral characters left every later emoji to the slow path
- * for the life of the process (about twice the cost).
+ * for the life of the process (about twice the cost). At 8,192, a policy of 11,000 terms of rare
+ * CJK ideographs (U+20000 on, tens of thousands of distinct ones) emptied it again and again: 5.5 s
+ * to validate; 1.2 s at 65,536 (a few megabytes when full).
  */
-const ASTRAL_MEMO_LIMIT = 8192;
+const ASTRAL_MEMO_LIMIT = 65536;
 
 function foldedNonAscii(point: number): readonly number[] {
   if (point < 0x10000) return (bmpFolds[point] ??= foldNonAscii(point));
@@ -232,8 +237,9 @@ function foldNonAscii(point: number): number[] {
   // A lone surrogate (half of a pair, sent alone) is no character: dropped, so it cannot split a word.
   if (point >= 0xd800 && point <= 0xdfff) return [];
   const raw = String.fromCodePoint(point);
+  if (BLANK.test(raw)) return [SPACE];
   if (INVISIBLE.test(raw)) return [];
-  if (/\s/u.test(raw) || BLANK.test(raw)) return [SPACE];
+  if (/\s/u.test(raw)) return [SPACE];
   // Typographic apostrophes (phone keyboards type "don’t") read as the plain one: the model's
   // tokens kept them apart, and "I’m back to hurting myself" scored self_harm 0.13 against 0.60.
   if (point === 0x2019 || point === 0x2018 || point === 0x02bc) return [APOSTROPHE];
@@ -243,11 +249,11 @@ function foldNonAscii(point: number): number[] {
   if (enclosed !== NONE) return [enclosed];
   // A vowel sign of an Indic or South-East Asian script is part of the word, not an accent:
   // dropped, "कमीना" (scoundrel) and "कामना" (wish) both read "कमन".
-  if (isVowelSignScript(point) && COMBINING.test(raw)) return [point];
+  if (isKeptMark(point) && COMBINING.test(raw)) return [point];
   const out: number[] = [];
   const decomposed = (foldConfusable(raw) ?? raw).normalize("NFKD");
   for (const part of decomposed) {
-    if (COMBINING.test(part) && !isVowelSignScript(cp(part))) continue;
+    if (COMBINING.test(part) && !isKeptMark(cp(part))) continue;
     const folded = foldConfusable(part) ?? part.toLowerCase();
     for (const ch of folded) out.push(cp(ch));
   }
@@ -302,14 +308,22 @@ function isVowelSignScript(point: number): boolean {
   return (point >= 0x0900 && point <= 0x0dff) || (point >= 0x0e00 && point <= 0x0fff) || (point >= 0x1000 && point <= 0x109f) || (point >= 0x1780 && point <= 0x17ff);
 }
 
-/** Letters, and the vowel signs foldNonAscii keeps (a word does not break at them). */
+/**
+ * Marks foldNonAscii keeps, as part of their letter: vowel signs, and the kana voicing marks
+ * (NFKD writes "バ" as "ハ" and U+3099; dropped, "バカ" read "ハカ" and matched "ハカセ").
+ */
+function isKeptMark(point: number): boolean {
+  return isVowelSignScript(point) || point === 0x3099 || point === 0x309a;
+}
+
+/** Letters, and the marks foldNonAscii keeps (a word does not break at them). */
 function isNonAsciiLetter(point: number): boolean {
   if (point > 0xffff) return LETTER.test(String.fromCodePoint(point));
   let known = BMP_LETTER[point]!;
   if (known === 0) {
     // A lone surrogate makes a one-unit string that is not a letter, as the string test would say.
     const ch = String.fromCharCode(point);
-    known = LETTER.test(ch) || (isVowelSignScript(point) && COMBINING.test(ch)) ? 1 : 2;
+    known = LETTER.test(ch) || (isKeptMark(point) && COMBINING.test(ch)) ? 1 : 2;
     BMP_LETTER[point] = known;
   }
   return known === 1;
