@@ -69,7 +69,7 @@ const add = (name: string, us: number) => rows.push([name, us]);
 // JSON route: what the route does anyway (serialize) vs. serialize + sign.
 const [stringifyOnly, stringifyAndSign] = await measure(
   () => JSON.stringify(body),
-  () => signOutcome(ring.signer, { kind: "json", status: 200, json: JSON.stringify(body), requestBody, nowMs: Date.now() }),
+  () => signOutcome(ring.signer, { kind: "json", status: 200, json: JSON.stringify(body), requestBody, nowMs: Date.now(), scope: { route: "/v1/moderate", account: "acct_bench" } }),
 );
 add("JSON route: JSON.stringify only (no signing)", stringifyOnly!);
 add("JSON route: JSON.stringify + signOutcome", stringifyAndSign!);
@@ -86,7 +86,7 @@ add(
 add(`Ed25519 sign alone (${ed25519Backend})`, await measureOne(() => ring.signer.sign(requestBody)));
 
 // Verification, as a caller pays it.
-const headers = { "content-type": "application/json; charset=utf-8", ...(await signOutcome(ring.signer, { kind: "json", status: 200, json: JSON.stringify(body), requestBody, nowMs: Date.now() })).headers };
+const headers = { "content-type": "application/json; charset=utf-8", ...(await signOutcome(ring.signer, { kind: "json", status: 200, json: JSON.stringify(body), requestBody, nowMs: Date.now(), scope: { route: "/v1/moderate", account: "acct_bench" } })).headers };
 const bodyBytes = new TextEncoder().encode(JSON.stringify(body));
 add("verifyModerationResponse (WebCrypto)", await measureOne(() => verifyModerationResponse({ requestBody, status: 200, headers, body: bodyBytes, jwks })));
 const publicKey = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: jwks.keys[0]!.x }, format: "jwk" });

@@ -36,7 +36,7 @@ const HELP = `modctl: manage the moderation service's accounts and keys (prints 
   modctl plan set --account ID --plan P [--rpm N]
   modctl policy get|set|test --account ID [--key KEY_ID] [--file POLICY.json|-] [--text T]   (docs/policies.md)
   modctl usage --account ID [--granularity minute|hour|day] [--from T] [--to T]
-  modctl verify --request REQ.json --response RESP.txt (--jwks URL|FILE | --key PUBLIC.pem) [--max-age S]
+  modctl verify --request REQ.json --response RESP.txt (--jwks URL|FILE | --key PUBLIC.pem) [--max-age S] [--route PATH] [--account ID]
   modctl signing list | rotate | retire KID | generate --out FILE
 Uses the same store as the server: DATABASE_URL when set, else DATA_DIR (default ./data).`;
 

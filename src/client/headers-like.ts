@@ -8,7 +8,8 @@ export type HeadersLike =
 export function headerValue(headers: HeadersLike, name: string): string | undefined {
   const wanted = name.toLowerCase();
   if (typeof (headers as Headers).get === "function" && typeof (headers as Headers).has === "function") {
-    return (headers as Headers).get(wanted) ?? undefined;
+    const value = (headers as Headers).get(wanted);
+    return value === null ? undefined : trimField(value);
   }
   const values: string[] = [];
   const entries: Iterable<readonly [string, unknown]> =
@@ -18,5 +19,14 @@ export function headerValue(headers: HeadersLike, name: string): string | undefi
     if (Array.isArray(value)) values.push(...(value as string[]));
     else values.push(String(value));
   }
-  return values.length === 0 ? undefined : values.map((v) => v.trim()).join(", ");
+  return values.length === 0 ? undefined : values.map(trimField).join(", ");
+}
+
+/**
+ * A field value without the spaces and tabs around it (RFC 9110 5.5, RFC 9421 2.1): only those.
+ * String.prototype.trim() also took line separators and other Unicode spaces, so a Content-Type
+ * with a trailing U+2028 verified as the one signed.
+ */
+function trimField(value: string): string {
+  return value.replace(/^[ \t]+|[ \t]+$/g, "");
 }

@@ -4,7 +4,7 @@ import { ERROR_CODE_HEADER } from "../errors/api-error.js";
 import { canonicalMessageBytes } from "../signing/canonical-message.js";
 import { REQUEST_DIGEST_HEADER, RESPONSE_DIGEST_HEADER, RPC_SIGNED_COMPONENTS, RPC_STATUS_HEADER } from "../signing/headers.js";
 import { headerValue, type HeadersLike } from "./headers-like.js";
-import { readSignature, requireComponents, requireDigest, requireValidSignature, runChecks, VerificationFailure, type VerifyOptions, type VerifyResult } from "./verify-signature.js";
+import { readSignature, requireComponents, requireDigest, requireInput, requireScope, requireValidSignature, runChecks, VerificationFailure, type VerifyOptions, type VerifyResult } from "./verify-signature.js";
 
 /** What a gRPC / gRPC-Web / Connect caller received. */
 export type ReceivedRpcOutcome =
@@ -21,13 +21,15 @@ export interface RpcResponseToVerify extends VerifyOptions {
   metadata: HeadersLike;
 }
 
-/** Verifies a signed gRPC / gRPC-Web / Connect result against the request the caller sent. */
+/** Verifies a signed gRPC / gRPC-Web / Connect result against the request the caller sent (and, with `expect`, its route and account). */
 export async function verifyRpcResponse(input: RpcResponseToVerify): Promise<VerifyResult> {
   return runChecks(async (note) => {
+    requireInput({ metadata: input.metadata, outcome: input.outcome, requestBytes: input.requestBytes });
     const { metadata, outcome } = input;
     const parsed = readSignature(metadata);
     note(parsed);
     requireComponents(parsed, RPC_SIGNED_COMPONENTS);
+    requireScope(parsed, metadata, input);
     const errorCode = headerValue(metadata, ERROR_CODE_HEADER);
     if (!outcome.ok && errorCode !== undefined) requireComponents(parsed, [ERROR_CODE_HEADER]);
     const status = outcome.ok ? "0" : String(outcome.code);

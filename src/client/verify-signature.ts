@@ -1,6 +1,6 @@
 import { findJwk } from "../signing/jwk.js";
 import { buildSignatureBase, parseSignatureHeaders, SignatureInputError, type ParsedSignature } from "../signing/signature-base.js";
-import { SIGNATURE_HEADER, SIGNATURE_INPUT_HEADER } from "../signing/headers.js";
+import { ACCOUNT_HEADER, ROUTE_HEADER, SIGNATURE_HEADER, SIGNATURE_INPUT_HEADER } from "../signing/headers.js";
 import { equalBytes, parseSha256DigestHeader } from "../signing/digest-header.js";
 import { headerValue, type HeadersLike } from "./headers-like.js";
 
@@ -21,7 +21,17 @@ export interface VerifyOptions {
   maxAgeSeconds?: number;
   /** Milliseconds since the epoch; for maxAgeSeconds. */
   now?: () => number;
+  /**
+   * What the caller called and as whom (docs/signing.md, "Scope"): the route ("/v1/moderate", or
+   * an RPC's "/moderation.v1.ModerationService/Moderate") and the account id. Each value given must
+   * be signed and equal. Without them an answer signed for another route or another account (its
+   * policy) verifies too: a caller checking its own answers should give both.
+   */
+  expect?: { route?: string; account?: string };
 }
+
+/** Future `created` times tolerated under maxAgeSeconds: clocks of two machines differ a little. */
+const CLOCK_SKEW_SECONDS = 300;
 
 /** Thrown inside the verifiers to stop at the first failed check with its reason. */
 export class VerificationFailure extends Error {
@@ -66,9 +76,31 @@ export async function requireValidSignature(parsed: ParsedSignature, values: Rea
   if (!ok) throw new VerificationFailure("the signature does not match the signed fields");
   if (options.maxAgeSeconds !== undefined) {
     const nowSeconds = Math.floor((options.now ?? Date.now)() / 1000);
+    if (!Number.isFinite(nowSeconds)) throw new VerificationFailure("the current time is not a number: the signature's age cannot be checked");
     if (nowSeconds - parsed.params.created > options.maxAgeSeconds) {
       throw new VerificationFailure(`the signature is older than ${options.maxAgeSeconds} s`);
     }
+    if (parsed.params.created - nowSeconds > CLOCK_SKEW_SECONDS) {
+      throw new VerificationFailure(`the signature was created ${parsed.params.created - nowSeconds} s in the future`);
+    }
+  }
+}
+
+/** The expected route and account (VerifyOptions.expect) are signed, and the values received. */
+export function requireScope(parsed: ParsedSignature, headers: HeadersLike, options: VerifyOptions): void {
+  const expected: Array<[string, string | undefined, string]> = [[ROUTE_HEADER, options.expect?.route, "route"], [ACCOUNT_HEADER, options.expect?.account, "account"]];
+  for (const [name, value, what] of expected) {
+    if (value === undefined) continue;
+    requireComponents(parsed, [name]);
+    const received = headerValue(headers, name);
+    if (received !== value) throw new VerificationFailure(`the answer was signed for ${what} ${JSON.stringify(received?.slice(0, 200))}, not ${JSON.stringify(value.slice(0, 200))}`);
+  }
+}
+
+/** The caller's input is there at all (a JavaScript caller may pass anything): else a failure, not a TypeError. */
+export function requireInput(fields: Record<string, unknown>): void {
+  for (const [name, value] of Object.entries(fields)) {
+    if (value === undefined || value === null) throw new VerificationFailure(`${name} is missing`);
   }
 }
 

@@ -2,6 +2,7 @@ import fastifyCors from "@fastify/cors";
 import { cors as connectCors } from "@connectrpc/connect";
 import type { FastifyInstance } from "fastify";
 import {
+  ACCOUNT_HEADER, ROUTE_HEADER,
   CONTENT_DIGEST_HEADER, REQUEST_DIGEST_HEADER, RESPONSE_DIGEST_HEADER, RPC_STATUS_HEADER, SIGNATURE_HEADER, SIGNATURE_INPUT_HEADER,
 } from "../signing/headers.js";
 
@@ -19,7 +20,7 @@ const ALLOWED_HEADERS = [...connectCors.allowedHeaders, "x-api-key", "authorizat
  */
 export const EXPOSED_HEADERS = [
   ...connectCors.exposedHeaders,
-  SIGNATURE_HEADER, SIGNATURE_INPUT_HEADER, CONTENT_DIGEST_HEADER, REQUEST_DIGEST_HEADER, RESPONSE_DIGEST_HEADER, RPC_STATUS_HEADER,
+  SIGNATURE_HEADER, SIGNATURE_INPUT_HEADER, CONTENT_DIGEST_HEADER, REQUEST_DIGEST_HEADER, RESPONSE_DIGEST_HEADER, RPC_STATUS_HEADER, ROUTE_HEADER, ACCOUNT_HEADER,
   "x-error-code", "x-request-id", "retry-after", "ratelimit", "ratelimit-policy", "x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset",
 ];
 

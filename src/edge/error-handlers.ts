@@ -26,11 +26,12 @@ export function registerErrorHandlers(app: FastifyInstance, deps: { log: Logger;
     const allowed = ROUTED_METHODS.filter((method) => app.hasRoute({ method, url: path }));
     if (allowed.length > 0) {
       const body = { error: { code: "method_not_allowed", message: `Use ${allowed.join(" or ")} for ${path.slice(0, 200)}.` } };
-      return answerMethodNotAllowed(request, reply, deps.signing(), allowed.join(", "), body);
+      return answerMethodNotAllowed(request, reply, { ...deps.signing(), scope: { route: path } }, allowed.join(", "), body);
     }
     const error = new ApiError("not_found", `No route for ${request.method} ${path}.`);
     noteErrorCode(request, error.code);
-    return sendSignedJson(reply, { ...deps.signing(), requestBody: undefined }, 404, { error: { code: error.code, message: error.message } }, []);
+    // No scope: no route was called (the path is the caller's, not a route of this server).
+    return sendSignedJson(reply, { ...deps.signing(), requestBody: undefined, scope: undefined }, 404, { error: { code: error.code, message: error.message } }, []);
   });
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
     const mapped = fastifyCodeOf(error);
@@ -43,6 +44,7 @@ export function registerErrorHandlers(app: FastifyInstance, deps: { log: Logger;
     // Signed like every answer, bound to an empty body (a route that read one answers its own
     // errors); apiError.headers carries e.g. Retry-After on storage_unavailable.
     const body = { error: { code: apiError.code, message: apiError.message } };
-    return sendSignedJson(reply, { ...deps.signing(), requestBody: undefined }, apiError.httpStatus, body, [new Headers(apiError.headers)]);
+    const route = request.routeOptions?.url;
+    return sendSignedJson(reply, { ...deps.signing(), requestBody: undefined, scope: route === undefined ? undefined : { route } }, apiError.httpStatus, body, [new Headers(apiError.headers)]);
   });
 }

@@ -32,7 +32,8 @@ export async function answerUnknownGrpcMethod(
   noteErrorCode(request, apiError.code);
   // Counted under its protocol, as a served method's call is (the route layer named none).
   observeAs(request, protocol);
-  const error = await signConnectError(signing.signer, toConnectError(apiError), { requestBytes: new Uint8Array(), nowMs: signing.nowMs });
+  // No scope: no method was called (the path is the caller's, not a route of this server).
+  const error = await signConnectError(signing.signer, toConnectError(apiError), { requestBytes: new Uint8Array(), nowMs: signing.nowMs, scope: undefined });
   const headers = setTrailerStatus(new Headers({ "content-type": `application/${protocol}+proto` }), error);
   // As the gRPC spec escapes it (grpc-message-encoding.ts): grpc-js would show "%2F" for "/".
   headers.set("grpc-message", encodeGrpcMessage(error.rawMessage));

@@ -1,11 +1,6 @@
-import { isUtf8 } from "node:buffer";
 import { InputItemSchema, ModerateRequestSchema, type InputItem, type ModerateRequest } from "../../gen/moderation/v1/moderation_pb.js";
-import { MAX_JSON_DEPTH } from "../base/json-depth.js";
-import { firstDuplicateKey } from "../base/json-duplicate-keys.js";
-import { MAX_JSON_VALUES, outlineJson } from "../base/json-outline.js";
-import { MAX_ITEMS } from "../base/limits.js";
 import { ApiError } from "../errors/api-error.js";
-import { tooManyItems, tooManyJsonValues } from "../moderation/validate-request.js";
+import { parseJsonBody } from "../moderation/json-body-value.js";
 
 const TOP_LEVEL_FIELDS = new Set(["input", "analyze_images", "text_provider_mode"]);
 const ITEM_FIELDS = new Set(["type", "text", "base64"]);
@@ -50,44 +45,6 @@ export function moderateRequestFromJson(body: unknown): ModerateRequest {
     $typeName: ModerateRequestSchema.typeName, input, analyzeImages: body.analyze_images === true,
     textProviderMode: (body.text_provider_mode as string | undefined) ?? "",
   };
-}
-
-/**
- * UTF-8 to text as TextDecoder("utf-8", { fatal: true }) decodes it (invalid bytes throw, a
- * leading byte-order mark is dropped), without constructing a decoder per request.
- */
-function decodeUtf8(bytes: Uint8Array): string {
-  if (!isUtf8(bytes)) throw new TypeError("not UTF-8");
-  const hasBom = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8", hasBom ? 3 : 0);
-}
-
-/**
- * A JSON route's body as a JSON value. Shared by /v1/moderate and /v1/moderations, which then
- * check their own shapes. Refused, in this order:
- *  - too_many_items: an "input" list of more than MAX_ITEMS entries, counted before parsing
- *    (json-outline.ts), in the words the shared validator uses once it is parsed;
- *  - invalid_request, before parsing: nested deeper than any request needs (json-depth.ts), or
- *    more values than any request holds (MAX_JSON_VALUES);
- *  - invalid_request: not UTF-8, not JSON, or an object holding a key twice (json-duplicate-keys.ts:
- *    JSON.parse would keep the last, another reader of the signed bytes the first).
- */
-export function parseJsonBody(bytes: Uint8Array): unknown {
-  const outline = outlineJson(bytes, "input");
-  if (outline.listLength !== undefined && outline.listLength > MAX_ITEMS) throw tooManyItems(outline.listLength);
-  if (outline.depth > MAX_JSON_DEPTH) throw new ApiError("invalid_request", `The request body nests JSON more than ${MAX_JSON_DEPTH} levels deep.`);
-  if (outline.values > MAX_JSON_VALUES) throw tooManyJsonValues(MAX_JSON_VALUES);
-  let body: unknown;
-  try {
-    body = JSON.parse(decodeUtf8(bytes));
-  } catch {
-    throw new ApiError("invalid_request", "The request body is not valid JSON.");
-  }
-  const duplicate = firstDuplicateKey(bytes);
-  if (duplicate !== undefined) {
-    throw new ApiError("invalid_request", `The request body has a duplicate object key "${truncate(duplicate)}": a key may appear only once in a JSON object.`);
-  }
-  return body;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -1,5 +1,5 @@
 import type { ComputePool } from "../workers/compute-pool.js";
-import { parseJsonBody } from "./json-body.js";
+import { parseJsonBody } from "../moderation/json-body-value.js";
 
 /**
  * Parses a JSON route's body: a JSON value, or a promise of one. Refusals are parseJsonBody's

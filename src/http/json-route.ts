@@ -6,7 +6,7 @@ import { rateLimitDepsOf } from "../interceptors/chain.js";
 import { createRateLimitAhead } from "../interceptors/rate-limit-ahead.js";
 import type { AppContext } from "../app/app-context.js";
 import { createApiKeyCheck } from "../interceptors/auth.js";
-import { signatureBindingKey, transportKey } from "../interceptors/context-keys.js";
+import { callerKey, signatureBindingKey, transportKey } from "../interceptors/context-keys.js";
 import { createModerationServiceImpl } from "../rpc/moderation-service.js";
 import { moderateRequestFromJson } from "./json-body.js";
 import { parseWith } from "./json-off-thread.js";
@@ -17,6 +17,7 @@ import { signedJsonFor } from "../signing/signed-ahead.js";
 import { registerMethodNotAllowed, sendJsonSignedAhead, sendSignedJson, sendSignedJsonText, signingNow } from "./send-json.js";
 
 const method = ModerationService.method.moderate;
+const ROUTE = "/v1/moderate";
 
 /**
  * POST /v1/moderate: the spec's plain JSON API. It is not a second implementation: the
@@ -36,16 +37,17 @@ export function registerJsonRoute(app: FastifyInstance, ctx: AppContext, interce
     // Read the body ourselves: the chain must run even when the body is unacceptable.
     passBodiesThrough(scope);
 
-    scope.post("/v1/moderate", async (request, reply) => {
+    scope.post(ROUTE, async (request, reply) => {
       const contextValues = createContextValues().set(transportKey, "json");
       // Steps 1 to 5 in their documented order (json-request.ts); parse only for a live key within its rate limit.
       const intake = await takeJsonRequest(request, reply, { hasLiveKey, chargeRateLimit, contextValues, heldBodies: ctx.heldBodies }, parseModerateJson);
       if (!intake) return reply.hijack();
       const { requestBody, bodyError } = intake;
-      if (requestBody) contextValues.set(signatureBindingKey, { form: "json", requestBody });
+      if (requestBody) contextValues.set(signatureBindingKey, { form: "json", requestBody, route: ROUTE });
+      // Read when the answer is signed: the account is there once the chain found the key live.
+      const signing = () => ({ ...signingNow(ctx), requestBody, scope: { route: ROUTE, account: contextValues.get(callerKey)?.accountId } });
 
-      const sendSigned = (status: number, body: unknown, headerSets: Headers[]) =>
-        sendSignedJson(reply, { ...signingNow(ctx), requestBody }, status, body, headerSets);
+      const sendSigned = (status: number, body: unknown, headerSets: Headers[]) => sendSignedJson(reply, signing(), status, body, headerSets);
       if (intake.early) return sendSigned(intake.early.httpStatus, { error: { code: intake.early.code, message: intake.early.message } }, [new Headers(intake.early.headers)]);
 
       // A body that could not be read or parsed leaves an empty request: bodyError is raised instead.
@@ -59,10 +61,10 @@ export function registerJsonRoute(app: FastifyInstance, ctx: AppContext, interce
       if (outcome.ok) {
         const signedAhead = signedJsonFor(outcome.output);
         if (signedAhead) return sendJsonSignedAhead(reply, 200, signedAhead, outcome.headers);
-        return sendSignedJsonText(reply, { ...signingNow(ctx), requestBody }, 200, moderateAnswerJsonText(outcome.output), outcome.headers);
+        return sendSignedJsonText(reply, signing(), 200, moderateAnswerJsonText(outcome.output), outcome.headers);
       }
       return sendSigned(outcome.status, { error: { code: outcome.code, message: outcome.message } }, outcome.headers);
     });
   });
-  registerMethodNotAllowed(app, "/v1/moderate", "POST", () => signingNow(ctx), { error: { code: "method_not_allowed", message: "Use POST for /v1/moderate." } });
+  registerMethodNotAllowed(app, ROUTE, "POST", () => signingNow(ctx), { error: { code: "method_not_allowed", message: "Use POST for /v1/moderate." } });
 }

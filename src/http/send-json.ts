@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ERROR_CODE_HEADER } from "../errors/api-error.js";
 import { noteErrorCode } from "../observability/request-observation.js";
 import { JSON_CONTENT_TYPE, signOutcome, type SignedJson } from "../signing/sign-outcome.js";
+import type { SignatureScope } from "../signing/scope.js";
 import type { Signer } from "../signing/signer.js";
 
 /** Headers that describe one HTTP message and must not be copied from RPC metadata. */
@@ -14,12 +15,23 @@ export function signingNow(ctx: { signingKeys: { signer: Signer }; clock: () => 
 }
 
 /**
+ * What a JSON answer is signed with and bound to: the key, the time, the request body (undefined
+ * when none was read) and the route and caller (signing/scope.ts; undefined for no API route).
+ */
+export interface JsonSigning {
+  signer: Signer;
+  nowMs: number;
+  requestBody: Uint8Array | undefined;
+  scope: SignatureScope | undefined;
+}
+
+/**
  * Serializes `body` once, signs those bytes (RFC 9421, bound to `requestBody`; empty when the
  * request had none or it was never read) and sends them with the signature headers.
  */
 export async function sendSignedJson(
   reply: FastifyReply,
-  signing: { signer: Signer; nowMs: number; requestBody: Uint8Array | undefined },
+  signing: JsonSigning,
   status: number,
   body: unknown,
   headerSets: Headers[],
@@ -34,12 +46,12 @@ export async function sendSignedJson(
 /** sendSignedJson for a body already rendered as JSON text (a Moderate answer: moderateAnswerJsonText). */
 export async function sendSignedJsonText(
   reply: FastifyReply,
-  signing: { signer: Signer; nowMs: number; requestBody: Uint8Array | undefined },
+  signing: JsonSigning,
   status: number,
   json: string,
   headerSets: Headers[],
 ): Promise<FastifyReply> {
-  const signed = await signOutcome(signing.signer, { kind: "json", status, json, requestBody: signing.requestBody, nowMs: signing.nowMs });
+  const signed = await signOutcome(signing.signer, { kind: "json", status, json, requestBody: signing.requestBody, nowMs: signing.nowMs, scope: signing.scope });
   return sendJsonSignedAhead(reply, status, signed, headerSets);
 }
 
@@ -84,13 +96,13 @@ export function registerMethodNotAllowed(
   app.route({
     method: allowed === "GET" ? ["HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] : ["GET", "PUT", "PATCH", "DELETE", "OPTIONS"],
     url,
-    handler: (request, reply) => answerMethodNotAllowed(request, reply, signing(), allowed, body),
+    handler: (request, reply) => answerMethodNotAllowed(request, reply, { ...signing(), scope: { route: url } }, allowed, body),
   });
 }
 
 /** The signed 405 for a method `url` is not served with; `allowed` names the ones it is. */
 export function answerMethodNotAllowed(
-  request: FastifyRequest, reply: FastifyReply, signing: { signer: Signer; nowMs: number }, allowed: string, body: unknown,
+  request: FastifyRequest, reply: FastifyReply, signing: Omit<JsonSigning, "requestBody">, allowed: string, body: unknown,
 ): Promise<unknown> {
   noteErrorCode(request, "method_not_allowed");
   reply.header("allow", allowed);

@@ -3,7 +3,8 @@ import { canonicalMessageBytes } from "../signing/canonical-message.js";
 import { signConnectError, signOutcome } from "../signing/sign-outcome.js";
 import type { Signer } from "../signing/signer.js";
 import { signedRpcFor } from "../signing/signed-ahead.js";
-import { signatureBindingKey, transportKey } from "./context-keys.js";
+import { rpcRoute } from "../signing/scope.js";
+import { callerKey, signatureBindingKey, transportKey } from "./context-keys.js";
 
 interface SigningInterceptorDeps {
   /** Usually the SigningKeyRing: its active signer signs every response. */
@@ -32,12 +33,15 @@ export function createSigningInterceptor(deps: SigningInterceptorDeps): Intercep
 
   async function signUnary(req: UnaryRequest, next: Parameters<Interceptor>[0]): Promise<UnaryResponse | StreamResponse> {
     const requestBytes = canonicalMessageBytes(req.method.input, req.message);
-    req.contextValues.set(signatureBindingKey, { form: "rpc", requestBytes });
+    const route = rpcRoute(req.method);
+    req.contextValues.set(signatureBindingKey, { form: "rpc", requestBytes, route });
+    // The account, once the chain found the key live (auth runs inside `next`).
+    const scope = () => ({ route, account: req.contextValues.get(callerKey)?.accountId });
     let res;
     try {
       res = await next(req);
     } catch (error) {
-      throw await signConnectError(deps.keys.signer, ConnectError.from(error), { requestBytes, nowMs: now() });
+      throw await signConnectError(deps.keys.signer, ConnectError.from(error), { requestBytes, nowMs: now(), scope: scope() });
     }
     if (res.stream) return res;
     const signedAhead = signedRpcFor(res.message);
@@ -46,7 +50,7 @@ export function createSigningInterceptor(deps: SigningInterceptorDeps): Intercep
       return res;
     }
     // Sorts the answer's maps in place: Connect then serializes exactly the bytes signed.
-    const metadata = await signOutcome(deps.keys.signer, { kind: "rpc-answer", schema: res.method.output, message: res.message, requestBytes, nowMs: now() });
+    const metadata = await signOutcome(deps.keys.signer, { kind: "rpc-answer", schema: res.method.output, message: res.message, requestBytes, nowMs: now(), scope: scope() });
     for (const [name, value] of Object.entries(metadata)) res.header.set(name, value);
     return res;
   }

@@ -34,7 +34,9 @@ export function createAnswerFor(ctx: AppContext): AnswerFor {
   const answerUnder = (policy: CompiledPolicy | undefined, request: ModerateRequest, context: HandlerContext) => {
     if (policy) return moderate(request, context.signal, policy);
     const binding = context.values.get(signatureBindingKey);
-    const ahead = answerer && binding && embeddedOnly(request.textProviderMode) ? answerer.answer(request, binding, ctx.clock()) : undefined;
+    const ahead = answerer && binding && embeddedOnly(request.textProviderMode)
+      ? answerer.answer(request, binding, ctx.clock(), context.values.get(callerKey)?.accountId)
+      : undefined;
     return ahead ?? moderate(request, context.signal);
   };
 

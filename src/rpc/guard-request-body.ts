@@ -87,7 +87,11 @@ export function guardRpcRequestBodies(router: ConnectRouter, deps: RequestBodyGu
   });
 }
 
-function guard(handler: UniversalHandler, deps: RequestBodyGuardDeps): UniversalHandler {
+/** The guard's deps for one handler: its refusals are signed for its method (signing/scope.ts). */
+type HandlerDeps = RequestBodyGuardDeps & { route: string };
+
+function guard(handler: UniversalHandler, guardDeps: RequestBodyGuardDeps): UniversalHandler {
+  const deps: HandlerDeps = { ...guardDeps, route: handler.requestPath };
   const decodes = handler.method.methodKind === "unary" && deps.decodedServices.includes(handler.service);
   // Public methods, streams included (Health.Watch, reflection), take PUBLIC_BODY_LIMIT: a stream's
   // 4 GB length prefix was refused as over Moderate's 70 MB, which is no limit of theirs.
@@ -153,7 +157,7 @@ function guard(handler: UniversalHandler, deps: RequestBodyGuardDeps): Universal
  * or too many items: `values` holds why), which then sees an empty request and binds its refusal to it.
  */
 async function decodeLive(
-  method: DescMethod, bytes: Uint8Array, format: BodyFormat, encoding: string | undefined, limit: BodyLimit, deps: RequestBodyGuardDeps, values: ContextValues,
+  method: DescMethod, bytes: Uint8Array, format: BodyFormat, encoding: string | undefined, limit: BodyLimit, deps: HandlerDeps, values: ContextValues,
 ): Promise<object | undefined> {
   const unwrapped = unwrapMessage(bytes, format, encoding);
   if (!unwrapped.ok) throw await undecodable(deps, method, unwrapped.reason);
@@ -179,7 +183,7 @@ async function decodeLive(
  * not held, and undefined returned. Iterated by hand, not with for-await: returning early would
  * destroy the request stream, and with it the connection, before the answer can be sent.
  */
-async function readWithin(request: UniversalServerRequest, limit: BodyLimit, enveloped: boolean, deps: RequestBodyGuardDeps, keep?: number, hold?: BodyHold): Promise<Uint8Array | undefined> {
+async function readWithin(request: UniversalServerRequest, limit: BodyLimit, enveloped: boolean, deps: HandlerDeps, keep?: number, hold?: BodyHold): Promise<Uint8Array | undefined> {
   if (Number(request.header.get("content-length") ?? Number.NaN) > limit.bytes) throw await payloadTooLarge(deps, limit);
   const source = (request.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
   const envelope = enveloped ? new EnvelopePeek() : undefined;
@@ -204,7 +208,7 @@ async function readWithin(request: UniversalServerRequest, limit: BodyLimit, env
 }
 
 /** The body as Connect reads it, refused once it passes `limit` (Connect then reads and decodes it). */
-function limitBody(body: AsyncIterable<Uint8Array>, header: Headers, limit: BodyLimit, deps: RequestBodyGuardDeps): AsyncIterable<Uint8Array> {
+function limitBody(body: AsyncIterable<Uint8Array>, header: Headers, limit: BodyLimit, deps: HandlerDeps): AsyncIterable<Uint8Array> {
   const declared = Number(header.get("content-length") ?? Number.NaN);
   const enveloped = /^application\/grpc/i.test(header.get("content-type") ?? "");
   return {
@@ -230,7 +234,7 @@ function limitBody(body: AsyncIterable<Uint8Array>, header: Headers, limit: Body
   };
 }
 
-function badTimeout(deps: RequestBodyGuardDeps, timeout: DeadlineHeader): Promise<ConnectError> {
+function badTimeout(deps: HandlerDeps, timeout: DeadlineHeader): Promise<ConnectError> {
   const shown = timeout.value.length > 40 ? `${timeout.value.slice(0, 40)}…` : timeout.value;
   return signedError(deps, new ApiError("invalid_request", `The ${timeout.name} header "${shown}" is malformed: it takes ${expectedTimeoutSyntax(timeout)}.`));
 }
@@ -239,33 +243,33 @@ function badTimeout(deps: RequestBodyGuardDeps, timeout: DeadlineHeader): Promis
  * Names what it does inflate, as gRPC's compression spec and Connect's own refusal do
  * (grpc-accept-encoding; Accept-Encoding for Connect's unary body), so a client can fall back.
  */
-function unsupportedEncoding(deps: RequestBodyGuardDeps, encoding: string, format: BodyFormat): Promise<ConnectError> {
+function unsupportedEncoding(deps: HandlerDeps, encoding: string, format: BodyFormat): Promise<ConnectError> {
   const shown = encoding.length > 40 ? `${encoding.slice(0, 40)}…` : encoding;
   const accepted = { [format.enveloped ? "grpc-accept-encoding" : "accept-encoding"]: SUPPORTED_ENCODINGS.join(",") };
   return signedError(deps, new ApiError("unsupported_encoding", `The message is compressed with "${shown}", which this service does not inflate: send it uncompressed, or with gzip or br.`, { headers: accepted }));
 }
 
-function payloadTooLarge(deps: RequestBodyGuardDeps, limit: BodyLimit): Promise<ConnectError> {
+function payloadTooLarge(deps: HandlerDeps, limit: BodyLimit): Promise<ConnectError> {
   return signedError(deps, new ApiError("payload_too_large", `The request is larger than ${limit.bytes} bytes${limit.why}.`));
 }
 
-function inflatesTooFar(deps: RequestBodyGuardDeps, cap: number): Promise<ConnectError> {
+function inflatesTooFar(deps: HandlerDeps, cap: number): Promise<ConnectError> {
   return signedError(deps, new ApiError("payload_too_large", `The request inflates to more than ${cap} bytes, over ${MAX_INFLATION_RATIO} times its compressed size, which no real request does.`));
 }
 
 /** Protobuf allows fields a schema does not know, but no client of this one sends thousands (each costs decoding time). */
-function tooManyUnknownFields(deps: RequestBodyGuardDeps, method: DescMethod, count: number): Promise<ConnectError> {
+function tooManyUnknownFields(deps: HandlerDeps, method: DescMethod, count: number): Promise<ConnectError> {
   return signedError(deps, new ApiError("invalid_request", `The request holds ${count} fields ${method.input.typeName} does not have; at most ${MAX_UNKNOWN_FIELDS} are read.`));
 }
 
-function undecodable(deps: RequestBodyGuardDeps, method: DescMethod, reason: string): Promise<ConnectError> {
+function undecodable(deps: HandlerDeps, method: DescMethod, reason: string): Promise<ConnectError> {
   const detail = reason.length > 200 ? `${reason.slice(0, 200)}…` : reason;
   return signedError(deps, new ApiError("invalid_request", `The request body is not a valid ${method.input.typeName} message: ${detail}.`));
 }
 
 /** The API error as Connect sends it, signed as the signing interceptor signs errors (bound to no request). */
-function signedError(deps: RequestBodyGuardDeps, apiError: ApiError): Promise<ConnectError> {
-  return signConnectError(deps.signer, toConnectError(apiError), { requestBytes: new Uint8Array(), nowMs: deps.now() });
+function signedError(deps: HandlerDeps, apiError: ApiError): Promise<ConnectError> {
+  return signConnectError(deps.signer, toConnectError(apiError), { requestBytes: new Uint8Array(), nowMs: deps.now(), scope: { route: deps.route } });
 }
 
 /** Reads the 5-byte envelope prefix (flags, big-endian length) of a gRPC / gRPC-Web body. */

@@ -23,7 +23,7 @@ export function refuseUnsupportedRequests(router: ConnectRouter, deps: RefusalDe
   router.handlers.forEach((handler, i) => {
     const refusing = (request: UniversalServerRequest) => {
       const refusal = refusalFor(handler, request);
-      return refusal ? answer(deps, refusal) : handler(request);
+      return refusal ? answer(deps, refusal, handler.requestPath) : handler(request);
     };
     // Keep requestPath, service, method, protocol names: the fastify plugin routes by them.
     router.handlers[i] = Object.assign(refusing, handler);
@@ -53,8 +53,8 @@ function unsupportedType(contentType: string): ApiError {
   );
 }
 
-async function answer(deps: RefusalDeps, apiError: ApiError): Promise<UniversalServerResponse> {
-  const error = await signConnectError(deps.signer, toConnectError(apiError), { requestBytes: new Uint8Array(), nowMs: deps.now() });
+async function answer(deps: RefusalDeps, apiError: ApiError, route: string): Promise<UniversalServerResponse> {
+  const error = await signConnectError(deps.signer, toConnectError(apiError), { requestBytes: new Uint8Array(), nowMs: deps.now(), scope: { route } });
   const header = new Headers(error.metadata);
   header.set("content-type", "application/json");
   return { status: ERROR_CODES[apiError.code].http, header, body: createAsyncIterable([errorToJsonBytes(error, undefined)]) };

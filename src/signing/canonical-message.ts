@@ -16,7 +16,9 @@ export function canonicalMessageBytes<Desc extends DescMessage>(schema: Desc, me
  * Reorders every map in `message` (recursively) by key, in place, and returns it. The
  * server runs this on responses before they are sent, so the bytes on the wire for
  * gRPC and Connect+proto are exactly the signed bytes. Map order carries no meaning in
- * protobuf. Keys compare by UTF-16 code unit, which equals byte order for ASCII keys.
+ * protobuf. Keys compare by their UTF-8 bytes (code point order), as deterministic serialization
+ * sorts them in Go, C++ and Python; by UTF-16 code unit, a key above U+FFFF sorted before one in
+ * U+E000-U+FFFF, and a verifier in those languages built other request bytes.
  */
 export function sortMapsInPlace<Desc extends DescMessage>(schema: Desc, message: MessageShape<Desc>): MessageShape<Desc> {
   if (!hasMaps(schema)) return message;
@@ -25,7 +27,7 @@ export function sortMapsInPlace<Desc extends DescMessage>(schema: Desc, message:
     const value = field.oneof ? oneofValue(record, field.oneof.localName, field.localName) : record[field.localName];
     if (value === undefined || value === null) continue;
     if (field.fieldKind === "map") {
-      const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => compareUtf8(a, b));
       const sorted: Record<string, unknown> = {};
       for (const [key, entry] of entries) {
         sorted[key] = field.mapKind === "message" ? sortMapsInPlace(field.message, entry as MessageShape<DescMessage>) : entry;
@@ -66,4 +68,22 @@ function searchMaps(schema: DescMessage, seen: Set<DescMessage>): boolean {
       (f.fieldKind === "message" && searchMaps(f.message, seen)) ||
       (f.fieldKind === "list" && f.listKind === "message" && searchMaps(f.message, seen)),
   );
+}
+
+/** Orders two strings as their UTF-8 bytes would: by code point, not by UTF-16 code unit. */
+export function compareUtf8(a: string, b: string): number {
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    // Units differ: where one is a surrogate (an astral code point) and the other is at or above
+    // U+E000, code point order puts the surrogate's code point last.
+    const xs = x >= 0xd800 && x <= 0xdfff;
+    const ys = y >= 0xd800 && y <= 0xdfff;
+    if (xs && !ys && y >= 0xe000) return 1;
+    if (ys && !xs && x >= 0xe000) return -1;
+    return x < y ? -1 : 1;
+  }
+  return a.length - b.length;
 }

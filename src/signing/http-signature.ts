@@ -1,12 +1,15 @@
 import {
+  ACCOUNT_HEADER,
   CONTENT_DIGEST_HEADER,
   HTTP_SIGNED_COMPONENTS,
   REQUEST_DIGEST_HEADER,
+  ROUTE_HEADER,
   SIGNATURE_ALGORITHM,
   SIGNATURE_HEADER,
   SIGNATURE_INPUT_HEADER,
   SIGNATURE_LABEL,
 } from "./headers.js";
+import { scopeFields, type SignatureScope } from "./scope.js";
 import { sha256DigestHeader } from "./sha256.js";
 import { buildSignatureBase, toSignatureParamsList } from "./signature-base.js";
 import type { Signer } from "./signer.js";
@@ -22,14 +25,17 @@ interface HttpResponseToSign {
   requestBody: Uint8Array;
   /** Unix seconds; defaults to now. */
   created?: number;
+  /** The route and account the answer is for (scope.ts); absent for an answer of no API route (a 404). */
+  scope?: SignatureScope | undefined;
 }
 
 export type SignatureHeaders = Record<typeof SIGNATURE_INPUT_HEADER | typeof SIGNATURE_HEADER, string>;
-export type HttpSignatureHeaders = SignatureHeaders & Record<typeof CONTENT_DIGEST_HEADER | typeof REQUEST_DIGEST_HEADER, string>;
+export type HttpSignatureHeaders = SignatureHeaders & Record<typeof CONTENT_DIGEST_HEADER | typeof REQUEST_DIGEST_HEADER, string> & Partial<Record<typeof ROUTE_HEADER | typeof ACCOUNT_HEADER, string>>;
 
 /**
  * RFC 9421 signature of a JSON-route response. Returns the headers to add, lower-case:
- * content-digest, moderation-request-digest, signature-input, signature. The route must
+ * content-digest, moderation-request-digest, the scope's moderation-route and
+ * moderation-account when given, signature-input, signature. The route must
  * send `contentType` and `body` exactly as given, after which nothing may touch them.
  */
 export async function signHttpResponse(signer: Signer, response: HttpResponseToSign): Promise<HttpSignatureHeaders> {
@@ -41,8 +47,10 @@ export async function signHttpResponse(signer: Signer, response: HttpResponseToS
     [CONTENT_DIGEST_HEADER, contentDigest],
     [REQUEST_DIGEST_HEADER, requestDigest],
   ]);
-  const signed = await signComponents(signer, [...HTTP_SIGNED_COMPONENTS], values, response.created);
-  return { [CONTENT_DIGEST_HEADER]: contentDigest, [REQUEST_DIGEST_HEADER]: requestDigest, ...signed };
+  const scope = scopeFields(response.scope);
+  for (const [name, value] of scope) values.set(name, value);
+  const signed = await signComponents(signer, scope.length === 0 ? [...HTTP_SIGNED_COMPONENTS] : [...HTTP_SIGNED_COMPONENTS, ...scope.map(([name]) => name)], values, response.created);
+  return { [CONTENT_DIGEST_HEADER]: contentDigest, [REQUEST_DIGEST_HEADER]: requestDigest, ...Object.fromEntries(scope), ...signed };
 }
 
 /** Signs already-derived component values; returns the Signature-Input and Signature headers. */

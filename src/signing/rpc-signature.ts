@@ -1,6 +1,7 @@
 import { ERROR_CODE_HEADER } from "../errors/api-error.js";
 import { REQUEST_DIGEST_HEADER, RESPONSE_DIGEST_HEADER, RPC_STATUS_HEADER } from "./headers.js";
 import { signComponents } from "./http-signature.js";
+import { scopeFields, type SignatureScope } from "./scope.js";
 import { sha256DigestHeader } from "./sha256.js";
 import type { Signer } from "./signer.js";
 
@@ -19,7 +20,7 @@ type RpcOutcome =
  */
 export async function signRpcOutcome(
   signer: Signer,
-  input: { requestBytes: Uint8Array; outcome: RpcOutcome; created?: number },
+  input: { requestBytes: Uint8Array; outcome: RpcOutcome; created?: number; scope?: SignatureScope | undefined },
 ): Promise<Record<string, string>> {
   const { outcome } = input;
   const responseDigest = sha256DigestHeader(outcome.ok ? outcome.messageBytes : outcome.message);
@@ -34,6 +35,11 @@ export async function signRpcOutcome(
   components.push(RESPONSE_DIGEST_HEADER, REQUEST_DIGEST_HEADER); // RPC_SIGNED_COMPONENTS, in order
   values.set(RESPONSE_DIGEST_HEADER, responseDigest);
   values.set(REQUEST_DIGEST_HEADER, requestDigest);
+  const scope = scopeFields(input.scope);
+  for (const [name, value] of scope) {
+    components.push(name);
+    values.set(name, value);
+  }
   const signed = await signComponents(signer, components, values, input.created);
-  return { [RPC_STATUS_HEADER]: status, [RESPONSE_DIGEST_HEADER]: responseDigest, [REQUEST_DIGEST_HEADER]: requestDigest, ...signed };
+  return { [RPC_STATUS_HEADER]: status, [RESPONSE_DIGEST_HEADER]: responseDigest, [REQUEST_DIGEST_HEADER]: requestDigest, ...Object.fromEntries(scope), ...signed };
 }

@@ -4,6 +4,7 @@ import { ERROR_CODE_HEADER } from "../errors/api-error.js";
 import { sortMapsInPlace } from "./canonical-message.js";
 import { signHttpResponse, type HttpSignatureHeaders } from "./http-signature.js";
 import { signRpcOutcome } from "./rpc-signature.js";
+import type { SignatureScope } from "./scope.js";
 import type { Signer } from "./signer.js";
 
 /**
@@ -38,6 +39,8 @@ export interface JsonOutcome {
   /** The request body bytes as received; undefined when it was never read (bound to "no body"). */
   requestBody: Uint8Array | undefined;
   nowMs: number;
+  /** The route and caller (scope.ts); undefined only for an answer of no API route. */
+  scope: SignatureScope | undefined;
 }
 
 /** A successful gRPC / gRPC-Web / Connect answer; its maps are sorted in place before signing. */
@@ -48,6 +51,7 @@ export interface RpcAnswerOutcome<Desc extends DescMessage = DescMessage> {
   /** Canonical bytes of the request message (canonicalMessageBytes); empty when none was decoded. */
   requestBytes: Uint8Array;
   nowMs: number;
+  scope: SignatureScope | undefined;
 }
 
 /** A gRPC / gRPC-Web / Connect error, as the caller will receive it. */
@@ -61,6 +65,7 @@ export interface RpcErrorOutcome {
   errorCode?: string | undefined;
   requestBytes: Uint8Array;
   nowMs: number;
+  scope: SignatureScope | undefined;
 }
 
 /**
@@ -92,6 +97,7 @@ export async function signOutcome(signer: Signer, outcome: JsonOutcome | RpcAnsw
         body,
         requestBody: outcome.requestBody ?? new Uint8Array(),
         created,
+        scope: outcome.scope,
       });
       return { json: outcome.json, byteLength: body.byteLength, headers };
     }
@@ -99,7 +105,7 @@ export async function signOutcome(signer: Signer, outcome: JsonOutcome | RpcAnsw
       // Sorted in place, so the bytes gRPC and Connect+proto put on the wire are the canonical bytes signed.
       const message = sortMapsInPlace(outcome.schema, outcome.message);
       const messageBytes = toBinary(outcome.schema, message, { writeUnknownFields: false });
-      return signRpcOutcome(signer, { requestBytes: outcome.requestBytes, outcome: { ok: true, messageBytes }, created });
+      return signRpcOutcome(signer, { requestBytes: outcome.requestBytes, outcome: { ok: true, messageBytes }, created, scope: outcome.scope });
     }
     case "rpc-error": {
       const { code, message, errorCode } = outcome;
@@ -107,6 +113,7 @@ export async function signOutcome(signer: Signer, outcome: JsonOutcome | RpcAnsw
         requestBytes: outcome.requestBytes,
         outcome: { ok: false, code, message, ...(errorCode === undefined ? {} : { errorCode }) },
         created,
+        scope: outcome.scope,
       });
     }
   }
@@ -116,7 +123,7 @@ export async function signOutcome(signer: Signer, outcome: JsonOutcome | RpcAnsw
  * Signs a ConnectError as its caller will receive it and adds the signature to its metadata
  * (Connect callers read it as headers, gRPC and gRPC-Web callers as trailers). Returns the error.
  */
-export async function signConnectError(signer: Signer, error: ConnectError, binding: { requestBytes: Uint8Array; nowMs: number }): Promise<ConnectError> {
+export async function signConnectError(signer: Signer, error: ConnectError, binding: { requestBytes: Uint8Array; nowMs: number; scope: SignatureScope | undefined }): Promise<ConnectError> {
   const metadata = await signOutcome(signer, {
     kind: "rpc-error",
     code: error.code,

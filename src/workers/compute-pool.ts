@@ -5,6 +5,7 @@ import { bytesToLatin1, latin1ToBytes } from "./byte-strings.js";
 import { decodeVerdict, type EncodedVerdict } from "./verdict-codec.js";
 import type { ComputeJob, ComputeResult, ComputeWorkerSetup } from "./messages.js";
 import { ApiError } from "../errors/api-error.js";
+import type { SignatureScope } from "../signing/scope.js";
 import { rememberDigestHeader } from "../signing/sha256.js";
 
 const WORKER_URL = new URL("./compute-worker.mjs", import.meta.url);
@@ -32,8 +33,8 @@ export interface ComputePool {
   classify(text: string): Promise<Verdict>;
   sign(data: Uint8Array): Promise<Uint8Array>;
   /** A whole signed answer to a call of text items only (see worker-answers.ts), for the JSON route or RPC. */
-  answerJson(job: { texts: string[]; answerId: string; requestBody: Uint8Array; nowMs: number }): Promise<AnswerJsonResult>;
-  answerRpc(job: { texts: string[]; answerId: string; requestBytes: Uint8Array; nowMs: number }): Promise<AnswerRpcResult>;
+  answerJson(job: { texts: string[]; answerId: string; requestBody: Uint8Array; nowMs: number; scope: SignatureScope }): Promise<AnswerJsonResult>;
+  answerRpc(job: { texts: string[]; answerId: string; requestBytes: Uint8Array; nowMs: number; scope: SignatureScope }): Promise<AnswerRpcResult>;
   /**
    * A JSON-route body parsed as parseJsonBody would (its refusals raised as the same ApiErrors);
    * the body's digest header is remembered for the answer's signature (sha256.ts).
@@ -87,13 +88,13 @@ export async function createComputePool(options: ComputePoolOptions): Promise<Co
       if (!("signature" in result)) throw new Error("compute worker answered a sign job without a signature");
       return latin1ToBytes(result.signature);
     },
-    async answerJson({ texts, answerId, requestBody, nowMs }) {
-      const result = await pool.run({ kind: "answer-json", texts, answerId, requestBody: bytesToLatin1(requestBody), nowMs });
+    async answerJson({ texts, answerId, requestBody, nowMs, scope }) {
+      const result = await pool.run({ kind: "answer-json", texts, answerId, requestBody: bytesToLatin1(requestBody), nowMs, scope });
       if (!("json" in result)) throw new Error("compute worker answered an answer-json job without an answer");
       return result;
     },
-    async answerRpc({ texts, answerId, requestBytes, nowMs }) {
-      const result = await pool.run({ kind: "answer-rpc", texts, answerId, requestBytes: bytesToLatin1(requestBytes), nowMs });
+    async answerRpc({ texts, answerId, requestBytes, nowMs, scope }) {
+      const result = await pool.run({ kind: "answer-rpc", texts, answerId, requestBytes: bytesToLatin1(requestBytes), nowMs, scope });
       if (!("metadata" in result)) throw new Error("compute worker answered an answer-rpc job without an answer");
       return result;
     },

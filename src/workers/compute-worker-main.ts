@@ -14,7 +14,7 @@ import { timeTextClassifier } from "../observability/shared-timings.js";
 import type { ComputeJob, ComputeResult, ComputeWorkerSetup } from "./messages.js";
 import { serveJobs } from "../threads/serve-jobs.mjs";
 import { ApiError } from "../errors/api-error.js";
-import { parseJsonBody } from "../http/json-body.js";
+import { parseJsonBody } from "../moderation/json-body-value.js";
 import { sha256DigestHeader } from "../signing/sha256.js";
 
 /**
@@ -74,13 +74,13 @@ async function answerTexts(job: { texts: string[]; answerId: string }, classifie
 async function answerJson(job: Extract<ComputeJob, { kind: "answer-json" }>, classifier: TextClassifier, signer: Signer) {
   const { answer } = await answerTexts(job, classifier);
   const json = moderateAnswerJsonText(textAnswerMessage(answer));
-  const signed = await signOutcome(signer, { kind: "json", status: 200, json, requestBody: latin1ToBytes(job.requestBody), nowMs: job.nowMs });
+  const signed = await signOutcome(signer, { kind: "json", status: 200, json, requestBody: latin1ToBytes(job.requestBody), nowMs: job.nowMs, scope: job.scope });
   return { flagged: answer.flagged, hasCombined: answer.combined !== undefined, hasNotEvaluated: answer.notEvaluated !== undefined, json: signed.json, byteLength: signed.byteLength, headers: signed.headers };
 }
 
 /** An RPC answer's signature metadata, over its canonical bytes, as the signing interceptor makes it. */
 async function answerRpc(job: Extract<ComputeJob, { kind: "answer-rpc" }>, classifier: TextClassifier, signer: Signer) {
   const { verdicts, combined, answer } = await answerTexts(job, classifier);
-  const metadata = await signOutcome(signer, { kind: "rpc-answer", schema: ModerateResponseSchema, message: textAnswerMessage(answer), requestBytes: latin1ToBytes(job.requestBytes), nowMs: job.nowMs });
+  const metadata = await signOutcome(signer, { kind: "rpc-answer", schema: ModerateResponseSchema, message: textAnswerMessage(answer), requestBytes: latin1ToBytes(job.requestBytes), nowMs: job.nowMs, scope: job.scope });
   return { verdicts, combined, metadata };
 }

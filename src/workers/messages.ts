@@ -1,6 +1,7 @@
 import type { KeyObject } from "node:crypto";
 import type { ErrorCode } from "../errors/api-error.js";
 import type { HttpSignatureHeaders } from "../signing/http-signature.js";
+import type { SignatureScope } from "../signing/scope.js";
 import type { EncodedVerdict } from "./verdict-codec.js";
 
 /** What each compute worker is set up with; the pool hands it to the worker's set-up. */
@@ -27,14 +28,14 @@ export type ComputeJob =
   /**
    * A JSON-route Moderate call of text items only, answered whole: classify each text (and all
    * together when there are two or more), assemble the answer with id `answerId`, render it
-   * as the route would and sign it for the request body `requestBody` at time `nowMs`.
+   * as the route would and sign it for the request body `requestBody` and `scope` at time `nowMs`.
    */
-  | { kind: "answer-json"; texts: string[]; answerId: string; requestBody: string; nowMs: number }
+  | { kind: "answer-json"; texts: string[]; answerId: string; requestBody: string; nowMs: number; scope: SignatureScope }
   /**
    * The same for a gRPC / gRPC-Web / Connect call: the answer's canonical protobuf bytes are
    * signed for the request's canonical bytes `requestBytes` (what the signing interceptor signs).
    */
-  | { kind: "answer-rpc"; texts: string[]; answerId: string; requestBytes: string; nowMs: number }
+  | { kind: "answer-rpc"; texts: string[]; answerId: string; requestBytes: string; nowMs: number; scope: SignatureScope }
   /**
    * A large JSON-route body parsed as the route would (http/json-body.ts parseJsonBody), and its
    * SHA-256 digest header (the answer's signature names it). The bytes are a view of shared

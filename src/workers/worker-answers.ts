@@ -5,6 +5,7 @@ import { assembleAnswer, textItemResult } from "../moderation/moderate.js";
 import { textAnswerMessage } from "../moderation/text-answer-message.js";
 import { validateModerateRequest } from "../moderation/validate-request.js";
 import { sortMapsInPlace } from "../signing/canonical-message.js";
+import type { SignatureScope } from "../signing/scope.js";
 import { attachSignedJson, attachSignedRpc } from "../signing/signed-ahead.js";
 import type { ComputePool } from "./compute-pool.js";
 import { LazyTextAnswer } from "./lazy-text-answer.js";
@@ -16,7 +17,10 @@ import { decodeVerdict, type EncodedVerdict } from "./verdict-codec.js";
  * request's canonical bytes (the answer goes as a message, signed over its canonical bytes).
  * The edge states it once per call (signatureBindingKey); a call without one is not answered ahead.
  */
-export type SignatureBinding = { form: "json"; requestBody: Uint8Array } | { form: "rpc"; requestBytes: Uint8Array };
+export type SignatureBinding = ({ form: "json"; requestBody: Uint8Array } | { form: "rpc"; requestBytes: Uint8Array }) & {
+  /** The route called, which the signature names (signing/scope.ts). */
+  route: string;
+};
 
 /**
  * Answers a Moderate call of text items only with ONE compute-worker job that classifies,
@@ -28,10 +32,10 @@ export type SignatureBinding = { form: "json"; requestBody: Uint8Array } | { for
  */
 export interface WorkerAnswerer {
   /**
-   * The answer, signed ahead for `binding` at `nowMs`; undefined when a worker cannot answer this
-   * call whole (an image item: images need the event loop's pipeline).
+   * The answer, signed ahead for `binding` and the caller's `account` at `nowMs`; undefined when a
+   * worker cannot answer this call whole (an image item: images need the event loop's pipeline).
    */
-  answer(request: ModerateRequest, binding: SignatureBinding, nowMs: number): Promise<ModerateResponse> | undefined;
+  answer(request: ModerateRequest, binding: SignatureBinding, nowMs: number, account: string | undefined): Promise<ModerateResponse> | undefined;
 }
 
 export function createWorkerAnswerer(pool: ComputePool, model: string): WorkerAnswerer {
@@ -39,10 +43,10 @@ export function createWorkerAnswerer(pool: ComputePool, model: string): WorkerAn
   const textsOf = (request: ModerateRequest) =>
     validateModerateRequest(request).map((item) => (item.type === "text" ? item.text : unreachable()));
 
-  const json = async (request: ModerateRequest, requestBody: Uint8Array, nowMs: number) => {
+  const json = async (request: ModerateRequest, requestBody: Uint8Array, nowMs: number, scope: SignatureScope) => {
     const texts = textsOf(request);
     const answerId = newId("modr");
-    const result = await pool.answerJson({ texts, answerId, requestBody, nowMs });
+    const result = await pool.answerJson({ texts, answerId, requestBody, nowMs, scope });
     // The JSON text renders the answer's parts as assembleAnswer made them, so parsed back it
     // builds the message the route sent. Not fromJsonString: it refuses a span quoting a lone surrogate.
     const answer = new LazyTextAnswer(answerId, model, result.flagged, result.hasCombined, () =>
@@ -51,10 +55,10 @@ export function createWorkerAnswerer(pool: ComputePool, model: string): WorkerAn
     return answer;
   };
 
-  const rpc = async (request: ModerateRequest, requestBytes: Uint8Array, nowMs: number) => {
+  const rpc = async (request: ModerateRequest, requestBytes: Uint8Array, nowMs: number, scope: SignatureScope) => {
     const texts = textsOf(request);
     const answerId = newId("modr");
-    const result = await pool.answerRpc({ texts, answerId, requestBytes, nowMs });
+    const result = await pool.answerRpc({ texts, answerId, requestBytes, nowMs, scope });
     // Sorted as the worker sorted it before signing: these are the bytes that go on the wire.
     const answer = sortMapsInPlace(ModerateResponseSchema, textAnswerMessage(assembleAnswerFromEncoded(answerId, model, result.verdicts, result.combined)));
     attachSignedRpc(answer, result.metadata);
@@ -62,9 +66,10 @@ export function createWorkerAnswerer(pool: ComputePool, model: string): WorkerAn
   };
 
   return {
-    answer(request, binding, nowMs) {
+    answer(request, binding, nowMs, account) {
       if (!isTextOnly(request)) return undefined;
-      return binding.form === "json" ? json(request, binding.requestBody, nowMs) : rpc(request, binding.requestBytes, nowMs);
+      const scope = { route: binding.route, account };
+      return binding.form === "json" ? json(request, binding.requestBody, nowMs, scope) : rpc(request, binding.requestBytes, nowMs, scope);
     },
   };
 }

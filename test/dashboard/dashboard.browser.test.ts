@@ -66,6 +66,10 @@ describe("dashboard in Chromium", () => {
     // The shown key works against the public API.
     const first = await callJson(server.httpUrl, { input: [{ type: "text", text: "is this fine?" }] }, secret);
     expect(first.ok).toBe(true);
+    // The overview shows the account id its answers are signed for (docs/signing.md, Scope).
+    await page.goto("/dashboard");
+    expect(await page.locator("#account-id").textContent()).toBe(first.headers["moderation-account"]);
+    expect(first.headers["moderation-account"]).toMatch(/^acct_/);
 
     // And from the playground, with a text and an uploaded image in one request.
     await page.goto("/dashboard/playground");

@@ -19,7 +19,7 @@ const RUN_ELSEWHERE: Record<string, string> = {
     "npm start: test/edge/graceful-shutdown.test.ts; npm test: .ci/run",
   "docs/signing.md: npx modctl signing rotate    # new active key; the old one becomes \"retiring\" (its private key is deleted)":
     "test/signing/e2e-rotation.test.ts runs modctl signing rotate, list and retire",
-  "docs/signing.md: # verify-moderation-response.sh REQ.json JWKS_URL HEADERS.txt BODY.bin":
+  "docs/signing.md: # verify-moderation-response.sh REQ.json JWKS_URL HEADERS.txt BODY.bin [ROUTE [ACCOUNT]]":
     "test/signing/readme-procedure.test.ts runs this script",
 };
 const RUNNABLE = new Set(["sh", "js", "ts"]);

@@ -154,11 +154,15 @@ describe("policies over POST /v1/moderations (OpenAI's dialect)", () => {
         method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${key}` }, body: JSON.stringify({ input: "I will hurt you, you idiot" }),
       });
       expect(response.status).toBe(200);
-      return ((await response.json()) as { results: { flagged: boolean; categories: Record<string, boolean>; category_scores: Record<string, number> }[] }).results[0]!;
+      const answer = (await response.json()) as { policy?: { id: string; version: number }; results: { flagged: boolean; categories: Record<string, boolean>; category_scores: Record<string, number> }[] };
+      return { ...answer.results[0]!, policy: answer.policy };
     };
     const before = await call();
-    await server.ctx.policies.update({ accountId }, { thresholds: ALL("off") }, "test");
+    expect(before.policy).toBeUndefined();
+    const saved = await server.ctx.policies.update({ accountId }, { thresholds: ALL("off") }, "test");
     const off = await call();
+    // Named as /v1/moderate names it (signed with the answer): which version judged, not only that one did.
+    expect(off.policy).toEqual({ id: saved.id, version: saved.version });
     expect(off.flagged).toBe(false);
     expect(Object.values(off.categories).some(Boolean)).toBe(false);
     expect(off.category_scores).toEqual(before.category_scores);

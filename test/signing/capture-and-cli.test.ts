@@ -1,12 +1,12 @@
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createPublicKey } from "node:crypto";
+import { createPublicKey, generateKeyPairSync } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseHttpCapture } from "../../src/client/parse-http-capture.js";
 import { runVerifyCommand } from "../../src/cli/commands/verify.js";
 import { UsageError } from "../../src/cli/usage-error.js";
-import { makeKeyRing, signedHttpResponse } from "./fixtures.js";
+import { FIXTURE_SCOPE, makeKeyRing, signedHttpResponse } from "./fixtures.js";
 
 const ring = makeKeyRing();
 const response = await signedHttpResponse(ring);
@@ -83,6 +83,22 @@ describe("modctl verify (files)", () => {
     const result = await run(["--request", requestFile, "--response", doctored, "--key", keyFile]);
     expect(result.code).toBe(1);
     expect(JSON.parse(result.out)).toMatchObject({ valid: false, reason: "the body does not match Content-Digest" });
+  });
+
+  it("with --route and --account, exits 1 unless the response was signed for them", async () => {
+    const base = ["--request", requestFile, "--response", responseFile, "--key", keyFile];
+    expect((await run([...base, "--route", FIXTURE_SCOPE.route, "--account", FIXTURE_SCOPE.account])).code).toBe(0);
+    const otherAccount = await run([...base, "--account", "acct_other"]);
+    expect(otherAccount.code).toBe(1);
+    expect(JSON.parse(otherAccount.out)).toMatchObject({ valid: false, reason: 'the answer was signed for account "acct_fixture", not "acct_other"' });
+    const otherRoute = await run([...base, "--route", "/v1/moderations"]);
+    expect(JSON.parse(otherRoute.out)).toMatchObject({ valid: false, reason: 'the answer was signed for route "/v1/moderate", not "/v1/moderations"' });
+  });
+
+  it("refuses a --key of another curve as a usage error, naming it (it ended as \"not in the JWKS\")", async () => {
+    const x25519 = join(dir, "x25519.pem");
+    writeFileSync(x25519, generateKeyPairSync("x25519").publicKey.export({ format: "pem", type: "spki" }));
+    await expect(runVerifyCommand(["--request", requestFile, "--response", responseFile, "--key", x25519])).rejects.toThrow(`--key ${x25519} is not a PEM Ed25519 key (it is x25519)`);
   });
 
   it("treats a bad command line as a usage error (exit 2 in modctl)", async () => {

@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from "node:crypto";
 import { createKeyRing, toJwks, type SigningKeyRing } from "../../src/signing/key-ring.js";
 import { signHttpResponse } from "../../src/signing/http-signature.js";
+import type { SignatureScope } from "../../src/signing/scope.js";
 
 /** A fresh in-memory key ring (no files): one active key, optional retiring ones. */
 export function makeKeyRing(retiring = 0): SigningKeyRing {
@@ -18,7 +19,10 @@ export const CONTENT_TYPE = "application/json; charset=utf-8";
 export const CREATED = 1_800_000_123;
 
 /** A signed JSON-route response, as the caller receives it. */
-export async function signedHttpResponse(ring: SigningKeyRing, overrides: { body?: Uint8Array; status?: number; requestBody?: Uint8Array } = {}) {
+/** The scope fixtures sign for unless told otherwise (the route and account of a live caller). */
+export const FIXTURE_SCOPE = { route: "/v1/moderate", account: "acct_fixture" };
+
+export async function signedHttpResponse(ring: SigningKeyRing, overrides: { body?: Uint8Array; status?: number; requestBody?: Uint8Array; scope?: SignatureScope | undefined } = {}) {
   const body = overrides.body ?? RESPONSE_BODY;
   const status = overrides.status ?? 200;
   const headers = {
@@ -29,6 +33,7 @@ export async function signedHttpResponse(ring: SigningKeyRing, overrides: { body
       body,
       requestBody: overrides.requestBody ?? REQUEST_BODY,
       created: CREATED,
+      scope: "scope" in overrides ? overrides.scope : FIXTURE_SCOPE,
     })),
   };
   return { status, headers, body, requestBody: overrides.requestBody ?? REQUEST_BODY, jwks: toJwks(ring) };

@@ -4,7 +4,7 @@ import { verifyModerationResponse } from "../../src/client/verify-response.js";
 import { base64ToBytes, bytesToBase64, serializeDictionary } from "../../src/signing/structured-fields.js";
 import { formatSha256DigestHeader, parseSha256DigestHeader } from "../../src/signing/digest-header.js";
 import { sha256DigestHeader } from "../../src/signing/sha256.js";
-import { changeChar, CREATED, flipBit, makeKeyRing, signedHttpResponse } from "./fixtures.js";
+import { changeChar, CREATED, FIXTURE_SCOPE, flipBit, makeKeyRing, signedHttpResponse } from "./fixtures.js";
 
 const ring = makeKeyRing();
 const good = await signedHttpResponse(ring);
@@ -12,9 +12,39 @@ const good = await signedHttpResponse(ring);
 describe("JSON-route response signatures", () => {
   it("verify for the request they answer, naming key and time", async () => {
     expect(good.headers["signature-input"]).toBe(
-      `sig1=("@status" "content-type" "content-digest" "moderation-request-digest");created=${CREATED};keyid="${ring.signer.keyId}";alg="ed25519"`,
+      `sig1=("@status" "content-type" "content-digest" "moderation-request-digest" "moderation-route" "moderation-account");created=${CREATED};keyid="${ring.signer.keyId}";alg="ed25519"`,
     );
     await expect(verifyModerationResponse(good)).resolves.toEqual({ valid: true, keyId: ring.signer.keyId, created: CREATED });
+    await expect(verifyModerationResponse({ ...good, expect: FIXTURE_SCOPE })).resolves.toMatchObject({ valid: true });
+  });
+
+  // An audit's replay: the same bytes judged for two accounts (one with a policy) got two verdicts,
+  // and either verified as the other's; a /v1/moderations answer verified as a /v1/moderate one.
+  it("bind the route and the account: a forged or another caller's scope does not verify as this one's", async () => {
+    const forged = { ...good, headers: { ...good.headers, "moderation-account": "acct_other" } };
+    expect(await verifyModerationResponse({ ...forged, expect: { account: "acct_other" } })).toMatchObject({ valid: false, reason: "the signature does not match the signed fields" });
+    expect(await verifyModerationResponse({ ...good, expect: { account: "acct_other" } })).toMatchObject({ valid: false, reason: 'the answer was signed for account "acct_fixture", not "acct_other"' });
+    // An answer made before the key was known names no account: it is no answer for one.
+    const early = await signedHttpResponse(ring, { scope: { route: "/v1/moderate" } });
+    expect(await verifyModerationResponse({ ...early, expect: { route: "/v1/moderate" } })).toMatchObject({ valid: true });
+    expect(await verifyModerationResponse({ ...early, expect: { account: "acct_fixture" } })).toMatchObject({ valid: false, reason: 'the signature does not cover "moderation-account"' });
+  });
+
+  it("trim only spaces and tabs around a field value, as RFC 9110 does", async () => {
+    expect(await verifyModerationResponse({ ...good, headers: { ...good.headers, "content-type": `${good.headers["content-type"]} \t` } })).toMatchObject({ valid: true });
+    // A line separator after the Content-Type signed is another value, not trailing space.
+    expect(await verifyModerationResponse({ ...good, headers: { ...good.headers, "content-type": `${good.headers["content-type"]}\u2028` } })).toMatchObject({ valid: false });
+    expect(await verifyModerationResponse({ ...good, headers: new Headers({ ...good.headers, "content-type": `${good.headers["content-type"]}\u00a0` }) })).toMatchObject({ valid: false });
+  });
+
+  it("answer missing input, a time that is not a number and a signature from the future with valid: false, not an exception", async () => {
+    const loose = verifyModerationResponse as (input: unknown) => Promise<unknown>;
+    expect(await loose({ ...good, body: undefined })).toMatchObject({ valid: false, reason: "body is missing" });
+    expect(await loose({ ...good, headers: null })).toMatchObject({ valid: false, reason: "headers is missing" });
+    expect(await verifyModerationResponse({ ...good, maxAgeSeconds: 60, now: () => Number.NaN })).toMatchObject({ valid: false });
+    const fromTheFuture = { ...good, maxAgeSeconds: 60, now: () => (CREATED - 3600) * 1000 };
+    expect(await verifyModerationResponse(fromTheFuture)).toMatchObject({ valid: false, reason: "the signature was created 3600 s in the future" });
+    expect(await verifyModerationResponse({ ...good, maxAgeSeconds: 60, now: () => (CREATED - 10) * 1000 })).toMatchObject({ valid: true });
   });
 
   it("accept string bodies, fetch Headers and header arrays alike", async () => {

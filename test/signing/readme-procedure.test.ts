@@ -14,12 +14,13 @@ const script = /```sh\n(# verify-moderation-response\.sh[\s\S]*?)```/.exec(readm
 
 let server: TestServer;
 let apiKey: string;
+let accountId: string;
 const dir = mkdtempSync(join(tmpdir(), "signing-readme-"));
 const scriptFile = join(dir, "verify.sh");
 
 beforeAll(async () => {
   server = await startTestServer();
-  apiKey = (await server.createAccount("pro")).key;
+  ({ key: apiKey, accountId } = await server.createAccount("pro"));
   writeFileSync(scriptFile, script ?? "");
 });
 afterAll(async () => {
@@ -27,8 +28,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function verifyWithScript(requestFile: string, headers: string, body: string) {
-  return run("bash", [scriptFile, requestFile, `${server.httpUrl}/.well-known/jwks.json`, headers, body]).then(
+async function verifyWithScript(requestFile: string, headers: string, body: string, scope: string[] = []) {
+  return run("bash", [scriptFile, requestFile, `${server.httpUrl}/.well-known/jwks.json`, headers, body, ...scope]).then(
     ({ stdout }) => ({ code: 0, stdout: stdout.trim() }),
     (error: { code: number; stdout: string }) => ({ code: error.code, stdout: error.stdout.trim() }),
   );
@@ -56,6 +57,18 @@ describe("docs/signing.md verification procedure (bash, curl, openssl, jq)", () 
     const ok = await verifyWithScript(requestFile, headers, body);
     expect(ok.stdout, name).toMatch(/^valid: signed by /);
     expect(ok.code).toBe(0);
+
+    // Signed for the route called and, with a live key, the caller's account: checked when named.
+    expect(await verifyWithScript(requestFile, headers, body, ["/v1/moderate"])).toMatchObject({ code: 0, stdout: expect.stringMatching(/^valid: /) });
+    expect(await verifyWithScript(requestFile, headers, body, ["/v1/moderations"])).toEqual({ code: 1, stdout: "invalid: not signed for route /v1/moderations" });
+    expect(await verifyWithScript(requestFile, headers, body, ["/v1/moderate", accountId])).toMatchObject(withKey ? { code: 0 } : { code: 1, stdout: `invalid: not signed for account ${accountId}` });
+    expect(await verifyWithScript(requestFile, headers, body, ["/v1/moderate", "acct_someone_else"])).toEqual({ code: 1, stdout: "invalid: not signed for account acct_someone_else" });
+    // Doctor the account header: the signature catches it.
+    if (withKey) {
+      const forged = join(dir, "forged.txt");
+      writeFileSync(forged, readFileSync(headers, "utf8").replace(/^moderation-account: .*$/im, "moderation-account: acct_someone_else"));
+      expect(await verifyWithScript(requestFile, forged, body, ["/v1/moderate", "acct_someone_else"])).toEqual({ code: 1, stdout: "invalid: signature does not verify" });
+    }
 
     const other = join(dir, `other-${tag}.json`);
     writeFileSync(other, '{"input":[{"type":"text","text":"readme example!"}]}\n');

@@ -33,6 +33,16 @@ describe("canonical message bytes", () => {
     expect(Object.keys(a.results[0]!.categories)[0]).toBe("violence");
   });
 
+  // Go, C++ and Python sort map keys by their UTF-8 bytes; UTF-16 order differs where a key above
+  // U+FFFF meets one in U+E000-U+FFFF, and a verifier there built other bytes (found by an audit).
+  it("sort map keys by their UTF-8 bytes, as deterministic serialization does elsewhere", () => {
+    const keys = ["\u{1F600}", "\uE000", "z", "\uFFFD", "a", "\u{10000}"];
+    const sorted = canonicalMessageBytes(ModerateResponseSchema, responseWithCategories(keys));
+    const inUtf8Order = [...keys].sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y)));
+    expect(inUtf8Order).toEqual(["a", "z", "\uE000", "\uFFFD", "\u{10000}", "\u{1F600}"]);
+    expect(Object.keys(fromBinary(ModerateResponseSchema, sorted).results[0]!.categories)).toEqual(inUtf8Order);
+  });
+
   it("survive a parse round trip, as a caller re-encoding a received message does", async () => {
     const message = responseWithCategories(["violence", "hate"]);
     const wire = canonicalMessageBytes(ModerateResponseSchema, message);

@@ -21,7 +21,7 @@ const requestBytes = canonicalMessageBytes(ModerateRequestSchema, request);
 describe("signOutcome", () => {
   it("signs a JSON answer over the text it returns, to be sent as it is", async () => {
     const json = '{"id":"modr_1","flagged":false,"note":"é"}';
-    const signed = await signOutcome(ring.signer, { kind: "json", status: 200, json, requestBody: REQUEST_BODY, nowMs });
+    const signed = await signOutcome(ring.signer, { kind: "json", status: 200, json, requestBody: REQUEST_BODY, nowMs, scope: { route: "/v1/moderate", account: "acct_1" } });
     expect(signed.json).toBe(json);
     expect(signed.byteLength).toBe(Buffer.byteLength(json));
     const received = { status: 200, headers: { "content-type": JSON_CONTENT_TYPE, ...signed.headers }, body: Buffer.from(json), requestBody: REQUEST_BODY, jwks };
@@ -31,7 +31,7 @@ describe("signOutcome", () => {
   });
 
   it("binds a JSON answer to an empty body when the request body was never read", async () => {
-    const signed = await signOutcome(ring.signer, { kind: "json", status: 413, json: "{}", requestBody: undefined, nowMs });
+    const signed = await signOutcome(ring.signer, { kind: "json", status: 413, json: "{}", requestBody: undefined, nowMs, scope: { route: "/v1/moderate" } });
     const received = { status: 413, headers: { "content-type": JSON_CONTENT_TYPE, ...signed.headers }, body: Buffer.from("{}"), jwks };
     expect(await verifyModerationResponse({ ...received, requestBody: new Uint8Array() })).toMatchObject({ valid: true });
   });
@@ -39,14 +39,14 @@ describe("signOutcome", () => {
   it("sorts an RPC answer's maps in place, so the bytes sent are the bytes signed", async () => {
     const categories = { violence: { score: 0.2, flagged: false }, hate: { score: 0.1, flagged: false } };
     const message = create(ModerateResponseSchema, { id: "modr_x", model: "m", results: [{ index: 0, type: "text", categories, models: ["m"] }] });
-    const metadata = await signOutcome(ring.signer, { kind: "rpc-answer", schema: ModerateResponseSchema, message, requestBytes, nowMs });
+    const metadata = await signOutcome(ring.signer, { kind: "rpc-answer", schema: ModerateResponseSchema, message, requestBytes, nowMs, scope: undefined });
     expect(Object.keys(message.results[0]!.categories)).toEqual(["hate", "violence"]);
     const messageBytes = toBinary(ModerateResponseSchema, message);
     expect(await verifyRpcResponse({ requestBytes, outcome: { ok: true, messageBytes }, metadata, jwks })).toMatchObject({ valid: true });
   });
 
   it("signs a ConnectError as received, x-error-code included, into its metadata", async () => {
-    const error = await signConnectError(ring.signer, toConnectError(new ApiError("invalid_api_key", "The API key is invalid or has been revoked.")), { requestBytes, nowMs });
+    const error = await signConnectError(ring.signer, toConnectError(new ApiError("invalid_api_key", "The API key is invalid or has been revoked.")), { requestBytes, nowMs, scope: { route: "/moderation.v1.ModerationService/Moderate" } });
     expect(error).toBeInstanceOf(ConnectError);
     expect(error.metadata.get("signature-input")).toContain('"x-error-code"');
     const outcome = { ok: false as const, code: Code.Unauthenticated, message: error.rawMessage };

@@ -32,6 +32,7 @@ describe.each([
 ])("%s", (_name, workerThreads) => {
   const ctx = useServerWithKey({ env: { WORKER_THREADS: workerThreads } });
   const jwks = () => fetchJwks(`${ctx.server.httpUrl}/.well-known/jwks.json`);
+  const accountOf = async (key: string) => (await ctx.server.ctx.accounts.authenticate(key))!.accountId;
   const headersFor = (c: Case, contentType: string) => ({
     "content-type": c === "wrong content type" ? "text/plain" : contentType,
     ...(c === "no key" ? {} : { "x-api-key": ctx.key }),
@@ -47,7 +48,15 @@ describe.each([
       expect(response.status).toBe({ answer: 200, "no key": 401, "bad body": 400, "wrong content type": 415 }[c]);
       const received = { status: response.status, headers: Object.fromEntries(response.headers.entries()), body: new Uint8Array(await response.arrayBuffer()) };
       const requestBody = new TextEncoder().encode(body);
-      expect(await verifyModerationResponse({ ...received, requestBody, jwks: await jwks() })).toMatchObject({ valid: true });
+      // Signed for this route, and for the caller's account once the chain found its key live.
+      const account = c === "answer" || c === "bad body" ? await accountOf(ctx.key) : undefined;
+      expect(received.headers["moderation-account"]).toBe(account);
+      const scope = { route: path, ...(account ? { account } : {}) };
+      expect(await verifyModerationResponse({ ...received, requestBody, jwks: await jwks(), expect: scope })).toMatchObject({ valid: true });
+      // Not an answer of the other JSON route, nor of another account.
+      const otherRoute = path === "/v1/moderate" ? "/v1/moderations" : "/v1/moderate";
+      expect(await verifyModerationResponse({ ...received, requestBody, jwks: await jwks(), expect: { route: otherRoute } })).toMatchObject({ valid: false });
+      expect(await verifyModerationResponse({ ...received, requestBody, jwks: await jwks(), expect: { account: "acct_someone_else" } })).toMatchObject({ valid: false });
     });
 
     it.each(["GET", "HEAD"])("405 to %s: signed, bound to no body, over the body it sends", async (method) => {
@@ -102,8 +111,12 @@ describe.each([
       const boundTo = c === "answer" ? requestBytes : new Uint8Array();
       const outcome = c === "answer" ? { ok: true as const, messageBytes: answerBytes(answer, enveloped, json) } : errorReceived(answer, enveloped && c !== "wrong content type");
       if (c !== "answer") expect(outcome).toMatchObject({ code: { "no key": 16, "bad body": 3, "wrong content type": 3 }[c] });
-      const verified = await verifyRpcResponse({ requestBytes: boundTo, outcome, metadata: answer.metadata, jwks: await jwks() });
+      // Signed for the method, and for the account once the chain found the key live (the body
+      // guard refuses a bad body before the chain runs).
+      const scope = { route: MODERATE_PATH, ...(c === "answer" ? { account: await accountOf(ctx.key) } : {}) };
+      const verified = await verifyRpcResponse({ requestBytes: boundTo, outcome, metadata: answer.metadata, jwks: await jwks(), expect: scope });
       expect(verified).toMatchObject({ valid: true });
+      expect(await verifyRpcResponse({ requestBytes: boundTo, outcome, metadata: answer.metadata, jwks: await jwks(), expect: { route: "/v1/moderate" } })).toMatchObject({ valid: false });
     });
   });
 });

@@ -1,8 +1,8 @@
 import { webcrypto } from "node:crypto";
 
 /**
- * Verification the way a caller following src/signing/README.md would do it, written
- * against the README and not our code: regexes, a hand-built signature base, WebCrypto.
+ * Verification the way a caller following docs/signing.md would do it, written against the
+ * docs and not our code: regexes, a hand-built signature base, WebCrypto.
  */
 export async function verifyByHand(input: {
   status: number;
@@ -22,13 +22,17 @@ export async function verifyByHand(input: {
   const signature = /^sig1=:([A-Za-z0-9+/=]+):$/.exec(h.signature ?? "")?.[1];
   const keyid = /;keyid="([^"]+)"/.exec(params ?? "")?.[1];
   if (!params || !signature || !keyid) return false;
-  if (!params.startsWith('("@status" "content-type" "content-digest" "moderation-request-digest");')) return false;
-  // 3. The RFC 9421 signature base, by hand.
+  const fixed = '"@status" "content-type" "content-digest" "moderation-request-digest"';
+  const scope = [`(${fixed});`, `(${fixed} "moderation-route");`, `(${fixed} "moderation-route" "moderation-account");`].findIndex((list) => params.startsWith(list));
+  if (scope < 0) return false;
+  // 3. The RFC 9421 signature base, by hand: the fixed lines, then the scope's.
   const base =
     `"@status": ${input.status}\n` +
     `"content-type": ${h["content-type"]}\n` +
     `"content-digest": ${h["content-digest"]}\n` +
     `"moderation-request-digest": ${h["moderation-request-digest"]}\n` +
+    (scope >= 1 ? `"moderation-route": ${h["moderation-route"]}\n` : "") +
+    (scope >= 2 ? `"moderation-account": ${h["moderation-account"]}\n` : "") +
     `"@signature-params": ${params}`;
   const jwk = input.jwks.keys.find((k) => k.kid === keyid);
   if (!jwk) return false;

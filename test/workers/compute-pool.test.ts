@@ -1,6 +1,6 @@
 import { createHash, generateKeyPairSync, verify } from "node:crypto";
 import { ApiError } from "../../src/errors/api-error.js";
-import { parseJsonBody } from "../../src/http/json-body.js";
+import { parseJsonBody } from "../../src/moderation/json-body-value.js";
 import { sha256DigestHeader } from "../../src/signing/sha256.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPatternClassifier } from "../../src/classifiers/rules/pattern/pattern-classifier.js";

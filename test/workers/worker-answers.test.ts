@@ -30,6 +30,7 @@ const CALLS = [
 
 const requestOf = (texts: readonly string[]) => create(ModerateRequestSchema, { input: texts.map((text) => ({ type: "text", text })) });
 const NOW_MS = 1_800_000_123_456;
+const RPC_ROUTE = "/moderation.v1.ModerationService/Moderate";
 
 // One worker job answers a text-only call whole: the message the chain sees, the bytes sent
 // and their signature must all agree, and match the event loop's answer.
@@ -52,7 +53,7 @@ describe("answers made whole in a compute worker", () => {
 
   it.each(CALLS)("JSON, %s: bytes render the message, the signature verifies, the answer equals the event loop's", async (_name, texts) => {
     const requestBody = new TextEncoder().encode(JSON.stringify({ input: texts.map((text) => ({ type: "text", text })) }));
-    const message = await answerer.answer(requestOf(texts), { form: "json", requestBody }, NOW_MS)!;
+    const message = await answerer.answer(requestOf(texts), { form: "json", requestBody, route: "/v1/moderate" }, NOW_MS, "acct_worker")!;
     const signed = signedJsonFor(message)!;
     expect(signed).toBeDefined();
     expect(signed.byteLength).toBe(Buffer.byteLength(signed.json, "utf8"));
@@ -64,8 +65,12 @@ describe("answers made whole in a compute worker", () => {
     expect(message.id).toMatch(/^modr_/);
 
     const headers = { "content-type": "application/json; charset=utf-8", ...signed.headers };
-    const verified = await verifyModerationResponse({ requestBody, status: 200, headers, body: Buffer.from(signed.json, "utf8"), jwks });
+    const scope = { route: "/v1/moderate", account: "acct_worker" };
+    const verified = await verifyModerationResponse({ requestBody, status: 200, headers, body: Buffer.from(signed.json, "utf8"), jwks, expect: scope });
     expect(verified).toEqual({ valid: true, keyId: ring.signer.keyId, created: Math.floor(NOW_MS / 1000) });
+    // Signed for the caller's route and account, as the event loop signs it: another account's does not verify.
+    const asOther = await verifyModerationResponse({ requestBody, status: 200, headers, body: Buffer.from(signed.json, "utf8"), jwks, expect: { account: "acct_other" } });
+    expect(asOther).toMatchObject({ valid: false, reason: 'the answer was signed for account "acct_worker", not "acct_other"' });
     // Bound to its own request: another body does not verify.
     const otherRequest = new TextEncoder().encode('{"input":[{"type":"text","text":"other"}]}');
     expect((await verifyModerationResponse({ requestBody: otherRequest, status: 200, headers, body: Buffer.from(signed.json, "utf8"), jwks })).valid).toBe(false);
@@ -77,8 +82,8 @@ describe("answers made whole in a compute worker", () => {
     for (const request of [empty, tooMany]) {
       const fromLoop = await inline(request).catch((error: unknown) => error);
       for (const fromWorker of [
-        await answerer.answer(request, { form: "json", requestBody: new Uint8Array() }, NOW_MS)!.catch((error: unknown) => error),
-        await answerer.answer(request, { form: "rpc", requestBytes: new Uint8Array() }, NOW_MS)!.catch((error: unknown) => error),
+        await answerer.answer(request, { form: "json", requestBody: new Uint8Array(), route: "/v1/moderate" }, NOW_MS, undefined)!.catch((error: unknown) => error),
+        await answerer.answer(request, { form: "rpc", requestBytes: new Uint8Array(), route: RPC_ROUTE }, NOW_MS, undefined)!.catch((error: unknown) => error),
       ]) {
         expect(fromWorker).toBeInstanceOf(ApiError);
         expect(fromWorker).toEqual(fromLoop);
@@ -91,20 +96,22 @@ describe("answers made whole in a compute worker", () => {
     expect(isTextOnly(create(ModerateRequestSchema, { input: [{ type: "text", text: "a" }, { type: "image", base64: "data:" }] }))).toBe(false);
     expect(isTextOnly(create(ModerateRequestSchema, { input: [{ type: "video", text: "a" }] }))).toBe(false);
     const withImage = create(ModerateRequestSchema, { input: [{ type: "text", text: "a" }, { type: "image", base64: "data:" }] });
-    expect(answerer.answer(withImage, { form: "rpc", requestBytes: new Uint8Array() }, NOW_MS)).toBeUndefined();
+    expect(answerer.answer(withImage, { form: "rpc", requestBytes: new Uint8Array(), route: RPC_ROUTE }, NOW_MS, undefined)).toBeUndefined();
   });
 
   it.each(CALLS)("RPC, %s: the metadata signs the message's wire bytes for this request, the answer equals the event loop's", async (_name, texts) => {
     const request = requestOf(texts);
     const requestBytes = canonicalMessageBytes(ModerateRequestSchema, request);
-    const message = await answerer.answer(request, { form: "rpc", requestBytes }, NOW_MS)!;
+    const message = await answerer.answer(request, { form: "rpc", requestBytes, route: RPC_ROUTE }, NOW_MS, "acct_worker")!;
     const metadata = signedRpcFor(message)!;
     expect(metadata).toBeDefined();
     expect(signedJsonFor(message)).toBeUndefined();
     // What gRPC and Connect+proto put on the wire (the message as is) is what was signed.
     const wireBytes = toBinary(ModerateResponseSchema, message);
-    const verified = await verifyRpcResponse({ requestBytes, outcome: { ok: true, messageBytes: wireBytes }, metadata, jwks });
+    const verified = await verifyRpcResponse({ requestBytes, outcome: { ok: true, messageBytes: wireBytes }, metadata, jwks, expect: { route: RPC_ROUTE, account: "acct_worker" } });
     expect(verified).toEqual({ valid: true, keyId: ring.signer.keyId, created: Math.floor(NOW_MS / 1000) });
+    const elsewhere = await verifyRpcResponse({ requestBytes, outcome: { ok: true, messageBytes: wireBytes }, metadata, jwks, expect: { route: "/v1/moderate" } });
+    expect(elsewhere).toMatchObject({ valid: false });
     const otherRequest = canonicalMessageBytes(ModerateRequestSchema, requestOf(["other"]));
     expect((await verifyRpcResponse({ requestBytes: otherRequest, outcome: { ok: true, messageBytes: wireBytes }, metadata, jwks })).valid).toBe(false);
 

@@ -1,4 +1,4 @@
-import { createPublicKey } from "node:crypto";
+import { createPublicKey, type KeyObject } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { fetchJwks } from "../../client/fetch-jwks.js";
@@ -9,11 +9,12 @@ import type { Jwks } from "../../signing/jwk.js";
 import { UsageError } from "../usage-error.js";
 
 const USAGE =
-  "usage: modctl verify --request REQ.json --response RESP.txt (--jwks URL|FILE | --key PUBLIC_KEY.pem) [--max-age SECONDS]";
+  "usage: modctl verify --request REQ.json --response RESP.txt (--jwks URL|FILE | --key PUBLIC_KEY.pem) [--max-age SECONDS] [--route PATH] [--account ACCOUNT_ID]";
 
 /**
  * modctl verify: checks a saved POST /v1/moderate response (`curl -si ... > RESP.txt`)
- * against the request body that was sent. Prints one JSON line; exit 0 valid, 1 not, 2 usage.
+ * against the request body that was sent (and, with --route / --account, that it was signed for
+ * that route and account). Prints one JSON line; exit 0 valid, 1 not, 2 usage.
  */
 export async function runVerifyCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -24,6 +25,8 @@ export async function runVerifyCommand(args: string[]): Promise<number> {
       jwks: { type: "string" },
       key: { type: "string" },
       "max-age": { type: "string" },
+      route: { type: "string" },
+      account: { type: "string" },
     },
   });
   if (!values.request || !values.response) throw new UsageError(USAGE);
@@ -56,6 +59,7 @@ export async function runVerifyCommand(args: string[]): Promise<number> {
     body: response.body,
     jwks,
     ...(maxAge === undefined ? {} : { maxAgeSeconds: Number(maxAge) }),
+    expect: { ...(values.route === undefined ? {} : { route: values.route }), ...(values.account === undefined ? {} : { account: values.account }) },
   });
   return report({
     valid: result.valid,
@@ -84,11 +88,15 @@ async function loadJwks(source: string): Promise<unknown> {
 /** A PEM public key (or a private key, whose public half is used) as a one-key JWKS. */
 function jwksFromKeyFile(path: string): Jwks {
   const text = new TextDecoder().decode(readFile(path, "--key"));
+  let key: KeyObject;
   try {
-    return { keys: [toPublicJwk(createPublicKey(text))] };
+    key = createPublicKey(text);
   } catch {
     throw new UsageError(`--key ${path} is not a PEM Ed25519 key`);
   }
+  // Another curve's key (X25519 reads as a public key too) ended as "not in the JWKS".
+  if (key.asymmetricKeyType !== "ed25519") throw new UsageError(`--key ${path} is not a PEM Ed25519 key (it is ${key.asymmetricKeyType ?? "not an asymmetric key"})`);
+  return { keys: [toPublicJwk(key)] };
 }
 
 function readFile(path: string, flag: string): Uint8Array {

@@ -30,6 +30,7 @@ export function overviewPage(options: { account: Account; csrf: string; activeKe
     <p class="plan"><span class="badge plan-name" id="plan-name">${esc(account.plan)}</span>
       <span id="plan-limit">${formatNumber(account.requestsPerMinute)} requests per minute</span></p>
     <p class="hint">Plans are changed by an operator (<code>modctl plan set</code>).</p>
+    <p>Account id <code id="account-id">${esc(account.id)}</code>: every answer to your keys is signed for it (<code>moderation-account</code>; docs/signing.md).</p>
   </section>
   <section class="card">
     <h2>API keys</h2>

@@ -2,7 +2,7 @@ import { create } from "@bufbuild/protobuf";
 import { ModerateRequestSchema, type ModerateRequest } from "../../../gen/moderation/v1/moderation_pb.js";
 import { MAX_ITEMS } from "../../base/limits.js";
 import { ApiError } from "../../errors/api-error.js";
-import { parseJsonBody } from "../json-body.js";
+import { parseJsonBody } from "../../moderation/json-body-value.js";
 
 /**
  * How the caller wrote `input`, which decides the answer's shape: a string is one input, an

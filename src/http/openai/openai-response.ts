@@ -20,6 +20,11 @@ interface OpenAiModerationResult {
 interface OpenAiModeration {
   id: string;
   model: string;
+  /**
+   * The service's own field, as on `/v1/moderate`: the account's policy that judged the answer
+   * (its flags may differ from the model's own). Signed with the rest; absent when none applied.
+   */
+  policy?: { id: string; version: number };
   results: OpenAiModerationResult[];
 }
 
@@ -43,7 +48,7 @@ export function toOpenAiModeration(answer: ModerateResponse, shape: OpenAiInputS
     shape === "parts"
       ? [withNotEvaluated(foldResult([...answer.results.map(judged), ...(answer.combined ? [{ type: "text" as const, categories: answer.combined.categories }] : [])]), answer.results.map((r, index) => ({ r, index })), answer.combined?.notEvaluated)]
       : answer.results.map((r, index) => withNotEvaluated(foldResult([judged(r)]), [{ r, index }]));
-  return { id: answer.id, model: answer.model, results };
+  return { id: answer.id, model: answer.model, ...(answer.policy ? { policy: { id: answer.policy.id, version: answer.policy.version } } : {}), results };
 }
 
 /**

@@ -51,6 +51,13 @@ export function openAiModerationResponseSchema(): JsonSchema {
     properties: {
       id: { type: "string" },
       model: { type: "string" },
+      policy: {
+        type: "object",
+        description: "The service's own field: the account's policy that judged this answer (docs/policies.md). Absent when none applied.",
+        required: ["id", "version"],
+        additionalProperties: false,
+        properties: { id: { type: "string" }, version: { type: "integer", minimum: 1 } },
+      },
       results: {
         type: "array",
         items: {

@@ -66,6 +66,8 @@ const SIGNED = {
   "Signature-Input": header("The signed components and parameters (created, keyid, alg)."),
   "Content-Digest": header("SHA-256 of the answer's body (RFC 9530)."),
   "Moderation-Request-Digest": header("SHA-256 of the request body the answer is bound to."),
+  "Moderation-Route": header("The route called; signed, so an answer cannot pass for another endpoint's."),
+  "Moderation-Account": header("The caller's account id, once its key was found live; signed, so an answer cannot pass for another account's."),
 };
 
 /** On answers the rate limiter decided (a refusal before the key is known has none). */

@@ -1,0 +1,54 @@
+import { isUtf8 } from "node:buffer";
+import { MAX_JSON_DEPTH } from "../base/json-depth.js";
+import { firstDuplicateKey } from "../base/json-duplicate-keys.js";
+import { MAX_JSON_VALUES, outlineJson } from "../base/json-outline.js";
+import { MAX_ITEMS } from "../base/limits.js";
+import { ApiError } from "../errors/api-error.js";
+import { tooManyItems, tooManyJsonValues } from "./validate-request.js";
+
+// The JSON routes' body as a JSON value, with the refusals every JSON route shares. Here, below
+// the routes, so that a compute worker can parse a large body as the route would
+// (http/json-off-thread.ts); each route then checks its own shape (http/json-body.ts,
+// http/openai/openai-request.ts).
+
+/**
+ * UTF-8 to text as TextDecoder("utf-8", { fatal: true }) decodes it (invalid bytes throw, a
+ * leading byte-order mark is dropped), without constructing a decoder per request.
+ */
+function decodeUtf8(bytes: Uint8Array): string {
+  if (!isUtf8(bytes)) throw new TypeError("not UTF-8");
+  const hasBom = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8", hasBom ? 3 : 0);
+}
+
+/**
+ * A JSON route's body as a JSON value. Shared by /v1/moderate and /v1/moderations, which then
+ * check their own shapes. Refused, in this order:
+ *  - too_many_items: an "input" list of more than MAX_ITEMS entries, counted before parsing
+ *    (json-outline.ts), in the words the shared validator uses once it is parsed;
+ *  - invalid_request, before parsing: nested deeper than any request needs (json-depth.ts), or
+ *    more values than any request holds (MAX_JSON_VALUES);
+ *  - invalid_request: not UTF-8, not JSON, or an object holding a key twice (json-duplicate-keys.ts:
+ *    JSON.parse would keep the last, another reader of the signed bytes the first).
+ */
+export function parseJsonBody(bytes: Uint8Array): unknown {
+  const outline = outlineJson(bytes, "input");
+  if (outline.listLength !== undefined && outline.listLength > MAX_ITEMS) throw tooManyItems(outline.listLength);
+  if (outline.depth > MAX_JSON_DEPTH) throw new ApiError("invalid_request", `The request body nests JSON more than ${MAX_JSON_DEPTH} levels deep.`);
+  if (outline.values > MAX_JSON_VALUES) throw tooManyJsonValues(MAX_JSON_VALUES);
+  let body: unknown;
+  try {
+    body = JSON.parse(decodeUtf8(bytes));
+  } catch {
+    throw new ApiError("invalid_request", "The request body is not valid JSON.");
+  }
+  const duplicate = firstDuplicateKey(bytes);
+  if (duplicate !== undefined) {
+    throw new ApiError("invalid_request", `The request body has a duplicate object key "${truncate(duplicate)}": a key may appear only once in a JSON object.`);
+  }
+  return body;
+}
+
+function truncate(value: string): string {
+  return value.length > 40 ? `${value.slice(0, 40)}…` : value;
+}
