@@ -34,7 +34,7 @@ const HELP = `modctl: manage the moderation service's accounts and keys (prints 
   modctl key list --account ID
   modctl key revoke KEY_ID
   modctl plan set --account ID --plan P [--rpm N]
-  modctl policy get|set|test --account ID [--key KEY_ID] [--file POLICY.json|-] [--text T]   (docs/policies.md)
+  modctl policy get|set|delete|test --account ID [--key KEY_ID] [--file POLICY.json|-] [--text T]   (docs/policies.md)
   modctl usage --account ID [--granularity minute|hour|day] [--from T] [--to T]
   modctl verify --request REQ.json --response RESP.txt (--jwks URL|FILE | --key PUBLIC.pem) [--max-age S] [--route PATH] [--account ID]
   modctl signing list | rotate | retire KID | generate --out FILE

@@ -20,6 +20,8 @@ export interface PolicyChange {
   previousVersion: number;
   changedAt: number;
   changedBy: string;
+  /** The change removed the scope's policy (remove()). */
+  removed: boolean;
 }
 
 interface VersionRow extends Record<string, unknown> {
@@ -30,6 +32,13 @@ interface VersionRow extends Record<string, unknown> {
   changed_at: unknown;
   changed_by: string;
 }
+
+/**
+ * The rules column of a version that removes the scope's policy (policy_versions keeps every change,
+ * so a removal is a version too). After it the scope has no policy: a key's calls fall back to the
+ * account's policy, the account's to the model's thresholds, until a later version sets one again.
+ */
+const REMOVED = "null";
 
 /** Compiled matchers kept per policy version; versions never change, so entries never go stale. */
 const COMPILED_LIMIT = 1_000;
@@ -75,20 +84,36 @@ export function createPolicyStore(db: Database, clock: () => number = Date.now) 
   /** Concurrent writers of one scope an update outlasts (5 failed the six-writer test now and then). */
   const MAX_UPDATE_ATTEMPTS = 32;
 
-  function insertNext(scope: PolicyScope, rules: PolicyRules, changedBy: string): Promise<Policy> {
+  /** Stores `rules` (or REMOVED) as the scope's next version; undefined when there is nothing to remove. */
+  function insertNext(scope: PolicyScope, rules: PolicyRules | typeof REMOVED, changedBy: string): Promise<{ id: string; version: number } | undefined> {
     return db.transaction(async (tx) => {
-      const last = await tx.query<{ policy_id: string; version: unknown }>(
-        `SELECT policy_id, version FROM policy_versions WHERE account_id = $1 AND scope = $2 ORDER BY version DESC LIMIT 1`,
+      const last = await tx.query<{ policy_id: string; version: unknown; rules: string }>(
+        `SELECT policy_id, version, rules FROM policy_versions WHERE account_id = $1 AND scope = $2 ORDER BY version DESC LIMIT 1`,
         [scope.accountId, scopeOf(scope)],
       );
+      if (rules === REMOVED && (!last[0] || last[0].rules === REMOVED)) return undefined;
       const policyId = last[0]?.policy_id ?? newId("pol");
       const version = last[0] ? toNumber(last[0].version) + 1 : 1;
       await tx.execute(
         `INSERT INTO policy_versions (policy_id, account_id, scope, version, rules, changed_at, changed_by) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-        [policyId, scope.accountId, scopeOf(scope), version, JSON.stringify(rules), clock(), changedBy],
+        [policyId, scope.accountId, scopeOf(scope), version, rules === REMOVED ? REMOVED : JSON.stringify(rules), clock(), changedBy],
       );
-      return { id: policyId, version, ...rules };
+      return { id: policyId, version };
     });
+  }
+
+  /** insertNext, retried on top of a concurrent writer's version. */
+  async function insertWithRetries(scope: PolicyScope, rules: PolicyRules | typeof REMOVED, changedBy: string) {
+    // Two changes at once (two replicas, or modctl beside the dashboard) may both read version N;
+    // the primary key lets one write N+1 and the other retries on top of it. Each round one writer
+    // wins, so k writers at once need up to k attempts: the bound is for a runaway, not for contention.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await insertNext(scope, rules, changedBy);
+      } catch (error) {
+        if (attempt >= MAX_UPDATE_ATTEMPTS || !isDuplicateKey(error)) throw error;
+      }
+    }
   }
 
   return {
@@ -107,14 +132,17 @@ export function createPolicyStore(db: Database, clock: () => number = Date.now) 
       const cached = callerCache?.get(cacheKey);
       if (cached?.found) return cached.caller;
       const tokenBefore = callerCache?.token() ?? "";
-      // The key's override sorts before the account's ('' sorts first, so DESC), newest version first.
-      const rows = await db.query<{ policy_id: string; scope: string; version: unknown }>(
-        `SELECT policy_id, scope, version FROM policy_versions
+      // The newest version of the key's override and of the account's policy, the key's first
+      // ('' sorts first, so DESC): the first that is not a removal decides.
+      const rows = await db.query<{ policy_id: string; scope: string; version: unknown; removed: unknown }>(
+        `SELECT policy_id, scope, version, rules = '${REMOVED}' AS removed FROM policy_versions AS p
           WHERE account_id = $1 AND (scope = $2 OR scope = '')
-          ORDER BY scope DESC, version DESC LIMIT 1`,
+            AND version = (SELECT MAX(version) FROM policy_versions AS q WHERE q.account_id = p.account_id AND q.scope = p.scope)
+          ORDER BY scope DESC`,
         [accountId, keyId],
       );
-      const policy = rows[0] ? await compiledVersion(db, accountId, rows[0]) : undefined;
+      const deciding = rows.find((row) => !isTrue(row.removed));
+      const policy = deciding ? await compiledVersion(db, accountId, deciding) : undefined;
       callerCache?.set(cacheKey, policy, tokenBefore);
       return policy;
     },
@@ -126,7 +154,7 @@ export function createPolicyStore(db: Database, clock: () => number = Date.now) 
           WHERE account_id = $1 AND scope = $2 ORDER BY version DESC LIMIT 1`,
         [scope.accountId, scopeOf(scope)],
       );
-      return rows[0] && toPolicy(rows[0]);
+      return rows[0] && rows[0].rules !== REMOVED ? toPolicy(rows[0]) : undefined;
     },
 
     /**
@@ -135,22 +163,23 @@ export function createPolicyStore(db: Database, clock: () => number = Date.now) 
      */
     async update(scope: PolicyScope, draft: unknown, changedBy: string): Promise<Policy> {
       const rules = await validatePolicyRulesCooperatively(draft);
-      // Two changes at once (two replicas, or modctl beside the dashboard) may both read version N;
-      // the primary key lets one write N+1 and the other retries on top of it. Each round one writer
-      // wins, so k writers at once need up to k attempts: the bound is for a runaway, not for contention.
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await insertNext(scope, rules, changedBy);
-        } catch (error) {
-          if (attempt >= MAX_UPDATE_ATTEMPTS || !isDuplicateKey(error)) throw error;
-        }
-      }
+      const stored = (await insertWithRetries(scope, rules, changedBy))!;
+      return { ...stored, ...rules };
+    },
+
+    /**
+     * Removes the scope's policy, recorded as a version of its own (who and when, as for a change):
+     * a key's calls then follow the account's policy again, the account's the model's thresholds.
+     * Undefined when the scope has no policy to remove. The caller must have checked `keyId`.
+     */
+    async remove(scope: PolicyScope, changedBy: string): Promise<{ id: string; version: number } | undefined> {
+      return insertWithRetries(scope, REMOVED, changedBy);
     },
 
     /** Every change to the account's policies (its own and its keys'), newest first. */
     async history(accountId: string, limit = 100): Promise<PolicyChange[]> {
-      const rows = await db.query<VersionRow>(
-        `SELECT policy_id, scope, version, changed_at, changed_by FROM policy_versions
+      const rows = await db.query<VersionRow & { removed: unknown }>(
+        `SELECT policy_id, scope, version, changed_at, changed_by, rules = '${REMOVED}' AS removed FROM policy_versions
           WHERE account_id = $1 ORDER BY changed_at DESC, version DESC LIMIT $2`,
         [accountId, limit],
       );
@@ -162,12 +191,18 @@ export function createPolicyStore(db: Database, clock: () => number = Date.now) 
         previousVersion: toNumber(row.version) - 1,
         changedAt: toNumber(row.changed_at),
         changedBy: row.changed_by,
+        removed: isTrue(row.removed),
       }));
     },
   };
 }
 
 export type PolicyStore = ReturnType<typeof createPolicyStore>;
+
+/** A boolean column as either driver returns it (PostgreSQL: true/false; SQLite: 1/0). */
+function isTrue(value: unknown): boolean {
+  return value === true || value === 1 || value === 1n;
+}
 
 /** A primary-key clash, as either driver reports it (PostgreSQL's SQLSTATE 23505, SQLite's constraint error). */
 function isDuplicateKey(error: unknown): boolean {

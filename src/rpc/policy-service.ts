@@ -2,7 +2,7 @@ import { create } from "@bufbuild/protobuf";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import { ModerateRequestSchema } from "../../gen/moderation/v1/moderation_pb.js";
 import {
-  GetPolicyResponseSchema, PolicyRulesSchema, PolicySchema, TestPolicyResponseSchema, UpdatePolicyResponseSchema,
+  DeletePolicyResponseSchema, GetPolicyResponseSchema, PolicyRulesSchema, PolicySchema, TestPolicyResponseSchema, UpdatePolicyResponseSchema,
   type PolicyRules as PolicyRulesMessage, type PolicyService,
 } from "../../gen/moderation/v1/policy_pb.js";
 import type { AppContext } from "../app/app-context.js";
@@ -17,7 +17,7 @@ import { validatePolicyRulesCooperatively, type Policy, type PolicyRules } from 
 const DRAFT = { id: "draft", version: 0 } as const;
 
 /**
- * PolicyService: an account reads, changes and tries its own policy with its API key, for itself or
+ * PolicyService: an account reads, changes, removes and tries its own policy with its API key, for itself or
  * for one of its keys (never another account's: a key id it does not own is not found). Drafts go
  * through validatePolicyRules, as the dashboard's and modctl's do.
  */
@@ -45,7 +45,7 @@ export function createPolicyServiceImpl(ctx: Pick<AppContext, "policies" | "acco
         ...(policy ? { policy: toPolicyMessage(policy, request.keyId) } : {}),
         changes: changes.map((c) => ({
           policyId: c.policyId, keyId: c.keyId ?? "", version: c.version, previousVersion: c.previousVersion,
-          changedAtMs: BigInt(c.changedAt), changedBy: c.changedBy,
+          changedAtMs: BigInt(c.changedAt), changedBy: c.changedBy, removed: c.removed,
         })),
       });
     },
@@ -55,6 +55,11 @@ export function createPolicyServiceImpl(ctx: Pick<AppContext, "policies" | "acco
       if (request.rules === undefined) throw new ApiError("invalid_policy", "rules is required; send empty rules ({}) to clear every rule.");
       const policy = await ctx.policies.update(scope, draftOf(request.rules), `key:${caller.keyId}`);
       return create(UpdatePolicyResponseSchema, { policy: toPolicyMessage(policy, request.keyId) });
+    },
+    async deletePolicy(request, context) {
+      const { caller, scope } = await scopeOf(context, request.keyId);
+      const removed = await ctx.policies.remove(scope, `key:${caller.keyId}`);
+      return create(DeletePolicyResponseSchema, removed ? { removed: true, policyId: removed.id, version: removed.version } : { removed: false });
     },
     async testPolicy(request, context) {
       await scopeOf(context, "");

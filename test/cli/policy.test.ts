@@ -35,6 +35,13 @@ describe("modctl policy", () => {
     const draft = json(await modctl(["policy", "test", "--account", accountId, "--file", "-", "--text", "camper"], server.env, "{}"));
     expect(draft.policy).toEqual({ id: "draft", version: 0 });
     expect(draft.results[0].explanations).toEqual([]);
+
+    // delete: the server's next answer carries no policy; a second delete has nothing to remove.
+    expect(json(await modctl(["policy", "delete", "--account", accountId], server.env))).toEqual({ removed: true, policyId: set.id, version: 2 });
+    const after = await moderate(key, "what a c.a.m.p.e.r");
+    expect(after.policy).toBeUndefined();
+    expect(json(await modctl(["policy", "get", "--account", accountId], server.env))).toMatchObject({ policy: null, changes: [{ version: 2, removed: true }, { version: 1 }] });
+    expect(json(await modctl(["policy", "delete", "--account", accountId], server.env))).toEqual({ removed: false });
   });
 
   it("refuses an invalid policy with its code and exit 1, and an unknown account", async () => {

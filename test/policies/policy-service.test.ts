@@ -64,6 +64,23 @@ describe("PolicyService (Postgres store)", () => {
     expect(await codeOf(client().updatePolicy({ keyId: theirs.keyId, rules: {} }, { headers }))).toBe("not_found");
   });
 
+  it("DeletePolicy removes a key's override: its calls follow the account's policy again; not another account's", async () => {
+    const mine = await server.createAccount("pro");
+    const theirs = await server.createAccount("pro");
+    const headers = { "x-api-key": mine.key };
+    const account = (await client().updatePolicy({ rules: { thresholds: { hate: 0.25 } } }, { headers })).policy!;
+    const override = (await client().updatePolicy({ keyId: mine.keyId, rules: {} }, { headers })).policy!;
+    expect((await server.ctx.policies.forCaller(mine.accountId, mine.keyId))?.policy.id).toBe(override.id);
+    expect(await codeOf(client().deletePolicy({ keyId: theirs.keyId }, { headers }))).toBe("not_found");
+    const removed = await client().deletePolicy({ keyId: mine.keyId }, { headers });
+    expect([removed.removed, removed.policyId, removed.version]).toEqual([true, override.id, 2]);
+    expect((await client().getPolicy({ keyId: mine.keyId }, { headers })).policy).toBeUndefined();
+    expect((await server.ctx.policies.forCaller(mine.accountId, mine.keyId))?.policy).toMatchObject({ id: account.id, version: account.version });
+    const changes = (await client().getPolicy({}, { headers })).changes;
+    expect(changes.find((c) => c.keyId === mine.keyId && c.version === 2)?.removed).toBe(true);
+    expect((await client().deletePolicy({ keyId: mine.keyId }, { headers })).removed).toBe(false);
+  });
+
   it("TestPolicy shows flags under a draft without saving it; scores are the model's", async () => {
     const { key } = await server.createAccount("pro");
     const headers = { "x-api-key": key };

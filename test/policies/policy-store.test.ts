@@ -41,6 +41,31 @@ describe.each(STORE_KINDS)("policy store on %s", (kind) => {
     expect(history).toHaveLength(3);
   });
 
+  // An override with empty rules is still an override (its key's calls ignored the account's
+  // policy), and there was no way back: found by an audit.
+  it("removes a key's override (its calls follow the account's policy again) and the account's, each recorded as a version", async () => {
+    const store = createPolicyStore(a, () => 2_000);
+    const account = await store.update({ accountId: "acct_rm" }, { thresholds: { hate: 0.2 } }, "modctl");
+    const override = await store.update({ accountId: "acct_rm", keyId: "key_rm" }, {}, "api:key_rm");
+    expect((await store.forCaller("acct_rm", "key_rm"))?.policy).toEqual(override);
+    expect(await store.remove({ accountId: "acct_rm", keyId: "key_rm" }, "api:key_rm")).toEqual({ id: override.id, version: 2 });
+    // Seen by the other connection too (another process, another replica).
+    const other = createPolicyStore(b);
+    expect((await other.forCaller("acct_rm", "key_rm"))?.policy).toEqual(account);
+    expect(await other.current({ accountId: "acct_rm", keyId: "key_rm" })).toBeUndefined();
+    expect(await store.remove({ accountId: "acct_rm", keyId: "key_rm" }, "api:key_rm")).toBeUndefined();
+    // Set again, the scope goes on from the removal's version.
+    const again = await store.update({ accountId: "acct_rm", keyId: "key_rm" }, { thresholds: { hate: "off" } }, "modctl");
+    expect([again.id, again.version]).toEqual([override.id, 3]);
+    expect((await other.forCaller("acct_rm", "key_rm"))?.policy).toEqual(again);
+    await store.remove({ accountId: "acct_rm" }, "modctl");
+    expect(await other.forCaller("acct_rm", "key_other")).toBeUndefined();
+    expect((await other.forCaller("acct_rm", "key_rm"))?.policy).toEqual(again);
+    const history = await store.history("acct_rm");
+    expect(history.filter((c) => c.removed).map((c) => [c.scope, c.version])).toEqual(expect.arrayContaining([["key", 2], ["account", 2]]));
+    expect(history).toHaveLength(5);
+  });
+
   // Versions before 2026-12-14 stored terms with a line break; the dashboard's form (a term per line)
   // split such a term in two, so saving the page unchanged flagged "I have two cats".
   it("reads a stored term holding a line break as the one-line term it matches as", async () => {

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file moderation/v1/policy.proto.
  */
 export const file_moderation_v1_policy: GenFile = /*@__PURE__*/
-  fileDesc("Chptb2RlcmF0aW9uL3YxL3BvbGljeS5wcm90bxINbW9kZXJhdGlvbi52MSLPAQoLUG9saWN5UnVsZXMSPgoKdGhyZXNob2xkcxgBIAMoCzIqLm1vZGVyYXRpb24udjEuUG9saWN5UnVsZXMuVGhyZXNob2xkc0VudHJ5EgsKA29mZhgCIAMoCRIsCgpibG9ja19saXN0GAMgAygLMhgubW9kZXJhdGlvbi52MS5CbG9ja1Rlcm0SEgoKYWxsb3dfbGlzdBgEIAMoCRoxCg9UaHJlc2hvbGRzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgBOgI4ASIrCglCbG9ja1Rlcm0SDAoEdGVybRgBIAEoCRIQCghjYXRlZ29yeRgCIAEoCSJgCgZQb2xpY3kSCgoCaWQYASABKAkSDwoHdmVyc2lvbhgCIAEoDRIpCgVydWxlcxgDIAEoCzIaLm1vZGVyYXRpb24udjEuUG9saWN5UnVsZXMSDgoGa2V5X2lkGAQgASgJIocBCgxQb2xpY3lDaGFuZ2USEQoJcG9saWN5X2lkGAEgASgJEg4KBmtleV9pZBgCIAEoCRIPCgd2ZXJzaW9uGAMgASgNEhgKEHByZXZpb3VzX3ZlcnNpb24YBCABKA0SFQoNY2hhbmdlZF9hdF9tcxgFIAEoAxISCgpjaGFuZ2VkX2J5GAYgASgJIiIKEEdldFBvbGljeVJlcXVlc3QSDgoGa2V5X2lkGAEgASgJIngKEUdldFBvbGljeVJlc3BvbnNlEioKBnBvbGljeRgBIAEoCzIVLm1vZGVyYXRpb24udjEuUG9saWN5SACIAQESLAoHY2hhbmdlcxgCIAMoCzIbLm1vZGVyYXRpb24udjEuUG9saWN5Q2hhbmdlQgkKB19wb2xpY3kiUAoTVXBkYXRlUG9saWN5UmVxdWVzdBIOCgZrZXlfaWQYASABKAkSKQoFcnVsZXMYAiABKAsyGi5tb2RlcmF0aW9uLnYxLlBvbGljeVJ1bGVzIj0KFFVwZGF0ZVBvbGljeVJlc3BvbnNlEiUKBnBvbGljeRgBIAEoCzIVLm1vZGVyYXRpb24udjEuUG9saWN5ImcKEVRlc3RQb2xpY3lSZXF1ZXN0EikKBXJ1bGVzGAEgASgLMhoubW9kZXJhdGlvbi52MS5Qb2xpY3lSdWxlcxInCgVpbnB1dBgCIAMoCzIYLm1vZGVyYXRpb24udjEuSW5wdXRJdGVtIkUKElRlc3RQb2xpY3lSZXNwb25zZRIvCgZhbnN3ZXIYASABKAsyHy5tb2RlcmF0aW9uLnYxLk1vZGVyYXRlUmVzcG9uc2UyiwIKDVBvbGljeVNlcnZpY2USTgoJR2V0UG9saWN5Eh8ubW9kZXJhdGlvbi52MS5HZXRQb2xpY3lSZXF1ZXN0GiAubW9kZXJhdGlvbi52MS5HZXRQb2xpY3lSZXNwb25zZRJXCgxVcGRhdGVQb2xpY3kSIi5tb2RlcmF0aW9uLnYxLlVwZGF0ZVBvbGljeVJlcXVlc3QaIy5tb2RlcmF0aW9uLnYxLlVwZGF0ZVBvbGljeVJlc3BvbnNlElEKClRlc3RQb2xpY3kSIC5tb2RlcmF0aW9uLnYxLlRlc3RQb2xpY3lSZXF1ZXN0GiEubW9kZXJhdGlvbi52MS5UZXN0UG9saWN5UmVzcG9uc2ViBnByb3RvMw", [file_moderation_v1_moderation]);
+  fileDesc("Chptb2RlcmF0aW9uL3YxL3BvbGljeS5wcm90bxINbW9kZXJhdGlvbi52MSLPAQoLUG9saWN5UnVsZXMSPgoKdGhyZXNob2xkcxgBIAMoCzIqLm1vZGVyYXRpb24udjEuUG9saWN5UnVsZXMuVGhyZXNob2xkc0VudHJ5EgsKA29mZhgCIAMoCRIsCgpibG9ja19saXN0GAMgAygLMhgubW9kZXJhdGlvbi52MS5CbG9ja1Rlcm0SEgoKYWxsb3dfbGlzdBgEIAMoCRoxCg9UaHJlc2hvbGRzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgBOgI4ASIrCglCbG9ja1Rlcm0SDAoEdGVybRgBIAEoCRIQCghjYXRlZ29yeRgCIAEoCSJgCgZQb2xpY3kSCgoCaWQYASABKAkSDwoHdmVyc2lvbhgCIAEoDRIpCgVydWxlcxgDIAEoCzIaLm1vZGVyYXRpb24udjEuUG9saWN5UnVsZXMSDgoGa2V5X2lkGAQgASgJIpgBCgxQb2xpY3lDaGFuZ2USEQoJcG9saWN5X2lkGAEgASgJEg4KBmtleV9pZBgCIAEoCRIPCgd2ZXJzaW9uGAMgASgNEhgKEHByZXZpb3VzX3ZlcnNpb24YBCABKA0SFQoNY2hhbmdlZF9hdF9tcxgFIAEoAxISCgpjaGFuZ2VkX2J5GAYgASgJEg8KB3JlbW92ZWQYByABKAgiIgoQR2V0UG9saWN5UmVxdWVzdBIOCgZrZXlfaWQYASABKAkieAoRR2V0UG9saWN5UmVzcG9uc2USKgoGcG9saWN5GAEgASgLMhUubW9kZXJhdGlvbi52MS5Qb2xpY3lIAIgBARIsCgdjaGFuZ2VzGAIgAygLMhsubW9kZXJhdGlvbi52MS5Qb2xpY3lDaGFuZ2VCCQoHX3BvbGljeSJQChNVcGRhdGVQb2xpY3lSZXF1ZXN0Eg4KBmtleV9pZBgBIAEoCRIpCgVydWxlcxgCIAEoCzIaLm1vZGVyYXRpb24udjEuUG9saWN5UnVsZXMiPQoUVXBkYXRlUG9saWN5UmVzcG9uc2USJQoGcG9saWN5GAEgASgLMhUubW9kZXJhdGlvbi52MS5Qb2xpY3kiZwoRVGVzdFBvbGljeVJlcXVlc3QSKQoFcnVsZXMYASABKAsyGi5tb2RlcmF0aW9uLnYxLlBvbGljeVJ1bGVzEicKBWlucHV0GAIgAygLMhgubW9kZXJhdGlvbi52MS5JbnB1dEl0ZW0iRQoSVGVzdFBvbGljeVJlc3BvbnNlEi8KBmFuc3dlchgBIAEoCzIfLm1vZGVyYXRpb24udjEuTW9kZXJhdGVSZXNwb25zZSIlChNEZWxldGVQb2xpY3lSZXF1ZXN0Eg4KBmtleV9pZBgBIAEoCSJLChREZWxldGVQb2xpY3lSZXNwb25zZRIPCgdyZW1vdmVkGAEgASgIEhEKCXBvbGljeV9pZBgCIAEoCRIPCgd2ZXJzaW9uGAMgASgNMuQCCg1Qb2xpY3lTZXJ2aWNlEk4KCUdldFBvbGljeRIfLm1vZGVyYXRpb24udjEuR2V0UG9saWN5UmVxdWVzdBogLm1vZGVyYXRpb24udjEuR2V0UG9saWN5UmVzcG9uc2USVwoMVXBkYXRlUG9saWN5EiIubW9kZXJhdGlvbi52MS5VcGRhdGVQb2xpY3lSZXF1ZXN0GiMubW9kZXJhdGlvbi52MS5VcGRhdGVQb2xpY3lSZXNwb25zZRJRCgpUZXN0UG9saWN5EiAubW9kZXJhdGlvbi52MS5UZXN0UG9saWN5UmVxdWVzdBohLm1vZGVyYXRpb24udjEuVGVzdFBvbGljeVJlc3BvbnNlElcKDERlbGV0ZVBvbGljeRIiLm1vZGVyYXRpb24udjEuRGVsZXRlUG9saWN5UmVxdWVzdBojLm1vZGVyYXRpb24udjEuRGVsZXRlUG9saWN5UmVzcG9uc2ViBnByb3RvMw", [file_moderation_v1_moderation]);
 
 /**
  * What a policy decides. Categories absent from both `thresholds` and `off` flag where the model does.
@@ -153,6 +153,13 @@ export type PolicyChange = Message<"moderation.v1.PolicyChange"> & {
    * @generated from field: string changed_by = 6;
    */
   changedBy: string;
+
+  /**
+   * The change removed the policy (DeletePolicy).
+   *
+   * @generated from field: bool removed = 7;
+   */
+  removed: boolean;
 };
 
 /**
@@ -294,6 +301,56 @@ export const TestPolicyResponseSchema: GenMessage<TestPolicyResponse> = /*@__PUR
   messageDesc(file_moderation_v1_policy, 9);
 
 /**
+ * @generated from message moderation.v1.DeletePolicyRequest
+ */
+export type DeletePolicyRequest = Message<"moderation.v1.DeletePolicyRequest"> & {
+  /**
+   * Empty for the account's policy; one of the account's key ids for that key's override.
+   *
+   * @generated from field: string key_id = 1;
+   */
+  keyId: string;
+};
+
+/**
+ * Describes the message moderation.v1.DeletePolicyRequest.
+ * Use `create(DeletePolicyRequestSchema)` to create a new message.
+ */
+export const DeletePolicyRequestSchema: GenMessage<DeletePolicyRequest> = /*@__PURE__*/
+  messageDesc(file_moderation_v1_policy, 10);
+
+/**
+ * @generated from message moderation.v1.DeletePolicyResponse
+ */
+export type DeletePolicyResponse = Message<"moderation.v1.DeletePolicyResponse"> & {
+  /**
+   * False when the scope had no policy (nothing was recorded).
+   *
+   * @generated from field: bool removed = 1;
+   */
+  removed: boolean;
+
+  /**
+   * The policy removed, and the version that records its removal.
+   *
+   * @generated from field: string policy_id = 2;
+   */
+  policyId: string;
+
+  /**
+   * @generated from field: uint32 version = 3;
+   */
+  version: number;
+};
+
+/**
+ * Describes the message moderation.v1.DeletePolicyResponse.
+ * Use `create(DeletePolicyResponseSchema)` to create a new message.
+ */
+export const DeletePolicyResponseSchema: GenMessage<DeletePolicyResponse> = /*@__PURE__*/
+  messageDesc(file_moderation_v1_policy, 11);
+
+/**
  * PolicyService lets an account read, change and try its moderation policy with its API key
  * (docs/policies.md). A policy changes flags only, never scores.
  *
@@ -329,6 +386,17 @@ export const PolicyService: GenService<{
     methodKind: "unary";
     input: typeof TestPolicyRequestSchema;
     output: typeof TestPolicyResponseSchema;
+  },
+  /**
+   * DeletePolicy removes the account's policy, or one key's override (its calls then follow the
+   * account's policy again). Recorded as a change, like an update; the versions before it stay.
+   *
+   * @generated from rpc moderation.v1.PolicyService.DeletePolicy
+   */
+  deletePolicy: {
+    methodKind: "unary";
+    input: typeof DeletePolicyRequestSchema;
+    output: typeof DeletePolicyResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_moderation_v1_policy, 0);

@@ -13,18 +13,20 @@ import { UsageError } from "../usage-error.js";
 
 const USAGE = `usage: modctl policy get --account ID [--key KEY_ID]
        modctl policy set --account ID [--key KEY_ID] --file POLICY.json|-
+       modctl policy delete --account ID [--key KEY_ID]
        modctl policy test --account ID [--key KEY_ID] [--file DRAFT.json|-] --text TEXT`;
 
 /**
- * modctl policy get|set|test: an account's moderation policy (docs/policies.md), on the server's
- * store. `set` takes the same draft as the API ({thresholds, block_list, allow_list}), refused with
- * the same codes, and applies on the next request of every replica. `test` moderates a text under
+ * modctl policy get|set|delete|test: an account's moderation policy (docs/policies.md), on the
+ * server's store. `set` takes the same draft as the API ({thresholds, block_list, allow_list}),
+ * refused with the same codes, and applies on the next request of every replica; `delete` removes
+ * the account's policy or a key's override (recorded as a change, as the API's DeletePolicy). `test` moderates a text under
  * the stored policy or a draft (not saved) and prints the answer.
  */
 export async function runPolicyCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
   const { values } = parseArgs({ args: rest, options: { account: { type: "string" }, key: { type: "string" }, file: { type: "string" }, text: { type: "string" } } });
-  if (!values.account || !["get", "set", "test"].includes(sub ?? "")) throw new UsageError(USAGE);
+  if (!values.account || !["get", "set", "delete", "test"].includes(sub ?? "")) throw new UsageError(USAGE);
   if (sub === "set" && !values.file) throw new UsageError("policy set needs --file (a JSON policy, or - for stdin)");
   if (sub === "test" && values.text === undefined) throw new UsageError("policy test needs --text");
   const draft = values.file === undefined ? undefined : readDraft(values.file);
@@ -35,6 +37,9 @@ export async function runPolicyCommand(args: string[]): Promise<number> {
       ctx.print({ policy: (await policies.current(scope)) ?? null, changes: await policies.history(scope.accountId) });
     } else if (sub === "set") {
       ctx.print(await policies.update(scope, draft, "modctl"));
+    } else if (sub === "delete") {
+      const removed = await policies.remove(scope, "modctl");
+      ctx.print(removed ? { removed: true, policyId: removed.id, version: removed.version } : { removed: false });
     } else {
       const policy = draft !== undefined
         ? compilePolicy({ id: "draft", version: 0, ...validatePolicyRules(draft) })

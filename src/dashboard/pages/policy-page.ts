@@ -42,7 +42,7 @@ ${Object.entries(options.tried.categories).map(([id, c]) => `<tr data-category="
   const history = options.changes.length === 0
     ? `<p class="muted">No changes yet: the model's thresholds decide.</p>`
     : `<table id="policy-changes"><thead><tr><th>when</th><th>who</th><th>scope</th><th>version</th></tr></thead><tbody>
-${options.changes.map((c) => `<tr><td>${esc(formatTime(c.changedAt))}</td><td>${esc(c.changedBy)}</td><td>${c.keyId ? `key ${esc(c.keyId)}` : "account"}</td><td>${c.previousVersion} → ${c.version}</td></tr>`).join("\n")}
+${options.changes.map((c) => `<tr><td>${esc(formatTime(c.changedAt))}</td><td>${esc(c.changedBy)}</td><td>${c.keyId ? `key ${esc(c.keyId)}` : "account"}</td><td>${c.previousVersion} → ${c.version}${c.removed ? " (removed)" : ""}</td></tr>`).join("\n")}
 </tbody></table>`;
   return layout({
     title: "Policy",
