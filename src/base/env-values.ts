@@ -21,3 +21,13 @@ export function readChoice<T extends string>(env: Env, name: string, choices: re
   if (!(choices as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${choices.join(", ")}; got "${raw}".`);
   return raw as T;
 }
+
+/**
+ * A setting of a provider that is not configured would be ignored in silence: TEXT_PROVIDER_MODEL
+ * without TEXT_PROVIDER read as "the guard model is on" to whoever set it. Refused, naming every
+ * variable under `prefix` that is set (but those in `allowed`).
+ */
+export function refuseOrphans(env: Env, prefix: string, why: string, allowed: readonly string[] = []): void {
+  const set = Object.keys(env).filter((name) => name.startsWith(prefix) && !allowed.includes(name) && nonEmpty(env[name]) !== undefined).sort();
+  if (set.length > 0) throw new ConfigError(`${set.join(", ")} ${set.length === 1 ? "is" : "are"} set, but ${why}: unset ${set.length === 1 ? "it" : "them"}, or configure the provider (docs/providers.md).`);
+}

@@ -1,5 +1,5 @@
 import os from "node:os";
-import { ConfigError, nonEmpty, readChoice, type Env } from "../base/env-values.js";
+import { ConfigError, nonEmpty, readChoice, refuseOrphans, type Env } from "../base/env-values.js";
 import type { GuardOptions } from "../providers/provider-guard.js";
 import type { OpenAiCompatibleOptions } from "../providers/openai-compatible.js";
 import type { DecodeLimits } from "./decode.js";
@@ -40,7 +40,10 @@ export function readImageConfig(env: Env): ImageModerationOptions {
   };
   const baseUrl = nonEmpty(env.VISION_BASE_URL);
   const model = nonEmpty(env.VISION_MODEL);
-  if (baseUrl === undefined && model === undefined) return options;
+  if (baseUrl === undefined && model === undefined) {
+    refuseOrphans(env, "VISION_", "VISION_BASE_URL and VISION_MODEL are not: no vision model is configured");
+    return options;
+  }
   if (baseUrl === undefined || model === undefined) {
     throw new ConfigError("VISION_BASE_URL and VISION_MODEL must be set together to configure deep image analysis.");
   }

@@ -145,6 +145,9 @@ export const TERM_LINE_BREAK = /[\r\n\u2028\u2029]/;
 /** A term trimmed; refused when too long or when normalisation leaves nothing to match. */
 const INVISIBLE_CONTROL = /[\p{Cc}\u200E\u200F\u202A-\u202E\u2066-\u2069]/u;
 
+/** How much longer than its characters a term may grow once normalised. */
+const NORMALIZED_TERM_FACTOR = 3;
+
 function validTerm(raw: string): string {
   const term = raw.trim();
   let codePoints = 0;
@@ -162,9 +165,10 @@ function validTerm(raw: string): string {
   }
   const normalized = normalizeForMatching(term);
   // Some characters expand under normalisation (U+FDFA is 18 letters): the match work is the
-  // normalised length's, which the character limit alone did not bound.
-  if (normalized.length > 2 * POLICY_LIMITS.termCodePoints) {
-    throw new ApiError("policy_term_invalid", `The term "${term.slice(0, 40)}" is longer than ${2 * POLICY_LIMITS.termCodePoints} characters once normalised (some characters expand).`);
+  // normalised length's, which the character limit alone did not bound. Three times the limit: a
+  // Korean syllable is two or three letters (jamo), and twice refused a 67-syllable term.
+  if (normalized.length > NORMALIZED_TERM_FACTOR * POLICY_LIMITS.termCodePoints) {
+    throw new ApiError("policy_term_invalid", `The term "${term.slice(0, 40)}" is longer than ${NORMALIZED_TERM_FACTOR * POLICY_LIMITS.termCodePoints} characters once normalised (some characters expand).`);
   }
   if (!/[\p{L}\p{N}]/u.test(normalized)) {
     throw new ApiError("policy_term_invalid", `The term "${term.slice(0, 40)}" has no letters or digits to match.`);

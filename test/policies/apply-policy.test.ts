@@ -114,10 +114,13 @@ describe("validatePolicyRules", () => {
     expect(codeOf("nope")).toBe("invalid_policy");
     expect(codeOf({ allowList: [3] })).toBe("invalid_policy");
     // A term is one line (the dashboard shows one per line), and its normalised form is bounded:
-    // 60 of "⒀" are 240 units to match ("(13)" each). (One character folds to at most four, so
+    // 80 of "⒀" are 320 units to match ("(13)" each). (One character folds to at most four, so
     // 96 of U+FDFA, once 1,728 letters, stand for themselves.)
     expect(codeOf({ blockList: [{ term: "foo\nbar" }] })).toBe("policy_term_invalid");
-    expect(codeOf({ allowList: ["⒀".repeat(60)] })).toBe("policy_term_invalid");
+    expect(codeOf({ allowList: ["⒀".repeat(80)] })).toBe("policy_term_invalid");
+    // A Korean syllable is two or three letters once normalised: a full-length term fits (67 of
+    // them were refused at twice the character limit).
+    expect(codeOf({ allowList: ["각".repeat(100)] })).toBe("accepted");
     expect(codeOf({ allowList: ["\uFDFA".repeat(96)] })).toBe("accepted");
     expect(codeOf({ allowList: ["\uFB00".repeat(100)] })).toBe("accepted"); // ligature ff: 200 letters
   });

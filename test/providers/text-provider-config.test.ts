@@ -13,6 +13,17 @@ describe("TEXT_PROVIDER_* settings", () => {
     });
   });
 
+  it("take TEXT_PROVIDER_MODE=off and blank settings without a provider", () => {
+    expect(read({ TEXT_PROVIDER_MODE: "off", TEXT_PROVIDER_MODEL: "" })).toBeUndefined();
+  });
+
+  it("refuse VISION_* settings without a vision model, naming them", () => {
+    expect(() => readConfig({ DATA_DIR: "/tmp/unused", VISION_TIMEOUT_MS: "1000", VISION_API_KEY: "k" })).toThrow(
+      /^VISION_API_KEY, VISION_TIMEOUT_MS are set, but VISION_BASE_URL and VISION_MODEL are not: no vision model is configured/,
+    );
+    expect(readConfig({ DATA_DIR: "/tmp/unused" }).images.deepAnalysis).toBeUndefined();
+  });
+
   it("stop the service with a message naming the variable when something is wrong or missing", () => {
     const cases: Array<[Record<string, string>, RegExp]> = [
       [{ TEXT_PROVIDER_MODE: "cascade" }, /TEXT_PROVIDER_MODE=cascade needs a provider: set TEXT_PROVIDER/],
@@ -24,6 +35,9 @@ describe("TEXT_PROVIDER_* settings", () => {
       [{ TEXT_PROVIDER: "openai-moderation", TEXT_PROVIDER_THRESHOLD: "1.5" }, /TEXT_PROVIDER_THRESHOLD must be a number from 0 to 1/],
       [{ TEXT_PROVIDER: "openai-moderation", TEXT_PROVIDER_ON_FAILURE: "ignore" }, /TEXT_PROVIDER_ON_FAILURE must be one of embedded, fail/],
       [{ TEXT_PROVIDER: "openai-moderation", TEXT_PROVIDER_MAX_RETRIES: "9" }, /TEXT_PROVIDER_MAX_RETRIES must be an integer from 0 to 5/],
+      // A provider's settings without the provider were ignored in silence: the guard model looked configured.
+      [{ TEXT_PROVIDER_MODEL: "llama-guard3", TEXT_PROVIDER_BASE_URL: "http://x/v1" }, /^TEXT_PROVIDER_BASE_URL, TEXT_PROVIDER_MODEL are set, but TEXT_PROVIDER is not set: no guard model is configured: unset them/],
+      [{ TEXT_PROVIDER_TIMEOUT_MS: "5000" }, /^TEXT_PROVIDER_TIMEOUT_MS is set, but TEXT_PROVIDER is not set/],
     ];
     for (const [env, message] of cases) {
       expect(() => read(env), JSON.stringify(env)).toThrow(ConfigError);

@@ -1,4 +1,4 @@
-import { ConfigError, nonEmpty, readChoice, type Env } from "../../base/env-values.js";
+import { ConfigError, refuseOrphans, nonEmpty, readChoice, type Env } from "../../base/env-values.js";
 import type { GuardOptions } from "../provider-guard.js";
 import { TEXT_PROVIDER_KINDS, type TextProviderKind } from "./text-provider.js";
 
@@ -35,6 +35,8 @@ export function readTextProviderConfig(env: Env): TextProviderConfig | undefined
   const defaultMode = readChoice(env, "TEXT_PROVIDER_MODE", TEXT_PROVIDER_MODES, "off");
   if (kindRaw === undefined) {
     if (defaultMode !== "off") throw new ConfigError(`TEXT_PROVIDER_MODE=${defaultMode} needs a provider: set TEXT_PROVIDER (${TEXT_PROVIDER_KINDS.join(", ")}).`);
+    // TEXT_PROVIDER_MODE=off says what no provider means anyway.
+    refuseOrphans(env, "TEXT_PROVIDER_", "TEXT_PROVIDER is not set: no guard model is configured", ["TEXT_PROVIDER_MODE"]);
     return undefined;
   }
   const kind = readChoice(env, "TEXT_PROVIDER", TEXT_PROVIDER_KINDS, "openai-moderation");
@@ -94,3 +96,4 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
   if (!/^\d+$/.test(raw) || value < min || value > max) throw new ConfigError(`${name} must be an integer from ${min} to ${max}; got "${raw}".`);
   return value;
 }
+
