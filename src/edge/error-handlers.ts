@@ -26,7 +26,8 @@ export function registerErrorHandlers(app: FastifyInstance, deps: { log: Logger;
     const allowed = ROUTED_METHODS.filter((method) => app.hasRoute({ method, url: path }));
     if (allowed.length > 0) {
       const body = { error: { code: "method_not_allowed", message: `Use ${allowed.join(" or ")} for ${path.slice(0, 200)}.` } };
-      return answerMethodNotAllowed(request, reply, { ...deps.signing(), scope: { route: path } }, allowed.join(", "), body);
+      // Only the API's routes are named in a signature (docs/signing.md, Scope): /healthz is none.
+      return answerMethodNotAllowed(request, reply, { ...deps.signing(), scope: isApiRoute(path) ? { route: path } : undefined }, allowed.join(", "), body);
     }
     const error = new ApiError("not_found", `No route for ${request.method} ${path}.`);
     noteErrorCode(request, error.code);
@@ -45,6 +46,11 @@ export function registerErrorHandlers(app: FastifyInstance, deps: { log: Logger;
     // errors); apiError.headers carries e.g. Retry-After on storage_unavailable.
     const body = { error: { code: apiError.code, message: apiError.message } };
     const route = request.routeOptions?.url;
-    return sendSignedJson(reply, { ...deps.signing(), requestBody: undefined, scope: route === undefined ? undefined : { route } }, apiError.httpStatus, body, [new Headers(apiError.headers)]);
+    return sendSignedJson(reply, { ...deps.signing(), requestBody: undefined, scope: route !== undefined && isApiRoute(route) ? { route } : undefined }, apiError.httpStatus, body, [new Headers(apiError.headers)]);
   });
+}
+
+/** The moderation API's own JSON routes (/v1/...), whose answers name their route when signed. */
+function isApiRoute(path: string): boolean {
+  return path.startsWith("/v1/");
 }

@@ -2,7 +2,7 @@ import type { Readable } from "node:stream";
 import type { BodyHold } from "../base/held-bodies.js";
 import { heldBodiesRefusal } from "../errors/held-bodies-refusal.js";
 import { ApiError } from "../errors/api-error.js";
-import { BodyBuffer } from "../base/body-buffer.js";
+import { BodyBuffer, SHARED_BODY_BYTES } from "../base/body-buffer.js";
 
 /** The caller closed the connection before its whole body arrived: there is no one to answer. */
 export class CallerHungUpError extends Error {
@@ -23,10 +23,18 @@ export function readBody(stream: Readable, limit: number, declaredLength: number
   if (declaredLength !== undefined && declaredLength > limit) return Promise.reject(tooLarge());
   // Gone already (the caller hung up while its key was looked up): no event would ever come.
   if (stream.destroyed || stream.readableAborted) return Promise.reject(new CallerHungUpError("the connection closed before the request body was read"));
+  // Undefined once the body is past `keep`: read on to its end, but no longer held.
+  let body: BodyBuffer | undefined = new BodyBuffer();
+  // Bytes counted against `hold` so far: a buffer reserved for the whole announced length is
+  // counted whole, before its bytes come (reserved memory is held memory).
+  let counted = 0;
+  if (declaredLength !== undefined && declaredLength <= keep && declaredLength >= SHARED_BODY_BYTES) {
+    const taken = hold === undefined ? "taken" : hold.take(declaredLength);
+    if (taken !== "taken") return Promise.reject(heldBodiesRefusal(taken));
+    counted = declaredLength;
+    body.expect(declaredLength);
+  }
   return new Promise((resolve, reject) => {
-    // Undefined once the body is past `keep`: read on to its end, but no longer held.
-    let body: BodyBuffer | undefined = new BodyBuffer();
-    if (declaredLength !== undefined && declaredLength <= keep) body.expect(declaredLength);
     let size = 0;
     const onData = (chunk: Buffer) => {
       size += chunk.length;
@@ -38,7 +46,8 @@ export function readBody(stream: Readable, limit: number, declaredLength: number
         return;
       }
       if (size > keep) body = undefined;
-      const taken = body === undefined || hold === undefined ? "taken" : hold.take(chunk.length);
+      const taken = body === undefined || hold === undefined || size <= counted ? "taken" : hold.take(size - counted);
+      counted = Math.max(counted, size);
       if (taken !== "taken") {
         stopListening();
         stream.pause();

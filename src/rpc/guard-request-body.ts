@@ -1,6 +1,6 @@
 import type { BodyHold, HeldBodies } from "../base/held-bodies.js";
 import { heldBodiesRefusal } from "../errors/held-bodies-refusal.js";
-import { BodyBuffer } from "../base/body-buffer.js";
+import { BodyBuffer, SHARED_BODY_BYTES } from "../base/body-buffer.js";
 import type { DescMethod, DescService } from "@bufbuild/protobuf";
 import { MAX_ITEMS } from "../base/limits.js";
 import { knownWithoutLiveKey, liveCallerOf } from "../interceptors/auth.js";
@@ -189,18 +189,30 @@ async function readWithin(request: UniversalServerRequest, limit: BodyLimit, env
   const envelope = enveloped ? new EnvelopePeek() : undefined;
   // A large body whose length is known (Content-Length, or the envelope's prefix once it has
   // come) is written into one buffer as it arrives: body-buffer.ts.
+  // Only a live key's body is held at all (`keep` undefined): no buffer is reserved for another's.
   const body = new BodyBuffer();
+  // Bytes counted against `hold` so far: a buffer reserved for the whole announced length is
+  // counted whole, before its bytes come (reserved memory is held memory).
+  let counted = 0;
+  const reserve = async (length: number) => {
+    if (keep !== undefined || length < SHARED_BODY_BYTES || length <= counted) return;
+    const taken = hold ? hold.take(length - counted) : "taken";
+    if (taken !== "taken") throw await signedError(deps, heldBodiesRefusal(taken));
+    counted = length;
+    body.expect(length);
+  };
   const declared = Number(request.header.get("content-length") ?? Number.NaN);
-  if (!enveloped && declared >= 0) body.expect(declared);
+  if (!enveloped && declared >= 0) await reserve(declared);
   let size = 0;
   for (let step = await source.next(); !step.done; step = await source.next()) {
     size += step.value.byteLength;
     const announced = envelope?.push(step.value);
     if (size > limit.bytes || (announced !== undefined && announced > limit.bytes)) throw await payloadTooLarge(deps, limit);
     if (keep !== undefined && size > keep) continue;
-    const taken = hold ? hold.take(step.value.byteLength) : "taken";
+    if (announced !== undefined) await reserve(announced);
+    const taken = hold && size > counted ? hold.take(size - counted) : "taken";
     if (taken !== "taken") throw await signedError(deps, heldBodiesRefusal(taken));
-    if (announced !== undefined) body.expect(announced);
+    counted = Math.max(counted, size);
     body.push(step.value);
   }
   if (keep !== undefined && size > keep) return undefined;

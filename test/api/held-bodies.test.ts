@@ -27,6 +27,7 @@ async function slowUpload(path: string, key: string, body: string, sent: number,
   socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-API-Key: ${key}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`);
   socket.write(body.slice(0, sent));
   return {
+    abort: () => socket.destroy(),
     async finish(): Promise<number> {
       socket.write(body.slice(sent)); // not end(): a half-closed connection reads as a caller gone
       await new Promise((resolve) => socket.once("close", resolve));
@@ -195,6 +196,37 @@ describe("an HTTP/2 stream answered before its body was read", () => {
     } finally {
       client.close();
     }
+  });
+});
+
+// A body of 1 MiB or more whose length is announced is written into one buffer reserved for that
+// length (base/body-buffer.ts): the reservation counts against the bound before its bytes come,
+// or a caller announcing 69 MB and sending nothing held memory the bound never saw.
+const roomy = useServerWithKey({ env: { HELD_BODIES_MAX_MB: "8" } });
+
+describe("a large body's announced length", () => {
+  for (const path of ["/v1/moderate", "/moderation.v1.ModerationService/Moderate"]) {
+    it(`is held as soon as its buffer is reserved, and given back once answered (${path})`, async () => {
+      const body = bodyOf(3 * 2 ** 20);
+      const upload = await slowUpload(path, roomy.key, body, 100, roomy.server);
+      await untilHeld(Buffer.byteLength(body), roomy.server);
+      // Another body that would pass the bound with it is refused while only 100 bytes have come.
+      expect((await post(path, roomy.key, bodyOf(6 * 2 ** 20), roomy.server)).status).toBe(503);
+      expect(await upload.finish()).toBe(400); // one text item too long to judge
+      for (let waited = 0; roomy.server.ctx.heldBodies.held > 0; waited += 20) {
+        if (waited > 10_000) throw new Error(`still held ${roomy.server.ctx.heldBodies.held} bytes`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    });
+  }
+
+  it("reserves nothing for a caller without a live key (the server runs in this process: its buffers are ours)", async () => {
+    const before = process.memoryUsage().arrayBuffers;
+    const upload = await slowUpload("/moderation.v1.ModerationService/Moderate", "mod_not_a_key", bodyOf(40 * 2 ** 20), 100, roomy.server);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(8 * 2 ** 20);
+    expect(roomy.server.ctx.heldBodies.held).toBe(0);
+    upload.abort();
   });
 });
 

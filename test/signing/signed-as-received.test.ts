@@ -68,6 +68,14 @@ describe.each([
     });
   });
 
+  it("a 405 of a path outside the API (DELETE /healthz): signed, naming no route", async () => {
+    const response = await fetch(`${ctx.server.httpUrl}/healthz`, { method: "DELETE" });
+    expect(response.status).toBe(405);
+    expect(response.headers.get("moderation-route")).toBeNull();
+    const received = { status: 405, headers: Object.fromEntries(response.headers.entries()), body: new Uint8Array(await response.arrayBuffer()) };
+    expect(await verifyModerationResponse({ ...received, requestBody: new Uint8Array(), jwks: await jwks() })).toMatchObject({ valid: true });
+  });
+
   it("an unknown route's 404: signed, bound to no body", async () => {
     const response = await fetch(`${ctx.server.httpUrl}/no/such/route`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
     expect(response.status).toBe(404);
