@@ -43,11 +43,12 @@ const READERS: Readonly<Record<string, Reader>> = {
   xstest: readXstest,
 };
 
-export function readAll(root: string, only?: readonly string[]): Example[] {
+export function readAll(root: string, only?: readonly string[], options: { proseEvidenceBar?: number } = {}): Example[] {
   const out: Example[] = [];
   for (const name of Object.keys(READERS).sort()) {
     if (only && !only.includes(name)) continue;
-    for (const e of READERS[name]!(root)) if (e.text.trim().length > 0) out.push(separate(e));
+    const rows = name === "longform-prose" ? readLongform(root, options.proseEvidenceBar) : READERS[name]!(root);
+    for (const e of rows) if (e.text.trim().length > 0) out.push(separate(e));
   }
   return out;
 }

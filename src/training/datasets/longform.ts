@@ -101,7 +101,14 @@ function overlaps(c: Chunk, ranges: [number, number][] | undefined): boolean {
  * positives only when the lexicon finds dense explicit / graphic vocabulary (weak supervision);
  * other B/C chunks say nothing and are dropped.
  */
-export function readLongform(root: string): Example[] {
+/**
+ * Lexicon evidence (lexicons' evidenceScore) a B or C chunk needs to become a sexual or violence
+ * positive. At 0.2 the lexicon's densest chunks were chosen (Foxe's martyrs 201 of 565 violent
+ * ones; the novels of war 10 or fewer each), and violent narration of other words taught nothing.
+ */
+export const DEFAULT_PROSE_EVIDENCE_BAR = 0.2;
+
+export function readLongform(root: string, evidenceBar = DEFAULT_PROSE_EVIDENCE_BAR): Example[] {
   const lex = getLexicons();
   const out: Example[] = [];
   for (const group of ["A", "B", "C"]) {
@@ -122,12 +129,12 @@ export function readLongform(root: string): Example[] {
         if (group === "B") {
           if (overlaps(c, MINOR_FLAGS[file])) continue;
           const { hits, tokens } = scanText(lex.sexual, norm);
-          if (evidenceScore(hits, tokens) >= 0.2) positives.push(example("longform-prose", slice, c.text, makeLabels({ sexual: 1, hate: 0, self_harm: 0, harassment: 0, violence: 0 }, "unknown")));
+          if (evidenceScore(hits, tokens) >= evidenceBar) positives.push(example("longform-prose", slice, c.text, makeLabels({ sexual: 1, hate: 0, self_harm: 0, harassment: 0, violence: 0 }, "unknown")));
         } else {
           const { hits, tokens } = scanText(lex.graphicViolence, norm);
           const score = evidenceScore(hits, tokens);
           if (score >= 0.35) positives.push(example("longform-prose", slice, c.text, makeLabels({ violence_graphic: 1, self_harm: 0, harassment: 0 }, "unknown")));
-          else if (score >= 0.2) positives.push(example("longform-prose", slice, c.text, makeLabels({ violence: 1, self_harm: 0, harassment: 0 }, "unknown")));
+          else if (score >= evidenceBar) positives.push(example("longform-prose", slice, c.text, makeLabels({ violence: 1, self_harm: 0, harassment: 0 }, "unknown")));
         }
       }
       out.push(...everyNth(positives, MAX_POSITIVE_PER_FILE));
