@@ -17,9 +17,7 @@ import path from "node:path";
 import { create, toBinary } from "@bufbuild/protobuf";
 import sharp from "sharp";
 import { ModerateRequestSchema } from "../gen/moderation/v1/moderation_pb.js";
-import { createAccountStore } from "../src/accounts/account-store.js";
-import { openDatabase } from "../src/storage/open-database.js";
-import { cpuMicros, freePort, spawnNode, stop } from "./support/spawn-service.js";
+import { benchDataDir, cpuMicros, freePort, spawnNode, stop } from "./support/spawn-service.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const BASELINES = (process.env.BENCH_BASELINE ?? "").split(",").filter(Boolean).map((dir) => path.resolve(dir));
@@ -55,12 +53,7 @@ async function lagMaxMs(base: string): Promise<number> {
 
 /** One service process: a warm-up request, then `requests` measured ones, one at a time. */
 async function measure(cwd: string | undefined, requests: number): Promise<Round[]> {
-  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "moderation-bench-large-"));
-  const db = await openDatabase({ databaseUrl: undefined, dataDir });
-  const accounts = createAccountStore(db);
-  const account = await accounts.createAccount({ email: `bench-${Date.now()}@example.test`, plan: "enterprise", rpm: 100_000 });
-  const { key } = await accounts.createKey(account.id, "bench");
-  await db.close();
+  const { dataDir, key } = await benchDataDir("moderation-bench-large-");
   const [port, grpcPort] = [await freePort(), await freePort()];
   const base = `http://127.0.0.1:${port}`;
   const child = await spawnNode("src/main.ts", { PORT: String(port), GRPC_PORT: String(grpcPort), HOST: "127.0.0.1", DATA_DIR: dataDir }, `${base}/healthz`, { cwd });

@@ -18,10 +18,8 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { createAccountStore } from "../src/accounts/account-store.js";
-import { openDatabase } from "../src/storage/open-database.js";
 import { hasWrk, useAutocannon, useWrk } from "./support/load-generators.js";
-import { cpuMicros, freePort, spawnNode, stop } from "./support/spawn-service.js";
+import { benchDataDir, cpuMicros, freePort, spawnNode, stop } from "./support/spawn-service.js";
 import { runCascadeBench } from "./cascade.js";
 
 if (process.env.BENCH_CASCADE === "only") {
@@ -78,13 +76,7 @@ const CPU_PROF = process.env.BENCH_CPU_PROF ? path.resolve(process.env.BENCH_CPU
 let profileRuns = 0;
 
 async function benchService(name: string, extraEnv: Record<string, string>, route = JSON_ROUTE, cwd?: string): Promise<Figures> {
-  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "moderation-bench-"));
-  // An enterprise account with a limit the benchmark cannot reach: we measure the path, not the 429s.
-  const db = await openDatabase({ databaseUrl: undefined, dataDir });
-  const accounts = createAccountStore(db);
-  const account = await accounts.createAccount({ email: `bench-${Date.now()}@example.test`, plan: "enterprise", rpm: 100_000_000 });
-  const { key } = await accounts.createKey(account.id, "bench");
-  await db.close();
+  const { dataDir, key } = await benchDataDir("moderation-bench-");
 
   const [port, grpcPort] = [await freePort(), await freePort()];
   const nodeFlags = CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${path.join(CPU_PROF, `${++profileRuns}-${name.replace(/[^a-z0-9]+/gi, "-")}`)}`] : [];

@@ -1,6 +1,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs/promises";
 import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { createAccountStore } from "../../src/accounts/account-store.js";
+import { openDatabase } from "../../src/storage/open-database.js";
 
 /** Finds a free TCP port on loopback. */
 export async function freePort(): Promise<number> {
@@ -75,4 +79,20 @@ export async function stop(child: ChildProcess): Promise<void> {
   const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
   await exited;
   clearTimeout(timer);
+}
+
+/**
+ * A fresh DATA_DIR holding an enterprise account whose limit the benchmark cannot reach (we measure
+ * the path, not the 429s), and that account's key: what a benchmarked service is started on.
+ */
+export async function benchDataDir(prefix: string): Promise<{ dataDir: string; key: string }> {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), prefix));
+  const db = await openDatabase({ databaseUrl: undefined, dataDir });
+  try {
+    const accounts = createAccountStore(db);
+    const account = await accounts.createAccount({ email: `bench-${Date.now()}@example.test`, plan: "enterprise", rpm: 100_000_000 });
+    return { dataDir, key: (await accounts.createKey(account.id, "bench")).key };
+  } finally {
+    await db.close();
+  }
 }
