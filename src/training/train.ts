@@ -178,6 +178,9 @@ const { values } = parseArgs({
     // Lexicon evidence a long-form prose chunk needs to become a sexual or violence positive
     // (datasets/longform.ts; 0.2 by default).
     "prose-evidence-bar": { type: "string", default: "0.2" },
+    // Sexual-lexicon evidence from which a row of a source with no sexual positive is sexual
+    // unknown rather than a negative (datasets/index.ts); absent: every such row stays a negative.
+    "sexual-unknown-from": { type: "string" },
     "word-vectors": { type: "string" },
     "word-vocabulary": { type: "string", default: "100000" },
     "word-rms": { type: "string", default: "0.1" },
@@ -300,7 +303,10 @@ const TAUGHT_HEADS = TEACHER_HEADS && new Set(TEACHER_HEADS.map((name) => {
 const started = Date.now();
 const log = (msg: string): void => console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${msg}`);
 
-const read = readAll(datasetsRoot(), values.datasets?.split(","), { proseEvidenceBar: Number(values["prose-evidence-bar"]) });
+const read = readAll(datasetsRoot(), values.datasets?.split(","), {
+  proseEvidenceBar: Number(values["prose-evidence-bar"]),
+  ...(values["sexual-unknown-from"] === undefined ? {} : { sexualUnknownFrom: Number(values["sexual-unknown-from"]) }),
+});
 const shortTokens = Number(values["short-token-negatives"]) > 0 ? shortTokenNegatives(read, { perDataset: Number(values["short-token-negatives"]), maxLength: 2 }) : [];
 const identityMentions = Number(values["identity-mention-negatives"]) > 0 ? identityMentionNegatives(read, { perDataset: Number(values["identity-mention-negatives"]), withNeighbours: !values["identity-mention-alone"] }) : [];
 const mixed = Number(values["mixed-positives"]) > 0 ? mixedPositives(read, { perDataset: Number(values["mixed-positives"]), seed: Number(values.seed), heldOut: new Set(DEFAULT_FOLDS), calibrationShare: CALIBRATION_SHARE, weight: Number(values["mixed-weight"]), benignPairs: values["mixed-benign-pairs"] }) : [];
