@@ -28,7 +28,11 @@
  * network already gets right teach less; off by default), --mixed-positives N with --mixed-weight X
  * and --mixed-benign-pairs (short positives also trained with a benign text beside them,
  * mixed-positives.ts; off by default, tried in session 39 and not kept), --decorate SHARE (that
- * share of the training rows get emoji or hashtags, labels unchanged: decorated-rows.ts).
+ * share of the training rows get emoji or hashtags, labels unchanged: decorated-rows.ts),
+ * --prose-evidence-bar X (the lexicon evidence a long-form prose chunk needs to become a sexual or
+ * violence positive; 0.2), --sexual-unknown-from X (sexual unknown, not negative, for rows of
+ * social-media sets silent on sexual content whose sexual-lexicon evidence is at least X; off;
+ * both tried in session 43 and not kept).
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
