@@ -1,3 +1,5 @@
+import type { BodyHold, Take } from "./held-bodies.js";
+
 /**
  * A body at least this long, whose length is known ahead (Content-Length, or a gRPC envelope's
  * length prefix), is written chunk by chunk as it arrives into one buffer of that length in
@@ -8,23 +10,32 @@
 export const SHARED_BODY_BYTES = 1024 * 1024;
 
 /**
- * A request body as it arrives, in chunks. `expect` says how long it will be, when that is known;
- * a body that turns out longer than it said is still read exactly (HTTP/2 does not hold a stream's
- * data to its Content-Length): the chunks then take over from what was written.
+ * A request body as it arrives, in chunks, each byte counted once against `hold` (the process's
+ * bound on held bodies, held-bodies.ts) before it is kept. `expect` says how long it will be, when
+ * that is known; a body that turns out longer than it said is still read exactly (HTTP/2 does not
+ * hold a stream's data to its Content-Length): the chunks then take over from what was written.
  */
 export class BodyBuffer {
+  readonly #hold: BodyHold | undefined;
   #chunks: Uint8Array[] = [];
   #shared: Buffer | undefined;
   #size = 0;
+  /** Bytes counted against the hold so far: a reserved buffer's whole length, or the bytes kept. */
+  #counted = 0;
 
-  /** Bytes pushed so far. */
-  get size(): number {
-    return this.#size;
+  constructor(hold?: BodyHold) {
+    this.#hold = hold;
   }
 
-  /** The body will be `length` bytes long: a long one is written in place from now on. */
-  expect(length: number): void {
-    if (this.#shared !== undefined || length < SHARED_BODY_BYTES || length < this.#size) return;
+  /**
+   * The body will be `length` bytes long: a long one gets a buffer of that length, written in
+   * place from now on and counted against the hold whole, before its bytes come (reserved memory
+   * is held memory). "taken", or why the hold refused it (then nothing is reserved).
+   */
+  expect(length: number): Take {
+    if (this.#shared !== undefined || length < SHARED_BODY_BYTES || length < this.#size) return "taken";
+    const taken = this.#count(length);
+    if (taken !== "taken") return taken;
     this.#shared = Buffer.from(new SharedArrayBuffer(length));
     let at = 0;
     for (const chunk of this.#chunks) {
@@ -32,10 +43,14 @@ export class BodyBuffer {
       at += chunk.byteLength;
     }
     this.#chunks = [];
+    return "taken";
   }
 
-  push(chunk: Uint8Array): void {
+  /** Keeps `chunk`: "taken", or why the hold refused its bytes (then it is not kept). */
+  push(chunk: Uint8Array): Take {
     const end = this.#size + chunk.byteLength;
+    const taken = this.#count(end);
+    if (taken !== "taken") return taken;
     if (this.#shared !== undefined && end <= this.#shared.length) this.#shared.set(chunk, this.#size);
     else {
       if (this.#shared !== undefined) this.#chunks.push(this.#shared.subarray(0, this.#size));
@@ -43,11 +58,20 @@ export class BodyBuffer {
       this.#chunks.push(chunk);
     }
     this.#size = end;
+    return "taken";
   }
 
   /** The whole body. */
   bytes(): Uint8Array {
     if (this.#shared !== undefined) return this.#shared.subarray(0, this.#size);
     return this.#chunks.length === 1 ? this.#chunks[0]! : Buffer.concat(this.#chunks, this.#size);
+  }
+
+  /** Counts the bytes up to `total` not counted yet against the hold. */
+  #count(total: number): Take {
+    if (total <= this.#counted) return "taken";
+    const taken = this.#hold === undefined ? "taken" : this.#hold.take(total - this.#counted);
+    if (taken === "taken") this.#counted = total;
+    return taken;
   }
 }

@@ -1,6 +1,6 @@
 import { InputItemSchema, ModerateRequestSchema, type InputItem, type ModerateRequest } from "../../gen/moderation/v1/moderation_pb.js";
 import { ApiError } from "../errors/api-error.js";
-import { parseJsonBody } from "../moderation/json-body-value.js";
+import { isJsonObject as isObject, parseJsonBody, truncate } from "../moderation/json-body-value.js";
 
 const TOP_LEVEL_FIELDS = new Set(["input", "analyze_images", "text_provider_mode"]);
 const ITEM_FIELDS = new Set(["type", "text", "base64"]);
@@ -45,12 +45,4 @@ export function moderateRequestFromJson(body: unknown): ModerateRequest {
     $typeName: ModerateRequestSchema.typeName, input, analyzeImages: body.analyze_images === true,
     textProviderMode: (body.text_provider_mode as string | undefined) ?? "",
   };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function truncate(value: string): string {
-  return value.length > 40 ? `${value.slice(0, 40)}…` : value;
 }

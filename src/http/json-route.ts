@@ -6,7 +6,7 @@ import { rateLimitDepsOf } from "../interceptors/chain.js";
 import { createRateLimitAhead } from "../interceptors/rate-limit-ahead.js";
 import type { AppContext } from "../app/app-context.js";
 import { createApiKeyCheck } from "../interceptors/auth.js";
-import { callerKey, signatureBindingKey, transportKey } from "../interceptors/context-keys.js";
+import { signatureBindingKey, signatureScopeOf, transportKey } from "../interceptors/context-keys.js";
 import { createModerationServiceImpl } from "../rpc/moderation-service.js";
 import { moderateRequestFromJson } from "./json-body.js";
 import { parseWith } from "./json-off-thread.js";
@@ -45,7 +45,7 @@ export function registerJsonRoute(app: FastifyInstance, ctx: AppContext, interce
       const { requestBody, bodyError } = intake;
       if (requestBody) contextValues.set(signatureBindingKey, { form: "json", requestBody, route: ROUTE });
       // Read when the answer is signed: the account is there once the chain found the key live.
-      const signing = () => ({ ...signingNow(ctx), requestBody, scope: { route: ROUTE, account: contextValues.get(callerKey)?.accountId } });
+      const signing = () => ({ ...signingNow(ctx), requestBody, scope: signatureScopeOf(ROUTE, contextValues) });
 
       const sendSigned = (status: number, body: unknown, headerSets: Headers[]) => sendSignedJson(reply, signing(), status, body, headerSets);
       if (intake.early) return sendSigned(intake.early.httpStatus, { error: { code: intake.early.code, message: intake.early.message } }, [new Headers(intake.early.headers)]);

@@ -2,7 +2,7 @@ import type { Readable } from "node:stream";
 import type { BodyHold } from "../base/held-bodies.js";
 import { heldBodiesRefusal } from "../errors/held-bodies-refusal.js";
 import { ApiError } from "../errors/api-error.js";
-import { BodyBuffer, SHARED_BODY_BYTES } from "../base/body-buffer.js";
+import { BodyBuffer } from "../base/body-buffer.js";
 
 /** The caller closed the connection before its whole body arrived: there is no one to answer. */
 export class CallerHungUpError extends Error {
@@ -24,15 +24,10 @@ export function readBody(stream: Readable, limit: number, declaredLength: number
   // Gone already (the caller hung up while its key was looked up): no event would ever come.
   if (stream.destroyed || stream.readableAborted) return Promise.reject(new CallerHungUpError("the connection closed before the request body was read"));
   // Undefined once the body is past `keep`: read on to its end, but no longer held.
-  let body: BodyBuffer | undefined = new BodyBuffer();
-  // Bytes counted against `hold` so far: a buffer reserved for the whole announced length is
-  // counted whole, before its bytes come (reserved memory is held memory).
-  let counted = 0;
-  if (declaredLength !== undefined && declaredLength <= keep && declaredLength >= SHARED_BODY_BYTES) {
-    const taken = hold === undefined ? "taken" : hold.take(declaredLength);
+  let body: BodyBuffer | undefined = new BodyBuffer(hold);
+  if (declaredLength !== undefined && declaredLength <= keep) {
+    const taken = body.expect(declaredLength);
     if (taken !== "taken") return Promise.reject(heldBodiesRefusal(taken));
-    counted = declaredLength;
-    body.expect(declaredLength);
   }
   return new Promise((resolve, reject) => {
     let size = 0;
@@ -46,15 +41,12 @@ export function readBody(stream: Readable, limit: number, declaredLength: number
         return;
       }
       if (size > keep) body = undefined;
-      const taken = body === undefined || hold === undefined || size <= counted ? "taken" : hold.take(size - counted);
-      counted = Math.max(counted, size);
+      const taken = body === undefined ? "taken" : body.push(chunk);
       if (taken !== "taken") {
         stopListening();
         stream.pause();
         reject(heldBodiesRefusal(taken));
-        return;
       }
-      body?.push(chunk);
     };
     // At the end only the "error" listener goes, so that a later error is not swallowed here:
     // no "data" follows "end", "end" comes once, and "close" (which follows) finds the body read.

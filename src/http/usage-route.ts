@@ -4,7 +4,7 @@ import type { FastifyInstance } from "fastify";
 import { AccountService, GetUsageRequestSchema } from "../../gen/moderation/v1/account_pb.js";
 import type { AppContext } from "../app/app-context.js";
 import { ApiError } from "../errors/api-error.js";
-import { callerKey, transportKey } from "../interceptors/context-keys.js";
+import { signatureScopeOf, transportKey } from "../interceptors/context-keys.js";
 import { usageResponseToJson } from "../metering/usage-json.js";
 import { parseTimeParam } from "../metering/usage-query.js";
 import { createAccountServiceImpl } from "../rpc/account-service.js";
@@ -37,7 +37,7 @@ export function registerUsageRoute(app: FastifyInstance, ctx: AppContext, interc
     const contextValues = createContextValues().set(transportKey, "json");
     const outcome = await invoke({ request, reply, input, contextValues, deferredError: queryError, abortable: false });
     // Signed like /v1/moderate, with the request target standing in for the body a GET lacks.
-    const signing = { ...signingNow(ctx), requestBody: Buffer.from(request.url, "utf8"), scope: { route: "/v1/usage", account: contextValues.get(callerKey)?.accountId } };
+    const signing = { ...signingNow(ctx), requestBody: Buffer.from(request.url, "utf8"), scope: signatureScopeOf("/v1/usage", contextValues) };
     if (outcome.ok) return sendSignedJson(reply, signing, 200, usageResponseToJson(outcome.output, input.granularity || "day"), outcome.headers);
     return sendSignedJson(reply, signing, outcome.status, { error: { code: outcome.code, message: outcome.message } }, outcome.headers);
   });

@@ -1,6 +1,7 @@
-import { createContextKey } from "@connectrpc/connect";
+import { createContextKey, type ContextValues } from "@connectrpc/connect";
 import type { Caller } from "../accounts/account-store.js";
 import type { ApiError } from "../errors/api-error.js";
+import type { SignatureScope } from "../signing/scope.js";
 import type { SignatureBinding } from "../workers/worker-answers.js";
 
 /** The authenticated caller, set by the auth interceptor; undefined on public methods. */
@@ -35,3 +36,11 @@ export const deferredBodyRefusalKey = createContextKey<ApiError | undefined>(und
  * its body gets a short time to arrive (edge/http2-request-timeout.ts); set per call by the routes.
  */
 export const untrustedArrivalKey = createContextKey<() => void>(() => {}, { description: "shortens the body's arrival time" });
+
+/**
+ * What an answer of `route` is signed for (signing/scope.ts): the route, and the caller's account
+ * once the chain found its key live. Read when the answer is signed, after the chain ran.
+ */
+export function signatureScopeOf(route: string, values: ContextValues): SignatureScope {
+  return { route, account: values.get(callerKey)?.accountId };
+}

@@ -4,7 +4,7 @@ import { signConnectError, signOutcome } from "../signing/sign-outcome.js";
 import type { Signer } from "../signing/signer.js";
 import { signedRpcFor } from "../signing/signed-ahead.js";
 import { rpcRoute } from "../signing/scope.js";
-import { callerKey, signatureBindingKey, transportKey } from "./context-keys.js";
+import { signatureBindingKey, signatureScopeOf, transportKey } from "./context-keys.js";
 
 interface SigningInterceptorDeps {
   /** Usually the SigningKeyRing: its active signer signs every response. */
@@ -36,7 +36,7 @@ export function createSigningInterceptor(deps: SigningInterceptorDeps): Intercep
     const route = rpcRoute(req.method);
     req.contextValues.set(signatureBindingKey, { form: "rpc", requestBytes, route });
     // The account, once the chain found the key live (auth runs inside `next`).
-    const scope = () => ({ route, account: req.contextValues.get(callerKey)?.accountId });
+    const scope = () => signatureScopeOf(route, req.contextValues);
     let res;
     try {
       res = await next(req);

@@ -49,6 +49,12 @@ export function parseJsonBody(bytes: Uint8Array): unknown {
   return body;
 }
 
-function truncate(value: string): string {
+/** A JSON object (not null, not an array): what each route's shape check reads fields of. */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A caller's key or value as a refusal quotes it: at most 40 characters. */
+export function truncate(value: string): string {
   return value.length > 40 ? `${value.slice(0, 40)}…` : value;
 }

@@ -87,11 +87,12 @@ export function createPolicyStore(db: Database, clock: () => number = Date.now) 
   /** Stores `rules` (or REMOVED) as the scope's next version; undefined when there is nothing to remove. */
   function insertNext(scope: PolicyScope, rules: PolicyRules | typeof REMOVED, changedBy: string): Promise<{ id: string; version: number } | undefined> {
     return db.transaction(async (tx) => {
-      const last = await tx.query<{ policy_id: string; version: unknown; rules: string }>(
-        `SELECT policy_id, version, rules FROM policy_versions WHERE account_id = $1 AND scope = $2 ORDER BY version DESC LIMIT 1`,
+      // Whether the last version was a removal, not its rules: those can be megabytes.
+      const last = await tx.query<{ policy_id: string; version: unknown; removed: unknown }>(
+        `SELECT policy_id, version, rules = '${REMOVED}' AS removed FROM policy_versions WHERE account_id = $1 AND scope = $2 ORDER BY version DESC LIMIT 1`,
         [scope.accountId, scopeOf(scope)],
       );
-      if (rules === REMOVED && (!last[0] || last[0].rules === REMOVED)) return undefined;
+      if (rules === REMOVED && (!last[0] || isTrue(last[0].removed))) return undefined;
       const policyId = last[0]?.policy_id ?? newId("pol");
       const version = last[0] ? toNumber(last[0].version) + 1 : 1;
       await tx.execute(

@@ -1,6 +1,6 @@
 import type { BodyHold, HeldBodies } from "../base/held-bodies.js";
 import { heldBodiesRefusal } from "../errors/held-bodies-refusal.js";
-import { BodyBuffer, SHARED_BODY_BYTES } from "../base/body-buffer.js";
+import { BodyBuffer } from "../base/body-buffer.js";
 import type { DescMethod, DescService } from "@bufbuild/protobuf";
 import { MAX_ITEMS } from "../base/limits.js";
 import { knownWithoutLiveKey, liveCallerOf } from "../interceptors/auth.js";
@@ -184,36 +184,27 @@ async function decodeLive(
  * destroy the request stream, and with it the connection, before the answer can be sent.
  */
 async function readWithin(request: UniversalServerRequest, limit: BodyLimit, enveloped: boolean, deps: HandlerDeps, keep?: number, hold?: BodyHold): Promise<Uint8Array | undefined> {
-  if (Number(request.header.get("content-length") ?? Number.NaN) > limit.bytes) throw await payloadTooLarge(deps, limit);
+  const declared = Number(request.header.get("content-length") ?? Number.NaN);
+  if (declared > limit.bytes) throw await payloadTooLarge(deps, limit);
   const source = (request.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
   const envelope = enveloped ? new EnvelopePeek() : undefined;
   // A large body whose length is known (Content-Length, or the envelope's prefix once it has
-  // come) is written into one buffer as it arrives: body-buffer.ts.
+  // come) is written into one buffer as it arrives, reserved and counted whole: body-buffer.ts.
   // Only a live key's body is held at all (`keep` undefined): no buffer is reserved for another's.
-  const body = new BodyBuffer();
-  // Bytes counted against `hold` so far: a buffer reserved for the whole announced length is
-  // counted whole, before its bytes come (reserved memory is held memory).
-  let counted = 0;
-  const reserve = async (length: number) => {
-    if (keep !== undefined || length < SHARED_BODY_BYTES || length <= counted) return;
-    const taken = hold ? hold.take(length - counted) : "taken";
+  const body = new BodyBuffer(hold);
+  if (keep === undefined && !enveloped && declared >= 0) {
+    const taken = body.expect(declared);
     if (taken !== "taken") throw await signedError(deps, heldBodiesRefusal(taken));
-    counted = length;
-    body.expect(length);
-  };
-  const declared = Number(request.header.get("content-length") ?? Number.NaN);
-  if (!enveloped && declared >= 0) await reserve(declared);
+  }
   let size = 0;
   for (let step = await source.next(); !step.done; step = await source.next()) {
     size += step.value.byteLength;
     const announced = envelope?.push(step.value);
     if (size > limit.bytes || (announced !== undefined && announced > limit.bytes)) throw await payloadTooLarge(deps, limit);
     if (keep !== undefined && size > keep) continue;
-    if (announced !== undefined) await reserve(announced);
-    const taken = hold && size > counted ? hold.take(size - counted) : "taken";
+    const reserved = keep === undefined && announced !== undefined ? body.expect(announced) : "taken";
+    const taken = reserved === "taken" ? body.push(step.value) : reserved;
     if (taken !== "taken") throw await signedError(deps, heldBodiesRefusal(taken));
-    counted = Math.max(counted, size);
-    body.push(step.value);
   }
   if (keep !== undefined && size > keep) return undefined;
   return body.bytes();

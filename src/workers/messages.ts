@@ -37,9 +37,10 @@ export type ComputeJob =
    */
   | { kind: "answer-rpc"; texts: string[]; answerId: string; requestBytes: string; nowMs: number; scope: SignatureScope }
   /**
-   * A large JSON-route body parsed as the route would (http/json-body.ts parseJsonBody), and its
-   * SHA-256 digest header (the answer's signature names it). The bytes are a view of shared
-   * memory when the body was read into it (read-body.ts): nothing is copied to post them.
+   * A large JSON-route body parsed as the route would (moderation/json-body-value.ts
+   * parseJsonBody), and its SHA-256 digest header (the answer's signature names it). The bytes
+   * are a view of shared memory when the body was read into it (base/body-buffer.ts): nothing is
+   * copied to post them.
    */
   | { kind: "parse-json"; body: Uint8Array };
 

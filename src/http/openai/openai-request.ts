@@ -2,7 +2,7 @@ import { create } from "@bufbuild/protobuf";
 import { ModerateRequestSchema, type ModerateRequest } from "../../../gen/moderation/v1/moderation_pb.js";
 import { MAX_ITEMS } from "../../base/limits.js";
 import { ApiError } from "../../errors/api-error.js";
-import { parseJsonBody } from "../../moderation/json-body-value.js";
+import { isJsonObject as isObject, parseJsonBody, truncate } from "../../moderation/json-body-value.js";
 
 /**
  * How the caller wrote `input`, which decides the answer's shape: a string is one input, an
@@ -111,12 +111,4 @@ function onlyFields(value: Record<string, unknown>, allowed: readonly string[], 
   for (const key of Object.keys(value)) {
     if (!allowed.includes(key)) throw new ApiError("invalid_request", `${where} has unknown field "${truncate(key)}".`);
   }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function truncate(value: string): string {
-  return value.length > 40 ? `${value.slice(0, 40)}…` : value;
 }

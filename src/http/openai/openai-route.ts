@@ -6,7 +6,7 @@ import { ModerateRequestSchema, ModerationService } from "../../../gen/moderatio
 import { rateLimitDepsOf } from "../../interceptors/chain.js";
 import { createRateLimitAhead } from "../../interceptors/rate-limit-ahead.js";
 import type { AppContext } from "../../app/app-context.js";
-import { callerKey, transportKey } from "../../interceptors/context-keys.js";
+import { signatureScopeOf, transportKey } from "../../interceptors/context-keys.js";
 import { createModerationServiceImpl } from "../../rpc/moderation-service.js";
 import { createChainInvoker } from "../invoke-chain.js";
 import { passBodiesThrough, takeJsonRequest } from "../json-request.js";
@@ -45,7 +45,7 @@ export function registerOpenAiModerationsRoute(app: FastifyInstance, ctx: AppCon
       const { requestBody, bodyError, parsed } = intake;
 
       const sendSigned = (status: number, body: unknown, headerSets: Headers[]) =>
-        sendSignedJson(reply, { ...signingNow(ctx), requestBody, scope: { route: OPENAI_MODERATIONS_PATH, account: contextValues.get(callerKey)?.accountId } }, status, body, headerSets);
+        sendSignedJson(reply, { ...signingNow(ctx), requestBody, scope: signatureScopeOf(OPENAI_MODERATIONS_PATH, contextValues) }, status, body, headerSets);
       if (intake.early) return sendSigned(intake.early.httpStatus, openAiError(intake.early.httpStatus, intake.early.code, intake.early.message), [new Headers(intake.early.headers)]);
 
       const input = parsed?.request ?? create(ModerateRequestSchema);
