@@ -1,3 +1,4 @@
+import { request as httpRequest } from "node:http";
 import { create } from "@bufbuild/protobuf";
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
@@ -6,6 +7,7 @@ import { ModerateRequestSchema, ModerationService } from "../../gen/moderation/v
 import { describe, expect, it } from "vitest";
 import { fetchJwks } from "../../src/client/fetch-jwks.js";
 import { verifyModerationResponse } from "../../src/client/verify-response.js";
+import { MAX_REQUEST_BYTES } from "../../src/base/limits.js";
 import { dataUri, png } from "../images/fixtures.js";
 import { useServerWithKey } from "../support/test-server.js";
 
@@ -29,6 +31,25 @@ async function raw(body: unknown, headers: Record<string, string> = {}) {
   });
   const text = await response.text();
   return { status: response.status, headers: response.headers, text, json: JSON.parse(text), requestBody };
+}
+
+/** A request that announces `length` bytes of body and sends none: the answer to its headers alone. */
+function announcedOnly(length: number): Promise<{ status: number; body: { error?: { code?: string; type?: string } } }> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(`${fixture.server.httpUrl}/v1/moderations`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${fixture.key}`, "content-length": String(length) },
+    }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on("data", (chunk: Buffer) => chunks.push(chunk));
+      response.on("end", () => {
+        resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString("utf8")) });
+        request.destroy();
+      });
+    });
+    request.on("error", reject);
+    request.flushHeaders();
+  });
 }
 
 describe("POST /v1/moderations with the official openai SDK", () => {
@@ -167,6 +188,9 @@ describe("POST /v1/moderations with the official openai SDK", () => {
       expect(error, JSON.stringify(input).slice(0, 80)).toBeInstanceOf(OpenAI.BadRequestError);
       expect({ code: (error as InstanceType<typeof OpenAI.APIError>).code, param: (error as InstanceType<typeof OpenAI.APIError>).param }).toEqual({ code, param });
     }
+    // A body no ten items need (one image far over 5 MB) is refused by its announced length, also a 400 here.
+    const huge = await announcedOnly(MAX_REQUEST_BYTES + 1);
+    expect({ status: huge.status, code: huge.body.error?.code, type: huge.body.error?.type }).toEqual({ status: 400, code: "payload_too_large", type: "invalid_request_error" });
     const nested = JSON.parse(`${"[".repeat(40)}"hi"${"]".repeat(40)}`) as string;
     const tooDeep = await client().moderations.create({ input: nested }).catch((e: unknown) => e);
     expect(tooDeep).toBeInstanceOf(OpenAI.BadRequestError);

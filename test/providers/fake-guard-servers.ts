@@ -34,29 +34,36 @@ export function llamaGuard(codes: string[] = [], model = "meta-llama/Llama-Guard
 }
 
 /**
- * A chat completion for ShieldGemma asked for one token with logprobs: the first token's
- * top_logprobs hold "Yes" and "No" with P(Yes) = pYes (vLLM's format). Without logprobs
- * (`logprobs: false`), only the token itself; with `onlyChosen`, top_logprobs list the chosen
- * token alone (a server asked for fewer alternatives).
+ * vLLM's answer to POST /v1/completions for ShieldGemma asked for one token with `logprobs: 10`:
+ * the first position's top_logprobs map holds "Yes" and "No" with P(Yes) = pYes. Without logprobs
+ * (`logprobs: false`), only the text; with `onlyChosen`, top_logprobs list the chosen token alone
+ * (a server asked for fewer alternatives); `raw` replaces the whole logprobs object.
  */
-export function shieldGemma(pYes: number, options: { logprobs?: boolean; onlyChosen?: boolean } = {}): Behaviour {
+export function shieldGemma(pYes: number, options: { logprobs?: boolean; onlyChosen?: boolean; raw?: unknown } = {}): Behaviour {
   return (_req, res) => {
     const yes = Math.log(pYes);
     const no = Math.log(1 - pYes);
     const token = pYes >= 0.5 ? "Yes" : "No";
+    const chosen = Math.max(yes, no);
     res.writeHead(200, { "content-type": "application/json" });
     res.end(JSON.stringify({
-      id: "chatcmpl-fake",
-      object: "chat.completion",
+      id: "cmpl-fake",
+      object: "text_completion",
+      created: 1764979200,
       model: "google/shieldgemma-2b",
       choices: [{
         index: 0,
-        message: { role: "assistant", content: token },
+        text: token,
+        logprobs: options.raw !== undefined ? options.raw : options.logprobs === false ? null : {
+          text_offset: [0],
+          token_logprobs: [chosen],
+          tokens: [token],
+          top_logprobs: [options.onlyChosen ? { [token]: chosen } : { Yes: yes, No: no, I: -12 }],
+        },
         finish_reason: "length",
-        ...(options.logprobs === false ? {} : {
-          logprobs: { content: [{ token, logprob: Math.max(yes, no), bytes: [], top_logprobs: options.onlyChosen ? [{ token, logprob: Math.max(yes, no), bytes: [] }] : [{ token: "Yes", logprob: yes, bytes: [] }, { token: "No", logprob: no, bytes: [] }, { token: "I", logprob: -12, bytes: [] }] }] },
-        }),
+        stop_reason: null,
       }],
+      usage: { prompt_tokens: 180, total_tokens: 181, completion_tokens: 1 },
     }));
   };
 }

@@ -35,9 +35,12 @@ function paramOf(code: string, message: string): string | null {
 /**
  * The status this route answers a code with. A bad image is a bad request to OpenAI's SDKs: 413
  * and 415 have no error class there (they raise a bare APIError, missed by `catch (e) { if (e
- * instanceof BadRequestError) … }`), so an image refused for its size or type answers 400 here,
- * its code unchanged; every other code keeps the error table's status.
+ * instanceof BadRequestError) … }`), so an image refused for its size or type, or a body too large
+ * for any ten items (an image far over the limit), answers 400 here, its code unchanged; every
+ * other code keeps the error table's status.
  */
+const BAD_REQUEST_HERE = new Set(["image_too_large", "unsupported_image_type", "payload_too_large"]);
+
 export function openAiStatusOf(status: number, code: string): number {
-  return code === "image_too_large" || code === "unsupported_image_type" ? 400 : status;
+  return BAD_REQUEST_HERE.has(code) ? 400 : status;
 }

@@ -46,7 +46,10 @@ export function registerOpenAiModerationsRoute(app: FastifyInstance, ctx: AppCon
 
       const sendSigned = (status: number, body: unknown, headerSets: Headers[]) =>
         sendSignedJson(reply, { ...signingNow(ctx), requestBody, scope: signatureScopeOf(OPENAI_MODERATIONS_PATH, contextValues) }, status, body, headerSets);
-      if (intake.early) return sendSigned(intake.early.httpStatus, openAiError(intake.early.httpStatus, intake.early.code, intake.early.message), [new Headers(intake.early.headers)]);
+      if (intake.early) {
+        const status = openAiStatusOf(intake.early.httpStatus, intake.early.code);
+        return sendSigned(status, openAiError(status, intake.early.code, intake.early.message), [new Headers(intake.early.headers)]);
+      }
 
       const input = parsed?.request ?? create(ModerateRequestSchema);
       const outcome = await invoke({

@@ -29,6 +29,7 @@ const TEXT_SYSTEM_PROMPT = [
 export function createJsonVerdict(options: { responseFormat: "json_schema" | "json_object" | "none" }): GuardFamily {
   return {
     kind: "json-verdict",
+    endpoint: "chat/completions",
     judges: CATEGORY_IDS,
     requests: (text) => [
       {

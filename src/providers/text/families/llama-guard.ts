@@ -38,8 +38,12 @@ const JUDGES = [...new Set(Object.values(LLAMA_GUARD_CODES).filter((c): c is Cat
 export const llamaGuard: GuardFamily = {
   kind: "llama-guard",
   judges: JUDGES,
-  requests: (text) => [{ messages: [{ role: "user", content: text }], temperature: 0, max_tokens: 32 }],
+  endpoint: "chat/completions",
+  // All fourteen codes ("unsafe\nS1,S2,...,S14") take about 45 tokens.
+  requests: (text) => [{ messages: [{ role: "user", content: text }], temperature: 0, max_tokens: 64 }],
   verdict([answer]) {
+    // A cut-off list would read its last code short ("S1" of "S10") and the codes after it as "not listed".
+    if (answer!.finishReason === "length") throw malformed("the Llama Guard answer was cut off (finish_reason length)");
     const lines = answer!.content.trim().split(/\s*\n\s*/);
     const head = lines[0]?.toLowerCase();
     if (head !== "safe" && head !== "unsafe") throw malformed(`a Llama Guard answer starts with "safe" or "unsafe", not ${JSON.stringify(answer!.content.slice(0, 40))}`);

@@ -38,6 +38,9 @@ function shieldGemmaPrompt(text: string, policy: string): string {
     `* ${policy}`,
     "",
     "Does the human question violate the above principle? Your answer must start with 'Yes' or 'No'. And then walk through step by step to be sure we answer correctly.",
+    // The card's prompt ends with a blank line; the answer's first token follows it.
+    "",
+    "",
   ].join("\n");
 }
 
@@ -47,22 +50,25 @@ function neutraliseTurnMarkers(text: string): string {
 }
 
 /**
- * ShieldGemma (2B/9B/27B) over chat completions: one request per policy, asking for one token
- * with its log-probabilities. The score is P(Yes) = e^yes / (e^yes + e^no) over the first token's
- * alternatives, as ShieldGemma's card computes it; flagged at `threshold`. A server that sends no
- * logprobs still answers "Yes" or "No": then the score is 1 or 0.
+ * ShieldGemma (2B/9B/27B) over the completions endpoint with the card's prompt as written (the
+ * card's first example: the prompt built by hand, the server adding only BOS). Its chat template
+ * needs a `guideline` variable a chat-completions request cannot pass to every server, and wraps
+ * the prompt again. One request per policy, asking for one token with its log-probabilities. The
+ * score is P(Yes) = e^yes / (e^yes + e^no) over the first token's alternatives, as the card
+ * computes it; flagged at `threshold`. A server that sends no logprobs still answers "Yes" or
+ * "No": then the score is 1 or 0.
  */
 export function createShieldGemma(options: { threshold: number }): GuardFamily {
   return {
     kind: "shieldgemma",
     judges: SHIELDGEMMA_POLICIES.map((p) => p.category),
+    endpoint: "completions",
     requests: (text) =>
       SHIELDGEMMA_POLICIES.map(({ policy }) => ({
-        messages: [{ role: "user", content: shieldGemmaPrompt(text, policy) }],
+        prompt: shieldGemmaPrompt(text, policy),
         temperature: 0,
         max_tokens: 1,
-        logprobs: true,
-        top_logprobs: 10,
+        logprobs: 10,
       })),
     verdict(answers) {
       const categories: Partial<Record<CategoryId, CategoryVerdict>> = {};
@@ -87,7 +93,10 @@ function probabilityOfYes(answer: GuardAnswer): number {
       // listed, and at most the probability the listed ones leave. (The first bound alone made a
       // lone, certain "No" read 0.5: it is its own least likely alternative.)
       const unlisted = unlistedBound(answer);
-      return no === -Infinity ? Math.exp(yes) / (Math.exp(yes) + unlisted) : unlisted / (unlisted + Math.exp(no));
+      const score = no === -Infinity ? Math.exp(yes) / (Math.exp(yes) + unlisted) : unlisted / (unlisted + Math.exp(no));
+      // Both terms under the smallest double (a listed answer at a clamped -1000): 0 / 0.
+      if (Number.isNaN(score)) throw malformed("a ShieldGemma answer's log-probabilities give no probability of Yes");
+      return score;
     }
   }
   const first = word(answer.content).split(/[^a-z]/)[0];
