@@ -129,9 +129,9 @@ export async function inflateMessage(message: Uint8Array, encoding: string | und
 }
 
 /**
- * Decodes one inflated request message with Connect's default options, so this accepts exactly
- * what Connect would. With `strictJson`, JSON with a field the message does not have is refused
- * instead of ignored.
+ * Decodes one inflated request message with Connect's default options, so this accepts what
+ * Connect would, but JSON that is not UTF-8. With `strictJson`, JSON with a field the message
+ * does not have is refused instead of ignored.
  */
 export function decodeMessage<Desc extends DescMessage>(
   schema: Desc, format: BodyFormat, bytes: Uint8Array, strictJson = false,
@@ -139,9 +139,17 @@ export function decodeMessage<Desc extends DescMessage>(
   // JSON.parse would build every level first (about 20 s for 70 MB of "[").
   if (format.json && nestsDeeperThan(bytes)) return { ok: false, reason: `the JSON nests more than ${MAX_JSON_DEPTH} levels deep` };
   try {
-    const decoded = format.json
-      ? fromJsonString(schema, new TextDecoder().decode(bytes), { ignoreUnknownFields: !strictJson })
-      : fromBinary(schema, bytes);
+    // Fatal: a byte that is not UTF-8 is refused, as the JSON routes and the binary decoder refuse
+    // it (Connect's own decoder would make it U+FFFD and judge a text nobody sent).
+    let json = "";
+    if (format.json) {
+      try {
+        json = STRICT_UTF8.decode(bytes);
+      } catch {
+        return { ok: false, reason: "the JSON is not valid UTF-8" };
+      }
+    }
+    const decoded = format.json ? fromJsonString(schema, json, { ignoreUnknownFields: !strictJson }) : fromBinary(schema, bytes);
     return { ok: true, message: decoded };
   } catch (error) {
     return { ok: false, reason: error instanceof Error ? error.message : String(error) };
@@ -160,6 +168,7 @@ export function emptyMessageBody(format: BodyFormat, encoding: string | undefine
   return encoding === undefined ? EMPTY_JSON : EMPTY_JSON_COMPRESSED[encoding]!;
 }
 
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
 const NOTHING = new Uint8Array(0);
 const EMPTY_JSON = new TextEncoder().encode("{}");
 const ENVELOPED_EMPTY = new Uint8Array(5);

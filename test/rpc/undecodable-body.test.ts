@@ -73,6 +73,9 @@ describe("an undecodable request body", () => {
   it.each([
     ["binary (application/proto)", "application/proto", TRUNCATED],
     ["JSON of the wrong shape (application/json)", "application/json", new TextEncoder().encode('{"input":[{"type":"text","text":{"not":"a string"}}]}')],
+    // Connect's own decoder made the byte U+FFFD and judged the text; /v1/moderate refuses it.
+    ["JSON with a byte that is not UTF-8 (application/json)", "application/json", Uint8Array.from([...new TextEncoder().encode('{"input":[{"type":"text","text":"a'), 0xff, ...new TextEncoder().encode('b"}]}')]), /the JSON is not valid UTF-8\.$/],
+    ["JSON with an encoded surrogate (application/json)", "application/json", Uint8Array.from([...new TextEncoder().encode('{"input":[{"type":"text","text":"a'), 0xed, 0xa0, 0xbd, ...new TextEncoder().encode('b"}]}')])],
     // Refused before it is parsed (json-depth.ts), not by the decoder after.
     ["JSON nested deeper than any request needs", "application/json", new TextEncoder().encode(`{"input":${"[".repeat(33)}${"]".repeat(33)}}`), /nests more than 32 levels deep/],
   ] as const)("over Connect, %s: HTTP 400, invalid_request, signed", async (_name, contentType, bytes, message?: RegExp) => {
