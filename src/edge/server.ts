@@ -100,7 +100,7 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
   try {
     if (sharedPort) {
       await Promise.all([http1.ready(), h2c.ready()]);
-      front = await listenOnSharedPort({ port: ctx.config.port, host: ctx.config.host, http1: http1.server, h2c: h2c.server });
+      front = await listenOnSharedPort({ port: ctx.config.port, host: ctx.config.host, http1: http1.server, h2c: h2c.server, firstByteTimeoutMs: http1.server.headersTimeout });
     } else {
       await http1.listen({ port: ctx.config.port, host: ctx.config.host });
       await h2c.ready();

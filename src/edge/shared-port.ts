@@ -1,15 +1,30 @@
 import net from "node:net";
-import type { Server } from "node:net";
+import type { Server, Socket } from "node:net";
 
 /**
  * One TCP port for both protocols (PORT == GRPC_PORT): every HTTP/2 connection without TLS
  * starts with the fixed preface "PRI * HTTP/2.0", which no HTTP/1.1 request line does, so the
  * first bytes decide which server gets the connection. The bytes read to decide are put back
  * before the chosen server sees the socket.
+ *
+ * Until then neither server holds the socket, so neither server's timeouts apply: a connection
+ * that sends nothing is closed after `firstByteTimeoutMs` (the HTTP/1.1 listener's headersTimeout;
+ * without it, silent connections were held for as long as their clients liked), and every
+ * undecided one when the listener closes.
  */
-export function listenOnSharedPort(options: { port: number; host: string; http1: Server; h2c: Server }): Promise<Server> {
+export function listenOnSharedPort(options: { port: number; host: string; http1: Server; h2c: Server; firstByteTimeoutMs: number }): Promise<Server> {
+  const undecided = new Set<Socket>();
   const front = net.createServer((socket) => {
+    undecided.add(socket);
+    const silent = setTimeout(() => socket.destroy(), options.firstByteTimeoutMs);
+    const decided = () => {
+      clearTimeout(silent);
+      undecided.delete(socket);
+    };
+    socket.once("close", decided);
     socket.once("data", (chunk: Buffer) => {
+      decided();
+      socket.off("close", decided);
       socket.pause();
       socket.unshift(chunk);
       if (chunk.subarray(0, 4).toString("latin1") === "PRI ") {
@@ -22,6 +37,12 @@ export function listenOnSharedPort(options: { port: number; host: string; http1:
     });
     socket.on("error", () => socket.destroy());
   });
+  const close = front.close.bind(front);
+  // close() alone waits for every connection it accepted; the undecided ones belong to no server that would end them.
+  front.close = (callback?: (error?: Error) => void) => {
+    for (const socket of undecided) socket.destroy();
+    return close(callback);
+  };
   return new Promise((resolve, reject) => {
     front.once("error", reject);
     front.listen(options.port, options.host, () => {

@@ -48,4 +48,17 @@ describe("one port for every protocol", () => {
     });
     expect(answer).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
   });
+
+  it("closes a connection that never sends a byte (before the first byte neither server's timeouts apply)", async () => {
+    const url = new URL(server.httpUrl);
+    const started = Date.now();
+    const closedAfter = await new Promise<number>((resolve) => {
+      const socket = net.connect(Number(url.port), url.hostname);
+      socket.on("error", () => undefined);
+      socket.on("close", () => resolve(Date.now() - started));
+      setTimeout(() => socket.destroy(), 15_000);
+    });
+    // headersTimeout is REQUEST_TIMEOUT_MS (1.5 s) here; it was held until the client gave up.
+    expect(closedAfter).toBeLessThan(10_000);
+  });
 });
