@@ -1,9 +1,9 @@
 import { create, toBinary, type DescFile, type DescMessage, type DescService } from "@bufbuild/protobuf";
 import { FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
-import { Code, ConnectError, type ConnectRouter } from "@connectrpc/connect";
-import { ApiError, toConnectError } from "../errors/api-error.js";
+import { type ConnectRouter } from "@connectrpc/connect";
 import { PUBLIC_BODY_LIMIT } from "./guard-request-body.js";
 import { limitOpenStreams } from "./open-streams.js";
+import { clearReadErrors } from "./stream-read-errors.js";
 import * as v1 from "../../gen/grpc/reflection/v1/reflection_pb.js";
 import * as v1alpha from "../../gen/grpc/reflection/v1alpha/reflection_pb.js";
 
@@ -127,20 +127,5 @@ async function* answer(requests: AsyncIterable<v1.ServerReflectionRequest>, inde
       default:
         yield reply({ case: "errorResponse", value: create(api.ErrorResponseSchema, { errorCode: 3, errorMessage: "unsupported reflection request" }) });
     }
-  }
-}
-
-/**
- * The request stream, with damaged input refused as INVALID_ARGUMENT (invalid_request): Connect
- * decodes each message as the loop asks for it and calls a message that does not parse INTERNAL,
- * which reads as the server's fault. Size refusals (RESOURCE_EXHAUSTED) and the caller leaving pass as they are.
- */
-async function* clearReadErrors<T>(requests: AsyncIterable<T>, typeName: string): AsyncIterable<T> {
-  try {
-    yield* requests;
-  } catch (error) {
-    const connectError = ConnectError.from(error);
-    if (connectError.code !== Code.Internal && connectError.code !== Code.InvalidArgument) throw error;
-    throw toConnectError(new ApiError("invalid_request", `A reflection request is not a valid ${typeName} message: ${connectError.rawMessage}.`));
   }
 }

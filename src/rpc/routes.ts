@@ -20,6 +20,7 @@ import { refuseUnsupportedRequests } from "./refuse-unsupported-requests.js";
 import { createSigningInterceptor } from "../interceptors/signing.js";
 import { rateLimitDepsOf } from "../interceptors/chain.js";
 import { createRateLimitAhead } from "../interceptors/rate-limit-ahead.js";
+import { createStreamReadErrorsInterceptor } from "./stream-read-errors.js";
 
 /** The services behind the interceptor chain (auth, limits, signing); health and reflection are public. */
 const API_SERVICES: readonly DescService[] = [ModerationService, AccountService, PolicyService];
@@ -62,7 +63,8 @@ export function createRoutes(ctx: AppContext, interceptors: Interceptor[], isSer
     router.service(Health, createHealthServiceImpl(served.map((s) => s.typeName), isServing, stopping), {
       readMaxBytes: PUBLIC_BODY_LIMIT,
       // Check's answers and errors are signed like every other unary answer (Watch streams are not).
-      interceptors: [createDecodedRequestInterceptor(), createSigningInterceptor({ keys: ctx.signingKeys, now: ctx.clock })],
+      // Watch's one message is Connect's to decode: damaged input is invalid_request there too, not INTERNAL.
+      interceptors: [createDecodedRequestInterceptor(), createSigningInterceptor({ keys: ctx.signingKeys, now: ctx.clock }), createStreamReadErrorsInterceptor()],
     });
     // Off: a reflection call is unknown_method (UNIMPLEMENTED), as for any method not served.
     if (reflection) registerReflection(router, served);

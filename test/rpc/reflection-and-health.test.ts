@@ -102,6 +102,15 @@ describe("grpc.health.v1.Health over grpc-js", () => {
     expect(decodeURIComponent(answer.metadata["grpc-message"] ?? "")).toBe("The request is larger than 65536 bytes.");
   });
 
+  it.each([
+    ["a message that does not parse", Buffer.from([0, 0, 0, 0, 2, 0xff, 0xff])],
+    ["a message flagged compressed without grpc-encoding", Buffer.from([1, 0, 0, 0, 0])],
+  ])("refuses %s on Watch as INVALID_ARGUMENT, invalid_request (Connect called it INTERNAL)", async (_name, body) => {
+    const answer = await postH2(server.grpcUrl, "/grpc.health.v1.Health/Watch", { "content-type": "application/grpc", te: "trailers", "grpc-timeout": "2S" }, body);
+    expect({ status: answer.grpcStatus, code: answer.metadata["x-error-code"] }).toEqual({ status: 3, code: "invalid_request" });
+    expect(decodeURIComponent(answer.metadata["grpc-message"] ?? "")).toMatch(/^The request is not a valid grpc\.health\.v1\.HealthCheckRequest message: /);
+  });
+
   it("ends Watch with DEADLINE_EXCEEDED when the caller's deadline passes (it ended OK)", async () => {
     // Raw frames: grpc-js would report its own deadline whatever the server answered.
     const watch = "/grpc.health.v1.Health/Watch";
