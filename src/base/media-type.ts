@@ -2,3 +2,13 @@
 export function mediaTypeOf(contentType: string | null | undefined): string {
   return (contentType ?? "").split(";")[0]!.trim().toLowerCase();
 }
+
+/** The first charset parameter of a Content-Type, unquoted and lower-cased; undefined when it names none. */
+export function charsetOf(header: string | null | undefined): string | undefined {
+  if (!header?.includes(";")) return undefined;
+  for (const parameter of header.split(";").slice(1)) {
+    const [name, value] = parameter.split("=", 2);
+    if (name?.trim().toLowerCase() === "charset" && value !== undefined) return value.trim().replace(/^"(.*)"$/, "$1").toLowerCase();
+  }
+  return undefined;
+}

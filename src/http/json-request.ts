@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { HeldBodies } from "../base/held-bodies.js";
 import { MAX_REQUEST_BYTES, UNAUTHENTICATED_BODY_KEEP } from "../base/limits.js";
 import { knownWithoutLiveKey, liveCallerOf } from "../interceptors/auth.js";
-import { mediaTypeOf } from "../base/media-type.js";
+import { charsetOf, mediaTypeOf } from "../base/media-type.js";
 import { ApiError } from "../errors/api-error.js";
 import { noteErrorCode } from "../observability/request-observation.js";
 import { incomingHeaderReader } from "./plain-headers.js";
@@ -38,16 +38,6 @@ export function passBodiesThrough(scope: FastifyInstance): void {
   scope.removeAllContentTypeParsers();
   scope.addContentTypeParser("*", passThrough);
   scope.addContentTypeParser("application/json", passThrough);
-}
-
-/** The charset parameter of a Content-Type, lower-cased and unquoted, or undefined when there is none. */
-function charsetOf(header: string | undefined): string | undefined {
-  if (header === undefined || !header.includes(";")) return undefined;
-  for (const parameter of header.split(";").slice(1)) {
-    const [name, value] = parameter.split("=", 2);
-    if (name?.trim().toLowerCase() === "charset" && value !== undefined) return value.trim().replace(/^"(.*)"$/, "$1").toLowerCase();
-  }
-  return undefined;
 }
 
 /** Step 1: the refusal of a body that is not sent as plain JSON, or undefined when it is. */

@@ -2,7 +2,7 @@ import { promisify } from "node:util";
 import { brotliCompressSync, brotliDecompress, gunzip, gzipSync } from "node:zlib";
 import { fromBinary, fromJsonString, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../base/json-depth.js";
-import { mediaTypeOf } from "../base/media-type.js";
+import { charsetOf, mediaTypeOf } from "../base/media-type.js";
 
 /** How a unary RPC body is laid out: gRPC and gRPC-Web wrap the message in an envelope. */
 export interface BodyFormat {
@@ -59,6 +59,23 @@ export function withCanonicalEncoding(header: Headers, format: BodyFormat): Head
   const copy = new Headers(header);
   if (canonical === undefined) copy.delete(name);
   else copy.set(name, canonical);
+  return copy;
+}
+
+/**
+ * The headers with a known Content-Type as Connect compares it: the media type alone when its
+ * parameters say nothing but UTF-8. Connect matches the header by pattern and answered 415 to
+ * `application/json; charset="utf-8"` (quoted, as RFC 9110 allows), `application/json ; charset=utf-8`
+ * or another parameter, which the JSON routes accept; another charset is left for Connect to refuse.
+ */
+export function withCanonicalContentType(header: Headers): Headers {
+  const raw = header.get("content-type");
+  const media = mediaTypeOf(raw);
+  if (raw === null || raw === media || !(media in FORMATS)) return header;
+  const charset = charsetOf(raw);
+  if (charset !== undefined && charset !== "utf-8" && charset !== "utf8") return header;
+  const copy = new Headers(header);
+  copy.set("content-type", media);
   return copy;
 }
 

@@ -4,6 +4,7 @@ import { createAsyncIterable, type UniversalHandler, type UniversalServerRequest
 import { errorToJsonBytes } from "@connectrpc/connect/protocol-connect";
 import { ApiError, ERROR_CODES, toConnectError } from "../errors/api-error.js";
 import { signConnectError } from "../signing/sign-outcome.js";
+import { withCanonicalContentType } from "./decode-check.js";
 import type { Signer } from "../signing/signer.js";
 
 interface RefusalDeps {
@@ -21,7 +22,10 @@ interface RefusalDeps {
  */
 export function refuseUnsupportedRequests(router: ConnectRouter, deps: RefusalDeps): void {
   router.handlers.forEach((handler, i) => {
-    const refusing = (request: UniversalServerRequest) => {
+    const refusing = (sent: UniversalServerRequest) => {
+      // Every layer after this one (the body guard, Connect) reads the Content-Type as Connect compares it.
+      const header = withCanonicalContentType(sent.header);
+      const request = header === sent.header ? sent : { ...sent, header };
       const refusal = refusalFor(handler, request);
       return refusal ? answer(deps, refusal, handler.requestPath) : handler(request);
     };

@@ -227,7 +227,7 @@ describe("health and reflection given damaged input", () => {
     const answer = await postH2(server.grpcUrl, `/grpc.reflection.${version}.ServerReflection/ServerReflectionInfo`, { "content-type": "application/grpc", te: "trailers" }, damaged);
     expect(answer.grpcStatus).toBe(GRPC.INVALID_ARGUMENT);
     expect(answer.metadata["x-error-code"]).toBe("invalid_request");
-    expect(decodeURIComponent(answer.metadata["grpc-message"] ?? "")).toMatch(/reflection request is not a valid grpc\.reflection\.v1(alpha)?\.ServerReflectionRequest message/);
+    expect(decodeURIComponent(answer.metadata["grpc-message"] ?? "")).toMatch(/^The request is not a valid grpc\.reflection\.v1(alpha)?\.ServerReflectionRequest message/);
   });
 });
 

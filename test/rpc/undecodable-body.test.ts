@@ -115,6 +115,16 @@ describe("an undecodable request body", () => {
     expect(trailer).toMatch(/x-error-code: invalid_request/);
   });
 
+  it("takes a Content-Type's parameters as the JSON routes do: any that say UTF-8 or nothing, not another charset", async () => {
+    const post = (contentType: string) =>
+      fetch(`${file.server.httpUrl}${PATH}`, { method: "POST", headers: { "content-type": contentType, "x-api-key": file.key }, body: JSON.stringify({ input: [{ type: "text", text: "hello there" }] }) });
+    // Connect matched the header by pattern and answered 415 to each of these, which /v1/moderate accepts.
+    for (const contentType of ['application/json; charset="utf-8"', "application/json ; charset=utf-8", "application/json; foo=bar", "application/json;", "Application/JSON; Charset=UTF-8"]) {
+      expect((await post(contentType)).status, contentType).toBe(200);
+    }
+    expect((await post("application/json; charset=latin1")).status).toBe(415);
+  });
+
   it("leaves well-formed bodies alone, unknown JSON fields included (Connect ignores them)", async () => {
     const response = await fetch(`${file.server.httpUrl}${PATH}`, {
       method: "POST",
