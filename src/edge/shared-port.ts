@@ -10,7 +10,8 @@ import type { Server, Socket } from "node:net";
  * Until then neither server holds the socket, so neither server's timeouts apply: a connection
  * that sends nothing is closed after `firstByteTimeoutMs` (the HTTP/1.1 listener's headersTimeout;
  * without it, silent connections were held for as long as their clients liked), and every
- * undecided one when the listener closes.
+ * undecided one when the listener closes. The chosen server's own timers start when it is handed
+ * the socket, so a client slow to start and then slow with its headers has up to twice that.
  */
 export function listenOnSharedPort(options: { port: number; host: string; http1: Server; h2c: Server; firstByteTimeoutMs: number }): Promise<Server> {
   const undecided = new Set<Socket>();
@@ -22,19 +23,25 @@ export function listenOnSharedPort(options: { port: number; host: string; http1:
       undecided.delete(socket);
     };
     socket.once("close", decided);
-    socket.once("data", (chunk: Buffer) => {
+    // The decision needs four bytes; a client may send fewer first ("PR" and then the rest).
+    let first = Buffer.alloc(0);
+    const onData = (chunk: Buffer) => {
+      first = first.length === 0 ? chunk : Buffer.concat([first, chunk]);
+      if (first.length < 4) return;
+      socket.off("data", onData);
       decided();
       socket.off("close", decided);
       socket.pause();
-      socket.unshift(chunk);
-      if (chunk.subarray(0, 4).toString("latin1") === "PRI ") {
+      socket.unshift(first);
+      if (first.subarray(0, 4).toString("latin1") === "PRI ") {
         // The HTTP/2 session reads what is already buffered itself; resuming would drop it.
         options.h2c.emit("connection", socket);
       } else {
         options.http1.emit("connection", socket);
         socket.resume();
       }
-    });
+    };
+    socket.on("data", onData);
     socket.on("error", () => socket.destroy());
   });
   const close = front.close.bind(front);

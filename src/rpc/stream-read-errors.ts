@@ -13,7 +13,9 @@ export async function* clearReadErrors<T>(requests: AsyncIterable<T>, typeName: 
   } catch (error) {
     const connectError = ConnectError.from(error);
     if (connectError.code !== Code.Internal && connectError.code !== Code.InvalidArgument) throw error;
-    throw toConnectError(new ApiError("invalid_request", `The request is not a valid ${typeName} message: ${connectError.rawMessage}.`));
+    // The body guard's own refusals (a malformed grpc-timeout...) already carry their code and signature.
+    if (connectError.metadata.has("x-error-code")) throw error;
+    throw toConnectError(new ApiError("invalid_request", `The request is not a valid ${typeName} message: ${connectError.rawMessage.replace(/\.$/, "")}.`));
   }
 }
 

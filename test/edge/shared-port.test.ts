@@ -61,4 +61,23 @@ describe("one port for every protocol", () => {
     // headersTimeout is REQUEST_TIMEOUT_MS (1.5 s) here; it was held until the client gave up.
     expect(closedAfter).toBeLessThan(10_000);
   });
+
+  it("waits for four bytes to decide: an HTTP/2 preface sent in pieces still reaches the HTTP/2 server", async () => {
+    const url = new URL(server.httpUrl);
+    const emptySettings = Buffer.from([0, 0, 0, 4, 0, 0, 0, 0, 0]);
+    const first = await new Promise<Buffer>((resolve) => {
+      const socket = net.connect(Number(url.port), url.hostname, () => {
+        socket.write("PR");
+        setTimeout(() => socket.write(Buffer.concat([Buffer.from("I * HTTP/2.0\r\n\r\nSM\r\n\r\n", "latin1"), emptySettings])), 100);
+      });
+      socket.once("data", (chunk: Buffer) => {
+        socket.destroy();
+        resolve(chunk);
+      });
+      socket.on("error", () => undefined);
+    });
+    // The server's SETTINGS frame (type 4), not "HTTP/1.1 400 Bad Request" from the HTTP/1.1 server.
+    expect(first.subarray(0, 4).toString("latin1")).not.toBe("HTTP");
+    expect(first[3]).toBe(4);
+  });
 });

@@ -34,7 +34,7 @@ export function llamaGuard(codes: string[] = [], model = "meta-llama/Llama-Guard
 }
 
 /**
- * vLLM's answer to POST /v1/completions for ShieldGemma asked for one token with `logprobs: 10`:
+ * vLLM's answer to POST /v1/completions for ShieldGemma asked for one token with `logprobs: 5`:
  * the first position's top_logprobs map holds "Yes" and "No" with P(Yes) = pYes. Without logprobs
  * (`logprobs: false`), only the text; with `onlyChosen`, top_logprobs list the chosen token alone
  * (a server asked for fewer alternatives); `raw` replaces the whole logprobs object.

@@ -113,7 +113,7 @@ describe("ShieldGemma over completions", () => {
     // The card's prompt as written goes to /completions: a chat template would wrap it again.
     expect(fake.requests.every((r) => r.path === "/v1/completions")).toBe(true);
     const bodies = fake.requests.map((r) => r.body);
-    expect(bodies.every((b) => b.max_tokens === 1 && b.logprobs === 10 && b.messages === undefined)).toBe(true);
+    expect(bodies.every((b) => b.max_tokens === 1 && b.logprobs === 5 && b.messages === undefined)).toBe(true);
     expect(bodies.map((b) => /"No (Harassment|Hate Speech|Sexually Explicit Information)"/.exec(b.prompt)?.[1]).sort())
       .toEqual(["Harassment", "Hate Speech", "Sexually Explicit Information"]);
     expect(bodies[0].prompt).toMatch(/^You are a policy expert .*\n\n<start_of_turn>\nHuman Question: you are all idiots\n<end_of_turn>\n\n/);
@@ -145,6 +145,15 @@ describe("ShieldGemma over completions", () => {
     fake.setDefault(shieldGemma(0.9, { logprobs: false }));
     const verdict = await provider().classify("x");
     expect(Object.values(verdict.categories).map((v) => v!.score)).toEqual([1, 1, 1]);
+  });
+
+  it("reads chat-shaped logprobs in a completions answer too (llama.cpp answers so), asking for at most 5", async () => {
+    const yes = Math.log(0.45);
+    const no = Math.log(0.55);
+    fake.setDefault(shieldGemma(0.45, { raw: { content: [{ token: "No", logprob: no, top_logprobs: [{ token: "No", logprob: no }, { token: "Yes", logprob: yes }] }] } }));
+    const verdict = await provider().classify("x");
+    expect(Object.values(verdict.categories).map((v) => Number(v!.score.toFixed(3)))).toEqual([0.45, 0.45, 0.45]);
+    expect(fake.requests.every((r) => r.body.logprobs === 5)).toBe(true);
   });
 
   it("an answer whose log-probabilities give no probability is malformed, never a NaN score", async () => {

@@ -111,6 +111,12 @@ describe("grpc.health.v1.Health over grpc-js", () => {
     expect(decodeURIComponent(answer.metadata["grpc-message"] ?? "")).toMatch(/^The request is not a valid grpc\.health\.v1\.HealthCheckRequest message: /);
   });
 
+  it("passes the body guard's own refusal on Watch as it is (a malformed grpc-timeout is not a bad message)", async () => {
+    const answer = await postH2(server.grpcUrl, "/grpc.health.v1.Health/Watch", { "content-type": "application/grpc", te: "trailers", "grpc-timeout": "soon" }, Buffer.from([0, 0, 0, 0, 0]));
+    expect({ status: answer.grpcStatus, code: answer.metadata["x-error-code"] }).toEqual({ status: 3, code: "invalid_request" });
+    expect(decodeURIComponent(answer.metadata["grpc-message"] ?? "")).toMatch(/^The grpc-timeout header "soon" is malformed/);
+  });
+
   it("ends Watch with DEADLINE_EXCEEDED when the caller's deadline passes (it ended OK)", async () => {
     // Raw frames: grpc-js would report its own deadline whatever the server answered.
     const watch = "/grpc.health.v1.Health/Watch";

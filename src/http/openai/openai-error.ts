@@ -32,15 +32,15 @@ function paramOf(code: string, message: string): string | null {
   return null;
 }
 
+const BAD_REQUEST_HERE = new Set(["image_too_large", "unsupported_image_type", "payload_too_large"]);
+
 /**
  * The status this route answers a code with. A bad image is a bad request to OpenAI's SDKs: 413
  * and 415 have no error class there (they raise a bare APIError, missed by `catch (e) { if (e
  * instanceof BadRequestError) … }`), so an image refused for its size or type, or a body too large
- * for any ten items (an image far over the limit), answers 400 here, its code unchanged; every
- * other code keeps the error table's status.
+ * for any ten items (an image far over the limit) or for the server's bound on held bodies,
+ * answers 400 here, its code unchanged; every other code keeps the error table's status.
  */
-const BAD_REQUEST_HERE = new Set(["image_too_large", "unsupported_image_type", "payload_too_large"]);
-
 export function openAiStatusOf(status: number, code: string): number {
   return BAD_REQUEST_HERE.has(code) ? 400 : status;
 }

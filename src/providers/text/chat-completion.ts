@@ -32,9 +32,10 @@ export function readGuardAnswer(body: unknown): GuardAnswer {
 }
 
 /**
- * Reads choices[0] of a (legacy) completions response body, as vLLM, TGI and OpenAI answer
+ * Reads choices[0] of a (legacy) completions response body, as vLLM and OpenAI answer
  * `POST /completions`: `text`, and with `logprobs: N` the first position's `top_logprobs` map of
- * token to log-probability beside `tokens` / `token_logprobs`.
+ * token to log-probability beside `tokens` / `token_logprobs` (or, from servers that answer so,
+ * chat-shaped `logprobs.content`).
  */
 export function readCompletionAnswer(body: unknown): GuardAnswer {
   const choices = asRecord(body)?.choices;
@@ -42,7 +43,9 @@ export function readCompletionAnswer(body: unknown): GuardAnswer {
   if (!choice || (choice.text !== undefined && typeof choice.text !== "string")) throw malformed("the response has no choices[0].text");
   const content = typeof choice.text === "string" ? choice.text : "";
   const logprobs = asRecord(choice.logprobs);
-  const listed: { token: unknown; logprob: unknown }[] = [];
+  // Some servers (llama.cpp) answer completions with chat-shaped logprobs: `content[0]` and its `top_logprobs` list.
+  const chatShaped = asRecord(Array.isArray(logprobs?.content) ? logprobs.content[0] : undefined);
+  const listed: unknown[] = chatShaped ? [chatShaped, ...(Array.isArray(chatShaped.top_logprobs) ? chatShaped.top_logprobs : [])] : [];
   const tokens = Array.isArray(logprobs?.tokens) ? logprobs.tokens : [];
   const tokenLogprobs = Array.isArray(logprobs?.token_logprobs) ? logprobs.token_logprobs : [];
   if (tokens.length > 0) listed.push({ token: tokens[0], logprob: tokenLogprobs[0] });

@@ -68,7 +68,9 @@ export function createShieldGemma(options: { threshold: number }): GuardFamily {
         prompt: shieldGemmaPrompt(text, policy),
         temperature: 0,
         max_tokens: 1,
-        logprobs: 10,
+        // OpenAI's legacy completions allow at most 5; Yes and No are almost always the top two, and
+        // a lone listed one is read by the probability the others leave (unlistedBound).
+        logprobs: 5,
       })),
     verdict(answers) {
       const categories: Partial<Record<CategoryId, CategoryVerdict>> = {};
