@@ -24,7 +24,7 @@ export function listenOnSharedPort(options: { port: number; host: string; http1:
     };
     socket.once("close", decided);
     // The decision needs four bytes; a client may send fewer first ("PR" and then the rest).
-    let first = Buffer.alloc(0);
+    let first: Buffer = Buffer.alloc(0);
     const onData = (chunk: Buffer) => {
       first = first.length === 0 ? chunk : Buffer.concat([first, chunk]);
       if (first.length < 4) return;
