@@ -41,6 +41,9 @@ export const EVERYDAY_MESSAGES: readonly string[] = [
   "The kids jump off the roof of the boathouse into the lake every summer",
   "My stupid car won't start again",
   "That was a dumb mistake on my part",
+  // Insults said of the writer: the disownedInsults frame's case (`2026-12-c`'s harassment head
+  // scores it 0.68 and flags it without the frame; no held-out set has self-deprecation).
+  "I feel like such an idiot for missing the bus",
   "Women deserve equal pay for equal work",
   // The supportive frame's case: the hate head alone scores it over its bar (the rule ledger's
   // acceptance column counts it as the one sentence that fails without the frame).

@@ -32,7 +32,8 @@
  * --prose-evidence-bar X (the lexicon evidence a long-form prose chunk needs to become a sexual or
  * violence positive; 0.2), --sexual-unknown-from X (sexual unknown, not negative, for rows of
  * social-media sets silent on sexual content whose sexual-lexicon evidence is at least X; off;
- * both tried in session 43 and not kept).
+ * both tried in session 43 and not kept), --wording-unknowns cssrs (default), insults or none
+ * (labels the text does not support made unknown in training and calibration, wording-unknowns.ts).
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -64,12 +65,13 @@ import { trainConv } from "./train-conv.js";
 import { pretrainBuckets, scaledPretrained } from "./pretrain-embeddings.js";
 import type { TrainedModel } from "./trainer.js";
 import { loadWordVectors, type WordRows } from "./word-vectors.js";
+import { parseWordingRepairs, withWordingUnknowns } from "./wording-unknowns.js";
 import { ensembleOf, expertRows, memberSeed, parseExpert, withExpert } from "./ensemble.js";
 import { CALIBRATION_SHARE, CORPUS_CAPS, DEFAULT_FOLDS, DEFAULT_HASHING, DEFAULT_SEED, DEFAULT_SHAPE, HASHING_DEFAULTS, hashRow, learnedHeads, SHIPPED_MEMBER, WINDOW } from "./settings.js";
 
-// The next model's id. `2026-11-m` (shipped) was trained on the normalisation before 2026-12-19
-// (ebadca9 reproduces it); a run of this code trains on today's, so it is a new model.
-const MODEL_VERSION = "2026-12-b";
+// The shipped model's id: `2026-12-c`, C-SSRS posts without self-harm wording unknown in training
+// and calibration (session 44). `2026-12-b` was a retrain shipped for an hour and reverted (session 36).
+const MODEL_VERSION = "2026-12-c";
 /** The shipped model's id (and cache entry's id) for a family. */
 const shippedId = (family: string): string => `text-${family}-${MODEL_VERSION}`;
 // Expert-labelled Reddit traffic (CAD, corpus.ts REAL_TRAFFIC) counts as at most TRAFFIC_CAP rows
@@ -154,6 +156,10 @@ const { values } = parseArgs({
     // dataset:category pairs, comma-separated, whose labels train nothing (made unknown in the
     // training rows, kept for evaluation): what one source's labels of one category add.
     unlabel: { type: "string" },
+    // Labels the text does not support made unknown in the training and calibration rows (wording-unknowns.ts):
+    // "cssrs" (C-SSRS posts without self-harm wording; since 2026-12-c), "insults" (insults labelled
+    // harassment 0 by sources that did not judge abuse of the reader; measured, not kept), comma-separated; "none".
+    "wording-unknowns": { type: "string", default: "cssrs" },
     // Probe (short-token-negatives.ts): the short words of benign rows as texts of their own, at
     // most N per dataset; trained on, never evaluated.
     "short-token-negatives": { type: "string", default: "0" },
@@ -297,6 +303,7 @@ const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const modelsDir = values.out ?? join(repoRoot, "models");
 const heads = learnedHeads();
 const EXPERT = parseExpert(values.expert, heads);
+const WORDING_REPAIRS = parseWordingRepairs(values["wording-unknowns"]);
 /** --teacher-heads as positions in `heads` (the targets' head order); checked before any training. */
 const TAUGHT_HEADS = TEACHER_HEADS && new Set(TEACHER_HEADS.map((name) => {
   const k = heads.indexOf((CATEGORY_IDS as readonly string[]).indexOf(name));
@@ -351,8 +358,11 @@ function fit(family: string, exclude: string | undefined, id: string, training: 
   const teacher = teacherFor(exclude);
   const cleaned = values["clean-positives"] ? cleanedCorpus(c, train, n) : undefined;
   const unlabelled = values.unlabel ? unlabelledCorpus(cleaned?.corpus ?? c, train, values.unlabel) : undefined;
-  const trained = FAMILIES[family]!(unlabelled ?? cleaned?.corpus ?? c, train, heads, seed, n, teacher, exclude);
-  const built = buildModelFile({ id, corpus: c, calibrationRows: calib, calibrateBy: CALIBRATE_BY, trained, heads, hashing: HASHING, window: WINDOW, training: { ...training, ...WINDOW_LABELS, ...(PRETRAIN_EPOCHS > 0 ? { pretrainEpochs: PRETRAIN_EPOCHS, pretrainRms: Number(values["pretrain-rms"]) } : {}), ...(teacher ? { teacher: teacherProvenance() } : {}), ...WORD_VECTORS?.training, ...(cleaned ? { cleanPositives: cleaned.summary } : {}), ...(values.unlabel ? { unlabel: values.unlabel } : {}), ...(EXPERT ? { expert: values.expert } : {}), datasets: c.datasets, rows: c.rows } });
+  // The same unsupported labels would pull the calibration (and so the flag bars) towards them.
+  const repaired = WORDING_REPAIRS.length > 0 ? withWordingUnknowns(unlabelled ?? cleaned?.corpus ?? c, examples, Uint32Array.from([...train, ...calib]), WORDING_REPAIRS) : undefined;
+  if (repaired) log(`--wording-unknowns: ${Object.entries(repaired.changed).map(([k, v]) => `${k} ${v}`).join(", ")} training and calibration labels made unknown`);
+  const trained = FAMILIES[family]!(repaired?.corpus ?? unlabelled ?? cleaned?.corpus ?? c, train, heads, seed, n, teacher, exclude);
+  const built = buildModelFile({ id, corpus: repaired ? { ...c, labels: withWordingUnknowns(c, examples, calib, WORDING_REPAIRS).corpus.labels } : c, calibrationRows: calib, calibrateBy: CALIBRATE_BY, trained, heads, hashing: HASHING, window: WINDOW, training: { ...training, ...WINDOW_LABELS, ...(PRETRAIN_EPOCHS > 0 ? { pretrainEpochs: PRETRAIN_EPOCHS, pretrainRms: Number(values["pretrain-rms"]) } : {}), ...(teacher ? { teacher: teacherProvenance() } : {}), ...WORD_VECTORS?.training, ...(cleaned ? { cleanPositives: cleaned.summary } : {}), ...(values.unlabel ? { unlabel: values.unlabel } : {}), ...(repaired ? { wordingUnknowns: repaired.changed } : {}), ...(EXPERT ? { expert: values.expert } : {}), datasets: c.datasets, rows: c.rows } });
   const { tensors: _entries, ...header } = built.model.header;
   writeFileSync(cached(name), encodeModel({ ...header, training: { ...header.training, calibrationReports: built.reports } }, Object.fromEntries(built.model.tensors)));
   return built;
@@ -487,7 +497,7 @@ const base = fit(winner, undefined, id);
 // Provenance only, and nothing that varies run to run (no timings): the file is byte-identical given the seed.
 const training = {
   // Members as the model file has them (with --reuse, the cached model's, whatever --members says).
-  seed, epochs, foldEpochs, mlp: MLP, ...((base.model.header.params["members"] ?? 1) > 1 ? { members: base.model.header.params["members"] } : {}), ...(PRETRAIN_EPOCHS > 0 ? { pretrainEpochs: PRETRAIN_EPOCHS, pretrainRms: Number(values["pretrain-rms"]) } : {}), ...(values.teacher ? { teacher: teacherProvenance() } : {}), ...WINDOW_LABELS, lookalikeWeight: LOOKALIKE_WEIGHT, everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP, trafficCap: Number.isFinite(TRAFFIC_CAP) ? TRAFFIC_CAP : "none", ...(TRAFFIC_WEIGHT !== 1 ? { trafficWeight: TRAFFIC_WEIGHT } : {}), ...(EXPERT ? { expert: values.expert } : {}), maxFpr, guardRows: values["guard-rows"], policy: values.policy, datasets: (base.model.header.training["datasets"] as string[] | undefined) ?? corpus?.datasets,
+  seed, epochs, foldEpochs, mlp: MLP, ...((base.model.header.params["members"] ?? 1) > 1 ? { members: base.model.header.params["members"] } : {}), ...(PRETRAIN_EPOCHS > 0 ? { pretrainEpochs: PRETRAIN_EPOCHS, pretrainRms: Number(values["pretrain-rms"]) } : {}), ...(values.teacher ? { teacher: teacherProvenance() } : {}), ...WINDOW_LABELS, lookalikeWeight: LOOKALIKE_WEIGHT, everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP, trafficCap: Number.isFinite(TRAFFIC_CAP) ? TRAFFIC_CAP : "none", ...(TRAFFIC_WEIGHT !== 1 ? { trafficWeight: TRAFFIC_WEIGHT } : {}), ...(EXPERT ? { expert: values.expert } : {}), ...(WORDING_REPAIRS.length > 0 ? { wordingUnknowns: WORDING_REPAIRS } : {}), maxFpr, guardRows: values["guard-rows"], policy: values.policy, datasets: (base.model.header.training["datasets"] as string[] | undefined) ?? corpus?.datasets,
   rows: base.model.header.training["rows"] ?? corpus?.rows, hashing: hashingSummary(HASHING), window: WINDOW, folds: usedFolds, evalCap: EVAL_CAP,
   ...WORD_VECTORS?.training,
   selection: Object.fromEntries(Object.entries(selection).map(([f, s]) => [f, { mean: s.mean, pairs: s.pairs }])),

@@ -19,8 +19,9 @@ describe("the self-harm heads' half-window reading", () => {
   it("raises the score of a statement a long post's windows averaged away, never its flag", () => {
     const withHalves = read(engine, POST);
     const without = read(whole, POST);
-    // The head is weak on such statements (0.08 read alone): the whole windows gave 0.006.
-    expect(withHalves.categories.self_harm!.score).toBeGreaterThan(without.categories.self_harm!.score * 3);
+    // The head is weak on such statements (read alone 0.08 with `2026-11-m`, 0.035 with `2026-12-c`):
+    // the whole windows gave 0.006 and 0.004, the halves 0.028 and 0.010.
+    expect(withHalves.categories.self_harm!.score).toBeGreaterThan(without.categories.self_harm!.score * 2);
     for (const [id, verdict] of Object.entries(without.categories)) expect(withHalves.categories[id as keyof Verdict["categories"]]!.flagged, id).toBe(verdict!.flagged);
     // A raised score stays under the bar where the whole windows did not flag: over it, a policy
     // threshold under the bar read it as held back by a frame.

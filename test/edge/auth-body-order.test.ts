@@ -24,6 +24,8 @@ type Key = "no key" | "wrong key" | "good key";
 /** What every protocol answers a bad body with, by key: the documented order's steps 3 and 4. */
 const BAD_BODY: Record<Key, string> = { "no key": "missing_api_key", "wrong key": "invalid_api_key", "good key": "invalid_request" };
 const HTTP_STATUS: Record<string, number> = { missing_api_key: 401, invalid_api_key: 401, invalid_request: 400, unsupported_media_type: 415, payload_too_large: 413 };
+/** OpenAI's SDKs have no error class for 413: the OpenAI route answers an oversized body 400 (openai-error.ts). */
+const OPENAI_STATUS: Record<string, number> = { ...HTTP_STATUS, payload_too_large: 400 };
 const GRPC_STATUS: Record<string, number> = {
   missing_api_key: GRPC.UNAUTHENTICATED, invalid_api_key: GRPC.UNAUTHENTICATED, invalid_request: GRPC.INVALID_ARGUMENT,
   unsupported_media_type: GRPC.INVALID_ARGUMENT, payload_too_large: GRPC.RESOURCE_EXHAUSTED,
@@ -60,7 +62,7 @@ function announcing(size: number): Uint8Array {
 
 const PROTOCOLS = [
   { name: "JSON, POST /v1/moderate", contentType: "application/json", send: jsonRoute("/v1/moderate"), badBody: BAD_JSON, statuses: HTTP_STATUS },
-  { name: "OpenAI, POST /v1/moderations", contentType: "application/json", send: jsonRoute("/v1/moderations"), badBody: BAD_JSON, statuses: HTTP_STATUS },
+  { name: "OpenAI, POST /v1/moderations", contentType: "application/json", send: jsonRoute("/v1/moderations"), badBody: BAD_JSON, statuses: OPENAI_STATUS },
   { name: "Connect, application/proto", contentType: "application/proto", send: rpc("h1", false), badBody: BAD_PROTO, statuses: CONNECT_STATUS },
   { name: "Connect, application/json", contentType: "application/json", send: rpc("h1", false), badBody: BAD_JSON, statuses: CONNECT_STATUS },
   { name: "gRPC-Web", contentType: "application/grpc-web+proto", send: rpc("h1", true), badBody: BAD_PROTO, statuses: GRPC_STATUS },
