@@ -21,6 +21,9 @@ const FORMATS: Record<string, BodyFormat> = {
   "application/grpc-web+json": { enveloped: true, json: true },
 };
 
+/** Connect's streaming content types (Health.Watch, reflection over Connect): not decoded by the guard, only named canonically. */
+const CONNECT_STREAMING = new Set(["application/connect+json", "application/connect+proto"]);
+
 /** The unary body format of a content type; undefined for one Connect refuses itself. */
 export function bodyFormat(contentType: string | null): BodyFormat | undefined {
   return FORMATS[mediaTypeOf(contentType)];
@@ -63,15 +66,15 @@ export function withCanonicalEncoding(header: Headers, format: BodyFormat): Head
 }
 
 /**
- * The headers with a known Content-Type as Connect compares it: the media type alone when its
- * parameters say nothing but UTF-8. Connect matches the header by pattern and answered 415 to
+ * The headers with a known Content-Type (unary, or Connect streaming) as Connect compares it: the
+ * media type alone when its parameters say nothing but UTF-8. Connect matches the header by pattern and answered 415 to
  * `application/json; charset="utf-8"` (quoted, as RFC 9110 allows), `application/json ; charset=utf-8`
  * or another parameter, which the JSON routes accept; another charset is left for Connect to refuse.
  */
 export function withCanonicalContentType(header: Headers): Headers {
   const raw = header.get("content-type");
   const media = mediaTypeOf(raw);
-  if (raw === null || raw === media || !(media in FORMATS)) return header;
+  if (raw === null || raw === media || !(media in FORMATS || CONNECT_STREAMING.has(media))) return header;
   const charset = charsetOf(raw);
   if (charset !== undefined && charset !== "utf-8" && charset !== "utf8") return header;
   const copy = new Headers(header);

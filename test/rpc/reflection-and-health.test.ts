@@ -111,6 +111,21 @@ describe("grpc.health.v1.Health over grpc-js", () => {
     expect(decodeURIComponent(answer.metadata["grpc-message"] ?? "")).toMatch(/^The request is not a valid grpc\.health\.v1\.HealthCheckRequest message: /);
   });
 
+  it("takes Watch over Connect streaming with a quoted UTF-8 charset, as unary calls take one (it was 415)", async () => {
+    const message = Buffer.from(JSON.stringify({ service: "" }));
+    const body = Buffer.concat([Buffer.from([0, 0, 0, 0, message.length]), message]);
+    const controller = new AbortController();
+    const response = await fetch(`${server.httpUrl}/grpc.health.v1.Health/Watch`, {
+      method: "POST", headers: { "content-type": 'application/connect+json; charset="utf-8"', "connect-timeout-ms": "2000" }, body, signal: controller.signal,
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("application/connect+json");
+    const reader = response.body!.getReader();
+    const { value } = await reader.read();
+    expect(new TextDecoder().decode(value!.subarray(5))).toContain('"SERVING"');
+    controller.abort();
+  });
+
   it("passes the body guard's own refusal on Watch as it is (a malformed grpc-timeout is not a bad message)", async () => {
     const answer = await postH2(server.grpcUrl, "/grpc.health.v1.Health/Watch", { "content-type": "application/grpc", te: "trailers", "grpc-timeout": "soon" }, Buffer.from([0, 0, 0, 0, 0]));
     expect({ status: answer.grpcStatus, code: answer.metadata["x-error-code"] }).toEqual({ status: 3, code: "invalid_request" });
