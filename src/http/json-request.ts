@@ -40,6 +40,11 @@ export function passBodiesThrough(scope: FastifyInstance): void {
   scope.addContentTypeParser("application/json", passThrough);
 }
 
+/** Whether the client holds its body back until `100 Continue`, which a call without a live key never gets (edge/expect-continue.ts). */
+function awaitsContinue(request: FastifyRequest["raw"]): boolean {
+  return request.httpVersionMajor === 1 && request.headers.expect?.trim().toLowerCase() === "100-continue";
+}
+
 /** Step 1: the refusal of a body that is not sent as plain JSON, or undefined when it is. */
 function unsupportedBody(request: FastifyRequest): ApiError | undefined {
   const header = request.headers["content-type"];
@@ -127,7 +132,15 @@ export async function takeJsonRequest<T>(
       // but at most UNAUTHENTICATED_BODY_KEEP bytes of it are held, to bind the refusal's signature
       // to, and on HTTP/2 it has UNTRUSTED_ARRIVAL_MS to come (unless the store could not say).
       if (knownWithoutLiveKey(auth.contextValues)) limitBodyArrival(request.raw);
-      intake.requestBody = await readBody(request.raw, MAX_REQUEST_BYTES, declared, UNAUTHENTICATED_BODY_KEEP);
+      // A client that waits for `100 Continue` (never sent without a live key, expect-continue.ts)
+      // is answered at once over no body, and its connection closed: it has sent none. (An
+      // announced length over the limit is still refused as such first, step 2.)
+      if (awaitsContinue(request.raw) && (declared === undefined || declared <= MAX_REQUEST_BYTES)) {
+        intake.requestBody = new Uint8Array(0);
+        reply.header("connection", "close");
+      } else {
+        intake.requestBody = await readBody(request.raw, MAX_REQUEST_BYTES, declared, UNAUTHENTICATED_BODY_KEEP);
+      }
     }
   } catch (error) {
     // Nobody is left to answer (and it is not the server's error to log).
