@@ -65,7 +65,7 @@ import { trainConv } from "./train-conv.js";
 import { pretrainBuckets, scaledPretrained } from "./pretrain-embeddings.js";
 import type { TrainedModel } from "./trainer.js";
 import { loadWordVectors, type WordRows } from "./word-vectors.js";
-import { parseWordingRepairs, withWordingUnknowns } from "./wording-unknowns.js";
+import { parseWordingRepairs, weighPreventionTalk, withWordingUnknowns } from "./wording-unknowns.js";
 import { ensembleOf, expertRows, memberSeed, parseExpert, withExpert } from "./ensemble.js";
 import { CALIBRATION_SHARE, CORPUS_CAPS, DEFAULT_FOLDS, DEFAULT_HASHING, DEFAULT_SEED, DEFAULT_SHAPE, HASHING_DEFAULTS, hashRow, learnedHeads, SHIPPED_MEMBER, WINDOW } from "./settings.js";
 
@@ -160,6 +160,9 @@ const { values } = parseArgs({
     // "cssrs" (C-SSRS posts without self-harm wording; since 2026-12-c), "insults" (insults labelled
     // harassment 0 by sources that did not judge abuse of the reader; measured, not kept), comma-separated; "none".
     "wording-unknowns": { type: "string", default: "cssrs" },
+    // Probe: C-SSRS Supportive posts that name suicide or self-harm weigh this many times as
+    // self-harm negatives (wording-unknowns.ts weighPreventionTalk); 1 = as any row.
+    "prevention-weight": { type: "string", default: "1" },
     // Probe (short-token-negatives.ts): the short words of benign rows as texts of their own, at
     // most N per dataset; trained on, never evaluated.
     "short-token-negatives": { type: "string", default: "0" },
@@ -304,6 +307,7 @@ const modelsDir = values.out ?? join(repoRoot, "models");
 const heads = learnedHeads();
 const EXPERT = parseExpert(values.expert, heads);
 const WORDING_REPAIRS = parseWordingRepairs(values["wording-unknowns"]);
+const PREVENTION_WEIGHT = Number(values["prevention-weight"]);
 /** --teacher-heads as positions in `heads` (the targets' head order); checked before any training. */
 const TAUGHT_HEADS = TEACHER_HEADS && new Set(TEACHER_HEADS.map((name) => {
   const k = heads.indexOf((CATEGORY_IDS as readonly string[]).indexOf(name));
@@ -361,8 +365,11 @@ function fit(family: string, exclude: string | undefined, id: string, training: 
   // The same unsupported labels would pull the calibration (and so the flag bars) towards them.
   const repaired = WORDING_REPAIRS.length > 0 ? withWordingUnknowns(unlabelled ?? cleaned?.corpus ?? c, examples, Uint32Array.from([...train, ...calib]), WORDING_REPAIRS) : undefined;
   if (repaired) log(`--wording-unknowns: ${Object.entries(repaired.changed).map(([k, v]) => `${k} ${v}`).join(", ")} training and calibration labels made unknown`);
-  const trained = FAMILIES[family]!(repaired?.corpus ?? unlabelled ?? cleaned?.corpus ?? c, train, heads, seed, n, teacher, exclude);
-  const built = buildModelFile({ id, corpus: repaired ? { ...c, labels: withWordingUnknowns(c, examples, calib, WORDING_REPAIRS).corpus.labels } : c, calibrationRows: calib, calibrateBy: CALIBRATE_BY, trained, heads, hashing: HASHING, window: WINDOW, training: { ...training, ...WINDOW_LABELS, ...(PRETRAIN_EPOCHS > 0 ? { pretrainEpochs: PRETRAIN_EPOCHS, pretrainRms: Number(values["pretrain-rms"]) } : {}), ...(teacher ? { teacher: teacherProvenance() } : {}), ...WORD_VECTORS?.training, ...(cleaned ? { cleanPositives: cleaned.summary } : {}), ...(values.unlabel ? { unlabel: values.unlabel } : {}), ...(repaired ? { wordingUnknowns: repaired.changed } : {}), ...(EXPERT ? { expert: values.expert } : {}), datasets: c.datasets, rows: c.rows } });
+  const labelled = repaired?.corpus ?? unlabelled ?? cleaned?.corpus ?? c;
+  const prevention = PREVENTION_WEIGHT !== 1 ? weighPreventionTalk(labelled, examples, train, PREVENTION_WEIGHT) : undefined;
+  if (prevention) log(`--prevention-weight ${PREVENTION_WEIGHT}: ${prevention.weighed} C-SSRS prevention-talk rows`);
+  const trained = FAMILIES[family]!(prevention?.corpus ?? labelled, train, heads, seed, n, teacher, exclude);
+  const built = buildModelFile({ id, corpus: repaired ? { ...c, labels: withWordingUnknowns(c, examples, calib, WORDING_REPAIRS).corpus.labels } : c, calibrationRows: calib, calibrateBy: CALIBRATE_BY, trained, heads, hashing: HASHING, window: WINDOW, training: { ...training, ...WINDOW_LABELS, ...(PRETRAIN_EPOCHS > 0 ? { pretrainEpochs: PRETRAIN_EPOCHS, pretrainRms: Number(values["pretrain-rms"]) } : {}), ...(teacher ? { teacher: teacherProvenance() } : {}), ...WORD_VECTORS?.training, ...(cleaned ? { cleanPositives: cleaned.summary } : {}), ...(values.unlabel ? { unlabel: values.unlabel } : {}), ...(repaired ? { wordingUnknowns: repaired.changed } : {}), ...(prevention ? { preventionWeight: PREVENTION_WEIGHT } : {}), ...(EXPERT ? { expert: values.expert } : {}), datasets: c.datasets, rows: c.rows } });
   const { tensors: _entries, ...header } = built.model.header;
   writeFileSync(cached(name), encodeModel({ ...header, training: { ...header.training, calibrationReports: built.reports } }, Object.fromEntries(built.model.tensors)));
   return built;

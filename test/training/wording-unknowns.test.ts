@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { CATEGORY_IDS } from "../../src/classifiers/categories.js";
 import { buildCorpus } from "../../src/training/corpus.js";
 import { CATEGORY_INDEX, example, makeLabels } from "../../src/training/datasets/example.js";
-import { parseWordingRepairs, READER_INSULT, SELF_HARM_WORDING, withWordingUnknowns } from "../../src/training/wording-unknowns.js";
+import { parseWordingRepairs, READER_INSULT, SELF_HARM_WORDING, weighPreventionTalk, withWordingUnknowns } from "../../src/training/wording-unknowns.js";
 
 const H = CATEGORY_IDS.length;
 const { self_harm, self_harm_intent, harassment, hate } = CATEGORY_INDEX;
@@ -13,6 +13,7 @@ function corpusOf() {
     example("reddit-cssrs-suicide", "Ideation", "I keep thinking about suicide every night and I am so tired.", makeLabels({ self_harm_intent: 1, hate: 0 }, "unknown")),
     example("reddit-cssrs-suicide", "Ideation", "Have you tried not taking it? When I was on medication the cure was stopping.", makeLabels({ self_harm_intent: 1, hate: 0 }, "unknown")),
     example("reddit-cssrs-suicide", "Supportive", "Hey man, if you need someone to talk to I am here for you.", makeLabels({ self_harm: 0, hate: 0 }, "unknown")),
+    example("reddit-cssrs-suicide", "Supportive", "If you are thinking about suicide, please call a crisis line tonight.", makeLabels({ self_harm: 0, hate: 0 }, "unknown")),
     example("toxic-spans", "not_toxic", "Because you've met him? Shut up old fool.", makeLabels({ harassment: 0, hate: 0 }, "unknown")),
     example("toxic-spans", "not_toxic", "The council meets on Tuesday to talk about the new bridge.", makeLabels({ harassment: 0, hate: 0 }, "unknown")),
     example("cad-reddit-abuse", "neutral", "You're an idiot, mate, but I love you anyway.", makeLabels({ harassment: 0, hate: 0 }, "unknown")),
@@ -58,6 +59,15 @@ describe("labels the text does not support, made unknown in training (wording-un
     expect(SELF_HARM_WORDING.test("I was so Depression I could not get up")).toBe(false);
     expect(READER_INSULT.test("you are such a pathetic loser")).toBe(true);
     expect(READER_INSULT.test("you are such a kind person")).toBe(false);
+  });
+
+  it("prevention talk (a Supportive post naming suicide) can weigh more as a self-harm negative; nothing else moves", () => {
+    const { corpus: weighed, weighed: n } = weighPreventionTalk(corpus, examples, rows, 3);
+    expect(n).toBe(1);
+    for (const r of rows) {
+      const text = examples[corpus.example[r]!]!.text;
+      expect(weighed.weight[r], text).toBeCloseTo(corpus.weight[r]! * (text.startsWith("If you are thinking") ? 3 : 1), 6);
+    }
   });
 
   it("an unknown repair name is refused", () => {
