@@ -33,7 +33,9 @@
  * violence positive; 0.2), --sexual-unknown-from X (sexual unknown, not negative, for rows of
  * social-media sets silent on sexual content whose sexual-lexicon evidence is at least X; off;
  * both tried in session 43 and not kept), --wording-unknowns cssrs (default), insults or none
- * (labels the text does not support made unknown in training and calibration, wording-unknowns.ts).
+ * (labels the text does not support made unknown in training and calibration, wording-unknowns.ts),
+ * --prevention-weight X (C-SSRS prevention talk weighs X times as self-harm negatives; 1; tried in
+ * session 44 and not kept).
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
