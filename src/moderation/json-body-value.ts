@@ -1,8 +1,8 @@
-import { isUtf8 } from "node:buffer";
 import { MAX_JSON_DEPTH } from "../base/json-depth.js";
 import { firstDuplicateKey } from "../base/json-duplicate-keys.js";
 import { MAX_JSON_VALUES, outlineJson } from "../base/json-outline.js";
 import { MAX_ITEMS } from "../base/limits.js";
+import { decodeStrictUtf8 } from "../base/strict-utf8.js";
 import { ApiError } from "../errors/api-error.js";
 import { tooManyItems, tooManyJsonValues } from "./validate-request.js";
 
@@ -10,16 +10,6 @@ import { tooManyItems, tooManyJsonValues } from "./validate-request.js";
 // the routes, so that a compute worker can parse a large body as the route would
 // (http/json-off-thread.ts); each route then checks its own shape (http/json-body.ts,
 // http/openai/openai-request.ts).
-
-/**
- * UTF-8 to text as TextDecoder("utf-8", { fatal: true }) decodes it (invalid bytes throw, a
- * leading byte-order mark is dropped), without constructing a decoder per request.
- */
-function decodeUtf8(bytes: Uint8Array): string {
-  if (!isUtf8(bytes)) throw new TypeError("not UTF-8");
-  const hasBom = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8", hasBom ? 3 : 0);
-}
 
 /**
  * A JSON route's body as a JSON value. Shared by /v1/moderate and /v1/moderations, which then
@@ -38,7 +28,7 @@ export function parseJsonBody(bytes: Uint8Array): unknown {
   if (outline.values > MAX_JSON_VALUES) throw tooManyJsonValues(MAX_JSON_VALUES);
   let body: unknown;
   try {
-    body = JSON.parse(decodeUtf8(bytes));
+    body = JSON.parse(decodeStrictUtf8(bytes));
   } catch {
     throw new ApiError("invalid_request", "The request body is not valid JSON.");
   }

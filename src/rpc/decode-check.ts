@@ -3,6 +3,7 @@ import { brotliCompressSync, brotliDecompress, gunzip, gzipSync } from "node:zli
 import { fromBinary, fromJsonString, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../base/json-depth.js";
 import { charsetOf, mediaTypeOf } from "../base/media-type.js";
+import { decodeStrictUtf8 } from "../base/strict-utf8.js";
 
 /** How a unary RPC body is laid out: gRPC and gRPC-Web wrap the message in an envelope. */
 export interface BodyFormat {
@@ -164,7 +165,7 @@ export function decodeMessage<Desc extends DescMessage>(
     let json = "";
     if (format.json) {
       try {
-        json = STRICT_UTF8.decode(bytes);
+        json = decodeStrictUtf8(bytes);
       } catch {
         return { ok: false, reason: "the JSON is not valid UTF-8" };
       }
@@ -188,7 +189,6 @@ export function emptyMessageBody(format: BodyFormat, encoding: string | undefine
   return encoding === undefined ? EMPTY_JSON : EMPTY_JSON_COMPRESSED[encoding]!;
 }
 
-const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
 const NOTHING = new Uint8Array(0);
 const EMPTY_JSON = new TextEncoder().encode("{}");
 const ENVELOPED_EMPTY = new Uint8Array(5);

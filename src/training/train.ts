@@ -364,14 +364,16 @@ function fit(family: string, exclude: string | undefined, id: string, training: 
   const teacher = teacherFor(exclude);
   const cleaned = values["clean-positives"] ? cleanedCorpus(c, train, n) : undefined;
   const unlabelled = values.unlabel ? unlabelledCorpus(cleaned?.corpus ?? c, train, values.unlabel) : undefined;
-  // The same unsupported labels would pull the calibration (and so the flag bars) towards them.
+  // The same unsupported labels would pull the calibration (and so the flag bars) towards them:
+  // the calibration rows are repaired too (--unlabel and --clean-positives touch training rows only,
+  // so the repaired labels are the source's everywhere else).
   const repaired = WORDING_REPAIRS.length > 0 ? withWordingUnknowns(unlabelled ?? cleaned?.corpus ?? c, examples, Uint32Array.from([...train, ...calib]), WORDING_REPAIRS) : undefined;
   if (repaired) log(`--wording-unknowns: ${Object.entries(repaired.changed).map(([k, v]) => `${k} ${v}`).join(", ")} training and calibration labels made unknown`);
   const labelled = repaired?.corpus ?? unlabelled ?? cleaned?.corpus ?? c;
   const prevention = PREVENTION_WEIGHT !== 1 ? weighPreventionTalk(labelled, examples, train, PREVENTION_WEIGHT) : undefined;
   if (prevention) log(`--prevention-weight ${PREVENTION_WEIGHT}: ${prevention.weighed} C-SSRS prevention-talk rows`);
   const trained = FAMILIES[family]!(prevention?.corpus ?? labelled, train, heads, seed, n, teacher, exclude);
-  const built = buildModelFile({ id, corpus: repaired ? { ...c, labels: withWordingUnknowns(c, examples, calib, WORDING_REPAIRS).corpus.labels } : c, calibrationRows: calib, calibrateBy: CALIBRATE_BY, trained, heads, hashing: HASHING, window: WINDOW, training: { ...training, ...WINDOW_LABELS, ...(PRETRAIN_EPOCHS > 0 ? { pretrainEpochs: PRETRAIN_EPOCHS, pretrainRms: Number(values["pretrain-rms"]) } : {}), ...(teacher ? { teacher: teacherProvenance() } : {}), ...WORD_VECTORS?.training, ...(cleaned ? { cleanPositives: cleaned.summary } : {}), ...(values.unlabel ? { unlabel: values.unlabel } : {}), ...(repaired ? { wordingUnknowns: repaired.changed } : {}), ...(prevention ? { preventionWeight: PREVENTION_WEIGHT } : {}), ...(EXPERT ? { expert: values.expert } : {}), datasets: c.datasets, rows: c.rows } });
+  const built = buildModelFile({ id, corpus: repaired ? { ...c, labels: repaired.corpus.labels } : c, calibrationRows: calib, calibrateBy: CALIBRATE_BY, trained, heads, hashing: HASHING, window: WINDOW, training: { ...training, ...WINDOW_LABELS, ...(PRETRAIN_EPOCHS > 0 ? { pretrainEpochs: PRETRAIN_EPOCHS, pretrainRms: Number(values["pretrain-rms"]) } : {}), ...(teacher ? { teacher: teacherProvenance() } : {}), ...WORD_VECTORS?.training, ...(cleaned ? { cleanPositives: cleaned.summary } : {}), ...(values.unlabel ? { unlabel: values.unlabel } : {}), ...(repaired ? { wordingUnknowns: repaired.changed } : {}), ...(prevention ? { preventionWeight: PREVENTION_WEIGHT } : {}), ...(EXPERT ? { expert: values.expert } : {}), datasets: c.datasets, rows: c.rows } });
   const { tensors: _entries, ...header } = built.model.header;
   writeFileSync(cached(name), encodeModel({ ...header, training: { ...header.training, calibrationReports: built.reports } }, Object.fromEntries(built.model.tensors)));
   return built;

@@ -24,9 +24,7 @@ export function readGuardAnswer(body: unknown): GuardAnswer {
     throw new ProviderError("refused", "The text provider's model declined to judge the text.", { retryable: false });
   }
   const content = typeof message.content === "string" ? message.content : joinTextParts(message.content);
-  const logprobs = asRecord(choice.logprobs)?.content;
-  const first = asRecord(Array.isArray(logprobs) ? logprobs[0] : undefined);
-  const firstTokenAlternatives = first ? alternatives([first, ...(Array.isArray(first.top_logprobs) ? first.top_logprobs : [])]) : undefined;
+  const firstTokenAlternatives = alternatives(chatShapedEntries(asRecord(choice.logprobs)));
   if ((content === undefined || content.trim() === "") && !firstTokenAlternatives) throw malformed("the message has no text content");
   return { content: content ?? "", finishReason: finishReasonOf(choice), firstTokenAlternatives };
 }
@@ -43,9 +41,8 @@ export function readCompletionAnswer(body: unknown): GuardAnswer {
   if (!choice || (choice.text !== undefined && typeof choice.text !== "string")) throw malformed("the response has no choices[0].text");
   const content = typeof choice.text === "string" ? choice.text : "";
   const logprobs = asRecord(choice.logprobs);
-  // Some servers (llama.cpp) answer completions with chat-shaped logprobs: `content[0]` and its `top_logprobs` list.
-  const chatShaped = asRecord(Array.isArray(logprobs?.content) ? logprobs.content[0] : undefined);
-  const listed: unknown[] = chatShaped ? [chatShaped, ...(Array.isArray(chatShaped.top_logprobs) ? chatShaped.top_logprobs : [])] : [];
+  // Some servers (llama.cpp) answer completions with chat-shaped logprobs.
+  const listed = chatShapedEntries(logprobs);
   const tokens = Array.isArray(logprobs?.tokens) ? logprobs.tokens : [];
   const tokenLogprobs = Array.isArray(logprobs?.token_logprobs) ? logprobs.token_logprobs : [];
   if (tokens.length > 0) listed.push({ token: tokens[0], logprob: tokenLogprobs[0] });
@@ -58,6 +55,12 @@ export function readCompletionAnswer(body: unknown): GuardAnswer {
 
 function finishReasonOf(choice: Record<string, unknown>): string | undefined {
   return typeof choice.finish_reason === "string" ? choice.finish_reason : undefined;
+}
+
+/** Chat-shaped logprobs' first position: `content[0]` and its `top_logprobs` list (none when absent). */
+function chatShapedEntries(logprobs: Record<string, unknown> | undefined): unknown[] {
+  const first = asRecord(Array.isArray(logprobs?.content) ? logprobs.content[0] : undefined);
+  return first ? [first, ...(Array.isArray(first.top_logprobs) ? first.top_logprobs : [])] : [];
 }
 
 /** The well-formed {token, logprob} entries; undefined when there are none. */

@@ -95,10 +95,9 @@ function probabilityOfYes(answer: GuardAnswer): number {
       // listed, and at most the probability the listed ones leave. (The first bound alone made a
       // lone, certain "No" read 0.5: it is its own least likely alternative.)
       const unlisted = unlistedBound(answer);
-      const score = no === -Infinity ? Math.exp(yes) / (Math.exp(yes) + unlisted) : unlisted / (unlisted + Math.exp(no));
-      // Both terms under the smallest double (a listed answer at a clamped -1000): 0 / 0.
-      if (Number.isNaN(score)) throw malformed("a ShieldGemma answer's log-probabilities give no probability of Yes");
-      return score;
+      // Both terms under the smallest double (a listed answer at a clamped -1000) give 0 / 0: the
+      // provider refuses any score that is no probability (chat-guard.ts checkedScores).
+      return no === -Infinity ? Math.exp(yes) / (Math.exp(yes) + unlisted) : unlisted / (unlisted + Math.exp(no));
     }
   }
   const first = word(answer.content).split(/[^a-z]/)[0];
