@@ -22,6 +22,8 @@ export const EXPOSED_HEADERS = [
   ...connectCors.exposedHeaders,
   SIGNATURE_HEADER, SIGNATURE_INPUT_HEADER, CONTENT_DIGEST_HEADER, REQUEST_DIGEST_HEADER, RESPONSE_DIGEST_HEADER, RPC_STATUS_HEADER, ROUTE_HEADER, ACCOUNT_HEADER,
   "x-error-code", "x-request-id", "retry-after", "ratelimit", "ratelimit-policy", "x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset",
+  // /v1/moderations also names them as OpenAI does (openai-rate-limit-headers.ts).
+  "x-ratelimit-limit-requests", "x-ratelimit-remaining-requests", "x-ratelimit-reset-requests",
 ];
 
 /**

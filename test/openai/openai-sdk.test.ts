@@ -218,6 +218,20 @@ describe("POST /v1/moderations over plain HTTP", () => {
     expect(response.headers.get("x-ratelimit-limit")).toBe("1000000");
   });
 
+  it("also names the request budget as OpenAI does, with the same figures", async () => {
+    const response = await raw({ input: "hello there" });
+    expect(response.headers.get("x-ratelimit-limit-requests")).toBe("1000000");
+    expect(response.headers.get("x-ratelimit-remaining-requests")).toBe(response.headers.get("x-ratelimit-remaining"));
+    expect(Number(response.headers.get("x-ratelimit-remaining-requests"))).toBeLessThan(1_000_000);
+    const reset = Number(response.headers.get("x-ratelimit-reset"));
+    expect(response.headers.get("x-ratelimit-reset-requests")).toBe(reset >= 60 ? `${Math.floor(reset / 60)}m${reset % 60}s` : `${reset}s`);
+    // A refusal before the key is known carries no budget, under either name.
+    const keyless = await raw({ input: "hello there" }, { authorization: "" });
+    expect(keyless.status).toBe(401);
+    expect(keyless.headers.get("x-ratelimit-remaining")).toBeNull();
+    expect(keyless.headers.get("x-ratelimit-remaining-requests")).toBeNull();
+  });
+
   it("names input as the param only when the error is about input", async () => {
     for (const body of [{ input: "hi", temperature: 1 }, ["hi"], "just a string"]) {
       const response = await raw(body);

@@ -15,6 +15,7 @@ import { openAiError, openAiStatusOf } from "./openai-error.js";
 import { inCallersWords, openAiModerationFromJson } from "./openai-request.js";
 import { parseWith } from "../json-off-thread.js";
 import { toOpenAiModeration } from "./openai-response.js";
+import { withOpenAiRateLimitNames } from "./openai-rate-limit-headers.js";
 
 const OPENAI_MODERATIONS_PATH = "/v1/moderations";
 
@@ -45,7 +46,7 @@ export function registerOpenAiModerationsRoute(app: FastifyInstance, ctx: AppCon
       const { requestBody, bodyError, parsed } = intake;
 
       const sendSigned = (status: number, body: unknown, headerSets: Headers[]) =>
-        sendSignedJson(reply, { ...signingNow(ctx), requestBody, scope: signatureScopeOf(OPENAI_MODERATIONS_PATH, contextValues) }, status, body, headerSets);
+        sendSignedJson(reply, { ...signingNow(ctx), requestBody, scope: signatureScopeOf(OPENAI_MODERATIONS_PATH, contextValues) }, status, body, withOpenAiRateLimitNames(headerSets));
       if (intake.early) {
         const status = openAiStatusOf(intake.early.httpStatus, intake.early.code);
         return sendSigned(status, openAiError(status, intake.early.code, intake.early.message), [new Headers(intake.early.headers)]);
