@@ -76,7 +76,7 @@ export function choosePositiveWindows(groups: readonly Uint32Array[], K: number,
  * `buckets` is the feature table's row count (features.ts featureRows: hashed buckets, then any
  * vocabulary rows).
  */
-export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opts: TrainOptions & { dim?: number; hidden?: number; lr?: number; featureDropout?: number; pretrained?: PretrainedTable; wordRows?: WordRows; teacher?: TeacherTargets; positiveWindows?: PositiveWindows; wasm?: boolean; sourceOffsetMin?: number; focalGamma?: number; maxPool?: boolean }): TrainedModel {
+export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opts: TrainOptions & { dim?: number; hidden?: number; lr?: number; featureDropout?: number; pretrained?: PretrainedTable; wordRows?: WordRows; teacher?: TeacherTargets; positiveWindows?: PositiveWindows; wasm?: boolean; sourceOffsetMin?: number; focalGamma?: number; maxPool?: boolean; attentionPool?: boolean }): TrainedModel {
   const H = CATEGORY_IDS.length;
   const K = opts.heads.length;
   const D = opts.dim ?? 32;
@@ -85,7 +85,12 @@ export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opt
   // The probe --max-pool (scorers.ts MlpWeights.maxPool): the hidden layer reads the bag's
   // per-coordinate maximum beside its scaled sum, so its input is I = 2 D wide.
   const maxPool = opts.maxPool === true;
-  const I = maxPool ? 2 * D : D;
+  // The probe --attention-pool (scorers.ts MlpWeights.attention): the hidden layer reads, beside the
+  // scaled sum, the features' rows averaged with softmax weights of one learned vector's dot product
+  // with each row, so the network can choose the words a window is judged by.
+  const attention = opts.attentionPool === true;
+  if (maxPool && attention) throw new Error("--max-pool and --attention-pool are separate probes");
+  const I = maxPool || attention ? 2 * D : D;
   // Share of a row's features left out at each visit (0 = none): the bag cannot lean on the few
   // n-grams that identify a source, which is what fails on a dataset it never saw.
   const dropout = opts.featureDropout ?? 0;
@@ -144,6 +149,13 @@ export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opt
   const h0 = new Float64Array(I), h1 = new Float64Array(M), dz = new Float64Array(K), dh1 = new Float64Array(M), dh0 = new Float64Array(I);
   // With maxPool: the feature (bucket) holding each coordinate's maximum in the row last passed forward (-1: none).
   const peakAt = new Int32Array(D);
+  // With attention: its vector (started at 0, so every row weighs alike at first), AdaGrad sums,
+  // and the softmax weight of each feature in the row last passed forward (0 for a dropped one).
+  const att = new Float32Array(attention ? D : 0);
+  const gAtt = new Float32Array(att.length);
+  let attWeight = new Float64Array(attention ? 4096 : 0);
+  const gradAtt = new Float64Array(att.length);
+  const rowGrad = new Float64Array(D);
   const step = (p: Float32Array, g: Float32Array, k: number, grad: number): void => {
     g[k]! += grad * grad;
     p[k]! -= (lr * grad) / Math.sqrt(g[k]! + 1e-8);
@@ -178,6 +190,32 @@ export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opt
         }
       }
       for (let d = 0; d < D; d++) if (peakAt[d] === -1) a0[D + d] = 0;
+    }
+    if (attention) {
+      if (attWeight.length < to - from) attWeight = new Float64Array(2 * (to - from));
+      let top = Number.NEGATIVE_INFINITY;
+      for (let i = from; i < to; i++) {
+        if (!on(i)) continue;
+        const base = corpus.feats[i]! * D;
+        let s = 0;
+        for (let d = 0; d < D; d++) s += att[d]! * emb[base + d]!;
+        attWeight[i - from] = s;
+        if (s > top) top = s;
+      }
+      let total = 0;
+      for (let i = from; i < to; i++) {
+        const w = on(i) ? Math.exp(attWeight[i - from]! - top) : 0;
+        attWeight[i - from] = w;
+        total += w;
+      }
+      a0.fill(0, D, I);
+      for (let i = from; i < to; i++) {
+        const w = attWeight[i - from]! / (total > 0 ? total : 1);
+        attWeight[i - from] = w;
+        if (w === 0) continue;
+        const base = corpus.feats[i]! * D;
+        for (let d = 0; d < D; d++) a0[D + d]! += w * emb[base + d]!;
+      }
     }
     for (let m = 0; m < M; m++) {
       let s = b1[m]!;
@@ -255,6 +293,27 @@ export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opt
           if (f >= 0 && f < frozenFrom && dh0[D + d] !== 0) step(emb, gEmb, f * D + d, dh0[D + d]!);
         }
       }
+      // With attention, each row's gradient is its own: the sum's share, its softmax weight times the
+      // pooled vector's gradient, and what its weight's change does (through the attention vector).
+      if (attention) {
+        let pooledDot = 0;
+        for (let d = 0; d < D; d++) pooledDot += h0[D + d]! * dh0[D + d]!;
+        gradAtt.fill(0);
+        for (let i = from; i < to; i++) {
+          const a = attWeight[i - from]!;
+          const f = corpus.feats[i]!;
+          const base = f * D;
+          let rowDot = 0;
+          for (let d = 0; d < D; d++) rowDot += emb[base + d]! * dh0[D + d]!;
+          const c = a * (rowDot - pooledDot);
+          for (let d = 0; d < D; d++) gradAtt[d]! += c * emb[base + d]!;
+          if (!on(i) || f >= frozenFrom) continue;
+          for (let d = 0; d < D; d++) rowGrad[d] = dh0[d]! * norm + a * dh0[D + d]! + c * att[d]!;
+          for (let d = 0; d < D; d++) if (rowGrad[d] !== 0) step(emb, gEmb, base + d, rowGrad[d]!);
+        }
+        for (let d = 0; d < D; d++) if (gradAtt[d] !== 0) step(att, gAtt, d, gradAtt[d]!);
+        continue;
+      }
       if (!kernels?.adagradRows(corpus.feats, from, to, maxPool ? dh0.subarray(0, D) : dh0, norm, lr)) {
         for (let i = from; i < to; i++) {
           if (!on(i) || corpus.feats[i]! >= frozenFrom) continue;
@@ -267,8 +326,8 @@ export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opt
   const { q, scale } = quantizeClipped(emb);
   return {
     family: "embedding-mlp",
-    tensors: { emb: q, w1, b1, w2, b2 },
-    params: { dim: D, hidden: M, embScale: scale, ...(maxPool ? { maxPool: 1 } : {}) },
-    scorer: createMlpScorer({ buckets, heads: K, dim: D, hidden: M, emb: q, embScale: scale, w1, b1, w2, b2, ...(maxPool ? { maxPool } : {}) }),
+    tensors: { emb: q, w1, b1, w2, b2, ...(attention ? { att } : {}) },
+    params: { dim: D, hidden: M, embScale: scale, ...(maxPool ? { maxPool: 1 } : {}), ...(attention ? { attention: 1 } : {}) },
+    scorer: createMlpScorer({ buckets, heads: K, dim: D, hidden: M, emb: q, embScale: scale, w1, b1, w2, b2, ...(maxPool ? { maxPool } : {}), ...(attention ? { attention: att } : {}) }),
   };
 }

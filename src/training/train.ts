@@ -136,6 +136,9 @@ const { values } = parseArgs({
     // Probe (scorers.ts MlpWeights.maxPool): the hidden layer also reads the bag's per-coordinate
     // maximum beside its scaled sum, so one harmful phrase is not averaged away by the words around it.
     "max-pool": { type: "boolean", default: false },
+    // Probe (scorers.ts MlpWeights.attention): the hidden layer also reads the bag's rows averaged
+    // with learned softmax weights, so the words that carry a window's harm can outweigh the rest.
+    "attention-pool": { type: "boolean", default: false },
     // Probe: focal weighting of the loss (a row's gradient times |p - y|^gamma; 0 = plain cross-entropy).
     "focal-gamma": { type: "string", default: "0" },
     // Filters of the conv family's width-3 convolution over token vectors.
@@ -248,7 +251,7 @@ const CALIBRATE_BY = values["calibrate-by"] as CalibrateBy;
 if (CALIBRATE_BY !== "window" && CALIBRATE_BY !== "example") throw new Error(`--calibrate-by must be window or example; got "${CALIBRATE_BY}"`);
 /** What a model's header and the report say about both (nothing when they are the defaults, as in models made before them). */
 const WINDOW_LABELS = { ...(POSITIVE_WINDOWS === "all" ? {} : { positiveWindows: POSITIVE_WINDOWS }), ...(CALIBRATE_BY === "window" ? {} : { calibrateBy: CALIBRATE_BY }) };
-const MLP = { dim: Number(values.dim), hidden: Number(values.hidden), lr: Number(values.lr), ...(Number(values["feature-dropout"]) > 0 ? { featureDropout: Number(values["feature-dropout"]) } : {}), ...(Number(values["source-offsets"]) > 0 ? { sourceOffsetMin: Number(values["source-offsets"]) } : {}), ...(Number(values["focal-gamma"]) > 0 ? { focalGamma: Number(values["focal-gamma"]) } : {}), ...(values["max-pool"] ? { maxPool: true } : {}) };
+const MLP = { dim: Number(values.dim), hidden: Number(values.hidden), lr: Number(values.lr), ...(Number(values["feature-dropout"]) > 0 ? { featureDropout: Number(values["feature-dropout"]) } : {}), ...(Number(values["source-offsets"]) > 0 ? { sourceOffsetMin: Number(values["source-offsets"]) } : {}), ...(Number(values["focal-gamma"]) > 0 ? { focalGamma: Number(values["focal-gamma"]) } : {}), ...(values["max-pool"] ? { maxPool: true } : {}), ...(values["attention-pool"] ? { attentionPool: true } : {}) };
 /** The hashing spec for provenance: the vocabulary (in the model's own header) by its size only. */
 function hashingSummary({ vocabulary, ...rest }: HashingSpec): Record<string, unknown> {
   return { ...rest, ...(vocabulary ? { vocabularyWords: vocabulary.length } : {}) };

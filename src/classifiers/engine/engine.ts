@@ -84,6 +84,7 @@ export function scorerOf(model: ModelFile): Scorer {
       buckets, heads, dim: p["dim"] ?? 0, hidden: p["hidden"] ?? 0, emb: t(m("emb")) as Int8Array, embScale: p[m("embScale")] ?? p["embScale"] ?? 1,
       w1: t(m("w1")) as Float32Array, b1: t(m("b1")) as Float32Array, w2: t(m("w2")) as Float32Array, b2: t(m("b2")) as Float32Array,
       ...(p["maxPool"] === 1 ? { maxPool: true } : {}),
+      ...(p["attention"] === 1 ? { attention: t(m("att")) as Float32Array } : {}),
     };
   });
   // Per-head member weights (an expert member counts for some heads only); absent: the plain mean.

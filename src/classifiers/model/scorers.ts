@@ -89,7 +89,13 @@ export interface MlpWeights {
    * ordinary words around it. w1 is then hidden x (2 dim): the sum's columns, then the maximum's.
    */
   maxPool?: boolean;
-  /** hidden x dim (hidden x 2 dim with maxPool), hidden, heads x hidden, heads */
+  /**
+   * Probe (train.ts --attention-pool): the hidden layer also reads the window's features' rows
+   * averaged with softmax weights of this vector's dot product with each row (a learned choice of the
+   * words a window is judged by), beside the scaled sum. w1 is then hidden x (2 dim) as with maxPool.
+   */
+  attention?: Float32Array;
+  /** hidden x dim (hidden x 2 dim with maxPool or attention), hidden, heads x hidden, heads */
   w1: Float32Array;
   b1: Float32Array;
   w2: Float32Array;
@@ -117,8 +123,12 @@ export function createMlpScorer(m: MlpWeights): MlpScorer {
   const stride = m.rowStride ?? dim;
   const offset = m.rowOffset ?? 0;
   const maxPool = m.maxPool === true;
-  // The hidden layer's input width: the bag's sum, then (maxPool) its per-coordinate maximum.
-  const inputs = maxPool ? 2 * dim : dim;
+  const attention = m.attention;
+  // The hidden layer's input width: the bag's sum, then (maxPool) its per-coordinate maximum or
+  // (attention) its attention-weighted mean.
+  const inputs = maxPool || attention ? 2 * dim : dim;
+  // With attention, the softmax's shift and sum over the window last pooled (attentionPool).
+  const pooled = { top: 0, total: 1 };
   // Sums of int8 embeddings are integers: accumulate in int32 (exact, and faster than float64).
   const acc = new Int32Array(dim);
   const sumRows = createRowSummer(emb, dim, stride, offset);
@@ -130,6 +140,10 @@ export function createMlpScorer(m: MlpWeights): MlpScorer {
   const hiddenScratch = new Float64Array(hidden);
   /** With maxPool, h0[dim, 2 dim) = the features' rows' maximum per coordinate (0 for no features). */
   const addPeaks = (features: Uint32Array, h0: Float64Array): Float64Array => {
+    if (attention) {
+      attentionPool(emb, dim, stride, offset, embScale, attention, features, h0, pooled);
+      return h0;
+    }
     if (!maxPool) return h0;
     maxRows(emb, dim, stride, offset, features, peaks, peakOf);
     for (let d = 0; d < dim; d++) h0[dim + d] = peaks[d]! * embScale;
@@ -182,6 +196,26 @@ export function createMlpScorer(m: MlpWeights): MlpScorer {
     if (maxPool) for (let d = 0; d < dim; d++) if (peakOf[d]! >= 0 && holds(peakOf[d]!)) total += grad[dim + d]! * peaks[d]! * embScale;
     return total;
   };
+  /**
+   * With attention, what the weighted mean adds to a token's attribution: for each of its features
+   * (feats[from, to)), the feature's softmax weight in the window last pooled times its row's dot
+   * product with the mean's gradient (the weights' own change left out, as the sum's
+   * gradient-times-input leaves the ReLU's).
+   */
+  const attentionCredit = (grad: Float64Array, feats: ArrayLike<number>, from: number, to: number, window: { top: number; total: number } = pooled): number => {
+    let total = 0;
+    for (let i = from; i < to; i++) {
+      const base = feats[i]! * stride + offset;
+      let score = 0;
+      let dot = 0;
+      for (let d = 0; d < dim; d++) {
+        score += attention![d]! * emb[base + d]!;
+        dot += grad[dim + d]! * emb[base + d]!;
+      }
+      total += (Math.exp(score * embScale - window.top) / window.total) * dot * embScale;
+    }
+    return total;
+  };
   // The last scored window: explanations usually ask about it (a short text has one window), and
   // then reuse its hidden layer instead of computing it again.
   let lastScored: Uint32Array | undefined;
@@ -227,6 +261,10 @@ export function createMlpScorer(m: MlpWeights): MlpScorer {
         bag(window);
         total += peakCredit(grad, (f) => subset.includes(f));
       }
+      if (attention) {
+        bag(window);
+        total += attentionCredit(grad, subset, 0, subset.length);
+      }
       return total;
     },
     explainer(window, tf, tFrom, tTo) {
@@ -255,9 +293,11 @@ export function createMlpScorer(m: MlpWeights): MlpScorer {
       }
       // The engine scored this window already, often last: reuse its hidden layer (a copy, as the
       // returned function may run after other windows are scored).
-      const h1 = window === lastScored && !maxPool ? copyOf(hiddenScratch) : hiddenOf(bag(window));
+      const h1 = window === lastScored && !maxPool && !attention ? copyOf(hiddenScratch) : hiddenOf(bag(window));
       // With maxPool, which word rows hold each coordinate's maximum (bag() above just found them).
       const peakRows = maxPool ? peakHolders(peakOf, tf, firstOf) : [];
+      // With attention, this window's softmax (bag() above pooled it), kept for later calls.
+      const softmax = { ...pooled };
       const norm = embScale / Math.sqrt(Math.max(1, window.length));
       const cache = new Map<number, Float64Array>();
       return (head) => {
@@ -273,6 +313,7 @@ export function createMlpScorer(m: MlpWeights): MlpScorer {
         peakRows.forEach((holders, d) => {
           for (const r of holders) perRow[r]! += grad[dim + d]! * peaks[d]! * embScale;
         });
+        if (attention) firstOf.forEach((t, r) => { perRow[r]! += attentionCredit(grad, tf.feats, tf.from[t]!, tf.to[t]!, softmax); });
         out = newFloat64Array(T);
         for (let t = 0; t < T; t++) out[t] = perRow[rowOf[t]!]!;
         cache.set(head, out);
@@ -304,6 +345,36 @@ function maxRows(emb: Int8Array, dim: number, stride: number, offset: number, fe
       }
     }
   }
+}
+
+/**
+ * h0[dim, 2 dim) = the features' rows averaged with softmax weights of `vector`'s dot product with
+ * each row (the --attention-pool probe); 0 for no features. `state` keeps the softmax's shift and
+ * sum, from which any feature's weight in this window follows (its score depends on its row only).
+ */
+function attentionPool(emb: Int8Array, dim: number, stride: number, offset: number, embScale: number, vector: Float32Array, features: Uint32Array, h0: Float64Array, state: { top: number; total: number }): void {
+  h0.fill(0, dim, 2 * dim);
+  state.top = 0;
+  state.total = 1;
+  if (features.length === 0) return;
+  const scores = newFloat64Array(features.length);
+  let top = Number.NEGATIVE_INFINITY;
+  for (let i = 0; i < features.length; i++) {
+    const base = features[i]! * stride + offset;
+    let s = 0;
+    for (let d = 0; d < dim; d++) s += vector[d]! * emb[base + d]!;
+    scores[i] = s * embScale;
+    if (scores[i]! > top) top = scores[i]!;
+  }
+  let total = 0;
+  for (let i = 0; i < features.length; i++) total += scores[i] = Math.exp(scores[i]! - top);
+  for (let i = 0; i < features.length; i++) {
+    const w = (scores[i]! / total) * embScale;
+    const base = features[i]! * stride + offset;
+    for (let d = 0; d < dim; d++) h0[dim + d]! += w * emb[base + d]!;
+  }
+  state.top = top;
+  state.total = total;
 }
 
 /** Per coordinate, the word rows (explainer's numbering, first token firstOf[r]) one of whose features holds its maximum. */
