@@ -75,12 +75,16 @@ beforeAll(async () => {
     checkHealth: () => Promise.reject(new RateLimiterUnavailableError("redis is down (test)")),
     close: async () => {},
   };
+  // The provider fails and the embedded verdict stands alone: /v1/moderations says so in not_seconded.
+  const fallback = await startTestServer({
+    env: { WORKER_THREADS: "0", TEXT_PROVIDER: "openai-moderation", TEXT_PROVIDER_BASE_URL: vision.baseUrl, TEXT_PROVIDER_API_KEY: "sk-test", TEXT_PROVIDER_MAX_RETRIES: "0", TEXT_PROVIDER_MODE: "always" },
+  });
   const faults = await startTestServer({ env: { WORKER_THREADS: "0" }, overrides: { textClassifier: broken } });
   const noLimiter = await startTestServer({ env: { WORKER_THREADS: "0" }, overrides: { rateLimiter: limiterDown } });
   const storeDir = (await import("node:fs/promises")).mkdtemp((await import("node:path")).join((await import("node:os")).tmpdir(), "openapi-store-"));
   const store = failingWhenAsked(await openDatabase({ databaseUrl: undefined, dataDir: await storeDir }));
   const storeDown = await startTestServer({ env: { WORKER_THREADS: "0" }, overrides: { db: store, rateLimiter: createMemoryRateLimiter() } });
-  servers.push(main, providers, faults, noLimiter, storeDown);
+  servers.push(main, providers, fallback, faults, noLimiter, storeDown);
 
   const { key } = await main.createAccount("enterprise", 1_000_000);
   const { key: oneCall } = await main.createAccount("enterprise", 1);
@@ -97,6 +101,9 @@ beforeAll(async () => {
   await moderations(main, key, { input: [text("a picture"), { type: "image_url", image_url: { url: dataUri("image/png", await png(32, 24)) } }] });
   // A string the text model does not evaluate: the result carries the service's not_evaluated.
   await moderations(main, key, { input: ["see you tomorrow", "Je vais te retrouver ce soir et tu vas le regretter."] });
+  const { key: fallbackKey } = await fallback.createAccount("enterprise", 1_000_000);
+  const unseconded = await moderations(fallback, fallbackKey, { input: "see you tomorrow" });
+  expect((unseconded.body as { results: { not_seconded?: unknown }[] }).results[0]!.not_seconded).toEqual({ items: [{ index: 0, error_code: "provider_unavailable" }] });
   await call(main, "GET", "/.well-known/jwks.json");
   await call(main, "GET", "/healthz");
   await call(main, "GET", "/readyz");

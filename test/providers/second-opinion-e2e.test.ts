@@ -196,6 +196,17 @@ describe("the OpenAI-compatible route", () => {
     const answer = await client.moderations.create({ input: [SURE, UNSURE] });
     expect(answer.results.map((r) => r.categories.hate)).toEqual([false, true]);
     expect(guard.requests).toHaveLength(1);
+    expect(answer.results.map((r) => (r as { not_seconded?: unknown }).not_seconded)).toEqual([undefined, undefined]);
+  });
+
+  it("says which input the failed guard model did not second (TEXT_PROVIDER_ON_FAILURE=embedded)", async () => {
+    guard.setDefault(status(500));
+    const client = new OpenAI({ apiKey: cascade.key, baseURL: `${cascade.server.httpUrl}/v1`, maxRetries: 0 });
+    const strings = await client.moderations.create({ input: [SURE, UNSURE] });
+    // The sure string was never sent; the unsure one was, and the call failed: its embedded verdict stands alone.
+    expect(strings.results.map((r) => (r as { not_seconded?: unknown }).not_seconded)).toEqual([undefined, { items: [{ index: 1, error_code: "provider_unavailable" }] }]);
+    const parts = await client.moderations.create({ input: [{ type: "text", text: SURE }, { type: "text", text: UNSURE }] });
+    expect((parts.results[0] as { not_seconded?: unknown }).not_seconded).toEqual({ items: [{ index: 1, error_code: "provider_unavailable" }] });
   });
 });
 

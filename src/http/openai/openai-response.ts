@@ -15,6 +15,12 @@ interface OpenAiModerationResult {
    * them. OpenAI's shape has no place for it, and its zeros would otherwise read as "harmless".
    */
   not_evaluated?: { items: { index: number; reason: string; language: string }[]; combined?: { reason: string; language: string } };
+  /**
+   * The service's own field: the strings or parts of this result sent to the guard-model provider
+   * whose call failed, so that the embedded verdict stands alone (TEXT_PROVIDER_ON_FAILURE=embedded),
+   * as `/v1/moderate`'s `second_opinion.seconded: false` says. Absent when every call answered.
+   */
+  not_seconded?: { items: { index: number; error_code: string }[] };
 }
 
 interface OpenAiModeration {
@@ -46,19 +52,22 @@ export function toOpenAiModeration(answer: ModerateResponse, shape: OpenAiInputS
   const judged = (r: ModerateResponse["results"][number]): Judged => ({ type: r.type === "image" ? "image" : "text", categories: r.categories });
   const results =
     shape === "parts"
-      ? [withNotEvaluated(foldResult([...answer.results.map(judged), ...(answer.combined ? [{ type: "text" as const, categories: answer.combined.categories }] : [])]), answer.results.map((r, index) => ({ r, index })), answer.combined?.notEvaluated)]
-      : answer.results.map((r, index) => withNotEvaluated(foldResult([judged(r)]), [{ r, index }]));
+      ? [withUnjudged(foldResult([...answer.results.map(judged), ...(answer.combined ? [{ type: "text" as const, categories: answer.combined.categories }] : [])]), answer.results.map((r, index) => ({ r, index })), answer.combined?.notEvaluated)]
+      : answer.results.map((r, index) => withUnjudged(foldResult([judged(r)]), [{ r, index }]));
   return { id: answer.id, model: answer.model, ...(answer.policy ? { policy: { id: answer.policy.id, version: answer.policy.version } } : {}), results };
 }
 
 /**
  * `result` with `not_evaluated` listing those of `items` (index: position in `input`) the text model
  * did not evaluate, and the parts' joined reading (`combined`) where that was not evaluated: parts
- * each too short to tell can read as French together ("Je sais", "ou tu habites").
+ * each too short to tell can read as French together ("Je sais", "ou tu habites"); and with
+ * `not_seconded` listing those whose guard-model call failed.
  */
-function withNotEvaluated(result: OpenAiModerationResult, items: { r: ModerateResponse["results"][number]; index: number }[], combined?: { reason: string; language: string }): OpenAiModerationResult {
+function withUnjudged(result: OpenAiModerationResult, items: { r: ModerateResponse["results"][number]; index: number }[], combined?: { reason: string; language: string }): OpenAiModerationResult {
   const unread = items.flatMap(({ r, index }) => (r.notEvaluated ? [{ index, reason: r.notEvaluated.reason, language: r.notEvaluated.language }] : []));
   if (unread.length > 0 || combined) result.not_evaluated = { items: unread, ...(combined ? { combined: { reason: combined.reason, language: combined.language } } : {}) };
+  const failed = items.flatMap(({ r, index }) => (r.secondOpinion && !r.secondOpinion.seconded && r.secondOpinion.errorCode ? [{ index, error_code: r.secondOpinion.errorCode }] : []));
+  if (failed.length > 0) result.not_seconded = { items: failed };
   return result;
 }
 

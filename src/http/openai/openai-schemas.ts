@@ -97,6 +97,26 @@ export function openAiModerationResponseSchema(): JsonSchema {
                 },
               },
             },
+            not_seconded: {
+              type: "object",
+              description: "The service's own field: the strings or parts of this result whose guard-model call failed, so the embedded verdict stands alone (TEXT_PROVIDER_ON_FAILURE=embedded; docs/providers.md). Absent when every call answered.",
+              required: ["items"],
+              additionalProperties: false,
+              properties: {
+                items: {
+                  type: "array",
+                  items: {
+                    type: "object",
+                    required: ["index", "error_code"],
+                    additionalProperties: false,
+                    properties: {
+                      index: { type: "integer", minimum: 0, description: "Position of the string or part in input." },
+                      error_code: { type: "string", description: "The error code the provider's failure maps to (provider_unavailable)." },
+                    },
+                  },
+                },
+              },
+            },
           },
         },
       },
