@@ -1,38 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { CATEGORY_IDS } from "../../src/classifiers/categories.js";
-import { scorerOf } from "../../src/classifiers/engine/engine.js";
-import { featuresOfTokens, tokenFeatures, tokenFeaturesOf, tokenize } from "../../src/classifiers/model/features.js";
-import { createMlpEnsembleScorer } from "../../src/classifiers/model/mlp-ensemble-scorer.js";
-import { decodeModel, encodeModel } from "../../src/classifiers/model/model-file.js";
 import { createMlpScorer } from "../../src/classifiers/model/scorers.js";
-import { normalizeForMatching } from "../../src/classifiers/normalize/normalize.js";
-import { createPrng } from "../../src/training/prng.js";
 import { trainMlp } from "../../src/training/train-mlp.js";
-import { bytesOf, toyHarassmentCorpus } from "../support/toy-corpus.js";
+import { dim, expectEnsembleOfMembers, expectExplanationsWithPoolingCredit, heads, logitsOfInput, randomPooledNetwork, window } from "../support/pooled-network.js";
+import { bytesOf, toyHarassmentCorpus, toyHeadLogit, toyLogitsThroughModelFile } from "../support/toy-corpus.js";
 
 // The --max-pool probe (scorers.ts MlpWeights.maxPool): the hidden layer reads the bag's scaled sum
 // and its per-coordinate maximum side by side.
-const spec = { buckets: 1 << 10, minN: 3, maxN: 5 };
-const heads = 3, dim = 4, hidden = 5;
-
-function randomNetwork(seed: number) {
-  const rand = createPrng(seed);
-  const f32 = (n: number): Float32Array => Float32Array.from({ length: n }, () => rand() * 2 - 1);
-  return {
-    buckets: spec.buckets, heads, dim, hidden, embScale: 0.013, maxPool: true,
-    emb: Int8Array.from({ length: spec.buckets * dim }, () => Math.round((rand() * 2 - 1) * 100)),
-    w1: f32(hidden * 2 * dim), b1: f32(hidden), w2: f32(heads * hidden), b2: f32(heads),
-  };
-}
-
-const text = normalizeForMatching("You are a stupid idiot and everyone at the meeting knows it");
-const tokens = tokenize(text);
-const tf = tokenFeaturesOf(text, tokens, spec);
-const window = featuresOfTokens(tf, spec.buckets, 0, tokens.length);
+const withMaximum = (seed: number) => randomPooledNetwork(seed, () => ({ maxPool: true }));
 
 describe("a network that also reads the bag's maximum", () => {
-  const net = randomNetwork(5);
-  const scorer = createMlpScorer(net);
+  const net = withMaximum(5);
 
   it("scores ReLU(w1 [sum / sqrt(n), max] + b1) through the heads", () => {
     const h0 = new Float64Array(2 * dim).fill(Number.NEGATIVE_INFINITY, dim);
@@ -42,51 +19,18 @@ describe("a network that also reads the bag's maximum", () => {
         h0[dim + d] = Math.max(h0[dim + d]!, net.emb[f * dim + d]! * net.embScale);
       }
     }
-    const want = Array.from({ length: heads }, (_, k) => {
-      let s = net.b2[k]!;
-      for (let m = 0; m < hidden; m++) {
-        let a = net.b1[m]!;
-        for (let d = 0; d < 2 * dim; d++) a += net.w1[m * 2 * dim + d]! * h0[d]!;
-        s += net.w2[k * hidden + m]! * Math.max(0, a);
-      }
-      return s;
-    });
     const out = new Float64Array(heads);
-    scorer.logits(window, out);
-    want.forEach((w, k) => expect(out[k]).toBeCloseTo(w, 9));
+    createMlpScorer(net).logits(window, out);
+    logitsOfInput(net, h0).forEach((w, k) => expect(out[k]).toBeCloseTo(w, 9));
     // The maximum is read: a network without it scores the same window otherwise.
     const sumOnly = new Float64Array(heads);
     createMlpScorer({ ...net, maxPool: false, w1: net.w1.filter((_, i) => i % (2 * dim) < dim) }).logits(window, sumOnly);
     expect(Array.from(sumOnly)).not.toEqual(Array.from(out));
   });
 
-  it("explains a token by its share of the sum and of the maxima it holds, batched or per token", () => {
-    scorer.logits(window, new Float64Array(heads));
-    const explain = scorer.explainer(window, tf, 0, tokens.length);
-    let credited = 0;
-    for (let h = 0; h < heads; h++) {
-      tokens.forEach((t, i) => {
-        const subset: number[] = [];
-        tokenFeatures(text, t, spec, (b) => subset.push(b));
-        const one = scorer.attribution(window, subset, h);
-        expect(explain(h)[i]).toBeCloseTo(one, 9);
-        // Without the maxima's credit the attribution would be the sum's share alone.
-        const sumShare = createMlpScorer({ ...net, w1: net.w1.map((v, j) => (j % (2 * dim) < dim ? v : 0)) });
-        if (Math.abs(one - sumShare.attribution(window, subset, h)) > 1e-9) credited++;
-      });
-    }
-    expect(credited).toBeGreaterThan(0);
-  });
+  it("explains a token by its share of the sum and of the maxima it holds, batched or per token", () => expectExplanationsWithPoolingCredit(net));
 
-  it("is scored member by member in an ensemble, as the members score alone", () => {
-    const members = [net, randomNetwork(6)];
-    const ensemble = createMlpEnsembleScorer(members);
-    const out = new Float64Array(heads), a = new Float64Array(heads), b = new Float64Array(heads);
-    ensemble.logits(window, out);
-    createMlpScorer(members[0]!).logits(window, a);
-    createMlpScorer(members[1]!).logits(window, b);
-    for (let k = 0; k < heads; k++) expect(out[k]).toBeCloseTo((a[k]! + b[k]!) / 2, 12);
-  });
+  it("is scored member by member in an ensemble, as the members score alone", () => expectEnsembleOfMembers([net, withMaximum(6)]));
 });
 
 describe("training a network that reads the bag's maximum", () => {
@@ -101,29 +45,10 @@ describe("training a network that reads the bag's maximum", () => {
     for (const name of ["emb", "w1", "b1", "w2", "b2"] as const) expect(bytesOf(fast.tensors[name]!).equals(bytesOf(plain.tensors[name]!))).toBe(true);
     expect(fast.params["maxPool"]).toBe(1);
     expect(fast.tensors["w1"]!.length).toBe(48 * 64);
-    const harassment = (t: string): number => {
-      const n = normalizeForMatching(t);
-      const tt = tokenFeaturesOf(n, tokenize(n), hashing);
-      const out = new Float64Array(2);
-      fast.scorer.logits(featuresOfTokens(tt, hashing.buckets, 0, tokenize(n).length), out);
-      return out[0]!;
-    };
-    expect(harassment("you snerk go away")).toBeGreaterThan(harassment("put the cup on the plate") + 2);
+    expect(toyHeadLogit(fast.scorer, hashing, "you snerk go away")).toBeGreaterThan(toyHeadLogit(fast.scorer, hashing, "put the cup on the plate") + 2);
   });
 
   it("is read back from a model file as it was trained", () => {
-    const header = {
-      format: "moderation-text-model" as const, version: 1 as const, id: "max-pool-toy", family: "embedding-mlp" as const, heads: [CATEGORY_IDS[0]!, CATEGORY_IDS[2]!], hashing,
-      window: { size: 480, stride: 240 }, calibration: {}, thresholds: {}, lexicon: { sexual: 0.7, graphicViolence: 0.7 }, training: {}, params: fast.params,
-    };
-    const file = decodeModel(encodeModel(header as never, fast.tensors as never));
-    const read = scorerOf(file);
-    for (let r = 0; r < 20; r++) {
-      const feats = corpus.feats.subarray(corpus.offsets[r]!, corpus.offsets[r + 1]!);
-      const a = new Float64Array(2), b = new Float64Array(2);
-      fast.scorer.logits(feats, a);
-      read.logits(feats, b);
-      expect(Array.from(b)).toEqual(Array.from(a));
-    }
+    for (const logits of toyLogitsThroughModelFile(fast, corpus, hashing, "max-pool-toy")) expect(logits.read).toEqual(logits.trained);
   });
 });

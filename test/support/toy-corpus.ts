@@ -1,5 +1,11 @@
-import type { HashingSpec } from "../../src/classifiers/model/features.js";
+import { CATEGORY_IDS } from "../../src/classifiers/categories.js";
+import { scorerOf } from "../../src/classifiers/engine/engine.js";
+import { featuresOfTokens, type HashingSpec, tokenFeaturesOf, tokenize } from "../../src/classifiers/model/features.js";
+import { decodeModel, encodeModel } from "../../src/classifiers/model/model-file.js";
+import type { Scorer } from "../../src/classifiers/model/scorers.js";
+import { normalizeForMatching } from "../../src/classifiers/normalize/normalize.js";
 import { buildCorpus, type Corpus } from "../../src/training/corpus.js";
+import type { TrainedModel } from "../../src/training/trainer.js";
 import { example, makeLabels } from "../../src/training/datasets/example.js";
 import { createPrng } from "../../src/training/prng.js";
 
@@ -20,3 +26,31 @@ export function toyHarassmentCorpus(hashing: HashingSpec): Corpus {
 
 /** A typed array's bytes, to compare two arrays to the bit. */
 export const bytesOf = (a: { buffer: ArrayBufferLike; byteOffset: number; byteLength: number }): Buffer => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+
+/** Head 0's raw logit of `text` under a network of two heads trained on the toy corpus with `hashing`. */
+export function toyHeadLogit(scorer: Scorer, hashing: HashingSpec, text: string): number {
+  const normalized = normalizeForMatching(text);
+  const tokens = tokenize(normalized);
+  const out = new Float64Array(2);
+  scorer.logits(featuresOfTokens(tokenFeaturesOf(normalized, tokens, hashing), hashing.buckets, 0, tokens.length), out);
+  return out[0]!;
+}
+
+/**
+ * A toy-trained network of the harassment and hate heads written to a model file and read back
+ * through the engine's scorerOf: the logits of the corpus's first rows, as trained and as read.
+ */
+export function toyLogitsThroughModelFile(trained: TrainedModel, corpus: Corpus, hashing: HashingSpec, id: string): { trained: number[]; read: number[] }[] {
+  const header = {
+    format: "moderation-text-model" as const, version: 1 as const, id, family: "embedding-mlp" as const, heads: [CATEGORY_IDS[0]!, CATEGORY_IDS[2]!], hashing,
+    window: { size: 480, stride: 240 }, calibration: {}, thresholds: {}, lexicon: { sexual: 0.7, graphicViolence: 0.7 }, training: {}, params: trained.params,
+  };
+  const read = scorerOf(decodeModel(encodeModel(header as never, trained.tensors as never)));
+  return Array.from({ length: 20 }, (_, r) => {
+    const feats = corpus.feats.subarray(corpus.offsets[r]!, corpus.offsets[r + 1]!);
+    const a = new Float64Array(2), b = new Float64Array(2);
+    trained.scorer.logits(feats, a);
+    read.logits(feats, b);
+    return { trained: Array.from(a), read: Array.from(b) };
+  });
+}

@@ -296,6 +296,8 @@ export function createMlpScorer(m: MlpWeights): MlpScorer {
       const h1 = window === lastScored && !maxPool && !attention ? copyOf(hiddenScratch) : hiddenOf(bag(window));
       // With maxPool, which word rows hold each coordinate's maximum (bag() above just found them).
       const peakRows = maxPool ? peakHolders(peakOf, tf, firstOf) : [];
+      // This window's maxima, kept: the returned function may run after other windows are scored.
+      const windowPeaks = maxPool ? Int32Array.from(peaks) : peaks;
       // With attention, this window's softmax (bag() above pooled it), kept for later calls.
       const softmax = { ...pooled };
       const norm = embScale / Math.sqrt(Math.max(1, window.length));
@@ -311,7 +313,7 @@ export function createMlpScorer(m: MlpWeights): MlpScorer {
           perRow[r] = total;
         }
         peakRows.forEach((holders, d) => {
-          for (const r of holders) perRow[r]! += grad[dim + d]! * peaks[d]! * embScale;
+          for (const r of holders) perRow[r]! += grad[dim + d]! * windowPeaks[d]! * embScale;
         });
         if (attention) firstOf.forEach((t, r) => { perRow[r]! += attentionCredit(grad, tf.feats, tf.from[t]!, tf.to[t]!, softmax); });
         out = newFloat64Array(T);

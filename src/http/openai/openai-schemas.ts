@@ -43,6 +43,31 @@ export function openAiModerationRequestSchema(): JsonSchema {
 /** Why a text was not evaluated, or only in part (classifier.ts NotEvaluated). */
 const NOT_EVALUATED_REASON: JsonSchema = { type: "string", enum: ["unsupported_language", "partly_unsupported_language"] };
 
+/**
+ * A result field of the service's own that names inputs by position: `{"items": [{"index", ...item}]}`,
+ * plus any `extra` properties beside `items`.
+ */
+function inputsField(description: string, item: Record<string, JsonSchema>, extra: Record<string, JsonSchema> = {}): JsonSchema {
+  return {
+    type: "object",
+    description,
+    required: ["items"],
+    additionalProperties: false,
+    properties: {
+      items: {
+        type: "array",
+        items: {
+          type: "object",
+          required: ["index", ...Object.keys(item)],
+          additionalProperties: false,
+          properties: { index: { type: "integer", minimum: 0, description: "Position of the string or part in input." }, ...item },
+        },
+      },
+      ...extra,
+    },
+  };
+}
+
 export function openAiModerationResponseSchema(): JsonSchema {
   return {
     type: "object",
@@ -69,25 +94,10 @@ export function openAiModerationResponseSchema(): JsonSchema {
             categories: everyCategory({ type: "boolean" }),
             category_scores: everyCategory({ type: "number", minimum: 0, maximum: 1 }),
             category_applied_input_types: everyCategory({ type: "array", items: { enum: ["text", "image"] }, description: "Empty: not evaluated for this input." }),
-            not_evaluated: {
-              type: "object",
-              description: "The service's own field: the strings or parts of this result the text model did not evaluate, wholly or in part (docs/openai-compatibility.md). Absent when everything was evaluated.",
-              required: ["items"],
-              additionalProperties: false,
-              properties: {
-                items: {
-                  type: "array",
-                  items: {
-                    type: "object",
-                    required: ["index", "reason", "language"],
-                    additionalProperties: false,
-                    properties: {
-                      index: { type: "integer", minimum: 0, description: "Position of the string or part in input." },
-                      reason: NOT_EVALUATED_REASON,
-                      language: { type: "string", description: "BCP-47 code of the uncovered language." },
-                    },
-                  },
-                },
+            not_evaluated: inputsField(
+              "The service's own field: the strings or parts of this result the text model did not evaluate, wholly or in part (docs/openai-compatibility.md). Absent when everything was evaluated.",
+              { reason: NOT_EVALUATED_REASON, language: { type: "string", description: "BCP-47 code of the uncovered language." } },
+              {
                 combined: {
                   type: "object",
                   description: "An array of parts only: their joined reading was not evaluated, wholly or in part.",
@@ -96,27 +106,11 @@ export function openAiModerationResponseSchema(): JsonSchema {
                   properties: { reason: NOT_EVALUATED_REASON, language: { type: "string" } },
                 },
               },
-            },
-            not_seconded: {
-              type: "object",
-              description: "The service's own field: the strings or parts of this result whose guard-model call failed, so the embedded verdict stands alone (TEXT_PROVIDER_ON_FAILURE=embedded; docs/providers.md). Absent when every call answered.",
-              required: ["items"],
-              additionalProperties: false,
-              properties: {
-                items: {
-                  type: "array",
-                  items: {
-                    type: "object",
-                    required: ["index", "error_code"],
-                    additionalProperties: false,
-                    properties: {
-                      index: { type: "integer", minimum: 0, description: "Position of the string or part in input." },
-                      error_code: { type: "string", description: "The error code the provider's failure maps to (provider_unavailable)." },
-                    },
-                  },
-                },
-              },
-            },
+            ),
+            not_seconded: inputsField(
+              "The service's own field: the strings or parts of this result whose guard-model call failed, so the embedded verdict stands alone (TEXT_PROVIDER_ON_FAILURE=embedded; docs/providers.md). Absent when every call answered.",
+              { error_code: { type: "string", description: "The error code the provider's failure maps to (provider_unavailable)." } },
+            ),
           },
         },
       },
