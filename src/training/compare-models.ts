@@ -3,7 +3,8 @@
  * harmful and benign sentences each flags, and every sentence whose flags differ. The held-out
  * tables of the card measure the fold models; this reads the shipped files themselves. In session
  * 37 a retrain level with `2026-11-m` on the folds' mean flagged 16 of the 130 benign sentences
- * against its 9, and was not kept (docs/model-history.md).
+ * against its 9, and was not kept (docs/model-history.md). It also counts the sentences flagged
+ * inside ordinary prose (a short harm in a long benign text, which the bag's mean dilutes).
  *
  *   npm run compare:models -- --against OLD.bin [--model NEW.bin]
  */
@@ -12,7 +13,7 @@ import { parseArgs } from "node:util";
 import { trainedClassifierOf } from "../classifiers/engine/index.js";
 import { DEFAULT_MODEL_PATH, decodeModel } from "../classifiers/model/model-file.js";
 import { COMPARISON_SENTENCES } from "./comparison-sentences.js";
-import { compareFlags } from "./model-comparison.js";
+import { compareFlags, paddedFlags } from "./model-comparison.js";
 
 const { values } = parseArgs({ options: { model: { type: "string", default: DEFAULT_MODEL_PATH }, against: { type: "string" } } });
 if (!values.against) {
@@ -30,6 +31,9 @@ const score = (s?: number): string => (s === undefined ? "absent" : s.toFixed(3)
 console.log(`${before.id} -> ${after.id}`);
 console.log(`harmful flagged: ${result.flagged.before.harmful} -> ${result.flagged.after.harmful} of ${result.harmful}`);
 console.log(`benign flagged:  ${result.flagged.before.benign} -> ${result.flagged.after.benign} of ${result.benign}`);
+// The same sentences inside ordinary prose (comparison-sentences.ts BENIGN_SURROUNDINGS).
+const [paddedBefore, paddedAfter] = [before, after].map((m) => paddedFlags(m.classifier, COMPARISON_SENTENCES).padded);
+console.log(`inside benign prose, harmful flagged: ${paddedBefore!.harmful} -> ${paddedAfter!.harmful}; benign flagged: ${paddedBefore!.benign} -> ${paddedAfter!.benign}`);
 for (const kind of ["new miss", "new catch", "new false positive", "fixed false positive", "other category"] as const) {
   const changes = result.changes.filter((c) => c.kind === kind);
   if (changes.length === 0) continue;

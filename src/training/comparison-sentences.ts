@@ -326,3 +326,19 @@ export const COMPARISON_SENTENCES: readonly ComparisonSentence[] = [
   "In Macbeth, the king is murdered in his sleep.",
  ]),
 ];
+
+/**
+ * Ordinary prose (about 600 characters before a sentence, 480 after) written for compare-models.ts's
+ * padded reading: a short harmful sentence inside a long benign text, as long posts and the hidden
+ * sets' long texts hold it (issue 16). The engine reads 480-character windows, so the sentence
+ * shares each window with several times its length of weekend chat.
+ */
+export const BENIGN_SURROUNDINGS = {
+  before:
+    "We spent most of the weekend repainting the kitchen and sorting out the garden shed. The weather held up, so on Saturday afternoon we walked down to the farmers market and bought tomatoes, a loaf of sourdough and some honey from the stall by the church. My sister called in the evening to talk about her new job at the library, which she loves, and we made plans to visit her in the spring when the cherry trees are out. On Sunday I finally fixed the squeaky hinge on the back door, read a few chapters of a detective novel, and cooked a big pot of vegetable soup for the week. ",
+  after:
+    " Anyway, the plan for next week is to finish the bookshelves in the hallway, take the car in for its service on Tuesday, and maybe try that new bakery on the corner that everyone keeps talking about. The kids have a school concert on Thursday evening, so we will need to eat early that day, and on Friday there is a quiz night at the pub with the neighbours. I also want to start running again now that the mornings are lighter, even if it is only twice a week around the park.",
+} as const;
+
+/** A sentence inside BENIGN_SURROUNDINGS. */
+export const padded = (sentence: string): string => BENIGN_SURROUNDINGS.before + sentence + BENIGN_SURROUNDINGS.after;

@@ -1,6 +1,6 @@
 import { CATEGORY_IDS, type CategoryId } from "../classifiers/categories.js";
 import type { TextClassifier, Verdict } from "../classifiers/classifier.js";
-import type { ComparisonSentence } from "./comparison-sentences.js";
+import { type ComparisonSentence, padded } from "./comparison-sentences.js";
 
 /** One sentence whose flags differ between two classifiers. */
 export interface FlagChange {
@@ -44,6 +44,20 @@ export function compareFlags(before: TextClassifier, after: TextClassifier, sent
     if (categories.length === 0) continue;
     const kind = wasFlagged === isFlagged ? "other category" : sentence.harmful ? (isFlagged ? "new catch" : "new miss") : isFlagged ? "new false positive" : "fixed false positive";
     out.changes.push({ sentence, categories, kind });
+  }
+  return out;
+}
+
+/**
+ * How many of `sentences` a classifier flags alone and inside ordinary prose (padded()), harmful
+ * and benign apart: what a long benign text around a short harm takes away (sessions 39 and 45).
+ */
+export function paddedFlags(classifier: TextClassifier, sentences: readonly ComparisonSentence[]): { alone: { harmful: number; benign: number }; padded: { harmful: number; benign: number } } {
+  const out = { alone: { harmful: 0, benign: 0 }, padded: { harmful: 0, benign: 0 } };
+  for (const sentence of sentences) {
+    const side = sentence.harmful ? "harmful" : "benign";
+    if (anyFlag(classifier.classify(sentence.text) as Verdict)) out.alone[side]++;
+    if (anyFlag(classifier.classify(padded(sentence.text)) as Verdict)) out.padded[side]++;
   }
   return out;
 }
