@@ -18,6 +18,11 @@ export interface MixedPositiveOptions {
   weight?: number;
   /** Also one pair of two benign texts for each mixed positive, so length and a companion's style teach nothing. */
   benignPairs?: boolean;
+  /**
+   * The row does not train the companion's own feature rows (Example.frozenCompanion): the network
+   * learns to find the harm beside ordinary text without the ordinary words learning harm.
+   */
+  frozenCompanions?: boolean;
 }
 
 /** Longest positive that gets a companion, and longest row made: one window (480 characters). */
@@ -64,7 +69,8 @@ export function mixedPositives(examples: readonly Example[], options: MixedPosit
     for (const p of sample(positives, options.perDataset, rand)) {
       const companion = besides(p.text);
       if (!companion) continue;
-      out.push(added(dataset, rand() < 0.5 ? `${companion.text} ${p.text}` : `${p.text} ${companion.text}`, p.labels));
+      const row = added(dataset, rand() < 0.5 ? `${companion.text} ${p.text}` : `${p.text} ${companion.text}`, p.labels);
+      out.push(options.frozenCompanions ? { ...row, frozenCompanion: { benign: companion.text, harmful: p.text } } : row);
       const other = options.benignPairs ? besides(companion.text) : undefined;
       if (other) out.push(added(companion.dataset, `${companion.text} ${other.text}`, companion.labels.map((l, i) => (l === 0 && other.labels[i] === 0 ? 0 : -1))));
     }

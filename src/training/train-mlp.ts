@@ -314,6 +314,13 @@ export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opt
         for (let d = 0; d < D; d++) if (gradAtt[d] !== 0) step(att, gAtt, d, gradAtt[d]!);
         continue;
       }
+      // A mixed positive's companion-only buckets stay as they are (Corpus.frozen).
+      const held = corpus.frozen?.get(r);
+      if (held) {
+        const trained = corpus.feats.slice(from, to).filter((f, i) => on(from + i) && f < frozenFrom && !held.has(f));
+        for (const f of trained) for (let d = 0; d < D; d++) if (dh0[d] !== 0) step(emb, gEmb, f * D + d, dh0[d]! * norm);
+        continue;
+      }
       if (!kernels?.adagradRows(corpus.feats, from, to, maxPool ? dh0.subarray(0, D) : dh0, norm, lr)) {
         for (let i = from; i < to; i++) {
           if (!on(i) || corpus.feats[i]! >= frozenFrom) continue;

@@ -182,6 +182,8 @@ const { values } = parseArgs({
     "mixed-positives": { type: "string", default: "0" },
     "mixed-weight": { type: "string", default: "1" },
     "mixed-benign-pairs": { type: "boolean", default: false },
+    // With --mixed-positives: a mixed row does not train its benign companion's own feature rows.
+    "mixed-frozen-companions": { type: "boolean", default: false },
     // Share of each dataset's training rows (0..1) given emoji or hashtags, labels unchanged
     // (decorated-rows.ts): emoji are not a sign of hate or of any other category.
     decorate: { type: "string", default: "0" },
@@ -329,7 +331,7 @@ const read = readAll(datasetsRoot(), values.datasets?.split(","), {
 });
 const shortTokens = Number(values["short-token-negatives"]) > 0 ? shortTokenNegatives(read, { perDataset: Number(values["short-token-negatives"]), maxLength: 2 }) : [];
 const identityMentions = Number(values["identity-mention-negatives"]) > 0 ? identityMentionNegatives(read, { perDataset: Number(values["identity-mention-negatives"]), withNeighbours: !values["identity-mention-alone"] }) : [];
-const mixed = Number(values["mixed-positives"]) > 0 ? mixedPositives(read, { perDataset: Number(values["mixed-positives"]), seed: Number(values.seed), heldOut: new Set(DEFAULT_FOLDS), calibrationShare: CALIBRATION_SHARE, weight: Number(values["mixed-weight"]), benignPairs: values["mixed-benign-pairs"] }) : [];
+const mixed = Number(values["mixed-positives"]) > 0 ? mixedPositives(read, { perDataset: Number(values["mixed-positives"]), seed: Number(values.seed), heldOut: new Set(DEFAULT_FOLDS), calibrationShare: CALIBRATION_SHARE, weight: Number(values["mixed-weight"]), benignPairs: values["mixed-benign-pairs"], frozenCompanions: values["mixed-frozen-companions"] }) : [];
 const decorated = decorateRows(read, { share: Number(values.decorate), seed: Number(values.seed), calibrationShare: CALIBRATION_SHARE });
 const examples = [...decorated, ...shortTokens, ...identityMentions, ...mixed];
 /** The rows evaluated: the datasets' own, without the probe's added short tokens. */

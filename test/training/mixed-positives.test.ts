@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { makeLabels, type Example } from "../../src/training/datasets/example.js";
 import { MIXED_SLICE, mixedPositives } from "../../src/training/mixed-positives.js";
+import { featurize } from "../../src/classifiers/model/features.js";
+import { normalizeForMatching } from "../../src/classifiers/normalize/normalize.js";
+import { buildCorpus } from "../../src/training/corpus.js";
+import { trainMlp } from "../../src/training/train-mlp.js";
 
 const row = (dataset: string, text: string, spec: Parameters<typeof makeLabels>[0], base: "benign" | "unknown" = "unknown"): Example => ({ text, dataset, slice: "rows", labels: makeLabels(spec, base) });
 
@@ -46,5 +50,25 @@ describe("mixedPositives (short harm beside a benign text)", () => {
     expect(pairs[0]!.dataset).toBe("queries");
     expect(Array.from(pairs[0]!.labels).every((l) => l === 0)).toBe(true);
     expect(out.every((e) => e.weight === 0.5 && e.trainingOnly)).toBe(true);
+  });
+
+  it("with frozenCompanions, a mixed row does not train the rows only its companion holds", () => {
+    const hashing = { buckets: 1 << 12, minN: 3, maxN: 5 };
+    const mixed = mixedPositives(examples, { ...options, frozenCompanions: true }).filter((e) => e.labels.includes(1));
+    expect(mixed[0]!.frozenCompanion?.harmful).toBe("you are a worthless idiot and everyone knows it");
+    const corpus = buildCorpus([...examples.slice(0, 2), ...mixed], { hashing, window: { size: 480, stride: 240 }, seed: 1, calibrationShare: 0, datasetCap: 100000 });
+    const held = corpus.frozen?.get(corpus.rows - 1);
+    const bucketsOf = (t: string) => new Set(featurize(normalizeForMatching(t), hashing));
+    const companion = bucketsOf(mixed[0]!.frozenCompanion!.benign), harmful = bucketsOf(mixed[0]!.frozenCompanion!.harmful);
+    expect([...held!].sort()).toEqual([...companion].filter((b) => !harmful.has(b)).sort());
+    // Trained on the mixed row alone: the companion-only rows keep their start, the harm's move.
+    const rows = Uint32Array.of(corpus.rows - 1);
+    const trained = trainMlp(corpus, rows, hashing.buckets, { heads: [0], seed: 3, epochs: 1, wasm: false });
+    const start = trainMlp(corpus, new Uint32Array(0), hashing.buckets, { heads: [0], seed: 3, epochs: 1, wasm: false });
+    // The table is quantised with a scale of its own largest value: compare dequantised, to one step.
+    const [s1, s0] = [trained.params["embScale"]!, start.params["embScale"]!];
+    const moved = (b: number) => Array.from({ length: 32 }, (_, d) => b * 32 + d).some((i) => Math.abs(trained.tensors["emb"]![i]! * s1 - start.tensors["emb"]![i]! * s0) > 1.01 * Math.max(s0, s1));
+    expect([...held!].some(moved)).toBe(false);
+    expect([...harmful].some(moved)).toBe(true);
   });
 });

@@ -13,6 +13,11 @@ export interface Example {
   trainingOnly?: boolean;
   /** A weight beside the dataset's (added rows may count less than a dataset's own). */
   weight?: number;
+  /**
+   * A mixed positive's benign companion (mixed-positives.ts, --mixed-frozen-companions): the row
+   * does not train the feature rows only the companion holds, beside those of `harmful`.
+   */
+  frozenCompanion?: { benign: string; harmful: string };
 }
 
 export const CATEGORY_INDEX: Readonly<Record<CategoryId, number>> = Object.fromEntries(
