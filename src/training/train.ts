@@ -25,9 +25,11 @@
  * the words, default 3-5; recorded in the model file, so inference hashes the same),
  * --source-offsets N (a per-dataset offset of each head's logit in training, source-offsets.ts;
  * off by default), --focal-gamma G (each given label's gradient weighed by |p - y|^G, so rows the
- * network already gets right teach less; off by default), --mixed-positives N with --mixed-weight X
- * and --mixed-benign-pairs (short positives also trained with a benign text beside them,
- * mixed-positives.ts; off by default, tried in session 39 and not kept), --decorate SHARE (that
+ * network already gets right teach less; off by default), --mixed-positives N with --mixed-weight X,
+ * --mixed-benign-pairs and --mixed-frozen-companions (short positives also trained with a benign
+ * text beside them, mixed-positives.ts; off by default, tried in sessions 39 and 45 and not kept),
+ * --attention-pool (the hidden layer also reads the bag's attention-weighted mean; off by default,
+ * tried in session 45 and not kept), --decorate SHARE (that
  * share of the training rows get emoji or hashtags, labels unchanged: decorated-rows.ts),
  * --prose-evidence-bar X (the lexicon evidence a long-form prose chunk needs to become a sexual or
  * violence positive; 0.2), --sexual-unknown-from X (sexual unknown, not negative, for rows of
