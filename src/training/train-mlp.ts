@@ -293,6 +293,8 @@ export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opt
           if (f >= 0 && f < frozenFrom && dh0[D + d] !== 0) step(emb, gEmb, f * D + d, dh0[D + d]!);
         }
       }
+      // A mixed positive's companion-only buckets stay as they are (Corpus.frozen).
+      const held = corpus.frozen?.get(r);
       // With attention, each row's gradient is its own: the sum's share, its softmax weight times the
       // pooled vector's gradient, and what its weight's change does (through the attention vector).
       if (attention) {
@@ -307,15 +309,13 @@ export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opt
           for (let d = 0; d < D; d++) rowDot += emb[base + d]! * dh0[D + d]!;
           const c = a * (rowDot - pooledDot);
           for (let d = 0; d < D; d++) gradAtt[d]! += c * emb[base + d]!;
-          if (!on(i) || f >= frozenFrom) continue;
+          if (!on(i) || f >= frozenFrom || held?.has(f)) continue;
           for (let d = 0; d < D; d++) rowGrad[d] = dh0[d]! * norm + a * dh0[D + d]! + c * att[d]!;
           for (let d = 0; d < D; d++) if (rowGrad[d] !== 0) step(emb, gEmb, base + d, rowGrad[d]!);
         }
         for (let d = 0; d < D; d++) if (gradAtt[d] !== 0) step(att, gAtt, d, gradAtt[d]!);
         continue;
       }
-      // A mixed positive's companion-only buckets stay as they are (Corpus.frozen).
-      const held = corpus.frozen?.get(r);
       if (held) {
         const trained = corpus.feats.slice(from, to).filter((f, i) => on(from + i) && f < frozenFrom && !held.has(f));
         for (const f of trained) for (let d = 0; d < D; d++) if (dh0[d] !== 0) step(emb, gEmb, f * D + d, dh0[d]! * norm);

@@ -138,8 +138,11 @@ export function createMlpScorer(m: MlpWeights): MlpScorer {
   // Input and hidden layer of the window being scored: scratch, as scoring is synchronous.
   const input = new Float64Array(inputs);
   const hiddenScratch = new Float64Array(hidden);
-  /** With maxPool, h0[dim, 2 dim) = the features' rows' maximum per coordinate (0 for no features). */
-  const addPeaks = (features: Uint32Array, h0: Float64Array): Float64Array => {
+  /**
+   * The second pooling of the probes, into h0[dim, 2 dim): with maxPool the features' rows' maximum
+   * per coordinate, with attention their attention-weighted mean (0 for no features); else nothing.
+   */
+  const addSecondPooling = (features: Uint32Array, h0: Float64Array): Float64Array => {
     if (attention) {
       attentionPool(emb, dim, stride, offset, embScale, attention, features, h0, pooled);
       return h0;
@@ -151,7 +154,7 @@ export function createMlpScorer(m: MlpWeights): MlpScorer {
   };
   const bag = (features: Uint32Array, h0: Float64Array = newFloat64Array(inputs)): Float64Array => {
     sumRows(features, 0, features.length, acc);
-    return addPeaks(features, scaledBagInto(acc, 0, embScale, features.length, h0, 0, dim));
+    return addSecondPooling(features, scaledBagInto(acc, 0, embScale, features.length, h0, 0, dim));
   };
   let cache: { window: Uint32Array; head: number; grad: Float64Array } | undefined;
   const hiddenOf = (h0: Float64Array, h1: Float64Array = newFloat64Array(hidden)): Float64Array => hiddenLayer(w1, b1, h0, h1);
@@ -202,7 +205,7 @@ export function createMlpScorer(m: MlpWeights): MlpScorer {
    * product with the mean's gradient (the weights' own change left out, as the sum's
    * gradient-times-input leaves the ReLU's).
    */
-  const attentionCredit = (grad: Float64Array, feats: ArrayLike<number>, from: number, to: number, window: { top: number; total: number } = pooled): number => {
+  const attentionCredit = (grad: Float64Array, feats: ArrayLike<number>, from: number, to: number, softmax: { top: number; total: number } = pooled): number => {
     let total = 0;
     for (let i = from; i < to; i++) {
       const base = feats[i]! * stride + offset;
@@ -212,7 +215,7 @@ export function createMlpScorer(m: MlpWeights): MlpScorer {
         score += attention![d]! * emb[base + d]!;
         dot += grad[dim + d]! * emb[base + d]!;
       }
-      total += (Math.exp(score * embScale - window.top) / window.total) * dot * embScale;
+      total += (Math.exp(score * embScale - softmax.top) / softmax.total) * dot * embScale;
     }
     return total;
   };
@@ -220,7 +223,7 @@ export function createMlpScorer(m: MlpWeights): MlpScorer {
   // then reuse its hidden layer instead of computing it again.
   let lastScored: Uint32Array | undefined;
   const logitsOfSums = (features: Uint32Array, sums: Int32Array, at: number, out: Float64Array): void => {
-    const h1 = hiddenOf(addPeaks(features, scaledBagInto(sums, at, embScale, features.length, input, 0, dim)), hiddenScratch);
+    const h1 = hiddenOf(addSecondPooling(features, scaledBagInto(sums, at, embScale, features.length, input, 0, dim)), hiddenScratch);
     lastScored = features;
     affine(w2, b2, h1, heads, hidden, out);
   };
