@@ -13,7 +13,7 @@ import { parseArgs } from "node:util";
 import { trainedClassifierOf } from "../classifiers/engine/index.js";
 import { DEFAULT_MODEL_PATH, decodeModel } from "../classifiers/model/model-file.js";
 import { COMPARISON_SENTENCES } from "./comparison-sentences.js";
-import { compareFlags, paddedFlags } from "./model-comparison.js";
+import { compareFlags } from "./model-comparison.js";
 
 const { values } = parseArgs({ options: { model: { type: "string", default: DEFAULT_MODEL_PATH }, against: { type: "string" } } });
 if (!values.against) {
@@ -31,9 +31,8 @@ const score = (s?: number): string => (s === undefined ? "absent" : s.toFixed(3)
 console.log(`${before.id} -> ${after.id}`);
 console.log(`harmful flagged: ${result.flagged.before.harmful} -> ${result.flagged.after.harmful} of ${result.harmful}`);
 console.log(`benign flagged:  ${result.flagged.before.benign} -> ${result.flagged.after.benign} of ${result.benign}`);
-// The same sentences inside ordinary prose (comparison-sentences.ts BENIGN_SURROUNDINGS).
-const [paddedBefore, paddedAfter] = [before, after].map((m) => paddedFlags(m.classifier, COMPARISON_SENTENCES).padded);
-console.log(`inside benign prose, harmful flagged: ${paddedBefore!.harmful} -> ${paddedAfter!.harmful}; benign flagged: ${paddedBefore!.benign} -> ${paddedAfter!.benign}`);
+const { flaggedInProse: prose } = result;
+console.log(`inside benign prose, harmful flagged: ${prose.before.harmful} -> ${prose.after.harmful}; benign flagged: ${prose.before.benign} -> ${prose.after.benign}`);
 for (const kind of ["new miss", "new catch", "new false positive", "fixed false positive", "other category"] as const) {
   const changes = result.changes.filter((c) => c.kind === kind);
   if (changes.length === 0) continue;

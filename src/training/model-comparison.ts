@@ -16,6 +16,11 @@ export interface ModelComparison {
   benign: number;
   /** Sentences flagged in any category, by each classifier. */
   flagged: { before: { harmful: number; benign: number }; after: { harmful: number; benign: number } };
+  /**
+   * The same, each sentence inside ordinary prose (padded()): what a long benign text around a
+   * short harm takes away (docs/model-history.md, sessions 39 and 45).
+   */
+  flaggedInProse: { before: { harmful: number; benign: number }; after: { harmful: number; benign: number } };
   changes: FlagChange[];
 }
 
@@ -23,11 +28,12 @@ const anyFlag = (v: Verdict): boolean => CATEGORY_IDS.some((c) => v.categories[c
 
 /**
  * How `after` flags `sentences` against `before`: counts of flagged harmful and benign sentences,
- * and every sentence whose flags differ in some category. Synchronous classifiers only (the
+ * alone and inside ordinary prose, and every sentence whose flags (alone) differ in some category. Synchronous classifiers only (the
  * embedded engine), as the model files are compared in process.
  */
 export function compareFlags(before: TextClassifier, after: TextClassifier, sentences: readonly ComparisonSentence[]): ModelComparison {
-  const out: ModelComparison = { harmful: 0, benign: 0, flagged: { before: { harmful: 0, benign: 0 }, after: { harmful: 0, benign: 0 } }, changes: [] };
+  const counts = () => ({ before: { harmful: 0, benign: 0 }, after: { harmful: 0, benign: 0 } });
+  const out: ModelComparison = { harmful: 0, benign: 0, flagged: counts(), flaggedInProse: counts(), changes: [] };
   for (const sentence of sentences) {
     const a = before.classify(sentence.text) as Verdict;
     const b = after.classify(sentence.text) as Verdict;
@@ -36,6 +42,9 @@ export function compareFlags(before: TextClassifier, after: TextClassifier, sent
     const [wasFlagged, isFlagged] = [anyFlag(a), anyFlag(b)];
     if (wasFlagged) out.flagged.before[side]++;
     if (isFlagged) out.flagged.after[side]++;
+    const inProse = padded(sentence.text);
+    if (anyFlag(before.classify(inProse) as Verdict)) out.flaggedInProse.before[side]++;
+    if (anyFlag(after.classify(inProse) as Verdict)) out.flaggedInProse.after[side]++;
     const categories = CATEGORY_IDS.filter((c) => (a.categories[c]?.flagged ?? false) !== (b.categories[c]?.flagged ?? false)).map((category) => ({
       category,
       before: { score: a.categories[category]?.score, flagged: a.categories[category]?.flagged ?? false },
@@ -48,16 +57,3 @@ export function compareFlags(before: TextClassifier, after: TextClassifier, sent
   return out;
 }
 
-/**
- * How many of `sentences` a classifier flags alone and inside ordinary prose (padded()), harmful
- * and benign apart: what a long benign text around a short harm takes away (sessions 39 and 45).
- */
-export function paddedFlags(classifier: TextClassifier, sentences: readonly ComparisonSentence[]): { alone: { harmful: number; benign: number }; padded: { harmful: number; benign: number } } {
-  const out = { alone: { harmful: 0, benign: 0 }, padded: { harmful: 0, benign: 0 } };
-  for (const sentence of sentences) {
-    const side = sentence.harmful ? "harmful" : "benign";
-    if (anyFlag(classifier.classify(sentence.text) as Verdict)) out.alone[side]++;
-    if (anyFlag(classifier.classify(padded(sentence.text)) as Verdict)) out.padded[side]++;
-  }
-  return out;
-}

@@ -316,14 +316,10 @@ export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opt
         for (let d = 0; d < D; d++) if (gradAtt[d] !== 0) step(att, gAtt, d, gradAtt[d]!);
         continue;
       }
-      if (held) {
-        const trained = corpus.feats.slice(from, to).filter((f, i) => on(from + i) && f < frozenFrom && !held.has(f));
-        for (const f of trained) for (let d = 0; d < D; d++) if (dh0[d] !== 0) step(emb, gEmb, f * D + d, dh0[d]! * norm);
-        continue;
-      }
-      if (!kernels?.adagradRows(corpus.feats, from, to, maxPool ? dh0.subarray(0, D) : dh0, norm, lr)) {
+      // The WebAssembly step updates every row of the window: a row with held buckets takes the loop.
+      if (held || !kernels?.adagradRows(corpus.feats, from, to, maxPool ? dh0.subarray(0, D) : dh0, norm, lr)) {
         for (let i = from; i < to; i++) {
-          if (!on(i) || corpus.feats[i]! >= frozenFrom) continue;
+          if (!on(i) || corpus.feats[i]! >= frozenFrom || held?.has(corpus.feats[i]!)) continue;
           const base = corpus.feats[i]! * D;
           for (let d = 0; d < D; d++) if (dh0[d] !== 0) step(emb, gEmb, base + d, dh0[d]! * norm);
         }

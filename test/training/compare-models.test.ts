@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { BENIGN_SURROUNDINGS, COMPARISON_SENTENCES, padded } from "../../src/training/comparison-sentences.js";
-import { compareFlags, paddedFlags } from "../../src/training/model-comparison.js";
+import { compareFlags } from "../../src/training/model-comparison.js";
 import { CATEGORY_IDS } from "../../src/classifiers/categories.js";
 import type { TextClassifier } from "../../src/classifiers/classifier.js";
 
@@ -39,8 +39,9 @@ describe("comparing two models' flags on the comparison sentences", () => {
   it("counts the sentences flagged alone and inside ordinary prose", () => {
     // A classifier that flags short texts only: every harmful sentence alone, none of them padded.
     const shortOnly: TextClassifier = { id: "short-only", classify: (text) => constant(text.length < 300 ? 0.99 : 0.01).classify(text) };
-    expect(paddedFlags(shortOnly, COMPARISON_SENTENCES)).toEqual({ alone: { harmful, benign }, padded: { harmful: 0, benign: 0 } });
-    expect(paddedFlags(loud, COMPARISON_SENTENCES).padded).toEqual({ harmful, benign });
+    const shortAgainstLoud = compareFlags(shortOnly, loud, COMPARISON_SENTENCES);
+    expect(shortAgainstLoud.flagged.before).toEqual({ harmful, benign });
+    expect(shortAgainstLoud.flaggedInProse).toEqual({ before: { harmful: 0, benign: 0 }, after: { harmful, benign } });
     // The sentence sits in the middle, and the prose around it is longer than one 480-character window.
     expect(padded("X").indexOf("X")).toBe(BENIGN_SURROUNDINGS.before.length);
     expect(BENIGN_SURROUNDINGS.before.length + BENIGN_SURROUNDINGS.after.length).toBeGreaterThan(960);
