@@ -23,6 +23,13 @@ export interface MixedPositiveOptions {
    * learns to find the harm beside ordinary text without the ordinary words learning harm.
    */
   frozenCompanions?: boolean;
+  /**
+   * The row trains no feature row at all, only the hidden layer and heads: the network learns to
+   * read a diluted harm signal without any word growing louder to beat the dilution.
+   */
+  frozenAll?: boolean;
+  /** Draw companions only from these datasets (absent: every dataset not held out). */
+  companionDatasets?: ReadonlySet<string>;
 }
 
 /** Longest positive that gets a companion, and longest row made: one window (480 characters). */
@@ -44,7 +51,7 @@ const MIN_COMPANION = 30;
 export function mixedPositives(examples: readonly Example[], options: MixedPositiveOptions): Example[] {
   const rand = createPrng(options.seed ^ 0x5f3759df);
   const inTraining = (text: string): boolean => !inCalibrationSplit(normalizeForMatching(text), options.seed, options.calibrationShare);
-  const companions = examples.filter((e) => !options.heldOut.has(e.dataset) && e.labels.every((l) => l === 0) && !isLookalike(e)
+  const companions = examples.filter((e) => !options.heldOut.has(e.dataset) && (options.companionDatasets?.has(e.dataset) ?? true) && e.labels.every((l) => l === 0) && !isLookalike(e)
     && e.text.length >= MIN_COMPANION && e.text.length <= MAX_MIXED - MIN_COMPANION && inTraining(e.text));
   if (companions.length === 0 || options.perDataset <= 0) return [];
   const pick = (): Example => companions[Math.floor(rand() * companions.length)]!;
@@ -70,7 +77,9 @@ export function mixedPositives(examples: readonly Example[], options: MixedPosit
       const companion = besides(p.text);
       if (!companion) continue;
       const row = added(dataset, rand() < 0.5 ? `${companion.text} ${p.text}` : `${p.text} ${companion.text}`, p.labels);
-      out.push(options.frozenCompanions ? { ...row, frozenCompanion: { benign: companion.text, harmful: p.text } } : row);
+      // Every bucket of the row is "the companion's" when nothing may learn (boundary n-grams too).
+      const frozen = options.frozenAll ? { benign: row.text, harmful: "" } : options.frozenCompanions ? { benign: companion.text, harmful: p.text } : undefined;
+      out.push(frozen ? { ...row, frozenCompanion: frozen } : row);
       const other = options.benignPairs ? besides(companion.text) : undefined;
       if (other) out.push(added(companion.dataset, `${companion.text} ${other.text}`, companion.labels.map((l, i) => (l === 0 && other.labels[i] === 0 ? 0 : -1))));
     }

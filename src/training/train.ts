@@ -26,8 +26,9 @@
  * --source-offsets N (a per-dataset offset of each head's logit in training, source-offsets.ts;
  * off by default), --focal-gamma G (each given label's gradient weighed by |p - y|^G, so rows the
  * network already gets right teach less; off by default), --mixed-positives N with --mixed-weight X,
- * --mixed-benign-pairs and --mixed-frozen-companions (short positives also trained with a benign
- * text beside them, mixed-positives.ts; off by default, tried in sessions 39 and 45 and not kept),
+ * --mixed-benign-pairs, --mixed-frozen-companions, --mixed-frozen-all and --mixed-companions a,b
+ * (short positives also trained with a benign text beside them, mixed-positives.ts; off by
+ * default, tried in sessions 39, 45 and 46 and not kept),
  * --attention-pool (the hidden layer also reads the bag's attention-weighted mean; off by default,
  * tried in session 45 and not kept), --decorate SHARE (that
  * share of the training rows get emoji or hashtags, labels unchanged: decorated-rows.ts),
@@ -186,6 +187,10 @@ const { values } = parseArgs({
     "mixed-benign-pairs": { type: "boolean", default: false },
     // With --mixed-positives: a mixed row does not train its benign companion's own feature rows.
     "mixed-frozen-companions": { type: "boolean", default: false },
+    // A mixed positive trains only the hidden layer and heads, no feature row (session 46).
+    "mixed-frozen-all": { type: "boolean", default: false },
+    // Datasets a mixed positive's companion comes from (a,b,c; absent: every one not held out).
+    "mixed-companions": { type: "string" },
     // Share of each dataset's training rows (0..1) given emoji or hashtags, labels unchanged
     // (decorated-rows.ts): emoji are not a sign of hate or of any other category.
     decorate: { type: "string", default: "0" },
@@ -333,7 +338,7 @@ const read = readAll(datasetsRoot(), values.datasets?.split(","), {
 });
 const shortTokens = Number(values["short-token-negatives"]) > 0 ? shortTokenNegatives(read, { perDataset: Number(values["short-token-negatives"]), maxLength: 2 }) : [];
 const identityMentions = Number(values["identity-mention-negatives"]) > 0 ? identityMentionNegatives(read, { perDataset: Number(values["identity-mention-negatives"]), withNeighbours: !values["identity-mention-alone"] }) : [];
-const mixed = Number(values["mixed-positives"]) > 0 ? mixedPositives(read, { perDataset: Number(values["mixed-positives"]), seed: Number(values.seed), heldOut: new Set(DEFAULT_FOLDS), calibrationShare: CALIBRATION_SHARE, weight: Number(values["mixed-weight"]), benignPairs: values["mixed-benign-pairs"], frozenCompanions: values["mixed-frozen-companions"] }) : [];
+const mixed = Number(values["mixed-positives"]) > 0 ? mixedPositives(read, { perDataset: Number(values["mixed-positives"]), seed: Number(values.seed), heldOut: new Set(DEFAULT_FOLDS), calibrationShare: CALIBRATION_SHARE, weight: Number(values["mixed-weight"]), benignPairs: values["mixed-benign-pairs"], frozenCompanions: values["mixed-frozen-companions"], frozenAll: values["mixed-frozen-all"], ...(values["mixed-companions"] ? { companionDatasets: new Set(values["mixed-companions"].split(",")) } : {}) }) : [];
 const decorated = decorateRows(read, { share: Number(values.decorate), seed: Number(values.seed), calibrationShare: CALIBRATION_SHARE });
 const examples = [...decorated, ...shortTokens, ...identityMentions, ...mixed];
 /** The rows evaluated: the datasets' own, without the probe's added short tokens. */

@@ -41,6 +41,9 @@ describe("mixedPositives (short harm beside a benign text)", () => {
     expect(mixedPositives(examples, { ...options, perDataset: 0 })).toEqual([]);
     // Every text in the calibration split: nothing is made from them.
     expect(mixedPositives(examples, { ...options, calibrationShare: 1 })).toEqual([]);
+    // Companions only from the datasets named.
+    expect(mixedPositives(examples, { ...options, companionDatasets: new Set(["queries"]) })).toHaveLength(1);
+    expect(mixedPositives(examples, { ...options, companionDatasets: new Set(["abuse"]) })).toEqual([]);
   });
 
   it("with benignPairs, adds as many pairs of two benign texts, negative for everything both are, at the given weight", () => {
@@ -70,5 +73,20 @@ describe("mixedPositives (short harm beside a benign text)", () => {
     const moved = (b: number) => Array.from({ length: 32 }, (_, d) => b * 32 + d).some((i) => Math.abs(trained.tensors["emb"]![i]! * s1 - start.tensors["emb"]![i]! * s0) > 1.01 * Math.max(s0, s1));
     expect([...held!].some(moved)).toBe(false);
     expect([...harmful].some(moved)).toBe(true);
+  });
+
+  it("with frozenAll, a mixed row trains no feature row, only the layers above the bag", () => {
+    const hashing = { buckets: 1 << 12, minN: 3, maxN: 5 };
+    const mixed = mixedPositives(examples, { ...options, frozenAll: true }).filter((e) => e.labels.includes(1));
+    const corpus = buildCorpus([...examples.slice(0, 2), ...mixed], { hashing, window: { size: 480, stride: 240 }, seed: 1, calibrationShare: 0, datasetCap: 100000 });
+    const held = corpus.frozen?.get(corpus.rows - 1);
+    const last = corpus.rows - 1;
+    const rowBuckets = corpus.feats.subarray(corpus.offsets[last]!, corpus.offsets[last + 1]!);
+    expect([...rowBuckets].every((b) => held!.has(b))).toBe(true);
+    const rows = Uint32Array.of(last);
+    const trained = trainMlp(corpus, rows, hashing.buckets, { heads: [0], seed: 3, epochs: 1, wasm: false });
+    const start = trainMlp(corpus, new Uint32Array(0), hashing.buckets, { heads: [0], seed: 3, epochs: 1, wasm: false });
+    expect(Array.from(trained.tensors["emb"]!)).toEqual(Array.from(start.tensors["emb"]!));
+    expect(Array.from(trained.tensors["w1"]!)).not.toEqual(Array.from(start.tensors["w1"]!));
   });
 });
