@@ -1,6 +1,6 @@
 import { normalizeForMatching } from "../classifiers/normalize/normalize.js";
 import { example, type Example } from "./datasets/example.js";
-import { isLookalike, inCalibrationSplit } from "./corpus.js";
+import { isLookalike, inCalibrationSplit, type Corpus } from "./corpus.js";
 import { createPrng } from "./prng.js";
 
 /** The slice of the rows this adds: trained on, never evaluated (they are not a dataset's own rows). */
@@ -85,6 +85,14 @@ export function mixedPositives(examples: readonly Example[], options: MixedPosit
     }
   }
   return out;
+}
+
+/**
+ * `rows` less the windows of mixed positives: what a member past train.ts's --mixed-members trains
+ * on, so a word the mixed rows made louder is heard by the other members only.
+ */
+export function withoutMixed(corpus: Corpus, examples: readonly Example[], rows: Uint32Array): Uint32Array {
+  return rows.filter((r) => examples[corpus.example[r]!]!.slice !== MIXED_SLICE);
 }
 
 /** Up to `n` items, a seeded partial shuffle. */

@@ -26,9 +26,9 @@
  * --source-offsets N (a per-dataset offset of each head's logit in training, source-offsets.ts;
  * off by default), --focal-gamma G (each given label's gradient weighed by |p - y|^G, so rows the
  * network already gets right teach less; off by default), --mixed-positives N with --mixed-weight X,
- * --mixed-benign-pairs, --mixed-frozen-companions, --mixed-frozen-all and --mixed-companions a,b
- * (short positives also trained with a benign text beside them, mixed-positives.ts; off by
- * default, tried in sessions 39, 45 and 46 and not kept),
+ * --mixed-benign-pairs, --mixed-frozen-companions, --mixed-frozen-all, --mixed-companions a,b and
+ * --mixed-members K (short positives also trained with a benign text beside them,
+ * mixed-positives.ts; off by default, tried in sessions 39, 45 and 46 and not kept),
  * --attention-pool (the hidden layer also reads the bag's attention-weighted mean; off by default,
  * tried in session 45 and not kept), --decorate SHARE (that
  * share of the training rows get emoji or hashtags, labels unchanged: decorated-rows.ts),
@@ -54,7 +54,7 @@ import { dropUnsupportedPositives } from "./label-cleaning.js";
 import { readAll } from "./datasets/index.js";
 import { shortTokenNegatives } from "./short-token-negatives.js";
 import { identityMentionNegatives } from "./identity-mention-negatives.js";
-import { mixedPositives } from "./mixed-positives.js";
+import { mixedPositives, withoutMixed } from "./mixed-positives.js";
 import { decorateRows } from "./decorated-rows.js";
 import { hashString } from "./prng.js";
 import { datasetsRoot } from "./datasets/files.js";
@@ -191,6 +191,9 @@ const { values } = parseArgs({
     "mixed-frozen-all": { type: "boolean", default: false },
     // Datasets a mixed positive's companion comes from (a,b,c; absent: every one not held out).
     "mixed-companions": { type: "string" },
+    // How many of the members train on the mixed positives (absent: all); the rest never see them,
+    // so a word the mixed rows made louder is heard by some members only (session 46).
+    "mixed-members": { type: "string" },
     // Share of each dataset's training rows (0..1) given emoji or hashtags, labels unchanged
     // (decorated-rows.ts): emoji are not a sign of hate or of any other category.
     decorate: { type: "string", default: "0" },
@@ -253,6 +256,8 @@ const charNgrams = /^(\d)-(\d)$/.exec(values["char-ngrams"]);
 if (!charNgrams || Number(charNgrams[1]) < 1 || Number(charNgrams[1]) > Number(charNgrams[2])) throw new Error(`--char-ngrams must be MIN-MAX lengths, such as 3-5; got "${values["char-ngrams"]}"`);
 const HASHING: HashingSpec = { buckets: Number(values.buckets), minN: Number(charNgrams[1]), maxN: Number(charNgrams[2]), ...(identityWords ? { identityWords } : {}) };
 const MEMBERS = Number(values.members);
+const MIXED_MEMBERS = values["mixed-members"] === undefined ? MEMBERS : Number(values["mixed-members"]);
+if (!(Number.isInteger(MIXED_MEMBERS) && MIXED_MEMBERS >= 0)) throw new Error(`--mixed-members must be a whole number; got "${values["mixed-members"]}"`);
 if (!(Number.isInteger(MEMBERS) && MEMBERS >= 1)) throw new Error(`--members must be a whole number of at least 1; got "${values.members}"`);
 const POSITIVE_WINDOWS = values["positive-windows"] as PositiveWindows;
 if (POSITIVE_WINDOWS !== "all" && POSITIVE_WINDOWS !== "max") throw new Error(`--positive-windows must be all or max; got "${POSITIVE_WINDOWS}"`);
@@ -292,7 +297,7 @@ const FAMILIES: Record<string, (c: Corpus, rows: Uint32Array, heads: number[], s
       const s = memberSeed(seed, k);
       return trainMlp(c, memberRows, featureRows(HASHING), { heads, seed: s, epochs, ...MLP, ...pretrainedStart(c, memberRows, s), ...(WORD_VECTORS ? { wordRows: WORD_VECTORS.rows } : {}), ...(teacher ? { teacher } : {}), positiveWindows: POSITIVE_WINDOWS });
     };
-    const members = Array.from({ length: MEMBERS }, (_, k) => member(k, rows));
+    const members = Array.from({ length: MEMBERS }, (_, k) => member(k, k < MIXED_MEMBERS ? rows : withoutMixed(c, examples, rows)));
     if (!EXPERT || (exclude !== undefined && EXPERT.datasets.includes(exclude))) return ensembleOf(members);
     return withExpert(members, member(MEMBERS, expertRows(c, rows, EXPERT)), heads, EXPERT);
   },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { makeLabels, type Example } from "../../src/training/datasets/example.js";
-import { MIXED_SLICE, mixedPositives } from "../../src/training/mixed-positives.js";
+import { MIXED_SLICE, mixedPositives, withoutMixed } from "../../src/training/mixed-positives.js";
 import { featurize } from "../../src/classifiers/model/features.js";
 import { normalizeForMatching } from "../../src/classifiers/normalize/normalize.js";
 import { buildCorpus } from "../../src/training/corpus.js";
@@ -88,5 +88,16 @@ describe("mixedPositives (short harm beside a benign text)", () => {
     const start = trainMlp(corpus, new Uint32Array(0), hashing.buckets, { heads: [0], seed: 3, epochs: 1, wasm: false });
     expect(Array.from(trained.tensors["emb"]!)).toEqual(Array.from(start.tensors["emb"]!));
     expect(Array.from(trained.tensors["w1"]!)).not.toEqual(Array.from(start.tensors["w1"]!));
+  });
+
+  it("withoutMixed leaves out the mixed rows' windows and keeps the datasets' own", () => {
+    const hashing = { buckets: 1 << 12, minN: 3, maxN: 5 };
+    const all = [...examples, ...mixedPositives(examples, options)];
+    const corpus = buildCorpus(all, { hashing, window: { size: 480, stride: 240 }, seed: 1, calibrationShare: 0, datasetCap: 100000 });
+    const rows = Uint32Array.from({ length: corpus.rows }, (_, r) => r);
+    const kept = withoutMixed(corpus, all, rows);
+    expect(kept.length).toBe(corpus.rows - 1);
+    expect([...kept].every((r) => all[corpus.example[r]!]!.slice !== MIXED_SLICE)).toBe(true);
+    expect(rows.filter((r) => all[corpus.example[r]!]!.slice === MIXED_SLICE)).toHaveLength(1);
   });
 });
