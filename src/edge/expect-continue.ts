@@ -23,3 +23,13 @@ export function continueOnlyForLiveKeys(server: HttpServer, accounts: AccountSto
     else live.then(proceed, () => proceed(false));
   });
 }
+
+/**
+ * Any other `Expect` value on HTTP/1.1 (an expectation this server does not know): Node answered a
+ * bare 417, with no error body, code or signature. RFC 9110 (section 10.1.1) lets a server answer
+ * 417 or serve the request as if it had not asked; it is served, so the caller gets the route's own
+ * answer (authenticated, signed, with its stable error code where there is one).
+ */
+export function serveUnknownExpectations(server: HttpServer): void {
+  server.on("checkExpectation", (request: IncomingMessage, response: ServerResponse) => server.emit("request", request, response));
+}

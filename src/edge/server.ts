@@ -18,7 +18,7 @@ import { limitHttp2RequestTime } from "./http2-request-timeout.js";
 import { limitHttp1BodyArrival } from "./http1-body-arrival.js";
 import { registerGrpcMessageEncoding } from "./grpc-message-encoding.js";
 import { listenOnSharedPort } from "./shared-port.js";
-import { continueOnlyForLiveKeys } from "./expect-continue.js";
+import { continueOnlyForLiveKeys, serveUnknownExpectations } from "./expect-continue.js";
 import { listenOnEveryAddress } from "./listen-on-every-address.js";
 import { bracketIpv6Authority } from "./ipv6-authority.js";
 import { capOpenStreams } from "./http2-stream-cap.js";
@@ -88,6 +88,7 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
   limitHttp2RequestTime(h2c.server as unknown as Http2Server, ctx.config.requestTimeoutMs, { streamsBothWays: (path) => path.startsWith("/grpc.reflection.") });
   limitHttp1BodyArrival(http1.server as unknown as HttpServer);
   continueOnlyForLiveKeys(http1.server as unknown as HttpServer, ctx.accounts);
+  serveUnknownExpectations(http1.server as unknown as HttpServer);
   // gRPC (HTTP/2 only) is the one protocol whose messages need re-encoding.
   registerGrpcMessageEncoding(h2c);
   const stop = () => stopCalls.abort(new ApiError("service_unavailable", "The service is shutting down; retry the call.", { headers: { "retry-after": "1" } }));

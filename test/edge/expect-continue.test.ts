@@ -71,3 +71,35 @@ describe("Expect: 100-continue on HTTP/1.1", () => {
     expect(rest).toContain('"results"');
   });
 });
+
+describe("Expect with another value on HTTP/1.1", () => {
+  /** One request, headers and body together; the whole answer. */
+  function send(headers: Record<string, string>): Promise<string> {
+    const url = new URL(file.server.httpUrl);
+    return new Promise((resolve, reject) => {
+      let answer = "";
+      const socket = net.connect(Number(url.port), url.hostname, () => {
+        const lines = ["POST /v1/moderate HTTP/1.1", `Host: ${url.host}`, "Content-Type: application/json", `Content-Length: ${Buffer.byteLength(BODY)}`, "Connection: close",
+          ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)];
+        socket.write(`${lines.join("\r\n")}\r\n\r\n${BODY}`);
+      });
+      socket.on("data", (chunk: Buffer) => {
+        answer += chunk.toString("latin1");
+      });
+      socket.on("error", reject);
+      socket.on("close", () => resolve(answer));
+      setTimeout(() => socket.destroy(), 5_000);
+    });
+  }
+
+  it("is served as if it had not asked (Node's bare 417 had no code and no signature)", async () => {
+    const served = await send({ "x-api-key": file.key, expect: "something-else" });
+    expect(served).toMatch(/^HTTP\/1\.1 200 /);
+    expect(served).toContain('"results"');
+    expect(served.toLowerCase()).toMatch(/\r\nsignature: /);
+    const refused = await send({ expect: "something-else" });
+    expect(refused).toMatch(/^HTTP\/1\.1 401 /);
+    expect(refused).toContain('"missing_api_key"');
+  });
+});
+
