@@ -26,8 +26,8 @@
  * --source-offsets N (a per-dataset offset of each head's logit in training, source-offsets.ts;
  * off by default), --focal-gamma G (each given label's gradient weighed by |p - y|^G, so rows the
  * network already gets right teach less; off by default), --mixed-positives N with --mixed-weight X,
- * --mixed-benign-pairs, --mixed-frozen-companions, --mixed-frozen-all, --mixed-companions a,b and
- * --mixed-members K (short positives also trained with a benign text beside them,
+ * --mixed-benign-pairs, --mixed-frozen-companions, --mixed-frozen-all, --mixed-companions a,b,
+ * --mixed-members K and --mixed-member-heads a,b (short positives also trained with a benign text beside them,
  * mixed-positives.ts; off by default, tried in sessions 39, 45 and 46 and not kept),
  * --attention-pool (the hidden layer also reads the bag's attention-weighted mean; off by default,
  * tried in session 45 and not kept), --decorate SHARE (that
@@ -194,6 +194,8 @@ const { values } = parseArgs({
     // How many of the members train on the mixed positives (absent: all); the rest never see them,
     // so a word the mixed rows made louder is heard by some members only (session 46).
     "mixed-members": { type: "string" },
+    // The heads those members count for (a,b; absent: all): the others read the plain members only.
+    "mixed-member-heads": { type: "string" },
     // Share of each dataset's training rows (0..1) given emoji or hashtags, labels unchanged
     // (decorated-rows.ts): emoji are not a sign of hate or of any other category.
     decorate: { type: "string", default: "0" },
@@ -258,6 +260,7 @@ const HASHING: HashingSpec = { buckets: Number(values.buckets), minN: Number(cha
 const MEMBERS = Number(values.members);
 const MIXED_MEMBERS = values["mixed-members"] === undefined ? MEMBERS : Number(values["mixed-members"]);
 if (!(Number.isInteger(MIXED_MEMBERS) && MIXED_MEMBERS >= 0)) throw new Error(`--mixed-members must be a whole number; got "${values["mixed-members"]}"`);
+const MIXED_MEMBER_HEADS = values["mixed-member-heads"] === undefined ? undefined : new Set(values["mixed-member-heads"].split(",").map((name) => categoryIndex(name.trim())));
 if (!(Number.isInteger(MEMBERS) && MEMBERS >= 1)) throw new Error(`--members must be a whole number of at least 1; got "${values.members}"`);
 const POSITIVE_WINDOWS = values["positive-windows"] as PositiveWindows;
 if (POSITIVE_WINDOWS !== "all" && POSITIVE_WINDOWS !== "max") throw new Error(`--positive-windows must be all or max; got "${POSITIVE_WINDOWS}"`);
@@ -298,7 +301,9 @@ const FAMILIES: Record<string, (c: Corpus, rows: Uint32Array, heads: number[], s
       return trainMlp(c, memberRows, featureRows(HASHING), { heads, seed: s, epochs, ...MLP, ...pretrainedStart(c, memberRows, s), ...(WORD_VECTORS ? { wordRows: WORD_VECTORS.rows } : {}), ...(teacher ? { teacher } : {}), positiveWindows: POSITIVE_WINDOWS });
     };
     const members = Array.from({ length: MEMBERS }, (_, k) => member(k, k < MIXED_MEMBERS ? rows : withoutMixed(c, examples, rows)));
-    if (!EXPERT || (exclude !== undefined && EXPERT.datasets.includes(exclude))) return ensembleOf(members);
+    // A mixed member counts 0 for a head --mixed-member-heads leaves out.
+    const counts = MIXED_MEMBER_HEADS && members.map((_, k) => heads.map((h) => (k >= MIXED_MEMBERS || MIXED_MEMBER_HEADS.has(h) ? 1 : 0)));
+    if (!EXPERT || (exclude !== undefined && EXPERT.datasets.includes(exclude))) return ensembleOf(members, counts);
     return withExpert(members, member(MEMBERS, expertRows(c, rows, EXPERT)), heads, EXPERT);
   },
   conv: (c, rows, heads, seed, epochs) => trainConv(c, rows, HASHING.buckets, { heads, seed, epochs, ...MLP, filters: Number(values.filters) }),
