@@ -194,7 +194,7 @@ const { values } = parseArgs({
     // How many of the members train on the mixed positives (absent: all); the rest never see them,
     // so a word the mixed rows made louder is heard by some members only (session 46).
     "mixed-members": { type: "string" },
-    // The heads those members count for (a,b; absent: all): the others read the plain members only.
+    // The heads those members alone count for (a,b; absent: all); the other members count for the rest.
     "mixed-member-heads": { type: "string" },
     // Share of each dataset's training rows (0..1) given emoji or hashtags, labels unchanged
     // (decorated-rows.ts): emoji are not a sign of hate or of any other category.
@@ -261,6 +261,7 @@ const MEMBERS = Number(values.members);
 const MIXED_MEMBERS = values["mixed-members"] === undefined ? MEMBERS : Number(values["mixed-members"]);
 if (!(Number.isInteger(MIXED_MEMBERS) && MIXED_MEMBERS >= 0)) throw new Error(`--mixed-members must be a whole number; got "${values["mixed-members"]}"`);
 const MIXED_MEMBER_HEADS = values["mixed-member-heads"] === undefined ? undefined : new Set(values["mixed-member-heads"].split(",").map((name) => categoryIndex(name.trim())));
+if (MIXED_MEMBER_HEADS && !(MIXED_MEMBERS > 0 && MIXED_MEMBERS < MEMBERS)) throw new Error("--mixed-member-heads needs --mixed-members between 1 and --members - 1 (each head must read some member)");
 if (!(Number.isInteger(MEMBERS) && MEMBERS >= 1)) throw new Error(`--members must be a whole number of at least 1; got "${values.members}"`);
 const POSITIVE_WINDOWS = values["positive-windows"] as PositiveWindows;
 if (POSITIVE_WINDOWS !== "all" && POSITIVE_WINDOWS !== "max") throw new Error(`--positive-windows must be all or max; got "${POSITIVE_WINDOWS}"`);
@@ -301,8 +302,8 @@ const FAMILIES: Record<string, (c: Corpus, rows: Uint32Array, heads: number[], s
       return trainMlp(c, memberRows, featureRows(HASHING), { heads, seed: s, epochs, ...MLP, ...pretrainedStart(c, memberRows, s), ...(WORD_VECTORS ? { wordRows: WORD_VECTORS.rows } : {}), ...(teacher ? { teacher } : {}), positiveWindows: POSITIVE_WINDOWS });
     };
     const members = Array.from({ length: MEMBERS }, (_, k) => member(k, k < MIXED_MEMBERS ? rows : withoutMixed(c, examples, rows)));
-    // A mixed member counts 0 for a head --mixed-member-heads leaves out.
-    const counts = MIXED_MEMBER_HEADS && members.map((_, k) => heads.map((h) => (k >= MIXED_MEMBERS || MIXED_MEMBER_HEADS.has(h) ? 1 : 0)));
+    // With --mixed-member-heads each head reads one kind of member: its listed heads the mixed ones.
+    const counts = MIXED_MEMBER_HEADS && members.map((_, k) => heads.map((h) => ((k < MIXED_MEMBERS) === MIXED_MEMBER_HEADS.has(h) ? 1 : 0)));
     if (!EXPERT || (exclude !== undefined && EXPERT.datasets.includes(exclude))) return ensembleOf(members, counts);
     return withExpert(members, member(MEMBERS, expertRows(c, rows, EXPERT)), heads, EXPERT);
   },
