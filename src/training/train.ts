@@ -71,7 +71,7 @@ import { pretrainBuckets, scaledPretrained } from "./pretrain-embeddings.js";
 import type { TrainedModel } from "./trainer.js";
 import { loadWordVectors, type WordRows } from "./word-vectors.js";
 import { parseWordingRepairs, weighPreventionTalk, withWordingUnknowns } from "./wording-unknowns.js";
-import { ensembleOf, expertRows, memberSeed, parseExpert, withExpert } from "./ensemble.js";
+import { ensembleOf, expertRows, memberSeed, parseExpert, splitHeadWeights, withExpert } from "./ensemble.js";
 import { CALIBRATION_SHARE, CORPUS_CAPS, DEFAULT_FOLDS, DEFAULT_HASHING, DEFAULT_SEED, DEFAULT_SHAPE, HASHING_DEFAULTS, hashRow, learnedHeads, SHIPPED_MEMBER, WINDOW } from "./settings.js";
 
 // The shipped model's id: `2026-12-c`, C-SSRS posts without self-harm wording unknown in training
@@ -260,8 +260,6 @@ const HASHING: HashingSpec = { buckets: Number(values.buckets), minN: Number(cha
 const MEMBERS = Number(values.members);
 const MIXED_MEMBERS = values["mixed-members"] === undefined ? MEMBERS : Number(values["mixed-members"]);
 if (!(Number.isInteger(MIXED_MEMBERS) && MIXED_MEMBERS >= 0)) throw new Error(`--mixed-members must be a whole number; got "${values["mixed-members"]}"`);
-const MIXED_MEMBER_HEADS = values["mixed-member-heads"] === undefined ? undefined : new Set(values["mixed-member-heads"].split(",").map((name) => categoryIndex(name.trim())));
-if (MIXED_MEMBER_HEADS && !(MIXED_MEMBERS > 0 && MIXED_MEMBERS < MEMBERS)) throw new Error("--mixed-member-heads needs --mixed-members between 1 and --members - 1 (each head must read some member)");
 if (!(Number.isInteger(MEMBERS) && MEMBERS >= 1)) throw new Error(`--members must be a whole number of at least 1; got "${values.members}"`);
 const POSITIVE_WINDOWS = values["positive-windows"] as PositiveWindows;
 if (POSITIVE_WINDOWS !== "all" && POSITIVE_WINDOWS !== "max") throw new Error(`--positive-windows must be all or max; got "${POSITIVE_WINDOWS}"`);
@@ -303,7 +301,7 @@ const FAMILIES: Record<string, (c: Corpus, rows: Uint32Array, heads: number[], s
     };
     const members = Array.from({ length: MEMBERS }, (_, k) => member(k, k < MIXED_MEMBERS ? rows : withoutMixed(c, examples, rows)));
     // With --mixed-member-heads each head reads one kind of member: its listed heads the mixed ones.
-    const counts = MIXED_MEMBER_HEADS && members.map((_, k) => heads.map((h) => ((k < MIXED_MEMBERS) === MIXED_MEMBER_HEADS.has(h) ? 1 : 0)));
+    const counts = MIXED_MEMBER_HEADS && splitHeadWeights(members.length, MIXED_MEMBERS, heads, MIXED_MEMBER_HEADS);
     if (!EXPERT || (exclude !== undefined && EXPERT.datasets.includes(exclude))) return ensembleOf(members, counts);
     return withExpert(members, member(MEMBERS, expertRows(c, rows, EXPERT)), heads, EXPERT);
   },
@@ -330,6 +328,8 @@ const families = values.families.split(",").filter((f) => FAMILIES[f]);
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const modelsDir = values.out ?? join(repoRoot, "models");
 const heads = learnedHeads();
+const MIXED_MEMBER_HEADS = values["mixed-member-heads"] === undefined ? undefined : new Set(values["mixed-member-heads"].split(",").map((name) => categoryIndex(name.trim())));
+if (MIXED_MEMBER_HEADS && !(MIXED_MEMBERS > 0 && MIXED_MEMBERS < MEMBERS)) throw new Error("--mixed-member-heads needs --mixed-members between 1 and --members - 1 (each head must read some member)");
 const EXPERT = parseExpert(values.expert, heads);
 const WORDING_REPAIRS = parseWordingRepairs(values["wording-unknowns"]);
 const PREVENTION_WEIGHT = Number(values["prevention-weight"]);
