@@ -28,6 +28,8 @@ export interface MixedPositiveOptions {
    * read a diluted harm signal without any word growing louder to beat the dilution.
    */
   frozenAll?: boolean;
+  /** Shortest positive that gets a companion (default 1): a one-word positive beside prose teaches the word alone. */
+  minPositive?: number;
   /** Draw companions only from these datasets (absent: every dataset not held out). */
   companionDatasets?: ReadonlySet<string>;
 }
@@ -65,7 +67,7 @@ export function mixedPositives(examples: readonly Example[], options: MixedPosit
   };
   const byDataset = new Map<string, Example[]>();
   for (const e of examples) {
-    if (!e.labels.some((l) => l === 1) || e.text.length > MAX_POSITIVE || !inTraining(e.text)) continue;
+    if (!e.labels.some((l) => l === 1) || e.text.length > MAX_POSITIVE || e.text.length < (options.minPositive ?? 1) || !inTraining(e.text)) continue;
     const list = byDataset.get(e.dataset) ?? [];
     list.push(e);
     byDataset.set(e.dataset, list);

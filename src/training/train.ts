@@ -27,8 +27,9 @@
  * off by default), --focal-gamma G (each given label's gradient weighed by |p - y|^G, so rows the
  * network already gets right teach less; off by default), --mixed-positives N with --mixed-weight X,
  * --mixed-benign-pairs, --mixed-frozen-companions, --mixed-frozen-all, --mixed-companions a,b,
- * --mixed-members K and --mixed-member-heads a,b (short positives also trained with a benign text beside them,
- * mixed-positives.ts; off by default, tried in sessions 39, 45 and 46 and not kept),
+ * --mixed-min-positive N, --mixed-members K and --mixed-member-heads a,b (short positives also
+ * trained with a benign text beside them, mixed-positives.ts; off by default, tried in sessions
+ * 39, 45 and 46 and not kept),
  * --attention-pool (the hidden layer also reads the bag's attention-weighted mean; off by default,
  * tried in session 45 and not kept), --decorate SHARE (that
  * share of the training rows get emoji or hashtags, labels unchanged: decorated-rows.ts),
@@ -191,6 +192,8 @@ const { values } = parseArgs({
     "mixed-frozen-all": { type: "boolean", default: false },
     // Datasets a mixed positive's companion comes from (a,b,c; absent: every one not held out).
     "mixed-companions": { type: "string" },
+    // Shortest positive (characters) that gets a companion (session 46).
+    "mixed-min-positive": { type: "string", default: "1" },
     // How many of the members train on the mixed positives (absent: all); the rest never see them,
     // so a word the mixed rows made louder is heard by some members only (session 46).
     "mixed-members": { type: "string" },
@@ -349,7 +352,7 @@ const read = readAll(datasetsRoot(), values.datasets?.split(","), {
 });
 const shortTokens = Number(values["short-token-negatives"]) > 0 ? shortTokenNegatives(read, { perDataset: Number(values["short-token-negatives"]), maxLength: 2 }) : [];
 const identityMentions = Number(values["identity-mention-negatives"]) > 0 ? identityMentionNegatives(read, { perDataset: Number(values["identity-mention-negatives"]), withNeighbours: !values["identity-mention-alone"] }) : [];
-const mixed = Number(values["mixed-positives"]) > 0 ? mixedPositives(read, { perDataset: Number(values["mixed-positives"]), seed: Number(values.seed), heldOut: new Set(DEFAULT_FOLDS), calibrationShare: CALIBRATION_SHARE, weight: Number(values["mixed-weight"]), benignPairs: values["mixed-benign-pairs"], frozenCompanions: values["mixed-frozen-companions"], frozenAll: values["mixed-frozen-all"], ...(values["mixed-companions"] ? { companionDatasets: new Set(values["mixed-companions"].split(",")) } : {}) }) : [];
+const mixed = Number(values["mixed-positives"]) > 0 ? mixedPositives(read, { perDataset: Number(values["mixed-positives"]), seed: Number(values.seed), heldOut: new Set(DEFAULT_FOLDS), calibrationShare: CALIBRATION_SHARE, weight: Number(values["mixed-weight"]), benignPairs: values["mixed-benign-pairs"], frozenCompanions: values["mixed-frozen-companions"], frozenAll: values["mixed-frozen-all"], minPositive: Number(values["mixed-min-positive"]), ...(values["mixed-companions"] ? { companionDatasets: new Set(values["mixed-companions"].split(",")) } : {}) }) : [];
 const decorated = decorateRows(read, { share: Number(values.decorate), seed: Number(values.seed), calibrationShare: CALIBRATION_SHARE });
 const examples = [...decorated, ...shortTokens, ...identityMentions, ...mixed];
 /** The rows evaluated: the datasets' own, without the probe's added short tokens. */

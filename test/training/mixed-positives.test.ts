@@ -41,6 +41,9 @@ describe("mixedPositives (short harm beside a benign text)", () => {
     expect(mixedPositives(examples, { ...options, perDataset: 0 })).toEqual([]);
     // Every text in the calibration split: nothing is made from them.
     expect(mixedPositives(examples, { ...options, calibrationShare: 1 })).toEqual([]);
+    // No positive shorter than minPositive gets a companion.
+    expect(mixedPositives(examples, { ...options, minPositive: 47 })).toHaveLength(1);
+    expect(mixedPositives(examples, { ...options, minPositive: 48 })).toEqual([]);
     // Companions only from the datasets named.
     expect(mixedPositives(examples, { ...options, companionDatasets: new Set(["queries"]) })).toHaveLength(1);
     expect(mixedPositives(examples, { ...options, companionDatasets: new Set(["abuse"]) })).toEqual([]);
