@@ -4,9 +4,11 @@
  * tables of the card measure the fold models; this reads the shipped files themselves. In session
  * 37 a retrain level with `2026-11-m` on the folds' mean flagged 16 of the 130 benign sentences
  * against its 9, and was not kept (docs/model-history.md). It also counts the sentences flagged
- * inside ordinary prose (a short harm in a long benign text, which the bag's mean dilutes).
+ * inside ordinary prose (a short harm in a long benign text, which the bag's mean dilutes), and,
+ * with --common-words N, how many of the N most frequent words of everyday texts each model flags
+ * on its own (words-alone.ts; reads the datasets, MODERATION_DATASETS).
  *
- *   npm run compare:models -- --against OLD.bin [--model NEW.bin]
+ *   npm run compare:models -- --against OLD.bin [--model NEW.bin] [--common-words 3000]
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -14,8 +16,11 @@ import { trainedClassifierOf } from "../classifiers/engine/index.js";
 import { DEFAULT_MODEL_PATH, decodeModel } from "../classifiers/model/model-file.js";
 import { COMPARISON_SENTENCES } from "./comparison-sentences.js";
 import { compareFlags } from "./model-comparison.js";
+import { readAll } from "./datasets/index.js";
+import { datasetsRoot } from "./datasets/files.js";
+import { commonBenignWords, EVERYDAY_WORD_SOURCES, wordsFlaggedAlone } from "./words-alone.js";
 
-const { values } = parseArgs({ options: { model: { type: "string", default: DEFAULT_MODEL_PATH }, against: { type: "string" } } });
+const { values } = parseArgs({ options: { model: { type: "string", default: DEFAULT_MODEL_PATH }, against: { type: "string" }, "common-words": { type: "string", default: "0" } } });
 if (!values.against) {
   console.error("usage: npm run compare:models -- --against OLD.bin [--model NEW.bin]");
   process.exit(2);
@@ -33,6 +38,15 @@ console.log(`harmful flagged: ${result.flagged.before.harmful} -> ${result.flagg
 console.log(`benign flagged:  ${result.flagged.before.benign} -> ${result.flagged.after.benign} of ${result.benign}`);
 const { flaggedInProse: prose } = result;
 console.log(`inside benign prose, harmful flagged: ${prose.before.harmful} -> ${prose.after.harmful}; benign flagged: ${prose.before.benign} -> ${prose.after.benign}`);
+const common = Number(values["common-words"]);
+if (common > 0) {
+  const words = commonBenignWords(readAll(datasetsRoot(), EVERYDAY_WORD_SOURCES), common);
+  const [was, now] = [wordsFlaggedAlone(before.classifier, words), wordsFlaggedAlone(after.classifier, words)];
+  const perCategory = [...new Set([...Object.keys(was.byCategory), ...Object.keys(now.byCategory)])] as (keyof typeof was.byCategory)[];
+  console.log(`common words flagged alone: ${was.flagged.length} -> ${now.flagged.length} of ${words.length} (${perCategory.map((c) => `${c} ${was.byCategory[c] ?? 0} -> ${now.byCategory[c] ?? 0}`).join(", ")})`);
+  const list = (w: typeof now) => w.flagged.slice(0, 30).map((f) => `${f.word}:${f.categories.join("+")}`).join(" ");
+  console.log(`  before, most frequent first: ${list(was)}\n  after: ${list(now)}`);
+}
 for (const kind of ["new miss", "new catch", "new false positive", "fixed false positive", "other category"] as const) {
   const changes = result.changes.filter((c) => c.kind === kind);
   if (changes.length === 0) continue;
