@@ -22,7 +22,7 @@ import { commonBenignWords, EVERYDAY_WORD_SOURCES, wordsFlaggedAlone } from "./w
 
 const { values } = parseArgs({ options: { model: { type: "string", default: DEFAULT_MODEL_PATH }, against: { type: "string" }, "common-words": { type: "string", default: "0" } } });
 if (!values.against) {
-  console.error("usage: npm run compare:models -- --against OLD.bin [--model NEW.bin]");
+  console.error("usage: npm run compare:models -- --against OLD.bin [--model NEW.bin] [--common-words N]");
   process.exit(2);
 }
 const load = (path: string) => {
