@@ -175,6 +175,8 @@ const { values } = parseArgs({
     // Probe (short-token-negatives.ts): the short words of benign rows as texts of their own, at
     // most N per dataset; trained on, never evaluated.
     "short-token-negatives": { type: "string", default: "0" },
+    // Their longest word (letters or digits): 2 for session 30's short tokens, more for whole words (session 46).
+    "short-token-max-length": { type: "string", default: "2" },
     // Probe (identity-mention-negatives.ts): group names as benign rows say them, alone and with
     // one neighbouring word, as texts of their own, at most N per dataset; trained on, never evaluated.
     "identity-mention-negatives": { type: "string", default: "0" },
@@ -350,7 +352,7 @@ const read = readAll(datasetsRoot(), values.datasets?.split(","), {
   proseEvidenceBar: Number(values["prose-evidence-bar"]),
   ...(values["sexual-unknown-from"] === undefined ? {} : { sexualUnknownFrom: Number(values["sexual-unknown-from"]) }),
 });
-const shortTokens = Number(values["short-token-negatives"]) > 0 ? shortTokenNegatives(read, { perDataset: Number(values["short-token-negatives"]), maxLength: 2 }) : [];
+const shortTokens = Number(values["short-token-negatives"]) > 0 ? shortTokenNegatives(read, { perDataset: Number(values["short-token-negatives"]), maxLength: Number(values["short-token-max-length"]) }) : [];
 const identityMentions = Number(values["identity-mention-negatives"]) > 0 ? identityMentionNegatives(read, { perDataset: Number(values["identity-mention-negatives"]), withNeighbours: !values["identity-mention-alone"] }) : [];
 const mixed = Number(values["mixed-positives"]) > 0 ? mixedPositives(read, { perDataset: Number(values["mixed-positives"]), seed: Number(values.seed), heldOut: new Set(DEFAULT_FOLDS), calibrationShare: CALIBRATION_SHARE, weight: Number(values["mixed-weight"]), benignPairs: values["mixed-benign-pairs"], frozenCompanions: values["mixed-frozen-companions"], frozenAll: values["mixed-frozen-all"], minPositive: Number(values["mixed-min-positive"]), ...(values["mixed-companions"] ? { companionDatasets: new Set(values["mixed-companions"].split(",")) } : {}) }) : [];
 const decorated = decorateRows(read, { share: Number(values.decorate), seed: Number(values.seed), calibrationShare: CALIBRATION_SHARE });

@@ -20,5 +20,9 @@ describe("shortTokenNegatives (a probe, off by default)", () => {
     // The row's labels: what its source said, nothing more (sexual stays unknown).
     expect(Array.from(out[0]!.labels)).toEqual(Array.from(examples[0]!.labels));
     expect(out.some((e) => e.text === "r" || e.text === "an")).toBe(false);
+    // Longer words with a longer bound (train.ts --short-token-max-length), still only benign rows'.
+    const words = shortTokenNegatives(examples, { perDataset: 20, maxLength: 5 }).map((e) => e.text);
+    expect(words).toContain("thank");
+    expect(words).not.toContain("idiot");
   });
 });
