@@ -12,6 +12,7 @@
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { CATEGORY_IDS } from "../classifiers/categories.js";
 import { trainedClassifierOf } from "../classifiers/engine/index.js";
 import { DEFAULT_MODEL_PATH, decodeModel } from "../classifiers/model/model-file.js";
 import { COMPARISON_SENTENCES } from "./comparison-sentences.js";
@@ -42,7 +43,7 @@ const common = Number(values["common-words"]);
 if (common > 0) {
   const words = commonBenignWords(readAll(datasetsRoot(), EVERYDAY_WORD_SOURCES), common);
   const [was, now] = [wordsFlaggedAlone(before.classifier, words), wordsFlaggedAlone(after.classifier, words)];
-  const perCategory = [...new Set([...Object.keys(was.byCategory), ...Object.keys(now.byCategory)])] as (keyof typeof was.byCategory)[];
+  const perCategory = CATEGORY_IDS.filter((c) => was.byCategory[c] !== undefined || now.byCategory[c] !== undefined);
   console.log(`common words flagged alone: ${was.flagged.length} -> ${now.flagged.length} of ${words.length} (${perCategory.map((c) => `${c} ${was.byCategory[c] ?? 0} -> ${now.byCategory[c] ?? 0}`).join(", ")})`);
   const list = (w: typeof now) => w.flagged.slice(0, 30).map((f) => `${f.word}:${f.categories.join("+")}`).join(" ");
   console.log(`  before, most frequent first: ${list(was)}\n  after: ${list(now)}`);

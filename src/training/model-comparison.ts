@@ -28,8 +28,8 @@ const anyFlag = (v: Verdict): boolean => CATEGORY_IDS.some((c) => v.categories[c
 
 /**
  * How `after` flags `sentences` against `before`: counts of flagged harmful and benign sentences,
- * alone and inside ordinary prose, and every sentence whose flags (alone) differ in some category. Synchronous classifiers only (the
- * embedded engine), as the model files are compared in process.
+ * alone and inside ordinary prose, and every sentence whose flags (alone) differ in some category.
+ * Synchronous classifiers only (the embedded engine), as the model files are compared in process.
  */
 export function compareFlags(before: TextClassifier, after: TextClassifier, sentences: readonly ComparisonSentence[]): ModelComparison {
   const counts = () => ({ before: { harmful: 0, benign: 0 }, after: { harmful: 0, benign: 0 } });

@@ -263,9 +263,9 @@ const charNgrams = /^(\d)-(\d)$/.exec(values["char-ngrams"]);
 if (!charNgrams || Number(charNgrams[1]) < 1 || Number(charNgrams[1]) > Number(charNgrams[2])) throw new Error(`--char-ngrams must be MIN-MAX lengths, such as 3-5; got "${values["char-ngrams"]}"`);
 const HASHING: HashingSpec = { buckets: Number(values.buckets), minN: Number(charNgrams[1]), maxN: Number(charNgrams[2]), ...(identityWords ? { identityWords } : {}) };
 const MEMBERS = Number(values.members);
+if (!(Number.isInteger(MEMBERS) && MEMBERS >= 1)) throw new Error(`--members must be a whole number of at least 1; got "${values.members}"`);
 const MIXED_MEMBERS = values["mixed-members"] === undefined ? MEMBERS : Number(values["mixed-members"]);
 if (!(Number.isInteger(MIXED_MEMBERS) && MIXED_MEMBERS >= 0)) throw new Error(`--mixed-members must be a whole number; got "${values["mixed-members"]}"`);
-if (!(Number.isInteger(MEMBERS) && MEMBERS >= 1)) throw new Error(`--members must be a whole number of at least 1; got "${values.members}"`);
 const POSITIVE_WINDOWS = values["positive-windows"] as PositiveWindows;
 if (POSITIVE_WINDOWS !== "all" && POSITIVE_WINDOWS !== "max") throw new Error(`--positive-windows must be all or max; got "${POSITIVE_WINDOWS}"`);
 const CALIBRATE_BY = values["calibrate-by"] as CalibrateBy;
@@ -336,6 +336,8 @@ const heads = learnedHeads();
 const MIXED_MEMBER_HEADS = values["mixed-member-heads"] === undefined ? undefined : new Set(values["mixed-member-heads"].split(",").map((name) => categoryIndex(name.trim())));
 if (MIXED_MEMBER_HEADS && !(MIXED_MEMBERS > 0 && MIXED_MEMBERS < MEMBERS)) throw new Error("--mixed-member-heads needs --mixed-members between 1 and --members - 1 (each head must read some member)");
 const EXPERT = parseExpert(values.expert, heads);
+// An expert brings its own head weights (withExpert), which would drop the split without a word.
+if (MIXED_MEMBER_HEADS && EXPERT) throw new Error("--mixed-member-heads and --expert cannot be combined");
 const WORDING_REPAIRS = parseWordingRepairs(values["wording-unknowns"]);
 const PREVENTION_WEIGHT = Number(values["prevention-weight"]);
 /** --teacher-heads as positions in `heads` (the targets' head order); checked before any training. */
