@@ -191,7 +191,7 @@ export function buildCorpus(examples: readonly Example[], opts: CorpusOptions): 
     const e = examples[ei]!;
     labels.set(e.labels, r * H);
     dataset[r] = dsIndex.get(e.dataset)!;
-    counts[dataset[r]!]!++;
+    if (!e.uncounted) counts[dataset[r]!]!++;
   });
   const weight = new Float32Array(rows);
   const boost = opts.lookalikeWeight ?? 1;

@@ -54,6 +54,7 @@ import { PARENT } from "./datasets/example.js";
 import { dropUnsupportedPositives } from "./label-cleaning.js";
 import { readAll } from "./datasets/index.js";
 import { shortTokenNegatives } from "./short-token-negatives.js";
+import { wordPriorRows } from "./word-prior-rows.js";
 import { identityMentionNegatives } from "./identity-mention-negatives.js";
 import { mixedPositives, withoutMixed } from "./mixed-positives.js";
 import { decorateRows } from "./decorated-rows.js";
@@ -177,6 +178,12 @@ const { values } = parseArgs({
     "short-token-negatives": { type: "string", default: "0" },
     // Their longest word (letters or digits): 2 for session 30's short tokens, more for whole words (session 46).
     "short-token-max-length": { type: "string", default: "2" },
+    // Probe (word-prior-rows.ts, session 47): each dataset's N most frequent words as texts of their
+    // own, labelled by that dataset's rows with the word; 0 = none.
+    "word-prior-rows": { type: "string", default: "0" },
+    // Rows a word (and a category) needs in the dataset, and each added row's weight.
+    "word-prior-min-rows": { type: "string", default: "10" },
+    "word-prior-weight": { type: "string", default: "0.5" },
     // Probe (identity-mention-negatives.ts): group names as benign rows say them, alone and with
     // one neighbouring word, as texts of their own, at most N per dataset; trained on, never evaluated.
     "identity-mention-negatives": { type: "string", default: "0" },
@@ -355,13 +362,14 @@ const read = readAll(datasetsRoot(), values.datasets?.split(","), {
   ...(values["sexual-unknown-from"] === undefined ? {} : { sexualUnknownFrom: Number(values["sexual-unknown-from"]) }),
 });
 const shortTokens = Number(values["short-token-negatives"]) > 0 ? shortTokenNegatives(read, { perDataset: Number(values["short-token-negatives"]), maxLength: Number(values["short-token-max-length"]) }) : [];
+const wordPriors = Number(values["word-prior-rows"]) > 0 ? wordPriorRows(read, { perDataset: Number(values["word-prior-rows"]), minRows: Number(values["word-prior-min-rows"]), weight: Number(values["word-prior-weight"]) }) : [];
 const identityMentions = Number(values["identity-mention-negatives"]) > 0 ? identityMentionNegatives(read, { perDataset: Number(values["identity-mention-negatives"]), withNeighbours: !values["identity-mention-alone"] }) : [];
 const mixed = Number(values["mixed-positives"]) > 0 ? mixedPositives(read, { perDataset: Number(values["mixed-positives"]), seed: Number(values.seed), heldOut: new Set(DEFAULT_FOLDS), calibrationShare: CALIBRATION_SHARE, weight: Number(values["mixed-weight"]), benignPairs: values["mixed-benign-pairs"], frozenCompanions: values["mixed-frozen-companions"], frozenAll: values["mixed-frozen-all"], minPositive: Number(values["mixed-min-positive"]), ...(values["mixed-companions"] ? { companionDatasets: new Set(values["mixed-companions"].split(",")) } : {}) }) : [];
 const decorated = decorateRows(read, { share: Number(values.decorate), seed: Number(values.seed), calibrationShare: CALIBRATION_SHARE });
-const examples = [...decorated, ...shortTokens, ...identityMentions, ...mixed];
+const examples = [...decorated, ...shortTokens, ...wordPriors, ...identityMentions, ...mixed];
 /** The rows evaluated: the datasets' own, without the probe's added short tokens. */
 const evaluated = read;
-log(`read ${read.length} labelled rows from ${datasetsRoot()}${shortTokens.length > 0 ? `, and ${shortTokens.length} short tokens as texts` : ""}${identityMentions.length > 0 ? `, and ${identityMentions.length} group-name fragments as texts` : ""}${mixed.length > 0 ? `, and ${mixed.length} short positives with a benign text beside them` : ""}${Number(values.decorate) > 0 ? `; ${decorated.filter((e, i) => e !== read[i]).length} training rows decorated` : ""}`);
+log(`read ${read.length} labelled rows from ${datasetsRoot()}${shortTokens.length > 0 ? `, and ${shortTokens.length} short tokens as texts` : ""}${wordPriors.length > 0 ? `, and ${wordPriors.length} frequent words as texts` : ""}${identityMentions.length > 0 ? `, and ${identityMentions.length} group-name fragments as texts` : ""}${mixed.length > 0 ? `, and ${mixed.length} short positives with a benign text beside them` : ""}${Number(values.decorate) > 0 ? `; ${decorated.filter((e, i) => e !== read[i]).length} training rows decorated` : ""}`);
 // Fold models and the shipped model's weights are cached, so calibration, thresholds and the report
 // can be recomputed without retraining: `npm run train -- --reuse` (same seed, datasets, folds).
 const cacheDir = values.cache ?? join(tmpdir(), "text-moderation-train-cache");

@@ -11,6 +11,8 @@ export interface Example {
   labels: Int8Array;
   /** Rows added to the training data (mixed-positives.ts): always in the training split, never calibration. */
   trainingOnly?: boolean;
+  /** An added row that does not count toward its dataset's cap (word-prior-rows.ts: its own rows keep their weight). */
+  uncounted?: boolean;
   /** A weight beside the dataset's (added rows may count less than a dataset's own). */
   weight?: number;
   /**
