@@ -184,6 +184,8 @@ const { values } = parseArgs({
     // Rows a word (and a category) needs in the dataset, and each added row's weight.
     "word-prior-min-rows": { type: "string", default: "10" },
     "word-prior-weight": { type: "string", default: "0.5" },
+    // Also negative where the word is no likelier in harm than its dataset's average (session 47's first try).
+    "word-prior-average-negatives": { type: "boolean", default: false },
     // Probe (identity-mention-negatives.ts): group names as benign rows say them, alone and with
     // one neighbouring word, as texts of their own, at most N per dataset; trained on, never evaluated.
     "identity-mention-negatives": { type: "string", default: "0" },
@@ -362,7 +364,7 @@ const read = readAll(datasetsRoot(), values.datasets?.split(","), {
   ...(values["sexual-unknown-from"] === undefined ? {} : { sexualUnknownFrom: Number(values["sexual-unknown-from"]) }),
 });
 const shortTokens = Number(values["short-token-negatives"]) > 0 ? shortTokenNegatives(read, { perDataset: Number(values["short-token-negatives"]), maxLength: Number(values["short-token-max-length"]) }) : [];
-const wordPriors = Number(values["word-prior-rows"]) > 0 ? wordPriorRows(read, { perDataset: Number(values["word-prior-rows"]), minRows: Number(values["word-prior-min-rows"]), weight: Number(values["word-prior-weight"]) }) : [];
+const wordPriors = Number(values["word-prior-rows"]) > 0 ? wordPriorRows(read, { perDataset: Number(values["word-prior-rows"]), minRows: Number(values["word-prior-min-rows"]), weight: Number(values["word-prior-weight"]), averageNegatives: values["word-prior-average-negatives"] }) : [];
 const identityMentions = Number(values["identity-mention-negatives"]) > 0 ? identityMentionNegatives(read, { perDataset: Number(values["identity-mention-negatives"]), withNeighbours: !values["identity-mention-alone"] }) : [];
 const mixed = Number(values["mixed-positives"]) > 0 ? mixedPositives(read, { perDataset: Number(values["mixed-positives"]), seed: Number(values.seed), heldOut: new Set(DEFAULT_FOLDS), calibrationShare: CALIBRATION_SHARE, weight: Number(values["mixed-weight"]), benignPairs: values["mixed-benign-pairs"], frozenCompanions: values["mixed-frozen-companions"], frozenAll: values["mixed-frozen-all"], minPositive: Number(values["mixed-min-positive"]), ...(values["mixed-companions"] ? { companionDatasets: new Set(values["mixed-companions"].split(",")) } : {}) }) : [];
 const decorated = decorateRows(read, { share: Number(values.decorate), seed: Number(values.seed), calibrationShare: CALIBRATION_SHARE });

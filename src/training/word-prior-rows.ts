@@ -11,6 +11,12 @@ export interface WordPriorOptions {
   minRows: number;
   /** Weight of each added row beside its dataset's. */
   weight: number;
+  /**
+   * Also negative where the word is no likelier in harm than the dataset's average, even if most
+   * of its rows are positive (session 47's first try: in a set of mostly self-harm posts "myself"
+   * became a self-harm negative, and first-person self-harm sentences were missed).
+   */
+  averageNegatives?: boolean;
 }
 
 /** Words as counted here: letters (and inner apostrophes), two or more, lower case. */
@@ -26,8 +32,8 @@ const WORD = /\p{L}[\p{L}']+/gu;
  *
  * Per category the word's row is positive only where most of the dataset's rows with the word are
  * positive and the word at least doubles the dataset's positive rate (a slur in a hate set), and
- * negative where most are not or the word is no likelier in harm than the dataset's average ("the"
- * in a self-harm set); otherwise the category is left unknown. Nothing is hand-picked: the words
+ * negative where most are not ("blood" in a hate set); otherwise (a word of most rows of a set of
+ * mostly positives) the category is left unknown. Nothing is hand-picked: the words
  * and labels are the data's. Rows stay in their dataset, so a fold holds them out with it, and do
  * not count toward its cap (Example.uncounted).
  */
@@ -64,7 +70,7 @@ export function wordPriorRows(examples: readonly Example[], options: WordPriorOp
         const share = t.positive[c]! / t.labelled[c]!;
         const baseShare = base.positive[c]! / base.labelled[c]!;
         if (share >= 0.5 && share >= 2 * baseShare) labels[c] = 1;
-        else if (share < 0.5 || share <= baseShare) labels[c] = 0;
+        else if (share < 0.5 || (options.averageNegatives && share <= baseShare)) labels[c] = 0;
       }
       markParentsOfPositives(labels);
       for (const [child, parent] of Object.entries(PARENT) as [CategoryId, CategoryId][]) {

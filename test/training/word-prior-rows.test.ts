@@ -26,7 +26,7 @@ describe("wordPriorRows (a probe, off by default)", () => {
     const of = (dataset: string, text: string) => out.find((e) => e.dataset === dataset && e.text === text);
     expect(of("forum", "vermin")!.labels[hate]).toBe(1);
     expect(of("forum", "blood")!.labels[hate]).toBe(0);
-    expect(of("forum", "the")!.labels[hate]).toBe(0);
+    expect(of("forum", "the")!.labels[hate]).toBe(0); // in more negative rows than positive
     // Categories the source left unknown stay unknown; violence, a known 0 everywhere, is 0.
     expect(of("forum", "vermin")!.labels[sexual]).toBe(-1);
     expect(of("forum", "vermin")!.labels[violence]).toBe(0);
@@ -38,6 +38,14 @@ describe("wordPriorRows (a probe, off by default)", () => {
     expect(out.every((e) => e.slice === WORD_PRIOR_SLICE && e.trainingOnly && e.weight === 0.5)).toBe(true);
     // Most rows first (ties by text), at most perDataset.
     expect(wordPriorRows(examples, { perDataset: 4, minRows: 4, weight: 1 }).map((e) => e.text)).toEqual(["the", "today", "weather", "blood"]);
+  });
+
+  it("leaves a word of a set of mostly positives unknown, unless asked for the first try's negatives", () => {
+    // Three crisis posts of four are positive: "the" is in all four, as likely in harm as the set.
+    const crisis = [row("the pain again", "crisis", 1), row("the pain now", "crisis", 1), row("the pain stays", "crisis", 1), row("the sun", "crisis", 0)];
+    const the = (averageNegatives: boolean) => wordPriorRows(crisis, { perDataset: 10, minRows: 3, weight: 1, averageNegatives }).find((e) => e.text === "the");
+    expect(the(false)?.labels[hate]).toBe(-1);
+    expect(the(true)?.labels[hate]).toBe(0);
   });
 
   it("adds rows that do not count toward their dataset's cap, so its own rows keep their weight", () => {
