@@ -106,6 +106,9 @@ describe.concurrent("modctl's command line", () => {
 
   it.for([
     ["an unknown command", ["frobnicate"], /modctl account create/],
+    // The names of Object's own methods ran those methods, and modctl crashed on their answer.
+    ["a command named like Object's methods", ["constructor"], /modctl account create/],
+    ["toString as a command", ["toString"], /modctl account create/],
     ["a missing --plan", ["account", "create", "--email", "a@example.test"], /account create needs --email and --plan/],
     ["an unknown option", ["account", "create", "--email", "a@example.test", "--plan", "free", "--colour", "red"], /modctl: .*--colour/],
     ["a bad --rpm", ["plan", "set", "--account", "acct_x", "--plan", "enterprise", "--rpm", "lots"], /--rpm must be a whole number from 1 to 2147483647; got "lots"/],
