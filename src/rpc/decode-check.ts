@@ -27,7 +27,8 @@ const CONNECT_STREAMING = new Set(["application/connect+json", "application/conn
 
 /** The unary body format of a content type; undefined for one Connect refuses itself. */
 export function bodyFormat(contentType: string | null): BodyFormat | undefined {
-  return FORMATS[mediaTypeOf(contentType)];
+  const media = mediaTypeOf(contentType);
+  return Object.hasOwn(FORMATS, media) ? FORMATS[media] : undefined;
 }
 
 /**
@@ -75,7 +76,7 @@ export function withCanonicalEncoding(header: Headers, format: BodyFormat): Head
 export function withCanonicalContentType(header: Headers): Headers {
   const raw = header.get("content-type");
   const media = mediaTypeOf(raw);
-  if (raw === null || raw === media || !(media in FORMATS || CONNECT_STREAMING.has(media))) return header;
+  if (raw === null || raw === media || !(Object.hasOwn(FORMATS, media) || CONNECT_STREAMING.has(media))) return header;
   const charset = charsetOf(raw);
   if (charset !== undefined && charset !== "utf-8" && charset !== "utf8") return header;
   const copy = new Headers(header);
@@ -86,9 +87,13 @@ export function withCanonicalContentType(header: Headers): Headers {
 /** The header naming a body's compression: grpc-encoding for an enveloped (gRPC, gRPC-Web) body, Content-Encoding for Connect's unary one. */
 export const encodingHeader = (format: BodyFormat): string => (format.enveloped ? "grpc-encoding" : "content-encoding");
 
-/** Whether Connect accepts this request compression (else it refuses the call before reading the body). */
+/**
+ * Whether Connect accepts this request compression (else it refuses the call before reading the
+ * body). Own keys only: with `in`, "constructor" and "__proto__" passed as encodings and reached
+ * Connect, which refused them in its own words, unsigned and without the service's error code.
+ */
 export function isSupportedEncoding(encoding: string | undefined): boolean {
-  return encoding === undefined || encoding in INFLATE;
+  return encoding === undefined || Object.hasOwn(INFLATE, encoding);
 }
 
 /** The message bytes of a body, still compressed when `compressed`; or why the framing is wrong. */

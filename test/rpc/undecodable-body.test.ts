@@ -155,6 +155,18 @@ describe("a message compressed with an encoding the service does not inflate", (
     }
   });
 
+  // "constructor" and "__proto__" were taken for supported (looked up with `in`) and reached
+  // Connect, which answered "unknown compression" in its own words: unsigned, no error code.
+  it.each(["constructor", "__proto__"])("over Connect: %s is an encoding like any unknown one", async (name) => {
+    const response = await fetch(`${file.server.httpUrl}${PATH}`, { method: "POST", headers: { "content-type": "application/json", "content-encoding": name, "x-api-key": file.key }, body: "{}" });
+    expect(response.status).toBe(501);
+    expect(response.headers.get("x-error-code")).toBe("unsupported_encoding");
+    const body = (await response.json()) as { message: string };
+    expect(body.message).toBe(`The message is compressed with "${name}", which this service does not inflate: send it uncompressed, or with gzip or br.`);
+    const outcome = { ok: false as const, code: GRPC.UNIMPLEMENTED, message: body.message };
+    expect(await verifyRpcResponse({ requestBytes: new Uint8Array(), outcome, metadata: response.headers, jwks: jwks() })).toMatchObject({ valid: true });
+  });
+
   it("over gRPC-Web: UNIMPLEMENTED in the trailer frame, with the code", async () => {
     const response = await fetch(`${file.server.httpUrl}${PATH}`, {
       method: "POST",
