@@ -30,7 +30,11 @@ export function sortMapsInPlace<Desc extends DescMessage>(schema: Desc, message:
       const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => compareUtf8(a, b));
       const sorted: Record<string, unknown> = {};
       for (const [key, entry] of entries) {
-        sorted[key] = field.mapKind === "message" ? sortMapsInPlace(field.message, entry as MessageShape<DescMessage>) : entry;
+        const value = field.mapKind === "message" ? sortMapsInPlace(field.message, entry as MessageShape<DescMessage>) : entry;
+        // "__proto__" is defined, not assigned: `sorted["__proto__"] = 0.5` sets no key, and a request
+        // with that key (a caller's policy thresholds) got the digest of the same request without it.
+        if (key === "__proto__") Object.defineProperty(sorted, key, { value, enumerable: true, writable: true, configurable: true });
+        else sorted[key] = value;
       }
       record[field.localName] = sorted;
     } else if (field.fieldKind === "list" && field.listKind === "message") {

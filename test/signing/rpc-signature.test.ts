@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { create, fromBinary, fromJsonString, toBinary } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
 import {
   ModerateRequestSchema,
   ModerateResponseSchema,
   ModerationService,
 } from "../../gen/moderation/v1/moderation_pb.js";
+import { UpdatePolicyRequestSchema } from "../../gen/moderation/v1/policy_pb.js";
 import { ApiError, toConnectError } from "../../src/errors/api-error.js";
 import { createSigningInterceptor } from "../../src/interceptors/signing.js";
 import { canonicalMessageBytes } from "../../src/signing/canonical-message.js";
@@ -41,6 +42,18 @@ describe("canonical message bytes", () => {
     const inUtf8Order = [...keys].sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y)));
     expect(inUtf8Order).toEqual(["a", "z", "\uE000", "\uFFFD", "\u{10000}", "\u{1F600}"]);
     expect(Object.keys(fromBinary(ModerateResponseSchema, sorted).results[0]!.categories)).toEqual(inUtf8Order);
+  });
+
+  // A map key "__proto__" (a policy's thresholds come from the caller) was dropped by the sort:
+  // the request digest was then the one of the same request without it (found by an audit).
+  it("keep a map key named __proto__", () => {
+    const withKey = fromJsonString(UpdatePolicyRequestSchema, '{"rules":{"thresholds":{"__proto__":0.5,"hate":0.3}}}');
+    const without = fromJsonString(UpdatePolicyRequestSchema, '{"rules":{"thresholds":{"hate":0.3}}}');
+    const bytes = canonicalMessageBytes(UpdatePolicyRequestSchema, withKey);
+    expect(bytes).not.toEqual(canonicalMessageBytes(UpdatePolicyRequestSchema, without));
+    const back = fromBinary(UpdatePolicyRequestSchema, bytes).rules!.thresholds;
+    expect(Object.keys(back)).toEqual(["__proto__", "hate"]);
+    expect(Object.getOwnPropertyDescriptor(back, "__proto__")?.value).toBe(0.5);
   });
 
   it("survive a parse round trip, as a caller re-encoding a received message does", async () => {
