@@ -55,6 +55,7 @@ import { dropUnsupportedPositives } from "./label-cleaning.js";
 import { readAll } from "./datasets/index.js";
 import { shortTokenNegatives } from "./short-token-negatives.js";
 import { wordPriorRows } from "./word-prior-rows.js";
+import { benignSentences } from "./benign-sentences.js";
 import { identityMentionNegatives } from "./identity-mention-negatives.js";
 import { mixedPositives, withoutMixed } from "./mixed-positives.js";
 import { decorateRows } from "./decorated-rows.js";
@@ -186,6 +187,10 @@ const { values } = parseArgs({
     "word-prior-weight": { type: "string", default: "0.5" },
     // Also negative where the word is no likelier in harm than its dataset's average (session 47's first try).
     "word-prior-average-negatives": { type: "boolean", default: false },
+    // Probe (benign-sentences.ts, session 47): at most N sentences of each dataset's rows no source
+    // calls harmful, as texts of their own, each weighing --benign-sentence-weight; 0 = none.
+    "benign-sentences": { type: "string", default: "0" },
+    "benign-sentence-weight": { type: "string", default: "0.5" },
     // Probe (identity-mention-negatives.ts): group names as benign rows say them, alone and with
     // one neighbouring word, as texts of their own, at most N per dataset; trained on, never evaluated.
     "identity-mention-negatives": { type: "string", default: "0" },
@@ -365,13 +370,14 @@ const read = readAll(datasetsRoot(), values.datasets?.split(","), {
 });
 const shortTokens = Number(values["short-token-negatives"]) > 0 ? shortTokenNegatives(read, { perDataset: Number(values["short-token-negatives"]), maxLength: Number(values["short-token-max-length"]) }) : [];
 const wordPriors = Number(values["word-prior-rows"]) > 0 ? wordPriorRows(read, { perDataset: Number(values["word-prior-rows"]), minRows: Number(values["word-prior-min-rows"]), weight: Number(values["word-prior-weight"]), averageNegatives: values["word-prior-average-negatives"] }) : [];
+const sentences = Number(values["benign-sentences"]) > 0 ? benignSentences(read, { perDataset: Number(values["benign-sentences"]), seed: Number(values.seed), calibrationShare: CALIBRATION_SHARE, weight: Number(values["benign-sentence-weight"]) }) : [];
 const identityMentions = Number(values["identity-mention-negatives"]) > 0 ? identityMentionNegatives(read, { perDataset: Number(values["identity-mention-negatives"]), withNeighbours: !values["identity-mention-alone"] }) : [];
 const mixed = Number(values["mixed-positives"]) > 0 ? mixedPositives(read, { perDataset: Number(values["mixed-positives"]), seed: Number(values.seed), heldOut: new Set(DEFAULT_FOLDS), calibrationShare: CALIBRATION_SHARE, weight: Number(values["mixed-weight"]), benignPairs: values["mixed-benign-pairs"], frozenCompanions: values["mixed-frozen-companions"], frozenAll: values["mixed-frozen-all"], minPositive: Number(values["mixed-min-positive"]), ...(values["mixed-companions"] ? { companionDatasets: new Set(values["mixed-companions"].split(",")) } : {}) }) : [];
 const decorated = decorateRows(read, { share: Number(values.decorate), seed: Number(values.seed), calibrationShare: CALIBRATION_SHARE });
-const examples = [...decorated, ...shortTokens, ...wordPriors, ...identityMentions, ...mixed];
+const examples = [...decorated, ...shortTokens, ...wordPriors, ...sentences, ...identityMentions, ...mixed];
 /** The rows evaluated: the datasets' own, without the probe's added short tokens. */
 const evaluated = read;
-log(`read ${read.length} labelled rows from ${datasetsRoot()}${shortTokens.length > 0 ? `, and ${shortTokens.length} short tokens as texts` : ""}${wordPriors.length > 0 ? `, and ${wordPriors.length} frequent words as texts` : ""}${identityMentions.length > 0 ? `, and ${identityMentions.length} group-name fragments as texts` : ""}${mixed.length > 0 ? `, and ${mixed.length} short positives with a benign text beside them` : ""}${Number(values.decorate) > 0 ? `; ${decorated.filter((e, i) => e !== read[i]).length} training rows decorated` : ""}`);
+log(`read ${read.length} labelled rows from ${datasetsRoot()}${shortTokens.length > 0 ? `, and ${shortTokens.length} short tokens as texts` : ""}${wordPriors.length > 0 ? `, and ${wordPriors.length} frequent words as texts` : ""}${sentences.length > 0 ? `, and ${sentences.length} sentences of benign rows as texts` : ""}${identityMentions.length > 0 ? `, and ${identityMentions.length} group-name fragments as texts` : ""}${mixed.length > 0 ? `, and ${mixed.length} short positives with a benign text beside them` : ""}${Number(values.decorate) > 0 ? `; ${decorated.filter((e, i) => e !== read[i]).length} training rows decorated` : ""}`);
 // Fold models and the shipped model's weights are cached, so calibration, thresholds and the report
 // can be recomputed without retraining: `npm run train -- --reuse` (same seed, datasets, folds).
 const cacheDir = values.cache ?? join(tmpdir(), "text-moderation-train-cache");
