@@ -31,7 +31,11 @@
  * trained with a benign text beside them, mixed-positives.ts; off by default, tried in sessions
  * 39, 45 and 46 and not kept),
  * --attention-pool (the hidden layer also reads the bag's attention-weighted mean; off by default,
- * tried in session 45 and not kept), --decorate SHARE (that
+ * tried in session 45 and not kept), --word-prior-rows N with --word-prior-min-rows N,
+ * --word-prior-weight X and --word-prior-average-negatives (frequent words as texts labelled by
+ * their dataset's rows, word-prior-rows.ts), --benign-sentences N with --benign-sentence-weight X
+ * (sentences of benign rows as texts, benign-sentences.ts; both off by default, tried in session
+ * 47), --decorate SHARE (that
  * share of the training rows get emoji or hashtags, labels unchanged: decorated-rows.ts),
  * --prose-evidence-bar X (the lexicon evidence a long-form prose chunk needs to become a sexual or
  * violence positive; 0.2), --sexual-unknown-from X (sexual unknown, not negative, for rows of
