@@ -2,7 +2,7 @@ import type { FastifyError, FastifyInstance } from "fastify";
 import type { Logger } from "../base/logger.js";
 import { ApiError, toApiError } from "../errors/api-error.js";
 import { fastifyCodeOf } from "../errors/fastify-codes.js";
-import { answerMethodNotAllowed, sendSignedJson } from "../http/send-json.js";
+import { answerMethodNotAllowed, methodNotAllowedAnswerOf, sendSignedJson } from "../http/send-json.js";
 import { noteErrorCode } from "../observability/request-observation.js";
 import type { Signer } from "../signing/signer.js";
 import { observeUnroutedAnswer } from "./framework-errors.js";
@@ -22,6 +22,9 @@ export function registerErrorHandlers(app: FastifyInstance, deps: { log: Logger;
     const grpc = grpcProtocolOf(request);
     if (grpc) return answerUnknownGrpcMethod(request, reply, grpc, deps.signing());
     const path = request.url.split("?")[0]!;
+    // A JSON route's path: its own 405, whatever the method (send-json.ts registerMethodNotAllowed).
+    const routeAnswer = methodNotAllowedAnswerOf(app, path);
+    if (routeAnswer) return routeAnswer(request, reply);
     // A path served with other methods (POST /healthz, DELETE /metrics) is a wrong method, not an unknown path.
     const allowed = ROUTED_METHODS.filter((method) => app.hasRoute({ method, url: path }));
     if (allowed.length > 0) {

@@ -93,11 +93,29 @@ export function sendJsonSignedAhead(reply: FastifyReply, status: number, signed:
 export function registerMethodNotAllowed(
   app: FastifyInstance, url: string, allowed: "POST" | "GET", signing: () => { signer: Signer; nowMs: number }, body: unknown,
 ): void {
+  const handler = (request: FastifyRequest, reply: FastifyReply) => answerMethodNotAllowed(request, reply, { ...signing(), scope: { route: url } }, allowed, body);
   app.route({
     method: allowed === "GET" ? ["HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] : ["GET", "PUT", "PATCH", "DELETE", "OPTIONS"],
     url,
-    handler: (request, reply) => answerMethodNotAllowed(request, reply, { ...signing(), scope: { route: url } }, allowed, body),
+    handler,
   });
+  let byUrl = methodNotAllowedAnswers.get(app);
+  if (!byUrl) methodNotAllowedAnswers.set(app, (byUrl = new Map()));
+  byUrl.set(url, handler);
+}
+
+/**
+ * Per server, the 405 answer of each path registerMethodNotAllowed covers. A method no route here
+ * is registered for (TRACE, PROPFIND, QUERY) reaches the not-found handler, which answers with it:
+ * that handler, left to find the path's methods itself, took these 405 routes' own methods for
+ * served ones ("Use GET or HEAD or POST or PUT or PATCH or DELETE", in /v1/moderate's shape on
+ * /v1/moderations too).
+ */
+const methodNotAllowedAnswers = new WeakMap<FastifyInstance, Map<string, (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>>>();
+
+/** The 405 answer registerMethodNotAllowed registered for `path` on `app`, if any. */
+export function methodNotAllowedAnswerOf(app: FastifyInstance, path: string): ((request: FastifyRequest, reply: FastifyReply) => Promise<unknown>) | undefined {
+  return methodNotAllowedAnswers.get(app)?.get(path);
 }
 
 /** The signed 405 for a method `url` is not served with; `allowed` names the ones it is. */

@@ -245,6 +245,25 @@ describe("HTTP routes", () => {
     expect(await response.json()).toEqual({ error: { code: "method_not_allowed", message: expect.stringMatching(/Use POST for \/v1\/moderate/) } });
   });
 
+  // Methods no route is registered for fell to the not-found handler, which took the 405 routes'
+  // own methods for served ones: "Allow: GET, HEAD, POST, PUT, PATCH, DELETE", in /v1/moderate's
+  // shape on /v1/moderations too (found by an audit).
+  it.each(["TRACE", "PROPFIND", "PURGE"])("answers %s on the JSON routes with their own 405: Allow: POST", async (method) => {
+    const send = (path: string) => new Promise<{ status: number; allow: string | undefined; body: any }>((resolve, reject) => {
+      const request = http.request(`${server.httpUrl}${path}`, { method, headers: { "x-api-key": key } }, (response) => {
+        let text = "";
+        response.on("data", (chunk: Buffer) => (text += chunk.toString()));
+        response.on("end", () => resolve({ status: response.statusCode!, allow: response.headers.allow, body: JSON.parse(text) }));
+      });
+      request.on("error", reject);
+      request.end();
+    });
+    expect(await send("/v1/moderate")).toEqual({ status: 405, allow: "POST", body: { error: { code: "method_not_allowed", message: "Use POST for /v1/moderate." } } });
+    const openAi = await send("/v1/moderations");
+    expect([openAi.status, openAi.allow]).toEqual([405, "POST"]);
+    expect(openAi.body.error).toMatchObject({ code: "method_not_allowed", type: "invalid_request_error" });
+  });
+
   it("answers GET /healthz with 200 ok", async () => {
     const response = await fetch(`${server.httpUrl}/healthz`);
     expect(response.status).toBe(200);
