@@ -1,4 +1,4 @@
-import type { ServerResponse } from "node:http";
+import type { Server as HttpServer, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { ERROR_CODE_HEADER, type ErrorCode } from "../errors/api-error.js";
@@ -83,7 +83,34 @@ interface ClientErrorAnswer {
   statusLine: string;
   code: ErrorCode;
   message: string;
+  /** Header lines beside the usual ones, each ending in CRLF. */
+  headerLines?: string;
 }
+
+/**
+ * CONNECT asks for a proxy tunnel, and Node hands it to the server's 'connect' event: with no
+ * listener the socket was destroyed unanswered (found by an audit). This server is no proxy: a 405
+ * in the API's shape, then close, unsigned like broken framing (no route was called; the target
+ * of a CONNECT is a host, not one of our paths). Allow names the methods served here at all.
+ */
+export function answerConnectRequests(server: HttpServer, observe: ObserveUnrouted): void {
+  server.on("connect", (_request: unknown, socket: Socket) => {
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
+    observe("CONNECT", CONNECT_ANSWER.status, CONNECT_ANSWER.code);
+    answerClientError(CONNECT_ANSWER, socket);
+  });
+}
+
+const CONNECT_ANSWER: ClientErrorAnswer = {
+  status: 405,
+  statusLine: "405 Method Not Allowed",
+  code: "method_not_allowed",
+  message: "CONNECT is not served: this server is no proxy.",
+  headerLines: "allow: GET, HEAD, POST\r\n",
+};
 
 const MALFORMED: ClientErrorAnswer = { status: 400, statusLine: "400 Bad Request", code: "invalid_request", message: "The request is not valid HTTP." };
 
@@ -106,6 +133,6 @@ function answerClientError(answer: ClientErrorAnswer, socket: Socket): void {
   socket.once("finish", () => socket.destroy());
   socket.end(
     `HTTP/1.1 ${answer.statusLine}\r\n` +
-      `content-type: application/json; charset=utf-8\r\n${ERROR_CODE_HEADER}: ${answer.code}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      `content-type: application/json; charset=utf-8\r\n${ERROR_CODE_HEADER}: ${answer.code}\r\n${answer.headerLines ?? ""}content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
 }

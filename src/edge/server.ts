@@ -10,7 +10,7 @@ import { startMetricsServer } from "../observability/metrics-server.js";
 import { MAX_WATCH_STREAMS } from "../rpc/health-service.js";
 import { createRoutes } from "../rpc/routes.js";
 import { registerAppRoutes } from "./app-routes.js";
-import { createClientErrorAnswer, createFrameworkErrorHandler } from "./framework-errors.js";
+import { answerConnectRequests, createClientErrorAnswer, createFrameworkErrorHandler } from "./framework-errors.js";
 import { observeUnrouted } from "../observability/request-hooks.js";
 import { trackForGracefulClose } from "./graceful-close.js";
 import { ClosingUnreadResponse, ResettingUnreadHttp2Response } from "./close-unread-bodies.js";
@@ -89,6 +89,7 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
   limitHttp1BodyArrival(http1.server as unknown as HttpServer);
   continueOnlyForLiveKeys(http1.server as unknown as HttpServer, ctx.accounts);
   serveUnknownExpectations(http1.server as unknown as HttpServer);
+  answerConnectRequests(http1.server as unknown as HttpServer, unrouted);
   // gRPC (HTTP/2 only) is the one protocol whose messages need re-encoding.
   registerGrpcMessageEncoding(h2c);
   const stop = () => stopCalls.abort(new ApiError("service_unavailable", "The service is shutting down; retry the call.", { headers: { "retry-after": "1" } }));

@@ -39,6 +39,20 @@ describe("requests fastify cannot route still get the API's error shape", () => 
     expect(body.error).toEqual({ code: "invalid_request", message: "The request is not valid HTTP." });
   });
 
+  // Node hands CONNECT to a 'connect' event; with no listener the socket was closed unanswered.
+  it("CONNECT (a proxy tunnel request): 405 in the API's shape, then close", async () => {
+    for (const target of ["example.com:443", "/v1/moderate"]) {
+      const raw = await sendRaw(`CONNECT ${target} HTTP/1.1\r\nHost: example.com:443\r\n\r\n`);
+      expect(raw).toMatch(/\r\nallow: GET, HEAD, POST\r\n/i);
+      const { status, body, errorCode } = parse(raw);
+      expect(status).toBe(405);
+      expect(errorCode).toBe("method_not_allowed");
+      expect(body.error).toEqual({ code: "method_not_allowed", message: "CONNECT is not served: this server is no proxy." });
+    }
+    const samples = parseExposition(await server.ctx.metrics.render());
+    expect(valueOf(samples, "moderation_requests_total", { route: "unmatched", protocol: "http", status: "405", code: "method_not_allowed" })).toBe(2);
+  });
+
   it("are counted and logged like any answered request (they were in neither)", async () => {
     const lines: Array<Record<string, unknown>> = [];
     const watched = await startTestServer({ overrides: { log: { error() {}, warn() {}, info: (line: Record<string, unknown>) => void lines.push(line), debug() {} } as never } });
