@@ -45,12 +45,15 @@ function awaitsContinue(request: FastifyRequest["raw"]): boolean {
   return request.httpVersionMajor === 1 && request.headers.expect?.trim().toLowerCase() === "100-continue";
 }
 
+/** Step 1's message for a body not sent as JSON (unreadable-content-type.ts says it too). */
+export const NOT_JSON_MESSAGE = "The request body must be JSON, sent with Content-Type: application/json.";
+
 /** Step 1: the refusal of a body that is not sent as plain JSON, or undefined when it is. */
 function unsupportedBody(request: FastifyRequest): ApiError | undefined {
   const header = request.headers["content-type"];
   // The usual header as it is, before the general reading (a split, a trim and a lower-casing).
   if (header !== "application/json" && mediaTypeOf(header) !== "application/json") {
-    return new ApiError("unsupported_media_type", "The request body must be JSON, sent with Content-Type: application/json.");
+    return new ApiError("unsupported_media_type", NOT_JSON_MESSAGE);
   }
   // JSON is UTF-8 (RFC 8259, 8.1): a body declared in another charset was read as UTF-8 anyway
   // ("charset=utf-16" with UTF-8 bytes answered 200; real UTF-16 "not valid JSON"), where Connect

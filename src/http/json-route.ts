@@ -14,6 +14,7 @@ import { createChainInvoker } from "./invoke-chain.js";
 import { passBodiesThrough, takeJsonRequest } from "./json-request.js";
 import { moderateAnswerJsonText } from "../moderation/moderate-answer-json.js";
 import { signedJsonFor } from "../signing/signed-ahead.js";
+import { refuseUnreadableContentTypes } from "./unreadable-content-type.js";
 import { registerMethodNotAllowed, sendJsonSignedAhead, sendSignedJson, sendSignedJsonText, signingNow } from "./send-json.js";
 
 const method = ModerationService.method.moderate;
@@ -36,6 +37,7 @@ export function registerJsonRoute(app: FastifyInstance, ctx: AppContext, interce
   app.register(async (scope) => {
     // Read the body ourselves: the chain must run even when the body is unacceptable.
     passBodiesThrough(scope);
+    refuseUnreadableContentTypes(scope, ROUTE, (status, code, message) => ({ status, body: { error: { code, message } } }), () => signingNow(ctx));
 
     scope.post(ROUTE, async (request, reply) => {
       const contextValues = createContextValues().set(transportKey, "json");

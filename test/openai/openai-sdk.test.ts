@@ -290,4 +290,16 @@ describe("POST /v1/moderations over plain HTTP", () => {
     expect(text.status).toBe(415);
     expect(text.json.error.code).toBe("unsupported_media_type");
   });
+
+  // fastify refuses a Content-Type it cannot parse before the handler runs; the root error handler
+  // answered /v1/moderate's shape with fastify's "Unsupported Media Type" (found by an audit).
+  it.each(["application/json, text/plain", "/json", "application/"])("refuses Content-Type %j with the route's own 415, in OpenAI's shape, signed", async (contentType) => {
+    const answer = await raw({ input: "hi" }, { "content-type": contentType });
+    expect(answer.status).toBe(415);
+    expect(answer.json).toEqual({ error: { message: "The request body must be JSON, sent with Content-Type: application/json.", type: "invalid_request_error", param: null, code: "unsupported_media_type" } });
+    expect(answer.headers.get("signature")).toBeTruthy();
+    const moderate = await fetch(`${fixture.server.httpUrl}/v1/moderate`, { method: "POST", headers: { "content-type": contentType, "x-api-key": fixture.key }, body: "{}" });
+    expect(moderate.status).toBe(415);
+    expect(await moderate.json()).toEqual({ error: { code: "unsupported_media_type", message: "The request body must be JSON, sent with Content-Type: application/json." } });
+  });
 });

@@ -11,6 +11,7 @@ import { createModerationServiceImpl } from "../../rpc/moderation-service.js";
 import { createChainInvoker } from "../invoke-chain.js";
 import { passBodiesThrough, takeJsonRequest } from "../json-request.js";
 import { registerMethodNotAllowed, sendSignedJson, signingNow } from "../send-json.js";
+import { refuseUnreadableContentTypes } from "../unreadable-content-type.js";
 import { openAiError, openAiStatusOf } from "./openai-error.js";
 import { inCallersWords, openAiModerationFromJson } from "./openai-request.js";
 import { parseWith } from "../json-off-thread.js";
@@ -35,6 +36,10 @@ export function registerOpenAiModerationsRoute(app: FastifyInstance, ctx: AppCon
   app.register(async (scope) => {
     // Read the body ourselves: the chain must run (auth first) even when the body is unacceptable.
     passBodiesThrough(scope);
+    refuseUnreadableContentTypes(scope, OPENAI_MODERATIONS_PATH, (status, code, message) => {
+      const openAiStatus = openAiStatusOf(status, code);
+      return { status: openAiStatus, body: openAiError(openAiStatus, code, message) };
+    }, () => signingNow(ctx));
 
     scope.post(OPENAI_MODERATIONS_PATH, async (request, reply) => {
       // No signatureBindingKey: this dialect is rendered here, from the answer message, so a
