@@ -106,7 +106,7 @@ export function registerMethodNotAllowed(
 
 /**
  * Per server, the 405 answer of each path registerMethodNotAllowed covers. A method no route here
- * is registered for (TRACE, PROPFIND, QUERY) reaches the not-found handler, which answers with it:
+ * is registered for (TRACE, PROPFIND, PURGE) reaches the not-found handler, which answers with it:
  * that handler, left to find the path's methods itself, took these 405 routes' own methods for
  * served ones ("Use GET or HEAD or POST or PUT or PATCH or DELETE", in /v1/moderate's shape on
  * /v1/moderations too).
