@@ -1,7 +1,7 @@
 import { normalizeForMatching } from "../classifiers/normalize/normalize.js";
 import { inCalibrationSplit } from "./corpus.js";
 import type { Example } from "./datasets/example.js";
-import { createPrng } from "./prng.js";
+import { createPrng, hashString, shuffleInPlace } from "./prng.js";
 
 /** The slice of the rows this adds: trained on, never evaluated (they are not a dataset's own rows). */
 export const BENIGN_SENTENCE_SLICE = "benign-sentence";
@@ -50,22 +50,14 @@ export function benignSentences(examples: readonly Example[], options: BenignSen
   }
   const out: Example[] = [];
   for (const [dataset, sentences] of [...byDataset].sort(([a], [b]) => a.localeCompare(b))) {
-    const random = createPrng(options.seed ^ hashOf(dataset));
-    const drawn = [...sentences].sort(([a], [b]) => a.localeCompare(b));
-    // Fisher-Yates, then the first perDataset.
-    for (let i = drawn.length - 1; i > 0; i--) {
-      const j = Math.floor(random() * (i + 1));
-      [drawn[i], drawn[j]] = [drawn[j]!, drawn[i]!];
-    }
-    for (const [text, labels] of drawn.slice(0, options.perDataset)) {
+    const sorted = [...sentences].sort(([a], [b]) => a.localeCompare(b));
+    // A shuffle of their order, then the first perDataset.
+    const order = Uint32Array.from(sorted.keys());
+    shuffleInPlace(order, createPrng(options.seed ^ hashString(dataset)));
+    for (const i of order.subarray(0, options.perDataset)) {
+      const [text, labels] = sorted[i]!;
       out.push({ text, dataset, slice: BENIGN_SENTENCE_SLICE, labels: Int8Array.from(labels), trainingOnly: true, uncounted: true, weight: options.weight });
     }
   }
   return out;
-}
-
-function hashOf(text: string): number {
-  let h = 2166136261;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
-  return h >>> 0;
 }

@@ -1,5 +1,5 @@
-import { CATEGORY_IDS, type CategoryId } from "../classifiers/categories.js";
-import { CATEGORY_INDEX, type Example, markParentsOfPositives, PARENT } from "./datasets/example.js";
+import { CATEGORY_IDS } from "../classifiers/categories.js";
+import { type Example, markChildrenOfNegatives, markParentsOfPositives } from "./datasets/example.js";
 
 /** The slice of the rows this adds: trained on, never evaluated (they are not a dataset's own rows). */
 export const WORD_PRIOR_SLICE = "word-prior";
@@ -73,9 +73,7 @@ export function wordPriorRows(examples: readonly Example[], options: WordPriorOp
         else if (share < 0.5 || (options.averageNegatives && share <= baseShare)) labels[c] = 0;
       }
       markParentsOfPositives(labels);
-      for (const [child, parent] of Object.entries(PARENT) as [CategoryId, CategoryId][]) {
-        if (labels[CATEGORY_INDEX[parent]] === 0) labels[CATEGORY_INDEX[child]] = 0;
-      }
+      markChildrenOfNegatives(labels);
       if (labels.every((l) => l === -1)) continue;
       out.push({ text: word, dataset, slice: WORD_PRIOR_SLICE, labels, trainingOnly: true, uncounted: true, weight: options.weight });
     }

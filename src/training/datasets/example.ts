@@ -46,10 +46,15 @@ export function makeLabels(spec: LabelSpec, base: "benign" | "unknown"): Int8Arr
   const labels = new Int8Array(CATEGORY_IDS.length).fill(base === "benign" ? 0 : -1);
   for (const [id, value] of Object.entries(spec) as [CategoryId, 0 | 1][]) labels[CATEGORY_INDEX[id]] = value;
   markParentsOfPositives(labels);
+  markChildrenOfNegatives(labels);
+  return labels;
+}
+
+/** A negative parent makes its sub-categories negative (after markParentsOfPositives, as makeLabels does). */
+export function markChildrenOfNegatives(labels: Int8Array): void {
   for (const [child, parent] of Object.entries(PARENT) as [CategoryId, CategoryId][]) {
     if (labels[CATEGORY_INDEX[parent]] === 0) labels[CATEGORY_INDEX[child]] = 0;
   }
-  return labels;
 }
 
 /** A positive sub-category makes its parent positive, in the label vector at `labels[at ..]`. */
