@@ -24,11 +24,6 @@ export interface Corpus {
   example: Uint32Array;
   /** Token sequences, for families that see word order (built when CorpusOptions.sequences). */
   sequences?: Sequences;
-  /**
-   * Per row, the buckets it does not train (Example.frozenCompanion: those of a mixed positive's
-   * benign companion that its harmful text lacks); absent: every row trains all its buckets.
-   */
-  frozen?: Map<number, Set<number>>;
 }
 
 /**
@@ -144,16 +139,12 @@ export function buildCorpus(examples: readonly Example[], opts: CorpusOptions): 
   const seqRows: Uint32Array[] = [];
   const wordIds = new Map<string, number>();
   const wordFeatList: Uint32Array[] = [];
-  const frozen = new Map<number, Set<number>>();
   for (const { index: i, norm } of distinctTexts(examples)) {
     // Same text, same split across datasets, so a duplicate cannot leak into calibration.
-    const split = !examples[i]!.trainingOnly && inCalibrationSplit(norm, opts.seed, opts.calibrationShare) ? 1 : 0;
+    const split = inCalibrationSplit(norm, opts.seed, opts.calibrationShare) ? 1 : 0;
     // Long texts train window by window, as they are scored (windows do not overlap here).
     const wins = windowsOf(norm, { size: opts.window.size, stride: opts.window.size });
-    const parts = examples[i]!.frozenCompanion;
-    const companionOnly = parts ? companionBuckets(parts, opts.hashing) : undefined;
     for (const w of wins) {
-      if (companionOnly) frozen.set(rowFeats.length, companionOnly);
       rowFeats.push(featurize(norm, opts.hashing, w.from, w.to));
       if (opts.sequences) {
         const tokens = tokenize(norm, w.from, w.to).slice(0, MAX_SEQUENCE);
@@ -191,7 +182,7 @@ export function buildCorpus(examples: readonly Example[], opts: CorpusOptions): 
     const e = examples[ei]!;
     labels.set(e.labels, r * H);
     dataset[r] = dsIndex.get(e.dataset)!;
-    if (!e.uncounted) counts[dataset[r]!]!++;
+    counts[dataset[r]!]!++;
   });
   const weight = new Float32Array(rows);
   const boost = opts.lookalikeWeight ?? 1;
@@ -200,18 +191,11 @@ export function buildCorpus(examples: readonly Example[], opts: CorpusOptions): 
     const cap = REAL_TRAFFIC.has(name) ? (opts.trafficCap ?? opts.datasetCap)
       : EVERYDAY.has(name) ? (opts.everydayCap ?? opts.datasetCap) : NOISY.has(name) ? (opts.noisyCap ?? opts.datasetCap) : opts.datasetCap;
     const traffic = REAL_TRAFFIC.has(name) ? (opts.trafficWeight ?? 1) : 1;
-    weight[r] = Math.min(1, cap / counts[dataset[r]!]!) * traffic * (boost !== 1 && isLookalike(examples[rowEx[r]!]!) ? boost : 1) * (examples[rowEx[r]!]!.weight ?? 1);
+    weight[r] = Math.min(1, cap / counts[dataset[r]!]!) * traffic * (boost !== 1 && isLookalike(examples[rowEx[r]!]!) ? boost : 1);
   }
   const corpus: Corpus = { rows, offsets, feats, labels, dataset, datasets, split: Uint8Array.from(rowSplit), weight, example: Uint32Array.from(rowEx) };
   if (opts.sequences) corpus.sequences = { ...flatten(seqRows), ...renameWords(flatten(wordFeatList)) };
-  if (frozen.size > 0) corpus.frozen = frozen;
   return corpus;
-}
-
-/** The buckets of a mixed positive's companion that its harmful text does not hold. */
-function companionBuckets(parts: { benign: string; harmful: string }, hashing: HashingSpec): Set<number> {
-  const harmful = new Set(featurize(normalizeForMatching(parts.harmful), hashing));
-  return new Set([...featurize(normalizeForMatching(parts.benign), hashing)].filter((b) => !harmful.has(b)));
 }
 
 function flatten(parts: Uint32Array[]): { offsets: Uint32Array; tokens: Uint32Array } {

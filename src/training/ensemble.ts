@@ -66,12 +66,3 @@ export function expertRows(corpus: Corpus, rows: Uint32Array, spec: ExpertSpec):
 export function withExpert(members: readonly TrainedModel[], expert: TrainedModel, heads: readonly number[], spec: ExpertSpec): TrainedModel {
   return ensembleOf([...members, expert], [...members.map(() => heads.map(() => 1)), heads.map((h) => (spec.heads.has(h) ? spec.weight : 0))]);
 }
-
-/**
- * Per-head member weights of a split ensemble (train.ts --mixed-member-heads): the first `first`
- * members count for the `listed` heads only, the other members for every other head, so each head
- * reads one kind of member.
- */
-export function splitHeadWeights(members: number, first: number, heads: readonly number[], listed: ReadonlySet<number>): number[][] {
-  return Array.from({ length: members }, (_, k) => heads.map((h) => ((k < first) === listed.has(h) ? 1 : 0)));
-}

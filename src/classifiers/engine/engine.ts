@@ -64,6 +64,12 @@ export function scorerOf(model: ModelFile): Scorer {
     if (!v) throw new Error(`model file lacks tensor ${name}`);
     return v;
   };
+  // Probes not kept (docs/model-history.md, sessions 14, 41, 45) wrote files this version does not
+  // read: a vocabulary of pretrained word rows, or a second pooling of the bag (its maximum, an
+  // attention-weighted mean). Refused, rather than scored without part of their input.
+  if ("vocabulary" in header.hashing || header.params["maxPool"] === 1 || header.params["attention"] === 1) {
+    throw new Error("model file uses a feature this version does not read (word vocabulary, maxPool or attention)");
+  }
   const heads = header.heads.length;
   const buckets = header.hashing.buckets;
   if (header.family === "linear") {
@@ -83,8 +89,6 @@ export function scorerOf(model: ModelFile): Scorer {
     return {
       buckets, heads, dim: p["dim"] ?? 0, hidden: p["hidden"] ?? 0, emb: t(m("emb")) as Int8Array, embScale: p[m("embScale")] ?? p["embScale"] ?? 1,
       w1: t(m("w1")) as Float32Array, b1: t(m("b1")) as Float32Array, w2: t(m("w2")) as Float32Array, b2: t(m("b2")) as Float32Array,
-      ...(p["maxPool"] === 1 ? { maxPool: true } : {}),
-      ...(p["attention"] === 1 ? { attention: t(m("att")) as Float32Array } : {}),
     };
   });
   // Per-head member weights (an expert member counts for some heads only); absent: the plain mean.

@@ -19,19 +19,6 @@ export interface HashingSpec {
    * made before it existed, which hash every word as itself.
    */
   identityWords?: "drop" | "placeholder";
-  /**
-   * Words with a feature row of their own after the hashed buckets: vocabulary[i] is row
-   * buckets + i. Training starts these rows from pretrained word vectors (training/word-vectors.ts),
-   * so that words no labelled row uses still get a vector near the words they mean. Absent in model
-   * files made before it existed, and in the shipped model: tried in session 14 and not kept
-   * (docs/model-history.md).
-   */
-  vocabulary?: readonly string[];
-}
-
-/** Rows of a model's feature table: the hashed buckets, then one per vocabulary word. */
-export function featureRows(spec: HashingSpec): number {
-  return spec.buckets + (spec.vocabulary?.length ?? 0);
 }
 
 /** A bigram slot with no feature (a bigram that touches a dropped word); real buckets are below 2^31. */
@@ -138,34 +125,7 @@ function appendTokenFeatures(text: string, tok: Token, spec: HashingSpec, list: 
       if (k >= minN) buf[n++] = mix(h, k) & mask;
     }
   }
-  if (spec.vocabulary) {
-    const row = vocabularyRow(spec.vocabulary, text, tok, hash);
-    if (row >= 0) buf[n++] = spec.buckets + row;
-  }
   list.n = n;
-}
-
-/** Vocabulary words by their word hash (the first word wins a shared hash), built once per vocabulary. */
-const vocabularyIndexes = new WeakMap<readonly string[], Map<number, number>>();
-
-/** The token's vocabulary row (index into `vocabulary`), or -1: looked up by hash, confirmed on the characters. */
-function vocabularyRow(vocabulary: readonly string[], text: string, tok: Token, hash: number): number {
-  let index = vocabularyIndexes.get(vocabulary);
-  if (!index) {
-    index = new Map();
-    for (let i = 0; i < vocabulary.length; i++) {
-      const w = vocabulary[i]!;
-      const h = wordHash(w, { start: 0, end: w.length });
-      if (w.length <= MAX_TOKEN && !index.has(h)) index.set(h, i);
-    }
-    vocabularyIndexes.set(vocabulary, index);
-  }
-  const row = index.get(hash);
-  if (row === undefined) return -1;
-  const word = vocabulary[row]!;
-  if (word.length !== tok.end - tok.start) return -1;
-  for (let i = 0; i < word.length; i++) if (word.charCodeAt(i) !== text.charCodeAt(tok.start + i)) return -1;
-  return row;
 }
 
 /** Unmasked hashes of a token as a word and as the first half of a bigram. */
@@ -201,7 +161,7 @@ function scratchFor(buckets: number): Scratch {
  * Synchronous and allocation-light: a per-bucket-count scratch area is reused across calls.
  */
 export function featurize(text: string, spec: HashingSpec, from = 0, to = text.length): Uint32Array {
-  const st = scratchFor(featureRows(spec));
+  const st = scratchFor(spec.buckets);
   const { marks, stamp } = st;
   const list = featurizeTokenList;
   const tokens = tokenize(text, from, to);

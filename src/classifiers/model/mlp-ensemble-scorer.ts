@@ -19,10 +19,7 @@ export function createMlpEnsembleScorer(members: readonly MlpWeights[], weights?
   const { buckets, heads, dim, hidden } = first;
   const ownTables = members.every((m) => (m.rowStride ?? m.dim) === m.dim && (m.rowOffset ?? 0) === 0);
   const sameShape = members.every((m) => m.buckets === buckets && m.heads === heads && m.dim === dim && m.hidden === hidden);
-  // The side-by-side sums and the SIMD hidden layer read the bag's sum only: members that also
-  // read its maximum or attention-weighted mean (the --max-pool, --attention-pool probes) score one by one.
-  const sumOnly = members.every((m) => !m.maxPool && !m.attention);
-  if ((members.length === 1 && !weights) || !sameShape || !ownTables || !sumOnly) return createEnsembleScorer(members.map(createMlpScorer), weights);
+  if ((members.length === 1 && !weights) || !sameShape || !ownTables) return createEnsembleScorer(members.map(createMlpScorer), weights);
   const n = members.length;
   const wide = dim * n;
   const table = sideBySide(members.map((m) => m.emb), buckets, dim);

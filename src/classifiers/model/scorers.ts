@@ -83,19 +83,7 @@ export interface MlpWeights {
   rowStride?: number;
   rowOffset?: number;
   embScale: number;
-  /**
-   * Probe (train.ts --max-pool): the hidden layer also reads the window's per-coordinate maximum over
-   * its features' rows beside the scaled sum, so one harmful phrase is not averaged away by the
-   * ordinary words around it. w1 is then hidden x (2 dim): the sum's columns, then the maximum's.
-   */
-  maxPool?: boolean;
-  /**
-   * Probe (train.ts --attention-pool): the hidden layer also reads the window's features' rows
-   * averaged with softmax weights of this vector's dot product with each row (a learned choice of the
-   * words a window is judged by), beside the scaled sum. w1 is then hidden x (2 dim) as with maxPool.
-   */
-  attention?: Float32Array;
-  /** hidden x dim (hidden x 2 dim with maxPool or attention), hidden, heads x hidden, heads */
+  /** hidden x dim, hidden, heads x hidden, heads */
   w1: Float32Array;
   b1: Float32Array;
   w2: Float32Array;
@@ -122,39 +110,15 @@ export function createMlpScorer(m: MlpWeights): MlpScorer {
   const { heads, dim, hidden, emb, embScale, w1, b1, w2, b2 } = m;
   const stride = m.rowStride ?? dim;
   const offset = m.rowOffset ?? 0;
-  const maxPool = m.maxPool === true;
-  const attention = m.attention;
-  // The hidden layer's input width: the bag's sum, then (maxPool) its per-coordinate maximum or
-  // (attention) its attention-weighted mean.
-  const inputs = maxPool || attention ? 2 * dim : dim;
-  // With attention, the softmax's shift and sum over the window last pooled (attentionPool).
-  const pooled = { top: 0, total: 1 };
   // Sums of int8 embeddings are integers: accumulate in int32 (exact, and faster than float64).
   const acc = new Int32Array(dim);
   const sumRows = createRowSummer(emb, dim, stride, offset);
-  // With maxPool, the window's maximum per coordinate and the feature holding it (maxRows).
-  const peaks = new Int32Array(maxPool ? dim : 0);
-  const peakOf = new Int32Array(maxPool ? dim : 0);
   // Input and hidden layer of the window being scored: scratch, as scoring is synchronous.
-  const input = new Float64Array(inputs);
+  const input = new Float64Array(dim);
   const hiddenScratch = new Float64Array(hidden);
-  /**
-   * The second pooling of the probes, into h0[dim, 2 dim): with maxPool the features' rows' maximum
-   * per coordinate, with attention their attention-weighted mean (0 for no features); else nothing.
-   */
-  const addSecondPooling = (features: Uint32Array, h0: Float64Array): Float64Array => {
-    if (attention) {
-      attentionPool(emb, dim, stride, offset, embScale, attention, features, h0, pooled);
-      return h0;
-    }
-    if (!maxPool) return h0;
-    maxRows(emb, dim, stride, offset, features, peaks, peakOf);
-    for (let d = 0; d < dim; d++) h0[dim + d] = peaks[d]! * embScale;
-    return h0;
-  };
-  const bag = (features: Uint32Array, h0: Float64Array = newFloat64Array(inputs)): Float64Array => {
+  const bag = (features: Uint32Array, h0: Float64Array = newFloat64Array(dim)): Float64Array => {
     sumRows(features, 0, features.length, acc);
-    return addSecondPooling(features, scaledBagInto(acc, 0, embScale, features.length, h0, 0, dim));
+    return scaledBagInto(acc, 0, embScale, features.length, h0, 0, dim);
   };
   let cache: { window: Uint32Array; head: number; grad: Float64Array } | undefined;
   const hiddenOf = (h0: Float64Array, h1: Float64Array = newFloat64Array(hidden)): Float64Array => hiddenLayer(w1, b1, h0, h1);
@@ -164,15 +128,15 @@ export function createMlpScorer(m: MlpWeights): MlpScorer {
    * of dependent additions overlap.
    */
   const gradient = (h1: Float64Array, head: number): Float64Array => {
-    const grad = newFloat64Array(inputs);
+    const grad = newFloat64Array(dim);
     const w2Row = head * hidden;
     let d = 0;
-    for (; d + 4 <= inputs; d += 4) {
+    for (; d + 4 <= dim; d += 4) {
       let g0 = 0, g1 = 0, g2 = 0, g3 = 0;
       for (let k = 0; k < hidden; k++) {
         if (!(h1[k]! > 0)) continue;
         const w = w2[w2Row + k]!;
-        const at = k * inputs + d;
+        const at = k * dim + d;
         g0 += w * w1[at]!;
         g1 += w * w1[at + 1]!;
         g2 += w * w1[at + 2]!;
@@ -183,47 +147,18 @@ export function createMlpScorer(m: MlpWeights): MlpScorer {
       grad[d + 2] = g2;
       grad[d + 3] = g3;
     }
-    for (; d < inputs; d++) {
+    for (; d < dim; d++) {
       let g = 0;
-      for (let k = 0; k < hidden; k++) if (h1[k]! > 0) g += w2[w2Row + k]! * w1[k * inputs + d]!;
+      for (let k = 0; k < hidden; k++) if (h1[k]! > 0) g += w2[w2Row + k]! * w1[k * dim + d]!;
       grad[d] = g;
     }
     return grad;
-  };
-  /**
-   * With maxPool, what the maximum adds to a token's attribution: coordinate d's gradient times its
-   * maximum, credited to the feature that holds it (peakOf, as the window's last maxRows left it).
-   */
-  const peakCredit = (grad: Float64Array, holds: (feature: number) => boolean): number => {
-    let total = 0;
-    if (maxPool) for (let d = 0; d < dim; d++) if (peakOf[d]! >= 0 && holds(peakOf[d]!)) total += grad[dim + d]! * peaks[d]! * embScale;
-    return total;
-  };
-  /**
-   * With attention, what the weighted mean adds to a token's attribution: for each of its features
-   * (feats[from, to)), the feature's softmax weight in the window last pooled times its row's dot
-   * product with the mean's gradient (the weights' own change left out, as the sum's
-   * gradient-times-input leaves the ReLU's).
-   */
-  const attentionCredit = (grad: Float64Array, feats: ArrayLike<number>, from: number, to: number, softmax: { top: number; total: number } = pooled): number => {
-    let total = 0;
-    for (let i = from; i < to; i++) {
-      const base = feats[i]! * stride + offset;
-      let score = 0;
-      let dot = 0;
-      for (let d = 0; d < dim; d++) {
-        score += attention![d]! * emb[base + d]!;
-        dot += grad[dim + d]! * emb[base + d]!;
-      }
-      total += (Math.exp(score * embScale - softmax.top) / softmax.total) * dot * embScale;
-    }
-    return total;
   };
   // The last scored window: explanations usually ask about it (a short text has one window), and
   // then reuse its hidden layer instead of computing it again.
   let lastScored: Uint32Array | undefined;
   const logitsOfSums = (features: Uint32Array, sums: Int32Array, at: number, out: Float64Array): void => {
-    const h1 = hiddenOf(addSecondPooling(features, scaledBagInto(sums, at, embScale, features.length, input, 0, dim)), hiddenScratch);
+    const h1 = hiddenOf(scaledBagInto(sums, at, embScale, features.length, input, 0, dim), hiddenScratch);
     lastScored = features;
     affine(w2, b2, h1, heads, hidden, out);
   };
@@ -244,10 +179,10 @@ export function createMlpScorer(m: MlpWeights): MlpScorer {
       // Explanations ask once per token of the same window: reuse its hidden layer and gradient.
       if (cache?.window !== window || cache.head !== head) {
         const h1 = hiddenOf(bag(window));
-        const grad = new Float64Array(inputs);
-        for (let d = 0; d < inputs; d++) {
+        const grad = new Float64Array(dim);
+        for (let d = 0; d < dim; d++) {
           let g = 0;
-          for (let k = 0; k < hidden; k++) if (h1[k]! > 0) g += w2[head * hidden + k]! * w1[k * inputs + d]!;
+          for (let k = 0; k < hidden; k++) if (h1[k]! > 0) g += w2[head * hidden + k]! * w1[k * dim + d]!;
           grad[d] = g;
         }
         cache = { window, head, grad };
@@ -260,14 +195,6 @@ export function createMlpScorer(m: MlpWeights): MlpScorer {
         for (const f of subset) part += emb[f * stride + offset + d]!;
         total += grad[d]! * part * norm;
       }
-      if (maxPool) {
-        bag(window);
-        total += peakCredit(grad, (f) => subset.includes(f));
-      }
-      if (attention) {
-        bag(window);
-        total += attentionCredit(grad, subset, 0, subset.length);
-      }
       return total;
     },
     explainer(window, tf, tFrom, tTo) {
@@ -275,14 +202,10 @@ export function createMlpScorer(m: MlpWeights): MlpScorer {
       // Per-word embedding sums (integers, so exact), computed once per distinct word and shared by every head.
       const row = newInt32Array(tf.words).fill(-1);
       const rowOf = newUint32Array(T);
-      const firstOf: number[] = [];
       let rows = 0;
       for (let t = tFrom; t < tTo; t++) {
         const w = tf.word[t]!;
-        if (row[w] === -1) {
-          row[w] = rows++;
-          firstOf.push(t);
-        }
+        if (row[w] === -1) row[w] = rows++;
         rowOf[t - tFrom] = row[w]!;
       }
       const vecs = newFloat64Array(rows * dim);
@@ -296,13 +219,7 @@ export function createMlpScorer(m: MlpWeights): MlpScorer {
       }
       // The engine scored this window already, often last: reuse its hidden layer (a copy, as the
       // returned function may run after other windows are scored).
-      const h1 = window === lastScored && !maxPool && !attention ? copyOf(hiddenScratch) : hiddenOf(bag(window));
-      // With maxPool, which word rows hold each coordinate's maximum (bag() above just found them).
-      const peakRows = maxPool ? peakHolders(peakOf, tf, firstOf) : [];
-      // This window's maxima, kept: the returned function may run after other windows are scored.
-      const windowPeaks = maxPool ? Int32Array.from(peaks) : peaks;
-      // With attention, this window's softmax (bag() above pooled it), kept for later calls.
-      const softmax = { ...pooled };
+      const h1 = window === lastScored ? copyOf(hiddenScratch) : hiddenOf(bag(window));
       const norm = embScale / Math.sqrt(Math.max(1, window.length));
       const cache = new Map<number, Float64Array>();
       return (head) => {
@@ -315,10 +232,6 @@ export function createMlpScorer(m: MlpWeights): MlpScorer {
           for (let d = 0; d < dim; d++) total += grad[d]! * vecs[r * dim + d]! * norm;
           perRow[r] = total;
         }
-        peakRows.forEach((holders, d) => {
-          for (const r of holders) perRow[r]! += grad[dim + d]! * windowPeaks[d]! * embScale;
-        });
-        if (attention) firstOf.forEach((t, r) => { perRow[r]! += attentionCredit(grad, tf.feats, tf.from[t]!, tf.to[t]!, softmax); });
         out = newFloat64Array(T);
         for (let t = 0; t < T; t++) out[t] = perRow[rowOf[t]!]!;
         cache.set(head, out);
@@ -326,71 +239,6 @@ export function createMlpScorer(m: MlpWeights): MlpScorer {
       };
     },
   };
-}
-
-/**
- * peaks[d] = the largest value d of features' rows, peakOf[d] = the feature (bucket) holding it, the
- * first in order on a tie; 0 and -1 for no features.
- */
-function maxRows(emb: Int8Array, dim: number, stride: number, offset: number, features: Uint32Array, peaks: Int32Array, peakOf: Int32Array): void {
-  if (features.length === 0) {
-    peaks.fill(0);
-    peakOf.fill(-1);
-    return;
-  }
-  peaks.fill(-129);
-  for (let i = 0; i < features.length; i++) {
-    const f = features[i]!;
-    const base = f * stride + offset;
-    for (let d = 0; d < dim; d++) {
-      const v = emb[base + d]!;
-      if (v > peaks[d]!) {
-        peaks[d] = v;
-        peakOf[d] = f;
-      }
-    }
-  }
-}
-
-/**
- * h0[dim, 2 dim) = the features' rows averaged with softmax weights of `vector`'s dot product with
- * each row (the --attention-pool probe); 0 for no features. `state` keeps the softmax's shift and
- * sum, from which any feature's weight in this window follows (its score depends on its row only).
- */
-function attentionPool(emb: Int8Array, dim: number, stride: number, offset: number, embScale: number, vector: Float32Array, features: Uint32Array, h0: Float64Array, state: { top: number; total: number }): void {
-  h0.fill(0, dim, 2 * dim);
-  state.top = 0;
-  state.total = 1;
-  if (features.length === 0) return;
-  const scores = newFloat64Array(features.length);
-  let top = Number.NEGATIVE_INFINITY;
-  for (let i = 0; i < features.length; i++) {
-    const base = features[i]! * stride + offset;
-    let s = 0;
-    for (let d = 0; d < dim; d++) s += vector[d]! * emb[base + d]!;
-    scores[i] = s * embScale;
-    if (scores[i]! > top) top = scores[i]!;
-  }
-  let total = 0;
-  for (let i = 0; i < features.length; i++) total += scores[i] = Math.exp(scores[i]! - top);
-  for (let i = 0; i < features.length; i++) {
-    const w = (scores[i]! / total) * embScale;
-    const base = features[i]! * stride + offset;
-    for (let d = 0; d < dim; d++) h0[dim + d]! += w * emb[base + d]!;
-  }
-  state.top = top;
-  state.total = total;
-}
-
-/** Per coordinate, the word rows (explainer's numbering, first token firstOf[r]) one of whose features holds its maximum. */
-function peakHolders(peakOf: Int32Array, tf: TokenFeatures, firstOf: readonly number[]): number[][] {
-  const holders: number[][] = Array.from({ length: peakOf.length }, () => []);
-  firstOf.forEach((t, r) => {
-    for (let i = tf.from[t]!, e = tf.to[t]!; i < e; i++) {
-      for (let d = 0; d < peakOf.length; d++) if (peakOf[d] === tf.feats[i] && !holders[d]!.includes(r)) holders[d]!.push(r);
-    }
-  });
-  return holders;
 }
 
 /**

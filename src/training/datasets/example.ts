@@ -9,17 +9,6 @@ export interface Example {
   slice: string;
   /** One label per CATEGORY_IDS entry: -1 = the source says nothing about this category; 0 = negative; 1 = positive. */
   labels: Int8Array;
-  /** Rows added to the training data (mixed-positives.ts): always in the training split, never calibration. */
-  trainingOnly?: boolean;
-  /** An added row that does not count toward its dataset's cap (word-prior-rows.ts: its own rows keep their weight). */
-  uncounted?: boolean;
-  /** A weight beside the dataset's (added rows may count less than a dataset's own). */
-  weight?: number;
-  /**
-   * A mixed positive's benign companion (mixed-positives.ts, --mixed-frozen-companions): the row
-   * does not train the feature rows only the companion holds, beside those of `harmful`.
-   */
-  frozenCompanion?: { benign: string; harmful: string };
 }
 
 export const CATEGORY_INDEX: Readonly<Record<CategoryId, number>> = Object.fromEntries(
