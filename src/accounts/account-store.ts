@@ -1,5 +1,6 @@
 import { normalizeEmail } from "../base/email-address.js";
-import { ApiError } from "../errors/api-error.js";
+import { ApiError, quotedId } from "../errors/api-error.js";
+import { canNameStoredRow } from "../storage/storage-errors.js";
 import type { Database } from "../storage/database.js";
 import { toNumber, toOptionalNumber } from "../storage/database.js";
 import { generateApiKey, hashApiKey, looksLikeApiKey } from "./api-key-format.js";
@@ -50,6 +51,15 @@ type KeyRow = {
  * The largest custom limit: the custom_rpm column is a 32-bit integer on PostgreSQL, and a larger
  * number stored on SQLite (10^20 was) made every call of the account fail with internal_error.
  */
+export interface RotateOptions {
+  /**
+   * Run inside the rotation's transaction once the successor exists, to carry what is stored by
+   * the old key's id (its policy override: policy-store.ts carryKeyOverride); its failure undoes
+   * the rotation.
+   */
+  carryOver?: (tx: Database, fromKeyId: string, toKeyId: string) => Promise<void>;
+}
+
 export const MAX_CUSTOM_RPM = 2_147_483_647;
 /** Live API keys one account may hold: far more than deployments and rotations need. */
 export const MAX_ACTIVE_KEYS = 100;
@@ -131,11 +141,13 @@ export function createAccountStore(db: Database, clock: () => number = Date.now)
     },
 
     async getAccount(id: string): Promise<Account | undefined> {
+      if (!canNameStoredRow(id)) return undefined;
       const rows = await db.query<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id = $1`, [id]);
       return rows[0] ? toAccount(rows[0]) : undefined;
     },
 
     async findAccountByEmail(email: string): Promise<(Account & { passwordHash: string | null }) | undefined> {
+      if (!canNameStoredRow(email)) return undefined;
       const rows = await db.query<AccountRow & { password_hash: string | null }>(
         `SELECT ${ACCOUNT_COLUMNS}, password_hash FROM accounts WHERE email = $1 OR email = $2 ORDER BY email = $2 DESC LIMIT 1`,
         // Also as stored before session 32 (trimmed and lower-cased only), so such an account still
@@ -213,18 +225,21 @@ export function createAccountStore(db: Database, clock: () => number = Date.now)
      * and leave two new keys), and the new one exists exactly when it is. A key of another account
      * looks exactly like a missing one.
      */
-    async rotateKey(keyId: string, accountId: string): Promise<{ key: ApiKeyInfo & { key: string }; rotatedFrom: ApiKeyInfo }> {
+    async rotateKey(keyId: string, accountId: string, options: RotateOptions = {}): Promise<{ key: ApiKeyInfo & { key: string }; rotatedFrom: ApiKeyInfo }> {
       const created = await db.transaction(async (tx) => {
-        const old = (await tx.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = $1 AND account_id = $2`, [keyId, accountId]))[0];
+        const old = canNameStoredRow(keyId) ? (await tx.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = $1 AND account_id = $2`, [keyId, accountId]))[0] : undefined;
         const changed = old ? await tx.execute(`UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL`, [clock(), keyId]) : 0;
-        if (!old || changed !== 1) throw new ApiError("not_found", `No active API key with id "${keyId}".`);
+        if (!old || changed !== 1) throw new ApiError("not_found", `No active API key with id ${quotedId(keyId)}.`);
         await recordEvent(tx, keyId, accountId, "revoked");
-        return insertKey(tx, accountId, old.name);
+        const successor = await insertKey(tx, accountId, old.name);
+        await options.carryOver?.(tx, keyId, successor.id);
+        return successor;
       });
       return { key: { ...(await this.getKey(created.id))!, key: created.key }, rotatedFrom: (await this.getKey(keyId))! };
     },
 
     async getKey(keyId: string): Promise<ApiKeyInfo | undefined> {
+      if (!canNameStoredRow(keyId)) return undefined;
       const rows = await db.query<KeyRow>(
         `SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = $1`, [keyId]);
       return rows[0] ? toKey(rows[0]) : undefined;
@@ -243,12 +258,13 @@ export function createAccountStore(db: Database, clock: () => number = Date.now)
      * another account looks exactly like a missing one (no way to probe other accounts' ids).
      */
     async revokeKey(keyId: string, options: { accountId?: string } = {}): Promise<ApiKeyInfo> {
+      if (!canNameStoredRow(keyId)) throw new ApiError("not_found", `No API key with id ${quotedId(keyId)}.`);
       return db.transaction(async (tx) => {
         const rows = await tx.query<KeyRow>(
           `SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = $1`, [keyId]);
         const row = rows[0];
         if (!row || (options.accountId !== undefined && row.account_id !== options.accountId)) {
-          throw new ApiError("not_found", `No API key with id "${keyId}".`);
+          throw new ApiError("not_found", `No API key with id ${quotedId(keyId)}.`);
         }
         // Conditional, not "read, then write": under PostgreSQL's READ COMMITTED two revokes at
         // once both read the key live, and the second moved revoked_at and logged a second event.

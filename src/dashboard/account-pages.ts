@@ -12,6 +12,7 @@ import { fillBuckets } from "./pages/usage-chart.js";
 import { usagePage } from "./pages/usage-page.js";
 import { createKeyOnce } from "./key-once.js";
 import { stateOf } from "./request-state.js";
+import type { Database } from "../storage/database.js";
 
 const NOTICES: Record<string, string> = {
   welcome: "Welcome! Create your first API key below.",
@@ -86,7 +87,9 @@ export function registerAccountPages(app: FastifyInstance, ctx: AppContext): voi
     const { keyId } = request.params as { keyId: string };
     try {
       // One transaction (account-store.ts rotateKey): a double click rotates once, the other gets 404.
-      const { key, rotatedFrom } = await ctx.accounts.rotateKey(keyId, account.id);
+      // The old key's policy override goes with its name to the new secret, in the same transaction.
+      const carryOver = (tx: Database, from: string, to: string) => ctx.policies.carryKeyOverride(tx, account.id, from, to, `user:${account.email}`);
+      const { key, rotatedFrom } = await ctx.accounts.rotateKey(keyId, account.id, { carryOver });
       return sendPage(reply, newKeyPage({ account, csrf, key, rotatedFrom }));
     } catch (error) {
       if (error instanceof ApiError && error.code === "not_found") return sendPage(reply, errorPage(csrf, "Key not found", "You have no active API key with that id."), 404);

@@ -10,6 +10,7 @@ import { errorPage } from "./pages/auth-pages.js";
 import { ApiError, ERROR_CODE_HEADER, toApiError } from "../errors/api-error.js";
 import { fastifyCodeOf } from "../errors/fastify-codes.js";
 import { expectedOrigin, loadState, stateOf } from "./request-state.js";
+import { parseFormBody } from "./form-body.js";
 
 // Read once at start-up; there is no build step.
 const ASSETS: Record<string, { type: string; body: string }> = {
@@ -33,7 +34,11 @@ const SECURITY_HEADERS: Record<string, string> = {
 export async function registerDashboardRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   await app.register(async (scope) => {
     scope.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string", bodyLimit: 16 * 1024 }, (_req, body, done) => {
-      done(null, Object.fromEntries(new URLSearchParams(body as string)));
+      try {
+        done(null, parseFormBody(body as string));
+      } catch (error) {
+        done(error as Error, undefined);
+      }
     });
 
     // Browsers ask for it beside every page: no icon, and no API JSON 404 (a console error each time).

@@ -51,10 +51,17 @@ export function registerPolicyPages(app: FastifyInstance, ctx: AppContext): void
   // A full policy is 10,000 block-list and 1,000 allow-list terms of up to 100 characters: up to
   // 14 MB as a form once percent-encoded, beyond the 16 KiB of the other forms. Read only for a
   // caller with a session (its state is loaded from the cookies before any body).
+  // One policy post per account at a time: decoding a 14 MB form takes about 0.3 s of the event
+  // loop, and parallel posts from one session held every caller's requests (found by an audit).
+  const posting = new Set<string>();
   const postOptions = {
     bodyLimit: POLICY_FORM_BYTES,
     onRequest: async (request: FastifyRequest, reply: FastifyReply) => {
-      if (!stateOf(request).account) return redirect(reply, "/dashboard/login");
+      const { account } = stateOf(request);
+      if (!account) return redirect(reply, "/dashboard/login");
+      if (posting.has(account.id)) throw new ApiError("rate_limit_exceeded", "Another policy form of this account is still being handled; send one at a time.", { headers: { "retry-after": "1" } });
+      posting.add(account.id);
+      reply.raw.once("close", () => posting.delete(account.id));
     },
   };
   app.post("/dashboard/policy", postOptions, async (request: FastifyRequest, reply: FastifyReply) => {

@@ -1,7 +1,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { ErrorDetailSchema } from "../../gen/moderation/v1/moderation_pb.js";
 import { create } from "@bufbuild/protobuf";
-import { StorageUnavailableError } from "../storage/storage-errors.js";
+import { StorageUnavailableError, UnstorableTextError } from "../storage/storage-errors.js";
 
 /**
  * Every error a caller can see, with its HTTP status and gRPC/Connect code.
@@ -97,6 +97,14 @@ function wellFormed(message: string): string {
   return /[\ud800-\udfff]/.test(message) ? message.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, "\ufffd") : message;
 }
 
+/**
+ * A caller's identifier as an error message quotes it: JSON-escaped (a control character shows as
+ * its escape) and cut to 64 characters, so a 100,000-character key id is not echoed in full.
+ */
+export function quotedId(id: string): string {
+  return JSON.stringify(id.length > 64 ? `${id.slice(0, 64)}…` : id);
+}
+
 /** Turns anything thrown into an ApiError; unknown errors become a bare internal_error. */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
@@ -108,6 +116,9 @@ export function toApiError(error: unknown): ApiError {
     return new ApiError("storage_unavailable", "The service's database is unavailable; retry shortly.", {
       cause: error, headers: { "retry-after": String(error.retryAfterSeconds) },
     });
+  }
+  if (error instanceof UnstorableTextError) {
+    return new ApiError("invalid_request", "The request holds a NUL character (U+0000), which is not accepted here.", { cause: error });
   }
   return new ApiError("internal_error", "The server failed to process the request.", { cause: error });
 }

@@ -177,6 +177,24 @@ export function createPolicyStore(db: Database, clock: () => number = Date.now) 
       return insertWithRetries(scope, REMOVED, changedBy);
     },
 
+    /**
+     * A rotated key's override carried to its successor, inside the rotation's transaction `tx`
+     * (account-store.ts rotateKey): the new secret's calls were judged without it, since overrides
+     * are stored by key id (found by an audit). The successor's first version, under a policy id
+     * of its own, records who rotated; nothing is written when the old key had no override.
+     */
+    async carryKeyOverride(tx: Database, accountId: string, fromKeyId: string, toKeyId: string, changedBy: string): Promise<void> {
+      const last = await tx.query<{ rules: string }>(
+        `SELECT rules FROM policy_versions WHERE account_id = $1 AND scope = $2 ORDER BY version DESC LIMIT 1`,
+        [accountId, fromKeyId],
+      );
+      if (!last[0] || last[0].rules === REMOVED) return;
+      await tx.execute(
+        `INSERT INTO policy_versions (policy_id, account_id, scope, version, rules, changed_at, changed_by) VALUES ($1, $2, $3, 1, $4, $5, $6)`,
+        [newId("pol"), accountId, toKeyId, last[0].rules, clock(), changedBy],
+      );
+    },
+
     /** Every change to the account's policies (its own and its keys'), newest first. */
     async history(accountId: string, limit = 100): Promise<PolicyChange[]> {
       const rows = await db.query<VersionRow & { removed: unknown }>(

@@ -6,7 +6,7 @@ import {
   type PolicyRules as PolicyRulesMessage, type PolicyService,
 } from "../../gen/moderation/v1/policy_pb.js";
 import type { AppContext } from "../app/app-context.js";
-import { ApiError } from "../errors/api-error.js";
+import { ApiError, quotedId } from "../errors/api-error.js";
 import { MISSING_KEY_MESSAGE } from "../interceptors/auth.js";
 import { callerKey } from "../interceptors/context-keys.js";
 import { createModerator } from "../moderation/moderate.js";
@@ -31,7 +31,7 @@ export function createPolicyServiceImpl(ctx: Pick<AppContext, "policies" | "acco
     if (!caller) throw new ApiError("missing_api_key", MISSING_KEY_MESSAGE);
     if (keyId !== "") {
       const key = await ctx.accounts.getKey(keyId);
-      if (!key || key.accountId !== caller.accountId) throw new ApiError("not_found", `No key "${keyId}" in this account.`);
+      if (!key || key.accountId !== caller.accountId) throw new ApiError("not_found", `No key ${quotedId(keyId)} in this account.`);
     }
     return { caller, scope: { accountId: caller.accountId, ...(keyId !== "" ? { keyId } : {}) } };
   }

@@ -3,7 +3,7 @@ import { silentLogger, type Logger } from "../base/logger.js";
 import type { Database, SqlValue } from "./database.js";
 import { STORAGE_DEFAULTS, type StorageConfig } from "./read-storage-config.js";
 import { createReachability } from "./reachability.js";
-import { isPostgresConnectionLost, isPostgresUnavailable, StorageUnavailableError } from "./storage-errors.js";
+import { isPostgresConnectionLost, isPostgresUnavailable, isPostgresUnstorableText, StorageUnavailableError, UnstorableTextError } from "./storage-errors.js";
 
 // Any fixed number works; it only has to be the same for every replica of this service.
 const MIGRATION_LOCK_ID = 7_240_114;
@@ -55,6 +55,7 @@ export function createPostgresDatabase(connectionString: string, options: Postgr
   /** Turns a driver failure into StorageUnavailableError where retrying later is the answer. */
   const classify = (error: unknown): unknown => {
     if (error instanceof StorageUnavailableError) return error;
+    if (isPostgresUnstorableText(error)) return new UnstorableTextError({ cause: error });
     reach.observe(error);
     if (!isPostgresUnavailable(error)) return error;
     return new StorageUnavailableError("The database is unavailable.", { cause: error });

@@ -14,6 +14,31 @@ export class StorageUnavailableError extends Error {
   }
 }
 
+/**
+ * A text the store cannot hold: PostgreSQL's text has no U+0000 (SQLSTATE 22021; 22P05 for a
+ * `\u0000` escape in jsonb), where SQLite holds it. Callers get 400 invalid_request for it
+ * (src/errors/api-error.ts): the same request would fail again, and it was a 500.
+ */
+export class UnstorableTextError extends Error {
+  constructor(options: { cause?: unknown } = {}) {
+    super("A text holds U+0000 (NUL), which the store cannot hold.", options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "UnstorableTextError";
+  }
+}
+
+/** Whether a PostgreSQL driver error is a parameter holding U+0000. */
+export function isPostgresUnstorableText(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === "22021" || code === "22P05";
+}
+
+/**
+ * Whether an identifier a caller gave (a key id, an email) can name a stored row: none holds
+ * U+0000 (ids are generated, emails refused with control characters), and PostgreSQL cannot even
+ * compare such a text, so a lookup by it answers "not found" at once, as SQLite's lookup does.
+ */
+export const canNameStoredRow = (text: string): boolean => !text.includes("\u0000");
+
 // Socket-level failures: the server is unreachable or the connection died.
 const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN", "ECONNABORTED"]);
 

@@ -1,3 +1,4 @@
+import { request } from "node:http";
 import { connect } from "node:http2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../support/test-server.js";
@@ -166,6 +167,76 @@ describe("dashboard, requested directly", () => {
     const refused = await stranger.post("/dashboard/policy", { block, action: "save" });
     expect(refused.status).toBe(303);
     expect(refused.headers.get("location")).toBe("/dashboard/login");
+  });
+
+  it("refuses a form of more fields than any dashboard form has, before decoding it (4 million fields took 1.6 s of the event loop)", async () => {
+    const client = createFormClient(server.httpUrl);
+    await client.signup("form-fields@example.test");
+    const accountId = (await server.ctx.accounts.findAccountByEmail("form-fields@example.test"))!.id;
+    await client.get("/dashboard/policy");
+    const fields = Object.fromEntries(Array.from({ length: 70 }, (_, i) => [`f${i}`, "1"]));
+    const refused = await client.post("/dashboard/policy", { ...fields, block: "banana", action: "save" });
+    expect(refused.status).toBe(400);
+    expect(refused.headers.get("x-error-code")).toBe("invalid_request");
+    expect(refused.html).toContain("at most 64 fields");
+    expect(await server.ctx.policies.current({ accountId })).toBeUndefined();
+    // The same form with its own fields only is saved.
+    await client.get("/dashboard/policy");
+    expect((await client.post("/dashboard/policy", { block: "banana", action: "save" })).status).toBe(200);
+  });
+
+  it("takes one policy form per account at a time: a second sent while the first is still arriving is refused unread (429)", async () => {
+    const client = createFormClient(server.httpUrl);
+    await client.signup("form-one-at-a-time@example.test");
+    const accountId = (await server.ctx.accounts.findAccountByEmail("form-one-at-a-time@example.test"))!.id;
+    await client.get("/dashboard/policy");
+    const body = new URLSearchParams({ _csrf: client.csrf, block: "first", action: "save" }).toString();
+    const { hostname, port } = new URL(server.httpUrl);
+    // The first post's headers and half its body; the rest comes after the second post is answered.
+    const first = request({ hostname, port, path: "/dashboard/policy", method: "POST", headers: {
+      cookie: [...client.jar].map(([k, v]) => `${k}=${v}`).join("; "), origin: server.httpUrl,
+      "content-type": "application/x-www-form-urlencoded", "content-length": String(body.length),
+    } });
+    const firstAnswer = new Promise<number>((resolve, reject) => {
+      first.on("response", (response) => { response.resume(); resolve(response.statusCode!); });
+      first.on("error", reject);
+    });
+    first.write(body.slice(0, 10));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const second = await client.post("/dashboard/policy", { block: "second", action: "save" });
+    expect(second.status).toBe(429);
+    expect(second.headers.get("x-error-code")).toBe("rate_limit_exceeded");
+    first.end(body.slice(10));
+    expect(await firstAnswer).toBe(200);
+    expect((await server.ctx.policies.current({ accountId }))?.blockList).toEqual([{ term: "first", category: "custom" }]);
+    // Once the first is answered, the next is taken.
+    await client.get("/dashboard/policy");
+    expect((await client.post("/dashboard/policy", { block: "third", action: "save" })).status).toBe(200);
+  });
+
+  it("rotating a key carries its policy override to the new secret (the new key was judged without it)", async () => {
+    const client = createFormClient(server.httpUrl);
+    await client.signup("rotate-override@example.test");
+    const accountId = (await server.ctx.accounts.findAccountByEmail("rotate-override@example.test"))!.id;
+    await client.createKey("with-override");
+    const [old] = await server.ctx.accounts.listKeys(accountId);
+    await server.ctx.policies.update({ accountId, keyId: old!.id }, { blockList: [{ term: "banana", category: "custom" }] }, "test");
+    await client.get("/dashboard/keys");
+    const rotated = await client.post(`/dashboard/keys/${old!.id}/rotate`, {});
+    expect(rotated.status).toBe(200);
+    const successor = (await server.ctx.accounts.listKeys(accountId)).find((k) => k.revokedAt === null)!;
+    expect(successor.id).not.toBe(old!.id);
+    expect((await server.ctx.policies.current({ accountId, keyId: successor.id }))?.blockList).toEqual([{ term: "banana", category: "custom" }]);
+    expect(await server.ctx.policies.forCaller(accountId, successor.id)).toBeDefined();
+    const change = (await server.ctx.policies.history(accountId)).find((c) => c.keyId === successor.id);
+    expect(change).toMatchObject({ version: 1, changedBy: "user:rotate-override@example.test" });
+    // A key without an override rotates to one without.
+    await client.createKey("plain");
+    const plain = (await server.ctx.accounts.listKeys(accountId)).find((k) => k.name === "plain")!;
+    await client.get("/dashboard/keys");
+    expect((await client.post(`/dashboard/keys/${plain.id}/rotate`, {})).status).toBe(200);
+    const plainSuccessor = (await server.ctx.accounts.listKeys(accountId)).find((k) => k.name === "plain" && k.revokedAt === null)!;
+    expect(await server.ctx.policies.current({ accountId, keyId: plainSuccessor.id })).toBeUndefined();
   });
 
   it("a refused form post says its code in X-Error-Code, as the API's errors do", async () => {

@@ -344,6 +344,20 @@ describe.each(STORE_KINDS)("account store on %s", (kind) => {
       expect(await accounts.authenticate(bKey.key)).toMatchObject({ accountId: b.id });
     });
 
+    it("answers a key id or email holding U+0000 as one that names nothing (PostgreSQL failed the query: a 500)", async () => {
+      const account = await accounts.createAccount({ email: email("nul"), plan: "free" });
+      const key = await accounts.createKey(account.id);
+      const withNul = `${key.id}\u0000`;
+      expect(await accounts.getKey(withNul)).toBeUndefined();
+      expect(await accounts.getAccount(`${account.id}\u0000`)).toBeUndefined();
+      expect(await accounts.findAccountByEmail(`${account.email}\u0000`)).toBeUndefined();
+      await expectRefusal(accounts.revokeKey(withNul, { accountId: account.id }), "not_found", /No API key with id "key_[^"]+\\u0000"/);
+      await expectRefusal(accounts.rotateKey(withNul, account.id), "not_found", /No active API key/);
+      // A long id is quoted cut short, not echoed in full.
+      await expectRefusal(accounts.revokeKey("k".repeat(100_000)), "not_found", /^No API key with id "k{64}…"\.$/);
+      expect(await accounts.getKey(key.id)).toMatchObject({ revokedAt: null });
+    });
+
     it("records last use at most once a minute", async () => {
       const account = await accounts.createAccount({ email: email(), plan: "free" });
       const { id } = await accounts.createKey(account.id);

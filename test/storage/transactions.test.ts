@@ -1,6 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../src/storage/database.js";
+import { toApiError } from "../../src/errors/api-error.js";
+import { UnstorableTextError } from "../../src/storage/storage-errors.js";
 import { createStoreLocation, STORE_KINDS, type StoreLocation } from "./store-fixtures.js";
 
 // The driver contract every repository relies on: a transaction is all or nothing, and one
@@ -74,5 +76,16 @@ describe.each(STORE_KINDS)("transactions on %s", (kind) => {
     })).rejects.toThrow("abort");
     expect(await exists("outer")).toBe(false);
     expect(await exists("inner")).toBe(false);
+  });
+
+  it("refuses a text holding U+0000 as the request's fault where the store cannot hold it (PostgreSQL), never a 500", async () => {
+    const write = db.execute(`INSERT INTO tx_probe (id) VALUES ($1)`, ["nul\u0000inside"]);
+    if (kind === "sqlite") {
+      await write;
+      return;
+    }
+    const error = await write.then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(UnstorableTextError);
+    expect(toApiError(error)).toMatchObject({ code: "invalid_request", httpStatus: 400 });
   });
 });
