@@ -7,7 +7,16 @@ import type { ImageMediaType } from "./sniff.js";
  * a PNG that stops after its pixels but before IEND. libjpeg already fails on a missing end.
  */
 export function checkContainer(mediaType: ImageMediaType, bytes: Uint8Array): void {
-  if (mediaType === "image/png" && !pngIsComplete(bytes)) throw truncated();
+  if (mediaType === "image/png") {
+    const png = walkPng(bytes);
+    if (!png.complete) throw truncated();
+    // libvips decodes an APNG's default image only (sharp reports one page), which an animated
+    // one need not show at all: a browser plays its fdAT frames instead. Judging the default image
+    // and answering `frames: 1` let any animation through behind a harmless still (found by an audit).
+    if (png.animated) {
+      throw new ApiError("unsupported_image_type", "The image is an animated PNG (APNG), whose frames cannot be decoded here; send the animation as a GIF or WebP, or a still PNG.");
+    }
+  }
   if (mediaType === "image/gif" && !gifIsComplete(bytes)) throw truncated();
   if (mediaType === "image/webp" && !webpIsComplete(bytes)) throw truncated();
 }
@@ -16,18 +25,24 @@ function truncated(): ApiError {
   return new ApiError("invalid_image", "The image data is corrupt or truncated and cannot be decoded.");
 }
 
-/** Walks the PNG chunks (length, type, data, CRC) and requires a whole IEND chunk. */
-function pngIsComplete(bytes: Uint8Array): boolean {
+/**
+ * Walks the PNG chunks (length, type, data, CRC): complete when a whole IEND chunk is reached;
+ * animated when an acTL chunk (APNG's animation control) comes before it.
+ */
+function walkPng(bytes: Uint8Array): { complete: boolean; animated: boolean } {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const type = (at: number, name: string): boolean => [0, 1, 2, 3].every((k) => bytes[at + k] === name.charCodeAt(k));
+  let animated = false;
   let i = 8; // signature
   while (i + 12 <= bytes.length) {
     const length = view.getUint32(i);
-    const isEnd = bytes[i + 4] === 0x49 && bytes[i + 5] === 0x45 && bytes[i + 6] === 0x4e && bytes[i + 7] === 0x44; // IEND
+    const isEnd = type(i + 4, "IEND");
+    if (type(i + 4, "acTL")) animated = true;
     i += 12 + length;
-    if (i > bytes.length) return false;
-    if (isEnd) return true;
+    if (i > bytes.length) return { complete: false, animated };
+    if (isEnd) return { complete: true, animated };
   }
-  return false;
+  return { complete: false, animated };
 }
 
 function webpIsComplete(bytes: Uint8Array): boolean {

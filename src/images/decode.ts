@@ -144,6 +144,7 @@ async function readHeader(bytes: Buffer): Promise<Header> {
 
 async function renderModelInput(bytes: Buffer, page: number, frames: number, config: DecodeLimits): Promise<Uint8Array> {
   const expected = MODEL_INPUT_SIZE * MODEL_INPUT_SIZE * 3;
+  const started = performance.now();
   try {
     const { data, info } = await sharp(bytes, {
       // "error": a PNG whose pixel data fails its checksum is refused. Not "warning", which sharp
@@ -169,13 +170,18 @@ async function renderModelInput(bytes: Buffer, page: number, frames: number, con
     }
     return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
   } catch (error) {
-    throw sharpFailure(error, config.timeoutSeconds, "to decode");
+    throw sharpFailure(error, config.timeoutSeconds, "to decode", performance.now() - started);
   }
 }
 
-/** A sharp pipeline's failure as the caller's error: past its time limit, or data it cannot decode. */
-export function sharpFailure(error: unknown, timeoutSeconds: number, doing: string): ApiError {
-  if (error instanceof Error && /timeout/i.test(error.message)) {
+/**
+ * A sharp pipeline's failure as the caller's error: past its time limit, or data it cannot decode.
+ * A pipeline that ran its whole time limit was stopped by it, whatever the message says: libvips'
+ * message buffer is shared by threads, and four such decodes at once read "Unknown error" or
+ * another pipeline's words, so a valid image was answered as corrupt (found by an audit).
+ */
+export function sharpFailure(error: unknown, timeoutSeconds: number, doing: string, elapsedMs = 0): ApiError {
+  if (elapsedMs >= timeoutSeconds * 1000 || (error instanceof Error && /timeout/i.test(error.message))) {
     return new ApiError("image_too_large", `The image took longer than ${timeoutSeconds} s ${doing}.`, { cause: error });
   }
   return new ApiError("invalid_image", "The image data is corrupt or truncated and cannot be decoded.", { cause: error });

@@ -13,6 +13,7 @@ const VISION_MAX_SIDE = 1024;
 export async function renderForVision(image: DecodedImage, maxSide = VISION_MAX_SIDE): Promise<VisionImage[]> {
   return Promise.all(
     image.frameIndices.map(async (page) => {
+      const started = performance.now();
       try {
         // failOn "error", as the embedded model's decode: sharp's default ("warning") refused a JPEG
         // that decode had accepted (stray bytes before a marker, or cut short and closed with its
@@ -25,7 +26,7 @@ export async function renderForVision(image: DecodedImage, maxSide = VISION_MAX_
           .toBuffer();
         return { mediaType: "image/jpeg" as const, data };
       } catch (error) {
-        throw sharpFailure(error, DECODE_TIMEOUT_SECONDS, "to prepare for deep analysis");
+        throw sharpFailure(error, DECODE_TIMEOUT_SECONDS, "to prepare for deep analysis", performance.now() - started);
       }
     }),
   );

@@ -1,10 +1,10 @@
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/errors/api-error.js";
-import { createImageDecoder } from "../../src/images/decode.js";
+import { createImageDecoder, sharpFailure } from "../../src/images/decode.js";
 import { MAX_IMAGE_BYTES } from "../../src/base/limits.js";
 import { MODEL_INPUT_SIZE } from "../../src/images/decoded-image.js";
-import { animated, bmp, dataUri, frameRed, gif, gifBomb, jpeg, manyFrameGif, orientedJpeg, pixelAt, png, pngBomb, webp } from "./fixtures.js";
+import { animated, apng, bmp, dataUri, frameRed, gif, gifBomb, jpeg, manyFrameGif, orientedJpeg, pixelAt, png, pngBomb, webp } from "./fixtures.js";
 
 const decode = createImageDecoder();
 
@@ -145,6 +145,22 @@ describe("rejecting bad images with stable codes", () => {
     await expectError(dataUri("image/jpeg", tiff), "unsupported_image_type", 415, `The image data is TIFF, which is not supported; ${support}`);
     const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>');
     await expectError(dataUri("image/png", svg), "unsupported_image_type", 415, `The image data is SVG, which is not supported; ${support}`);
+  });
+
+  it("refuses an animated PNG: libvips decodes only its default image, which a browser need not show (it was judged as one frame)", async () => {
+    const animation = apng(40, 30, [0, 200, 0], [[255, 0, 0], [0, 0, 255]]);
+    // What the decoder would have judged: the green still the animation never shows.
+    const { data } = await sharp(animation).raw().toBuffer({ resolveWithObject: true });
+    expect([...data.subarray(0, 3)]).toEqual([0, 200, 0]);
+    await expectError(dataUri("image/png", animation), "unsupported_image_type", 415, /animated PNG \(APNG\)/);
+  });
+
+  it("calls a decode that ran its whole time limit too slow, whatever libvips' shared message buffer said", () => {
+    // Four such decodes at once read "Unknown error" or another pipeline's words: a valid image was answered as corrupt.
+    expect(sharpFailure(new Error("Unknown error"), 5, "to decode", 5_000)).toMatchObject({ code: "image_too_large", message: "The image took longer than 5 s to decode." });
+    expect(sharpFailure(new Error("VipsJpeg: Premature end of input file"), 5, "to decode", 5_200)).toMatchObject({ code: "image_too_large" });
+    expect(sharpFailure(new Error("timeout: 100% complete"), 5, "to decode", 10)).toMatchObject({ code: "image_too_large" });
+    expect(sharpFailure(new Error("Unknown error"), 5, "to decode", 40)).toMatchObject({ code: "invalid_image", httpStatus: 400 });
   });
 
   it("checks the declared media type against the bytes", async () => {

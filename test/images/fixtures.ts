@@ -125,3 +125,39 @@ export function pixelAt(frame: Uint8Array, x: number, y: number, size = 224): Rg
   const o = (y * size + x) * 3;
   return { r: frame[o]!, g: frame[o + 1]!, b: frame[o + 2]! };
 }
+
+/** Rows of a w×h RGB image of one colour, filter byte 0, deflated (a PNG's IDAT or an fdAT's data). */
+function solidRows(width: number, height: number, [r, g, b]: readonly number[]): Buffer {
+  const row = Buffer.alloc(1 + width * 3);
+  for (let x = 0; x < width; x++) row.set([r!, g!, b!], 1 + x * 3);
+  return deflateSync(Buffer.concat(Array.from({ length: height }, () => row)));
+}
+
+/**
+ * An animated PNG whose default image (IDAT) is not a frame of the animation: a browser plays the
+ * fdAT frames and never shows it, while libvips decodes the default image only.
+ */
+export function apng(width: number, height: number, stillRgb: readonly number[], frameRgbs: readonly (readonly number[])[]): Buffer {
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = 8; // bit depth
+  ihdr[9] = 2; // RGB
+  const actl = Buffer.alloc(8);
+  actl.writeUInt32BE(frameRgbs.length, 0);
+  const parts = [Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), pngChunk("IHDR", ihdr), pngChunk("acTL", actl), pngChunk("IDAT", solidRows(width, height, stillRgb))];
+  let sequence = 0;
+  for (const rgb of frameRgbs) {
+    const fctl = Buffer.alloc(26);
+    fctl.writeUInt32BE(sequence++, 0);
+    fctl.writeUInt32BE(width, 4);
+    fctl.writeUInt32BE(height, 8);
+    fctl.writeUInt16BE(1, 20); // delay 1/10 s
+    fctl.writeUInt16BE(10, 22);
+    const seq = Buffer.alloc(4);
+    seq.writeUInt32BE(sequence++);
+    parts.push(pngChunk("fcTL", fctl), pngChunk("fdAT", Buffer.concat([seq, solidRows(width, height, rgb)])));
+  }
+  parts.push(pngChunk("IEND", Buffer.alloc(0)));
+  return Buffer.concat(parts);
+}
