@@ -98,7 +98,11 @@ export function createProviderGuard(config: GuardOptions, wording: GuardWording)
           breaker.release();
           throw wording.unavailable(wording.timedOut, error);
         }
-        breaker.onFailure();
+        // A provider that answered (a refusal, a verdict that does not parse) is up: the input
+        // decided it. One tenant's refused images opened the circuit for every tenant, and prose
+        // answers (retried) did so in two calls (found by an audit).
+        if (error instanceof ProviderError && error.answered) breaker.onSuccess();
+        else breaker.onFailure();
         failure = error instanceof ProviderError ? error : new ProviderError("malformed", wording.clientFailed, { retryable: false, cause: error });
       } finally {
         attemptLimit.clear();

@@ -86,6 +86,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 function malformed(who: string, detail: string, cause?: unknown): ProviderError {
   return new ProviderError("malformed", `The ${who}'s verdict is malformed: ${detail}.`, {
     retryable: true,
+    answered: true,
     ...(cause === undefined ? {} : { cause }),
   });
 }
