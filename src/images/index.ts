@@ -37,7 +37,7 @@ export interface ImageModeration {
   /** The configured vision provider, or undefined when analyze_images cannot be served. */
   readonly deepAnalysis: { provider: string; model: string } | undefined;
   /** Parses and decodes a data URI; throws ApiError invalid_image / unsupported_image_type / image_too_large. */
-  decode(dataUri: string): Promise<DecodedImage>;
+  decode(dataUri: string, signal?: AbortSignal): Promise<DecodedImage>;
   /** Embedded model verdict: `sexual` only. */
   classify(image: DecodedImage, signal?: AbortSignal): Promise<Verdict>;
   /** Throws ApiError deep_analysis_not_configured or deep_analysis_unavailable. */
@@ -102,7 +102,9 @@ export async function createImageModeration(
       // scores nothing more: such images had been scored to the end, holding the image model
       // while live callers were refused for a full queue.
       if (signal?.aborted) throw callStopped();
-      const image = await decode(dataUri);
+      const image = await decode(dataUri, signal).catch((error: unknown) => {
+        throw signal?.aborted ? callStopped() : error;
+      });
       if (signal?.aborted) throw callStopped();
       // If the embedded model fails, the provider call is abandoned rather than paid for in vain.
       const abandon = new AbortController();

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/errors/api-error.js";
 import { createImageDecoder, sharpFailure } from "../../src/images/decode.js";
 import { MAX_IMAGE_BYTES } from "../../src/base/limits.js";
+import { pollUntil } from "../support/poll.js";
 import { MODEL_INPUT_SIZE } from "../../src/images/decoded-image.js";
 import { animated, apng, bmp, dataUri, frameRed, gif, gifBomb, jpeg, manyFrameGif, orientedJpeg, pixelAt, png, pngBomb, webp } from "./fixtures.js";
 
@@ -153,6 +154,23 @@ describe("rejecting bad images with stable codes", () => {
     const { data } = await sharp(animation).raw().toBuffer({ resolveWithObject: true });
     expect([...data.subarray(0, 3)]).toEqual([0, 200, 0]);
     await expectError(dataUri("image/png", animation), "unsupported_image_type", 415, /animated PNG \(APNG\)/);
+  });
+
+  it("decodes at most three frames at once, and a stopped call's frames still waiting are never decoded (they held the pool for seconds)", async () => {
+    // About 0.3 s each to decode: interlaced, 3000 × 3000.
+    const heavy = dataUri("image/png", await sharp({ create: { width: 3000, height: 3000, channels: 3, background: "#336699" } }).png({ progressive: true, compressionLevel: 1 }).toBuffer());
+    const decoder = createImageDecoder();
+    const stop = new AbortController();
+    const calls = Array.from({ length: 8 }, () => decoder(heavy, stop.signal));
+    expect(await pollUntil(() => sharp.counters().process > 0)).toBe(true);
+    // sharp's own count of pipelines handed to libuv: waiting for a thread, and running.
+    const { queue, process } = sharp.counters();
+    expect(queue + process).toBeLessThanOrEqual(3);
+    stop.abort(new Error("the call was stopped"));
+    const outcomes = await Promise.allSettled(calls);
+    const stopped = outcomes.filter((o) => o.status === "rejected");
+    expect(stopped.length).toBeGreaterThanOrEqual(5);
+    for (const o of stopped) expect((o as PromiseRejectedResult).reason).toMatchObject({ message: "the call was stopped" });
   });
 
   it("calls a decode that ran its whole time limit too slow, whatever libvips' shared message buffer said", () => {
