@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { AppContext } from "../app/app-context.js";
-import { mediaTypeOf } from "../base/media-type.js";
+import { charsetOf, mediaTypeOf } from "../base/media-type.js";
 import { registerAccountPages } from "./account-pages.js";
 import { registerPolicyPages } from "./policy-pages.js";
 import { registerAuthRoutes } from "./auth-routes.js";
@@ -58,9 +58,12 @@ export async function registerDashboardRoutes(app: FastifyInstance, ctx: AppCont
         // Forms only, refused before any body is read: the app's JSON parser (and its 70 MB
         // limit, sized for images) would otherwise parse a JSON post, whose fields need not be
         // strings ({"email": 1} reached the handlers and made a 500).
-        if (request.method === "POST" && !isFormPost(request.headers["content-type"])) {
-          return reply.code(415).header(ERROR_CODE_HEADER, "unsupported_media_type").type("text/html; charset=utf-8")
-            .send(errorPage("", "Request refused", "The dashboard's forms are sent as application/x-www-form-urlencoded."));
+        if (request.method === "POST") {
+          const refusal = formRefusal(request.headers["content-type"], request.headers["content-encoding"]);
+          if (refusal) {
+            return reply.code(415).header(ERROR_CODE_HEADER, "unsupported_media_type").type("text/html; charset=utf-8")
+              .send(errorPage("", "Request refused", refusal));
+          }
         }
         // The session (or pre-session) from the cookies, before any body is read: a route that
         // takes a large form (the policy page) refuses a caller without a session unread.
@@ -106,9 +109,19 @@ export async function registerDashboardRoutes(app: FastifyInstance, ctx: AppCont
   });
 }
 
-/** Whether a POST's Content-Type is the one the dashboard's forms use (parameters such as charset allowed). */
-function isFormPost(contentType: string | undefined): boolean {
-  return mediaTypeOf(contentType) === "application/x-www-form-urlencoded";
+/**
+ * Why a POST is not a form as the dashboard's pages send one, or undefined: a urlencoded body, in
+ * UTF-8, not compressed. A gzip-compressed form was read as its raw bytes (and refused as an
+ * expired form), one labelled `br` over plain bytes was taken, and charset=latin1 was decoded as
+ * UTF-8 (a key named "café" stored as "caf\ufffd"); found by an audit.
+ */
+function formRefusal(contentType: string | undefined, contentEncoding: string | undefined): string | undefined {
+  if (mediaTypeOf(contentType) !== "application/x-www-form-urlencoded") return "The dashboard's forms are sent as application/x-www-form-urlencoded.";
+  const charset = charsetOf(contentType);
+  if (charset !== undefined && charset !== "utf-8" && charset !== "utf8") return "The dashboard's forms are read as UTF-8 only.";
+  const encoding = contentEncoding?.trim().toLowerCase();
+  if (encoding && encoding !== "identity") return "The dashboard's forms are read uncompressed (no Content-Encoding).";
+  return undefined;
 }
 
 function forbidden(reply: FastifyReply, csrf: string, message: string): FastifyReply {

@@ -1,4 +1,5 @@
 import { request } from "node:http";
+import { gzipSync } from "node:zlib";
 import { connect } from "node:http2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../support/test-server.js";
@@ -237,6 +238,31 @@ describe("dashboard, requested directly", () => {
     expect((await client.post(`/dashboard/keys/${plain.id}/rotate`, {})).status).toBe(200);
     const plainSuccessor = (await server.ctx.accounts.listKeys(accountId)).find((k) => k.name === "plain" && k.revokedAt === null)!;
     expect(await server.ctx.policies.current({ accountId, keyId: plainSuccessor.id })).toBeUndefined();
+  });
+
+  it("refuses a form compressed or in another charset (gzip was read as raw bytes, latin1 as UTF-8)", async () => {
+    const client = createFormClient(server.httpUrl);
+    await client.signup("form-encoding@example.test");
+    await client.get("/dashboard/keys");
+    const form = new URLSearchParams({ _csrf: client.csrf, name: "café" }).toString();
+    const cookie = [...client.jar].map(([k, v]) => `${k}=${v}`).join("; ");
+    const post = (headers: Record<string, string>, body: string | Uint8Array<ArrayBuffer>) =>
+      fetch(`${server.httpUrl}/dashboard/keys`, { method: "POST", redirect: "manual", headers: { cookie, origin: server.httpUrl, "content-type": "application/x-www-form-urlencoded", ...headers }, body });
+    for (const [headers, body] of [
+      [{ "content-encoding": "gzip" }, new Uint8Array(gzipSync(form))],
+      [{ "content-encoding": "br" }, form],
+      [{ "content-type": "application/x-www-form-urlencoded; charset=latin1" }, form],
+    ] as const) {
+      const response = await post(headers, body);
+      expect(response.status, JSON.stringify(headers)).toBe(415);
+      expect(response.headers.get("x-error-code")).toBe("unsupported_media_type");
+      expect(response.headers.get("content-type")).toMatch(/^text\/html/);
+    }
+    const accountId = (await server.ctx.accounts.findAccountByEmail("form-encoding@example.test"))!.id;
+    expect(await server.ctx.accounts.listKeys(accountId)).toHaveLength(0);
+    // The same form as UTF-8, uncompressed (or labelled so), is taken.
+    expect((await post({ "content-type": "application/x-www-form-urlencoded; charset=UTF-8", "content-encoding": "identity" }, form)).status).toBe(200);
+    expect((await server.ctx.accounts.listKeys(accountId)).map((k) => k.name)).toEqual(["café"]);
   });
 
   it("a refused form post says its code in X-Error-Code, as the API's errors do", async () => {
