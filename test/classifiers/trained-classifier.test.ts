@@ -166,6 +166,19 @@ describe("model file", () => {
     }
   });
 
+  it("refuses a file asking for a feature of a removed probe, rather than scoring without it", async () => {
+    const { scorerOf } = await import("../../src/classifiers/engine/engine.js");
+    const { constantModel } = await import("./constant-model.js");
+    const model = constantModel("silent");
+    expect(() => scorerOf(model)).not.toThrow();
+    const asking = [
+      { ...model.header, params: { ...model.header.params, maxPool: 1 } },
+      { ...model.header, params: { ...model.header.params, attention: 1 } },
+      { ...model.header, hashing: { ...model.header.hashing, vocabulary: ["word"] } },
+    ];
+    for (const header of asking) expect(() => scorerOf({ ...model, header })).toThrow(/does not read/);
+  });
+
   it("reads the header alone, the same as a full decode gives", () => {
     const model = decodeModel(readFileSync(DEFAULT_MODEL_PATH));
     const header = readModelHeader();
