@@ -98,15 +98,32 @@ export async function registerDashboardRoutes(app: FastifyInstance, ctx: AppCont
       registerPolicyPages(pages, ctx);
       // Any other dashboard address is a page too, with the pages' headers, whatever the method:
       // it was the API's JSON 404 (no CSP, no no-store, the path echoed) in a browser tab.
+      // A page asked for with a method it does not take (PUT /dashboard/keys) is 405 with the
+      // methods it does take, not "no such page".
       pages.route({
         method: ["GET", "POST", "PUT", "PATCH", "DELETE"],
         url: "/dashboard/*",
-        handler: async (_request, reply) =>
-          reply.code(404).header(ERROR_CODE_HEADER, "not_found").type("text/html; charset=utf-8")
-            .send(errorPage("", "Not found", "There is no such page on the dashboard.")),
+        handler: async (request, reply) => {
+          const allowed = pageMethods(request.server, request.url.split("?")[0]!);
+          if (allowed.length > 0) {
+            return reply.code(405).header("allow", allowed.join(", ")).header(ERROR_CODE_HEADER, "method_not_allowed").type("text/html; charset=utf-8")
+              .send(errorPage("", "Request refused", `This page takes ${allowed.join(", ")} only.`));
+          }
+          return reply.code(404).header(ERROR_CODE_HEADER, "not_found").type("text/html; charset=utf-8")
+            .send(errorPage("", "Not found", "There is no such page on the dashboard."));
+        },
       });
     });
   });
+}
+
+/** The methods a page of its own serves at `path` (HEAD with GET); none for an address only the catch-all answers. */
+function pageMethods(app: FastifyInstance, path: string): string[] {
+  const served = ["GET", "POST"].filter((method) => {
+    const route = app.findRoute({ method: method as "GET", url: path });
+    return route !== null && !("*" in (route.params as Record<string, string>));
+  });
+  return served.includes("GET") ? ["GET", "HEAD", ...served.filter((m) => m !== "GET")] : served;
 }
 
 /**

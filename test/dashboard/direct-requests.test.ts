@@ -290,6 +290,17 @@ describe("dashboard, requested directly", () => {
     expect((await fetch(`${server.httpUrl}/v1/nope`)).headers.get("content-type")).toMatch(/json/);
   });
 
+  it("a page asked for with a method it does not take is 405 naming the ones it does (it was 404, no such page)", async () => {
+    for (const [method, path, allow] of [["PUT", "/dashboard/keys", "GET, HEAD, POST"], ["DELETE", "/dashboard/keys/key_x/revoke", "POST"], ["PATCH", "/dashboard/usage", "GET, HEAD"]] as const) {
+      const response = await fetch(`${server.httpUrl}${path}`, { method });
+      expect(response.status, `${method} ${path}`).toBe(405);
+      expect(response.headers.get("allow")).toBe(allow);
+      expect(response.headers.get("x-error-code")).toBe("method_not_allowed");
+      expect(response.headers.get("content-type")).toMatch(/^text\/html/);
+    }
+    expect((await fetch(`${server.httpUrl}/dashboard/no-such-page`, { method: "PUT" })).status).toBe(404);
+  });
+
   it.each(["__proto__", "constructor", "toString"])("an asset named %s is 404 (a name of Object.prototype made a 500)", async (name) => {
     const response = await fetch(`${server.httpUrl}/dashboard/assets/${name}`);
     expect(response.status).toBe(404);
