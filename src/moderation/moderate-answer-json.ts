@@ -119,7 +119,7 @@ const explanation = (e: Explanation): string =>
 const notEvaluated = (n: NotEvaluated): string => `{"reason":${str(n.reason)},"language":${str(n.language)}}`;
 
 const notEvaluatedItems = (n: NotEvaluatedItems): string =>
-  `{"items":${list(n.items, (i) => `{"index":${uint(i.index)},"reason":${str(i.reason)},"language":${str(i.language)}}`)}}`;
+  `{"items":${list(n.items, (i) => `{"index":${uint(i.index)},"reason":${str(i.reason)},"language":${str(i.language)}}`)}${n.combined ? `,"combined":${notEvaluated(n.combined)}` : ""}}`;
 
 const policyRef = (p: PolicyRef): string => `{"id":${str(p.id)},"version":${uint(p.version)}}`;
 

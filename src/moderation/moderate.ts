@@ -157,8 +157,11 @@ export interface AnswerInit<R extends ItemResultInit> {
   flagged: boolean;
   results: R[];
   combined?: CategoriesInit & Pick<LanguageInit, "notEvaluated">;
-  /** Items the text model did not evaluate, wholly or in part (never to be read as safe); absent when there are none. */
-  notEvaluated?: { items: ({ index: number } & NotEvaluated)[] };
+  /**
+   * Items, and the combined text, the text model did not evaluate, wholly or in part (never to be
+   * read as safe); absent when there are none.
+   */
+  notEvaluated?: { items: ({ index: number } & NotEvaluated)[]; combined?: NotEvaluated };
 }
 
 /**
@@ -186,7 +189,11 @@ export function assembleAnswer<R extends ItemResultInit>(id: string, model: stri
     flagged: results.some((r) => r.flagged) || (combinedResult?.flagged ?? false),
     results,
     ...(combinedResult ? { combined: combinedResult } : {}),
-    ...(notEvaluated.length > 0 ? { notEvaluated: { items: notEvaluated } } : {}),
+    // The combined layer's too: "je vais" and "te tuer" are each too short to read as French, and
+    // their joined text was unread while the top level said nothing (found by an audit).
+    ...(notEvaluated.length > 0 || combinedResult?.notEvaluated
+      ? { notEvaluated: { items: notEvaluated, ...(combinedResult?.notEvaluated ? { combined: combinedResult.notEvaluated } : {}) } }
+      : {}),
   };
 }
 

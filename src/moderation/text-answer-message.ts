@@ -45,6 +45,8 @@ export function textAnswerMessage(answer: AnswerInit<TextItemResultInit>): Moder
       $typeName: NotEvaluatedItemsSchema.typeName,
       items: answer.notEvaluated.items.map((n) => ({ $typeName: NotEvaluatedItemSchema.typeName, index: n.index, reason: n.reason, language: n.language })),
     };
+    const unread = answer.notEvaluated.combined;
+    if (unread) message.notEvaluated.combined = { $typeName: NotEvaluatedSchema.typeName, reason: unread.reason, language: unread.language };
   }
   const combined = answer.combined;
   if (combined) {

@@ -74,6 +74,18 @@ describe.each(PROTOCOLS)("languages over %s", (protocol) => {
     expect(out.body.combined.not_evaluated.language).toBe("fr");
   });
 
+  it("the top level says so when only the combined text was unread (a French threat split across messages)", async () => {
+    // Each part alone is too short to tell; joined they read as French. The top level said
+    // nothing, so a caller reading it alone took the answer for judged and safe (found by an audit).
+    const out = await callModerate(protocol, server.server, { input: [text("je vais"), text("te tuer")] }, server.key);
+    expect(out.ok).toBe(true);
+    if (!out.ok) return;
+    expect(out.body.results.map((r: any) => present(r.not_evaluated))).toEqual([undefined, undefined]);
+    expect(out.body.combined.not_evaluated).toMatchObject({ reason: "unsupported_language", language: "fr" });
+    expect(out.body.not_evaluated.items ?? []).toEqual([]);
+    expect(out.body.not_evaluated.combined).toMatchObject({ reason: "unsupported_language", language: "fr" });
+  });
+
   it("a request wholly in an uncovered language is flagged false only beside its not_evaluated list", async () => {
     const out = await callModerate(protocol, server.server, { input: [text(FRENCH), text(SPANISH)] }, server.key);
     expect(out.ok).toBe(true);

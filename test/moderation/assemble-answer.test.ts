@@ -10,8 +10,9 @@ describe("assembleAnswer: what the combined layer says it did not read", () => {
     // its layer gave every score with no not_evaluated.
     const french: Verdict = { categories: {}, explanations: {}, language: "fr", notEvaluated: { reason: "unsupported_language", language: "fr" } };
     const answer = assembleAnswer("modr_t", "m", [textItemResult(0, french, "m"), textItemResult(1, scored(0.1), "m")], scored(0.2));
-    expect(answer.notEvaluated).toEqual({ items: [{ index: 0, reason: "unsupported_language", language: "fr" }] });
     expect(answer.combined?.notEvaluated).toEqual({ reason: "partly_unsupported_language", language: "fr" });
+    // The top level lists the item and repeats the combined layer's.
+    expect(answer.notEvaluated).toEqual({ items: [{ index: 0, reason: "unsupported_language", language: "fr" }], combined: { reason: "partly_unsupported_language", language: "fr" } });
     // Its scores stand: it read the rest.
     expect(answer.combined?.categories.harassment?.score).toBe(0.2);
   });
@@ -21,9 +22,12 @@ describe("assembleAnswer: what the combined layer says it did not read", () => {
     // embedded model's alone and did not read the French.
     const judgedByGuard = textItemResult(0, scored(0.9, true), "m");
     const answer = assembleAnswer("modr_t", "m", [judgedByGuard, textItemResult(1, scored(0.1), "m")], scored(0.2), [{ reason: "unsupported_language", language: "fr" }, undefined]);
-    expect(answer.notEvaluated).toBeUndefined();
     expect(answer.combined?.notEvaluated).toEqual({ reason: "partly_unsupported_language", language: "fr" });
-    expect(assembleAnswer("modr_t", "m", [judgedByGuard], scored(0.2), [undefined]).combined?.notEvaluated).toBeUndefined();
+    // No item is unread, but the combined text partly is, and the top level says so.
+    expect(answer.notEvaluated).toEqual({ items: [], combined: { reason: "partly_unsupported_language", language: "fr" } });
+    const read = assembleAnswer("modr_t", "m", [judgedByGuard], scored(0.2), [undefined]);
+    expect(read.combined?.notEvaluated).toBeUndefined();
+    expect(read.notEvaluated).toBeUndefined();
   });
 
   it("keeps the combined layer's own reading, and adds nothing when every item was evaluated", () => {
