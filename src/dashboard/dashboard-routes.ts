@@ -11,19 +11,12 @@ import { ApiError, ERROR_CODE_HEADER, toApiError } from "../errors/api-error.js"
 import { fastifyCodeOf } from "../errors/fastify-codes.js";
 import { expectedOrigin, loadState, stateOf } from "./request-state.js";
 import { parseFormBody } from "./form-body.js";
+import { SECURITY_HEADERS } from "./replies.js";
 
 // Read once at start-up; there is no build step.
 const ASSETS: Record<string, { type: string; body: string }> = {
   "app.css": { type: "text/css; charset=utf-8", body: fs.readFileSync(new URL("./assets/app.css", import.meta.url), "utf8") },
   "app.js": { type: "text/javascript; charset=utf-8", body: fs.readFileSync(new URL("./assets/app.js", import.meta.url), "utf8") },
-};
-
-const SECURITY_HEADERS: Record<string, string> = {
-  // Only our own script and styles; fetch only to this origin (the playground calls /v1/moderate).
-  "content-security-policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
-  "x-content-type-options": "nosniff",
-  "x-frame-options": "DENY",
-  "referrer-policy": "same-origin",
 };
 
 /**

@@ -1,6 +1,7 @@
 import type { Server as HttpServer, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import { isDashboardUrl, sendRefusalPage } from "../dashboard/replies.js";
 import { ERROR_CODE_HEADER, type ErrorCode } from "../errors/api-error.js";
 import { markAnsweredRaw } from "../observability/request-hooks.js";
 import { REQUEST_ID_HEADER, requestIdFrom } from "../observability/request-observation.js";
@@ -15,7 +16,8 @@ type ObserveUnrouted = (method: string, status: number, code: string, requestId?
 export function createFrameworkErrorHandler(observe: ObserveUnrouted) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
     observeUnroutedAnswer(observe, request, reply, 400, "invalid_request");
-    answerFrameworkError(error, reply);
+    if (isDashboardUrl(request.url)) sendRefusalPage(reply, 400, "invalid_request", describe(error));
+    else answerFrameworkError(error, reply);
   };
 }
 

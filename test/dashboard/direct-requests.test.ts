@@ -301,6 +301,20 @@ describe("dashboard, requested directly", () => {
     expect((await fetch(`${server.httpUrl}/dashboard/no-such-page`, { method: "PUT" })).status).toBe(404);
   });
 
+  it("a malformed dashboard URL is refused with a page, the API's malformed URLs with its JSON", async () => {
+    for (const path of ["/dashboard/keys/%ZZ/revoke", "/dashboard/keys/%ED%A0%80/rotate"]) {
+      const response = await fetch(`${server.httpUrl}${path}`, { method: "POST" });
+      expect(response.status, path).toBe(400);
+      expect(response.headers.get("content-type")).toMatch(/^text\/html/);
+      expect(response.headers.get("content-security-policy")).toContain("default-src 'none'");
+      expect(response.headers.get("x-error-code")).toBe("invalid_request");
+      expect(await response.text()).toContain("The request URL is malformed.");
+    }
+    const api = await fetch(`${server.httpUrl}/v1/moderate%ZZ`, { method: "POST" });
+    expect(api.status).toBe(400);
+    expect(api.headers.get("content-type")).toMatch(/json/);
+  });
+
   it.each(["__proto__", "constructor", "toString"])("an asset named %s is 404 (a name of Object.prototype made a 500)", async (name) => {
     const response = await fetch(`${server.httpUrl}/dashboard/assets/${name}`);
     expect(response.status).toBe(404);
