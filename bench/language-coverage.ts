@@ -11,7 +11,7 @@
 import { readLanguage } from "../src/classifiers/language/read-language.js";
 import { datasetsRoot } from "../src/training/datasets/files.js";
 import { readAll } from "../src/training/datasets/index.js";
-import { ENGLISH_LEADS, FOREIGN } from "./language-cases.js";
+import { ENGLISH_COMMA_LEADS, ENGLISH_LEADS, FOREIGN } from "./language-cases.js";
 
 const EN = new Set(["en"]);
 const examples = readAll(datasetsRoot()).filter((_, i) => i % 3 === 0);
@@ -39,4 +39,6 @@ const missed = (texts: string[]) => texts.filter((text) => {
 }).length;
 const alone = FOREIGN.map(([, text]) => text);
 const led = ENGLISH_LEADS.flatMap((lead) => alone.map((text) => `${lead} ${text}`));
-console.log(`Other languages, not seen as such: alone ${missed(alone)} of ${alone.length}; after an English lead-in ${missed(led)} of ${led.length}`);
+// After a comma: the foreign sentence as a clause of the English one, its first letter lower-cased.
+const clause = ENGLISH_COMMA_LEADS.flatMap((lead) => alone.map((text) => `${lead} ${text[0]!.toLowerCase()}${text.slice(1)}`));
+console.log(`Other languages, not seen as such: alone ${missed(alone)} of ${alone.length}; after an English lead-in ${missed(led)} of ${led.length}; as a clause after a comma ${missed(clause)} of ${clause.length}`);

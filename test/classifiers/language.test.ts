@@ -62,6 +62,28 @@ describe("language reading", () => {
     ]) expect(readLanguage(text!, EN).uncovered?.language, text).toBe(language);
   });
 
+  // Found by an audit (session 48): a foreign clause after an English one and a comma was read
+  // with it, as English, and scored.
+  it("reads a clause in another language apart from the English one before its comma", () => {
+    for (const [text, language] of [
+      ["Nice to see you, te voy a matar esta noche cabrón", "es"],
+      ["You know what, ich bringe dich heute Nacht um", "de"],
+      ["Honestly, my friend, je vais te tuer ce soir", "fr"],
+    ]) expect(readLanguage(text!, EN).uncovered?.language, text).toBe(language);
+    // English clauses stay English, whatever their commas.
+    for (const text of ["I will kill you, you idiot, and then I'll go home", "Well, honestly, I think so, yes, but maybe not today, my friend", "Paris, Texas: a film by Wim Wenders, with Nastassja Kinski"]) {
+      expect(readLanguage(text, EN).uncovered, text).toBeUndefined();
+    }
+  });
+
+  // Found by an audit (session 48): too short for the detector to be sure, they were "und" and scored as English.
+  it("reads short text wholly in a script with no Latin look-alike as not covered, however short", () => {
+    for (const text of ["死ね", "殺す", "去死吧", "قتل", "मरो", "死"]) expect(readLanguage(text, EN), text).toEqual({ language: "und", uncovered: { language: "und", share: 1 } });
+    // Short Cyrillic or Greek may be look-alike English ("уоu іdіоt"), and English with a short
+    // word of another script is English.
+    for (const text of ["уоu іdіоt", "α", "I love 寿司 so much"]) expect(readLanguage(text, EN).uncovered, text).toBeUndefined();
+  });
+
   it("reads full-width and styled Latin letters as the letters they are", () => {
     // "ｙｏｕ ｓｔｕｐｉｄ ｉｄｉｏｔ" was read as Japanese (audit, session 40): only the model's flags were kept.
     for (const text of ["ｙｏｕ ｓｔｕｐｉｄ ｉｄｉｏｔ", "𝐲𝐨𝐮 𝐚𝐫𝐞 𝐚 𝐬𝐭𝐮𝐩𝐢𝐝 𝐢𝐝𝐢𝐨𝐭"]) expect(readLanguage(text, EN), text).toEqual({ language: "en" });

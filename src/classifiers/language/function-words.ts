@@ -42,6 +42,8 @@ const isCapitalised = (word: string): boolean => word !== word.toLowerCase() && 
 export interface FunctionWordReading {
   /** Whether they say the text is in a language outside `covered` (see functionWordsOf). */
   uncovered: boolean;
+  /** Distinct words of uncovered languages only, wherever they stand in the text. */
+  foreignWords: number;
   /** The uncovered language most of them belong to, where one leads with two distinct words or more. */
   language?: string;
 }
@@ -52,7 +54,7 @@ export interface FunctionWordReading {
  * words of covered languages. Says nothing (not uncovered) where a covered language has no list.
  */
 export function functionWordsOf(text: string, covered: ReadonlySet<string>): FunctionWordReading {
-  for (const c of covered) if (!Object.hasOwn(LISTS, c)) return { uncovered: false };
+  for (const c of covered) if (!Object.hasOwn(LISTS, c)) return { uncovered: false, foreignWords: 0 };
   let coveredCount = 0;
   let uncoveredCount = 0;
   const distinct = new Set<string>();
@@ -89,5 +91,5 @@ export function functionWordsOf(text: string, covered: ReadonlySet<string>): Fun
     if (words.size > best) [language, best, tie] = [candidate, words.size, false];
     else if (words.size === best) tie = true;
   }
-  return { uncovered, ...(language && !tie ? { language } : {}) };
+  return { uncovered, foreignWords: distinct.size, ...(language && !tie ? { language } : {}) };
 }

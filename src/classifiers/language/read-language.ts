@@ -199,6 +199,16 @@ type Segment = { kind: "covered" | "uncovered" | "unknown"; language: string; le
  * Piero, Van der Sar." reads as Italian by them, and its "Shoot them all." is what says English.)
  */
 function readPiece(piece: Piece, covered: ReadonlySet<string>, pick: LanguagePicker): Segment[] {
+  const read = readAnchored(piece, covered, pick);
+  // Read as covered (or unsure) whole: a clause in another language may still hide in it.
+  if (read.length === 1 && read[0]!.kind !== "uncovered") {
+    const clauses = foreignClauses(piece.text, covered);
+    if (clauses) return clauses.map((clause) => readSegment(clause, covered, pick));
+  }
+  return read;
+}
+
+function readAnchored(piece: Piece, covered: ReadonlySet<string>, pick: LanguagePicker): Segment[] {
   if (piece.anchor) {
     const [from, to] = piece.anchor;
     const sentence = piece.text.slice(from, to);
@@ -210,6 +220,38 @@ function readPiece(piece: Piece, covered: ReadonlySet<string>, pick: LanguagePic
     }
   }
   return [readSegment(piece.text, covered, pick)];
+}
+
+/** A clause ends at a comma, semicolon or colon before white space. */
+const CLAUSE_END = /(?<=[,;:])\s+/;
+/** A clause shorter than this (in characters) is never read apart. */
+const MIN_CLAUSE_CHARS = 12;
+
+/**
+ * `text` cut around the clauses whose function words are an uncovered language's, or undefined
+ * when none is. Sentences are cut at their ends only, and a foreign clause after an English one
+ * and a comma was read with it, as English ("Nice to see you, te voy a matar esta noche cabrón";
+ * "You know what, ich bringe dich heute Nacht um"; found by an audit). Each foreign clause is read
+ * on its own; the clauses between them, joined, as one.
+ */
+function foreignClauses(text: string, covered: ReadonlySet<string>): string[] | undefined {
+  if (!/[,;:]\s/.test(text) || functionWordsOf(text, covered).foreignWords < 2) return undefined;
+  const parts = text.split(CLAUSE_END);
+  const foreign = parts.map((part) => part.length >= MIN_CLAUSE_CHARS && functionWordsOf(part, covered).uncovered);
+  if (!foreign.includes(true)) return undefined;
+  const out: string[] = [];
+  let run = "";
+  parts.forEach((part, i) => {
+    if (!foreign[i]) {
+      run += `${part} `;
+      return;
+    }
+    if (run.trim() !== "") out.push(run);
+    out.push(part);
+    run = "";
+  });
+  if (run.trim() !== "") out.push(run);
+  return out;
 }
 
 function readSegment(segment: string, covered: ReadonlySet<string>, pick: LanguagePicker): Segment {
@@ -232,7 +274,7 @@ function readText(segment: string, covered: ReadonlySet<string>, pick: LanguageP
   // ELD's pick, computed faster (eld-top-language.ts); most text is in a covered language and needs no more.
   const top = pick(text);
   // A script the detector has no table for (Tibetan, Khmer, Burmese...) is no covered language either.
-  if (!top) return otherScript(text, letters) ? { kind: "uncovered", language: UNDETERMINED, letters } : { kind: "unknown", language: UNDETERMINED, letters };
+  if (!top) return otherScript(text, letters) || noLatinLookalikes(text, letters) ? { kind: "uncovered", language: UNDETERMINED, letters } : { kind: "unknown", language: UNDETERMINED, letters };
   if (covered.has(top)) return { kind: "covered", language: top, letters };
   const result = eld.detect(text);
   const scores = result.getScores() as Record<string, number>;
@@ -245,10 +287,28 @@ function readText(segment: string, covered: ReadonlySet<string>, pick: LanguageP
   // the text's function words are another language's ("je", "te", "mais": function-words.ts).
   if (options.closeBehind && bestScore >= UNCOVERED_MARGIN * topScore && !words.uncovered) return { kind: "covered", language: best, letters };
   const minLetters = otherScript(text, letters) ? MIN_OTHER_SCRIPT_LETTERS : MIN_LETTERS;
-  if (!result.isReliable() || letters < minLetters) return { kind: "unknown", language: UNDETERMINED, letters };
+  if (!result.isReliable() || letters < minLetters) {
+    return noLatinLookalikes(text, letters) ? { kind: "uncovered", language: UNDETERMINED, letters } : { kind: "unknown", language: UNDETERMINED, letters };
+  }
   // Short French read as Croatian or Romanian by its n-grams ("Je vais te tuer"): where its
   // function words name one uncovered language, that is the one reported.
   return { kind: "uncovered", language: words.uncovered && words.language ? words.language : top, letters };
+}
+
+/**
+ * Letters of the scripts whose look-alikes stand in for Latin ones (confusables.ts folds them:
+ * "уоu іdіоt" is English to the model), and Latin itself.
+ */
+const LATIN_OR_LOOKALIKE = /[\p{Script=Latin}\p{Script=Cyrillic}\p{Script=Greek}]/gu;
+
+/**
+ * Whether every letter is in a script with no Latin look-alike (Han, Kana, Hangul, Arabic, Hebrew,
+ * Devanagari, Thai...). English is never written so, whatever the detector makes of it: "死ね",
+ * "去死吧", "قتل" were too short for it to be sure, read as undetermined and scored as if English
+ * (found by an audit). A short Cyrillic or Greek word may be look-alike English, and stays unknown.
+ */
+function noLatinLookalikes(text: string, letters: number): boolean {
+  return letters > 0 && !ASCII_ONLY.test(text) && count(LATIN_OR_LOOKALIKE, text) === 0;
 }
 
 /** Whether most of the text's letters (at least MIN_OTHER_SCRIPT_LETTERS) are in a script other than Latin. */
