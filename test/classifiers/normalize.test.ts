@@ -92,6 +92,17 @@ describe("normalizeText", () => {
     for (let k = 1; k < start.length; k++) expect(start[k]!).toBeGreaterThanOrEqual(start[k - 1]!);
   });
 
+  it("ends an override only where its own close is, as UAX #9 pairs them (an unmatched close ended it)", () => {
+    // Found by an audit: each is shown as "I will kill you", and was read backwards from the first close.
+    for (const text of ["\u202euoy\u2069 llik lliw I", "\u202e\u202euoy\u202c llik lliw I\u202c", "\u202e\u2067\u2069uoy llik lliw I", "\u202e\u202buoy\u202c llik lliw I"]) {
+      expect(norm(text), JSON.stringify(text)).toBe(norm("I will kill you"));
+    }
+    // A PDF cannot close past an open isolate; the PDI then closes the isolate and what it holds.
+    expect(norm("\u202eab\u2067\u202c\u2069cd\u202c ef")).toBe(norm("dcba ef"));
+    // A paragraph separator closes everything.
+    expect(norm("\u202e\u202boof\u2029bar")).toBe(norm("foo bar"));
+  });
+
   it("maps every normalised unit back to input code points", () => {
     const input = "😀 K\u200bI\u200bL\u200bL";
     const n = normalizeText(input);
