@@ -20,7 +20,12 @@ export function registerHealthRoutes(app: FastifyInstance, ctx: AppContext, isSe
     await check("database", () => ctx.db.query("SELECT 1 AS one"));
     // Only when failing closed: an open limiter lets traffic through, so a dead Redis does not make it unready.
     if (ctx.config.rateLimit.failureMode === "closed") await check("rate_limiter", () => ctx.rateLimiter.checkHealth());
-    const ready = isServing() && Object.values(checks).every((v) => v === "ok");
+    // Every accepted call is journaled before it is answered: a journal that cannot be written (a
+    // full disk) refuses every call, and readiness said "ready" meanwhile (found by an audit).
+    await check("usage_journal", async () => ctx.meter.probeJournal());
+    // Shutting down is named too: the answer was 503 with every check "ok".
+    if (!isServing()) checks.serving = "failing";
+    const ready = Object.values(checks).every((v) => v === "ok");
     return reply.code(ready ? 200 : 503).send({ status: ready ? "ready" : "unavailable", checks });
   });
 }

@@ -49,6 +49,20 @@ export function createMeter(options: MeterOptions) {
   let lastWritten: Promise<void> | undefined;
   let lastRecorded: Promise<void> | undefined;
 
+  // Said once when the journal starts refusing lines, and once when it takes them again: every
+  // call is refused (503) meanwhile, and no line said why (found by an audit).
+  let journalRefusing = false;
+  const journalFailed = (error: unknown): void => {
+    if (journalRefusing) return;
+    journalRefusing = true;
+    options.log?.error({ err: error }, "the usage journal cannot be written: calls are refused (503 storage_unavailable) until it can");
+  };
+  const journalWrote = (): void => {
+    if (!journalRefusing) return;
+    journalRefusing = false;
+    options.log?.info({}, "the usage journal is written again");
+  };
+
   /** Writes one segment (ours from memory, a dead process's from its file); true when it is in SQL. */
   const writeSegment = async (segment: Segment | SegmentRef): Promise<boolean> => {
     try {
@@ -146,15 +160,23 @@ export function createMeter(options: MeterOptions) {
       try {
         written = journal.append(accountId, bucketStart(clock(), "minute"), counts);
       } catch (error) {
+        journalFailed(error);
         return Promise.reject(unwritable(error));
       }
       if (journal.entriesInSegment() >= maxPending && unwritten.length === 0) void flush();
       // The requests of one event-loop turn share the journal's promise, so they share its mapping too.
       if (written !== lastWritten) {
         lastWritten = written;
-        lastRecorded = written.catch((error: unknown) => Promise.reject(unwritable(error)));
+        lastRecorded = written.then(journalWrote, (error: unknown) => {
+          journalFailed(error);
+          return Promise.reject(unwritable(error));
+        });
       }
       return lastRecorded!;
+    },
+    /** Throws when the journal cannot take a write now (for readiness: calls would be refused). */
+    probeJournal(): void {
+      journal.probe();
     },
     /** Writes everything journaled so far (readers call it to see their own latest requests). */
     flush,

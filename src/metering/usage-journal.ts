@@ -29,6 +29,9 @@ export type FsyncPolicy = "batch" | "always";
 
 /** An instance whose heartbeat is older than this is taken for dead, even on another host. */
 export const OWNER_STALE_MS = 120_000;
+/** The readiness probe's file (probe()), as large as a few journal lines. */
+const PROBE_SUFFIX = ".probe";
+const PROBE_BYTES = Buffer.alloc(512, 0x20);
 const SEGMENT_SUFFIX = ".seg";
 const OWNER_SUFFIX = ".owner";
 
@@ -186,6 +189,18 @@ export function createUsageJournal(options: { dir: string; fsync?: FsyncPolicy; 
         return undefined;
       }
       return { id: segment.id, file: segment.file, deltas: [...segment.deltas.values()], lastSeq: segment.lastSeq };
+    },
+    /**
+     * Throws when the journal's directory cannot take a write now (a full disk, a permission
+     * taken away): a small file of this instance's written and removed again, for readiness.
+     */
+    probe(): void {
+      const file = path.join(dir, `${instance}${PROBE_SUFFIX}`);
+      try {
+        fs.writeFileSync(file, PROBE_BYTES, { mode: 0o600 });
+      } finally {
+        fs.rmSync(file, { force: true });
+      }
     },
     /** Marks this instance alive for other processes sharing the directory. */
     heartbeat(): void {

@@ -1,4 +1,5 @@
 import fs from "node:fs/promises";
+import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -44,4 +45,45 @@ it("reports unready (503) while the database fails, and ready again once it answ
   const up = await fetch(`${server.httpUrl}/readyz`);
   expect(up.status).toBe(200);
   expect(await up.json()).toMatchObject({ status: "ready", checks: { database: "ok" } });
+});
+
+it("reports unready while the usage journal cannot be written (every call would be refused), and ready once it can", async () => {
+  // The journal's directory replaced by a file: no line can be written there (a full disk alike).
+  const journal = path.join(server.dataDir, "metering-journal");
+  const aside = `${journal}.aside`;
+  await fs.rename(journal, aside);
+  await fs.writeFile(journal, "not a directory");
+  try {
+    const down = await fetch(`${server.httpUrl}/readyz`);
+    expect(down.status).toBe(503);
+    expect(await down.json()).toMatchObject({ status: "unavailable", checks: { database: "ok", usage_journal: "failing" } });
+  } finally {
+    await fs.rm(journal);
+    await fs.rename(aside, journal);
+  }
+  const up = await fetch(`${server.httpUrl}/readyz`);
+  expect(up.status).toBe(200);
+  expect(await up.json()).toMatchObject({ status: "ready", checks: { usage_journal: "ok" } });
+  // The probe leaves nothing behind in the journal's directory.
+  expect((await fs.readdir(journal)).filter((name) => name.endsWith(".probe"))).toEqual([]);
+});
+
+it("names shutting down as the failing check (it was 503 with every check ok)", async () => {
+  const other = await startTestServer();
+  const agent = new http.Agent({ keepAlive: true });
+  const get = (p: string) => new Promise<{ status: number; body: string }>((resolve, reject) => {
+    http.get(`${other.httpUrl}${p}`, { agent }, (response) => {
+      let body = "";
+      response.on("data", (chunk) => (body += chunk));
+      response.on("end", () => resolve({ status: response.statusCode!, body }));
+    }).on("error", reject);
+  });
+  expect((await get("/readyz")).status).toBe(200);
+  const closing = other.close();
+  // On the connection opened before the shutdown began.
+  const draining = await get("/readyz");
+  agent.destroy();
+  await closing;
+  expect(draining.status).toBe(503);
+  expect(JSON.parse(draining.body)).toMatchObject({ status: "unavailable", checks: { database: "ok", serving: "failing" } });
 });
