@@ -41,7 +41,8 @@ export async function registerDashboardRoutes(app: FastifyInstance, ctx: AppCont
       const name = (request.params as { name: string }).name;
       // Own names only: "__proto__" or "toString" found Object.prototype's and made a 500.
       const asset = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
-      if (!asset) return reply.code(404).type("text/plain").send("Not found");
+      // Its code too, as every refusal has one (logs and metrics read it from X-Error-Code; it was "").
+      if (!asset) return reply.code(404).header(ERROR_CODE_HEADER, "not_found").type("text/plain").send("Not found");
       return reply.header("cache-control", "no-cache").header("x-content-type-options", "nosniff").type(asset.type).send(asset.body);
     });
 

@@ -318,6 +318,7 @@ describe("dashboard, requested directly", () => {
   it.each(["__proto__", "constructor", "toString"])("an asset named %s is 404 (a name of Object.prototype made a 500)", async (name) => {
     const response = await fetch(`${server.httpUrl}/dashboard/assets/${name}`);
     expect(response.status).toBe(404);
+    expect(response.headers.get("x-error-code")).toBe("not_found");
   });
 });
 
