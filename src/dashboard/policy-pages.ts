@@ -1,3 +1,4 @@
+import { finished } from "node:stream";
 import { create } from "@bufbuild/protobuf";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ModerateRequestSchema } from "../../gen/moderation/v1/moderation_pb.js";
@@ -61,7 +62,9 @@ export function registerPolicyPages(app: FastifyInstance, ctx: AppContext): void
       if (!account) return redirect(reply, "/dashboard/login");
       if (posting.has(account.id)) throw new ApiError("rate_limit_exceeded", "Another policy form of this account is still being handled; send one at a time.", { headers: { "retry-after": "1" } });
       posting.add(account.id);
-      reply.raw.once("close", () => posting.delete(account.id));
+      // finished() calls back for a response already closed too: a caller gone while its session
+      // was loaded had its 'close' before this ran, and a 'close' listener left the account locked.
+      finished(reply.raw, () => posting.delete(account.id));
     },
   };
   app.post("/dashboard/policy", postOptions, async (request: FastifyRequest, reply: FastifyReply) => {

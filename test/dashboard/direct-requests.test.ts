@@ -1,4 +1,10 @@
 import { request } from "node:http";
+import { connect as connectTcp } from "node:net";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { Database } from "../../src/storage/database.js";
+import { openDatabase } from "../../src/storage/open-database.js";
 import { gzipSync } from "node:zlib";
 import { connect } from "node:http2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -203,8 +209,13 @@ describe("dashboard, requested directly", () => {
       first.on("error", reject);
     });
     first.write(body.slice(0, 10));
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const second = await client.post("/dashboard/policy", { block: "second", action: "save" });
+    // Until the first post's headers have reached the route (a loaded machine may take a while),
+    // a second is taken; from then on, it is refused.
+    let second = await client.post("/dashboard/policy", { block: "second", action: "save" });
+    for (const until = Date.now() + 10_000; second.status !== 429 && Date.now() < until; ) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      second = await client.post("/dashboard/policy", { block: "second", action: "save" });
+    }
     expect(second.status).toBe(429);
     expect(second.headers.get("x-error-code")).toBe("rate_limit_exceeded");
     first.end(body.slice(10));
@@ -214,6 +225,52 @@ describe("dashboard, requested directly", () => {
     await client.get("/dashboard/policy");
     expect((await client.post("/dashboard/policy", { block: "third", action: "save" })).status).toBe(200);
   });
+
+  it("a policy post whose caller hangs up early leaves no lock behind (a response closed before the route ran kept it)", async () => {
+    // Session lookups slowed, so each caller below is gone while the server still loads its session.
+    const dir = await mkdtemp(path.join(tmpdir(), "moderation-hang-up-"));
+    const db = await openDatabase({ databaseUrl: undefined, dataDir: dir });
+    const slow: Database = {
+      ...db,
+      query: async (sql, params) => {
+        if (sql.includes("FROM dashboard_sessions")) await new Promise((resolve) => setTimeout(resolve, 150));
+        return db.query(sql, params);
+      },
+    };
+    const slowServer = await startTestServer({ env: { SIGNUPS_PER_IP: "1000" }, overrides: { db: slow } });
+    try {
+      await hangUpsThenSave(slowServer);
+    } finally {
+      await slowServer.close();
+      await db.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  async function hangUpsThenSave(server: TestServer): Promise<void> {
+    const client = createFormClient(server.httpUrl);
+    await client.signup("form-hang-up@example.test");
+    await client.get("/dashboard/policy");
+    const cookie = [...client.jar].map(([k, v]) => `${k}=${v}`).join("; ");
+    const { hostname, port } = new URL(server.httpUrl);
+    // Headers, then gone while the server still loads the session.
+    const sockets = Array.from({ length: 5 }, () => {
+      const socket = connectTcp(Number(port), hostname);
+      socket.on("error", () => undefined);
+      socket.write(`POST /dashboard/policy HTTP/1.1\r\nHost: ${hostname}:${port}\r\nCookie: ${cookie}\r\nOrigin: ${server.httpUrl}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\n`);
+      return socket;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    for (const socket of sockets) socket.destroy();
+    // Each hang-up releases its hold: a post soon gets through.
+    let saved = await client.post("/dashboard/policy", { block: "after", action: "save" });
+    for (const until = Date.now() + 10_000; saved.status === 429 && Date.now() < until; ) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await client.get("/dashboard/policy");
+      saved = await client.post("/dashboard/policy", { block: "after", action: "save" });
+    }
+    expect(saved.status).toBe(200);
+  }
 
   it("rotating a key carries its policy override to the new secret (the new key was judged without it)", async () => {
     const client = createFormClient(server.httpUrl);
