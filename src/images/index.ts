@@ -162,6 +162,25 @@ function timeImageClassifier(classifier: ImageClassifier, metrics: Metrics | und
   };
 }
 
+/**
+ * `promise`, or the signal's reason as soon as it aborts. The lazy start of the image model (its
+ * workers load the model: seconds on a busy machine) cannot be stopped, and a call stopped at the
+ * end of the shutdown grace waited for it, past the time its answer had, and was cut unanswered.
+ * The start goes on for the next image; this call leaves at once.
+ */
+function untilStopped<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const stop = () => reject(signal.reason);
+    signal.addEventListener("abort", stop, { once: true });
+    promise.then(
+      (value) => { signal.removeEventListener("abort", stop); resolve(value); },
+      (error: unknown) => { signal.removeEventListener("abort", stop); reject(error); },
+    );
+  });
+}
+
 /** The nsfwjs classifier on its worker pool, started now or on the first image. */
 async function createPooledClassifier(options: ImageModerationOptions): Promise<ImageClassifier & { close(): Promise<void>; queueDepth(): number }> {
   const start = (): Promise<NsfwPool> =>
@@ -184,7 +203,7 @@ async function createPooledClassifier(options: ImageModerationOptions): Promise<
     async classify(image, signal) {
       depth++;
       try {
-        return await createNsfwClassifier(await ensurePool()).classify(image, signal);
+        return await createNsfwClassifier(await untilStopped(ensurePool(), signal)).classify(image, signal);
       } finally {
         depth--;
       }
