@@ -55,6 +55,14 @@ async function main(): Promise<void> {
       process.stderr.write(`configuration error: HOST "${config.host}" is not an address of this machine to listen on (${code}).\n`);
       process.exit(2);
     }
+    // A port another process holds (or one this user may not bind) is a setting to change: name it.
+    if (code === "EADDRINUSE" || code === "EACCES") {
+      const port = (error as { port?: number }).port;
+      const names = ([["PORT", config.port], ["GRPC_PORT", config.grpcPort], ["METRICS_PORT", config.metricsPort]] as const).filter(([, value]) => value === port).map(([name]) => name);
+      const why = code === "EADDRINUSE" ? "is in use by another process" : "may not be bound by this user";
+      process.stderr.write(`configuration error: ${names.length > 0 ? names.join(" and ") : "a port"} ${port ?? ""} on ${config.host} ${why} (${code}).\n`);
+      process.exit(2);
+    }
     throw error;
   }
   // The log is written asynchronously: let its lines so far (e.g. "listening", with the pid) come first.

@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
 import fs from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -166,6 +167,22 @@ describe("the service's start-up", () => {
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/^configuration error: HOST "192\.0\.2\.1" is not an address of this machine to listen on \(EADDRNOTAVAIL\)\.$/m);
   });
+
+  it("stops with exit code 2 and names the setting whose port another process holds (it was 1 and a bare EADDRINUSE)", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "moderation-port-test-"));
+    const holder = net.createServer();
+    await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
+    const port = (holder.address() as net.AddressInfo).port;
+    const result = spawnSync(process.execPath, ["--import", "./src/boot/ts-loader.mjs", "src/main.ts"], {
+      env: { PATH: process.env.PATH ?? "", PORT: "0", GRPC_PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dir, IMAGE_MODEL_LOAD: "lazy" },
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    holder.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(new RegExp(`^configuration error: GRPC_PORT ${port} on 127\\.0\\.0\\.1 is in use by another process \\(EADDRINUSE\\)\\.$`, "m"));
+  }, 70_000);
 
   it("stops with exit code 2 and names REDIS_URL when Redis refuses its database index (it served 503 for good)", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "moderation-redis-db-test-"));
