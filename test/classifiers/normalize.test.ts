@@ -94,13 +94,25 @@ describe("normalizeText", () => {
 
   it("ends an override only where its own close is, as UAX #9 pairs them (an unmatched close ended it)", () => {
     // Found by an audit: each is shown as "I will kill you", and was read backwards from the first close.
-    for (const text of ["\u202euoy\u2069 llik lliw I", "\u202e\u202euoy\u202c llik lliw I\u202c", "\u202e\u2067\u2069uoy llik lliw I", "\u202e\u202buoy\u202c llik lliw I"]) {
+    for (const text of ["\u202euoy\u2069 llik lliw I", "\u202e\u202euoy\u202c llik lliw I\u202c", "\u202e\u2067\u2069uoy llik lliw I"]) {
       expect(norm(text), JSON.stringify(text)).toBe(norm("I will kill you"));
     }
-    // A PDF cannot close past an open isolate; the PDI then closes the isolate and what it holds.
-    expect(norm("\u202eab\u2067\u202c\u2069cd\u202c ef")).toBe(norm("dcba ef"));
-    // A paragraph separator closes everything.
-    expect(norm("\u202e\u202boof\u2029bar")).toBe(norm("foo bar"));
+    // A PDF cannot close past an open isolate: "ab" stays in the isolate, shown forwards, and the
+    // PDI returns to the override, whose "cd" is shown backwards. (Where the override's own text
+    // lies on both sides of a nested block, the blocks are read in stored order, not display order.)
+    expect(norm("\u202e\u2066\u202cab\u2069cd\u202c")).toBe(norm("abdc"));
+    // A paragraph separator closes everything (a carriage return and NEL are separators too).
+    expect(norm("\u202e\u202eoof\u2029bar")).toBe(norm("foo bar"));
+    expect(norm("\u202eoof\rbar")).toBe(norm("foo\rbar"));
+    expect(norm("\u202eoof\u0085bar")).toBe(norm("foo\u0085bar"));
+    // Text inside a left-to-right override, embedding or isolate nested in the override is shown
+    // forwards, and read so (it was read backwards).
+    for (const inner of ["\u202d", "\u202a", "\u2066"]) {
+      const close = inner === "\u2066" ? "\u2069" : "\u202c";
+      expect(norm(`\u202e${inner}I will kill you${close}\u202c`), JSON.stringify(inner)).toBe(norm("I will kill you"));
+    }
+    // Past UAX #9's depth of 125 controls are counted, not opened: the override stays open.
+    expect(norm(`\u202e${"\u202a".repeat(200)}${"\u202c".repeat(200)}uoy llik lliw I`)).toBe(norm("I will kill you"));
   });
 
   it("maps every normalised unit back to input code points", () => {

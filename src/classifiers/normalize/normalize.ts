@@ -1,3 +1,4 @@
+import { DirectionalControls, endsParagraph, isDirectionalControl } from "./bidi-controls.js";
 import { newInt32Array } from "../model/typed-slab.js";
 import { foldConfusable } from "./confusables.js";
 import { isEmphasisMark, isPictograph, moveUnit, push, separatePictographs, stripPairedEmphasis, type Units } from "./word-breakers.js";
@@ -78,15 +79,15 @@ function foldCodePoints(input: string, u: Units): number {
   u.length = 0;
   let seen = 0;
   let at = 0;
-  // First unit after a right-to-left override (U+202E), -1 outside one: see readAsDisplayed.
+  // First unit of the text a right-to-left override forces backwards, -1 outside one: see readAsDisplayed.
   let overrideFrom = -1;
-  // The directional embeddings, overrides and isolates open, innermost last (see closeDirectional).
-  const open: number[] = [];
+  // Made at the first directional control (most text has none).
+  let bidi: DirectionalControls | undefined;
   for (let i = 0; i < input.length; i++, at++) {
     const code = input.charCodeAt(i);
     if (code < 128) {
-      if (code === 10 && open.length > 0) {
-        open.length = 0;
+      if (bidi && endsParagraph(code)) {
+        bidi.apply(code);
         if (overrideFrom >= 0) overrideFrom = readAsDisplayed(u, overrideFrom);
       }
       if (code === AMPERSAND || code === PERCENT) {
@@ -112,10 +113,12 @@ function foldCodePoints(input: string, u: Units): number {
     }
     const point = input.codePointAt(i) ?? code;
     if (point > 0xffff) i++;
-    if (point >= PARAGRAPH_SEPARATOR && point <= POP_ISOLATE && DIRECTIONAL.has(point)) {
-      if (point === RIGHT_TO_LEFT_OVERRIDE && overrideFrom < 0) overrideFrom = u.length;
-      updateDirectional(open, point);
-      if (overrideFrom >= 0 && !open.includes(RIGHT_TO_LEFT_OVERRIDE)) overrideFrom = readAsDisplayed(u, overrideFrom);
+    if (isDirectionalControl(point) || (bidi && endsParagraph(point))) {
+      bidi ??= new DirectionalControls();
+      const backwards = bidi.forcedRightToLeft;
+      bidi.apply(point);
+      if (backwards && !bidi.forcedRightToLeft) overrideFrom = readAsDisplayed(u, overrideFrom);
+      else if (!backwards && bidi.forcedRightToLeft) overrideFrom = u.length;
     }
     const outs = foldedNonAscii(point);
     for (const out of outs) {
@@ -181,34 +184,6 @@ function hexValue(code: number): number {
   if (code >= 48 && code <= 57) return code - 48;
   const lower = code | 32;
   return lower >= 97 && lower <= 102 ? lower - 87 : -1;
-}
-
-/** U+202E: what follows, up to the override's end, is displayed right to left, letters too. */
-const RIGHT_TO_LEFT_OVERRIDE = 0x202e;
-/** LRE, RLE, LRO, RLO open an embedding or override; LRI, RLI, FSI an isolate. */
-const OPENS_EMBEDDING = new Set([0x202a, 0x202b, 0x202d, RIGHT_TO_LEFT_OVERRIDE]);
-const OPENS_ISOLATE = new Set([0x2066, 0x2067, 0x2068]);
-const POP_FORMATTING = 0x202c;
-const POP_ISOLATE = 0x2069;
-const PARAGRAPH_SEPARATOR = 0x2029;
-const DIRECTIONAL = new Set([...OPENS_EMBEDDING, ...OPENS_ISOLATE, POP_FORMATTING, POP_ISOLATE, PARAGRAPH_SEPARATOR]);
-
-/**
- * `open` after one directional formatting character, as UAX #9 pairs them (X6a, X7): a PDF
- * closes the innermost embedding or override unless an isolate is innermost; a PDI closes its
- * isolate and everything opened inside it, and one with no isolate open does nothing; a paragraph
- * separator closes everything. The first PDI, PDF or separator ended an override whatever it
- * matched, so "\u202euoy\u2069 llik lliw I", shown as "I will kill you", was read backwards
- * (found by an audit).
- */
-function updateDirectional(open: number[], point: number): void {
-  if (OPENS_EMBEDDING.has(point) || OPENS_ISOLATE.has(point)) open.push(point);
-  else if (point === POP_FORMATTING) {
-    if (open.length > 0 && !OPENS_ISOLATE.has(open.at(-1)!)) open.pop();
-  } else if (point === POP_ISOLATE) {
-    const isolate = open.findLastIndex((p) => OPENS_ISOLATE.has(p));
-    if (isolate >= 0) open.length = isolate;
-  } else open.length = 0;
 }
 
 /**
