@@ -1,7 +1,7 @@
 import sharp, { type Metadata } from "sharp";
 import { ApiError } from "../errors/api-error.js";
-import { createConcurrencyLimiter, LimiterFullError } from "../providers/concurrency-limiter.js";
 import { checkContainer } from "./container-check.js";
+import { decodeInTurn } from "./decode-slots.js";
 import { MAX_IMAGE_BYTES } from "../base/limits.js";
 import { parseDataUri } from "./data-uri.js";
 import { MODEL_INPUT_SIZE, type DecodedImage } from "./decoded-image.js";
@@ -48,18 +48,6 @@ const DEFAULT_DECODE_LIMITS: DecodeLimits = {
 /** Decodes a data URI; `signal` stops a call's frames that have not started decoding. */
 type ImageDecoder = (dataUri: string, signal?: AbortSignal) => Promise<DecodedImage>;
 
-/**
- * Frames decoded at once, by every call together: one fewer than libuv's pool of four threads,
- * which log-in's scrypt and other file work share. libvips cannot stop a decode once started, and
- * every frame of a call was handed to the pool at once: a call already answered (another item
- * refused, its deadline past, its caller gone) kept the pool busy, and a 32×32 image sent meanwhile
- * waited 5 to 59 s (found by an audit). Frames now wait their turn here, where a stopped call's
- * frames leave the queue undecoded.
- */
-const DECODE_SLOTS = 3;
-/** Frames waiting for a slot, past which a call is told to retry (ten items of four frames, 25 calls). */
-const DECODE_QUEUE = 1000;
-
 /** A data URI this long (about 750 KB of image) is decoded in an event-loop turn of its own. */
 const LARGE_DATA_URI = 1024 * 1024;
 
@@ -71,18 +59,6 @@ const LARGE_DATA_URI = 1024 * 1024;
  */
 export function createImageDecoder(limits: Partial<DecodeLimits> = {}): ImageDecoder {
   const config = { ...DEFAULT_DECODE_LIMITS, ...limits };
-  const slots = createConcurrencyLimiter({ max: DECODE_SLOTS, maxQueue: DECODE_QUEUE });
-  /** One frame rendered in its turn; a stopped call's frame leaves the queue without decoding. */
-  const inTurn = async (render: () => Promise<Uint8Array>, signal: AbortSignal | undefined): Promise<Uint8Array> => {
-    try {
-      return await slots.run(render, signal);
-    } catch (error) {
-      if (error instanceof LimiterFullError) {
-        throw new ApiError("service_unavailable", "Too many images are waiting to be decoded; retry shortly.", { cause: error, headers: { "retry-after": "1" } });
-      }
-      throw error;
-    }
-  };
   return async (dataUri, signal) => {
     // Every image of a call starts decoding in the same turn: each large one waits for a turn of
     // its own, so that ten 5 MB images (about 15 ms of base64 each on Node 20) do not hold the
@@ -113,7 +89,7 @@ export function createImageDecoder(limits: Partial<DecodeLimits> = {}): ImageDec
       );
     }
     const frameIndices = sampleFrameIndices(frames, config.maxFramesSampled);
-    const modelInput = await Promise.all(frameIndices.map((page) => inTurn(() => renderModelInput(bytes, page, frames, config), signal)));
+    const modelInput = await Promise.all(frameIndices.map((page) => decodeInTurn(() => renderModelInput(bytes, page, frames, config), signal)));
     return {
       mediaType,
       width: header.width,

@@ -85,7 +85,7 @@ export async function createImageModeration(
 
   const deepAnalyze = async (image: DecodedImage, signal?: AbortSignal): Promise<DeepAnalysisResult> => {
     assertDeepAnalysisConfigured();
-    const images = await renderForVision(image);
+    const images = await renderForVision(image, signal);
     return analyzer!.analyze({ images, ...(signal ? { signal } : {}) });
   };
 
