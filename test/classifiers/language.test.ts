@@ -82,6 +82,8 @@ describe("language reading", () => {
     // Short Cyrillic or Greek may be look-alike English ("уоu іdіоt"), and English with a short
     // word of another script is English.
     for (const text of ["уоu іdіоt", "α", "I love 寿司 so much"]) expect(readLanguage(text, EN).uncovered, text).toBeUndefined();
+    // A model that covers a language of such a script reads it: the rule is for Latin-script models.
+    expect(readLanguage("死ね", new Set(["en", "ja"])).uncovered).toBeUndefined();
   });
 
   it("reads full-width and styled Latin letters as the letters they are", () => {

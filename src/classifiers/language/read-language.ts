@@ -274,7 +274,7 @@ function readText(segment: string, covered: ReadonlySet<string>, pick: LanguageP
   // ELD's pick, computed faster (eld-top-language.ts); most text is in a covered language and needs no more.
   const top = pick(text);
   // A script the detector has no table for (Tibetan, Khmer, Burmese...) is no covered language either.
-  if (!top) return otherScript(text, letters) || noLatinLookalikes(text, letters) ? { kind: "uncovered", language: UNDETERMINED, letters } : { kind: "unknown", language: UNDETERMINED, letters };
+  if (!top) return otherScript(text, letters) || noLatinLookalikes(text, letters, covered) ? { kind: "uncovered", language: UNDETERMINED, letters } : { kind: "unknown", language: UNDETERMINED, letters };
   if (covered.has(top)) return { kind: "covered", language: top, letters };
   const result = eld.detect(text);
   const scores = result.getScores() as Record<string, number>;
@@ -288,7 +288,7 @@ function readText(segment: string, covered: ReadonlySet<string>, pick: LanguageP
   if (options.closeBehind && bestScore >= UNCOVERED_MARGIN * topScore && !words.uncovered) return { kind: "covered", language: best, letters };
   const minLetters = otherScript(text, letters) ? MIN_OTHER_SCRIPT_LETTERS : MIN_LETTERS;
   if (!result.isReliable() || letters < minLetters) {
-    return noLatinLookalikes(text, letters) ? { kind: "uncovered", language: UNDETERMINED, letters } : { kind: "unknown", language: UNDETERMINED, letters };
+    return noLatinLookalikes(text, letters, covered) ? { kind: "uncovered", language: UNDETERMINED, letters } : { kind: "unknown", language: UNDETERMINED, letters };
   }
   // Short French read as Croatian or Romanian by its n-grams ("Je vais te tuer"): where its
   // function words name one uncovered language, that is the one reported.
@@ -307,8 +307,18 @@ const LATIN_OR_LOOKALIKE = /[\p{Script=Latin}\p{Script=Cyrillic}\p{Script=Greek}
  * "去死吧", "قتل" were too short for it to be sure, read as undetermined and scored as if English
  * (found by an audit). A short Cyrillic or Greek word may be look-alike English, and stays unknown.
  */
-function noLatinLookalikes(text: string, letters: number): boolean {
-  return letters > 0 && !ASCII_ONLY.test(text) && count(LATIN_OR_LOOKALIKE, text) === 0;
+function noLatinLookalikes(text: string, letters: number, covered: ReadonlySet<string>): boolean {
+  return letters > 0 && !ASCII_ONLY.test(text) && coversLatinScriptOnly(covered) && count(LATIN_OR_LOOKALIKE, text) === 0;
+}
+
+/** Languages written in Latin script: a model covering only these reads no other script. */
+const LATIN_SCRIPT_LANGUAGES = new Set(["en", "fr", "es", "de", "it", "pt", "nl", "ro", "pl", "sv", "da", "no", "nb", "nn", "fi", "is", "tr", "id", "ms", "ca", "cs", "sk", "sl", "hr", "hu", "et", "lv", "lt", "vi", "tl", "sw"]);
+const latinOnly = new WeakMap<ReadonlySet<string>, boolean>();
+
+function coversLatinScriptOnly(covered: ReadonlySet<string>): boolean {
+  let known = latinOnly.get(covered);
+  if (known === undefined) latinOnly.set(covered, (known = [...covered].every((language) => LATIN_SCRIPT_LANGUAGES.has(language))));
+  return known;
 }
 
 /** Whether most of the text's letters (at least MIN_OTHER_SCRIPT_LETTERS) are in a script other than Latin. */
