@@ -224,6 +224,18 @@ describe("the guard around a text provider", () => {
     expect(fake.requests.length).toBe(calls);
   });
 
+  it("keeps the circuit closed for answers that do not read as a verdict: the model answered, the text decided", async () => {
+    fake.setDefault(completion("I'm sorry, but I can't classify that text."));
+    const provider = guarded(undefined, { maxRetries: 0, failureThreshold: 2, cooldownMs: 60_000 });
+    for (let i = 0; i < 4; i++) await expect(provider.classify("x")).rejects.toMatchObject({ code: "provider_unavailable" });
+    expect(provider.circuitState()).toBe("closed");
+    // A body that is not a completion at all is the provider failing, and counts.
+    fake.setDefault(rawBody(200, "<html>gateway</html>"));
+    await provider.classify("x").catch(() => undefined);
+    await provider.classify("x").catch(() => undefined);
+    expect(provider.circuitState()).toBe("open");
+  });
+
   it("keeps at most maxConcurrency items in flight and turns away callers beyond the queue", async () => {
     fake.setDefault(fake.hold(llamaGuard()));
     const provider = guarded(undefined, { maxConcurrency: 2, maxQueue: 1, attemptTimeoutMs: 5_000, totalTimeoutMs: 5_000 });

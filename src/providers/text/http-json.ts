@@ -44,6 +44,14 @@ export function malformed(detail: string, cause?: unknown): ProviderError {
   });
 }
 
+/**
+ * A model's answer that came whole but does not read as its verdict (prose where "safe" or "No"
+ * belongs): the provider answered, and the text decided, so its circuit does not count it.
+ */
+export function unreadableVerdict(detail: string): ProviderError {
+  return new ProviderError("malformed", `The text provider's answer is malformed: ${detail}.`, { retryable: true, answered: true });
+}
+
 export function asRecord(value: unknown): Record<string, unknown> | undefined {
   return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
