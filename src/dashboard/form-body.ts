@@ -1,6 +1,6 @@
 import { ApiError } from "../errors/api-error.js";
 
-/** More fields than any dashboard form sends (the policy form has 17). */
+/** More fields than any dashboard form sends (the policy form has 16). */
 export const MAX_FORM_FIELDS = 64;
 
 /**

@@ -10,8 +10,8 @@ import { REQUEST_ID_HEADER, requestIdFrom } from "../observability/request-obser
 type ObserveUnrouted = (method: string, status: number, code: string, requestId?: string) => void;
 
 /**
- * Errors fastify raises before routing (e.g. a bad URL escape), in the API's shape, with a
- * request id like every routed answer (the caller's, when well formed): they had none.
+ * Errors fastify raises before routing (e.g. a bad URL escape), in the API's shape (a page for a
+ * dashboard address), with a request id like every routed answer (the caller's, when well formed).
  */
 export function createFrameworkErrorHandler(observe: ObserveUnrouted) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
