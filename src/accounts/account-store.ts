@@ -47,10 +47,6 @@ type KeyRow = {
   created_at: unknown; last_used_at: unknown; revoked_at: unknown;
 };
 
-/**
- * The largest custom limit: the custom_rpm column is a 32-bit integer on PostgreSQL, and a larger
- * number stored on SQLite (10^20 was) made every call of the account fail with internal_error.
- */
 export interface RotateOptions {
   /**
    * Run inside the rotation's transaction once the successor exists, to carry what is stored by
@@ -60,6 +56,10 @@ export interface RotateOptions {
   carryOver?: (tx: Database, fromKeyId: string, toKeyId: string) => Promise<void>;
 }
 
+/**
+ * The largest custom limit: the custom_rpm column is a 32-bit integer on PostgreSQL, and a larger
+ * number stored on SQLite (10^20 was) made every call of the account fail with internal_error.
+ */
 export const MAX_CUSTOM_RPM = 2_147_483_647;
 /** Live API keys one account may hold: far more than deployments and rotations need. */
 export const MAX_ACTIVE_KEYS = 100;

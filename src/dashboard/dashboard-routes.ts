@@ -11,7 +11,7 @@ import { ApiError, ERROR_CODE_HEADER, toApiError } from "../errors/api-error.js"
 import { fastifyCodeOf } from "../errors/fastify-codes.js";
 import { expectedOrigin, loadState, stateOf } from "./request-state.js";
 import { parseFormBody } from "./form-body.js";
-import { SECURITY_HEADERS } from "./replies.js";
+import { SECURITY_HEADERS, sendRefusalPage } from "./replies.js";
 
 // Read once at start-up; there is no build step.
 const ASSETS: Record<string, { type: string; body: string }> = {
@@ -54,10 +54,7 @@ export async function registerDashboardRoutes(app: FastifyInstance, ctx: AppCont
         // strings ({"email": 1} reached the handlers and made a 500).
         if (request.method === "POST") {
           const refusal = formRefusal(request.headers["content-type"], request.headers["content-encoding"]);
-          if (refusal) {
-            return reply.code(415).header(ERROR_CODE_HEADER, "unsupported_media_type").type("text/html; charset=utf-8")
-              .send(errorPage("", "Request refused", refusal));
-          }
+          if (refusal) return sendRefusalPage(reply, 415, "unsupported_media_type", refusal);
         }
         // The session (or pre-session) from the cookies, before any body is read: a route that
         // takes a large form (the policy page) refuses a caller without a session unread.
@@ -73,8 +70,7 @@ export async function registerDashboardRoutes(app: FastifyInstance, ctx: AppCont
         const [title, message] = apiError.code === "storage_unavailable"
           ? ["Temporarily unavailable", "The dashboard cannot reach its database right now. Try again in a moment."]
           : ["Request refused", apiError.message];
-        return reply.code(apiError.httpStatus).headers(apiError.headers).header(ERROR_CODE_HEADER, apiError.code).type("text/html; charset=utf-8")
-          .send(errorPage("", title, message));
+        return sendRefusalPage(reply, apiError.httpStatus, apiError.code, message, { title, headers: apiError.headers });
       });
       pages.addHook("preHandler", async (request, reply) => {
         const state = stateOf(request);
@@ -100,11 +96,9 @@ export async function registerDashboardRoutes(app: FastifyInstance, ctx: AppCont
         handler: async (request, reply) => {
           const allowed = pageMethods(request.server, request.url.split("?")[0]!);
           if (allowed.length > 0) {
-            return reply.code(405).header("allow", allowed.join(", ")).header(ERROR_CODE_HEADER, "method_not_allowed").type("text/html; charset=utf-8")
-              .send(errorPage("", "Request refused", `This page takes ${allowed.join(", ")} only.`));
+            return sendRefusalPage(reply, 405, "method_not_allowed", `This page takes ${allowed.join(", ")} only.`, { headers: { allow: allowed.join(", ") } });
           }
-          return reply.code(404).header(ERROR_CODE_HEADER, "not_found").type("text/html; charset=utf-8")
-            .send(errorPage("", "Not found", "There is no such page on the dashboard."));
+          return sendRefusalPage(reply, 404, "not_found", "There is no such page on the dashboard.", { title: "Not found" });
         },
       });
     });

@@ -17,12 +17,13 @@ export function isDashboardUrl(url: string): boolean {
 }
 
 /**
- * A refusal given before the pages' own hooks ran (a malformed URL: the framework refuses it
- * before routing), as a page with the pages' headers; it was the API's JSON in a browser tab.
+ * A refusal as a page with the pages' headers and its code in X-Error-Code: the dashboard's
+ * refusals, also one given before the pages' own hooks ran (a malformed URL, refused before
+ * routing), which was the API's JSON in a browser tab.
  */
-export function sendRefusalPage(reply: FastifyReply, status: number, code: ErrorCode, message: string): FastifyReply {
-  return reply.code(status).headers({ ...SECURITY_HEADERS, "cache-control": "no-store" }).header(ERROR_CODE_HEADER, code)
-    .type("text/html; charset=utf-8").send(errorPage("", "Request refused", message));
+export function sendRefusalPage(reply: FastifyReply, status: number, code: ErrorCode, message: string, options: { title?: string; headers?: Record<string, string> } = {}): FastifyReply {
+  return reply.code(status).headers({ ...SECURITY_HEADERS, "cache-control": "no-store", ...options.headers }).header(ERROR_CODE_HEADER, code)
+    .type("text/html; charset=utf-8").send(errorPage("", options.title ?? "Request refused", message));
 }
 
 /** How every dashboard route answers: an HTML page, or a redirect after a form. */

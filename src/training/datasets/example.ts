@@ -40,14 +40,14 @@ export function makeLabels(spec: LabelSpec, base: "benign" | "unknown"): Int8Arr
 }
 
 /** A negative parent makes its sub-categories negative (after markParentsOfPositives, as makeLabels does). */
-export function markChildrenOfNegatives(labels: Int8Array): void {
+function markChildrenOfNegatives(labels: Int8Array): void {
   for (const [child, parent] of Object.entries(PARENT) as [CategoryId, CategoryId][]) {
     if (labels[CATEGORY_INDEX[parent]] === 0) labels[CATEGORY_INDEX[child]] = 0;
   }
 }
 
 /** A positive sub-category makes its parent positive, in the label vector at `labels[at ..]`. */
-export function markParentsOfPositives(labels: Int8Array, at = 0): void {
+function markParentsOfPositives(labels: Int8Array, at = 0): void {
   for (const [child, parent] of Object.entries(PARENT) as [CategoryId, CategoryId][]) {
     if (labels[at + CATEGORY_INDEX[child]] === 1) labels[at + CATEGORY_INDEX[parent]] = 1;
   }
