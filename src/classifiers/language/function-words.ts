@@ -39,11 +39,37 @@ const LANGUAGES_OF: ReadonlyMap<string, readonly string[]> = (() => {
 const isListWord = (word: string): boolean => LANGUAGES_OF.has(word);
 const isCapitalised = (word: string): boolean => word !== word.toLowerCase() && word[0] === word[0]!.toUpperCase();
 
+const SCAN = /\p{L}+/gu;
+/** Each covered set's words of uncovered languages only, built once per set. */
+const foreignOnly = new WeakMap<ReadonlySet<string>, ReadonlySet<string>>();
+
+/**
+ * Whether `text` holds at least `atLeast` distinct words of uncovered languages only: a cheap test
+ * before functionWordsOf (no names, no counts, stops at the `atLeast`th), for text that is almost
+ * always covered (every English sentence with a comma asks it).
+ */
+export function holdsForeignWords(text: string, covered: ReadonlySet<string>, atLeast: number): boolean {
+  let words = foreignOnly.get(covered);
+  if (!words) {
+    words = new Set([...LANGUAGES_OF].filter(([, languages]) => !languages.some((language) => covered.has(language))).map(([word]) => word));
+    foreignOnly.set(covered, words);
+  }
+  const seen = new Set<string>();
+  // A pattern of its own: an early return leaves lastIndex set, and matchAll (functionWordsOf) starts a copy of WORD there.
+  SCAN.lastIndex = 0;
+  for (let m = SCAN.exec(text); m; m = SCAN.exec(text)) {
+    const word = m[0].toLowerCase();
+    if (words.has(word) && !seen.has(word)) {
+      seen.add(word);
+      if (seen.size >= atLeast) return true;
+    }
+  }
+  return false;
+}
+
 export interface FunctionWordReading {
   /** Whether they say the text is in a language outside `covered` (see functionWordsOf). */
   uncovered: boolean;
-  /** Distinct words of uncovered languages only, wherever they stand in the text. */
-  foreignWords: number;
   /** The uncovered language most of them belong to, where one leads with two distinct words or more. */
   language?: string;
 }
@@ -54,7 +80,7 @@ export interface FunctionWordReading {
  * words of covered languages. Says nothing (not uncovered) where a covered language has no list.
  */
 export function functionWordsOf(text: string, covered: ReadonlySet<string>): FunctionWordReading {
-  for (const c of covered) if (!Object.hasOwn(LISTS, c)) return { uncovered: false, foreignWords: 0 };
+  for (const c of covered) if (!Object.hasOwn(LISTS, c)) return { uncovered: false };
   let coveredCount = 0;
   let uncoveredCount = 0;
   const distinct = new Set<string>();
@@ -91,5 +117,5 @@ export function functionWordsOf(text: string, covered: ReadonlySet<string>): Fun
     if (words.size > best) [language, best, tie] = [candidate, words.size, false];
     else if (words.size === best) tie = true;
   }
-  return { uncovered, foreignWords: distinct.size, ...(language && !tie ? { language } : {}) };
+  return { uncovered, ...(language && !tie ? { language } : {}) };
 }

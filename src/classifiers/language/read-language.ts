@@ -1,7 +1,7 @@
 import { eld } from "eld/medium";
 import { normalizeForMatching } from "../normalize/normalize.js";
 import { eldTopLanguage } from "./eld-top-language.js";
-import { functionWordsOf } from "./function-words.js";
+import { functionWordsOf, holdsForeignWords } from "./function-words.js";
 
 /**
  * Language identification, offline: ELD (the `eld` package, n-gram tables shipped in the package,
@@ -235,7 +235,7 @@ const MIN_CLAUSE_CHARS = 12;
  * on its own; the clauses between them, joined, as one.
  */
 function foreignClauses(text: string, covered: ReadonlySet<string>): string[] | undefined {
-  if (!/[,;:]\s/.test(text) || functionWordsOf(text, covered).foreignWords < 2) return undefined;
+  if (!/[,;:]\s/.test(text) || !holdsForeignWords(text, covered, 2)) return undefined;
   const parts = text.split(CLAUSE_END);
   const foreign = parts.map((part) => part.length >= MIN_CLAUSE_CHARS && functionWordsOf(part, covered).uncovered);
   if (!foreign.includes(true)) return undefined;
