@@ -24,14 +24,19 @@ const DRAFT = { id: "draft", version: 0 } as const;
 export function createPolicyServiceImpl(ctx: Pick<AppContext, "policies" | "accounts" | "textClassifier" | "textFlagBars" | "images">): ServiceImpl<typeof PolicyService> {
   const moderate = createModerator({ textClassifier: ctx.textClassifier, images: ctx.images, ...(ctx.textFlagBars ? { textFlagBars: ctx.textFlagBars } : {}) });
 
-  /** The caller and the scope it names, checked to be its own. */
-  async function scopeOf(context: HandlerContext, keyId: string) {
+  /**
+   * The caller and the scope it names, checked to be its own; with `live`, a key's scope must be
+   * a live key's: an override written for a revoked key applies to no call (after a rotation its
+   * successor holds the override), and the write looked like it had worked.
+   */
+  async function scopeOf(context: HandlerContext, keyId: string, options: { live?: boolean } = {}) {
     const caller = context.values.get(callerKey);
     // Auth runs before every PolicyService method; this only guards against a miswired chain.
     if (!caller) throw new ApiError("missing_api_key", MISSING_KEY_MESSAGE);
     if (keyId !== "") {
       const key = await ctx.accounts.getKey(keyId);
       if (!key || key.accountId !== caller.accountId) throw new ApiError("not_found", `No key ${quotedId(keyId)} in this account.`);
+      if (options.live && key.revokedAt !== null) throw new ApiError("not_found", `The key ${quotedId(keyId)} is revoked: its calls are refused, so no policy applies to them (a rotated key's override is its successor's).`);
     }
     return { caller, scope: { accountId: caller.accountId, ...(keyId !== "" ? { keyId } : {}) } };
   }
@@ -50,7 +55,7 @@ export function createPolicyServiceImpl(ctx: Pick<AppContext, "policies" | "acco
       });
     },
     async updatePolicy(request, context) {
-      const { caller, scope } = await scopeOf(context, request.keyId);
+      const { caller, scope } = await scopeOf(context, request.keyId, { live: true });
       // Left out, it read as an empty draft and cleared every rule: clearing is asked for with `{}`.
       if (request.rules === undefined) throw new ApiError("invalid_policy", "rules is required; send empty rules ({}) to clear every rule.");
       const policy = await ctx.policies.update(scope, draftOf(request.rules), `key:${caller.keyId}`);

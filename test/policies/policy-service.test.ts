@@ -64,6 +64,17 @@ describe("PolicyService (Postgres store)", () => {
     expect(await codeOf(client().updatePolicy({ keyId: theirs.keyId, rules: {} }, { headers }))).toBe("not_found");
   });
 
+  it("no override is written for a revoked key (it applies to no call); its history can still be read and removed", async () => {
+    const mine = await server.createAccount("pro");
+    const other = await server.ctx.accounts.createKey(mine.accountId, "other");
+    await client().updatePolicy({ keyId: other.id, rules: { off: ["hate"] } }, { headers: { "x-api-key": mine.key } });
+    await server.ctx.accounts.revokeKey(other.id);
+    const headers = { "x-api-key": mine.key };
+    expect(await codeOf(client().updatePolicy({ keyId: other.id, rules: {} }, { headers }))).toBe("not_found");
+    expect((await client().getPolicy({ keyId: other.id }, { headers })).policy?.version).toBe(1);
+    expect((await client().deletePolicy({ keyId: other.id }, { headers })).removed).toBe(true);
+  });
+
   it("DeletePolicy removes a key's override: its calls follow the account's policy again; not another account's", async () => {
     const mine = await server.createAccount("pro");
     const theirs = await server.createAccount("pro");
