@@ -146,6 +146,9 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
   const outageClock = options.clock ?? systemClock;
   const unavailable = (message: string, cause: unknown): RateLimiterUnavailableError => {
     const now = outageClock.now();
+    // A stalled Redis (frozen, overloaded) raises no client error, so the outage is logged here,
+    // once, unless the connection's own error said it already (found by an operations audit).
+    if (failingSince === undefined && healthy) log?.warn({ err: cause }, `rate limiter: ${message}; applying the failure mode until it answers`);
     failingSince ??= now;
     return new RateLimiterUnavailableError(message, { cause, retryAfterMs: outageRetryAfterMs(now - failingSince) });
   };
@@ -193,6 +196,7 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
         else settled();
         throw unavailable("Redis did not answer the rate limit check", error);
       }
+      if (failingSince !== undefined && healthy) log?.info({}, "rate limiter: Redis answers again");
       failingSince = undefined;
       const [allowed, count, resetMs] = parseReply(reply);
       return {

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { createClient } from "redis";
 import { afterEach, describe, expect, it } from "vitest";
+import { createLogger } from "../../src/base/logger.js";
 import { RateLimiterUnavailableError } from "../../src/rate-limit/rate-limiter.js";
 import { createRedisRateLimiter, type RedisRateLimiter } from "../../src/rate-limit/redis-rate-limiter.js";
 import { createFakeClock } from "./fake-clock.js";
@@ -74,6 +75,24 @@ describe("redis rate limiter when Redis misbehaves", () => {
     const decision = await eventually(() => limiter.consume(key, 10));
     expect(decision.allowed).toBe(true);
     expect(decision.remaining).toBe(8);
+  });
+
+  it("logs a stall once when it starts and once when Redis answers again (a frozen Redis raises no client error)", async () => {
+    const port = await findFreePort();
+    const server = await startServer(port);
+    const lines: { level: number; msg: string }[] = [];
+    const log = createLogger("info", { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const limiter = createRedisRateLimiter({ url: `redis://127.0.0.1:${port}`, keyPrefix: "rl:", timeoutMs: 100, log });
+    cleanups.push(() => limiter.close());
+    await limiter.ready();
+    const key = randomUUID();
+    await eventually(() => limiter.consume(key, 10));
+    server.freeze();
+    for (let i = 0; i < 3; i++) await expect(limiter.consume(key, 10)).rejects.toBeInstanceOf(RateLimiterUnavailableError);
+    expect(lines.filter((l) => /did not answer/.test(l.msg))).toHaveLength(1);
+    server.thaw();
+    await eventually(() => limiter.consume(key, 10));
+    expect(lines.filter((l) => /answers again/.test(l.msg))).toHaveLength(1);
   });
 
   it("never charges checks that timed out, however many piled up during a stall", async () => {
