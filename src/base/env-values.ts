@@ -31,3 +31,19 @@ export function refuseOrphans(env: Env, prefix: string, why: string, allowed: re
   const set = Object.keys(env).filter((name) => name.startsWith(prefix) && !allowed.includes(name) && nonEmpty(env[name]) !== undefined).sort();
   if (set.length > 0) throw new ConfigError(`${set.join(", ")} ${set.length === 1 ? "is" : "are"} set, but ${why}: unset ${set.length === 1 ? "it" : "them"}, or configure the provider (docs/providers.md).`);
 }
+
+/**
+ * `name`'s value as an http(s) URL, or a ConfigError that does not echo it: a base URL may carry
+ * credentials (`https://user:key@host`), and the message goes to stderr and to logs. A URL of
+ * another scheme is named by its scheme only.
+ */
+export function readHttpUrl(name: string, raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} is not a valid http(s) URL (its value is not shown: it may hold credentials).`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new ConfigError(`${name} must be an http(s) URL; got "${url.protocol}//".`);
+  return url;
+}

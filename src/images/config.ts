@@ -1,5 +1,5 @@
 import os from "node:os";
-import { ConfigError, nonEmpty, readChoice, refuseOrphans, type Env } from "../base/env-values.js";
+import { ConfigError, nonEmpty, readChoice, readHttpUrl, refuseOrphans, type Env } from "../base/env-values.js";
 import type { GuardOptions } from "../providers/provider-guard.js";
 import type { OpenAiCompatibleOptions } from "../providers/openai-compatible.js";
 import type { DecodeLimits } from "./decode.js";
@@ -47,15 +47,7 @@ export function readImageConfig(env: Env): ImageModerationOptions {
   if (baseUrl === undefined || model === undefined) {
     throw new ConfigError("VISION_BASE_URL and VISION_MODEL must be set together to configure deep image analysis.");
   }
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    throw new ConfigError(`VISION_BASE_URL must be an http(s) URL; got "${baseUrl}".`);
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new ConfigError(`VISION_BASE_URL must be an http(s) URL; got "${baseUrl}".`);
-  }
+  readHttpUrl("VISION_BASE_URL", baseUrl);
   const apiKey = nonEmpty(env.VISION_API_KEY);
   const apiVersion = nonEmpty(env.VISION_API_VERSION);
   const providerName = nonEmpty(env.VISION_PROVIDER_NAME);

@@ -221,7 +221,17 @@ describe("readImageConfig", () => {
     expect(() => readImageConfig({ VISION_BASE_URL: "http://localhost:11434/v1" })).toThrow(
       "VISION_BASE_URL and VISION_MODEL must be set together to configure deep image analysis.",
     );
-    expect(() => readImageConfig({ VISION_BASE_URL: "ftp://x", VISION_MODEL: "m" })).toThrow(/VISION_BASE_URL must be an http\(s\) URL/);
+    expect(() => readImageConfig({ VISION_BASE_URL: "ftp://x", VISION_MODEL: "m" })).toThrow('VISION_BASE_URL must be an http(s) URL; got "ftp://".');
+    // A base URL may carry credentials: the value is never echoed.
+    for (const value of ["ftp://user:s3cret@host/v1", "https//user:s3cret@host", "http://[bad"]) {
+      expect(() => readImageConfig({ VISION_BASE_URL: value, VISION_MODEL: "m" })).toThrow(ConfigError);
+      try {
+        readImageConfig({ VISION_BASE_URL: value, VISION_MODEL: "m" });
+      } catch (error) {
+        expect(String(error)).not.toContain("s3cret");
+        expect(String(error)).not.toContain("[bad");
+      }
+    }
     expect(() => readImageConfig({ VISION_BASE_URL: "http://x", VISION_MODEL: "m", VISION_TIMEOUT_MS: "soon" })).toThrow(ConfigError);
     expect(() => readImageConfig({ VISION_BASE_URL: "http://x", VISION_MODEL: "m", VISION_RESPONSE_FORMAT: "xml" })).toThrow(
       'VISION_RESPONSE_FORMAT must be one of json_schema, json_object, none; got "xml".',

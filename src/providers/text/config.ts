@@ -1,4 +1,4 @@
-import { ConfigError, refuseOrphans, nonEmpty, readChoice, type Env } from "../../base/env-values.js";
+import { ConfigError, refuseOrphans, nonEmpty, readChoice, readHttpUrl, type Env } from "../../base/env-values.js";
 import type { GuardOptions } from "../provider-guard.js";
 import { TEXT_PROVIDER_KINDS, type TextProviderKind } from "./text-provider.js";
 
@@ -72,13 +72,7 @@ export function readTextProviderConfig(env: Env): TextProviderConfig | undefined
 }
 
 function checkHttpUrl(raw: string): void {
-  let url: URL | undefined;
-  try {
-    url = new URL(raw);
-  } catch {
-    url = undefined;
-  }
-  if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) throw new ConfigError(`TEXT_PROVIDER_BASE_URL must be an http(s) URL; got "${raw}".`);
+  readHttpUrl("TEXT_PROVIDER_BASE_URL", raw);
 }
 
 function fraction(env: Env, name: string, fallback: number): number {
