@@ -12,3 +12,8 @@ export function charsetOf(header: string | null | undefined): string | undefined
   }
   return undefined;
 }
+
+/** Whether a charset parameter (charsetOf's) is absent or UTF-8, the only one the service reads. */
+export function isUtf8OrUnset(charset: string | undefined): charset is "utf-8" | "utf8" | undefined {
+  return charset === undefined || charset === "utf-8" || charset === "utf8";
+}

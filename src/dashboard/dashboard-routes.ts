@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { AppContext } from "../app/app-context.js";
-import { charsetOf, mediaTypeOf } from "../base/media-type.js";
+import { charsetOf, isUtf8OrUnset, mediaTypeOf } from "../base/media-type.js";
 import { registerAccountPages } from "./account-pages.js";
 import { registerPolicyPages } from "./policy-pages.js";
 import { registerAuthRoutes } from "./auth-routes.js";
@@ -122,8 +122,7 @@ function pageMethods(app: FastifyInstance, path: string): string[] {
  */
 function formRefusal(contentType: string | undefined, contentEncoding: string | undefined): string | undefined {
   if (mediaTypeOf(contentType) !== "application/x-www-form-urlencoded") return "The dashboard's forms are sent as application/x-www-form-urlencoded.";
-  const charset = charsetOf(contentType);
-  if (charset !== undefined && charset !== "utf-8" && charset !== "utf8") return "The dashboard's forms are read as UTF-8 only.";
+  if (!isUtf8OrUnset(charsetOf(contentType))) return "The dashboard's forms are read as UTF-8 only.";
   const encoding = contentEncoding?.trim().toLowerCase();
   if (encoding && encoding !== "identity") return "The dashboard's forms are read uncompressed (no Content-Encoding).";
   return undefined;

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { HeldBodies } from "../base/held-bodies.js";
 import { MAX_REQUEST_BYTES, UNAUTHENTICATED_BODY_KEEP } from "../base/limits.js";
 import { knownWithoutLiveKey, liveCallerOf } from "../interceptors/auth.js";
-import { charsetOf, mediaTypeOf } from "../base/media-type.js";
+import { charsetOf, isUtf8OrUnset, mediaTypeOf } from "../base/media-type.js";
 import { ApiError } from "../errors/api-error.js";
 import { noteErrorCode } from "../observability/request-observation.js";
 import { incomingHeaderReader } from "./plain-headers.js";
@@ -59,7 +59,7 @@ function unsupportedBody(request: FastifyRequest): ApiError | undefined {
   // ("charset=utf-16" with UTF-8 bytes answered 200; real UTF-16 "not valid JSON"), where Connect
   // answers 415.
   const charset = charsetOf(header);
-  if (charset !== undefined && charset !== "utf-8" && charset !== "utf8") {
+  if (!isUtf8OrUnset(charset)) {
     return new ApiError("unsupported_media_type", `The JSON routes read UTF-8 only (got charset "${charset.slice(0, 40)}"): send the body as UTF-8.`);
   }
   // Read as plain bytes whatever it said: a gzip body failed as "not valid JSON", and a plain one

@@ -2,7 +2,7 @@ import { promisify } from "node:util";
 import { brotliCompressSync, brotliDecompress, gunzip, gzipSync } from "node:zlib";
 import { fromBinary, fromJsonString, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../base/json-depth.js";
-import { charsetOf, mediaTypeOf } from "../base/media-type.js";
+import { charsetOf, isUtf8OrUnset, mediaTypeOf } from "../base/media-type.js";
 import { decodeStrictUtf8 } from "../base/strict-utf8.js";
 
 /** How a unary RPC body is laid out: gRPC and gRPC-Web wrap the message in an envelope. */
@@ -78,7 +78,7 @@ export function withCanonicalContentType(header: Headers): Headers {
   const media = mediaTypeOf(raw);
   if (raw === null || raw === media || !(Object.hasOwn(FORMATS, media) || CONNECT_STREAMING.has(media))) return header;
   const charset = charsetOf(raw);
-  if (charset !== undefined && charset !== "utf-8" && charset !== "utf8") return header;
+  if (!isUtf8OrUnset(charset)) return header;
   const copy = new Headers(header);
   copy.set("content-type", media);
   return copy;
