@@ -1,4 +1,5 @@
 import { Worker } from "node:worker_threads";
+import { LaneQueue } from "./lane-queue.js";
 import type { JobBatch, PoolWorkerData, ResultsReply, WorkerReply } from "./serve-jobs.mjs";
 
 /** The errors a pool raises, worded for its callers (a compute pool and the image model word them differently). */
@@ -10,7 +11,7 @@ export interface WorkerPoolErrors {
   exitedBeforeReady(exitCode: number): Error;
 }
 
-export interface WorkerPoolOptions<Setup> {
+export interface WorkerPoolOptions<Setup, Job = unknown> {
   /** The worker's entry module; it answers through serveJobs (serve-jobs.mjs). */
   url: URL;
   /** Worker threads, at least one. */
@@ -34,6 +35,15 @@ export interface WorkerPoolOptions<Setup> {
   maxCrashes: number;
   /** Worker replies are sent in parts of this many answers (see serveJobs); default 4. */
   replyEvery?: number;
+  /**
+   * With `gatherPerTurn`: the most work one message to a worker may hold, in the units of
+   * `costOf` (a message holds at least one job), and the work past which a worker is sent no
+   * further message until some of it is answered. Jobs past it wait in the pool, where lanes
+   * take turns, instead of in a worker's port, where nothing can pass them. Default: no bound.
+   */
+  maxBatchCost?: number;
+  /** A job's expected work, for `maxBatchCost`; default 1 per job. */
+  costOf?: (job: Job) => number;
 }
 
 export interface WorkerPool<Job, Result, Info> {
@@ -42,8 +52,10 @@ export interface WorkerPool<Job, Result, Info> {
   /**
    * Runs `job` on a worker. Aborting `signal` drops the job while it still waits for a worker
    * (rejected with the signal's reason); a job already posted runs out, its answer unread.
+   * Waiting jobs are taken lane by lane in turn (lane-queue.ts): `lane` names whose job it is
+   * (a caller's account); jobs without one share a lane.
    */
-  run(job: Job, signal?: AbortSignal): Promise<Result>;
+  run(job: Job, signal?: AbortSignal, lane?: string): Promise<Result>;
   /** Jobs waiting for a worker (not yet posted). */
   waiting(): number;
   /** Jobs submitted and not yet answered: waiting, posted or running. */
@@ -51,7 +63,10 @@ export interface WorkerPool<Job, Result, Info> {
   close(): Promise<void>;
 }
 
-type Pending<Job, Result> = { id: number; job: Job; crashes: number; resolve: (result: Result) => void; reject: (error: Error) => void; signal?: AbortSignal };
+type Pending<Job, Result> = {
+  id: number; job: Job; lane: string; cost: number; crashes: number;
+  resolve: (result: Result) => void; reject: (error: Error) => void; signal?: AbortSignal;
+};
 
 interface Slot<Job, Result> {
   worker: Worker;
@@ -61,6 +76,8 @@ interface Slot<Job, Result> {
   inFlight: Map<number, Pending<Job, Result>>;
   /** Batches posted whose last answers have not come back. */
   batchesInFlight: number;
+  /** The cost (`costOf`) of the jobs in `inFlight`. */
+  costInFlight: number;
 }
 
 /**
@@ -68,14 +85,15 @@ interface Slot<Job, Result> {
  * one: a worker that exits is replaced, the jobs it held run again elsewhere (or on its
  * replacement), and only the job it was running is refused after `maxCrashes` deaths. Jobs
  * must therefore be pure functions of their input. Each job goes to the least-loaded worker
- * with room; the rest wait here, in order.
+ * with room; the rest wait here, their lanes taking turns.
  */
-export async function createWorkerPool<Job, Result, Info, Setup>(options: WorkerPoolOptions<Setup>): Promise<WorkerPool<Job, Result, Info>> {
+export async function createWorkerPool<Job, Result, Info, Setup>(options: WorkerPoolOptions<Setup, Job>): Promise<WorkerPool<Job, Result, Info>> {
   if (!(Number.isInteger(options.size) && options.size >= 1)) throw new RangeError(`a worker pool needs a positive whole number of workers; got ${options.size}`);
   const { errors } = options;
   const slots: Slot<Job, Result>[] = [];
-  /** Not yet posted, oldest first. */
-  let queue: Pending<Job, Result>[] = [];
+  /** Not yet posted. */
+  const queue = new LaneQueue<Pending<Job, Result>>();
+  const maxBatchCost = options.gatherPerTurn ? (options.maxBatchCost ?? Infinity) : Infinity;
   let nextId = 0;
   // Ids live in an Int32Array (progress), so they wrap before 2^31; 0 means "none yet".
   const takeId = () => (nextId = nextId >= 0x7fffffff ? 1 : nextId + 1);
@@ -89,7 +107,7 @@ export async function createWorkerPool<Job, Result, Info, Setup>(options: Worker
       const progress = new Int32Array(new SharedArrayBuffer(4));
       const workerData: PoolWorkerData<Setup> = { setup: options.setup, progress, replyEvery: options.replyEvery ?? 4 };
       const worker = new Worker(options.url, { workerData });
-      const slot: Slot<Job, Result> = { worker, progress, inFlight: new Map(), batchesInFlight: 0 };
+      const slot: Slot<Job, Result> = { worker, progress, inFlight: new Map(), batchesInFlight: 0, costInFlight: 0 };
       let ready = false;
       worker.on("message", (message: WorkerReply<Result, Info>) => {
         if (message.type === "results") settle(slot, message);
@@ -119,6 +137,7 @@ export async function createWorkerPool<Job, Result, Info, Setup>(options: Worker
       const pending = slot.inFlight.get(ids[i]!);
       if (!pending) continue;
       slot.inFlight.delete(ids[i]!);
+      slot.costInFlight -= pending.cost;
       const message = messages?.[i];
       if (message === undefined || message === null) pending.resolve(values[i] as Result);
       else pending.reject(new Error(message));
@@ -140,7 +159,7 @@ export async function createWorkerPool<Job, Result, Info, Setup>(options: Worker
     // A job whose caller left while it ran is not run again for nobody.
     const rerun = orphans.filter((p) => !p.signal?.aborted);
     for (const p of orphans) if (p.signal?.aborted) p.reject(p.signal.reason);
-    queue = [...rerun, ...queue];
+    queue.pushFront(rerun);
     if (queue.length > 0) scheduleFlush();
     start().then(
       ({ slot }) => {
@@ -151,7 +170,7 @@ export async function createWorkerPool<Job, Result, Info, Setup>(options: Worker
       (error: Error) => {
         if (slots.length > 0 || closed) return; // the live workers drain the queue
         broken = error;
-        for (const p of queue.splice(0)) p.reject(error);
+        for (const p of queue.drain()) p.reject(error);
       },
     );
   };
@@ -162,23 +181,38 @@ export async function createWorkerPool<Job, Result, Info, Setup>(options: Worker
     setImmediate(flush);
   };
 
-  /** Hands waiting jobs, one by one, to the least-loaded worker that may take another message. */
+  /**
+   * Hands waiting jobs to the least-loaded worker that may take another message, until none
+   * may or none wait. With `gatherPerTurn`, one message holds a share of the waiting jobs (so
+   * every worker with room gets some) of at most `maxBatchCost`; otherwise one job.
+   */
   const flush = () => {
     flushScheduled = false;
     if (closed) return;
-    const open = slots.filter((s) => s.batchesInFlight < options.maxBatchesInFlight);
-    if (open.length === 0 || queue.length === 0) return;
-    const batches = new Map<Slot<Job, Result>, Pending<Job, Result>[]>();
-    const loadOf = (s: Slot<Job, Result>) => s.inFlight.size + (batches.get(s)?.length ?? 0);
-    for (const pending of queue.splice(0, options.gatherPerTurn ? queue.length : open.length)) {
-      let best = open[0]!;
-      for (const s of open) if (loadOf(s) < loadOf(best)) best = s;
-      let batch = batches.get(best);
-      if (!batch) batches.set(best, (batch = []));
-      batch.push(pending);
-      if (!options.gatherPerTurn) open.splice(open.indexOf(best), 1);
+    while (queue.length > 0) {
+      let best: Slot<Job, Result> | undefined;
+      let open = 0;
+      for (const s of slots) {
+        if (s.batchesInFlight >= options.maxBatchesInFlight || (s.batchesInFlight > 0 && s.costInFlight >= maxBatchCost)) continue;
+        open++;
+        if (!best || s.inFlight.size < best.inFlight.size) best = s;
+      }
+      if (!best) return;
+      post(best, takeBatch(Math.ceil(queue.length / open)));
     }
-    for (const [slot, batch] of batches) post(slot, batch);
+  };
+
+  /** The next message's jobs: at least one, at most `count`, and within `maxBatchCost` together. */
+  const takeBatch = (count: number): Pending<Job, Result>[] => {
+    const first = queue.shift()!;
+    const batch = [first];
+    if (!options.gatherPerTurn) return batch;
+    let cost = first.cost;
+    for (let next = queue.peek(); next && batch.length < count && cost + next.cost <= maxBatchCost; next = queue.peek()) {
+      batch.push(queue.shift()!);
+      cost += next.cost;
+    }
+    return batch;
   };
 
   /**
@@ -188,10 +222,7 @@ export async function createWorkerPool<Job, Result, Info, Setup>(options: Worker
    */
   const dropWhenAborted = (pending: Pending<Job, Result>, signal: AbortSignal) => {
     const drop = () => {
-      const at = queue.indexOf(pending);
-      if (at < 0) return;
-      queue.splice(at, 1);
-      pending.reject(signal.reason);
+      if (queue.remove(pending)) pending.reject(signal.reason);
     };
     signal.addEventListener("abort", drop, { once: true });
     const { resolve, reject } = pending;
@@ -206,7 +237,10 @@ export async function createWorkerPool<Job, Result, Info, Setup>(options: Worker
   };
 
   const post = (slot: Slot<Job, Result>, batch: Pending<Job, Result>[]) => {
-    for (const pending of batch) slot.inFlight.set(pending.id, pending);
+    for (const pending of batch) {
+      slot.inFlight.set(pending.id, pending);
+      slot.costInFlight += pending.cost;
+    }
     slot.batchesInFlight++;
     slot.worker.postMessage({ ids: batch.map((p) => p.id), jobs: batch.map((p) => p.job) } satisfies JobBatch<Job>);
   };
@@ -223,12 +257,13 @@ export async function createWorkerPool<Job, Result, Info, Setup>(options: Worker
 
   return {
     info: ok[0]!.info,
-    run: (job, signal) =>
+    run: (job, signal, lane = "") =>
       new Promise((resolve, reject) => {
         if (closed) return reject(errors.closed());
         if (broken) return reject(broken);
         if (signal?.aborted) return reject(signal.reason);
-        const pending: Pending<Job, Result> = { id: takeId(), job, crashes: 0, resolve, reject, ...(signal ? { signal } : {}) };
+        const cost = options.costOf?.(job) ?? 1;
+        const pending: Pending<Job, Result> = { id: takeId(), job, lane, cost, crashes: 0, resolve, reject, ...(signal ? { signal } : {}) };
         if (signal) dropWhenAborted(pending, signal);
         queue.push(pending);
         if (options.gatherPerTurn) scheduleFlush();
@@ -239,7 +274,7 @@ export async function createWorkerPool<Job, Result, Info, Setup>(options: Worker
     async close() {
       if (closed) return;
       closed = true;
-      const unanswered = [...queue.splice(0), ...slots.flatMap((s) => [...s.inFlight.values()])];
+      const unanswered = [...queue.drain(), ...slots.flatMap((s) => [...s.inFlight.values()])];
       const stopping = slots.splice(0);
       await Promise.all(stopping.map((s) => s.worker.terminate()));
       for (const p of unanswered) p.reject(errors.closed());

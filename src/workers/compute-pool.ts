@@ -21,6 +21,39 @@ const MAX_BATCHES_IN_FLIGHT = 2;
 /** A job that was running when its worker died this many times is given up on, not retried. */
 const MAX_CRASHES = 2;
 
+/**
+ * The most work one message to a worker holds, in costOf's units (characters to classify):
+ * jobs past it wait in the pool, where callers' accounts take turns (threads/lane-queue.ts).
+ * 50,000 characters take about 10 ms as prose and up to about 150 ms as random symbols, the
+ * slowest text measured; a larger job (ten 10,000-character texts) goes alone.
+ */
+const MAX_BATCH_COST = 50_000;
+
+/** What any job costs besides its text: a message's share, a signature. */
+const JOB_OVERHEAD = 200;
+
+/**
+ * A job's expected work, in characters of text classified: the texts, twice when there are
+ * several (they are also judged together); a JSON body counts one per 50 bytes (parsing and its
+ * checks cost far less per byte than classifying does per character).
+ */
+function costOf(job: ComputeJob): number {
+  switch (job.kind) {
+    case "classify":
+      return JOB_OVERHEAD + job.text.length;
+    case "answer-json":
+    case "answer-rpc": {
+      let characters = 0;
+      for (const text of job.texts) characters += text.length;
+      return JOB_OVERHEAD + characters * (job.texts.length > 1 ? 2 : 1);
+    }
+    case "parse-json":
+      return JOB_OVERHEAD + Math.ceil(job.body.length / 50);
+    default:
+      return JOB_OVERHEAD;
+  }
+}
+
 interface ComputePoolOptions {
   /** Worker threads; each holds its own copy of the text model. */
   size: number;
@@ -54,8 +87,10 @@ type AnswerRpcResult = { verdicts: EncodedVerdict[]; combined: EncodedVerdict | 
  * Worker threads for the CPU-bound steps of a request (text classification, Ed25519 signing,
  * whole signed answers, parsing large JSON bodies), so the event loop spends its time on HTTP.
  * A generic worker pool (src/threads/worker-pool.ts) with jobs gathered per event-loop turn, two messages in flight
- * per worker, and a job re-run once if its worker dies under it: the jobs are pure functions
- * of their input, so nothing accepted is lost or done twice with a different answer.
+ * per worker, callers' accounts taking turns for the rest (a whole answer's job names its
+ * account; other jobs share one lane), and a job re-run once if its worker dies under it: the
+ * jobs are pure functions of their input, so nothing accepted is lost or done twice with a
+ * different answer.
  */
 export async function createComputePool(options: ComputePoolOptions): Promise<ComputePool> {
   if (!(options.size >= 1)) throw new RangeError("a compute pool needs at least one worker");
@@ -66,6 +101,8 @@ export async function createComputePool(options: ComputePoolOptions): Promise<Co
     gatherPerTurn: true,
     maxBatchesInFlight: MAX_BATCHES_IN_FLIGHT,
     maxCrashes: MAX_CRASHES,
+    maxBatchCost: MAX_BATCH_COST,
+    costOf,
     errors: {
       // Only at shutdown, for calls still waiting when the grace period ran out: the caller may
       // retry elsewhere (UNAVAILABLE, 503), and it is not the server's error to log.
@@ -89,12 +126,12 @@ export async function createComputePool(options: ComputePoolOptions): Promise<Co
       return latin1ToBytes(result.signature);
     },
     async answerJson({ texts, answerId, requestBody, nowMs, scope }) {
-      const result = await pool.run({ kind: "answer-json", texts, answerId, requestBody: bytesToLatin1(requestBody), nowMs, scope });
+      const result = await pool.run({ kind: "answer-json", texts, answerId, requestBody: bytesToLatin1(requestBody), nowMs, scope }, undefined, scope.account);
       if (!("json" in result)) throw new Error("compute worker answered an answer-json job without an answer");
       return result;
     },
     async answerRpc({ texts, answerId, requestBytes, nowMs, scope }) {
-      const result = await pool.run({ kind: "answer-rpc", texts, answerId, requestBytes: bytesToLatin1(requestBytes), nowMs, scope });
+      const result = await pool.run({ kind: "answer-rpc", texts, answerId, requestBytes: bytesToLatin1(requestBytes), nowMs, scope }, undefined, scope.account);
       if (!("metadata" in result)) throw new Error("compute worker answered an answer-rpc job without an answer");
       return result;
     },

@@ -7,7 +7,7 @@ type Info = { greeting: string | undefined; thread: number };
 type Setup = { greeting?: string; failToStart?: boolean; exitBeforeReady?: boolean };
 
 const WORKER = new URL("./test-worker.mjs", import.meta.url);
-const errors: WorkerPoolOptions<Setup>["errors"] = {
+const errors: WorkerPoolOptions<Setup, Job>["errors"] = {
   closed: () => new Error("pool closed"),
   crashed: (code) => new Error(`worker died (exit ${code}) running this job`),
   failedToStart: (message) => new Error(`worker failed to start: ${message}`),
@@ -15,7 +15,7 @@ const errors: WorkerPoolOptions<Setup>["errors"] = {
 };
 
 const open: WorkerPool<Job, Result, Info>[] = [];
-async function pool(options: Partial<WorkerPoolOptions<Setup>> = {}) {
+async function pool(options: Partial<WorkerPoolOptions<Setup, Job>> = {}) {
   const created = await createWorkerPool<Job, Result, Info, Setup>({
     url: WORKER, size: 2, setup: { greeting: "hi" }, errors, gatherPerTurn: true, maxBatchesInFlight: 2, maxCrashes: 2, ...options,
   });
@@ -104,6 +104,49 @@ describe("the generic worker pool, against real worker threads", () => {
     await Promise.all([first, ...rest].map((job) => job.then((r) => order.push(r.value!))));
     expect(order).toEqual([0, 1, 2, 3]);
     expect(p.waiting()).toBe(0);
+  });
+
+  // One account's expensive jobs made another account's cheap one wait for all of them (the
+  // pool was first come, first served, and one turn's jobs went to the worker in one message).
+  it("lets lanes take turns, and bounds a message's work so a later lane's job can pass", async () => {
+    const p = await pool({ size: 1, maxBatchesInFlight: 1, maxBatchCost: 100, costOf: (job) => job.ms ?? 1 });
+    const order: string[] = [];
+    const track = (name: string, job: Promise<Result>) => job.then(() => order.push(name));
+    const heavy = Array.from({ length: 5 }, (_, i) => track(`a${i}`, p.run({ do: "sleep", ms: 60, value: i }, undefined, "account-a")));
+    await new Promise((resolve) => setImmediate(resolve)); // a0 posted alone (60 + 60 > 100); a1..a4 wait
+    expect(p.waiting()).toBe(4);
+    const light = track("b", p.run(echo(9), undefined, "account-b"));
+    await Promise.all([...heavy, light]);
+    // b goes next, as soon as the worker is free: not after a4.
+    expect(order).toEqual(["a0", "b", "a1", "a2", "a3", "a4"]);
+  });
+
+  it("sends a worker busy with a message of the bound's work no second one; cheaper messages go two at a time", async () => {
+    const p = await pool({ size: 1, maxBatchesInFlight: 2, maxBatchCost: 100, costOf: (job) => job.ms ?? 1 });
+    const heavy = [p.run({ do: "sleep", ms: 100, value: 1 }, undefined, "a")];
+    await new Promise((resolve) => setImmediate(resolve));
+    heavy.push(p.run({ do: "sleep", ms: 100, value: 2 }, undefined, "a"));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(p.waiting()).toBe(1); // not in the worker's port, where a later lane could not pass it
+    await Promise.all(heavy);
+    const light = [p.run({ do: "sleep", ms: 50, value: 3 }, undefined, "a")];
+    await new Promise((resolve) => setImmediate(resolve));
+    light.push(p.run({ do: "sleep", ms: 40, value: 4 }, undefined, "a"));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(p.waiting()).toBe(0);
+    await Promise.all(light);
+  });
+
+  it("without a cost bound, gathers one turn's jobs into one message, lanes in turn", async () => {
+    const p = await pool({ size: 1, maxBatchesInFlight: 1 });
+    const blocker = p.run({ do: "sleep", ms: 100, value: 0 });
+    await new Promise((resolve) => setImmediate(resolve));
+    const order: string[] = [];
+    const jobs = [["x", 1], ["x", 2], ["x", 3], ["y", 4], ["x", 5], ["y", 6]] as const;
+    const runs = jobs.map(([lane, value]) => p.run(echo(value), undefined, lane).then((r) => order.push(`${lane}${r.value}`)));
+    expect(p.waiting()).toBe(6);
+    await Promise.all([blocker, ...runs]);
+    expect(order).toEqual(["x1", "y4", "x2", "y6", "x3", "x5"]);
   });
 
   it("replaces a worker that dies, re-runs the jobs it held, and refuses the job it was running after maxCrashes deaths", async () => {

@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import { LaneQueue } from "../../src/threads/lane-queue.js";
+
+type Item = { lane: string; name: string };
+const item = (lane: string, name: string): Item => ({ lane, name });
+const names = (items: (Item | undefined)[]) => items.map((i) => i?.name);
+
+describe("LaneQueue", () => {
+  it("takes one job per lane in turn, each lane first in, first out, a lane that was empty next", () => {
+    const q = new LaneQueue<Item>();
+    for (const name of ["a1", "a2", "a3"]) q.push(item("a", name));
+    q.push(item("b", "b1"));
+    expect(q.length).toBe(4);
+    expect(q.shift()?.name).toBe("a1");
+    q.push(item("c", "c1"));
+    q.push(item("b", "b2"));
+    expect(q.peek()?.name).toBe("b1");
+    // b and c had not been served: both before a, served already; then the served lanes in turn.
+    expect(names([q.shift(), q.shift(), q.shift(), q.shift(), q.shift(), q.shift()])).toEqual(["b1", "c1", "a2", "b2", "a3", undefined]);
+    expect(q.length).toBe(0);
+    expect(q.peek()).toBeUndefined();
+  });
+
+  it("puts jobs back ahead of the rest, each at the front of its lane", () => {
+    const q = new LaneQueue<Item>();
+    q.push(item("a", "a3"));
+    q.push(item("b", "b2"));
+    q.pushFront([item("b", "b1"), item("c", "c1"), item("a", "a1"), item("a", "a2")]);
+    expect(q.length).toBe(6);
+    expect(q.drain().map((i) => i.name)).toEqual(["b1", "b2", "c1", "a1", "a2", "a3"]);
+    expect(q.length).toBe(0);
+  });
+
+  it("removes a job wherever it waits, once, and forgets an emptied lane", () => {
+    const q = new LaneQueue<Item>();
+    const gone = item("a", "a1");
+    q.push(gone);
+    q.push(item("b", "b1"));
+    expect(q.remove(gone)).toBe(true);
+    expect(q.remove(gone)).toBe(false);
+    expect(q.remove(item("z", "z1"))).toBe(false);
+    q.push(item("a", "a2"));
+    expect(names([q.shift(), q.shift()])).toEqual(["b1", "a2"]);
+  });
+});
