@@ -3,7 +3,7 @@ import type { CategoryVerdict, EvidenceSpan, Verdict } from "../classifiers/clas
 // The most spans the engine gives a category: a full list may leave evidence unshown.
 import { MAX_SPANS } from "../classifiers/engine/engine.js";
 import { CUSTOM_CATEGORY, DEFAULT_POLICY, LIST_SCORE, type BlockCategory, type Policy } from "./policy.js";
-import { buildTermMatcher, buildTermMatcherCooperatively, type TermHit, type TermMatcher } from "./term-matcher.js";
+import { buildTermMatcher, buildTermMatcherCooperatively, type TermGroups, type TermHit, type TermMatcher } from "./term-matcher.js";
 
 /** A policy ready to apply: its rules with one matcher over both lists, built once per version. */
 export interface CompiledPolicy {
@@ -42,16 +42,40 @@ export function flagsAt(t: number, entry: CategoryVerdict, bar: number | undefin
 /** Weight given to a block-list span: the account's own list, not the model, decided it. */
 const LIST_WEIGHT = 1;
 
+/**
+ * The most block-list spans one category (or `custom`) of one text shows: the first in the text.
+ * One hit flags the category; every hit shown, a list of nested phrases ("ab", "ab ab", ...)
+ * against a text repeating them answered 214 MB and held the event loop 8 s.
+ */
+export const MAX_LIST_SPANS = 10;
+
 export function compilePolicy(policy: Policy): CompiledPolicy {
-  return compiledWith(policy, buildTermMatcher(termsOf(policy)));
+  return compiledWith(policy, buildTermMatcher(termsOf(policy), { groups: groupsOf(policy) }));
 }
 
 /** The same, giving the event loop a turn every few milliseconds (a full list takes 0.1-0.2 s). */
 export async function compilePolicyCooperatively(policy: Policy): Promise<CompiledPolicy> {
-  return compiledWith(policy, await buildTermMatcherCooperatively(termsOf(policy)));
+  return compiledWith(policy, await buildTermMatcherCooperatively(termsOf(policy), { groups: groupsOf(policy) }));
 }
 
 const termsOf = (policy: Policy): string[] => [...policy.blockList.map((b) => b.term), ...policy.allowList];
+
+/**
+ * The matcher's groups (term-matcher.ts): block terms by category, at most MAX_LIST_SPANS hits
+ * each; allow terms one group without a limit (every allowed place is blanked out). Per group
+ * the longest term ending at a place stands for the others: its span covers theirs.
+ */
+function groupsOf(policy: Policy): TermGroups {
+  const custom = CATEGORY_IDS.length;
+  const allowed = custom + 1;
+  const of = new Int32Array(policy.blockList.length + policy.allowList.length).fill(allowed);
+  policy.blockList.forEach((b, i) => {
+    of[i] = b.category === CUSTOM_CATEGORY ? custom : CATEGORY_IDS.indexOf(b.category);
+  });
+  const caps = new Int32Array(allowed + 1).fill(MAX_LIST_SPANS);
+  caps[allowed] = 0;
+  return { of, caps };
+}
 
 function compiledWith(policy: Policy, matcher: TermMatcher): CompiledPolicy {
   return {
@@ -124,7 +148,8 @@ export function applyPolicy(verdict: Verdict, text: string, compiled: CompiledPo
     const category: BlockCategory = blockList[hit.term]!.category;
     const span: EvidenceSpan = { start: hit.start, end: hit.end, text: hit.text, weight: LIST_WEIGHT };
     if (category === CUSTOM_CATEGORY) {
-      (result.custom ??= []).push(span);
+      result.custom ??= [];
+      if (result.custom.length < MAX_LIST_SPANS) result.custom.push(span);
       continue;
     }
     // A category the model did not evaluate (text in a language it does not cover) takes the list's score.
@@ -132,7 +157,7 @@ export function applyPolicy(verdict: Verdict, text: string, compiled: CompiledPo
     categories[category] = { score: entry?.score ?? LIST_SCORE, flagged: true };
     // The list's spans first: they are why the category is flagged.
     const listed = (explanations[category] = explanations[category] === verdict.explanations[category] ? [] : explanations[category]!);
-    listed.push(span);
+    if (listed.length < MAX_LIST_SPANS) listed.push(span);
   }
   // Model spans after the list's, for categories the list flagged; a word both found is listed once.
   for (const id of CATEGORY_IDS) {

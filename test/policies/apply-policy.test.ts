@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Verdict } from "../../src/classifiers/classifier.js";
-import { applyPolicy, compilePolicy, DEFAULT_COMPILED_POLICY, flagsAt } from "../../src/policies/apply-policy.js";
+import { applyPolicy, compilePolicy, DEFAULT_COMPILED_POLICY, flagsAt, MAX_LIST_SPANS, withoutAllowedTerms } from "../../src/policies/apply-policy.js";
 import { validatePolicyRules, type Policy } from "../../src/policies/policy.js";
 import { ApiError } from "../../src/errors/api-error.js";
 
@@ -177,5 +177,44 @@ describe("a policy threshold in place of the model's bar (flagsAt)", () => {
   it("without a bar (images), by the score alone", () => {
     expect(flagsAt(0.9, entries.heldBack, undefined)).toBe(true);
     expect(flagsAt(0.5, entries.rule, undefined)).toBe(false);
+  });
+});
+
+// Found by an audit: every hit of every term became a span, so 10,000 copies of "the" against a
+// text of "the the ..." made 25 million hits and ran the service out of memory, and nested
+// phrases ("ab", "ab ab", ...) against "ab ab ..." answered 214 MB.
+describe("block-list hits a text can make", () => {
+  const empty: Verdict = { categories: { violence: { score: 0.1, flagged: false }, hate: { score: 0.1, flagged: false } }, explanations: {} };
+
+  it("copies of one term (also written with invisible characters) give one span per place, at most MAX_LIST_SPANS", () => {
+    const copies = [...Array.from({ length: 5_000 }, () => ({ term: "the", category: "violence" })),
+      ...Array.from({ length: 90 }, (_, i) => ({ term: `t${String.fromCodePoint(0xe0020 + i)}he`, category: "violence" }))];
+    const compiled = compilePolicy(policy({ block_list: copies }));
+    const input = "the ".repeat(2_500);
+    const hits = compiled.matcher.find(input);
+    expect(hits).toHaveLength(MAX_LIST_SPANS);
+    expect(hits.map((h) => h.start)).toEqual(Array.from({ length: MAX_LIST_SPANS }, (_, i) => i * 4));
+    const out = applyPolicy(empty, input, compiled);
+    expect(out.categories.violence).toEqual({ score: 0.1, flagged: true });
+    expect(out.explanations.violence).toHaveLength(MAX_LIST_SPANS);
+  });
+
+  it("nested phrases show the longest ending at each place, per category, and custom is capped alike", () => {
+    const nested = Array.from({ length: 33 }, (_, i) => Array.from({ length: i + 1 }, () => "ab").join(" "));
+    const compiled = compilePolicy(policy({ block_list: [...nested.map((term) => ({ term, category: "hate" })), { term: "ab" }] }));
+    const input = "ab ".repeat(3_000);
+    const out = applyPolicy(empty, input, compiled);
+    expect(out.explanations.hate!.map((s) => s.text)).toEqual(nested.slice(0, MAX_LIST_SPANS));
+    expect(out.custom).toHaveLength(MAX_LIST_SPANS);
+    expect(out.custom!.every((s) => s.text === "ab")).toBe(true);
+  });
+
+  it("allowed terms are every one found, so all of them are blanked out", () => {
+    const compiled = compilePolicy(policy({ allow_list: ["ab", "ab ab"], block_list: [{ term: "kill", category: "violence" }] }));
+    const input = `${"ab ".repeat(50)}kill`;
+    const allowed = compiled.matcher.find(input).filter((h) => h.term >= compiled.blockCount);
+    // One per place (the longest ending there): "ab" at the first, "ab ab" at every other.
+    expect(allowed).toHaveLength(50);
+    expect(withoutAllowedTerms(input, compiled.matcher.find(input), compiled)).toBe(`${" ".repeat(150)}kill`);
   });
 });
