@@ -221,3 +221,21 @@ describe("language gate", () => {
     });
   });
 });
+
+// Found by an audit: the reading took the text's whole NFKC form, and "\ufdfa" is 18 letters in
+// it, so ten items of 10,000 of them (and their combined text) took 17-30 times prose to read.
+describe("characters whose compatibility form is long", () => {
+  it("stay themselves, as the model's normaliser keeps them, so the text read is at most twice as long", () => {
+    const pieces: string[] = [];
+    const picker = (piece: string) => {
+      pieces.push(piece);
+      return "ar";
+    };
+    const text = `${"\ufdfa".repeat(2_000)} ${"\ufdfb".repeat(2_000)}. ｙｏｕ ａｒｅ ａ ｗｏｒｔｈｌｅｓｓ ｉｄｉｏｔ.`;
+    readLanguage(text, EN, picker);
+    expect(pieces.join("").length).toBeGreaterThan(0);
+    expect(pieces.join("").length).toBeLessThanOrEqual(2 * text.length);
+    // Short compatibility forms still read as their letters: full-width Latin as ASCII.
+    expect(pieces.some((piece) => piece.includes("you are a worthless idiot"))).toBe(true);
+  });
+});
