@@ -50,6 +50,11 @@ export function tooManyJsonValues(bound: number): ApiError {
   return new ApiError("invalid_request", `The request body holds more than ${bound} JSON values (object members and array elements), far more than any request needs.`);
 }
 
+/** The same bound for a protobuf message, counted in its list elements and map entries. */
+export function tooManyMessageValues(bound: number): ApiError {
+  return new ApiError("invalid_request", `The request message holds more than ${bound} list elements and map entries, far more than any request needs.`);
+}
+
 /** Counts code points, stopping early once `stopAt` is reached (texts can be huge). */
 function countCodePoints(text: string, stopAt: number): number {
   let count = 0;

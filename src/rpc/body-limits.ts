@@ -10,7 +10,7 @@ import type { BodyLimit } from "./guard-request-body.js";
  * Moderate: ten items, each an image of MAX_IMAGE_BYTES as base64 (src/base/limits.ts); as
  * Connect JSON, at most as many values as the JSON routes read.
  */
-const MODERATE_LIMIT: BodyLimit = { bytes: MAX_REQUEST_BYTES, why: ", more than ten maximal items need", jsonValues: MAX_JSON_VALUES };
+const MODERATE_LIMIT: BodyLimit = { bytes: MAX_REQUEST_BYTES, why: ", more than ten maximal items need", values: MAX_JSON_VALUES };
 
 /**
  * PolicyService: the largest policy and ten texts (TestPolicy takes text only), even as Connect
@@ -27,10 +27,10 @@ export const POLICY_REQUEST_BYTES = 16 * 1024 * 1024;
  * off and ten texts. test/rpc/body-limits.test.ts counts the largest request under it.
  */
 export const POLICY_JSON_VALUES = 3 * POLICY_LIMITS.blockListTerms + POLICY_LIMITS.allowListTerms + MAX_JSON_VALUES;
-const POLICY_LIMIT: BodyLimit = { bytes: POLICY_REQUEST_BYTES, why: ", more than the largest policy and ten texts need", jsonValues: POLICY_JSON_VALUES };
+const POLICY_LIMIT: BodyLimit = { bytes: POLICY_REQUEST_BYTES, why: ", more than the largest policy and ten texts need", values: POLICY_JSON_VALUES };
 
 /** AccountService: a key id and a date range. */
-const ACCOUNT_LIMIT: BodyLimit = { bytes: 64 * 1024, why: "", jsonValues: MAX_JSON_VALUES };
+const ACCOUNT_LIMIT: BodyLimit = { bytes: 64 * 1024, why: "", values: MAX_JSON_VALUES };
 
 /** The body limit of an RPC that needs an API key (the public ones get the guard's PUBLIC_BODY_LIMIT). */
 export function bodyLimitOf(method: DescMethod): BodyLimit {

@@ -10,7 +10,7 @@ import type { UniversalHandler, UniversalServerRequest } from "@connectrpc/conne
 import { ApiError, ERROR_CODE_HEADER, toConnectError } from "../errors/api-error.js";
 import { observationKey } from "../observability/request-observation.js";
 import { decodedRequestKey, deferredBodyRefusalKey, untrustedArrivalKey } from "../interceptors/context-keys.js";
-import { tooManyItems, tooManyJsonValues } from "../moderation/validate-request.js";
+import { tooManyItems, tooManyJsonValues, tooManyMessageValues } from "../moderation/validate-request.js";
 import { signConnectError } from "../signing/sign-outcome.js";
 import type { Signer } from "../signing/signer.js";
 import { bodyEncoding, bodyFormat, encodingHeader, decodeMessage, emptyMessageBody, inflateMessage, isSupportedEncoding, MAX_INFLATION_RATIO, SUPPORTED_ENCODINGS, unwrapMessage, withCanonicalEncoding, type BodyFormat } from "./decode-check.js";
@@ -33,11 +33,13 @@ export interface BodyLimit {
   /** Ends the refusal's sentence, e.g. ", more than ten maximal items need"; may be empty. */
   why: string;
   /**
-   * Most object members and array elements a Connect JSON body may hold, counted before it is
-   * parsed (json-outline.ts); absent: no bound. Connect parses the whole text before it can refuse
-   * an unknown key: a Moderate body of five million unknown keys held the event loop for seconds.
+   * Most values a body may hold, counted before it is parsed or decoded: a Connect JSON body's
+   * object members and array elements (json-outline.ts), a protobuf message's list elements and
+   * map entries (wire-walk.ts); absent: no bound. Connect parses the whole text before it can
+   * refuse an unknown key: a Moderate body of five million unknown keys held the event loop for
+   * seconds, and fromBinary builds every element of a list before the policy's count refuses it.
    */
-  jsonValues?: number;
+  values?: number;
 }
 
 interface RequestBodyGuardDeps {
@@ -165,13 +167,13 @@ async function decodeLive(
   const inflated = await inflateMessage(unwrapped.bytes, unwrapped.compressed ? encoding : undefined, limit.bytes);
   if (!inflated.ok && !inflated.tooLarge) throw await undecodable(deps, method, inflated.reason);
   if (!inflated.ok) throw await (inflated.inflatedPast < limit.bytes ? inflatesTooFar(deps, inflated.inflatedPast) : payloadTooLarge(deps, limit));
-  const { items, unknownFields, jsonValues } = outlineRequest(method.input, format, inflated.bytes);
+  const { items, unknownFields, values: held } = outlineRequest(method.input, format, inflated.bytes);
   if (unknownFields > MAX_UNKNOWN_FIELDS) throw await tooManyUnknownFields(deps, method, unknownFields);
   if (items !== undefined && items > MAX_ITEMS) {
     values.set(deferredBodyRefusalKey, tooManyItems(items));
     return undefined;
   }
-  if (limit.jsonValues !== undefined && jsonValues > limit.jsonValues) throw await signedError(deps, tooManyJsonValues(limit.jsonValues));
+  if (limit.values !== undefined && held > limit.values) throw await signedError(deps, format.json ? tooManyJsonValues(limit.values) : tooManyMessageValues(limit.values));
   const decoded = decodeMessage(method.input, format, inflated.bytes, deps.strictJson(method));
   if (decoded.ok) return decoded.message;
   throw await undecodable(deps, method, decoded.reason);

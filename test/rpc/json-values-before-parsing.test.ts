@@ -1,4 +1,7 @@
+import { create, toBinary } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
+import { UpdatePolicyRequestSchema } from "../../gen/moderation/v1/policy_pb.js";
+import { POLICY_LIMITS } from "../../src/policies/policy.js";
 import { MAX_JSON_VALUES } from "../../src/base/json-outline.js";
 import { POLICY_JSON_VALUES } from "../../src/rpc/body-limits.js";
 import { GRPC } from "../api/error-expectations.js";
@@ -42,5 +45,25 @@ describe("Connect JSON values counted before parsing", () => {
     expect(usage).toMatchObject({ errorCode: "invalid_request", message: tooMany(MAX_JSON_VALUES) });
     const policy = await postRefused(connectJson, file.server, values(POLICY_JSON_VALUES + 10), { "x-api-key": file.key }, "/moderation.v1.PolicyService/GetPolicy");
     expect(policy).toMatchObject({ errorCode: "invalid_request", message: tooMany(POLICY_JSON_VALUES) });
+  });
+});
+
+// Found by an audit: protobuf had no such bound, so fromBinary built every element of a list
+// (eight million empty block-list terms held the event loop 36 s, 2.2 GB) before the policy's
+// own count refused it.
+describe("protobuf list elements and map entries counted before decoding", () => {
+  const binary = RAW_PROTOCOLS.filter((p) => !p.json);
+  const tooManyElements = (bound: number) => `The request message holds more than ${bound} list elements and map entries, far more than any request needs.`;
+  const update = (rules: Record<string, unknown>) => toBinary(UpdatePolicyRequestSchema, create(UpdatePolicyRequestSchema, { rules }));
+
+  it.each(binary)("refuses a policy of too many block-list terms or thresholds over $name, and reads the largest valid one", async (protocol) => {
+    const path = "/moderation.v1.PolicyService/UpdatePolicy";
+    const terms = update({ blockList: Array.from({ length: POLICY_JSON_VALUES + 1 }, () => ({})) });
+    expect(await postRefused(protocol, file.server, terms, { "x-api-key": file.key }, path)).toMatchObject({ errorCode: "invalid_request", message: tooManyElements(POLICY_JSON_VALUES) });
+    const thresholds = update({ thresholds: Object.fromEntries(Array.from({ length: POLICY_JSON_VALUES + 1 }, (_, i) => [`k${i}`, 0.5])) });
+    expect(await postRefused(protocol, file.server, thresholds, { "x-api-key": file.key }, path)).toMatchObject({ errorCode: "invalid_request", message: tooManyElements(POLICY_JSON_VALUES) });
+    // Under the bound the policy's own refusal answers: the list is read.
+    const longest = update({ blockList: Array.from({ length: POLICY_LIMITS.blockListTerms + 1 }, (_, i) => ({ term: `t${i}` })), allowList: Array.from({ length: POLICY_LIMITS.allowListTerms }, (_, i) => `a${i}`) });
+    expect(await postRefused(protocol, file.server, longest, { "x-api-key": file.key }, path)).toMatchObject({ errorCode: "policy_list_too_large" });
   });
 });
