@@ -9,7 +9,7 @@ import { ApiError, ERROR_CODE_HEADER } from "../errors/api-error.js";
 import { countModerate } from "../metering/count-moderate.js";
 import { createModerator } from "../moderation/moderate.js";
 import { compilePolicyCooperatively } from "../policies/apply-policy.js";
-import { validatePolicyRulesCooperatively, type Policy } from "../policies/policy.js";
+import { listTooLarge, POLICY_LIMITS, validatePolicyRulesCooperatively, type Policy } from "../policies/policy.js";
 import { decideRateLimit, rateLimitExceeded } from "../rate-limit/decide-rate-limit.js";
 import { redirect, sendPage } from "./replies.js";
 import { policyPage, type PolicyForm } from "./pages/policy-page.js";
@@ -114,13 +114,35 @@ function draftOf(form: PolicyForm): unknown {
     // A decimal number as the API reads one ("1.", "5e-1" included); anything else goes on as text for validation to refuse.
     thresholds[id] = raw.toLowerCase() === "off" ? "off" : /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(raw) ? Number(raw) : raw;
   }
-  const lines = (text: string) => text.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== "");
   return {
     thresholds,
-    blockList: lines(form.block).map(blockLine),
-    allowList: lines(form.allow),
+    blockList: linesOf(form.block, "block").map(blockLine),
+    allowList: linesOf(form.allow, "allow"),
   };
 }
+
+/**
+ * The non-blank lines of a list's field, trimmed; refused as the API refuses a longer list before
+ * any line is built: a 16 MB field of "a\n" made four million lines, held the event loop 3.7 s.
+ */
+function linesOf(text: string, list: "block" | "allow"): string[] {
+  const most = list === "block" ? POLICY_LIMITS.blockListTerms : POLICY_LIMITS.allowListTerms;
+  let count = 0;
+  let blank = true;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === 10) {
+      if (!blank) count++;
+      blank = true;
+    } else if (blank && !isBlank(code)) blank = false;
+  }
+  if (!blank) count++;
+  if (count > most) throw listTooLarge(list, count);
+  return text.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== "");
+}
+
+/** What String.prototype.trim takes away (ASCII and Unicode white space, the BOM). */
+const isBlank = (code: number): boolean => code === 32 || (code >= 9 && code <= 13) || (code > 127 && /[\s\ufeff]/.test(String.fromCharCode(code)));
 
 /**
  * One block-list line: "term | category", or a term alone (custom). The last "|" separates a

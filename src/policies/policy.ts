@@ -107,11 +107,15 @@ function validateThresholds(value: unknown): PolicyRules["thresholds"] {
   return out;
 }
 
+/** The refusal of a list holding `got` terms, more than its limit (POLICY_LIMITS). */
+export function listTooLarge(list: "block" | "allow", got: number): ApiError {
+  const most = list === "block" ? POLICY_LIMITS.blockListTerms : POLICY_LIMITS.allowListTerms;
+  return new ApiError("policy_list_too_large", `The ${list} list holds at most ${most} terms (got ${got}).`);
+}
+
 function* validateBlockList(value: unknown): Steps<BlockTerm[]> {
   if (!Array.isArray(value)) throw new ApiError("invalid_policy", "block_list must be a list of {term, category}.");
-  if (value.length > POLICY_LIMITS.blockListTerms) {
-    throw new ApiError("policy_list_too_large", `The block list holds at most ${POLICY_LIMITS.blockListTerms} terms (got ${value.length}).`);
-  }
+  if (value.length > POLICY_LIMITS.blockListTerms) throw listTooLarge("block", value.length);
   const out: BlockTerm[] = [];
   for (const entry of value as unknown[]) {
     if (!isRecord(entry) || typeof entry.term !== "string") throw new ApiError("invalid_policy", "Each block_list entry is {term, category}.");
@@ -127,9 +131,7 @@ function* validateBlockList(value: unknown): Steps<BlockTerm[]> {
 
 function* validateAllowList(value: unknown): Steps<string[]> {
   if (!Array.isArray(value)) throw new ApiError("invalid_policy", "allow_list must be a list of terms.");
-  if (value.length > POLICY_LIMITS.allowListTerms) {
-    throw new ApiError("policy_list_too_large", `The allow list holds at most ${POLICY_LIMITS.allowListTerms} terms (got ${value.length}).`);
-  }
+  if (value.length > POLICY_LIMITS.allowListTerms) throw listTooLarge("allow", value.length);
   const out: string[] = [];
   for (const term of value as unknown[]) {
     if (typeof term !== "string") throw new ApiError("invalid_policy", "Each allow_list entry is a string.");
