@@ -54,15 +54,15 @@ export function holdsForeignWords(text: string, covered: ReadonlySet<string>, at
     words = new Set([...LANGUAGES_OF].filter(([, languages]) => !languages.some((language) => covered.has(language))).map(([word]) => word));
     foreignOnly.set(covered, words);
   }
-  const seen = new Set<string>();
+  // Made only once a foreign word is met: most sentences hold none.
+  let seen: string[] | undefined;
   // A pattern of its own: an early return leaves lastIndex set, and matchAll (functionWordsOf) starts a copy of WORD there.
   SCAN.lastIndex = 0;
   for (let m = SCAN.exec(text); m; m = SCAN.exec(text)) {
     const word = m[0].toLowerCase();
-    if (words.has(word) && !seen.has(word)) {
-      seen.add(word);
-      if (seen.size >= atLeast) return true;
-    }
+    if (!words.has(word) || seen?.includes(word)) continue;
+    (seen ??= []).push(word);
+    if (seen.length >= atLeast) return true;
   }
   return false;
 }
@@ -81,6 +81,9 @@ export interface FunctionWordReading {
  */
 export function functionWordsOf(text: string, covered: ReadonlySet<string>): FunctionWordReading {
   for (const c of covered) if (!Object.hasOwn(LISTS, c)) return { uncovered: false };
+  // Both answers need two distinct foreign words: a text without them is read without building
+  // anything (ten items of "ok\u3002" repeated, a short sentence each, cost 4 times prose).
+  if (!holdsForeignWords(text, covered, 2)) return { uncovered: false };
   let coveredCount = 0;
   let uncoveredCount = 0;
   const distinct = new Set<string>();
