@@ -1,20 +1,24 @@
 /**
  * Jobs waiting for a worker, in lanes that take turns: one lane per caller's account, so an
  * account with many expensive jobs queued cannot make another account's one cheap job wait
- * behind all of them; an account with nothing waiting goes next when it sends a job. Measured before lanes (bench/fair-share.ts): eight requests of ten
+ * behind all of them: the next job is the first of the account served longest ago (or never),
+ * so an account that sends its first job goes next. Measured before lanes (bench/fair-share.ts): eight requests of ten
  * 10,000-character texts from one account made another account's one-word request wait for
  * all eight. Within a lane, first in, first out. Turns are per job, not per unit of work: a
  * lane of heavy jobs still takes one job per turn (the worker pool bounds how much work one
  * message to a worker may hold, so a turn is short).
  */
 export class LaneQueue<T extends { readonly lane: string }> {
+  /** Lanes holding jobs, each oldest first. */
+  #lanes = new Map<string, T[]>();
   /**
-   * Lanes not served since they last filled, in arrival order: they go before every lane in
-   * rotation, as a new arrival goes next in a round robin, not after a full round.
+   * When each lane was last served (a count of jobs taken), kept while the lane is empty: a lane
+   * that empties between its jobs (one request's job taken before the next arrived) is not new
+   * when it fills again. Never served: 0; put back in front (pushFront): below 0.
    */
-  #fresh = new Map<string, T[]>();
-  /** Lanes served and still holding jobs, in turn order (a Map iterates in insertion order). */
-  #rotating = new Map<string, T[]>();
+  #lastServed = new Map<string, number>();
+  #served = 0;
+  #front = 0;
   #size = 0;
 
   get length(): number {
@@ -22,9 +26,9 @@ export class LaneQueue<T extends { readonly lane: string }> {
   }
 
   push(item: T): void {
-    const lane = this.#fresh.get(item.lane) ?? this.#rotating.get(item.lane);
+    const lane = this.#lanes.get(item.lane);
     if (lane) lane.push(item);
-    else this.#fresh.set(item.lane, [item]);
+    else this.#lanes.set(item.lane, [item]);
     this.#size++;
   }
 
@@ -33,63 +37,65 @@ export class LaneQueue<T extends { readonly lane: string }> {
    * ones): each at the front of its lane, and their lanes first in turn order.
    */
   pushFront(items: readonly T[]): void {
-    if (items.length === 0) return;
-    const fresh = new Map<string, T[]>();
-    for (const item of items) {
-      const lane = fresh.get(item.lane);
-      if (lane) lane.push(item);
-      else fresh.set(item.lane, [item]);
+    for (let i = items.length - 1; i >= 0; i--) {
+      const item = items[i]!;
+      const lane = this.#lanes.get(item.lane);
+      if (lane) lane.unshift(item);
+      else this.#lanes.set(item.lane, [item]);
+      this.#lastServed.set(item.lane, --this.#front);
+      this.#size++;
     }
-    for (const lanes of [this.#fresh, this.#rotating]) {
-      for (const [key, lane] of lanes) {
-        const front = fresh.get(key);
-        if (front) front.push(...lane);
-        else fresh.set(key, lane);
-      }
-    }
-    this.#fresh = fresh;
-    this.#rotating = new Map();
-    this.#size += items.length;
   }
 
   /** The job whose turn it is, without taking it. */
   peek(): T | undefined {
-    for (const lane of this.#fresh.values()) return lane[0];
-    for (const lane of this.#rotating.values()) return lane[0];
-    return undefined;
+    return this.#next()?.[1][0];
   }
 
-  /** Takes the job whose turn it is; its lane, if it holds more, goes to the back of the rotation. */
+  /** Takes the job whose turn it is: the first of the lane served longest ago (or never). */
   shift(): T | undefined {
-    const lanes = this.#fresh.size > 0 ? this.#fresh : this.#rotating;
-    for (const [key, lane] of lanes) {
-      const item = lane.shift()!;
-      lanes.delete(key);
-      if (lane.length > 0) this.#rotating.set(key, lane);
-      this.#size--;
-      return item;
-    }
-    return undefined;
+    const next = this.#next();
+    if (!next) return undefined;
+    const [key, lane] = next;
+    const item = lane.shift()!;
+    if (lane.length === 0) this.#lanes.delete(key);
+    // Bounded: past it, every lane counts as never served until served again.
+    if (this.#lastServed.size >= MAX_REMEMBERED_LANES) this.#lastServed.clear();
+    this.#lastServed.set(key, ++this.#served);
+    this.#size--;
+    return item;
   }
 
   /** Takes `item` out wherever it waits (its caller left); false when it is not here. */
   remove(item: T): boolean {
-    const lanes = this.#fresh.has(item.lane) ? this.#fresh : this.#rotating;
-    const lane = lanes.get(item.lane);
+    const lane = this.#lanes.get(item.lane);
     const at = lane ? lane.indexOf(item) : -1;
     if (at < 0) return false;
     lane!.splice(at, 1);
-    if (lane!.length === 0) lanes.delete(item.lane);
+    if (lane!.length === 0) this.#lanes.delete(item.lane);
     this.#size--;
     return true;
   }
 
   /** Takes every job, lane by lane. */
   drain(): T[] {
-    const all = [...this.#fresh.values(), ...this.#rotating.values()].flat();
-    this.#fresh.clear();
-    this.#rotating.clear();
+    const all = [...this.#lanes.values()].flat();
+    this.#lanes.clear();
     this.#size = 0;
     return all;
   }
+
+  /** The lane served longest ago, with its jobs (lanes holding jobs are few: one pass). */
+  #next(): [string, T[]] | undefined {
+    let best: [string, T[]] | undefined;
+    let bestServed = Infinity;
+    for (const entry of this.#lanes) {
+      const served = this.#lastServed.get(entry[0]) ?? 0;
+      if (served < bestServed) [best, bestServed] = [entry, served];
+    }
+    return best;
+  }
 }
+
+/** Lanes whose last turn is remembered, at most (one entry per account seen). */
+const MAX_REMEMBERED_LANES = 100_000;

@@ -27,8 +27,21 @@ describe("LaneQueue", () => {
     q.push(item("b", "b2"));
     q.pushFront([item("b", "b1"), item("c", "c1"), item("a", "a1"), item("a", "a2")]);
     expect(q.length).toBe(6);
-    expect(q.drain().map((i) => i.name)).toEqual(["b1", "b2", "c1", "a1", "a2", "a3"]);
+    // Their lanes first, in the order given; then the lanes take turns again.
+    expect(names(Array.from({ length: 6 }, () => q.shift()))).toEqual(["b1", "c1", "a1", "b2", "a2", "a3"]);
     expect(q.length).toBe(0);
+  });
+
+  // A lane emptied between two jobs of one account (its first request's job taken before the
+  // second arrived) is not new when it fills again: it went ahead of an account sending its first.
+  it("remembers a lane's last turn while it is empty", () => {
+    const q = new LaneQueue<Item>();
+    q.push(item("a", "a1"));
+    expect(q.shift()?.name).toBe("a1");
+    q.push(item("a", "a2"));
+    q.push(item("b", "b1"));
+    expect(names([q.shift(), q.shift()])).toEqual(["b1", "a2"]);
+    expect(q.drain()).toEqual([]);
   });
 
   it("removes a job wherever it waits, once, and forgets an emptied lane", () => {
