@@ -28,6 +28,9 @@ export function registerErrorHandlers(app: FastifyInstance, deps: { log: Logger;
     // A path served with other methods (POST /healthz, DELETE /metrics) is a wrong method, not an unknown path.
     const allowed = ROUTED_METHODS.filter((method) => app.hasRoute({ method, url: path }));
     if (allowed.length > 0) {
+      // Counted and logged under the route (a served path: no series per path a scanner tries);
+      // as `unmatched`, dashboards read a DELETE /readyz as an unknown path.
+      if (request.observation) request.observation.route = path;
       const body = { error: { code: "method_not_allowed", message: `Use ${allowed.join(" or ")} for ${path.slice(0, 200)}.` } };
       // Only the API's routes are named in a signature (docs/signing.md, Scope): /healthz is none.
       return answerMethodNotAllowed(request, reply, { ...deps.signing(), scope: isApiRoute(path) ? { route: path } : undefined }, allowed.join(", "), body);

@@ -44,6 +44,8 @@ beforeAll(async () => {
     .rejects.toThrow();
   expect((await fetch(`${server.httpUrl}${MODERATE}`, { method: "POST", headers: { ...headers, "content-type": "text/plain" }, body: "{}" })).status).toBe(415);
   expect((await fetch(`${server.httpUrl}/no/such/path`)).status).toBe(404);
+  // A served path asked with another method: under its route, not as an unknown path.
+  expect((await fetch(`${server.httpUrl}/readyz`, { method: "DELETE" })).status).toBe(405);
   // A gRPC-Web call to a method the server does not have: UNIMPLEMENTED, counted under gRPC-Web.
   expect((await fetch(`${server.httpUrl}/moderation.v1.ModerationService/Nope`, { method: "POST", headers: { "content-type": "application/grpc-web+proto" }, body: new Uint8Array(5) })).headers.get("grpc-status")).toBe("12");
   // One image, its embedded model run, and a vision provider that fails (the circuit opens at once).
@@ -77,6 +79,8 @@ describe("GET /metrics after real traffic", () => {
     // Refused before any protocol is chosen: Connect is the fallback name, as for any non-gRPC content type.
     expect(requests({ route: MODERATE, protocol: "connect", status: "415", code: "unsupported_media_type" })).toBe(1);
     expect(requests({ route: "unmatched", status: "404", code: "not_found" })).toBe(1);
+    expect(requests({ route: "/readyz", protocol: "http", status: "405", code: "method_not_allowed" })).toBe(1);
+    expect(requests({ route: "unmatched", status: "405" })).toBe(0);
     expect(requests({ route: "unmatched", protocol: "grpc-web", status: "200", code: "unknown_method" })).toBe(1);
   });
 
