@@ -111,7 +111,8 @@ function* termMatcherSteps(terms: readonly string[], options: MatcherOptions): S
   for (let node = 1; node < nodes; node++) hasOutput[node] = endsHere[node] === 1 || report[node]! > 0 ? 1 : 0;
   const step = (options.dense !== false ? denseSteps(trie, fail, order) : undefined) ?? sparseStep(trie, fail);
 
-  const groupCount = groups ? Math.max(0, ...Array.from(groups.of)) + 1 : 0;
+  let groupCount = 0;
+  if (groups) for (let term = 0; term < terms.length; term++) groupCount = Math.max(groupCount, groups.of[term]! + 1);
 
   /** The hits in `input` as `normalized` reads it (offsets and span texts are the input's). */
   const matchIn = (normalized: NormalizedText, input: string): TermHit[] => {
