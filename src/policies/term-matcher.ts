@@ -1,5 +1,5 @@
 import { CHECKPOINT_EVERY, TERMS_PER_CHECKPOINT, runCooperatively, runToEnd, type Steps } from "../base/cooperative.js";
-import { normalizeForMatching, normalizeText, type NormalizedText } from "../classifiers/normalize/normalize.js";
+import { mayUseInvisibleSpaces, normalizeForMatching, normalizeText, type NormalizedText } from "../classifiers/normalize/normalize.js";
 import { doubledRuns, letterRuns } from "./doubled-letters.js";
 
 /** One whole-word occurrence of a list term; offsets are the input's code points, end exclusive. */
@@ -173,7 +173,9 @@ function* termMatcherSteps(terms: readonly string[], options: MatcherOptions): S
   return {
     find(input) {
       if (terms.length === 0) return [];
-      const hits = matchIn(normalizeText(input), input);
+      let hits = matchIn(normalizeText(input), input);
+      // Zero-width characters between words may stand for spaces ("kill\u200byou"): read so too, as the model reads it.
+      if (mayUseInvisibleSpaces(input)) hits = mergeHits(hits, matchIn(normalizeText(input, { invisibleAsSpace: true }), input));
       // The term is matched in its usual cases (caseForms); a text in mixed case ("БлЯдЬ",
       // "μΑΛΑΚΑΣ") is read again in small letters, which the term's small form matches. Only a
       // text with a capital that reads otherwise than its small letter needs it (a second pass made

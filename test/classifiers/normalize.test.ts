@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { normalizeText } from "../../src/classifiers/normalize/normalize.js";
+import { mayUseInvisibleSpaces, normalizeText } from "../../src/classifiers/normalize/normalize.js";
 
 const norm = (s: string): string => normalizeText(s).text;
 
@@ -73,6 +73,10 @@ describe("normalizeText", () => {
 
   it("drops zero-width and other invisible characters", () => {
     expect(norm("ki\u200bl\u200dl")).toBe(norm("kill"));
+    // The second reading: zero-width spacers read as spaces, single letters still joined.
+    expect(normalizeText("you\u200bstupid\u2060idiot", { invisibleAsSpace: true }).text).toBe(norm("you stupid idiot"));
+    expect(normalizeText("k\u200bi\u200bl\u200bl you", { invisibleAsSpace: true }).text).toBe(norm("kill you"));
+    expect([mayUseInvisibleSpaces("kill\u200byou"), mayUseInvisibleSpaces("\u200bkill you\u200b"), mayUseInvisibleSpaces("kill you")]).toEqual([true, false, false]);
     expect(norm("h\ufeffa\u2060te")).toBe("hate");
   });
 

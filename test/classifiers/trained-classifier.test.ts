@@ -87,6 +87,20 @@ describe("trained text classifier (committed model)", () => {
     }
   });
 
+  // Dropped, zero-width characters in place of spaces made one unknown word of a sentence: of 120
+  // plainly harmful comparison sentences 72 flag as written, 4 with U+200B for every space.
+  it("reads zero-width characters between words as spaces too, and inside a word as nothing", () => {
+    const plain = classify("you are a stupid worthless bitch");
+    for (const variant of ["you\u200bare\u200ba\u200bstupid\u200bworthless\u200bbitch", "you\u2060are\u2060a\u2060stupid\u2060worthless\u2060bitch", "you are a s\u200bt\u200bu\u200bp\u200bi\u200bd worthless bitch"]) {
+      const verdict = classify(variant);
+      expect(verdict.categories.harassment?.flagged, variant).toBe(true);
+      expect(score(verdict, "harassment")).toBeCloseTo(score(plain, "harassment"), 1);
+      // The explanation quotes the text as sent, zero-width characters and all.
+      expect(verdict.explanations.harassment!.map((s) => s.text).join(" ").replace(/[\u200b\u2060]/g, "")).toMatch(/stupid|worthless|bitch/);
+    }
+    expect(Object.values(classify("what's\u200bthe\u200bweather\u200btomorrow\u200bin\u200bparis").categories).some((c) => c.flagged)).toBe(false);
+  });
+
   it("scores one harmful paragraph inside long benign text as high as the paragraph alone", () => {
     const harmful = "You are a stupid worthless bitch and everybody hates you, shut up you idiot.";
     const alone = classify(harmful);

@@ -30,6 +30,8 @@ describe("buildTermMatcher", () => {
     expect(spans(terms, "a n.o.o.b.s.l.a.y.e.r!")).toEqual([[0, 2, 21, "n.o.o.b.s.l.a.y.e.r"]]);
     expect(spans(terms, "NООBSLAYER")).toEqual([[0, 0, 10, "NООBSLAYER"]]); // Cyrillic О
     expect(spans(terms, "noob\u200bslayer")).toEqual([[0, 0, 11, "noob\u200bslayer"]]);
+    // A zero-width space in place of a space is read as one too (the text is read both ways).
+    expect(spans(terms, "the\u200bcamp\u2060rat\u200bagain")).toEqual([[1, 4, 12, "camp\u2060rat"]]);
     expect(spans(terms, "caaaamp   rat")).toEqual([[1, 0, 13, "caaaamp   rat"]]);
   });
 

@@ -1,7 +1,7 @@
 import { CATEGORY_IDS, type CategoryId } from "../categories.js";
 import type { CategoryVerdict, EvidenceSpan, TextClassifier, Verdict } from "../classifier.js";
 import { aboutImagery, aimedAtReader, combinePhrases, declaredSelfHarm, precededDirectlyBy, notCounting, notFoldedLookalike, declaredThreats, dropHyperbole, dropNegated, followedBy, notAboutWriter, notNounSense, notOfGroup, notOfThing, notReflexiveIdiom, evidenceScore, getLexicons, groupClaims, notCutsOf, notInGame, outside, strongestHit, type LexiconHit } from "../rules/lexicon/index.js";
-import { normalizeText, type NormalizedText } from "../normalize/normalize.js";
+import { mayUseInvisibleSpaces, normalizeText, type NormalizedText, type NormalizeOptions } from "../normalize/normalize.js";
 import { featuresOfTokens, featurize, firstTokenAtOrAfter, tokenFeaturesOf, tokenize, type Token, type TokenFeatures } from "../model/features.js";
 import type { ModelFile } from "../model/model-file.js";
 import { newFloat64Array } from "../model/typed-slab.js";
@@ -131,6 +131,8 @@ const UNDER_BAR = 1e-6;
 
 /** How the engine normalises: markup dropped (normalize.ts). */
 const MODEL_READING = { dropMarkup: true } as const;
+/** The second reading of a text that may use zero-width characters as spaces (normalize.ts mayUseInvisibleSpaces). */
+const SPACED_READING = { dropMarkup: true, invisibleAsSpace: true } as const;
 
 export function createEngine(model: ModelFile, options: EngineOptions = {}): Engine {
   const { header } = model;
@@ -527,26 +529,53 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
       });
     },
     classify(text: string): Verdict {
-      const norm = normalizeText(text, MODEL_READING);
-      let original: ((start: number, end: number) => string) | undefined;
-      const ev = evaluate(norm, text.includes("@"), () => (original ??= codePointSlicer(text)));
-      const decided = decide(ev.windows, ev.frames);
-      const categories: Partial<Record<CategoryId, CategoryVerdict>> = {};
-      const explanations: Partial<Record<CategoryId, EvidenceSpan[]>> = {};
-      const explainers = new Map<number, (head: number) => Float64Array>();
-      const sentenceScores = new Map<number, Sentences>();
-      for (const c of CATEGORY_IDS) {
-        const cand = decided[c];
-        if (!cand) continue;
-        categories[c] = { score: reported(cand.score, ev.halves[c], cand.flagged, threshold(c)), flagged: cand.flagged };
-        if (cand.flagged) {
-          original ??= codePointSlicer(text);
-          explanations[c] = explain(cand, ev, norm, original, explainers, sentenceScores);
-        }
-      }
-      return { categories, explanations };
+      const verdict = verdictOf(text, MODEL_READING);
+      if (!mayUseInvisibleSpaces(text)) return verdict;
+      return higherPerCategory(verdict, verdictOf(text, SPACED_READING));
     },
   };
+
+  /** The verdict of `text` as normalised with `reading`. */
+  function verdictOf(text: string, reading: NormalizeOptions): Verdict {
+    const norm = normalizeText(text, reading);
+    let original: ((start: number, end: number) => string) | undefined;
+    const ev = evaluate(norm, text.includes("@"), () => (original ??= codePointSlicer(text)));
+    const decided = decide(ev.windows, ev.frames);
+    const categories: Partial<Record<CategoryId, CategoryVerdict>> = {};
+    const explanations: Partial<Record<CategoryId, EvidenceSpan[]>> = {};
+    const explainers = new Map<number, (head: number) => Float64Array>();
+    const sentenceScores = new Map<number, Sentences>();
+    for (const c of CATEGORY_IDS) {
+      const cand = decided[c];
+      if (!cand) continue;
+      categories[c] = { score: reported(cand.score, ev.halves[c], cand.flagged, threshold(c)), flagged: cand.flagged };
+      if (cand.flagged) {
+        original ??= codePointSlicer(text);
+        explanations[c] = explain(cand, ev, norm, original, explainers, sentenceScores);
+      }
+    }
+    return { categories, explanations };
+  }
+}
+
+/**
+ * Per category, the reading that flags it, else the one that scores it higher, with its
+ * explanation (both readings are of one text, their spans offsets into it): a text is judged by
+ * what a reader can see in it.
+ */
+function higherPerCategory(first: Verdict, second: Verdict): Verdict {
+  const categories: Partial<Record<CategoryId, CategoryVerdict>> = {};
+  const explanations: Partial<Record<CategoryId, EvidenceSpan[]>> = {};
+  for (const c of CATEGORY_IDS) {
+    const a = first.categories[c], b = second.categories[c];
+    const from = b && (!a || (b.flagged && !a.flagged) || (b.flagged === a.flagged && b.score > a.score)) ? second : first;
+    const entry = from.categories[c];
+    if (!entry) continue;
+    categories[c] = entry;
+    const spans = from.explanations[c];
+    if (spans) explanations[c] = spans;
+  }
+  return { categories, explanations };
 }
 
 /** A list joined from several scans, put in start order so windows can take their hits as a slice (hitsStartingIn). */

@@ -75,7 +75,7 @@ const HAS_LEET = 1, HAS_PICTOGRAPH = 2, HAS_EMPHASIS = 4;
  * Step 1: per code point, fold compatibility forms, diacritics, look-alikes and case; drop invisibles;
  * decode HTML character references and URL-encoded letters. Returns HAS_* flags.
  */
-function foldCodePoints(input: string, u: Units): number {
+function foldCodePoints(input: string, u: Units, invisibleAsSpace: boolean): number {
   u.length = 0;
   let seen = 0;
   let at = 0;
@@ -125,6 +125,7 @@ function foldCodePoints(input: string, u: Units): number {
       push(u, out, at);
       seen |= flagsOf(out);
     }
+    if (invisibleAsSpace && outs.length === 0 && ZERO_WIDTH_SPACERS.test(String.fromCodePoint(point))) push(u, SPACE, at);
     // A combining mark dropped after a letter (a Devanagari vowel sign, an accent typed apart)
     // belongs to it: a span ending at that letter ends after its marks ("कमीने", not "कमीन").
     if (outs.length === 0 && u.length > 0 && u.to[u.length - 1] === at && COMBINING.test(String.fromCodePoint(point))) u.to[u.length - 1] = at + 1;
@@ -499,10 +500,30 @@ let outEnd = new Int32Array(256);
 export interface NormalizeOptions {
   /** Blank common HTML tags (blankHtmlTags): the model's reading; policy terms match the text as sent. */
   dropMarkup?: boolean;
+  /**
+   * Read zero-width spaces and joiners (ZERO_WIDTH_SPACERS) as spaces instead of dropping them:
+   * the second reading of a text that may use them in place of spaces (mayUseInvisibleSpaces).
+   */
+  invisibleAsSpace?: boolean;
+}
+
+/**
+ * Zero-width characters put between words in place of spaces as well as inside words: dropped,
+ * "you\u200bstupid\u200bidiot" is one unknown word (of 120 plainly harmful sentences 72 flag, 4
+ * with U+200B or U+2060 for every space); read as spaces, "ki\u200bll" is two. A text holding
+ * one between two letters is read both ways (engine.ts, term-matcher.ts).
+ */
+const ZERO_WIDTH_SPACERS = /[\u00ad\u180e\u200b-\u200d\u2060-\u2064\ufeff]/u;
+const BETWEEN_LETTERS = /\p{L}[\u00ad\u180e\u200b-\u200d\u2060-\u2064\ufeff]+\p{L}/u;
+
+/** Whether `input` has a zero-width spacer between two letters: it may be read with them as spaces too. */
+export function mayUseInvisibleSpaces(input: string): boolean {
+  // The plain class first: a scan for it costs far less than one trying \p{L} at every place.
+  return ZERO_WIDTH_SPACERS.test(input) && BETWEEN_LETTERS.test(input);
 }
 
 export function normalizeText(input: string, options: NormalizeOptions = {}): NormalizedText {
-  const seen = foldCodePoints(input, scratch);
+  const seen = foldCodePoints(input, scratch, options.invisibleAsSpace === true);
   if (seen & HAS_PICTOGRAPH && separatePictographs(scratch, spare, isLetter)) {
     const swapped = scratch;
     scratch = spare;
