@@ -108,7 +108,8 @@ function appendTokenFeatures(text: string, tok: Token, spec: HashingSpec, list: 
   const mask = spec.buckets - 1;
   const end = Math.min(tok.end, tok.start + MAX_TOKEN);
   const len = end - tok.start + 2;
-  reserve(list, 2 + len * Math.max(0, spec.maxN - spec.minN + 1));
+  // The unigram, then at most one n-gram per start and length.
+  reserve(list, 1 + len * Math.max(0, spec.maxN - spec.minN + 1));
   const buf = list.buf;
   let n = list.n;
   buf[n++] = hash & mask;
