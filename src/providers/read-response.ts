@@ -68,9 +68,18 @@ export async function readAnswer(response: Response, limit: number, signal: Abor
   throw new ProviderError("http", `The ${wording.name} answered HTTP ${response.status}${code ? ` (${code})` : ""}.`, {
     status: response.status,
     retryable: response.status === 408 || response.status === 409 || response.status === 429 || response.status >= 500,
+    answered: INPUT_REFUSED.has(response.status),
     ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
   });
 }
+
+/**
+ * Statuses that say the request, not the provider, was at fault ("maximum context length
+ * exceeded" is a 400 at vLLM and OpenAI): the provider is up, so its circuit does not count them.
+ * Counted, one tenant's five long texts opened the circuit and every tenant's second opinion was
+ * dropped for 30 s (found by an audit). 401, 403 and 404 still count: our key or model is wrong.
+ */
+const INPUT_REFUSED = new Set([400, 413, 422]);
 
 /**
  * The error's code and type from an OpenAI-style body ({"error":{"code","type"}}), when they are

@@ -236,6 +236,21 @@ describe("the guard around a text provider", () => {
     expect(provider.circuitState()).toBe("open");
   });
 
+  // Found by an audit: "maximum context length exceeded" (a 400) opened the circuit, so one
+  // tenant's five long texts dropped every tenant's second opinion for 30 s.
+  it("keeps the circuit closed for statuses that refuse the input (400, 413, 422), and counts those that refuse us", async () => {
+    const provider = guarded(undefined, { maxRetries: 0, failureThreshold: 2, cooldownMs: 60_000 });
+    for (const code of [400, 413, 422, 400]) {
+      fake.setDefault(status(code));
+      await expect(provider.classify("x")).rejects.toMatchObject({ code: "provider_unavailable" });
+    }
+    expect(provider.circuitState()).toBe("closed");
+    fake.setDefault(status(401));
+    await provider.classify("x").catch(() => undefined);
+    await provider.classify("x").catch(() => undefined);
+    expect(provider.circuitState()).toBe("open");
+  });
+
   it("keeps at most maxConcurrency items in flight and turns away callers beyond the queue", async () => {
     fake.setDefault(fake.hold(llamaGuard()));
     const provider = guarded(undefined, { maxConcurrency: 2, maxQueue: 1, attemptTimeoutMs: 5_000, totalTimeoutMs: 5_000 });
