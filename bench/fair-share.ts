@@ -2,8 +2,10 @@
  * How long one account's small request waits while another account floods the service with
  * expensive ones: account A sends eight requests at once, each of ten 10,000-character texts of
  * random symbols (the slowest text per character measured); 50 ms later account B sends one
- * short text. Figures per configuration (median of rounds): B's latency during the flood, B's
- * latency alone, and the time until A's last answer (the flood's own throughput must not drop).
+ * short text, and account C, whose calls are answered under a policy of its own (on the event
+ * loop, through the compute workers' classify jobs), does the same. Figures per configuration
+ * (median of rounds): B's and C's latency during the flood, B's latency alone, and the time until
+ * A's last answer (the flood's own throughput must not drop).
  * The compute workers are where the wait happens (WORKER_THREADS, src/threads/lane-queue.ts).
  *
  *   npm run bench:fair-share
@@ -36,27 +38,27 @@ const floodBody = (request: number) =>
   JSON.stringify({ input: Array.from({ length: 10 }, (_, i) => ({ type: "text", text: randomSymbols(request * 10 + i + 1, 10_000) })) });
 const SMALL_BODY = JSON.stringify({ input: [{ type: "text", text: "see you at the meeting tomorrow" }] });
 
-/** A fresh DATA_DIR with two enterprise accounts whose limits the flood cannot reach, and a key of each. */
-async function twoAccounts(): Promise<{ dataDir: string; keys: [string, string] }> {
+/** A fresh DATA_DIR with three enterprise accounts whose limits the flood cannot reach, and a key of each. */
+async function threeAccounts(): Promise<{ dataDir: string; keys: [string, string, string] }> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "moderation-bench-fair-"));
   const db = await openDatabase({ databaseUrl: undefined, dataDir });
   try {
     const accounts = createAccountStore(db);
     const keys: string[] = [];
-    for (const name of ["flood", "small"]) {
+    for (const name of ["flood", "small", "policy"]) {
       const account = await accounts.createAccount({ email: `bench-${name}-${Date.now()}@example.test`, plan: "enterprise", rpm: 100_000_000 });
       keys.push((await accounts.createKey(account.id, name)).key);
     }
-    return { dataDir, keys: keys as [string, string] };
+    return { dataDir, keys: keys as [string, string, string] };
   } finally {
     await db.close();
   }
 }
 
-interface Round { smallDuringFloodMs: number; smallAloneMs: number; floodMs: number }
+interface Round { smallDuringFloodMs: number; policyDuringFloodMs: number; smallAloneMs: number; floodMs: number }
 
 async function measure(cwd: string | undefined): Promise<Round> {
-  const { dataDir, keys: [floodKey, smallKey] } = await twoAccounts();
+  const { dataDir, keys: [floodKey, smallKey, policyKey] } = await threeAccounts();
   const [port, grpcPort] = [await freePort(), await freePort()];
   const base = `http://127.0.0.1:${port}`;
   const child = await spawnNode("src/main.ts", { PORT: String(port), GRPC_PORT: String(grpcPort), HOST: "127.0.0.1", DATA_DIR: dataDir }, `${base}/healthz`, { cwd });
@@ -68,15 +70,20 @@ async function measure(cwd: string | undefined): Promise<Round> {
     return performance.now() - start;
   };
   try {
+    const policy = await fetch(`${base}/moderation.v1.PolicyService/UpdatePolicy`, {
+      method: "POST", headers: { "content-type": "application/json", "x-api-key": policyKey }, body: JSON.stringify({ rules: { thresholds: { hate: 0.5 } } }),
+    });
+    if (policy.status !== 200) throw new Error(`UpdatePolicy: HTTP ${policy.status}`);
     await send(floodKey, floodBody(0)); // warm-up: JIT, model pages
+    await send(policyKey, SMALL_BODY);
     const smallAloneMs = await send(smallKey, SMALL_BODY);
     const bodies = Array.from({ length: FLOOD_REQUESTS }, (_, i) => floodBody(i + 1));
     const start = performance.now();
     const flood = Promise.all(bodies.map((body) => send(floodKey, body)));
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const smallDuringFloodMs = await send(smallKey, SMALL_BODY);
+    const [smallDuringFloodMs, policyDuringFloodMs] = await Promise.all([send(smallKey, SMALL_BODY), send(policyKey, SMALL_BODY)]);
     await flood;
-    return { smallDuringFloodMs, smallAloneMs, floodMs: performance.now() - start };
+    return { smallDuringFloodMs, policyDuringFloodMs, smallAloneMs, floodMs: performance.now() - start };
   } finally {
     await stop(child);
     await fs.rm(dataDir, { recursive: true, force: true });
@@ -90,16 +97,16 @@ for (let round = 0; round < ROUNDS; round++) {
   for (const [name, cwd] of round % 2 === 0 ? configurations : [...configurations].reverse()) {
     const figures = await measure(cwd);
     results.get(name)!.push(figures);
-    console.error(`round ${round + 1}: ${name}: small request ${figures.smallDuringFloodMs.toFixed(0)} ms during the flood, flood ${figures.floodMs.toFixed(0)} ms (load ${os.loadavg()[0]!.toFixed(2)})`);
+    console.error(`round ${round + 1}: ${name}: B ${figures.smallDuringFloodMs.toFixed(0)} ms and C ${figures.policyDuringFloodMs.toFixed(0)} ms during the flood, flood ${figures.floodMs.toFixed(0)} ms (load ${os.loadavg()[0]!.toFixed(2)})`);
   }
 }
 
 console.log(`\nnode ${process.version}, ${os.availableParallelism()} cores, load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
-console.log(`account A: ${FLOOD_REQUESTS} requests at once of ten 10,000-character random texts; account B: one short text 50 ms later; ${ROUNDS} rounds, medians:\n`);
+console.log(`account A: ${FLOOD_REQUESTS} requests at once of ten 10,000-character random texts; accounts B and C (C under a policy): one short text each 50 ms later; ${ROUNDS} rounds, medians:\n`);
 const first = results.get(configurations[0]![0])!;
 for (const [name] of configurations) {
   const rounds = results.get(name)!;
   const during = median(rounds.map((r) => r.smallDuringFloodMs));
   const ratio = name === configurations[0]![0] ? "" : `  (this checkout's B waits ${(median(first.map((r) => r.smallDuringFloodMs)) / during).toFixed(2)}x as long)`;
-  console.log(`${name.padEnd(28)} B during the flood ${during.toFixed(0).padStart(5)} ms  B alone ${median(rounds.map((r) => r.smallAloneMs)).toFixed(0).padStart(4)} ms  flood done in ${median(rounds.map((r) => r.floodMs)).toFixed(0).padStart(5)} ms${ratio}`);
+  console.log(`${name.padEnd(28)} B during the flood ${during.toFixed(0).padStart(5)} ms  C ${median(rounds.map((r) => r.policyDuringFloodMs)).toFixed(0).padStart(5)} ms  B alone ${median(rounds.map((r) => r.smallAloneMs)).toFixed(0).padStart(4)} ms  flood done in ${median(rounds.map((r) => r.floodMs)).toFixed(0).padStart(5)} ms${ratio}`);
 }

@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import path from "node:path";
 import { ApiError } from "../errors/api-error.js";
+import { callerLane } from "../threads/caller-lane.js";
 import { createWorkerPool } from "../threads/worker-pool.js";
 
 interface NsfwPoolOptions {
@@ -50,6 +51,9 @@ export async function createNsfwPool(options: NsfwPoolOptions): Promise<NsfwPool
     gatherPerTurn: false,
     maxBatchesInFlight: 1,
     maxCrashes: 1,
+    // Per caller's account in turn (threads/caller-lane.ts): one account's burst filled the
+    // queue and every other account's image got 503 (found by an audit).
+    maxWaiting: { jobs: maxQueue, refusal: () => new ApiError("service_unavailable", "The image model is busy; retry shortly.", { headers: { "retry-after": "1" } }) },
     errors: {
       closed: () => new Error("The image model pool is closed."),
       crashed: (code) => new Error(`The image model worker exited with code ${code} during inference.`),
@@ -62,10 +66,7 @@ export async function createNsfwPool(options: NsfwPoolOptions): Promise<NsfwPool
     size,
     info: pool.info,
     run(frames, signal) {
-      if (pool.waiting() >= maxQueue) {
-        return Promise.reject(new ApiError("service_unavailable", "The image model is busy; retry shortly.", { headers: { "retry-after": "1" } }));
-      }
-      return pool.run(frames, signal);
+      return pool.run(frames, signal, callerLane());
     },
     close: () => pool.close(),
   };

@@ -1,28 +1,44 @@
+import { callerLane } from "../threads/caller-lane.js";
+import { LaneQueue } from "../threads/lane-queue.js";
+
 export class LimiterFullError extends Error {
   override name = "LimiterFullError";
 }
 
 interface ConcurrencyLimiter {
-  /** Runs `task` when a slot is free; waits in a bounded queue, which `signal` can leave. */
-  run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T>;
+  /**
+   * Runs `task` when a slot is free; waits in a bounded queue, which `signal` can leave. Waiting
+   * tasks take turns by `lane` (default: the account of the call whose work runs, caller-lane.ts).
+   */
+  run<T>(task: () => Promise<T>, signal?: AbortSignal, lane?: string): Promise<T>;
   readonly active: number;
   readonly waiting: number;
 }
 
+interface Waiter {
+  lane: string;
+  start(): void;
+  refuse(error: Error): void;
+}
+
 /**
  * At most `max` tasks run at once and at most `maxQueue` wait; past that, callers are turned away
- * at once (LimiterFullError) rather than piling up behind a slow provider.
+ * at once (LimiterFullError) rather than piling up behind a slow provider. Waiting tasks take
+ * turns by caller's account, and a full queue makes room for an account holding few places by
+ * refusing the newest task of the account holding most (lane-queue.ts): one account's burst
+ * against a slow provider had every other account wait behind it, then refused (found by an audit).
  */
 export function createConcurrencyLimiter(options: { max: number; maxQueue: number }): ConcurrencyLimiter {
   if (!Number.isInteger(options.max) || options.max < 1) throw new RangeError(`max must be a positive integer; got ${options.max}`);
   let active = 0;
-  const queue: Array<() => void> = [];
+  const queue = new LaneQueue<Waiter>();
+  const full = () => new LimiterFullError("too many tasks are waiting");
 
   // A finished task hands its slot straight to the next waiter, so `active` never dips and a
   // newcomer cannot slip in between.
   const release = (): void => {
     const next = queue.shift();
-    if (next) next();
+    if (next) next.start();
     else active--;
   };
 
@@ -33,23 +49,33 @@ export function createConcurrencyLimiter(options: { max: number; maxQueue: numbe
     get waiting() {
       return queue.length;
     },
-    async run(task, signal) {
+    async run(task, signal, lane = callerLane()) {
       signal?.throwIfAborted();
       if (active < options.max) {
         active++;
+        queue.served(lane);
       } else {
-        if (queue.length >= options.maxQueue) throw new LimiterFullError("too many tasks are waiting");
+        if (queue.length >= options.maxQueue) {
+          const displaced = queue.displaceFor(lane);
+          if (!displaced) throw full();
+          displaced.refuse(full());
+        }
         await new Promise<void>((resolve, reject) => {
-          const start = (): void => {
-            signal?.removeEventListener("abort", onAbort);
-            resolve();
-          };
           const onAbort = (): void => {
-            const index = queue.indexOf(start);
-            if (index >= 0) queue.splice(index, 1);
-            reject(signal?.reason);
+            if (queue.remove(waiter)) reject(signal?.reason);
           };
-          queue.push(start);
+          const waiter: Waiter = {
+            lane,
+            start() {
+              signal?.removeEventListener("abort", onAbort);
+              resolve();
+            },
+            refuse(error) {
+              signal?.removeEventListener("abort", onAbort);
+              reject(error);
+            },
+          };
+          queue.push(waiter);
           signal?.addEventListener("abort", onAbort, { once: true });
         });
       }

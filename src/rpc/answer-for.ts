@@ -5,6 +5,7 @@ import type { AppContext } from "../app/app-context.js";
 import { callerKey, signatureBindingKey } from "../interceptors/context-keys.js";
 import { createModerator } from "../moderation/moderate.js";
 import { createSecondOpinion } from "../moderation/second-opinion.js";
+import { inCallerLane } from "../threads/caller-lane.js";
 import type { CompiledPolicy } from "../policies/apply-policy.js";
 
 /** The answer to one Moderate call, signed ahead or not; the chain around it signs what is not. */
@@ -32,12 +33,16 @@ export function createAnswerFor(ctx: AppContext): AnswerFor {
   const answerer = ctx.workerAnswerer;
 
   const answerUnder = (policy: CompiledPolicy | undefined, request: ModerateRequest, context: HandlerContext) => {
-    if (policy) return moderate(request, context.signal, policy);
+    const account = context.values.get(callerKey)?.accountId;
+    // The queues this call's work waits in (compute workers, image model and decoding, providers)
+    // take turns by its account (threads/caller-lane.ts).
+    const onEventLoop = () => (account === undefined ? moderate(request, context.signal, policy) : inCallerLane(account, () => moderate(request, context.signal, policy)));
+    if (policy) return onEventLoop();
     const binding = context.values.get(signatureBindingKey);
     const ahead = answerer && binding && embeddedOnly(request.textProviderMode)
-      ? answerer.answer(request, binding, ctx.clock(), context.values.get(callerKey)?.accountId)
+      ? answerer.answer(request, binding, ctx.clock(), account)
       : undefined;
-    return ahead ?? moderate(request, context.signal);
+    return ahead ?? onEventLoop();
   };
 
   return (request, context) => {

@@ -12,7 +12,8 @@ export class LaneQueue<T extends { readonly lane: string }> {
   /** Lanes holding jobs, each oldest first. */
   #lanes = new Map<string, T[]>();
   /**
-   * When each lane was last served (a count of jobs taken), kept while the lane is empty: a lane
+   * When each lane was last served (a count of jobs taken; bounded: past MAX_REMEMBERED_LANES,
+   * every lane counts as never served until served again), kept while the lane is empty: a lane
    * that empties between its jobs (one request's job taken before the next arrived) is not new
    * when it fills again. Never served: 0; put back in front (pushFront): below 0.
    */
@@ -52,6 +53,12 @@ export class LaneQueue<T extends { readonly lane: string }> {
     return this.#next()?.[1][0];
   }
 
+  /** Notes that `lane` was just served without waiting here (a job that found a free slot). */
+  served(lane: string): void {
+    if (this.#lastServed.size >= MAX_REMEMBERED_LANES) this.#lastServed.clear();
+    this.#lastServed.set(lane, ++this.#served);
+  }
+
   /** Takes the job whose turn it is: the first of the lane served longest ago (or never). */
   shift(): T | undefined {
     const next = this.#next();
@@ -59,9 +66,7 @@ export class LaneQueue<T extends { readonly lane: string }> {
     const [key, lane] = next;
     const item = lane.shift()!;
     if (lane.length === 0) this.#lanes.delete(key);
-    // Bounded: past it, every lane counts as never served until served again.
-    if (this.#lastServed.size >= MAX_REMEMBERED_LANES) this.#lastServed.clear();
-    this.#lastServed.set(key, ++this.#served);
+    this.served(key);
     this.#size--;
     return item;
   }
@@ -75,6 +80,26 @@ export class LaneQueue<T extends { readonly lane: string }> {
     if (lane!.length === 0) this.#lanes.delete(item.lane);
     this.#size--;
     return true;
+  }
+
+  /**
+   * Makes room for a job of `lane` in a queue that is full: takes out the newest job of the
+   * longest lane, when that lane holds more jobs than `lane` does, and returns it for its caller
+   * to be refused; undefined when `lane` is itself the longest (or as long): the newcomer is the
+   * one refused. So one caller alone may fill the whole queue, while a caller who holds few
+   * places is not refused because another holds the rest.
+   */
+  displaceFor(lane: string): T | undefined {
+    let longest: T[] | undefined;
+    let longestKey = "";
+    for (const [key, jobs] of this.#lanes) {
+      if (!longest || jobs.length > longest.length) [longest, longestKey] = [jobs, key];
+    }
+    if (!longest || longest.length <= (this.#lanes.get(lane)?.length ?? 0) + 1) return undefined;
+    const item = longest.pop()!;
+    if (longest.length === 0) this.#lanes.delete(longestKey);
+    this.#size--;
+    return item;
   }
 
   /** Takes every job, lane by lane. */

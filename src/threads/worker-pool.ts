@@ -44,6 +44,12 @@ export interface WorkerPoolOptions<Setup, Job = unknown> {
   maxBatchCost?: number;
   /** A job's expected work, for `maxBatchCost`; default 1 per job. */
   costOf?: (job: Job) => number;
+  /**
+   * Jobs that may wait at most, and the error a job refused for want of room gets: a job of a
+   * lane holding few places takes the place of the newest job of the longest lane (lane-queue.ts
+   * displaceFor), so one caller cannot fill the queue against the others. Default: no bound.
+   */
+  maxWaiting?: { jobs: number; refusal: () => Error };
 }
 
 export interface WorkerPool<Job, Result, Info> {
@@ -262,6 +268,11 @@ export async function createWorkerPool<Job, Result, Info, Setup>(options: Worker
         if (closed) return reject(errors.closed());
         if (broken) return reject(broken);
         if (signal?.aborted) return reject(signal.reason);
+        if (options.maxWaiting && queue.length >= options.maxWaiting.jobs) {
+          const displaced = queue.displaceFor(lane);
+          if (!displaced) return reject(options.maxWaiting.refusal());
+          displaced.reject(options.maxWaiting.refusal());
+        }
         const cost = options.costOf?.(job) ?? 1;
         const pending: Pending<Job, Result> = { id: takeId(), job, lane, cost, crashes: 0, resolve, reject, ...(signal ? { signal } : {}) };
         if (signal) dropWhenAborted(pending, signal);

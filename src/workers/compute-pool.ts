@@ -1,5 +1,6 @@
 import type { Verdict } from "../classifiers/classifier.js";
 import type { HttpSignatureHeaders } from "../signing/http-signature.js";
+import { callerLane } from "../threads/caller-lane.js";
 import { createWorkerPool } from "../threads/worker-pool.js";
 import { bytesToLatin1, latin1ToBytes } from "./byte-strings.js";
 import { decodeVerdict, type EncodedVerdict } from "./verdict-codec.js";
@@ -116,7 +117,8 @@ export async function createComputePool(options: ComputePoolOptions): Promise<Co
   return {
     classifierId: pool.info.classifierId,
     async classify(text) {
-      const result = await pool.run({ kind: "classify", text });
+      // The call's account, where a call's work runs (rpc/answer-for.ts: policies, images, cascade).
+      const result = await pool.run({ kind: "classify", text }, undefined, callerLane());
       if (!("verdict" in result)) throw new Error("compute worker answered a classify job without a verdict");
       return decodeVerdict(result.verdict);
     },

@@ -40,6 +40,11 @@ export async function startComputeWorkers(
     },
   });
   const classifierId = pool.classifierId;
+  // The same key the workers sign with, on this thread: a signature (tens of microseconds) is
+  // made here while every worker is busy, so that an answer made on the event loop (under a
+  // policy, with images) does not wait for another caller's long job to end before it is signed.
+  const signHere = ring.signer;
+  const busy = () => pool.queueDepth() >= config.computeWorkers;
   return {
     pool,
     textClassifier: classify && classifierId !== undefined ? { id: classifierId, classify: (text) => pool.classify(text) } : undefined,
@@ -50,7 +55,7 @@ export async function startComputeWorkers(
         get publishedKeys() {
           return ring.publishedKeys;
         },
-        signer: createDelegatingSigner(ring.signer.keyId, (data) => pool.sign(data)),
+        signer: createDelegatingSigner(signHere.keyId, (data) => (busy() ? signHere.sign(data) : pool.sign(data))),
       }
       : undefined,
     answerer: classify && classifierId !== undefined && signingKey ? createWorkerAnswerer(pool, classifierId) : undefined,

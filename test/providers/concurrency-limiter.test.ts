@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createConcurrencyLimiter, LimiterFullError } from "../../src/providers/concurrency-limiter.js";
+import { inCallerLane } from "../../src/threads/caller-lane.js";
 
 function deferred() {
   let resolve!: () => void;
@@ -67,5 +68,45 @@ describe("concurrency limiter", () => {
     const limiter = createConcurrencyLimiter({ max: 1, maxQueue: 0 });
     await expect(limiter.run(async () => Promise.reject(new Error("boom")))).rejects.toThrow("boom");
     expect(await limiter.run(async () => 7)).toBe(7);
+  });
+});
+
+// Found by an audit of isolation between accounts: one account's burst against a slow provider
+// made every other account wait behind it, then be refused for a full queue.
+describe("concurrency limiter shared by accounts", () => {
+  it("starts waiters account by account, and a full queue refuses the newest task of the account holding most", async () => {
+    const limiter = createConcurrencyLimiter({ max: 1, maxQueue: 4 });
+    const gate = deferred();
+    const started: string[] = [];
+    const task = (name: string, lane: string) => limiter.run(async () => {
+      started.push(name);
+      await gate.promise;
+      return name;
+    }, undefined, lane);
+    const running = task("a0", "a");
+    const waiting = ["a1", "a2", "a3", "a4"].map((name) => task(name, "a"));
+    // Full with a's tasks: a's next is refused, b's takes the place of a's newest (a4).
+    await expect(task("a5", "a")).rejects.toBeInstanceOf(LimiterFullError);
+    const b = task("b1", "b");
+    await expect(waiting[3]).rejects.toBeInstanceOf(LimiterFullError);
+    expect(limiter.waiting).toBe(4);
+    gate.resolve();
+    expect(await Promise.all([running, ...waiting.slice(0, 3), b])).toEqual(["a0", "a1", "a2", "a3", "b1"]);
+    // b went next once the slot was free, not after a's other waiters.
+    expect(started).toEqual(["a0", "b1", "a1", "a2", "a3"]);
+  });
+
+  it("takes the lane from the call whose work is running (caller-lane.ts)", async () => {
+    const limiter = createConcurrencyLimiter({ max: 1, maxQueue: 2 });
+    const gate = deferred();
+    const running = inCallerLane("a", () => limiter.run(() => gate.promise));
+    const first = inCallerLane("a", () => limiter.run(async () => "a1"));
+    const second = inCallerLane("a", () => limiter.run(async () => "a2"));
+    // Another account's task takes the place of a's newest: the lanes came from the calls.
+    const other = inCallerLane("b", () => limiter.run(async () => "b"));
+    await expect(second).rejects.toBeInstanceOf(LimiterFullError);
+    gate.resolve();
+    await running;
+    expect(await Promise.all([first, other])).toEqual(["a1", "b"]);
   });
 });

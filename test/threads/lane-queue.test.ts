@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { callerLane, inCallerLane } from "../../src/threads/caller-lane.js";
 import { LaneQueue } from "../../src/threads/lane-queue.js";
 
 type Item = { lane: string; name: string };
@@ -54,5 +55,32 @@ describe("LaneQueue", () => {
     expect(q.remove(item("z", "z1"))).toBe(false);
     q.push(item("a", "a2"));
     expect(names([q.shift(), q.shift()])).toEqual(["b1", "a2"]);
+  });
+});
+
+describe("LaneQueue.displaceFor (a full queue)", () => {
+  it("gives up the newest job of the longest lane while it holds more than the newcomer's would", () => {
+    const q = new LaneQueue<Item>();
+    for (const name of ["a1", "a2", "a3"]) q.push(item("a", name));
+    q.push(item("b", "b1"));
+    expect(q.displaceFor("c")?.name).toBe("a3");
+    expect(q.displaceFor("c")?.name).toBe("a2");
+    // a holds 1, as c would: c is the one refused. And a, the longest, is never displaced for itself.
+    expect(q.displaceFor("c")).toBeUndefined();
+    expect(q.displaceFor("a")).toBeUndefined();
+    expect(q.length).toBe(2);
+    expect(new LaneQueue<Item>().displaceFor("a")).toBeUndefined();
+  });
+});
+
+describe("caller lanes", () => {
+  it("follow a call's work across awaits, and are empty outside one", async () => {
+    const seen = await inCallerLane("acct_1", async () => {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const inner = await Promise.resolve().then(() => callerLane());
+      return [callerLane(), inner];
+    });
+    expect(seen).toEqual(["acct_1", "acct_1"]);
+    expect(callerLane()).toBe("");
   });
 });

@@ -137,6 +137,17 @@ describe("the generic worker pool, against real worker threads", () => {
     await Promise.all(light);
   });
 
+  it("with maxWaiting, a job of another lane takes the place of the newest job of the longest", async () => {
+    const p = await pool({ size: 1, gatherPerTurn: false, maxBatchesInFlight: 1, maxWaiting: { jobs: 3, refusal: () => new Error("full") } });
+    const running = p.run({ do: "sleep", ms: 150, value: 0 }, undefined, "a");
+    const waiting = [1, 2, 3].map((i) => p.run(echo(i), undefined, "a"));
+    await expect(p.run(echo(4), undefined, "a")).rejects.toThrow("full");
+    const other = p.run(echo(9), undefined, "b");
+    await expect(waiting[2]).rejects.toThrow("full");
+    expect(p.waiting()).toBe(3);
+    expect((await Promise.all([running, waiting[0]!, waiting[1]!, other])).map((r) => r.value)).toEqual([0, 1, 2, 9]);
+  });
+
   it("without a cost bound, gathers one turn's jobs into one message, lanes in turn", async () => {
     const p = await pool({ size: 1, maxBatchesInFlight: 1 });
     const blocker = p.run({ do: "sleep", ms: 100, value: 0 });
