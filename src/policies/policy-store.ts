@@ -66,7 +66,13 @@ export function createPolicyStore(db: Database, clock: () => number = Date.now) 
   function compiledVersion(db: Database, accountId: string, row: { policy_id: string; scope: string; version: unknown }): Promise<CompiledPolicy> {
     const key = `${row.policy_id}@${toNumber(row.version)}`;
     const hit = compiled.get(key);
-    if (hit) return hit;
+    if (hit) {
+      // Least recently used goes first (a Map keeps insertion order): evicting the oldest made
+      // let one account's thousand new versions push out another account's policy in use.
+      compiled.delete(key);
+      compiled.set(key, hit);
+      return hit;
+    }
     const made = (async () => {
       const full = await db.query<VersionRow>(
         `SELECT policy_id, scope, version, rules, changed_at, changed_by FROM policy_versions WHERE account_id = $1 AND scope = $2 AND version = $3`,

@@ -114,4 +114,18 @@ describe.each(STORE_KINDS)("policy store on %s", (kind) => {
     expect(seen?.policy.version).toBe(2);
     expect(seen?.policy.thresholds).toEqual({ sexual: 0.9 });
   });
+
+  // Found by an audit: the compiled policies (at most 1,000) were evicted oldest first, so one
+  // account's thousand new versions pushed out another account's policy in use.
+  it("keeps a compiled policy in use while another account writes a thousand versions", async () => {
+    const store = createPolicyStore(a, () => 1_000);
+    await store.update({ accountId: "acct_lru" }, { thresholds: { hate: 0.4 } }, "test");
+    const inUse = await store.forCaller("acct_lru", "key_lru");
+    for (let i = 0; i < 1_000; i++) {
+      await store.update({ accountId: "acct_churn" }, { thresholds: { hate: (i % 100) / 100 } }, "test");
+      await store.forCaller("acct_churn", "key_churn");
+      if (i % 50 === 0) expect(await store.forCaller("acct_lru", "key_lru")).toBe(inUse);
+    }
+    expect(await store.forCaller("acct_lru", "key_lru")).toBe(inUse);
+  }, 120_000);
 });
