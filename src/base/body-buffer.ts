@@ -10,6 +10,15 @@ import type { BodyHold, Take } from "./held-bodies.js";
 export const SHARED_BODY_BYTES = 1024 * 1024;
 
 /**
+ * Chunks shorter than this, after a body's first, are copied into blocks of BLOCK_BYTES instead
+ * of kept as they came: a body sent a byte per chunk (HTTP/1.1 chunked encoding, HTTP/2 DATA
+ * frames) kept one Buffer per byte, each pinning the read buffer it was cut from, about 285 bytes
+ * of memory per byte sent: 4 MB so sent took the server from 1.2 to 2.4 GB (found by an audit).
+ */
+const COPIED_CHUNK_BYTES = 4096;
+const BLOCK_BYTES = 64 * 1024;
+
+/**
  * A request body as it arrives, in chunks, each byte counted once against `hold` (the process's
  * bound on held bodies, held-bodies.ts) before it is kept. `expect` says how long it will be, when
  * that is known; a body that turns out longer than it said is still read exactly (HTTP/2 does not
@@ -18,6 +27,9 @@ export const SHARED_BODY_BYTES = 1024 * 1024;
 export class BodyBuffer {
   readonly #hold: BodyHold | undefined;
   #chunks: Uint8Array[] = [];
+  /** The block small chunks are being copied into (COPIED_CHUNK_BYTES), and how much of it is used. */
+  #block: Buffer | undefined;
+  #blockUsed = 0;
   #shared: Buffer | undefined;
   #size = 0;
   /** Bytes counted against the hold so far: a reserved buffer's whole length, or the bytes kept. */
@@ -36,6 +48,7 @@ export class BodyBuffer {
     if (this.#shared !== undefined || length < SHARED_BODY_BYTES || length < this.#size) return "taken";
     const taken = this.#count(length);
     if (taken !== "taken") return taken;
+    this.#closeBlock();
     this.#shared = Buffer.from(new SharedArrayBuffer(length));
     let at = 0;
     for (const chunk of this.#chunks) {
@@ -55,7 +68,7 @@ export class BodyBuffer {
     else {
       if (this.#shared !== undefined) this.#chunks.push(this.#shared.subarray(0, this.#size));
       this.#shared = undefined;
-      this.#chunks.push(chunk);
+      this.#keep(chunk);
     }
     this.#size = end;
     return "taken";
@@ -64,7 +77,31 @@ export class BodyBuffer {
   /** The whole body. */
   bytes(): Uint8Array {
     if (this.#shared !== undefined) return this.#shared.subarray(0, this.#size);
+    this.#closeBlock();
     return this.#chunks.length === 1 ? this.#chunks[0]! : Buffer.concat(this.#chunks, this.#size);
+  }
+
+  /** Keeps a chunk in order: as it came when it is large or the body's first (most bodies are one), else copied into a block. */
+  #keep(chunk: Uint8Array): void {
+    if (chunk.byteLength >= COPIED_CHUNK_BYTES || (this.#chunks.length === 0 && this.#block === undefined)) {
+      this.#closeBlock();
+      this.#chunks.push(chunk);
+      return;
+    }
+    if (this.#block === undefined || this.#blockUsed + chunk.byteLength > this.#block.length) {
+      this.#closeBlock();
+      this.#block = Buffer.allocUnsafe(BLOCK_BYTES);
+    }
+    this.#block.set(chunk, this.#blockUsed);
+    this.#blockUsed += chunk.byteLength;
+  }
+
+  /** Ends the block being filled: its used part joins the chunks. */
+  #closeBlock(): void {
+    if (this.#block === undefined) return;
+    if (this.#blockUsed > 0) this.#chunks.push(this.#block.subarray(0, this.#blockUsed));
+    this.#block = undefined;
+    this.#blockUsed = 0;
   }
 
   /** Counts the bytes up to `total` not counted yet against the hold. */
