@@ -15,6 +15,7 @@ import { observeUnrouted } from "../observability/request-hooks.js";
 import { trackForGracefulClose } from "./graceful-close.js";
 import { ClosingUnreadResponse, ResettingUnreadHttp2Response } from "./close-unread-bodies.js";
 import { limitHttp2RequestTime } from "./http2-request-timeout.js";
+import { resetUnreadAnswers } from "./http2-unread-answers.js";
 import { limitHttp1BodyArrival } from "./http1-body-arrival.js";
 import { registerGrpcMessageEncoding } from "./grpc-message-encoding.js";
 import { listenOnSharedPort } from "./shared-port.js";
@@ -86,6 +87,8 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
   );
   // A stream answered before its body was read is reset once the answer is sent (close-unread-bodies.ts).
   limitHttp2RequestTime(h2c.server as unknown as Http2Server, ctx.config.requestTimeoutMs, { streamsBothWays: (path) => path.startsWith("/grpc.reflection.") });
+  // An answer the client does not take (its window shut) gives back its stream's place (http2-unread-answers.ts).
+  resetUnreadAnswers(h2c.server as unknown as Http2Server);
   limitHttp1BodyArrival(http1.server as unknown as HttpServer);
   continueOnlyForLiveKeys(http1.server as unknown as HttpServer, ctx.accounts);
   serveUnknownExpectations(http1.server as unknown as HttpServer);
