@@ -65,13 +65,9 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  // The log is written asynchronously: let its lines so far (e.g. "listening", with the pid) come first.
-  await new Promise<void>((resolve) => log.flush(() => resolve()));
-  // METRICS_PORT=0 picks a free port: this line is the one place a script can read it from.
-  const metrics = server.metricsUrl ? `  metrics ${server.metricsUrl}/metrics` : "";
-  process.stdout.write(`moderation service listening: HTTP/1.1 ${server.httpUrl}  gRPC (h2c) ${server.grpcUrl}${metrics}\n`);
-
   // npm start execs node, so a process manager's SIGTERM (or npm's forwarded one) lands here.
+  // Set before the "listening" line: a script that stops the service as soon as it reads the
+  // line must not find Node's default action (death by the signal, no drain, exit code null).
   // Ctrl-C in a terminal sends SIGINT to npm and node both: a second signal is not a reason to hurry.
   let stopping = false;
   const stop = async (signal: string) => {
@@ -101,6 +97,11 @@ async function main(): Promise<void> {
   };
   process.on("SIGINT", () => void stop("SIGINT"));
   process.on("SIGTERM", () => void stop("SIGTERM"));
+  // The log is written asynchronously: let its lines so far (e.g. "listening", with the pid) come first.
+  await new Promise<void>((resolve) => log.flush(() => resolve()));
+  // METRICS_PORT=0 picks a free port: this line is the one place a script can read it from.
+  const metrics = server.metricsUrl ? `  metrics ${server.metricsUrl}/metrics` : "";
+  process.stdout.write(`moderation service listening: HTTP/1.1 ${server.httpUrl}  gRPC (h2c) ${server.grpcUrl}${metrics}\n`);
 }
 
 /** How long the exit waits for the log's buffered lines to be written. */
