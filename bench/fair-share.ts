@@ -17,10 +17,10 @@ import os from "node:os";
 import path from "node:path";
 import { createAccountStore } from "../src/accounts/account-store.js";
 import { openDatabase } from "../src/storage/open-database.js";
+import { median, pairedRounds } from "./support/paired-rounds.js";
 import { freePort, spawnNode, stop } from "./support/spawn-service.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const BASELINES = (process.env.BENCH_BASELINE ?? "").split(",").filter(Boolean).map((dir) => path.resolve(dir));
 const FLOOD_REQUESTS = 8;
 
 /** Printable ASCII drawn by a fixed linear congruential generator: the same texts every run. */
@@ -90,23 +90,16 @@ async function measure(cwd: string | undefined): Promise<Round> {
   }
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-const configurations: Array<[string, string | undefined]> = [["this checkout", undefined], ...BASELINES.map((dir): [string, string] => [`baseline ${path.basename(dir)}`, dir])];
-const results = new Map<string, Round[]>(configurations.map(([name]) => [name, []]));
-for (let round = 0; round < ROUNDS; round++) {
-  for (const [name, cwd] of round % 2 === 0 ? configurations : [...configurations].reverse()) {
-    const figures = await measure(cwd);
-    results.get(name)!.push(figures);
-    console.error(`round ${round + 1}: ${name}: B ${figures.smallDuringFloodMs.toFixed(0)} ms and C ${figures.policyDuringFloodMs.toFixed(0)} ms during the flood, flood ${figures.floodMs.toFixed(0)} ms (load ${os.loadavg()[0]!.toFixed(2)})`);
-  }
-}
+const results = await pairedRounds(ROUNDS, measure, (round, name, figures) =>
+  console.error(`round ${round}: ${name}: B ${figures.smallDuringFloodMs.toFixed(0)} ms and C ${figures.policyDuringFloodMs.toFixed(0)} ms during the flood, flood ${figures.floodMs.toFixed(0)} ms (load ${os.loadavg()[0]!.toFixed(2)})`));
+const names = [...results.keys()];
 
 console.log(`\nnode ${process.version}, ${os.availableParallelism()} cores, load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
 console.log(`account A: ${FLOOD_REQUESTS} requests at once of ten 10,000-character random texts; accounts B and C (C under a policy): one short text each 50 ms later; ${ROUNDS} rounds, medians:\n`);
-const first = results.get(configurations[0]![0])!;
-for (const [name] of configurations) {
+const first = results.get(names[0]!)!;
+for (const name of names) {
   const rounds = results.get(name)!;
   const during = median(rounds.map((r) => r.smallDuringFloodMs));
-  const ratio = name === configurations[0]![0] ? "" : `  (this checkout's B waits ${(median(first.map((r) => r.smallDuringFloodMs)) / during).toFixed(2)}x as long)`;
+  const ratio = name === names[0] ? "" : `  (this checkout's B waits ${(median(first.map((r) => r.smallDuringFloodMs)) / during).toFixed(2)}x as long)`;
   console.log(`${name.padEnd(28)} B during the flood ${during.toFixed(0).padStart(5)} ms  C ${median(rounds.map((r) => r.policyDuringFloodMs)).toFixed(0).padStart(5)} ms  B alone ${median(rounds.map((r) => r.smallAloneMs)).toFixed(0).padStart(4)} ms  flood done in ${median(rounds.map((r) => r.floodMs)).toFixed(0).padStart(5)} ms${ratio}`);
 }

@@ -13,14 +13,13 @@
  */
 import fs from "node:fs/promises";
 import os from "node:os";
-import path from "node:path";
 import { create, toBinary } from "@bufbuild/protobuf";
 import sharp from "sharp";
 import { ModerateRequestSchema } from "../gen/moderation/v1/moderation_pb.js";
+import { median, pairedRounds } from "./support/paired-rounds.js";
 import { benchDataDir, cpuMicros, freePort, spawnNode, stop } from "./support/spawn-service.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-const BASELINES = (process.env.BENCH_BASELINE ?? "").split(",").filter(Boolean).map((dir) => path.resolve(dir));
 
 /** Noise does not compress: a 1270² RGB PNG stored without compression is about 4.8 MB, under the 5 MiB limit. */
 async function noisePng(seed: number): Promise<Buffer> {
@@ -81,24 +80,18 @@ async function measure(cwd: string | undefined, requests: number): Promise<Round
   }
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-const configurations: Array<[string, string | undefined]> = [["this checkout", undefined], ...BASELINES.map((dir): [string, string] => [`baseline ${path.basename(dir)}`, dir])];
-const results = new Map<string, Round[]>(configurations.map(([name]) => [name, []]));
-// Alternating processes, a few requests each: one slow process (or a noisy neighbour) does not decide a side.
-for (let round = 0; round < ROUNDS; round++) {
-  for (const [name, cwd] of round % 2 === 0 ? configurations : [...configurations].reverse()) {
-    const rounds = await measure(cwd, 3);
-    results.get(name)!.push(...rounds);
-    console.error(`round ${round + 1}: ${name}: loop held ${rounds.map((r) => r.loopMaxMs.toFixed(0)).join(", ")} ms (load ${os.loadavg()[0]!.toFixed(2)})`);
-  }
-}
+// A few requests per process and round.
+const paired = await pairedRounds(ROUNDS, (cwd) => measure(cwd, 3), (round, name, rounds) =>
+  console.error(`round ${round}: ${name}: loop held ${rounds.map((r) => r.loopMaxMs.toFixed(0)).join(", ")} ms (load ${os.loadavg()[0]!.toFixed(2)})`));
+const results = new Map([...paired].map(([name, rounds]) => [name, rounds.flat()]));
+const names = [...results.keys()];
 
 console.log(`\nnode ${process.version}, ${os.availableParallelism()} cores, load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
 console.log(`one POST ${PATH} (${CONTENT_TYPE}) of ten ${(images[0]!.length / 1e6).toFixed(1)} MB PNG images (${(BODY.length / 1e6).toFixed(1)} MB), ${ROUNDS * 3} requests per configuration, medians:\n`);
-const first = median(results.get(configurations[0]![0])!.map((r) => r.loopMaxMs));
-for (const [name] of configurations) {
+const first = median(results.get(names[0]!)!.map((r) => r.loopMaxMs));
+for (const name of names) {
   const rounds = results.get(name)!;
   const held = median(rounds.map((r) => r.loopMaxMs));
-  const ratio = name === configurations[0]![0] ? "" : `  (this checkout holds it ${(first / held).toFixed(2)}x as long)`;
+  const ratio = name === names[0] ? "" : `  (this checkout holds it ${(first / held).toFixed(2)}x as long)`;
   console.log(`${name.padEnd(28)} event loop held at most ${held.toFixed(0).padStart(4)} ms  latency ${median(rounds.map((r) => r.latencyMs)).toFixed(0).padStart(5)} ms  main-thread CPU ${median(rounds.map((r) => r.mainCpuMs)).toFixed(0).padStart(4)} ms${ratio}`);
 }
