@@ -41,5 +41,9 @@ export interface TextClassifier {
   readonly id: string;
   /** The languages (BCP-47) the classifier covers, where it knows them. */
   readonly languages?: readonly string[];
-  classify(text: string): Verdict | Promise<Verdict>;
+  /**
+   * `signal`: the call's, which names the caller's account for queues callers share
+   * (threads/caller-lane.ts); the embedded model does not stop on it.
+   */
+  classify(text: string, signal?: AbortSignal): Verdict | Promise<Verdict>;
 }

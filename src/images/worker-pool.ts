@@ -1,7 +1,7 @@
 import { createRequire } from "node:module";
 import path from "node:path";
 import { ApiError } from "../errors/api-error.js";
-import { callerLane } from "../threads/caller-lane.js";
+import { laneOf } from "../threads/caller-lane.js";
 import { createWorkerPool } from "../threads/worker-pool.js";
 
 interface NsfwPoolOptions {
@@ -51,7 +51,7 @@ export async function createNsfwPool(options: NsfwPoolOptions): Promise<NsfwPool
     gatherPerTurn: false,
     maxBatchesInFlight: 1,
     maxCrashes: 1,
-    // Per caller's account in turn (threads/caller-lane.ts): one account's burst filled the
+    // Per caller's account in turn (the call's signal names it, threads/caller-lane.ts): one account's burst filled the
     // queue and every other account's image got 503 (found by an audit).
     maxWaiting: { jobs: maxQueue, refusal: () => new ApiError("service_unavailable", "The image model is busy; retry shortly.", { headers: { "retry-after": "1" } }) },
     errors: {
@@ -66,7 +66,7 @@ export async function createNsfwPool(options: NsfwPoolOptions): Promise<NsfwPool
     size,
     info: pool.info,
     run(frames, signal) {
-      return pool.run(frames, signal, callerLane());
+      return pool.run(frames, signal, laneOf(signal));
     },
     close: () => pool.close(),
   };

@@ -1,3 +1,4 @@
+import { laneOf, markLane } from "../threads/caller-lane.js";
 import { newId } from "../accounts/ids.js";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { ModerateRequest, ModerateResponseSchema } from "../../gen/moderation/v1/moderation_pb.js";
@@ -55,6 +56,8 @@ export function createModerator(deps: ModerationDeps) {
     const stoppable = items.length > 1 && (hasImages || (mode !== "off" && deps.textProvider !== undefined));
     const itemFailed = stoppable ? new AbortController() : undefined;
     const itemSignal = itemFailed ? (signal ? AbortSignal.any([signal, itemFailed.signal]) : itemFailed.signal) : signal;
+    // The caller's account, for the queues the items' work waits in (threads/caller-lane.ts).
+    if (itemSignal !== signal) markLane(itemSignal, laneOf(signal));
     // What the embedded model left unread in each text item, even where a guard model then judged
     // it: the combined layer is the embedded model's alone (assembleAnswer).
     const unreadByModel: (NotEvaluated | undefined)[] = [];
@@ -67,7 +70,7 @@ export function createModerator(deps: ModerationDeps) {
     }));
     const texts = items.filter((i): i is Extract<ValidItem, { type: "text" }> => i.type === "text");
     const joined = texts.length >= 2 ? joinForCombined(texts.map((t) => t.text)) : undefined;
-    const combined = joined !== undefined ? await judgeByModel(joined, applied) : undefined;
+    const combined = joined !== undefined ? await judgeByModel(joined, applied, signal) : undefined;
     const answer = assembleAnswer(newId("modr"), deps.textClassifier.id, results, combined, unreadByModel);
     return policy ? { ...answer, policy: { id: policy.policy.id, version: policy.policy.version } } : answer;
   };
@@ -77,11 +80,11 @@ export function createModerator(deps: ModerationDeps) {
    * the text is scored again without the allowed terms: they never count as evidence on their
    * own, and the rest of the text still flags (applyPolicy).
    */
-  async function judgeByModel(text: string, policy: CompiledPolicy): Promise<PolicyVerdict> {
-    const verdict = await deps.textClassifier.classify(text);
+  async function judgeByModel(text: string, policy: CompiledPolicy, signal: AbortSignal | undefined): Promise<PolicyVerdict> {
+    const verdict = await deps.textClassifier.classify(text, signal);
     const hits = findPolicyTerms(text, policy);
     const masked = withoutAllowedTerms(text, hits, policy);
-    return applyPolicy(verdict, text, policy, { hits, bars, ...(masked === undefined ? {} : { withoutAllowed: await deps.textClassifier.classify(masked) }) });
+    return applyPolicy(verdict, text, policy, { hits, bars, ...(masked === undefined ? {} : { withoutAllowed: await deps.textClassifier.classify(masked, signal) }) });
   }
 
   /**
@@ -98,11 +101,11 @@ export function createModerator(deps: ModerationDeps) {
   async function judgeItem(item: ValidItem, analyzeImages: boolean, mode: TextProviderMode, signal: AbortSignal | undefined, policy: CompiledPolicy, unreadByModel: (NotEvaluated | undefined)[]) {
     if (item.type === "text") {
       if (mode === "off" || !deps.textProvider) {
-        const judged = await judgeByModel(item.text, policy);
+        const judged = await judgeByModel(item.text, policy, signal);
         unreadByModel[item.index] = judged.notEvaluated;
         return textItemResult(item.index, judged, deps.textClassifier.id);
       }
-      const verdict = await deps.textClassifier.classify(item.text);
+      const verdict = await deps.textClassifier.classify(item.text, signal);
       unreadByModel[item.index] = verdict.notEvaluated;
       const judged = await deps.textProvider.secondOpinion(item.text, verdict, deps.textClassifier.id, mode, signal);
       return {

@@ -1,4 +1,3 @@
-import { callerLane } from "../threads/caller-lane.js";
 import { LaneQueue } from "../threads/lane-queue.js";
 
 export class LimiterFullError extends Error {
@@ -8,7 +7,7 @@ export class LimiterFullError extends Error {
 interface ConcurrencyLimiter {
   /**
    * Runs `task` when a slot is free; waits in a bounded queue, which `signal` can leave. Waiting
-   * tasks take turns by `lane` (default: the account of the call whose work runs, caller-lane.ts).
+   * tasks take turns by `lane` (the caller's account, threads/caller-lane.ts; default: one lane).
    */
   run<T>(task: () => Promise<T>, signal?: AbortSignal, lane?: string): Promise<T>;
   readonly active: number;
@@ -49,7 +48,7 @@ export function createConcurrencyLimiter(options: { max: number; maxQueue: numbe
     get waiting() {
       return queue.length;
     },
-    async run(task, signal, lane = callerLane()) {
+    async run(task, signal, lane = "") {
       signal?.throwIfAborted();
       if (active < options.max) {
         active++;

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { ApiError } from "../errors/api-error.js";
 import { createCircuitBreaker, type CircuitState } from "./circuit-breaker.js";
 import { createConcurrencyLimiter, LimiterFullError } from "./concurrency-limiter.js";
+import { laneOf } from "../threads/caller-lane.js";
 import { startDeadline } from "./deadline.js";
 import { ProviderError } from "./provider-error.js";
 
@@ -101,8 +102,12 @@ export function createProviderGuard(config: GuardOptions, wording: GuardWording)
         // A provider that answered (a refusal, a verdict that does not parse) is up: the input
         // decided it. One tenant's refused images opened the circuit for every tenant, and prose
         // answers (retried) did so in two calls (found by an audit).
-        if (error instanceof ProviderError && error.answered) breaker.onSuccess();
-        else breaker.onFailure();
+        // A status that refuses the input (400, 413, 422: read-response.ts) says nothing either
+        // way: counted as a success, it reset the streak of a provider failing most other calls.
+        if (error instanceof ProviderError && error.answered) {
+          if (error.kind === "http") breaker.release();
+          else breaker.onSuccess();
+        } else breaker.onFailure();
         failure = error instanceof ProviderError ? error : new ProviderError("malformed", wording.clientFailed, { retryable: false, cause: error });
       } finally {
         attemptLimit.clear();
@@ -132,7 +137,7 @@ export function createProviderGuard(config: GuardOptions, wording: GuardWording)
       }
       const total = startDeadline(config.totalTimeoutMs, caller);
       try {
-        return await limiter.run(() => attempt(call, total.signal, caller), total.signal);
+        return await limiter.run(() => attempt(call, total.signal, caller), total.signal, laneOf(caller));
       } catch (error) {
         if (error instanceof ApiError) throw error;
         if (error instanceof LimiterFullError) throw wording.atCapacity(error);

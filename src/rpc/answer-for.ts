@@ -5,7 +5,7 @@ import type { AppContext } from "../app/app-context.js";
 import { callerKey, signatureBindingKey } from "../interceptors/context-keys.js";
 import { createModerator } from "../moderation/moderate.js";
 import { createSecondOpinion } from "../moderation/second-opinion.js";
-import { inCallerLane } from "../threads/caller-lane.js";
+import { markLane } from "../threads/caller-lane.js";
 import type { CompiledPolicy } from "../policies/apply-policy.js";
 
 /** The answer to one Moderate call, signed ahead or not; the chain around it signs what is not. */
@@ -35,8 +35,9 @@ export function createAnswerFor(ctx: AppContext): AnswerFor {
   const answerUnder = (policy: CompiledPolicy | undefined, request: ModerateRequest, context: HandlerContext) => {
     const account = context.values.get(callerKey)?.accountId;
     // The queues this call's work waits in (compute workers, image model and decoding, providers)
-    // take turns by its account (threads/caller-lane.ts).
-    const onEventLoop = () => (account === undefined ? moderate(request, context.signal, policy) : inCallerLane(account, () => moderate(request, context.signal, policy)));
+    // take turns by its account, which its signal carries (threads/caller-lane.ts).
+    if (account !== undefined) markLane(context.signal, account);
+    const onEventLoop = () => moderate(request, context.signal, policy);
     if (policy) return onEventLoop();
     const binding = context.values.get(signatureBindingKey);
     const ahead = answerer && binding && embeddedOnly(request.textProviderMode)

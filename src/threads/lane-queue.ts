@@ -84,10 +84,10 @@ export class LaneQueue<T extends { readonly lane: string }> {
 
   /**
    * Makes room for a job of `lane` in a queue that is full: takes out the newest job of the
-   * longest lane, when that lane holds more jobs than `lane` does, and returns it for its caller
-   * to be refused; undefined when `lane` is itself the longest (or as long): the newcomer is the
-   * one refused. So one caller alone may fill the whole queue, while a caller who holds few
-   * places is not refused because another holds the rest.
+   * longest lane, when that lane holds at least two more jobs than `lane` does (so that places do
+   * not pass back and forth between two lanes one apart), and returns it for its caller to be
+   * refused; else undefined, and the newcomer is the one refused. So one caller alone may fill the
+   * whole queue, while a caller who holds few places is not refused because another holds the rest.
    */
   displaceFor(lane: string): T | undefined {
     let longest: T[] | undefined;

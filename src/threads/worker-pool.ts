@@ -46,7 +46,7 @@ export interface WorkerPoolOptions<Setup, Job = unknown> {
   costOf?: (job: Job) => number;
   /**
    * Jobs that may wait at most, and the error a job refused for want of room gets: a job of a
-   * lane holding few places takes the place of the newest job of the longest lane (lane-queue.ts
+   * lane holding fewer places takes the place of the newest job of the longest lane (lane-queue.ts
    * displaceFor), so one caller cannot fill the queue against the others. Default: no bound.
    */
   maxWaiting?: { jobs: number; refusal: () => Error };
@@ -188,7 +188,7 @@ export async function createWorkerPool<Job, Result, Info, Setup>(options: Worker
   };
 
   /**
-   * Hands waiting jobs to the least-loaded worker that may take another message, until none
+   * Hands waiting jobs to the least-loaded worker (by work, then jobs) that may take another message, until none
    * may or none wait. With `gatherPerTurn`, one message holds a share of the waiting jobs (so
    * every worker with room gets some) of at most `maxBatchCost`; otherwise one job.
    */
@@ -201,7 +201,9 @@ export async function createWorkerPool<Job, Result, Info, Setup>(options: Worker
       for (const s of slots) {
         if (s.batchesInFlight >= options.maxBatchesInFlight || (s.batchesInFlight > 0 && s.costInFlight >= maxBatchCost)) continue;
         open++;
-        if (!best || s.inFlight.size < best.inFlight.size) best = s;
+        // The least work first, then the fewest jobs: a small job sent to a worker that has fewer
+        // but larger jobs waited behind them while another worker was nearly idle.
+        if (!best || s.costInFlight < best.costInFlight || (s.costInFlight === best.costInFlight && s.inFlight.size < best.inFlight.size)) best = s;
       }
       if (!best) return;
       post(best, takeBatch(Math.ceil(queue.length / open)));

@@ -1,6 +1,5 @@
 import type { Verdict } from "../classifiers/classifier.js";
 import type { HttpSignatureHeaders } from "../signing/http-signature.js";
-import { callerLane } from "../threads/caller-lane.js";
 import { createWorkerPool } from "../threads/worker-pool.js";
 import { bytesToLatin1, latin1ToBytes } from "./byte-strings.js";
 import { decodeVerdict, type EncodedVerdict } from "./verdict-codec.js";
@@ -64,7 +63,8 @@ interface ComputePoolOptions {
 export interface ComputePool {
   /** The id of the classifier the workers loaded (undefined when they have none). */
   readonly classifierId: string | undefined;
-  classify(text: string): Promise<Verdict>;
+  /** `lane`: the caller's account, whose turn the job waits for (threads/lane-queue.ts). */
+  classify(text: string, lane?: string): Promise<Verdict>;
   sign(data: Uint8Array): Promise<Uint8Array>;
   /** A whole signed answer to a call of text items only (see worker-answers.ts), for the JSON route or RPC. */
   answerJson(job: { texts: string[]; answerId: string; requestBody: Uint8Array; nowMs: number; scope: SignatureScope }): Promise<AnswerJsonResult>;
@@ -116,9 +116,8 @@ export async function createComputePool(options: ComputePoolOptions): Promise<Co
 
   return {
     classifierId: pool.info.classifierId,
-    async classify(text) {
-      // The call's account, where a call's work runs (rpc/answer-for.ts: policies, images, cascade).
-      const result = await pool.run({ kind: "classify", text }, undefined, callerLane());
+    async classify(text, lane = "") {
+      const result = await pool.run({ kind: "classify", text }, undefined, lane);
       if (!("verdict" in result)) throw new Error("compute worker answered a classify job without a verdict");
       return decodeVerdict(result.verdict);
     },

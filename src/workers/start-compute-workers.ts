@@ -2,6 +2,7 @@ import type { TextClassifier } from "../classifiers/classifier.js";
 import type { Config } from "../config/config.js";
 import type { SigningKeyRing } from "../signing/key-ring.js";
 import { createDelegatingSigner, privateKeyForWorkers } from "../signing/signer.js";
+import { laneOf } from "../threads/caller-lane.js";
 import { createComputePool, type ComputePool } from "./compute-pool.js";
 import { createWorkerAnswerer, type WorkerAnswerer } from "./worker-answers.js";
 
@@ -47,7 +48,7 @@ export async function startComputeWorkers(
   const busy = () => pool.queueDepth() >= config.computeWorkers;
   return {
     pool,
-    textClassifier: classify && classifierId !== undefined ? { id: classifierId, classify: (text) => pool.classify(text) } : undefined,
+    textClassifier: classify && classifierId !== undefined ? { id: classifierId, classify: (text, signal) => pool.classify(text, laneOf(signal)) } : undefined,
     signingKeys: signingKey
       ? {
         // A getter, not a copy: the data-dir store's list changes when another process rotates

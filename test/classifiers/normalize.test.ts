@@ -210,3 +210,14 @@ describe("normalizeText", () => {
     expect(normalizeText("Same text").text).toBe(normalizeText("Same text").text);
   });
 });
+
+describe("the second reading's spacers", () => {
+  // Found by a review: the soft hyphen, ZWNJ and ZWJ sit inside words by design (hyphenated web
+  // text, Persian spelling, emoji), and read as spaces they split them.
+  it("leave the soft hyphen, ZWNJ and ZWJ to the word they are in", () => {
+    expect(mayUseInvisibleSpaces("من می\u200cخواهم")).toBe(false);
+    expect(mayUseInvisibleSpaces("Bundes\u00adregierung")).toBe(false);
+    expect(mayUseInvisibleSpaces("ki\u200dll")).toBe(false);
+    expect(normalizeText("Bundes\u00adregierung", { invisibleAsSpace: true }).text).toBe(normalizeText("Bundesregierung").text);
+  });
+});

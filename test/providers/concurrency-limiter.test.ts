@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { createConcurrencyLimiter, LimiterFullError } from "../../src/providers/concurrency-limiter.js";
-import { inCallerLane } from "../../src/threads/caller-lane.js";
 
 function deferred() {
   let resolve!: () => void;
@@ -94,19 +93,5 @@ describe("concurrency limiter shared by accounts", () => {
     expect(await Promise.all([running, ...waiting.slice(0, 3), b])).toEqual(["a0", "a1", "a2", "a3", "b1"]);
     // b went next once the slot was free, not after a's other waiters.
     expect(started).toEqual(["a0", "b1", "a1", "a2", "a3"]);
-  });
-
-  it("takes the lane from the call whose work is running (caller-lane.ts)", async () => {
-    const limiter = createConcurrencyLimiter({ max: 1, maxQueue: 2 });
-    const gate = deferred();
-    const running = inCallerLane("a", () => limiter.run(() => gate.promise));
-    const first = inCallerLane("a", () => limiter.run(async () => "a1"));
-    const second = inCallerLane("a", () => limiter.run(async () => "a2"));
-    // Another account's task takes the place of a's newest: the lanes came from the calls.
-    const other = inCallerLane("b", () => limiter.run(async () => "b"));
-    await expect(second).rejects.toBeInstanceOf(LimiterFullError);
-    gate.resolve();
-    await running;
-    expect(await Promise.all([first, other])).toEqual(["a1", "b"]);
   });
 });

@@ -251,6 +251,15 @@ describe("the guard around a text provider", () => {
     expect(provider.circuitState()).toBe("open");
   });
 
+  it("lets no 400 between two failures reset their count (found by a review)", async () => {
+    const provider = guarded(undefined, { maxRetries: 0, failureThreshold: 2, cooldownMs: 60_000 });
+    for (const code of [500, 400, 500]) {
+      fake.setDefault(status(code));
+      await provider.classify("x").catch(() => undefined);
+    }
+    expect(provider.circuitState()).toBe("open");
+  });
+
   it("keeps at most maxConcurrency items in flight and turns away callers beyond the queue", async () => {
     fake.setDefault(fake.hold(llamaGuard()));
     const provider = guarded(undefined, { maxConcurrency: 2, maxQueue: 1, attemptTimeoutMs: 5_000, totalTimeoutMs: 5_000 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { callerLane, inCallerLane } from "../../src/threads/caller-lane.js";
+import { laneOf, markLane } from "../../src/threads/caller-lane.js";
 import { LaneQueue } from "../../src/threads/lane-queue.js";
 
 type Item = { lane: string; name: string };
@@ -74,13 +74,15 @@ describe("LaneQueue.displaceFor (a full queue)", () => {
 });
 
 describe("caller lanes", () => {
-  it("follow a call's work across awaits, and are empty outside one", async () => {
-    const seen = await inCallerLane("acct_1", async () => {
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      const inner = await Promise.resolve().then(() => callerLane());
-      return [callerLane(), inner];
-    });
-    expect(seen).toEqual(["acct_1", "acct_1"]);
-    expect(callerLane()).toBe("");
+  it("are carried by the call's signal, and a derived signal carries one only when marked", () => {
+    const call = new AbortController().signal;
+    expect(laneOf(call)).toBe("");
+    markLane(call, "acct_1");
+    expect(laneOf(call)).toBe("acct_1");
+    const derived = AbortSignal.any([call]);
+    expect(laneOf(derived)).toBe("");
+    markLane(derived, laneOf(call));
+    expect(laneOf(derived)).toBe("acct_1");
+    expect(laneOf(undefined)).toBe("");
   });
 });

@@ -53,9 +53,9 @@ export function withLanguageGate(inner: TextClassifier, covered: readonly string
   return {
     id: inner.id,
     languages,
-    classify(text: string): Verdict | Promise<Verdict> {
+    classify(text: string, signal?: AbortSignal): Verdict | Promise<Verdict> {
       const reading = readLanguage(text, coveredSet);
-      const verdict = inner.classify(text);
+      const verdict = inner.classify(text, signal);
       return verdict instanceof Promise ? verdict.then((v) => decide(reading, v)) : decide(reading, verdict);
     },
   };

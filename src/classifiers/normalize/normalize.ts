@@ -501,7 +501,7 @@ export interface NormalizeOptions {
   /** Blank common HTML tags (blankHtmlTags): the model's reading; policy terms match the text as sent. */
   dropMarkup?: boolean;
   /**
-   * Read zero-width spaces and joiners (ZERO_WIDTH_SPACERS) as spaces instead of dropping them:
+   * Read zero-width spaces and word joiners (ZERO_WIDTH_SPACERS) as spaces instead of dropping them:
    * the second reading of a text that may use them in place of spaces (mayUseInvisibleSpaces).
    */
   invisibleAsSpace?: boolean;
@@ -513,8 +513,10 @@ export interface NormalizeOptions {
  * with U+200B or U+2060 for every space); read as spaces, "ki\u200bll" is two. A text holding
  * one between two letters is read both ways (engine.ts, term-matcher.ts).
  */
-const ZERO_WIDTH_SPACERS = /[\u00ad\u180e\u200b-\u200d\u2060-\u2064\ufeff]/u;
-const BETWEEN_LETTERS = /\p{L}[\u00ad\u180e\u200b-\u200d\u2060-\u2064\ufeff]+\p{L}/u;
+// Only characters that stand for no letter's joining: the soft hyphen, ZWNJ and ZWJ belong inside
+// words (hyphenation, Persian and Indic spelling, emoji), and read as spaces they split them.
+const ZERO_WIDTH_SPACERS = /[\u180e\u200b\u2060\ufeff]/u;
+const BETWEEN_LETTERS = /\p{L}[\u180e\u200b\u2060\ufeff]+\p{L}/u;
 
 /** Whether `input` has a zero-width spacer between two letters: it may be read with them as spaces too. */
 export function mayUseInvisibleSpaces(input: string): boolean {
