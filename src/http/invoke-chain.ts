@@ -1,3 +1,4 @@
+import { shareSignal } from "../threads/caller-lane.js";
 import { create, isMessage, type DescMessage, type DescMethod, type DescMethodUnary, type DescService, type MessageShape } from "@bufbuild/protobuf";
 import {
   ConnectError,
@@ -119,7 +120,8 @@ function createJsonHandlerContext(
 }
 
 /** Shared by short calls; nothing on their path adds listeners to it, so nothing accumulates. */
-const NEVER_ABORTED = new AbortController().signal;
+// Shared by many calls: it carries no call's lane (threads/caller-lane.ts withLane).
+const NEVER_ABORTED = shareSignal(new AbortController().signal);
 
 /**
  * Aborts when the caller goes away before the answer is sent (e.g. a paid vision-provider call

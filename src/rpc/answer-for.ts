@@ -5,7 +5,7 @@ import type { AppContext } from "../app/app-context.js";
 import { callerKey, signatureBindingKey } from "../interceptors/context-keys.js";
 import { createModerator } from "../moderation/moderate.js";
 import { createSecondOpinion } from "../moderation/second-opinion.js";
-import { markLane } from "../threads/caller-lane.js";
+import { withLane } from "../threads/caller-lane.js";
 import type { CompiledPolicy } from "../policies/apply-policy.js";
 
 /** The answer to one Moderate call, signed ahead or not; the chain around it signs what is not. */
@@ -36,8 +36,7 @@ export function createAnswerFor(ctx: AppContext): AnswerFor {
     const account = context.values.get(callerKey)?.accountId;
     // The queues this call's work waits in (compute workers, image model and decoding, providers)
     // take turns by its account, which its signal carries (threads/caller-lane.ts).
-    if (account !== undefined) markLane(context.signal, account);
-    const onEventLoop = () => moderate(request, context.signal, policy);
+    const onEventLoop = () => moderate(request, account === undefined ? context.signal : withLane(context.signal, account), policy);
     if (policy) return onEventLoop();
     const binding = context.values.get(signatureBindingKey);
     const ahead = answerer && binding && embeddedOnly(request.textProviderMode)

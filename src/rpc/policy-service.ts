@@ -1,4 +1,4 @@
-import { markLane } from "../threads/caller-lane.js";
+import { withLane } from "../threads/caller-lane.js";
 import { create } from "@bufbuild/protobuf";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import { ModerateRequestSchema } from "../../gen/moderation/v1/moderation_pb.js";
@@ -70,11 +70,11 @@ export function createPolicyServiceImpl(ctx: Pick<AppContext, "policies" | "acco
     async testPolicy(request, context) {
       const { caller } = await scopeOf(context, "");
       // The caller's classify jobs wait in its account's turn (threads/caller-lane.ts).
-      markLane(context.signal, caller.accountId);
+      const signal = withLane(context.signal, caller.accountId);
       if (request.input.some((item) => item.type !== "text")) throw new ApiError("invalid_request", "TestPolicy takes text items only.");
       // Cooperatively: a full-size draft is 0.2-0.3 s of CPU, and other calls are answered in between.
       const draft = await compilePolicyCooperatively({ ...DRAFT, ...(await validatePolicyRulesCooperatively(draftOf(request.rules))) });
-      const answer = await moderate(create(ModerateRequestSchema, { input: request.input }), context.signal, draft);
+      const answer = await moderate(create(ModerateRequestSchema, { input: request.input }), signal, draft);
       return create(TestPolicyResponseSchema, { answer });
     },
   };

@@ -3,10 +3,29 @@
  * caller shares (compute workers, the image model, image decoding, third-party providers) take
  * turns by it (lane-queue.ts), read from the signal each step is handed anyway. Not
  * AsyncLocalStorage: on Node 20 it installs promise hooks that tax every promise in the process
- * (storage/sqlite-database.ts). Set where a call's work starts (rpc/answer-for.ts) and on signals
+ * (storage/sqlite-database.ts). Set where a call's work starts (withLane: rpc/answer-for.ts, rpc/policy-service.ts) and on signals
  * derived from the call's (moderate.ts, images/index.ts); work without one shares the lane "".
  */
 const lanes = new WeakMap<AbortSignal, string>();
+/** Signals many calls share (the JSON route's one that never aborts): none can carry one call's lane. */
+const shared = new WeakSet<AbortSignal>();
+
+/** Registers `signal` as shared by many calls, and returns it. */
+export function shareSignal(signal: AbortSignal): AbortSignal {
+  shared.add(signal);
+  return signal;
+}
+
+/**
+ * The signal to hand `account`'s call's work: its own, marked with the account's lane; or, where
+ * the call was given a shared signal, one of the call's own that never aborts either. Marking the
+ * shared one gave every call on it the lane of whichever call marked it last (found by a reread).
+ */
+export function withLane(signal: AbortSignal, account: string): AbortSignal {
+  const own = shared.has(signal) ? new AbortController().signal : signal;
+  markLane(own, account);
+  return own;
+}
 
 /** Marks `signal` as the signal of `account`'s call; a derived signal takes its parent's lane (laneOf). */
 export function markLane(signal: AbortSignal | undefined, lane: string): void {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { laneOf, markLane } from "../../src/threads/caller-lane.js";
+import { laneOf, markLane, shareSignal, withLane } from "../../src/threads/caller-lane.js";
 import { LaneQueue } from "../../src/threads/lane-queue.js";
 
 type Item = { lane: string; name: string };
@@ -84,5 +84,18 @@ describe("caller lanes", () => {
     markLane(derived, laneOf(call));
     expect(laneOf(derived)).toBe("acct_1");
     expect(laneOf(undefined)).toBe("");
+  });
+
+  // Found by a reread: the JSON route hands short calls one shared signal that never aborts, and
+  // marking it gave every such call the lane of whichever call marked it last.
+  it("are never put on a signal many calls share: each call gets one of its own", () => {
+    const sharedByAll = shareSignal(new AbortController().signal);
+    const a = withLane(sharedByAll, "acct_a");
+    const b = withLane(sharedByAll, "acct_b");
+    expect([laneOf(a), laneOf(b), laneOf(sharedByAll)]).toEqual(["acct_a", "acct_b", ""]);
+    expect(a.aborted || b.aborted).toBe(false);
+    const own = new AbortController().signal;
+    expect(withLane(own, "acct_c")).toBe(own);
+    expect(laneOf(own)).toBe("acct_c");
   });
 });
