@@ -88,8 +88,8 @@ type AnswerRpcResult = { verdicts: EncodedVerdict[]; combined: EncodedVerdict | 
  * Worker threads for the CPU-bound steps of a request (text classification, Ed25519 signing,
  * whole signed answers, parsing large JSON bodies), so the event loop spends its time on HTTP.
  * A generic worker pool (src/threads/worker-pool.ts) with jobs gathered per event-loop turn, two messages in flight
- * per worker, callers' accounts taking turns for the rest (a whole answer's job names its
- * account; other jobs share one lane), and a job re-run once if its worker dies under it: the
+ * per worker, callers' accounts taking turns for the rest (whole answers and classify jobs name
+ * their account; signing and parsing share one lane), and a job re-run once if its worker dies under it: the
  * jobs are pure functions of their input, so nothing accepted is lost or done twice with a
  * different answer.
  */
