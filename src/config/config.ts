@@ -1,5 +1,6 @@
 import { readImageConfig, type ImageModerationOptions } from "../images/config.js";
 import { readTextProviderConfig, type TextProviderConfig } from "../providers/text/config.js";
+import { readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ConfigError, nonEmpty, readChoice } from "../base/env-values.js";
@@ -7,6 +8,7 @@ import { readRateLimitConfig, type RateLimitConfig } from "../rate-limit/read-ra
 import { readSigningConfig, type SigningConfig } from "../signing/read-signing-config.js";
 import { readAbuseLimitsConfig, readTrustProxy, type AbuseLimitsConfig } from "../dashboard/read-abuse-limits-config.js";
 import { readStorageConfig, type StorageConfig } from "../storage/read-storage-config.js";
+import type { ConnectionLimits } from "../edge/connection-limits.js";
 
 export { ConfigError } from "../base/env-values.js";
 
@@ -96,6 +98,13 @@ export interface Config {
   trustProxy: boolean | number | string;
   /** Log-in, sign-up and password-hashing limits (LOGIN_*, SIGNUPS_PER_IP, PASSWORD_HASH_*). */
   abuseLimits: AbuseLimitsConfig;
+  /**
+   * Connections open at once (MAX_CONNECTIONS; default four fifths of the open-file limit) and
+   * from one peer address (MAX_CONNECTIONS_PER_ADDRESS; default a quarter of that, or all of it
+   * when TRUST_PROXY is set, since every connection then comes from the proxy): past either a
+   * new connection is closed as it arrives (edge/connection-limits.ts).
+   */
+  connectionLimits: ConnectionLimits;
 }
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -144,7 +153,34 @@ export function readConfig(env: Readonly<Record<string, string | undefined>> = p
     signup: readChoice(env, "SIGNUP", ["open", "closed", "invite"] as const, "open"),
     trustProxy: readTrustProxy(env),
     abuseLimits: readAbuseLimitsConfig(env),
+    connectionLimits: readConnectionLimits(env, readTrustProxy(env) !== false),
   };
+}
+
+function readConnectionLimits(env: Readonly<Record<string, string | undefined>>, behindProxy: boolean): ConnectionLimits {
+  const total = readPositiveInt(env, "MAX_CONNECTIONS", defaultMaxConnections(), 10_000_000);
+  return { total, perAddress: readPositiveInt(env, "MAX_CONNECTIONS_PER_ADDRESS", behindProxy ? total : Math.max(1, Math.floor(total / 4)), 10_000_000) };
+}
+
+/**
+ * Four fifths of the process's open-file limit, so that past it the process still has
+ * descriptors for its database, journal, providers and workers (at 1,024: 819); 8,000 where
+ * the limit cannot be read (no /proc).
+ */
+function defaultMaxConnections(): number {
+  const limit = openFileLimit();
+  return limit === undefined ? 8_000 : Math.max(64, Math.floor(limit * 0.8));
+}
+
+/** The soft limit of open files (Linux: /proc/self/limits), or undefined when unknown or unlimited. */
+function openFileLimit(): number | undefined {
+  try {
+    const line = readFileSync("/proc/self/limits", "utf8").split("\n").find((l) => l.startsWith("Max open files"));
+    const soft = line?.slice("Max open files".length).trim().split(/\s+/)[0];
+    return soft && /^\d+$/.test(soft) ? Number(soft) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

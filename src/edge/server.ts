@@ -19,6 +19,7 @@ import { resetUnreadAnswers } from "./http2-unread-answers.js";
 import { limitHttp1BodyArrival } from "./http1-body-arrival.js";
 import { registerGrpcMessageEncoding } from "./grpc-message-encoding.js";
 import { listenOnSharedPort } from "./shared-port.js";
+import { createConnectionGuard, guardConnections } from "./connection-limits.js";
 import { continueOnlyForLiveKeys, serveUnknownExpectations } from "./expect-continue.js";
 import { listenOnEveryAddress } from "./listen-on-every-address.js";
 import { bracketIpv6Authority } from "./ipv6-authority.js";
@@ -104,11 +105,16 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
   const sharedPort = ctx.config.port === ctx.config.grpcPort && ctx.config.port !== 0;
   let front: Server | undefined;
   let h2cListeners: Server[] = [];
+  // MAX_CONNECTIONS and MAX_CONNECTIONS_PER_ADDRESS over both protocols' listeners together.
+  const guard = createConnectionGuard(ctx.config.connectionLimits, (reason) => ctx.metrics.connectionRefused(reason));
+  ctx.metrics.watchOpenConnections(() => guard.open());
   try {
     if (sharedPort) {
       await Promise.all([http1.ready(), h2c.ready()]);
-      front = await listenOnSharedPort({ port: ctx.config.port, host: ctx.config.host, http1: http1.server, h2c: h2c.server, firstByteTimeoutMs: http1.server.headersTimeout });
+      front = await listenOnSharedPort({ port: ctx.config.port, host: ctx.config.host, http1: http1.server, h2c: h2c.server, firstByteTimeoutMs: http1.server.headersTimeout, guard });
     } else {
+      guardConnections(http1.server as unknown as Server, guard);
+      guardConnections(h2c.server as unknown as Server, guard);
       await http1.listen({ port: ctx.config.port, host: ctx.config.host });
       await h2c.ready();
       h2cListeners = await listenOnEveryAddress(h2c.server as unknown as Server, { port: ctx.config.grpcPort, host: ctx.config.host });

@@ -1,5 +1,6 @@
 import net from "node:net";
 import type { Server, Socket } from "node:net";
+import type { ConnectionGuard } from "./connection-limits.js";
 
 /**
  * One TCP port for both protocols (PORT == GRPC_PORT): every HTTP/2 connection without TLS
@@ -13,9 +14,11 @@ import type { Server, Socket } from "node:net";
  * undecided one when the listener closes. The chosen server's own timers start when it is handed
  * the socket, so a client slow to start and then slow with its headers has up to twice that.
  */
-export function listenOnSharedPort(options: { port: number; host: string; http1: Server; h2c: Server; firstByteTimeoutMs: number }): Promise<Server> {
+export function listenOnSharedPort(options: { port: number; host: string; http1: Server; h2c: Server; firstByteTimeoutMs: number; guard?: ConnectionGuard }): Promise<Server> {
   const undecided = new Set<Socket>();
   const front = net.createServer((socket) => {
+    // Counted here, undecided ones too: silent connections are what the bound is for.
+    if (options.guard && !options.guard.admit(socket)) return;
     undecided.add(socket);
     const silent = setTimeout(() => socket.destroy(), options.firstByteTimeoutMs);
     const decided = () => {

@@ -36,6 +36,10 @@ export interface Metrics {
   watchOpenHttp2Streams(open: () => number): void;
   /** A new HTTP/2 stream reset with REFUSED_STREAM: HTTP2_MAX_STREAMS were open. */
   http2StreamRefused(): void;
+  /** Reports the connections open at once over every listener, at each scrape. */
+  watchOpenConnections(open: () => number): void;
+  /** A new connection closed as it arrived: MAX_CONNECTIONS ("total") or MAX_CONNECTIONS_PER_ADDRESS ("per_address") were open. */
+  connectionRefused(reason: "total" | "per_address"): void;
   /** Shared memory that compute worker threads record text classification times into. */
   readonly textClassifierTimings: SharedTimings;
   /** The embedded image model's time for one image item. */
@@ -113,6 +117,21 @@ export function createMetrics(): Metrics {
     },
   });
   const http2Refused = new Counter({ name: "moderation_http2_streams_refused_total", help: "New HTTP/2 streams reset with REFUSED_STREAM because HTTP2_MAX_STREAMS were open.", registers: [registry] });
+  let openConnections = () => 0;
+  new Gauge({
+    name: "moderation_open_connections",
+    help: "Connections open at once over the API listeners (MAX_CONNECTIONS bounds them).",
+    registers: [registry],
+    collect() {
+      this.set(openConnections());
+    },
+  });
+  const connectionsRefused = new Counter({
+    name: "moderation_connections_refused_total",
+    help: "New connections closed as they arrived: MAX_CONNECTIONS (reason total) or MAX_CONNECTIONS_PER_ADDRESS (per_address) were open.",
+    labelNames: ["reason"] as const,
+    registers: [registry],
+  });
 
   return {
     registry,
@@ -133,6 +152,10 @@ export function createMetrics(): Metrics {
       openHttp2Streams = open;
     },
     http2StreamRefused: () => http2Refused.inc(),
+    watchOpenConnections: (open) => {
+      openConnections = open;
+    },
+    connectionRefused: (reason) => connectionsRefused.inc({ reason }),
     textClassifierTimings,
     imageClassified: (seconds) => imageTimes.observe(["image"], seconds),
     render: () => registry.metrics(),
