@@ -140,6 +140,10 @@ export function readKeyManifest(dir: string): KeyManifest {
 
 /** Makes a new active key; the previous active key becomes "retiring" and stays published. */
 export function rotateDataDirKey(dir: string, options: KeyStoreOptions = {}): { activeKid: string; retiringKid: string } {
+  return withManifestLock(dir, () => rotateLocked(dir, options));
+}
+
+function rotateLocked(dir: string, options: KeyStoreOptions): { activeKid: string; retiringKid: string } {
   const manifest = readKeyManifest(dir);
   const previous = manifest.keys.find((k) => k.status === "active");
   if (!previous) throw new SigningKeyError("no active key to rotate");
@@ -157,11 +161,63 @@ export function rotateDataDirKey(dir: string, options: KeyStoreOptions = {}): { 
 
 /** Stops publishing a retiring key: responses it signed no longer verify against our JWKS. */
 export function retireDataDirKey(dir: string, kid: string): void {
-  const manifest = readKeyManifest(dir);
-  const entry = manifest.keys.find((k) => k.kid === kid);
-  if (!entry) throw new SigningKeyError(`no published key has kid ${kid}`);
-  if (entry.status === "active") throw new SigningKeyError(`key ${kid} is active; rotate first, then retire it`);
-  writeManifest(dir, { version: 1, keys: manifest.keys.filter((k) => k !== entry) });
+  withManifestLock(dir, () => {
+    const manifest = readKeyManifest(dir);
+    const entry = manifest.keys.find((k) => k.kid === kid);
+    if (!entry) throw new SigningKeyError(`no published key has kid ${kid}`);
+    if (entry.status === "active") throw new SigningKeyError(`key ${kid} is active; rotate first, then retire it`);
+    writeManifest(dir, { version: 1, keys: manifest.keys.filter((k) => k !== entry) });
+  });
+}
+
+const LOCK = `${MANIFEST}.lock`;
+
+/**
+ * Runs a read-change-write of the manifest alone: two `modctl signing rotate` at once each read
+ * the manifest and wrote their own, and one new key was lost (its private key left unpublished,
+ * both commands exiting 0). The lock is a file created exclusively, holding its owner's pid; one
+ * left by a process that no longer runs (killed mid-rotation) is taken over.
+ */
+function withManifestLock<T>(dir: string, change: () => T): T {
+  const path = join(dir, LOCK);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      writeFileSync(path, String(process.pid), { flag: "wx", mode: 0o600 });
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      const owner = Number(readFileSafely(path));
+      // An empty lock may be one being written this instant: only a named owner that is gone is stale.
+      if (attempt === 0 && owner > 0 && !isRunning(owner)) {
+        removeIfPresent(path);
+        continue;
+      }
+      throw new SigningKeyError(`another signing command (pid ${owner || "unknown"}) is changing ${join(dir, MANIFEST)}; run this one again when it is done`);
+    }
+  }
+  try {
+    return change();
+  } finally {
+    removeIfPresent(path);
+  }
+}
+
+function readFileSafely(path: string): string {
+  try {
+    return readFileSync(path, "utf8").trim();
+  } catch {
+    return "";
+  }
+}
+
+/** Whether a process with this pid runs (EPERM: it does, as another user). */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
 
 function initialize(dir: string, options: KeyStoreOptions): void {

@@ -95,6 +95,38 @@ describe("DATA_DIR key store", () => {
     expect(readdirSync(store).filter((f) => f.endsWith(".key.pem"))).toEqual([`${kids[0]}.key.pem`]);
   });
 
+  it("two rotations at once never lose a key: each that succeeds is published, the other is refused", async () => {
+    const store = join(dir, "signing");
+    openDataDirKeyRing(store);
+    for (let round = 0; round < 4; round++) {
+      const startAt = Date.now() + 3000;
+      const script = `import { rotateDataDirKey } from ${JSON.stringify(join(process.cwd(), "src/signing/data-dir-key-store.ts"))};
+        while (Date.now() < ${startAt});
+        try { process.stdout.write(rotateDataDirKey(${JSON.stringify(store)}).activeKid); } catch (e) { process.stdout.write("refused: " + e.message); }`;
+      const outputs = (await Promise.all(Array.from({ length: 3 }, () => run(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script])))).map((r) => r.stdout);
+      const rotated = outputs.filter((o) => !o.startsWith("refused"));
+      expect(rotated.length).toBeGreaterThan(0);
+      for (const o of outputs.filter((x) => x.startsWith("refused"))) expect(o).toMatch(/another signing command \(pid \d+\) is changing/);
+      const published = readKeyManifest(store).keys.map((k) => k.kid);
+      for (const kid of rotated) expect(published).toContain(kid);
+      // No private key is left that the manifest does not publish.
+      const active = readKeyManifest(store).keys.find((k) => k.status === "active")!.kid;
+      expect(readdirSync(store).filter((f) => f.endsWith(".key.pem"))).toEqual([`${active}.key.pem`]);
+      expect(existsSync(join(store, "keys.json.lock"))).toBe(false);
+    }
+  }, 60_000);
+
+  it("takes over the lock of a rotation whose process is gone, and refuses while its owner runs", async () => {
+    const store = join(dir, "signing");
+    openDataDirKeyRing(store);
+    const { stdout: gone } = await run(process.execPath, ["-e", "process.stdout.write(String(process.pid))"]);
+    writeFileSync(join(store, "keys.json.lock"), gone);
+    expect(rotateDataDirKey(store).activeKid).toBe(readKeyManifest(store).keys[0]!.kid);
+    writeFileSync(join(store, "keys.json.lock"), String(process.pid));
+    expect(() => rotateDataDirKey(store)).toThrow(`another signing command (pid ${process.pid}) is changing`);
+    expect(() => retireDataDirKey(store, readKeyManifest(store).keys[1]!.kid)).toThrow("another signing command");
+  });
+
   it("refuses a private key others can read, and a manifest without one active key", async () => {
     const store = join(dir, "signing");
     const ring = openDataDirKeyRing(store);
