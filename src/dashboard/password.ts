@@ -51,6 +51,10 @@ const COMMON_PASSWORDS = new Set(
 export function passwordProblem(password: string, email?: string): string | undefined {
   if (password.length < MIN_PASSWORD_LENGTH) return `Choose a password of at least ${MIN_PASSWORD_LENGTH} characters.`;
   if (password.length > MAX_PASSWORD_LENGTH) return `Choose a password of at most ${MAX_PASSWORD_LENGTH} characters.`;
+  // A browser's password field drops line breaks and cannot type other control characters, so a
+  // password holding one (`modctl account set-password` took "violet tiger\nmarble 42") could
+  // never be typed at the log-in.
+  if (/\p{Cc}/u.test(password)) return "A password cannot hold line breaks, tabs or other control characters: a browser's password field cannot send them.";
   if (isGuessable(password, email)) {
     return "This password is too easy to guess: it is a common password, a repeated or sequential pattern, only digits, or your email. A few unrelated words make a strong one.";
   }

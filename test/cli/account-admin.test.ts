@@ -69,6 +69,10 @@ describe("modctl account administration next to two replicas", () => {
     const own = await modctl(["account", "set-password", accountId], first.env, `${email}\n`);
     expect(own.code).toBe(2);
     expect(own.stderr).toMatch(/your email/);
+    // Two lines on stdin are not one password a browser could type (it drops the line break).
+    const twoLines = await modctl(["account", "set-password", accountId], first.env, "violet tiger\nmarble 42\n");
+    expect(twoLines.code).toBe(2);
+    expect(twoLines.stderr).toMatch(/cannot hold line breaks/);
 
     expect(json(await modctl(["account", "set-password", accountId], first.env, "a new long passphrase\n"))).toEqual({ id: accountId, passwordSet: true, sessionsEnded: true });
     const stored = (await first.ctx.accounts.findAccountByEmail(email))!.passwordHash!;

@@ -33,6 +33,7 @@ describe("password strength", () => {
   it("keeps the length rules", () => {
     expect(passwordProblem("short")).toBe("Choose a password of at least 10 characters.");
     expect(passwordProblem("x".repeat(201))).toBe("Choose a password of at most 200 characters.");
+    for (const typed of ["violet tiger\nmarble 42", "violet\ttiger marble", "violet tiger\r"]) expect(passwordProblem(typed)).toMatch(/cannot hold line breaks, tabs or other control characters/);
   });
 });
 

@@ -123,4 +123,12 @@ describe.each(STORE_KINDS)("migrations on %s", (kind) => {
       acct_taken_old: "both@example.test.",
     });
   });
+
+  it("respells an internationalised domain in its ASCII form, which a browser sends at log-in", async () => {
+    const db = await open(await freshStore());
+    await db.execute(`INSERT INTO accounts (id, email, plan, custom_rpm, password_hash, created_at) VALUES ($1, $2, $3, $4, $5, $6)`, ["acct_idn", "ann@b\u00fccher.test", "free", null, null, 1]);
+    await db.execute(`DELETE FROM schema_migrations WHERE id = $1`, ["20261207-1200-ascii-email-domains"]);
+    expect(await migrate(db)).toEqual(["20261207-1200-ascii-email-domains"]);
+    expect(await db.query(`SELECT email FROM accounts WHERE id = 'acct_idn'`)).toEqual([{ email: "ann@xn--bcher-kva.test" }]);
+  });
 });

@@ -7,6 +7,7 @@ import { usageJournal } from "./20261126-2000-usage-journal.js";
 import { accountAdmin } from "./20261126-2010-account-admin.js";
 import { policies } from "./20261126-2100-policies.js";
 import { oneEmailSpelling } from "./20261203-1300-one-email-spelling.js";
+import { asciiEmailDomains } from "./20261207-1200-ascii-email-domains.js";
 
 export const MIGRATIONS: readonly Migration[] = [
   accountsAndKeys,
@@ -17,4 +18,5 @@ export const MIGRATIONS: readonly Migration[] = [
   accountAdmin,
   policies,
   oneEmailSpelling,
+  asciiEmailDomains,
 ];
