@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
+import { printJson } from "./output.js";
 import { createAccountStore, type AccountStore } from "../accounts/account-store.js";
 import { readConfig, type Config } from "../config/config.js";
 import { usableDataDir } from "../config/data-dir.js";
@@ -25,7 +26,7 @@ export async function withCliContext<T>(work: (ctx: CliContext) => Promise<T>, e
   // A mistyped DATA_DIR made a new, empty store without a word, and `account list` printed [].
   if (fresh) process.stderr.write(`modctl: note: no store was at ${storeFile}; made a new, empty one (is DATA_DIR the server's?)\n`);
   try {
-    return await work({ config, db, accounts: createAccountStore(db), print: (value) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`) });
+    return await work({ config, db, accounts: createAccountStore(db), print: printJson });
   } finally {
     await db.close();
   }

@@ -2,6 +2,7 @@ import { ApiError, toApiError } from "../errors/api-error.js";
 import { StorageUnavailableError, isPostgresSettingRefused } from "../storage/storage-errors.js";
 import { ConfigError } from "../config/config.js";
 import { UsageError } from "./usage-error.js";
+import { outputLost, watchStdout } from "./output.js";
 
 type Command = (args: string[]) => Promise<number>;
 
@@ -47,9 +48,14 @@ export async function runModctl(argv: string[]): Promise<number> {
     process.stderr.write(`${HELP}\n`);
     return name === undefined || name === "help" || name === "--help" ? 0 : 2;
   }
+  watchStdout();
   try {
     const command = await load();
-    return await command(withNegativeValues(refuseRepeatedFlags(args)));
+    const code = await command(withNegativeValues(refuseRepeatedFlags(args)));
+    const lost = await outputLost();
+    if (lost === undefined) return code;
+    process.stderr.write(`modctl: ${lost}\n`);
+    return 1;
   } catch (error) {
     if (error instanceof UsageError || error instanceof ConfigError) {
       process.stderr.write(`modctl: ${error.message}\n`);

@@ -33,17 +33,25 @@ export interface KeyStoreOptions {
 /** Loads the store, creating the directory and a first key when there is none yet. */
 export function openDataDirKeyRing(dir: string, options: KeyStoreOptions = {}): SigningKeyRing {
   if (!hasKeyStore(dir)) {
-    const orphans = privateKeysWithoutManifest(dir);
-    if (orphans.length > 0) {
-      throw new SigningKeyError(
-        `${dir} holds private keys (${orphans.join(", ")}) but no ${MANIFEST}, which publishes them: restore ${MANIFEST} from a backup, ` +
-        `or move the .key.pem files away to start with a new key (answers signed before will not verify against the new one)`,
-      );
-    }
+    refuseUnpublishedKeys(dir);
     // Another replica may have published its first key while this one waited.
     if (!hasKeyStore(dir)) initialize(dir, options);
   }
   return withLivePublishedKeys(dir, loadKeyRing(dir));
+}
+
+/**
+ * Throws when `dir` has no manifest but holds private keys (its keys.json was deleted): the server
+ * refuses to start there, and `modctl signing list` said "no key store yet" instead.
+ */
+export function refuseUnpublishedKeys(dir: string): void {
+  const orphans = privateKeysWithoutManifest(dir);
+  if (orphans.length > 0) {
+    throw new SigningKeyError(
+      `${dir} holds private keys (${orphans.join(", ")}) but no ${MANIFEST}, which publishes them: restore ${MANIFEST} from a backup, ` +
+      `or move the .key.pem files away to start with a new key (answers signed before will not verify against the new one)`,
+    );
+  }
 }
 
 /** How long a start waits for another replica that has written its first key but not yet its manifest. */

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -134,6 +134,29 @@ describe.concurrent("modctl's command line", () => {
     expect(run.code).toBe(2);
     expect(run.stdout).toBe("");
     expect(run.stderr).toMatch(message);
+  });
+
+  it("exits 1 naming the new key to revoke when stdout cannot take its secret (it died on an unhandled ENOSPC, the key live)", async ({ expect }) => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "modctl-full-"));
+    const { id: accountId } = json(await modctl(["account", "create", "--email", "full@example.test", "--plan", "free"], { DATA_DIR: dataDir }));
+    const full = spawnSync(process.execPath, ["bin/modctl.mjs", "key", "create", "--account", accountId, "--name", "lost"], {
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", DATA_DIR: dataDir },
+      stdio: ["ignore", fs.openSync("/dev/full", "w"), "pipe"],
+      encoding: "utf8",
+    });
+    const keys = json(await modctl(["key", "list", "--account", accountId], { DATA_DIR: dataDir }));
+    expect(keys).toHaveLength(1);
+    expect(full.status).toBe(1);
+    expect(full.stderr).toBe(`modctl: could not write the result to stdout (ENOSPC), but the command was carried out: the new API key ${keys[0].id} is live and its secret was not shown; revoke it (modctl key revoke ${keys[0].id}) and create another\n`);
+  });
+
+  it("refuses to list a key store whose keys.json is gone but whose private keys are there, as the server refuses to start on it", async ({ expect }) => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "modctl-orphan-"));
+    openDataDirKeyRing(path.join(dataDir, "signing"));
+    fs.rmSync(path.join(dataDir, "signing", "keys.json"));
+    const run = await modctl(["signing", "list"], { DATA_DIR: dataDir });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/holds private keys \(.*\.key\.pem\) but no keys\.json/);
   });
 
   it("exits 2 naming DATA_DIR when it lies under a file (it was a bare ENOTDIR, exit 1)", async ({ expect }) => {

@@ -1,9 +1,10 @@
 import { createPublicKey } from "node:crypto";
 import { writeFileSync } from "node:fs";
+import { printJson } from "../output.js";
 import { parseArgs } from "node:util";
 import { readConfig } from "../../config/config.js";
 import { ApiError } from "../../errors/api-error.js";
-import { hasKeyStore, readKeyManifest, retireDataDirKey, rotateDataDirKey } from "../../signing/data-dir-key-store.js";
+import { hasKeyStore, readKeyManifest, refuseUnpublishedKeys, retireDataDirKey, rotateDataDirKey } from "../../signing/data-dir-key-store.js";
 import { generateEd25519KeyPair, publicKeyPem, toPublicJwk } from "../../signing/ed25519-keys.js";
 import { toJwk } from "../../signing/key-ring.js";
 import { loadSigningKeyRing } from "../../signing/load-key-ring.js";
@@ -18,7 +19,7 @@ const USAGE = `usage: modctl signing list | rotate | retire KID | generate --out
 /** modctl signing list|rotate|retire|generate. Running servers publish changes at once and sign with a new key once restarted. */
 export async function runSigningCommand(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const [sub, ...rest] = args;
-  const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  const print = printJson;
 
   if (sub === "generate") {
     const { values } = parseArgs({ args: rest, options: { out: { type: "string" } } });
@@ -40,6 +41,7 @@ export async function runSigningCommand(args: string[], env: NodeJS.ProcessEnv =
     parseArgs({ args: rest, options: {} });
     // Listing reads: a DATA_DIR without a key store yet gets none made (the server makes it).
     if (config.source === "data-dir" && !hasKeyStore(config.dir)) {
+      refuseUnpublishedKeys(config.dir);
       print({ source: config.dir, keys: [], note: "no key store here yet: the server creates one when it first starts" });
       return 0;
     }
