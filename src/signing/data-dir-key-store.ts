@@ -137,7 +137,9 @@ export function readKeyManifest(dir: string): KeyManifest {
   try {
     parsed = JSON.parse(readFileSync(path, "utf8"));
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "does not exist" : "is not valid JSON";
+    // A read that failed (ENOTDIR, EACCES) is named as such: it was reported as "not valid JSON".
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason = code === "ENOENT" ? "does not exist" : code ? `cannot be read (${code})` : "is not valid JSON";
     throw new SigningKeyError(`signing key manifest ${path} ${reason}`);
   }
   if (!isManifest(parsed)) throw new SigningKeyError(`signing key manifest ${path} is malformed`);

@@ -127,6 +127,14 @@ describe("DATA_DIR key store", () => {
     expect(() => retireDataDirKey(store, readKeyManifest(store).keys[1]!.kid)).toThrow("another signing command");
   });
 
+  it("names why a manifest cannot be read: missing, unreadable, or not JSON", () => {
+    expect(() => readKeyManifest(join(dir, "none"))).toThrow(/keys\.json does not exist/);
+    writeFileSync(join(dir, "a-file"), "x");
+    expect(() => readKeyManifest(join(dir, "a-file"))).toThrow(/keys\.json cannot be read \(ENOTDIR\)/);
+    writeFileSync(join(dir, "keys.json"), "{ half");
+    expect(() => readKeyManifest(dir)).toThrow(/keys\.json is not valid JSON/);
+  });
+
   it("refuses a private key others can read, and a manifest without one active key", async () => {
     const store = join(dir, "signing");
     const ring = openDataDirKeyRing(store);
