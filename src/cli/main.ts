@@ -48,6 +48,12 @@ export async function runModctl(argv: string[]): Promise<number> {
     process.stderr.write(`${HELP}\n`);
     return name === undefined || name === "help" || name === "--help" ? 0 : 2;
   }
+  // `modctl account create --help` was an unknown option (exit 2): help is asked for, so given.
+  const beforeValues = args.indexOf("--") < 0 ? args : args.slice(0, args.indexOf("--"));
+  if (beforeValues.includes("--help")) {
+    process.stderr.write(`${HELP}\n`);
+    return 0;
+  }
   watchStdout();
   try {
     const command = await load();

@@ -218,5 +218,19 @@ describe.concurrent("modctl's command line", () => {
     const run = await modctl(["--help"], env);
     expect(run.code).toBe(0);
     expect(run.stderr).toMatch(/modctl key revoke KEY_ID/);
+    // Asked after a command too (it was an unknown option, exit 2).
+    for (const args of [["account", "create", "--help"], ["signing", "list", "--help"]]) {
+      const sub = await modctl(args, env);
+      expect(sub.code).toBe(0);
+      expect(sub.stderr).toMatch(/modctl account create --email E/);
+    }
+  });
+
+  it("refuses an --after that names no account (it listed nothing, exit 0)", async ({ expect }) => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "modctl-after-"));
+    const run = await modctl(["account", "list", "--after", "acct_nope"], { DATA_DIR: dataDir });
+    expect(run.code).toBe(1);
+    // (after the note that a new, empty store was made)
+    expect(JSON.parse(run.stderr.trim().split("\n").at(-1)!)).toEqual({ error: { code: "not_found", message: 'No account "acct_nope".' } });
   });
 });

@@ -39,6 +39,8 @@ async function list(rest: string[]): Promise<number> {
   const { values } = parseArgs({ args: rest, options: { limit: { type: "string" }, after: { type: "string" } } });
   const limit = parseWholeNumber("--limit", values.limit, 100, 1, 1000);
   return withCliContext(async (ctx) => {
+    // An --after that names no account listed nothing, as if it were the last: every other command refuses an unknown id.
+    if (values.after && !(await ctx.accounts.getAccount(values.after))) throw new ApiError("not_found", `No account "${values.after}".`);
     ctx.print(await ctx.accounts.listAccounts({ limit, ...(values.after ? { after: values.after } : {}) }));
     return 0;
   });
