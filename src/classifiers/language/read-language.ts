@@ -1,5 +1,5 @@
 import { eld } from "eld/medium";
-import { normalizeForMatching } from "../normalize/normalize.js";
+import { MAX_FOLD_LENGTH, normalizeForMatching } from "../normalize/normalize.js";
 import { eldTopLanguage } from "./eld-top-language.js";
 import { functionWordsOf, holdsForeignWords } from "./function-words.js";
 
@@ -328,10 +328,10 @@ function otherScript(text: string, letters: number): boolean {
 
 /**
  * A character whose compatibility form is longer than this many code points stays itself, as in
- * the model's normaliser (normalize.ts MAX_FOLD_LENGTH): "\ufdfa" is 18 letters of Arabic, and ten
- * items of 10,000 of them (and their combined text) took 1.7-2.4 s to read, 17-30 times prose.
+ * the model's normaliser: "\ufdfa" is 18 letters of Arabic, and ten items of 10,000 of them (and
+ * their combined text) took 1.7-2.4 s to read, 17-30 times prose.
  */
-const MAX_COMPATIBILITY_LENGTH = 4;
+const MAX_COMPATIBILITY_LENGTH = MAX_FOLD_LENGTH;
 
 /**
  * `text` in NFKC, but with characters that expand past MAX_COMPATIBILITY_LENGTH kept as they are.

@@ -234,7 +234,7 @@ function foldedNonAscii(point: number): readonly number[] {
  * with it (a 10-item request of them cost 8 to 14 times an English one). Past it the character
  * stands for itself.
  */
-const MAX_FOLD_LENGTH = 4;
+export const MAX_FOLD_LENGTH = 4;
 
 /** The code points one non-ASCII code point folds to (none for an invisible one). */
 function foldNonAscii(point: number): number[] {
