@@ -9,7 +9,7 @@ import { ApiError, ERROR_CODE_HEADER } from "../errors/api-error.js";
 import { countModerate } from "../metering/count-moderate.js";
 import { createModerator } from "../moderation/moderate.js";
 import { compilePolicyCooperatively } from "../policies/apply-policy.js";
-import { listTooLarge, POLICY_LIMITS, validatePolicyRulesCooperatively, type Policy } from "../policies/policy.js";
+import { listTooLarge, mostTerms, validatePolicyRulesCooperatively, type Policy } from "../policies/policy.js";
 import { decideRateLimit, rateLimitExceeded } from "../rate-limit/decide-rate-limit.js";
 import { redirect, sendPage } from "./replies.js";
 import { policyPage, type PolicyForm } from "./pages/policy-page.js";
@@ -126,7 +126,7 @@ function draftOf(form: PolicyForm): unknown {
  * any line is built: a 16 MB field of "a\n" made four million lines, held the event loop 3.7 s.
  */
 function linesOf(text: string, list: "block" | "allow"): string[] {
-  const most = list === "block" ? POLICY_LIMITS.blockListTerms : POLICY_LIMITS.allowListTerms;
+  const most = mostTerms(list);
   let count = 0;
   let blank = true;
   for (let i = 0; i < text.length; i++) {

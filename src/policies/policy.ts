@@ -109,8 +109,12 @@ function validateThresholds(value: unknown): PolicyRules["thresholds"] {
 
 /** The refusal of a list holding `got` terms, more than its limit (POLICY_LIMITS). */
 export function listTooLarge(list: "block" | "allow", got: number): ApiError {
-  const most = list === "block" ? POLICY_LIMITS.blockListTerms : POLICY_LIMITS.allowListTerms;
-  return new ApiError("policy_list_too_large", `The ${list} list holds at most ${most} terms (got ${got}).`);
+  return new ApiError("policy_list_too_large", `The ${list} list holds at most ${mostTerms(list)} terms (got ${got}).`);
+}
+
+/** The most terms the block or allow list holds. */
+export function mostTerms(list: "block" | "allow"): number {
+  return list === "block" ? POLICY_LIMITS.blockListTerms : POLICY_LIMITS.allowListTerms;
 }
 
 function* validateBlockList(value: unknown): Steps<BlockTerm[]> {
