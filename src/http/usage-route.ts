@@ -28,8 +28,11 @@ export function registerUsageRoute(app: FastifyInstance, ctx: AppContext, interc
     let queryError: ApiError | undefined;
     const input = create(GetUsageRequestSchema, { granularity: query.granularity ?? "" });
     try {
-      input.from = BigInt(parseTimeParam("from", query.from) ?? 0);
-      input.to = BigInt(parseTimeParam("to", query.to) ?? 0);
+      // Only what was given: 0 is the Unix epoch, not "absent" (it silently meant the default).
+      const from = parseTimeParam("from", query.from);
+      const to = parseTimeParam("to", query.to, "up");
+      if (from !== undefined) input.from = BigInt(from);
+      if (to !== undefined) input.to = BigInt(to);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       queryError = error;

@@ -14,8 +14,9 @@ interface UsageQuery {
 
 /**
  * Checks a usage query the same way for RPC, HTTP and modctl. Times arrive in Unix seconds;
- * 0 (proto's default) or absent means "now" for `to` and, for `from`, the start of the 30 UTC
- * days ending with the day of `to` (30 whole days: to - 30 days reached into a 31st).
+ * absent means "now" for `to` and, for `from`, the start of the 30 UTC days ending with the day
+ * of `to` (30 whole days: to - 30 days reached into a 31st). 0 is the Unix epoch: it meant
+ * "absent" too, so `from=0` gave 30 days and `to=0` now (a `from` after it answered data).
  */
 export function resolveUsageQuery(input: { granularity?: string; from?: number; to?: number }, now: number): UsageQuery {
   const granularity = input.granularity === undefined || input.granularity === "" ? "day" : input.granularity;
@@ -27,8 +28,8 @@ export function resolveUsageQuery(input: { granularity?: string; from?: number; 
       throw new ApiError("invalid_request", `${name} must be a Unix time in seconds.`);
     }
   }
-  const to = input.to ? input.to * 1000 : now;
-  const from = input.from ? input.from * 1000 : bucketStart(to - 1, "day") - (DEFAULT_DAYS - 1) * BUCKET_MS.day;
+  const to = input.to !== undefined ? input.to * 1000 : now;
+  const from = input.from !== undefined ? input.from * 1000 : bucketStart(to - 1, "day") - (DEFAULT_DAYS - 1) * BUCKET_MS.day;
   if (from >= to) throw new ApiError("invalid_request", "from must be earlier than to.");
   return { granularity, from, to };
 }
@@ -48,13 +49,15 @@ function isCalendarDate(raw: string): boolean {
  * Parses a query-string time: Unix seconds, or an ISO 8601 date such as 2026-11-01, read as UTC
  * when it names no offset (a date alone and a date and time alike: Date.parse reads the second in
  * the process's local time zone, so the same query meant other hours on a server outside UTC).
+ * Fractions of a second round down for a start and `up` for an end, which is exclusive: an end of
+ * 12:57:00.5 rounded down left out the 12:57 minute it overlaps.
  */
-export function parseTimeParam(name: string, raw: string | undefined): number | undefined {
+export function parseTimeParam(name: string, raw: string | undefined, round: "down" | "up" = "down"): number | undefined {
   if (raw === undefined || raw === "") return undefined;
   if (/^\d+$/.test(raw)) return Number(raw);
   // ISO 8601's shape first: Date.parse alone also reads "1.5", "-1" and "2026-11-01 junk" as some date.
   const utc = raw.includes("T") && !/(?:Z|[+-]\d{2}:?\d{2})$/.test(raw) ? `${raw}Z` : raw;
   const ms = ISO_8601.test(raw) && isCalendarDate(raw) ? Date.parse(utc) : Number.NaN;
   if (Number.isNaN(ms)) throw new ApiError("invalid_request", `${name} must be Unix seconds or an ISO 8601 date; got "${raw.slice(0, 40)}".`);
-  return Math.floor(ms / 1000);
+  return round === "up" ? Math.ceil(ms / 1000) : Math.floor(ms / 1000);
 }

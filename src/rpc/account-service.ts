@@ -15,7 +15,11 @@ export function createAccountServiceImpl(ctx: Pick<AppContext, "usage" | "meter"
       const caller = handlerContext.values.get(callerKey);
       // Auth runs before every AccountService method; this only guards against a miswired chain.
       if (!caller) throw new ApiError("missing_api_key", MISSING_KEY_MESSAGE);
-      const query = resolveUsageQuery({ granularity: request.granularity, from: Number(request.from), to: Number(request.to) }, ctx.clock());
+      const query = resolveUsageQuery({
+        granularity: request.granularity,
+        ...(request.from === undefined ? {} : { from: Number(request.from) }),
+        ...(request.to === undefined ? {} : { to: Number(request.to) }),
+      }, ctx.clock());
       // Read-your-writes: this replica's buffered counts go out first.
       await ctx.meter.flush();
       const report = await ctx.usage.read(caller.accountId, query.granularity, query.from, query.to);

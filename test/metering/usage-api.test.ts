@@ -82,7 +82,28 @@ describe.each<StoreKind>(["sqlite", "postgres"])("metering and the usage API on 
     expect((await getUsage(server, a.key, `?from=${encodeURIComponent("2000-01-01T00:00:00.000+02:00")}`)).body.totals.requests).toBe(4);
     const backwards = await getUsage(server, a.key, "?from=2000&to=1000");
     expect(backwards.body.error).toEqual({ code: "invalid_request", message: "from must be earlier than to." });
+    // 0 is the epoch: it meant "absent" (from=0: the last 30 days; to=0: now, so this answered data).
+    expect((await getUsage(server, a.key, "?from=0")).body.totals.requests).toBe(4);
+    expect((await getUsage(server, a.key, `?from=${encodeURIComponent("2000-01-01")}&to=0`)).body.error.message).toBe("from must be earlier than to.");
   });
+
+  it("refuses a read of more than 10,000 buckets rather than answering them all at once", async () => {
+    const c = await server.createAccount("pro");
+    // 10,001 hours of usage, written as the metering flush writes it.
+    const hour = 3_600_000;
+    const start = Date.UTC(2020, 0, 1);
+    await server.ctx.usage.add(Array.from({ length: 10_001 }, (_, i) => ({ accountId: c.accountId, minuteStart: start + i * hour, counts: { requests: 1, textItems: 1, imageItems: 0, deepAnalyses: 0, flagged: 0 } })));
+    const all = await getUsage(server, c.key, `?granularity=hour&from=${start / 1000}`);
+    expect(all).toEqual({ status: 400, body: { error: { code: "invalid_request", message: "The range holds more than 10000 hour buckets of usage; ask for a shorter range or a coarser granularity." } } });
+    const year = await getUsage(server, c.key, `?granularity=hour&from=${start / 1000}&to=${(start + 10_000 * hour) / 1000}`);
+    expect(year.body.buckets).toHaveLength(10_000);
+    expect((await getUsage(server, c.key, `?granularity=day&from=${start / 1000}`)).body.totals.requests).toBe(10_001);
+    // An exclusive end with a fraction of a second counts the minute it overlaps (it was rounded down: none, or a 400).
+    for (const [from, to] of [["2020-01-01T00:00:00Z", "2020-01-01T00:00:00.5Z"], ["2020-01-01T00:00:00.2Z", "2020-01-01T00:00:00.9Z"]]) {
+      const minute = await getUsage(server, c.key, `?granularity=minute&from=${encodeURIComponent(from!)}&to=${encodeURIComponent(to!)}`);
+      expect(minute.body.buckets, `${from} ${to}`).toEqual([expect.objectContaining({ start: Date.UTC(2020, 0, 1) / 1000, requests: 1 })]);
+    }
+  }, 120_000);
 
   it("requires a valid key, through the same chain as Moderate", async () => {
     expect(await getUsage(server, undefined)).toMatchObject({ status: 401, body: { error: { code: "missing_api_key" } } });

@@ -32,4 +32,19 @@ describe("usage query times", () => {
     // A `to` on a day's first instant ends the day before it.
     expect(resolveUsageQuery({ to: Date.UTC(2027, 1, 1) / 1000 }, now).from).toBe(Date.UTC(2027, 0, 2));
   });
+
+  // 0 meant "absent": from=0 gave the default 30 days, and to=0 now, so a `from` after it answered data.
+  it("reads 0 as the Unix epoch, not as a missing time", () => {
+    const now = Date.UTC(2027, 0, 31, 12);
+    expect(resolveUsageQuery({ from: 0, to: Date.UTC(2026, 0, 1) / 1000 }, now).from).toBe(0);
+    expect(() => resolveUsageQuery({ from: Date.UTC(2026, 0, 1) / 1000, to: 0 }, now)).toThrow("from must be earlier than to.");
+    expect(parseTimeParam("from", "1970-01-01")).toBe(0);
+  });
+
+  // An exclusive end of 12:57:00.5 rounded down to 12:57:00 and left out the minute it overlaps.
+  it("rounds a fraction of a second down for a start and up for an end", () => {
+    expect(parseTimeParam("from", "2026-12-07T12:57:00.2Z")).toBe(Date.UTC(2026, 11, 7, 12, 57) / 1000);
+    expect(parseTimeParam("to", "2026-12-07T12:57:00.5Z", "up")).toBe(Date.UTC(2026, 11, 7, 12, 57, 1) / 1000);
+    expect(parseTimeParam("to", "2026-12-07T12:57:00Z", "up")).toBe(Date.UTC(2026, 11, 7, 12, 57) / 1000);
+  });
 });

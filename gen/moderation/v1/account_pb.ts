@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file moderation/v1/account.proto.
  */
 export const file_moderation_v1_account: GenFile = /*@__PURE__*/
-  fileDesc("Chttb2RlcmF0aW9uL3YxL2FjY291bnQucHJvdG8SDW1vZGVyYXRpb24udjEiQAoPR2V0VXNhZ2VSZXF1ZXN0EhMKC2dyYW51bGFyaXR5GAEgASgJEgwKBGZyb20YAiABKAMSCgoCdG8YAyABKAMiqgEKEEdldFVzYWdlUmVzcG9uc2USEgoKYWNjb3VudF9pZBgBIAEoCRIMCgRwbGFuGAIgASgJEhsKE3JlcXVlc3RzX3Blcl9taW51dGUYAyABKA0SKwoHYnVja2V0cxgEIAMoCzIaLm1vZGVyYXRpb24udjEuVXNhZ2VCdWNrZXQSKgoGdG90YWxzGAUgASgLMhoubW9kZXJhdGlvbi52MS5Vc2FnZUNvdW50cyJICgtVc2FnZUJ1Y2tldBINCgVzdGFydBgBIAEoAxIqCgZjb3VudHMYAiABKAsyGi5tb2RlcmF0aW9uLnYxLlVzYWdlQ291bnRzInAKC1VzYWdlQ291bnRzEhAKCHJlcXVlc3RzGAEgASgEEhIKCnRleHRfaXRlbXMYAiABKAQSEwoLaW1hZ2VfaXRlbXMYAyABKAQSFQoNZGVlcF9hbmFseXNlcxgEIAEoBBIPCgdmbGFnZ2VkGAUgASgEMl0KDkFjY291bnRTZXJ2aWNlEksKCEdldFVzYWdlEh4ubW9kZXJhdGlvbi52MS5HZXRVc2FnZVJlcXVlc3QaHy5tb2RlcmF0aW9uLnYxLkdldFVzYWdlUmVzcG9uc2ViBnByb3RvMw");
+  fileDesc("Chttb2RlcmF0aW9uL3YxL2FjY291bnQucHJvdG8SDW1vZGVyYXRpb24udjEiWgoPR2V0VXNhZ2VSZXF1ZXN0EhMKC2dyYW51bGFyaXR5GAEgASgJEhEKBGZyb20YAiABKANIAIgBARIPCgJ0bxgDIAEoA0gBiAEBQgcKBV9mcm9tQgUKA190byKqAQoQR2V0VXNhZ2VSZXNwb25zZRISCgphY2NvdW50X2lkGAEgASgJEgwKBHBsYW4YAiABKAkSGwoTcmVxdWVzdHNfcGVyX21pbnV0ZRgDIAEoDRIrCgdidWNrZXRzGAQgAygLMhoubW9kZXJhdGlvbi52MS5Vc2FnZUJ1Y2tldBIqCgZ0b3RhbHMYBSABKAsyGi5tb2RlcmF0aW9uLnYxLlVzYWdlQ291bnRzIkgKC1VzYWdlQnVja2V0Eg0KBXN0YXJ0GAEgASgDEioKBmNvdW50cxgCIAEoCzIaLm1vZGVyYXRpb24udjEuVXNhZ2VDb3VudHMicAoLVXNhZ2VDb3VudHMSEAoIcmVxdWVzdHMYASABKAQSEgoKdGV4dF9pdGVtcxgCIAEoBBITCgtpbWFnZV9pdGVtcxgDIAEoBBIVCg1kZWVwX2FuYWx5c2VzGAQgASgEEg8KB2ZsYWdnZWQYBSABKAQyXQoOQWNjb3VudFNlcnZpY2USSwoIR2V0VXNhZ2USHi5tb2RlcmF0aW9uLnYxLkdldFVzYWdlUmVxdWVzdBofLm1vZGVyYXRpb24udjEuR2V0VXNhZ2VSZXNwb25zZWIGcHJvdG8z");
 
 /**
  * @generated from message moderation.v1.GetUsageRequest
@@ -24,18 +24,19 @@ export type GetUsageRequest = Message<"moderation.v1.GetUsageRequest"> & {
   granularity: string;
 
   /**
-   * Inclusive start, Unix seconds; defaults to 30 days ago.
+   * Inclusive start, Unix seconds; absent: the 30 UTC days ending with the day of `to`.
+   * Optional so that 0, the Unix epoch, is a time of its own, not "absent".
    *
-   * @generated from field: int64 from = 2;
+   * @generated from field: optional int64 from = 2;
    */
-  from: bigint;
+  from?: bigint | undefined;
 
   /**
-   * Exclusive end, Unix seconds; defaults to now.
+   * Exclusive end, Unix seconds; absent: now.
    *
-   * @generated from field: int64 to = 3;
+   * @generated from field: optional int64 to = 3;
    */
-  to: bigint;
+  to?: bigint | undefined;
 };
 
 /**

@@ -18,7 +18,7 @@ export async function runUsageCommand(args: string[]): Promise<number> {
   // The API's checks of these (invalid_request there) are mistakes in the command line here: exit 2.
   const query = asUsageError(() => {
     const from = parseTimeParam("--from", values.from);
-    const to = parseTimeParam("--to", values.to);
+    const to = parseTimeParam("--to", values.to, "up");
     return resolveUsageQuery({
       ...(values.granularity === undefined ? {} : { granularity: values.granularity }),
       ...(from === undefined ? {} : { from }),
