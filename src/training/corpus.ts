@@ -3,7 +3,6 @@ import { normalizeForMatching } from "../classifiers/normalize/normalize.js";
 import { featurize, tokenFeaturesOf, tokenize, type HashingSpec } from "../classifiers/model/features.js";
 import { windowsOf, type WindowSpec } from "../classifiers/model/windows.js";
 import type { Example } from "./datasets/example.js";
-import { maskedCopy, maskSalience } from "./masked-copies.js";
 import { hashString } from "./prng.js";
 
 /** Featurised training rows (one per window of each de-duplicated example), in flat typed arrays. */
@@ -62,8 +61,6 @@ export interface CorpusOptions {
   lookalikeWeight?: number;
   /** Also keep each row's token sequence (see Sequences). */
   sequences?: boolean;
-  /** Share of training texts that also train as a masked copy (masked-copies.ts); absent: none. */
-  maskedCopies?: number;
 }
 
 /**
@@ -142,28 +139,18 @@ export function buildCorpus(examples: readonly Example[], opts: CorpusOptions): 
   const seqRows: Uint32Array[] = [];
   const wordIds = new Map<string, number>();
   const wordFeatList: Uint32Array[] = [];
-  /** Rows that are masked copies: they do not count towards their dataset's cap. */
-  const copyRows = new Set<number>();
-  const texts = [...distinctTexts(examples)];
-  const copyShare = opts.maskedCopies ?? 0;
-  const salience = copyShare > 0 ? maskSalience(texts.map((t) => ({ norm: t.norm, example: examples[t.index]! }))) : undefined;
-  for (const { index: i, norm } of texts) {
+  for (const { index: i, norm } of distinctTexts(examples)) {
     // Same text, same split across datasets, so a duplicate cannot leak into calibration.
     const split = inCalibrationSplit(norm, opts.seed, opts.calibrationShare) ? 1 : 0;
     // Long texts train window by window, as they are scored (windows do not overlap here).
-    const wins = windowsOf(norm, { size: opts.window.size, stride: opts.window.size }).map((w) => ({ ...w, text: norm }));
-    // A masked copy trains beside its text (never in the calibration split): its windows that hold the mask.
-    const copy = salience && split === 0 && hashString(norm, opts.seed ^ 0x2545f491) % 1000 < copyShare * 1000 ? maskedCopy(norm, salience, opts.seed) : undefined;
-    const firstCopy = wins.length;
-    if (copy) for (const w of windowsOf(copy.text, { size: opts.window.size, stride: opts.window.size })) if (copy.text.slice(w.from, w.to).includes(copy.mask)) wins.push({ ...w, text: copy.text });
-    for (const [k, { text: windowText, ...w }] of wins.entries()) {
-      if (k >= firstCopy) copyRows.add(rowFeats.length);
-      rowFeats.push(featurize(windowText, opts.hashing, w.from, w.to));
+    const wins = windowsOf(norm, { size: opts.window.size, stride: opts.window.size });
+    for (const w of wins) {
+      rowFeats.push(featurize(norm, opts.hashing, w.from, w.to));
       if (opts.sequences) {
-        const tokens = tokenize(windowText, w.from, w.to).slice(0, MAX_SEQUENCE);
-        const tf = tokenFeaturesOf(windowText, tokens, opts.hashing);
+        const tokens = tokenize(norm, w.from, w.to).slice(0, MAX_SEQUENCE);
+        const tf = tokenFeaturesOf(norm, tokens, opts.hashing);
         seqRows.push(Uint32Array.from(tokens, (tok, t) => {
-          const word = windowText.slice(tok.start, tok.end);
+          const word = norm.slice(tok.start, tok.end);
           let id = wordIds.get(word);
           if (id === undefined) {
             id = wordFeatList.length;
@@ -195,7 +182,7 @@ export function buildCorpus(examples: readonly Example[], opts: CorpusOptions): 
     const e = examples[ei]!;
     labels.set(e.labels, r * H);
     dataset[r] = dsIndex.get(e.dataset)!;
-    if (!copyRows.has(r)) counts[dataset[r]!]!++;
+    counts[dataset[r]!]!++;
   });
   const weight = new Float32Array(rows);
   const boost = opts.lookalikeWeight ?? 1;

@@ -106,8 +106,6 @@ const { values } = parseArgs({
     // With --reuse: wait until this UTC time (HH:MM) for fold models that parallel runs are still
     // training, then go on with the folds that are there (the card lists the folds used).
     "wait-until": { type: "string" },
-    // Share of training texts that also train with one word masked ("k*l"; masked-copies.ts).
-    "masked-copies": { type: "string", default: "0" },
     // Score at most this many rows of each held-out dataset (a fixed hash sample; 0 = all). 2,500,
     // as every card since session 11 was made, so that a plain `npm run train` reproduces the card.
     "eval-cap": { type: "string", default: "2500" },
@@ -247,7 +245,7 @@ mkdirSync(cacheDir, { recursive: true });
 let corpus: Corpus | undefined;
 function getCorpus(): Corpus {
   if (!corpus) {
-    corpus = buildCorpus(examples, { hashing: HASHING, window: WINDOW, seed, calibrationShare: CALIBRATION_SHARE, datasetCap: Number(values["dataset-cap"]), everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP, trafficCap: TRAFFIC_CAP, trafficWeight: TRAFFIC_WEIGHT, lookalikeWeight: LOOKALIKE_WEIGHT, maskedCopies: Number(values["masked-copies"]), sequences: families.includes("conv") });
+    corpus = buildCorpus(examples, { hashing: HASHING, window: WINDOW, seed, calibrationShare: CALIBRATION_SHARE, datasetCap: Number(values["dataset-cap"]), everydayCap: EVERYDAY_CAP, noisyCap: NOISY_CAP, trafficCap: TRAFFIC_CAP, trafficWeight: TRAFFIC_WEIGHT, lookalikeWeight: LOOKALIKE_WEIGHT, sequences: families.includes("conv") });
     log(`featurised ${corpus.rows} rows (${corpus.feats.length} features)`);
   }
   return corpus;

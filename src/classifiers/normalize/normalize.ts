@@ -46,8 +46,6 @@ const SPACER = new Set([" ", ".", "-", "_", "*", "~", "/", "·"]);
  */
 const NONE = -1;
 const SPACE = 32;
-/** '*', the masker's letter: a run of them is one, as a run of one letter is ("f**k", "f*ck" -> "f*k", "f*ck"). */
-const STAR = 42;
 const APOSTROPHE = 39;
 const cp = (ch: string): number => ch.codePointAt(0)!;
 /** The symbols (not digits) leetspeak writes for letters: policy terms count them as letters (doubled-letters.ts). */
@@ -538,7 +536,7 @@ export function normalizeText(input: string, options: NormalizeOptions = {}): No
   if (seen & HAS_EMPHASIS) stripPairedEmphasis(u);
   if (seen & HAS_LEET) undoLeet(u);
   joinSpacedLetters(u);
-  // Step 4: collapse repeated letters ("kiiiill" -> "kil"), runs of '*' and of spaces; trim.
+  // Step 4: collapse repeated letters ("kiiiill" -> "kil") and runs of spaces; trim.
   // A unit is at most two UTF-16 code units.
   if (outUnits.length < u.length * 2) {
     outUnits = new Uint16Array(u.length * 2);
@@ -553,7 +551,7 @@ export function normalizeText(input: string, options: NormalizeOptions = {}): No
     const c = chars[k]!;
     const at = u.at[k]!;
     const to = u.to[k]!;
-    if (c === last && (c === SPACE || c === STAR || isLetter(c))) {
+    if (c === last && (c === SPACE || isLetter(c))) {
       // The kept unit now ends where the repeat does (both halves of an astral letter).
       if (n > 0) outEnd[n - 1] = to;
       if (n > 1 && last > 0xffff) outEnd[n - 2] = to;
