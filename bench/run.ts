@@ -76,7 +76,7 @@ const CPU_PROF = process.env.BENCH_CPU_PROF ? path.resolve(process.env.BENCH_CPU
 let profileRuns = 0;
 
 async function benchService(name: string, extraEnv: Record<string, string>, route = JSON_ROUTE, cwd?: string): Promise<Figures> {
-  const { dataDir, key } = await benchDataDir("moderation-bench-");
+  const { dataDir, key } = await benchDataDir("moderation-bench-", cwd);
 
   const [port, grpcPort] = [await freePort(), await freePort()];
   const nodeFlags = CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${path.join(CPU_PROF, `${++profileRuns}-${name.replace(/[^a-z0-9]+/gi, "-")}`)}`] : [];

@@ -1,8 +1,9 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFile, spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
 import { createAccountStore } from "../../src/accounts/account-store.js";
 import { openDatabase } from "../../src/storage/open-database.js";
 
@@ -85,8 +86,13 @@ export async function stop(child: ChildProcess): Promise<void> {
  * A fresh DATA_DIR holding an enterprise account whose limit the benchmark cannot reach (we measure
  * the path, not the 429s), and that account's key: what a benchmarked service is started on.
  */
-export async function benchDataDir(prefix: string): Promise<{ dataDir: string; key: string }> {
+const run = promisify(execFile);
+
+export async function benchDataDir(prefix: string, checkout?: string): Promise<{ dataDir: string; key: string }> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), prefix));
+  // Another checkout's service (BENCH_BASELINE) gets a store its own migrations made: one made by
+  // this checkout's newer migrations is refused by an older service (exit 2).
+  if (checkout) return { dataDir, key: await keyMadeBy(checkout, dataDir) };
   const db = await openDatabase({ databaseUrl: undefined, dataDir });
   try {
     const accounts = createAccountStore(db);
@@ -95,4 +101,14 @@ export async function benchDataDir(prefix: string): Promise<{ dataDir: string; k
   } finally {
     await db.close();
   }
+}
+
+/** An enterprise account and key in `dataDir`, made by `checkout`'s own modctl. */
+async function keyMadeBy(checkout: string, dataDir: string): Promise<string> {
+  const modctl = async (args: string[]) => {
+    const { stdout } = await run(process.execPath, ["bin/modctl.mjs", ...args], { cwd: checkout, env: { ...process.env, DATA_DIR: dataDir } });
+    return JSON.parse(stdout) as { id: string; key: string };
+  };
+  const account = await modctl(["account", "create", "--email", `bench-${Date.now()}@example.test`, "--plan", "enterprise", "--rpm", "100000000"]);
+  return (await modctl(["key", "create", "--account", account.id, "--name", "bench"])).key;
 }

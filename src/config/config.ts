@@ -153,7 +153,8 @@ export function readConfig(env: Readonly<Record<string, string | undefined>> = p
     signup: readChoice(env, "SIGNUP", ["open", "closed", "invite"] as const, "open"),
     trustProxy: readTrustProxy(env),
     abuseLimits: readAbuseLimitsConfig(env),
-    connectionLimits: readConnectionLimits(env, readTrustProxy(env) !== false),
+    // TRUST_PROXY=0 trusts no hop: the peer is the client, as with false.
+    connectionLimits: readConnectionLimits(env, ![false, 0].includes(readTrustProxy(env) as never)),
   };
 }
 
@@ -165,7 +166,8 @@ function readConnectionLimits(env: Readonly<Record<string, string | undefined>>,
 /**
  * Four fifths of the process's open-file limit, so that past it the process still has
  * descriptors for its database, journal, providers and workers (at 1,024: 819); 8,000 where
- * the limit cannot be read (no /proc).
+ * the limit cannot be read (no /proc). Node raises its soft limit to the hard one as it starts,
+ * so this is four fifths of `ulimit -Hn`.
  */
 function defaultMaxConnections(): number {
   const limit = openFileLimit();

@@ -62,10 +62,10 @@ function peerKey(address: string): string {
 }
 
 /**
- * Puts `guard` in front of a server's connections: every way a connection reaches it (its own
- * listener, or a front that hands it sockets by emitting "connection", shared-port.ts and
- * listen-on-every-address.ts) goes through `emit`, so one guard on the two servers counts each
- * connection once, after the shared port has decided where it goes.
+ * Puts `guard` in front of a server's connections: the listeners of every address hand it sockets
+ * by emitting "connection" (listen-on-every-address.ts), which goes through `emit`. On a shared
+ * port the front counts each connection as it arrives instead (shared-port.ts), and the two
+ * servers behind it are not guarded, so no connection is counted twice.
  */
 export function guardConnections(server: Server, guard: ConnectionGuard): void {
   const emit = server.emit as (this: Server, event: string | symbol, ...args: unknown[]) => boolean;

@@ -5,7 +5,9 @@ import net from "node:net";
  * Listens on every address of `host` and hands each connection to `server`, which listens on
  * nothing itself. A name can have several addresses (localhost: 127.0.0.1 and ::1); fastify binds
  * them all for servers it makes, but not for one a serverFactory made, as the h2c server is
- * (server.ts), so gRPC was served on one of them only. A further address that cannot be bound
+ * (server.ts), so gRPC was served on one of them only; and for a server it makes it binds the
+ * second address to a server of its own, without the wiring the first has, so the HTTP/1.1 server
+ * listens through this too. A further address that cannot be bound
  * (IPv6 turned off) is skipped, as fastify skips it; the first must bind.
  */
 export async function listenOnEveryAddress(server: net.Server, options: { port: number; host: string }): Promise<net.Server[]> {

@@ -105,6 +105,7 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
   const sharedPort = ctx.config.port === ctx.config.grpcPort && ctx.config.port !== 0;
   let front: Server | undefined;
   let h2cListeners: Server[] = [];
+  let http1Listeners: Server[] = [];
   // MAX_CONNECTIONS and MAX_CONNECTIONS_PER_ADDRESS over both protocols' listeners together.
   const guard = createConnectionGuard(ctx.config.connectionLimits, (reason) => ctx.metrics.connectionRefused(reason));
   ctx.metrics.watchOpenConnections(() => guard.open());
@@ -115,11 +116,17 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
     } else {
       guardConnections(http1.server as unknown as Server, guard);
       guardConnections(h2c.server as unknown as Server, guard);
-      await http1.listen({ port: ctx.config.port, host: ctx.config.host });
-      await h2c.ready();
+      await Promise.all([http1.ready(), h2c.ready()]);
+      // Each address of HOST hands its connections to the one HTTP/1.1 server, as for h2c: fastify's
+      // own listen() bound a second address (HOST=localhost: ::1) to a server of its own, without
+      // this module's wiring (connection limits, graceful close, body arrival, Expect, CONNECT).
+      http1Listeners = await listenOnEveryAddress(http1.server as unknown as Server, { port: ctx.config.port, host: ctx.config.host });
+      // Node's HTTP/1.1 server starts checking its connections' timeouts on 'listening' (shared-port.ts).
+      http1.server.emit("listening");
       h2cListeners = await listenOnEveryAddress(h2c.server as unknown as Server, { port: ctx.config.grpcPort, host: ctx.config.host });
     }
   } catch (error) {
+    for (const listener of http1Listeners) listener.close();
     await Promise.allSettled([http1.close(), h2c.close(), metricsServer?.close()]);
     throw error;
   }
@@ -128,7 +135,7 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
     const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
     return `http://${host === "0.0.0.0" || host === "[::]" ? "127.0.0.1" : host}:${address.port}`;
   };
-  const httpUrl = urlOf(front ?? http1.server);
+  const httpUrl = urlOf(front ?? http1Listeners[0]!);
   const grpcUrl = urlOf(front ?? h2cListeners[0]!);
   ctx.log.info({ http: httpUrl, grpc: grpcUrl, ...(metricsServer ? { metrics: metricsServer.url } : {}) }, "listening");
 
@@ -139,7 +146,7 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
     async close() {
       stopping.abort();
       front?.close();
-      for (const listener of h2cListeners) listener.close();
+      for (const listener of [...http1Listeners, ...h2cListeners]) listener.close();
       await Promise.allSettled([closeHttp1(), closeH2c(), metricsServer?.close()]);
     },
   };

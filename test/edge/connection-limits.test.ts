@@ -1,6 +1,7 @@
+import dns from "node:dns/promises";
 import http2 from "node:http2";
 import net from "node:net";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { freePort } from "../../bench/support/spawn-service.js";
 import { readConfig } from "../../src/config/config.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
@@ -47,7 +48,11 @@ async function refusals(server: TestServer, reason: string): Promise<number> {
 }
 
 async function waitFor(check: () => Promise<boolean> | boolean): Promise<void> {
-  for (let i = 0; i < 200 && !(await check()); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+  for (let i = 0; i < 250; i++) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error("the server's connection count never reached the value waited for");
 }
 
 describe("connection limits, separate listeners", () => {
@@ -91,6 +96,29 @@ describe("connection limits, separate listeners", () => {
   });
 });
 
+describe("connection limits, a HOST name with two addresses", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    // As HOST=localhost resolving to 127.0.0.1 and ::1: fastify's own listen bound the second
+    // address to a server of its own, which no limit (nor graceful close) saw.
+    vi.spyOn(dns, "lookup").mockResolvedValue([{ address: "127.0.0.1", family: 4 }, { address: "127.0.0.10", family: 4 }] as never);
+    server = await startTestServer({ env: { HOST: "two-addresses.test", MAX_CONNECTIONS: "50", MAX_CONNECTIONS_PER_ADDRESS: "2" } });
+    vi.restoreAllMocks();
+  }, 60_000);
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it("counts connections to the second address's HTTP/1.1 listener, which the one server answers", async () => {
+    const second = server.httpUrl.replace("127.0.0.1", "127.0.0.10");
+    expect(await healthz(second, "127.0.0.11")).toBe(200);
+    for (let i = 0; i < 2; i++) await silentConnection(second, "127.0.0.12");
+    await waitFor(() => server.ctx.metrics.render().then((text) => text.includes("moderation_open_connections 2")));
+    expect(await healthz(second, "127.0.0.12")).toBe("closed");
+    expect(await healthz(server.httpUrl, "127.0.0.12")).toBe("closed");
+  });
+});
+
 describe("connection limits, one shared port", () => {
   let server: TestServer;
   beforeAll(async () => {
@@ -116,6 +144,8 @@ describe("MAX_CONNECTIONS and MAX_CONNECTIONS_PER_ADDRESS settings", () => {
     expect(direct.perAddress).toBe(Math.floor(direct.total / 4));
     const proxied = readConfig({ DATA_DIR: "/tmp/moderation-config-test", TRUST_PROXY: "1" }).connectionLimits;
     expect(proxied.perAddress).toBe(proxied.total);
+    // TRUST_PROXY=0 trusts no hop: the peer is the client.
+    expect(readConfig({ DATA_DIR: "/tmp/moderation-config-test", TRUST_PROXY: "0" }).connectionLimits.perAddress).toBe(direct.perAddress);
     expect(readConfig({ MAX_CONNECTIONS: "100", MAX_CONNECTIONS_PER_ADDRESS: "7" }).connectionLimits).toEqual({ total: 100, perAddress: 7 });
     expect(() => readConfig({ MAX_CONNECTIONS: "0" })).toThrow(/MAX_CONNECTIONS must be a whole number/);
     expect(() => readConfig({ MAX_CONNECTIONS_PER_ADDRESS: "-1" })).toThrow(/MAX_CONNECTIONS_PER_ADDRESS/);
