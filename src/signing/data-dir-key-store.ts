@@ -185,25 +185,28 @@ const LOCK = `${MANIFEST}.lock`;
 /**
  * Runs a read-change-write of the manifest alone: two `modctl signing rotate` at once each read
  * the manifest and wrote their own, and one new key was lost (its private key left unpublished,
- * both commands exiting 0). The lock is a file created exclusively, holding its owner's pid; one
- * left by a process that no longer runs (killed mid-rotation) is taken over.
+ * both commands exiting 0). The lock is a file holding its owner's pid, put in place whole by
+ * link(), which fails when the lock exists. One left by a killed command is not taken over (two
+ * commands taking over one stale lock could each remove the other's): the refusal names the file
+ * to remove, and says when its owner no longer runs.
  */
 function withManifestLock<T>(dir: string, change: () => T): T {
   const path = join(dir, LOCK);
-  for (let attempt = 0; ; attempt++) {
-    try {
-      writeFileSync(path, String(process.pid), { flag: "wx", mode: 0o600 });
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      const owner = Number(readFileSafely(path));
-      // An empty lock may be one being written this instant: only a named owner that is gone is stale.
-      if (attempt === 0 && owner > 0 && !isRunning(owner)) {
-        removeIfPresent(path);
-        continue;
-      }
-      throw new SigningKeyError(`another signing command (pid ${owner || "unknown"}) is changing ${join(dir, MANIFEST)}; run this one again when it is done`);
-    }
+  const mine = join(dir, `${LOCK}.${process.pid}.${Date.now()}.tmp`);
+  writeFileSync(mine, String(process.pid), { mode: 0o600 });
+  try {
+    linkSync(mine, path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    const owner = Number(readFileSafely(path));
+    const gone = owner > 0 && !isRunning(owner);
+    throw new SigningKeyError(
+      gone
+        ? `${path} is held by pid ${owner}, which no longer runs (a signing command was killed): if no other signing command is running, remove ${path} and run this one again`
+        : `another signing command (pid ${owner || "unknown"}) is changing ${join(dir, MANIFEST)}; run this one again when it is done (or remove ${path} if none is)`,
+    );
+  } finally {
+    removeIfPresent(mine);
   }
   try {
     return change();

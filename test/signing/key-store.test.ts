@@ -116,15 +116,20 @@ describe("DATA_DIR key store", () => {
     }
   }, 60_000);
 
-  it("takes over the lock of a rotation whose process is gone, and refuses while its owner runs", async () => {
+  it("refuses while a lock is held, saying when its owner no longer runs and which file to remove", async () => {
     const store = join(dir, "signing");
     openDataDirKeyRing(store);
+    const lock = join(store, "keys.json.lock");
     const { stdout: gone } = await run(process.execPath, ["-e", "process.stdout.write(String(process.pid))"]);
-    writeFileSync(join(store, "keys.json.lock"), gone);
-    expect(rotateDataDirKey(store).activeKid).toBe(readKeyManifest(store).keys[0]!.kid);
-    writeFileSync(join(store, "keys.json.lock"), String(process.pid));
+    writeFileSync(lock, gone);
+    expect(() => rotateDataDirKey(store)).toThrow(`${lock} is held by pid ${gone}, which no longer runs (a signing command was killed): if no other signing command is running, remove ${lock}`);
+    writeFileSync(lock, String(process.pid));
     expect(() => rotateDataDirKey(store)).toThrow(`another signing command (pid ${process.pid}) is changing`);
-    expect(() => retireDataDirKey(store, readKeyManifest(store).keys[1]!.kid)).toThrow("another signing command");
+    expect(() => retireDataDirKey(store, readKeyManifest(store).keys[0]!.kid)).toThrow("another signing command");
+    rmSync(lock);
+    const before = readKeyManifest(store).keys[0]!.kid;
+    expect(rotateDataDirKey(store).retiringKid).toBe(before);
+    expect(readdirSync(store).filter((f) => f.includes("lock"))).toEqual([]);
   });
 
   it("names why a manifest cannot be read: missing, unreadable, or not JSON", () => {
