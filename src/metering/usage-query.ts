@@ -28,6 +28,8 @@ export function resolveUsageQuery(input: { granularity?: string; from?: number; 
       throw new ApiError("invalid_request", `${name} must be a Unix time in seconds.`);
     }
   }
+  // An end at the epoch holds nothing, and it meant "now" until 0 was read as a time: refused, not answered empty.
+  if (input.to === 0) throw new ApiError("invalid_request", "to must be later than the Unix epoch (1970-01-01).");
   const to = input.to !== undefined ? input.to * 1000 : now;
   const from = input.from !== undefined ? input.from * 1000 : bucketStart(to - 1, "day") - (DEFAULT_DAYS - 1) * BUCKET_MS.day;
   if (from >= to) throw new ApiError("invalid_request", "from must be earlier than to.");

@@ -84,7 +84,7 @@ describe.each<StoreKind>(["sqlite", "postgres"])("metering and the usage API on 
     expect(backwards.body.error).toEqual({ code: "invalid_request", message: "from must be earlier than to." });
     // 0 is the epoch: it meant "absent" (from=0: the last 30 days; to=0: now, so this answered data).
     expect((await getUsage(server, a.key, "?from=0")).body.totals.requests).toBe(4);
-    expect((await getUsage(server, a.key, `?from=${encodeURIComponent("2000-01-01")}&to=0`)).body.error.message).toBe("from must be earlier than to.");
+    expect((await getUsage(server, a.key, `?from=${encodeURIComponent("2000-01-01")}&to=0`)).body.error.message).toBe("to must be later than the Unix epoch (1970-01-01).");
   });
 
   it("refuses a read of more than 10,000 buckets rather than answering them all at once", async () => {

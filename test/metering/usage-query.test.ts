@@ -37,7 +37,8 @@ describe("usage query times", () => {
   it("reads 0 as the Unix epoch, not as a missing time", () => {
     const now = Date.UTC(2027, 0, 31, 12);
     expect(resolveUsageQuery({ from: 0, to: Date.UTC(2026, 0, 1) / 1000 }, now).from).toBe(0);
-    expect(() => resolveUsageQuery({ from: Date.UTC(2026, 0, 1) / 1000, to: 0 }, now)).toThrow("from must be earlier than to.");
+    expect(() => resolveUsageQuery({ from: Date.UTC(2026, 0, 1) / 1000, to: 0 }, now)).toThrow("to must be later than the Unix epoch (1970-01-01).");
+    expect(() => resolveUsageQuery({ to: 0 }, now)).toThrow("to must be later than the Unix epoch");
     expect(parseTimeParam("from", "1970-01-01")).toBe(0);
   });
 
