@@ -14,11 +14,8 @@
  */
 import fs from "node:fs/promises";
 import os from "node:os";
-import path from "node:path";
-import { createAccountStore } from "../src/accounts/account-store.js";
-import { openDatabase } from "../src/storage/open-database.js";
 import { median, pairedRounds } from "./support/paired-rounds.js";
-import { freePort, spawnNode, stop } from "./support/spawn-service.js";
+import { benchAccounts, freePort, spawnNode, stop } from "./support/spawn-service.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const FLOOD_REQUESTS = 8;
@@ -39,26 +36,11 @@ const floodBody = (request: number) =>
 const SMALL_BODY = JSON.stringify({ input: [{ type: "text", text: "see you at the meeting tomorrow" }] });
 
 /** A fresh DATA_DIR with three enterprise accounts whose limits the flood cannot reach, and a key of each. */
-async function threeAccounts(): Promise<{ dataDir: string; keys: [string, string, string] }> {
-  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "moderation-bench-fair-"));
-  const db = await openDatabase({ databaseUrl: undefined, dataDir });
-  try {
-    const accounts = createAccountStore(db);
-    const keys: string[] = [];
-    for (const name of ["flood", "small", "policy"]) {
-      const account = await accounts.createAccount({ email: `bench-${name}-${Date.now()}@example.test`, plan: "enterprise", rpm: 100_000_000 });
-      keys.push((await accounts.createKey(account.id, name)).key);
-    }
-    return { dataDir, keys: keys as [string, string, string] };
-  } finally {
-    await db.close();
-  }
-}
-
 interface Round { smallDuringFloodMs: number; policyDuringFloodMs: number; smallAloneMs: number; floodMs: number }
 
 async function measure(cwd: string | undefined): Promise<Round> {
-  const { dataDir, keys: [floodKey, smallKey, policyKey] } = await threeAccounts();
+  const { dataDir, keys } = await benchAccounts("moderation-bench-fair-", ["flood", "small", "policy"], cwd);
+  const [floodKey, smallKey, policyKey] = keys as [string, string, string];
   const [port, grpcPort] = [await freePort(), await freePort()];
   const base = `http://127.0.0.1:${port}`;
   const child = await spawnNode("src/main.ts", { PORT: String(port), GRPC_PORT: String(grpcPort), HOST: "127.0.0.1", DATA_DIR: dataDir }, `${base}/healthz`, { cwd });

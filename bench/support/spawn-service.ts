@@ -89,26 +89,41 @@ export async function stop(child: ChildProcess): Promise<void> {
 const run = promisify(execFile);
 
 export async function benchDataDir(prefix: string, checkout?: string): Promise<{ dataDir: string; key: string }> {
+  const { dataDir, keys } = await benchAccounts(prefix, ["bench"], checkout);
+  return { dataDir, key: keys[0]! };
+}
+
+/**
+ * A fresh DATA_DIR with one enterprise account and key per name. Another checkout's service
+ * (BENCH_BASELINE) gets a store its own modctl made: one made by this checkout's newer migrations
+ * is refused by an older service (exit 2).
+ */
+export async function benchAccounts(prefix: string, names: readonly string[], checkout?: string): Promise<{ dataDir: string; keys: string[] }> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), prefix));
-  // Another checkout's service (BENCH_BASELINE) gets a store its own migrations made: one made by
-  // this checkout's newer migrations is refused by an older service (exit 2).
-  if (checkout) return { dataDir, key: await keyMadeBy(checkout, dataDir) };
+  const keys: string[] = [];
+  if (checkout) {
+    for (const name of names) keys.push(await keyMadeBy(checkout, dataDir, name));
+    return { dataDir, keys };
+  }
   const db = await openDatabase({ databaseUrl: undefined, dataDir });
   try {
     const accounts = createAccountStore(db);
-    const account = await accounts.createAccount({ email: `bench-${Date.now()}@example.test`, plan: "enterprise", rpm: 100_000_000 });
-    return { dataDir, key: (await accounts.createKey(account.id, "bench")).key };
+    for (const name of names) {
+      const account = await accounts.createAccount({ email: `bench-${name}-${Date.now()}@example.test`, plan: "enterprise", rpm: 100_000_000 });
+      keys.push((await accounts.createKey(account.id, name)).key);
+    }
+    return { dataDir, keys };
   } finally {
     await db.close();
   }
 }
 
 /** An enterprise account and key in `dataDir`, made by `checkout`'s own modctl. */
-async function keyMadeBy(checkout: string, dataDir: string): Promise<string> {
+async function keyMadeBy(checkout: string, dataDir: string, name: string): Promise<string> {
   const modctl = async (args: string[]) => {
     const { stdout } = await run(process.execPath, ["bin/modctl.mjs", ...args], { cwd: checkout, env: { ...process.env, DATA_DIR: dataDir } });
     return JSON.parse(stdout) as { id: string; key: string };
   };
-  const account = await modctl(["account", "create", "--email", `bench-${Date.now()}@example.test`, "--plan", "enterprise", "--rpm", "100000000"]);
-  return (await modctl(["key", "create", "--account", account.id, "--name", "bench"])).key;
+  const account = await modctl(["account", "create", "--email", `bench-${name}-${Date.now()}@example.test`, "--plan", "enterprise", "--rpm", "100000000"]);
+  return (await modctl(["key", "create", "--account", account.id, "--name", name])).key;
 }
