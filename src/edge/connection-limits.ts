@@ -57,7 +57,7 @@ export function createConnectionGuard(limits: ConnectionLimits, onRefused: (reas
 }
 
 /** An IPv4 peer seen through a dual-stack socket ("::ffff:10.0.0.1") is that IPv4 address. */
-function peerKey(address: string): string {
+export function peerKey(address: string): string {
   return address.startsWith("::ffff:") && address.includes(".") ? address.slice(7) : address;
 }
 

@@ -1,4 +1,5 @@
 import { type Http2ServerRequest, type Http2ServerResponse, constants as http2Constants } from "node:http2";
+import { peerKey } from "./connection-limits.js";
 
 type Http2Handler = (request: Http2ServerRequest, response: Http2ServerResponse) => void;
 
@@ -15,20 +16,33 @@ export interface StreamCap {
  * per-connection limit (1,000) bounds nothing across connections. Past the cap a new stream is
  * reset with REFUSED_STREAM before any route sees it: RFC 9113 8.7 makes that safe for any
  * client to retry, since nothing was processed. Streams already open are never cut.
+ *
+ * One peer address holds at most `perAddress` of them (the share MAX_CONNECTIONS_PER_ADDRESS has
+ * of MAX_CONNECTIONS, a quarter by default): a keyed caller with two connections of 200 stalled
+ * uploads held every place under a cap of 400, and every other caller's new streams were refused.
  */
-export function capOpenStreams(handler: Http2Handler, maxStreams: number, onRefused: () => void): StreamCap {
+export function capOpenStreams(handler: Http2Handler, limits: { total: number; perAddress: number }, onRefused: () => void): StreamCap {
   let open = 0;
+  const byAddress = new Map<string, number>();
   return {
     open: () => open,
     handle(request, response) {
       const stream = request.stream;
-      if (open >= maxStreams) {
+      const peer = peerKey(request.socket.remoteAddress ?? "");
+      const fromPeer = byAddress.get(peer) ?? 0;
+      if (open >= limits.total || fromPeer >= limits.perAddress) {
         onRefused();
         stream.close(http2Constants.NGHTTP2_REFUSED_STREAM);
         return;
       }
       open++;
-      stream.once("close", () => open--);
+      byAddress.set(peer, fromPeer + 1);
+      stream.once("close", () => {
+        open--;
+        const left = (byAddress.get(peer) ?? 1) - 1;
+        if (left > 0) byAddress.set(peer, left);
+        else byAddress.delete(peer);
+      });
       handler(request, response);
     },
   };

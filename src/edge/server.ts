@@ -161,7 +161,9 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
 function cappedHttp2ServerFactory(ctx: AppContext) {
   return (handler: Parameters<typeof capOpenStreams>[0], fastifyOptions: { http2SessionTimeout?: number }) => {
     const maxStreams = ctx.config.http2MaxStreams;
-    const cap = capOpenStreams(handler, maxStreams, () => ctx.metrics.http2StreamRefused());
+    // One address's share of the streams is its share of the connections (a quarter by default; all behind a proxy).
+    const { total, perAddress } = ctx.config.connectionLimits;
+    const cap = capOpenStreams(handler, { total: maxStreams, perAddress: Math.max(1, Math.ceil((maxStreams * Math.min(perAddress, total)) / total)) }, () => ctx.metrics.http2StreamRefused());
     ctx.metrics.watchOpenHttp2Streams(cap.open);
     const server = http2.createServer({ settings: { maxConcurrentStreams: MAX_STREAMS_PER_CONNECTION }, Http2ServerResponse: ResettingUnreadHttp2Response }, (request, response) => {
       bracketIpv6Authority(request.headers, request.socket.localPort);

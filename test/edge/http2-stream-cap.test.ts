@@ -11,7 +11,8 @@ const CAP = 30;
 let server: TestServer;
 
 beforeAll(async () => {
-  server = await startTestServer({ env: { HTTP2_MAX_STREAMS: String(CAP) } });
+  // One address may hold all of them here (its share of connections is the whole); the share is tested below.
+  server = await startTestServer({ env: { HTTP2_MAX_STREAMS: String(CAP), MAX_CONNECTIONS: "100", MAX_CONNECTIONS_PER_ADDRESS: "100" } });
 }, 60_000);
 
 afterAll(async () => {
@@ -73,6 +74,37 @@ describe("HTTP2_MAX_STREAMS", () => {
     probe.close();
     for (const session of sessions) session.destroy();
     await waitFor(async () => (await metricValue("moderation_http2_open_streams")) === 0);
+  }, 30_000);
+});
+
+describe("one address's share of HTTP2_MAX_STREAMS", () => {
+  // A keyed caller with two connections of 200 stalled uploads held every place under a cap of
+  // 400, and every other caller's new streams were refused; one address now holds at most its
+  // share of the connections' (MAX_CONNECTIONS_PER_ADDRESS of MAX_CONNECTIONS: a quarter here).
+  let shared: TestServer;
+  beforeAll(async () => {
+    shared = await startTestServer({ env: { HTTP2_MAX_STREAMS: "40", MAX_CONNECTIONS: "100", MAX_CONNECTIONS_PER_ADDRESS: "25" } });
+  }, 60_000);
+  afterAll(async () => {
+    await shared?.close();
+  });
+
+  it("refuses one address's streams past a quarter of the cap, over any number of its connections, and serves another address", async () => {
+    const from = (localAddress: string) => {
+      const session = http2.connect(shared.grpcUrl, { localAddress } as http2.SecureClientSessionOptions);
+      session.on("error", () => {});
+      return session;
+    };
+    const greedy = [from("127.0.0.2"), from("127.0.0.2")];
+    const held = greedy.flatMap((session) => Array.from({ length: 5 }, () => openUnfinishedCall(session)));
+    const open = async () => Number((await shared.ctx.metrics.render()).split("\n").find((row) => row.startsWith("moderation_http2_open_streams "))?.split(" ")[1]);
+    await waitFor(async () => (await open()) === 10);
+    const third = from("127.0.0.2");
+    expect(await healthCheckStatus(third)).toBe(`reset ${http2.constants.NGHTTP2_REFUSED_STREAM}`);
+    const other = from("127.0.0.3");
+    expect(await healthCheckStatus(other)).toBe(200);
+    expect(held.every((stream) => !stream.closed)).toBe(true);
+    for (const session of [...greedy, third, other]) session.destroy();
   }, 30_000);
 });
 
