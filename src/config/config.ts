@@ -8,7 +8,6 @@ import { readRateLimitConfig, type RateLimitConfig } from "../rate-limit/read-ra
 import { readSigningConfig, type SigningConfig } from "../signing/read-signing-config.js";
 import { readAbuseLimitsConfig, readTrustProxy, type AbuseLimitsConfig } from "../dashboard/read-abuse-limits-config.js";
 import { readStorageConfig, type StorageConfig } from "../storage/read-storage-config.js";
-import type { ConnectionLimits } from "../edge/connection-limits.js";
 
 export { ConfigError } from "../base/env-values.js";
 
@@ -156,6 +155,12 @@ export function readConfig(env: Readonly<Record<string, string | undefined>> = p
     // TRUST_PROXY=0 trusts no hop: the peer is the client, as with false.
     connectionLimits: readConnectionLimits(env, ![false, 0].includes(readTrustProxy(env) as never)),
   };
+}
+
+/** Connections open at once (MAX_CONNECTIONS) and from one peer address (MAX_CONNECTIONS_PER_ADDRESS). */
+export interface ConnectionLimits {
+  total: number;
+  perAddress: number;
 }
 
 function readConnectionLimits(env: Readonly<Record<string, string | undefined>>, behindProxy: boolean): ConnectionLimits {

@@ -1,14 +1,9 @@
 import type { Server, Socket } from "node:net";
+import type { ConnectionLimits } from "../config/config.js";
 
 /** Why a connection was closed as it arrived (the metric's `reason` label). */
 export type ConnectionRefusal = "total" | "per_address";
 
-export interface ConnectionLimits {
-  /** Connections open at once over every listener (MAX_CONNECTIONS). */
-  total: number;
-  /** Connections open at once from one peer address (MAX_CONNECTIONS_PER_ADDRESS). */
-  perAddress: number;
-}
 
 export interface ConnectionGuard {
   /** Counts `socket` in and returns true, or destroys it and returns false when a limit is reached. */
