@@ -30,11 +30,7 @@ async function create(rest: string[]): Promise<number> {
   if (!values.email || !values.plan) throw new UsageError("account create needs --email and --plan");
   const { plan, rpm } = parsePlanAndRpm(values.plan, values.rpm);
   return withCliContext(async (ctx) => {
-    ctx.print(await ctx.accounts.createAccount({ email: values.email!, plan, ...(rpm === undefined ? {} : { rpm }) }).catch((error: unknown) => {
-      // An address the store refuses is a mistake in the command line, as a bad --plan is (exit 2, not 1).
-      if (error instanceof ApiError && error.code === "invalid_request") throw new UsageError(`--email: ${error.message}`);
-      throw error;
-    }));
+    ctx.print(await ctx.accounts.createAccount({ email: values.email!, plan, ...(rpm === undefined ? {} : { rpm }) }));
     return 0;
   });
 }
