@@ -1,9 +1,6 @@
 import type { Server, Socket } from "node:net";
 import type { ConnectionLimits } from "../config/config.js";
-
-/** Why a connection was closed as it arrived (the metric's `reason` label). */
-export type ConnectionRefusal = "total" | "per_address";
-
+import { createPeerTally, type PeerRefusal } from "./peer-tally.js";
 
 export interface ConnectionGuard {
   /** Counts `socket` in and returns true, or destroys it and returns false when a limit is reached. */
@@ -24,36 +21,21 @@ export interface ConnectionGuard {
  * Behind a proxy every connection comes from the proxy's address, so the per-address bound is
  * then the total unless set (config.ts).
  */
-export function createConnectionGuard(limits: ConnectionLimits, onRefused: (reason: ConnectionRefusal) => void): ConnectionGuard {
-  let total = 0;
-  const byAddress = new Map<string, number>();
+export function createConnectionGuard(limits: ConnectionLimits, onRefused: (reason: PeerRefusal) => void): ConnectionGuard {
+  const tally = createPeerTally(limits);
   return {
-    open: (address) => (address === undefined ? total : (byAddress.get(peerKey(address)) ?? 0)),
+    open: (address) => tally.open(address),
     admit(socket) {
-      const key = peerKey(socket.remoteAddress ?? "");
-      const fromPeer = byAddress.get(key) ?? 0;
-      const reason: ConnectionRefusal | undefined = total >= limits.total ? "total" : fromPeer >= limits.perAddress ? "per_address" : undefined;
+      const reason = tally.refusal(socket.remoteAddress);
       if (reason) {
         onRefused(reason);
         socket.destroy();
         return false;
       }
-      total++;
-      byAddress.set(key, fromPeer + 1);
-      socket.once("close", () => {
-        total--;
-        const left = (byAddress.get(key) ?? 1) - 1;
-        if (left > 0) byAddress.set(key, left);
-        else byAddress.delete(key);
-      });
+      socket.once("close", tally.take(socket.remoteAddress));
       return true;
     },
   };
-}
-
-/** An IPv4 peer seen through a dual-stack socket ("::ffff:10.0.0.1") is that IPv4 address. */
-export function peerKey(address: string): string {
-  return address.startsWith("::ffff:") && address.includes(".") ? address.slice(7) : address;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { type Http2ServerRequest, type Http2ServerResponse, constants as http2Constants } from "node:http2";
-import { peerKey } from "./connection-limits.js";
+import type { ConnectionLimits } from "../config/config.js";
+import { createPeerTally } from "./peer-tally.js";
 
 type Http2Handler = (request: Http2ServerRequest, response: Http2ServerResponse) => void;
 
@@ -21,28 +22,19 @@ export interface StreamCap {
  * of MAX_CONNECTIONS, a quarter by default): a keyed caller with two connections of 200 stalled
  * uploads held every place under a cap of 400, and every other caller's new streams were refused.
  */
-export function capOpenStreams(handler: Http2Handler, limits: { total: number; perAddress: number }, onRefused: () => void): StreamCap {
-  let open = 0;
-  const byAddress = new Map<string, number>();
+export function capOpenStreams(handler: Http2Handler, limits: ConnectionLimits, onRefused: () => void): StreamCap {
+  const tally = createPeerTally(limits);
   return {
-    open: () => open,
+    open: () => tally.open(),
     handle(request, response) {
       const stream = request.stream;
-      const peer = peerKey(request.socket.remoteAddress ?? "");
-      const fromPeer = byAddress.get(peer) ?? 0;
-      if (open >= limits.total || fromPeer >= limits.perAddress) {
+      const peer = request.socket.remoteAddress;
+      if (tally.refusal(peer)) {
         onRefused();
         stream.close(http2Constants.NGHTTP2_REFUSED_STREAM);
         return;
       }
-      open++;
-      byAddress.set(peer, fromPeer + 1);
-      stream.once("close", () => {
-        open--;
-        const left = (byAddress.get(peer) ?? 1) - 1;
-        if (left > 0) byAddress.set(peer, left);
-        else byAddress.delete(peer);
-      });
+      stream.once("close", tally.take(peer));
       handler(request, response);
     },
   };
