@@ -194,10 +194,7 @@ function withManifestLock<T>(dir: string, change: () => T): T {
   const path = join(dir, LOCK);
   const mine = join(dir, `${LOCK}.${process.pid}.${Date.now()}.tmp`);
   writeFileSync(mine, String(process.pid), { mode: 0o600 });
-  try {
-    linkSync(mine, path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  if (!placeUnlessPresent(mine, path)) {
     const owner = Number(readFileSafely(path));
     const gone = owner > 0 && !isRunning(owner);
     throw new SigningKeyError(
@@ -205,8 +202,6 @@ function withManifestLock<T>(dir: string, change: () => T): T {
         ? `${path} is held by pid ${owner}, which no longer runs (a signing command was killed): if no other signing command is running, remove ${path} and run this one again`
         : `another signing command (pid ${owner || "unknown"}) is changing ${join(dir, MANIFEST)}; run this one again when it is done (or remove ${path} if none is)`,
     );
-  } finally {
-    removeIfPresent(mine);
   }
   try {
     return change();
@@ -236,14 +231,24 @@ function isRunning(pid: number): boolean {
 function initialize(dir: string, options: KeyStoreOptions): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const created = writeNewPrivateKey(dir, options);
-  const tmp = writeTemporaryManifest(dir, { version: 1, keys: [created] });
+  // Of replicas starting together on one DATA_DIR, exactly one places the manifest (the first
+  // key); the others drop theirs and load it.
+  if (!placeUnlessPresent(writeTemporaryManifest(dir, { version: 1, keys: [created] }), join(dir, MANIFEST))) {
+    removeIfPresent(privateKeyPath(dir, created.kid));
+  }
+}
+
+/**
+ * Puts the whole file `tmp` in place as `target` unless `target` exists (link() fails then, so
+ * two processes never both succeed), and removes `tmp`: whether it was placed.
+ */
+function placeUnlessPresent(tmp: string, target: string): boolean {
   try {
-    // link() fails if the manifest exists: of replicas starting together on one DATA_DIR,
-    // exactly one creates the first key and the others load it.
-    linkSync(tmp, join(dir, MANIFEST));
+    linkSync(tmp, target);
+    return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-    removeIfPresent(privateKeyPath(dir, created.kid));
+    return false;
   } finally {
     removeIfPresent(tmp);
   }
