@@ -116,6 +116,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>> = p
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}; got "${env.LOG_LEVEL}".`);
   }
+  const trustProxy = readTrustProxy(env);
   const metricsPort = nonEmpty(env.METRICS_PORT) === undefined ? undefined : readPort(env, "METRICS_PORT", 0);
   if (metricsPort !== undefined && metricsPort !== 0 && (metricsPort === port || metricsPort === grpcPort)) {
     // Else the start fails with a bare EADDRINUSE that names no setting.
@@ -150,10 +151,10 @@ export function readConfig(env: Readonly<Record<string, string | undefined>> = p
     grpcReflection: readChoice(env, "GRPC_REFLECTION", ["on", "off"] as const, "on"),
     corsOrigins: readCorsOrigins(env),
     signup: readChoice(env, "SIGNUP", ["open", "closed", "invite"] as const, "open"),
-    trustProxy: readTrustProxy(env),
+    trustProxy,
     abuseLimits: readAbuseLimitsConfig(env),
     // TRUST_PROXY=0 trusts no hop: the peer is the client, as with false.
-    connectionLimits: readConnectionLimits(env, ![false, 0].includes(readTrustProxy(env) as never)),
+    connectionLimits: readConnectionLimits(env, trustProxy !== false && trustProxy !== 0),
   };
 }
 
