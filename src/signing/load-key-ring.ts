@@ -1,4 +1,5 @@
 import { readFileSync, statSync } from "node:fs";
+import { ConfigError } from "../base/env-values.js";
 import { openDataDirKeyRing, type KeyStoreOptions } from "./data-dir-key-store.js";
 import { parsePrivateKeyPem, parsePublicKeyPems, SigningKeyError } from "./ed25519-keys.js";
 import { createKeyRing, type SigningKeyRing } from "./key-ring.js";
@@ -7,6 +8,30 @@ import type { SigningConfig } from "./read-signing-config.js";
 /** Builds the key ring the server signs with; creates the DATA_DIR store on first start. */
 export function loadSigningKeyRing(config: SigningConfig, options: KeyStoreOptions = {}): SigningKeyRing {
   if (config.source === "data-dir") return openDataDirKeyRing(config.dir, options);
+  try {
+    return loadOperatorKeys(config);
+  } catch (error) {
+    // Keys the operator handed in are settings: a bad one stops the server and modctl alike with
+    // exit 2, where a damaged DATA_DIR store is a failure (exit 1 in modctl).
+    if (error instanceof SigningKeyError) throw new ConfigError(error.message);
+    throw error;
+  }
+}
+
+/**
+ * Why SIGNING_KEY_FILE deserves a warning at start-up, if it does: a private key other users can
+ * read. Not refused as the DATA_DIR store's key is, since secrets mounted by Kubernetes (0644) and
+ * Docker (0444) are readable by all unless the operator says otherwise.
+ */
+export function signingKeyFileWarning(config: SigningConfig): string | undefined {
+  if (config.source !== "env" || !("file" in config.privateKey)) return undefined;
+  const path = config.privateKey.file;
+  const mode = statSync(path, { throwIfNoEntry: false })?.mode;
+  if (mode === undefined || (mode & 0o044) === 0) return undefined;
+  return `SIGNING_KEY_FILE ${path} is readable by other users (mode ${(mode & 0o777).toString(8)}); chmod 600 it or mount it with mode 0400`;
+}
+
+function loadOperatorKeys(config: Extract<SigningConfig, { source: "env" }>): SigningKeyRing {
   let active;
   if ("file" in config.privateKey) {
     const path = config.privateKey.file;

@@ -159,6 +159,16 @@ describe.concurrent("modctl's command line", () => {
     expect(run.stderr).toMatch(/holds private keys \(.*\.key\.pem\) but no keys\.json/);
   });
 
+  it("exits 2 on a SIGNING_KEY_FILE that is not a key, as the server does and as for a bad SIGNING_KEY (it was 1)", async ({ expect }) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "modctl-keyfile-"));
+    const file = path.join(dir, "not-a-key.pem");
+    fs.writeFileSync(file, "garbage\n", { mode: 0o600 });
+    const run = await modctl(["signing", "list"], { DATA_DIR: dir, SIGNING_KEY_FILE: file });
+    fs.rmSync(dir, { recursive: true, force: true });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(`modctl: SIGNING_KEY_FILE ${file} is not a PEM private key (expected "-----BEGIN PRIVATE KEY-----", PKCS#8)\n`);
+  });
+
   it("exits 2 naming DATA_DIR when it lies under a file (it was a bare ENOTDIR, exit 1)", async ({ expect }) => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "modctl-datadir-"));
     const file = path.join(dir, "a-file");

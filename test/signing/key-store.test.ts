@@ -9,7 +9,7 @@ import { verifyModerationResponse } from "../../src/client/verify-response.js";
 import { ConfigError, readConfig } from "../../src/config/config.js";
 import { openDataDirKeyRing, readKeyManifest, retireDataDirKey, rotateDataDirKey } from "../../src/signing/data-dir-key-store.js";
 import { toJwks } from "../../src/signing/key-ring.js";
-import { loadSigningKeyRing } from "../../src/signing/load-key-ring.js";
+import { loadSigningKeyRing, signingKeyFileWarning } from "../../src/signing/load-key-ring.js";
 import { readSigningConfig, SigningConfigError } from "../../src/signing/read-signing-config.js";
 import { signedHttpResponse } from "./fixtures.js";
 
@@ -201,12 +201,23 @@ describe("readSigningConfig", () => {
     expect(existsSync(join(dir, "signing"))).toBe(false);
   });
 
+  it("warns of a SIGNING_KEY_FILE other users can read, and only then", () => {
+    const file = join(dir, "shared.pem");
+    writeFileSync(file, pkcs8("ed25519"), { mode: 0o600 });
+    const config = readSigningConfig({ SIGNING_KEY_FILE: file }, { dataDir: dir });
+    expect(signingKeyFileWarning(config)).toBeUndefined();
+    chmodSync(file, 0o644);
+    expect(signingKeyFileWarning(config)).toBe(`SIGNING_KEY_FILE ${file} is readable by other users (mode 644); chmod 600 it or mount it with mode 0400`);
+    expect(loadSigningKeyRing(config).publishedKeys).toHaveLength(1);
+    expect(signingKeyFileWarning(readSigningConfig({}, { dataDir: dir }))).toBeUndefined();
+  });
+
   it("loads SIGNING_KEY_FILE and names the file when it is missing", async () => {
     const file = join(dir, "active.pem");
     writeFileSync(file, pkcs8("ed25519"), { mode: 0o600 });
     expect(loadSigningKeyRing(readSigningConfig({ SIGNING_KEY_FILE: file }, { dataDir: dir })).publishedKeys).toHaveLength(1);
     expect(() => loadSigningKeyRing(readSigningConfig({ SIGNING_KEY_FILE: join(dir, "nope.pem") }, { dataDir: dir }))).toThrow(
-      `SIGNING_KEY_FILE: cannot read ${join(dir, "nope.pem")} (ENOENT)`,
+      new ConfigError(`SIGNING_KEY_FILE: cannot read ${join(dir, "nope.pem")} (ENOENT)`),
     );
     // An encrypted key says so, rather than "not a PEM private key".
     const encrypted = join(dir, "encrypted.pem");
