@@ -1,6 +1,8 @@
 /** Sentences in other languages (and English lead-ins) written for bench/language-coverage.ts; the tag is the language meant. */
 /** Leads a foreign clause follows after a comma, in lower case (found by an audit: read with the lead, as English). */
 export const ENGLISH_COMMA_LEADS = ["Nice to see you,", "You know what,", "Honestly, my friend,"];
+/** Leads a foreign clause follows with no comma between ("I swear te voy a matar..."): left by session 48's fix. */
+export const ENGLISH_BARE_LEADS = ["I swear", "honestly bro", "listen to me", "and then"];
 export const ENGLISH_LEADS = ["Thanks, see you tomorrow.", "Hello my dear friend, how are you doing today?", "lol ok.", "Great game last night!", "I love you so much my friend, really.", "Hey."];
 export const FOREIGN: Array<[string, string]> = [
   ["fr", "Je vais te tuer ce soir"], ["fr", "Les musulmans sont des rats qui doivent être exterminés."], ["fr", "Les femmes sont inférieures et doivent obéir aux hommes."],

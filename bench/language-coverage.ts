@@ -11,7 +11,7 @@
 import { readLanguage } from "../src/classifiers/language/read-language.js";
 import { datasetsRoot } from "../src/training/datasets/files.js";
 import { readAll } from "../src/training/datasets/index.js";
-import { ENGLISH_COMMA_LEADS, ENGLISH_LEADS, FOREIGN } from "./language-cases.js";
+import { ENGLISH_BARE_LEADS, ENGLISH_COMMA_LEADS, ENGLISH_LEADS, FOREIGN } from "./language-cases.js";
 
 const EN = new Set(["en"]);
 const examples = readAll(datasetsRoot()).filter((_, i) => i % 3 === 0);
@@ -41,4 +41,8 @@ const alone = FOREIGN.map(([, text]) => text);
 const led = ENGLISH_LEADS.flatMap((lead) => alone.map((text) => `${lead} ${text}`));
 // After a comma: the foreign sentence as a clause of the English one, its first letter lower-cased.
 const clause = ENGLISH_COMMA_LEADS.flatMap((lead) => alone.map((text) => `${lead} ${text[0]!.toLowerCase()}${text.slice(1)}`));
-console.log(`Other languages, not seen as such: alone ${missed(alone)} of ${alone.length}; after an English lead-in ${missed(led)} of ${led.length}; as a clause after a comma ${missed(clause)} of ${clause.length}`);
+// With no comma: the foreign sentence runs on from the English words.
+const bare = ENGLISH_BARE_LEADS.flatMap((lead) => alone.map((text) => `${lead} ${text[0]!.toLowerCase()}${text.slice(1)}`));
+console.log(
+  `Other languages, not seen as such: alone ${missed(alone)} of ${alone.length}; after an English lead-in ${missed(led)} of ${led.length}; as a clause after a comma ${missed(clause)} of ${clause.length}; run on with no comma ${missed(bare)} of ${bare.length}`,
+);

@@ -76,6 +76,27 @@ describe("language reading", () => {
     }
   });
 
+  // Left by session 48's fix, measured in session 51 (bench:languages, "run on with no comma": 84
+  // of 308 missed before, 56 after): a foreign clause run on from English words with no comma.
+  it("reads a clause in another language run on from English words with no comma between", () => {
+    for (const [text, language] of [
+      ["I swear te voy a matar si vuelves a llamar", "es"],
+      ["honestly bro je vais te tuer ce soir", "fr"],
+    ]) expect(readLanguage(text!, EN).uncovered?.language, text).toBe(language);
+    // English with foreign words or names in it stays English.
+    for (const text of ["my abuela always says te quiero mucho before bed", "I said je ne sais quoi to him and he laughed", "Je suis Charlie was everywhere that week", "we went to the bar and ordered dos cervezas por favor"]) {
+      expect(readLanguage(text, EN).uncovered, text).toBeUndefined();
+    }
+  });
+
+  // Found in session 51: Korean writes most words in two syllables, so no word of the run made it
+  // stand alone, and the whole was read as English; folded to jamo, it read as English again.
+  it("reads Korean after a short English lead-in as Korean", () => {
+    expect(readLanguage("and then 오늘 밤 너를 죽일 거야", EN).uncovered?.language).toBe("ko");
+    expect(readLanguage("honestly bro 오늘 밤 너를 죽일 거야", EN).uncovered?.language).toBe("ko");
+    expect(readLanguage("let α, β, γ be angles", EN).uncovered).toBeUndefined();
+  });
+
   // Found by an audit (session 48): too short for the detector to be sure, they were "und" and scored as English.
   it("reads short text wholly in a script with no Latin look-alike as not covered, however short", () => {
     for (const text of ["死ね", "殺す", "去死吧", "قتل", "मरो", "死"]) expect(readLanguage(text, EN), text).toEqual({ language: "und", uncovered: { language: "und", share: 1 } });

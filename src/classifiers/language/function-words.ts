@@ -43,17 +43,22 @@ const SCAN = /\p{L}+/gu;
 /** Each covered set's words of uncovered languages only, built once per set. */
 const foreignOnly = new WeakMap<ReadonlySet<string>, ReadonlySet<string>>();
 
+function foreignOnlyWords(covered: ReadonlySet<string>): ReadonlySet<string> {
+  let words = foreignOnly.get(covered);
+  if (!words) {
+    words = new Set([...LANGUAGES_OF].filter(([, languages]) => !languages.some((language) => covered.has(language))).map(([word]) => word));
+    foreignOnly.set(covered, words);
+  }
+  return words;
+}
+
 /**
  * Whether `text` holds at least `atLeast` distinct words of uncovered languages only: a cheap test
  * before functionWordsOf (no names, no counts, stops at the `atLeast`th), for text that is almost
  * always covered (every English sentence with a comma asks it).
  */
 export function holdsForeignWords(text: string, covered: ReadonlySet<string>, atLeast: number): boolean {
-  let words = foreignOnly.get(covered);
-  if (!words) {
-    words = new Set([...LANGUAGES_OF].filter(([, languages]) => !languages.some((language) => covered.has(language))).map(([word]) => word));
-    foreignOnly.set(covered, words);
-  }
+  const words = foreignOnlyWords(covered);
   // Made only once a foreign word is met: most sentences hold none.
   let seen: string[] | undefined;
   // A pattern of its own: an early return leaves lastIndex set, and matchAll (functionWordsOf) starts a copy of WORD there.
@@ -79,6 +84,41 @@ export interface FunctionWordReading {
  * uncovered languages (words a covered language also has do not count) and more such words than
  * words of covered languages. Says nothing (not uncovered) where a covered language has no list.
  */
+/**
+ * Where, in `text`, the earliest word of uncovered languages only starts from which the rest of the
+ * text reads as uncovered by functionWordsOf (and is at least `minChars` long), or undefined. One
+ * pass from the end, so a text with several such words is not read once per word.
+ */
+export function foreignTailStart(text: string, covered: ReadonlySet<string>, minChars: number): number | undefined {
+  for (const c of covered) if (!Object.hasOwn(LISTS, c)) return undefined;
+  const foreignWords = foreignOnlyWords(covered);
+  const written = Array.from(text.matchAll(WORD));
+  let coveredCount = 0;
+  let uncoveredCount = 0;
+  const distinct = new Set<string>();
+  let nextIntoName = false;
+  let found: number | undefined;
+  for (let k = written.length - 1; k >= 0; k--) {
+    const word = written[k]![0].toLowerCase();
+    const next = written[k + 1]?.[0];
+    // As in functionWordsOf: a list word leading into a capitalised word is a name's particle.
+    const intoName: boolean = next !== undefined && (isCapitalised(next) || (isListWord(next.toLowerCase()) && nextIntoName));
+    nextIntoName = intoName;
+    if (intoName) continue;
+    const listed = LANGUAGES_OF.get(word);
+    if (!listed) continue;
+    if (!foreignWords.has(word)) {
+      coveredCount++;
+      continue;
+    }
+    uncoveredCount++;
+    distinct.add(word);
+    const start = written[k]!.index;
+    if (distinct.size >= 2 && uncoveredCount > coveredCount && text.length - start >= minChars) found = start;
+  }
+  return found;
+}
+
 export function functionWordsOf(text: string, covered: ReadonlySet<string>): FunctionWordReading {
   for (const c of covered) if (!Object.hasOwn(LISTS, c)) return { uncovered: false };
   // Both answers need two distinct foreign words: a text without them is read without building

@@ -1,7 +1,7 @@
 import { eld } from "eld/medium";
 import { MAX_FOLD_LENGTH, normalizeForMatching } from "../normalize/normalize.js";
 import { eldTopLanguage } from "./eld-top-language.js";
-import { functionWordsOf, holdsForeignWords } from "./function-words.js";
+import { foreignTailStart, functionWordsOf, holdsForeignWords } from "./function-words.js";
 
 /**
  * Language identification, offline: ELD (the `eld` package, n-gram tables shipped in the package,
@@ -165,10 +165,18 @@ function atMost(max: number, pieces: Piece[]): Piece[] {
  * which in Devanagari, Thai or Khmer belong to the script itself), with nothing but spaces,
  * punctuation, digits or symbols between them. English never writes such words, so a run that holds
  * one of three or more letters is read on its own, however short, instead of joining an English
- * sentence that outweighs it. Single letters ("let α, β, γ be angles") stay where they are.
+ * sentence that outweighs it; so is one with two words of two letters in a script with no Latin
+ * look-alike (Korean writes most words in two syllables: "오늘 밤 너를 죽일 거야" after "and then"
+ * was read with it, as English). Single letters ("let α, β, γ be angles") stay where they are.
  */
 const OTHER_SCRIPT_RUN = /(?:[^\P{L}\p{Script=Latin}]\p{M}*)+(?:[^\p{L}\p{M}]+(?:[^\P{L}\p{Script=Latin}]\p{M}*)+)*/gu;
 const OTHER_SCRIPT_WORD = /(?:[^\P{L}\p{Script=Latin}]\p{M}*){3}/u;
+const NO_LOOKALIKE_WORD = /(?:[^\P{L}\p{Script=Latin}\p{Script=Cyrillic}\p{Script=Greek}]\p{M}*){2,}/gu;
+
+/** Whether a run of another script is read on its own (see OTHER_SCRIPT_RUN). */
+function standsAlone(run: string): boolean {
+  return OTHER_SCRIPT_WORD.test(run) || count(NO_LOOKALIKE_WORD, run) >= 2;
+}
 
 /** `segment` cut where runs of another script start and end (ASCII text: as it is). */
 function byScript(segment: string): string[] {
@@ -177,7 +185,7 @@ function byScript(segment: string): string[] {
   let start = 0;
   OTHER_SCRIPT_RUN.lastIndex = 0;
   for (let m = OTHER_SCRIPT_RUN.exec(segment); m; m = OTHER_SCRIPT_RUN.exec(segment)) {
-    if (!OTHER_SCRIPT_WORD.test(m[0])) continue;
+    if (!standsAlone(m[0])) continue;
     if (m.index > start) out.push(segment.slice(start, m.index));
     out.push(m[0]);
     start = m.index + m[0].length;
@@ -235,10 +243,10 @@ const MIN_CLAUSE_CHARS = 12;
  * on its own; the clauses between them, joined, as one.
  */
 function foreignClauses(text: string, covered: ReadonlySet<string>): string[] | undefined {
-  if (!/[,;:]\s/.test(text) || !holdsForeignWords(text, covered, 2)) return undefined;
+  if (!holdsForeignWords(text, covered, 2)) return undefined;
   const parts = text.split(CLAUSE_END);
   const foreign = parts.map((part) => part.length >= MIN_CLAUSE_CHARS && functionWordsOf(part, covered).uncovered);
-  if (!foreign.includes(true)) return undefined;
+  if (!foreign.includes(true)) return foreignTail(text, covered);
   const out: string[] = [];
   let run = "";
   parts.forEach((part, i) => {
@@ -254,6 +262,20 @@ function foreignClauses(text: string, covered: ReadonlySet<string>): string[] | 
   return out;
 }
 
+/**
+ * `text` cut before the first word from which the rest reads, by its function words, as an uncovered
+ * language while what comes before does not: a foreign clause run on from English words with no
+ * comma between ("I swear te voy a matar si vuelves a llamar"), or undefined when there is none.
+ * Only words of uncovered languages alone can start one, so English text is cut only where two of
+ * them, outnumbering its English function words, follow.
+ */
+function foreignTail(text: string, covered: ReadonlySet<string>): string[] | undefined {
+  const start = foreignTailStart(text, covered, MIN_CLAUSE_CHARS);
+  if (start === undefined) return undefined;
+  const head = text.slice(0, start);
+  return head.trim() === "" || functionWordsOf(head, covered).uncovered ? undefined : [head, text.slice(start)];
+}
+
 function readSegment(segment: string, covered: ReadonlySet<string>, pick: LanguagePicker): Segment {
   const first = readText(segment, covered, pick);
   if (first.kind !== "uncovered") return first;
@@ -262,9 +284,16 @@ function readSegment(segment: string, covered: ReadonlySet<string>, pick: Langua
   // Where folding took letters out of other scripts or accents away, its pick itself must be
   // covered: ordinary French or Spanish without its accents reads as nearly English. ASCII text
   // (leetspeak, stretched words) may still have English close behind, as any text may.
+  // Letters of a script with no Latin look-alike fold to no English letter: read with them, the
+  // folded text was English by artefacts ("honestly bro 오늘 밤 너를 죽일 거야", its Hangul folded
+  // into jamo, read as English whole; found in session 51).
+  if (count(NO_LOOKALIKE_LETTER, segment) >= MIN_OTHER_SCRIPT_LETTERS) return first;
   const folded = readText(normalizeForMatching(segment), covered, pick, { closeBehind: ASCII_ONLY.test(segment) });
   return folded.kind === "covered" ? { ...folded, letters: first.letters } : first;
 }
+
+/** A letter of a script other than Latin, Cyrillic and Greek, which hold the look-alikes the normaliser folds. */
+const NO_LOOKALIKE_LETTER = /[^\P{L}\p{Script=Latin}\p{Script=Cyrillic}\p{Script=Greek}]/gu;
 
 function readText(segment: string, covered: ReadonlySet<string>, pick: LanguagePicker, options = { closeBehind: true }): Segment {
   // NOT_LANGUAGE matches only from an @, #, & or a link's start: without one there is nothing to replace.
