@@ -11,8 +11,9 @@ import { createModerator } from "../moderation/moderate.js";
 import { compilePolicyCooperatively } from "../policies/apply-policy.js";
 import { listTooLarge, mostTerms, validatePolicyRulesCooperatively, type Policy } from "../policies/policy.js";
 import { decideRateLimit, rateLimitExceeded } from "../rate-limit/decide-rate-limit.js";
+import { formatRateLimitHeaders } from "../rate-limit/rate-limit-headers.js";
 import { redirect, sendPage } from "./replies.js";
-import { policyPage, type PolicyForm } from "./pages/policy-page.js";
+import { policyPage, type PolicyForm, type TryResult } from "./pages/policy-page.js";
 import { stateOf } from "./request-state.js";
 
 /** The policy form's body limit: every term at 100 characters of 4 UTF-8 bytes, percent-encoded. */
@@ -28,7 +29,7 @@ export function registerPolicyPages(app: FastifyInstance, ctx: AppContext): void
   // The thresholds a blank input keeps: the trained model's (its header); the pattern fallback has none to show.
   const defaults = ctx.textFlagBars ?? {};
 
-  const show = async (reply: FastifyReply, account: Account, csrf: string, form: PolicyForm, extra: { error?: string; saved?: boolean; tried?: { categories: Record<string, { score: number; flagged: boolean }>; flagged: boolean } } = {}, status = 200) => {
+  const show = async (reply: FastifyReply, account: Account, csrf: string, form: PolicyForm, extra: { error?: string; saved?: boolean; tried?: TryResult } = {}, status = 200) => {
     const current = await ctx.policies.current({ accountId: account.id });
     const changes = await ctx.policies.history(account.id);
     return sendPage(reply, policyPage({ account, csrf, form, version: current?.version, changes, defaults, ...extra }), status);
@@ -41,12 +42,13 @@ export function registerPolicyPages(app: FastifyInstance, ctx: AppContext): void
   });
 
   /** One call against the account's plan limit, as the API's rate-limit interceptor charges it. */
-  async function chargeOneCall(account: Account): Promise<void> {
+  async function chargeOneCall(account: Account, reply: FastifyReply): Promise<void> {
     const limiter = { limiter: ctx.rateLimiter, failureMode: ctx.config.rateLimit.failureMode, log: ctx.log };
     const decision = await decideRateLimit(limiter, account.id, account.requestsPerMinute);
     // Let through unchecked (store down, failure mode open): counted as the API's calls are.
     if (!decision) ctx.metrics.rateLimitUncounted();
     if (decision && !decision.allowed) throw rateLimitExceeded(account.requestsPerMinute, decision);
+    if (decision) reply.headers(formatRateLimitHeaders(decision));
   }
 
   // A full policy is 10,000 block-list and 1,000 allow-list terms of up to 100 characters: up to
@@ -83,14 +85,22 @@ export function registerPolicyPages(app: FastifyInstance, ctx: AppContext): void
         // The draft is tried as an API call would be: within the plan's limit (checked before any
         // work: validating and compiling a full draft is the costly part), and counted in the
         // account's usage (a session could otherwise moderate without either).
-        await chargeOneCall(account);
+        // A blank box was tried as " ": the model's scores for no text, shown as "not flagged".
+        if (form.text.trim() === "") throw new ApiError("invalid_request", "Enter a text to try the draft on.");
+        await chargeOneCall(account, reply);
         const rules = await validatePolicyRulesCooperatively(draft);
         const compiled = await compilePolicyCooperatively({ id: "draft", version: 0, ...rules });
-        const input = create(ModerateRequestSchema, { input: [{ type: "text", text: form.text || " " }] });
+        const input = create(ModerateRequestSchema, { input: [{ type: "text", text: form.text }] });
         const answer = await moderate(input, undefined, compiled);
         await ctx.meter.record(account.id, countModerate(input, answer));
         const result = answer.results![0]!;
-        return show(reply, account, csrf, form, { tried: { categories: result.categories as Record<string, { score: number; flagged: boolean }>, flagged: Boolean(result.flagged) } });
+        const tried: TryResult = {
+          categories: result.categories as TryResult["categories"],
+          flagged: Boolean(result.flagged),
+          ...(result.language ? { language: result.language } : {}),
+          ...(result.notEvaluated ? { notEvaluated: { reason: result.notEvaluated.reason ?? "", language: result.notEvaluated.language ?? "" } } : {}),
+        };
+        return show(reply, account, csrf, form, { tried });
       }
       // Only the Save button saves: a post naming no action, or another, was saved too.
       if (body.action !== "save") throw new ApiError("invalid_request", 'Choose "Try draft" or "Save policy".');
@@ -98,6 +108,8 @@ export function registerPolicyPages(app: FastifyInstance, ctx: AppContext): void
       return show(reply, account, csrf, form, { saved: true });
     } catch (error) {
       if (error instanceof ApiError) {
+        // Retry-After and the rate-limit headers of a refused try, as the API sends them.
+        reply.headers(error.headers);
         reply.header(ERROR_CODE_HEADER, error.code);
         return show(reply, account, csrf, form, { error: `${error.message} (${error.code})` }, error.httpStatus);
       }

@@ -26,7 +26,11 @@ export interface RateLimitDecision {
 export interface ConsumeOptions {
   /** The rolling window for this key; defaults to the limiter's (one minute). Use one window per key. */
   windowMs?: number;
-  /** Only look: the decision a consume would get now, recording nothing (log-in throttles check first, count failures later). */
+  /**
+   * Only look, recording nothing: whether a consume now would be allowed, with `remaining` counting
+   * what is recorded (not this call, so one more than a consume would report). Log-in throttles
+   * check first and count failures later.
+   */
   dryRun?: boolean;
 }
 

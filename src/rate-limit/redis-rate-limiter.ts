@@ -112,9 +112,16 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
   let refuse: (error: Error) => void = () => undefined;
   const refused = new Promise<Error>((resolve) => (refuse = resolve));
 
+  // When the store started failing (undefined while it answers): the 503's Retry-After grows with
+  // it. Set by the connection's own error too, so an outage counts from when Redis went away, not
+  // from this replica's first refused call (found by an audit).
+  let failingSince: number | undefined;
+  const outageClock = options.clock ?? systemClock;
+
   // Log transitions, not every failed reconnect attempt.
   let healthy = true;
   client.on("error", (error: unknown) => {
+    failingSince ??= outageClock.now();
     // Before the first ready, Redis refusing what the URL asks of HELLO/AUTH/SELECT; not a state
     // that passes (max clients, BUSY with a script, LOADING, a failover), which is served per the
     // failure mode as any outage is.
@@ -125,6 +132,7 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
   });
   client.on("ready", () => {
     everReady = true;
+    failingSince = undefined;
     // Load the script up front, so the first burst after a (re)start needs no NOSCRIPT round trip.
     client.sendCommand(["SCRIPT", "LOAD", SLIDING_WINDOW_SCRIPT]).catch(() => undefined);
     if (healthy) return;
@@ -141,9 +149,6 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
   const memberPrefix = randomBytes(6).toString("base64url");
   let sequence = 0;
 
-  // When the store started failing (undefined while it answers): the 503's Retry-After grows with it.
-  let failingSince: number | undefined;
-  const outageClock = options.clock ?? systemClock;
   const unavailable = (message: string, cause: unknown): RateLimiterUnavailableError => {
     const now = outageClock.now();
     // A stalled Redis (frozen, overloaded) raises no client error, so the outage is logged here,

@@ -133,7 +133,13 @@ describe("dashboard, requested directly", () => {
       await client.get("/dashboard/policy");
       const page = await client.post("/dashboard/policy", { text: "you stupid idiot", action: "try" });
       statuses.push(page.status);
-      if (page.status === 429) expect(page.html).toContain("rate_limit_exceeded");
+      // The API's rate-limit headers, and Retry-After on a refusal (a 429 had none; audit, session 51).
+      expect(page.headers.get("x-ratelimit-limit")).toBe("10");
+      if (page.status === 200) expect(page.headers.get("x-ratelimit-remaining")).toBe(String(9 - i));
+      if (page.status === 429) {
+        expect(page.html).toContain("rate_limit_exceeded");
+        expect(Number(page.headers.get("retry-after"))).toBeGreaterThan(0);
+      }
     }
     expect(statuses).toEqual([...Array(10).fill(200), 429]);
     // Over the limit, a draft is not even validated: the refusal is the limit's.
@@ -144,6 +150,27 @@ describe("dashboard, requested directly", () => {
     await server.ctx.meter.flush();
     const usage = await server.ctx.usage.read(account.id, "day", 0, Date.now() + 86_400_000);
     expect(usage.totals).toMatchObject({ requests: 10, textItems: 10 });
+  });
+
+  // Found by an audit (session 51): French text was shown as "not flagged" over an empty table, and
+  // a blank box was tried as " " (the model's scores for no text, "not flagged").
+  it("Try draft says when the model did not read the text, and refuses a blank one uncharged", async () => {
+    const client = createFormClient(server.httpUrl);
+    await client.signup("form-try-language@example.test");
+    await client.get("/dashboard/policy");
+    const french = await client.post("/dashboard/policy", { text: "Je vais te tuer ce soir, sale connard.", action: "try" });
+    expect(french.status).toBe(200);
+    expect(french.html).toContain("Under this draft: not evaluated (the model does not cover language fr)");
+    expect(french.html).toContain("Detected language: fr");
+    await client.get("/dashboard/policy");
+    const english = await client.post("/dashboard/policy", { text: "have a nice day", action: "try" });
+    expect(english.html).toContain("Under this draft: not flagged");
+    expect(english.html).toContain("Detected language: en");
+    await client.get("/dashboard/policy");
+    const blank = await client.post("/dashboard/policy", { text: "  \n ", action: "try" });
+    expect(blank.status).toBe(400);
+    expect(blank.html).toContain("Enter a text to try the draft on. (invalid_request)");
+    expect(blank.headers.get("x-ratelimit-limit")).toBeNull();
   });
 
   it("shows a policy set through the API so that saving it unchanged keeps every term whole", async () => {

@@ -26,6 +26,24 @@ describe("memory rate limiter", () => {
   });
 });
 
+describe("memory rate limiter's memory", () => {
+  // Found by an audit (session 51): expired entries were dropped only past 1,024 of them, so a Free
+  // account at its limit for hours held about 1,035 timestamps for its 10 live ones.
+  it("holds about twice an account's live entries, however long it stays at its limit", () => {
+    const clock = createFakeClock();
+    const limiter = createMemoryRateLimiter({ clock });
+    let most = 0;
+    for (let minute = 0; minute < 200; minute++) {
+      for (let i = 0; i < 10; i++) {
+        expect(limiter.consumeNow("busy", 10).allowed).toBe(true);
+        clock.advance(6_000);
+      }
+      most = Math.max(most, limiter.entriesHeld("busy"));
+    }
+    expect(most).toBeLessThanOrEqual(2 * 10 + 16);
+  });
+});
+
 describe("memory rate limiter on its own clock", () => {
   it("is not moved by the wall clock: a step back of 10 minutes does not hold an account for 11", async () => {
     vi.useFakeTimers({ toFake: ["Date", "performance"] });

@@ -176,4 +176,21 @@ describe("redis rate limiter when Redis misbehaves", () => {
     await restarted.stop();
     expect(await retryAfter()).toBe(1_000);
   });
+
+  // Found by an audit (session 51): the outage was timed from this replica's first refused call, so
+  // the first caller 20 s into an outage was told to retry in 1 s.
+  it("times an outage from when the connection failed, not from the first refused call", async () => {
+    const port = await findFreePort();
+    const server = await startServer(port);
+    const clock = createFakeClock();
+    const limiter = createRedisRateLimiter({ url: server.url, keyPrefix: "rl:", timeoutMs: 1_000, clock });
+    cleanups.push(() => limiter.close());
+    await limiter.ready();
+    await server.stop();
+    // The client reports the lost connection, and its failed reconnects, on its own.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    clock.advance(20_000);
+    const refusal = (await limiter.consume(randomUUID(), 10).catch((e: unknown) => e)) as RateLimiterUnavailableError;
+    expect(refusal.retryAfterMs).toBe(4_000);
+  });
 });

@@ -15,6 +15,18 @@ export interface PolicyForm {
 export interface TryResult {
   categories: Record<string, { score: number; flagged: boolean }>;
   flagged: boolean;
+  /** The text's detected language, and why the model did not read it, or all of it (as the API says). */
+  language?: string;
+  notEvaluated?: { reason: string; language: string };
+}
+
+/** The try's verdict in words: never "not flagged" for text the model did not read. */
+function verdictOf(tried: TryResult): string {
+  const verdict = tried.flagged ? "flagged" : "not flagged";
+  const skipped = tried.notEvaluated;
+  if (skipped?.reason === "unsupported_language" && !tried.flagged) return `not evaluated (the model does not cover language ${skipped.language})`;
+  if (skipped) return `${verdict}; partly not evaluated (language ${skipped.language} not covered)`;
+  return verdict;
 }
 
 /**
@@ -35,7 +47,7 @@ export function policyPage(options: {
   };
   const rows = CATEGORY_IDS.map((id) => `<label>${esc(id)} <input name="t_${id}" id="t_${id}" value="${esc(form.thresholds[id] ?? "")}" placeholder="${esc(defaultOf(id))}" inputmode="decimal" size="8"> <span class="muted" data-default="${esc(id)}">${esc(defaultOf(id))}</span></label>`).join("\n");
   const tried = options.tried
-    ? `<section class="card" id="try-result"><h2>Under this draft: ${options.tried.flagged ? "flagged" : "not flagged"}</h2><table><thead><tr><th>category</th><th>score</th><th>flagged</th></tr></thead><tbody>
+    ? `<section class="card" id="try-result"><h2>Under this draft: ${esc(verdictOf(options.tried))}</h2>${options.tried.language ? `<p class="muted" id="try-language">Detected language: ${esc(options.tried.language)}</p>` : ""}<table><thead><tr><th>category</th><th>score</th><th>flagged</th></tr></thead><tbody>
 ${Object.entries(options.tried.categories).map(([id, c]) => `<tr data-category="${esc(id)}"><td>${esc(id)}</td><td>${c.score.toFixed(3)}</td><td class="flag">${c.flagged ? "yes" : "no"}</td></tr>`).join("\n")}
 </tbody></table></section>`
     : "";
