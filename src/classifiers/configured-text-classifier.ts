@@ -5,12 +5,16 @@ import { createPatternClassifier } from "./rules/pattern/pattern-classifier.js";
 
 /**
  * The text classifier TEXT_CLASSIFIER names: the trained model (default) or the small
- * rule-based fallback (no language gate: it stays dependency-free). The event loop and the
- * compute workers load theirs through here. The trained model is imported only when named, so a
- * fallback worker does not parse the model's language tables (language/read-language.ts).
+ * rule-based fallback. The event loop and the compute workers load theirs through here. The
+ * trained model is imported only when named, so a fallback worker does not load the model file.
+ * Both read the text's language first: the fallback's English patterns scored French threats 0 in
+ * every category, with no word that it had not read them (found by an audit, session 51).
  */
 export async function loadConfiguredTextClassifier(kind: "trained" | "pattern"): Promise<TextClassifier> {
-  if (kind === "pattern") return createPatternClassifier();
+  if (kind === "pattern") {
+    const { withLanguageGate } = await import("./language/language-gate.js");
+    return withLanguageGate(createPatternClassifier(), ["en"]);
+  }
   const { loadTrainedClassifier } = await import("./engine/index.js");
   return loadTrainedClassifier();
 }

@@ -3,6 +3,7 @@ import { ApiError } from "../../src/errors/api-error.js";
 import { parseJsonBody } from "../../src/moderation/json-body-value.js";
 import { sha256DigestHeader } from "../../src/signing/sha256.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfiguredTextClassifier } from "../../src/classifiers/configured-text-classifier.js";
 import { createPatternClassifier } from "../../src/classifiers/rules/pattern/pattern-classifier.js";
 import { loadTrainedClassifier } from "../../src/classifiers/engine/index.js";
 import { createComputePool, type ComputePool } from "../../src/workers/compute-pool.js";
@@ -107,7 +108,7 @@ describe("compute pool when a worker dies", () => {
   });
 
   it("re-runs the dead worker's other jobs on a replacement, and gives up on a job that kills it twice", async () => {
-    const inline = createPatternClassifier();
+    const inline = await loadConfiguredTextClassifier("pattern");
     const before = Array.from({ length: 20 }, (_, i) => `sentence ${i} before the crash`);
     const after = Array.from({ length: 20 }, (_, i) => `sentence ${i} after the crash, you idiot`);
     // All queued in one turn, so they share the poisoned worker's batch.
@@ -126,7 +127,7 @@ describe("compute pool when a worker dies", () => {
   });
 
   it("holds jobs submitted while its only worker restarts, and runs them on the replacement", async () => {
-    const inline = createPatternClassifier();
+    const inline = await loadConfiguredTextClassifier("pattern");
     const poisoned = pool.classify(POISON).catch((error: Error) => error);
     const late: Promise<unknown>[] = [];
     // Keep submitting across the crash and the restart (a replacement takes a while to load).
