@@ -30,7 +30,11 @@ export interface Verdict {
 
 /** Why a text was not evaluated, or only in part. */
 export interface NotEvaluated {
-  reason: "unsupported_language" | "partly_unsupported_language";
+  /**
+   * "no_text": nothing a text model reads (only spaces, punctuation or invisible characters), so
+   * no score could say anything about it; language is then "und".
+   */
+  reason: "unsupported_language" | "partly_unsupported_language" | "no_text";
   /** The uncovered language, a BCP-47 code. */
   language: string;
 }

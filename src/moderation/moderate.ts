@@ -183,7 +183,8 @@ export function assembleAnswer<R extends ItemResultInit>(id: string, model: stri
   // the joined text reads ("Ce film est nul, you stupid idiot." beside "have a nice day" read as
   // English joined).
   const combinedResult = combined ? { ...toCategories(combined), ...notEvaluatedOf(combined) } : undefined;
-  const unread = unreadByModel ? unreadByModel.find((n) => n !== undefined) : notEvaluated[0];
+  // An item with no text to read ("!!!") leaves nothing of the joined text unread.
+  const unread = (unreadByModel ?? notEvaluated).find((n) => n !== undefined && n.reason !== "no_text");
   if (combinedResult && !combinedResult.notEvaluated && unread) combinedResult.notEvaluated = { reason: "partly_unsupported_language", language: unread.language };
   return {
     id,

@@ -20,7 +20,7 @@ export type LanguageCoverage = (verdict: Verdict) => { covered: true } | { cover
  * (`notEvaluated`) goes to the guard model, which judges all of it.
  */
 const coveredByEmbeddedModel: LanguageCoverage = (verdict) =>
-  verdict.notEvaluated ? { covered: false, language: verdict.notEvaluated.language } : { covered: true };
+  verdict.notEvaluated && verdict.notEvaluated.reason !== "no_text" ? { covered: false, language: verdict.notEvaluated.language } : { covered: true };
 
 /** The ItemResult.second_opinion init (proto SecondOpinion). */
 interface SecondOpinionInit {

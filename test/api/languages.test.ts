@@ -86,6 +86,25 @@ describe.each(PROTOCOLS)("languages over %s", (protocol) => {
     expect(out.body.not_evaluated.combined).toMatchObject({ reason: "unsupported_language", language: "fr" });
   });
 
+  // Found by an audit (session 51): "   ", "!!!" and a lone zero-width space were answered with the
+  // model's scores for no text at all (hate 0.044), as if judged.
+  it("text with nothing to read is not evaluated (no_text), and leaves nothing of the joined text unread", async () => {
+    const out = await callModerate(protocol, server.server, { input: [text("!!!"), text("   "), text("\u200b"), text(ENGLISH), text("🔪🔪")] }, server.key);
+    expect(out.ok).toBe(true);
+    if (!out.ok) return;
+    const results = out.body.results as any[];
+    for (const i of [0, 1, 2]) {
+      expect(results[i].categories ?? {}, `item ${i}`).toEqual({});
+      expect(results[i].not_evaluated, `item ${i}`).toEqual({ reason: "no_text", language: "und" });
+    }
+    // English and emoji are read.
+    expect(Object.keys(results[3].categories)).toHaveLength(11);
+    expect(Object.keys(results[4].categories)).toHaveLength(11);
+    expect(out.body.not_evaluated.items.map((n: any) => [n.index, n.reason])).toEqual([[0, "no_text"], [1, "no_text"], [2, "no_text"]]);
+    expect(present(out.body.combined.not_evaluated)).toBeUndefined();
+    expect(out.body.combined.flagged).toBe(true);
+  });
+
   it("a request wholly in an uncovered language is flagged false only beside its not_evaluated list", async () => {
     const out = await callModerate(protocol, server.server, { input: [text(FRENCH), text(SPANISH)] }, server.key);
     expect(out.ok).toBe(true);

@@ -382,14 +382,15 @@ export type NotEvaluated = Message<"moderation.v1.NotEvaluated"> & {
    * "unsupported_language": the text is in a language the text model does not cover; the text
    * model's categories are absent (never scored 0) and `flagged` is false only because nothing
    * was judged. "partly_unsupported_language": parts of the text are in such a language; the
-   * categories judge the covered parts only.
+   * categories judge the covered parts only. "no_text": the text holds no letter, digit or
+   * symbol (only spaces, punctuation or invisible characters): nothing to judge, categories absent.
    *
    * @generated from field: string reason = 1;
    */
   reason: string;
 
   /**
-   * The uncovered language detected, a BCP-47 code.
+   * The uncovered language detected, a BCP-47 code ("und" for "no_text").
    *
    * @generated from field: string language = 2;
    */

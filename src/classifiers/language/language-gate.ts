@@ -1,12 +1,19 @@
 import { CATEGORY_IDS } from "../categories.js";
 import type { NotEvaluated, TextClassifier, Verdict } from "../classifier.js";
-import { readLanguage, type LanguageReading } from "./read-language.js";
+import { readLanguage, UNDETERMINED, type LanguageReading } from "./read-language.js";
 
 /**
  * Languages the text model covers when its file does not say: every training set is English.
  * models/languages.md lists them for the model card.
  */
 export const DEFAULT_COVERED_LANGUAGES: readonly string[] = ["en"];
+
+/**
+ * Text with no letter, digit or symbol (emoji included): the model's scores for it are its scores
+ * for no text at all (" ", "!!!" and "..." all got hate 0.044), judged of nothing.
+ */
+const NOTHING_TO_READ = /^[\p{P}\p{Z}\p{C}\p{M}\s]*$/u;
+const nothingRead = (): Verdict => ({ categories: {}, explanations: {}, language: UNDETERMINED, notEvaluated: { reason: "no_text", language: UNDETERMINED } });
 
 /** From this share of its letters in uncovered languages a text is not evaluated at all; under it, in part. */
 const UNCOVERED_SHARE = 0.5;
@@ -54,6 +61,7 @@ export function withLanguageGate(inner: TextClassifier, covered: readonly string
     id: inner.id,
     languages,
     classify(text: string, signal?: AbortSignal): Verdict | Promise<Verdict> {
+      if (NOTHING_TO_READ.test(text)) return nothingRead();
       const reading = readLanguage(text, coveredSet);
       const verdict = inner.classify(text, signal);
       return verdict instanceof Promise ? verdict.then((v) => decide(reading, v)) : decide(reading, verdict);

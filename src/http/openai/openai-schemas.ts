@@ -41,7 +41,7 @@ export function openAiModerationRequestSchema(): JsonSchema {
 }
 
 /** Why a text was not evaluated, or only in part (classifier.ts NotEvaluated). */
-const NOT_EVALUATED_REASON: JsonSchema = { type: "string", enum: ["unsupported_language", "partly_unsupported_language"] };
+const NOT_EVALUATED_REASON: JsonSchema = { type: "string", enum: ["unsupported_language", "partly_unsupported_language", "no_text"] };
 
 /**
  * A result field of the service's own that names inputs by position: `{"items": [{"index", ...item}]}`,
