@@ -91,14 +91,17 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext): void 
       return refuse(reply, HASHING_BUSY, login(state.csrf, { email, error: HASHING_BUSY.message }));
     }
     // A failure stays counted as beginPasswordCheck counted it.
-    if (!account || !account.passwordHash || !ok) return sendPage(reply, login(state.csrf, { email, error: "Email or password is incorrect." }), 401);
+    const wrong = () => sendPage(reply, login(state.csrf, { email, error: "Email or password is incorrect." }), 401);
+    if (!account || !account.passwordHash || !ok) return wrong();
+    // Made only if the hash checked is still the account's and it is not disabled: a password
+    // change or a disabling that committed during the (queued) scrypt has ended every session.
+    const session = await sessions.createIfPasswordIs(account.id, account.passwordHash);
+    // The password changed meanwhile: the one given is wrong now.
+    if (!session && !(await isDisabledWith(ctx, account, account.passwordHash))) return wrong();
     await endPasswordCheck(ctx, counted, request.ip, "right");
-    if (account.disabledAt !== null) {
-      return sendPage(reply, login(state.csrf, { email, error: "This account is disabled. Ask the operator of this service." }), 403);
-    }
+    if (!session) return sendPage(reply, login(state.csrf, { email, error: "This account is disabled. Ask the operator of this service." }), 403);
     // A fresh session on every log-in: nothing chosen before log-in survives it.
     if (state.session) await sessions.destroy(state.session.token);
-    const session = await sessions.create(account.id);
     setSessionCookie(request, reply, session.token);
     return redirect(reply, "/dashboard");
   });
@@ -145,11 +148,12 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext): void 
       if (!(error instanceof PasswordHashingBusyError)) throw error;
       return refuse(reply, HASHING_BUSY, passwordPage({ account, csrf: state.csrf, error: HASHING_BUSY.message }));
     }
-    // Ends every session of the account, this one included; this browser gets a new one.
+    // Ends every session of the account, this one included; this browser gets a new one, unless
+    // another change or a disabling has ended that too (as at log-in).
     await ctx.accounts.setPasswordHash(account.id, hash);
-    const session = await sessions.create(account.id);
-    setSessionCookie(request, reply, session.token);
-    return redirect(reply, "/dashboard/password?changed=1");
+    const session = await sessions.createIfPasswordIs(account.id, hash);
+    setSessionCookie(request, reply, session?.token);
+    return redirect(reply, session ? "/dashboard/password?changed=1" : "/dashboard/login");
   });
 
   app.post("/dashboard/logout", async (request, reply) => {
@@ -182,6 +186,12 @@ async function endPasswordCheck(ctx: AppContext, account: string, ip: string, ou
   if (outcome === "right") await loginLimiter.recordSuccess(account, ip);
   else await loginLimiter.release(account, ip);
   await throttle.attemptDidNotFail(account);
+}
+
+/** Whether the account is disabled and `passwordHash` still its password: a log-in then hears that it is disabled. */
+async function isDisabledWith(ctx: AppContext, account: { id: string; email: string }, passwordHash: string): Promise<boolean> {
+  const now = await ctx.accounts.findAccountByEmail(account.email);
+  return now?.id === account.id && now.passwordHash === passwordHash && now.disabledAt !== null;
 }
 
 const HASHING_BUSY: Refusal = {
