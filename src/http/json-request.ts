@@ -17,8 +17,8 @@ import { limitBodyArrival } from "../base/body-arrival.js";
  *      and so is a Content-Encoding (415 as well: the routes inflate nothing);
  *   2. the body, read within the limit (413), so that every answer is signed over the caller's
  *      bytes; without a live key at most 64 KiB of it is held (a longer one is signed as no body);
- *   3. the key (looked up before the body is read): without a live one nothing is parsed, and the
- *      chain refuses the call (401);
+ *   3. the key (looked up before the body is read, and again once it is in if that took over
+ *      KEY_LOOKUP_TRUSTED_MS): without a live one nothing is parsed, and the chain refuses the call (401);
  *   4. the rate limit, charged here for the chain to apply (interceptors/rate-limit-ahead.ts): an
  *      account over it gets its 429 without its body parsed;
  *   5. parsing; a problem is raised inside the chain, after auth and the rate limit (400).
@@ -111,7 +111,8 @@ export async function takeJsonRequest<T>(
   const intake: JsonRequestIntake<T> = { requestBody: undefined };
   try {
     const declared = declaredLength(request);
-    const live = refusal ? false : auth.hasLiveKey(incomingHeaderReader(request.headers), auth.contextValues);
+    const headers = incomingHeaderReader(request.headers);
+    const live = refusal ? false : auth.hasLiveKey(headers, auth.contextValues);
     // A key the caller cache knows answers at once: no promise turn on the hot path.
     if (live === true || (live !== false && (await live))) {
       // Held until the answer is finished (or the caller gone): parsing and judging hold more.
@@ -123,11 +124,16 @@ export async function takeJsonRequest<T>(
         throw error;
       }))!;
       intake.requestBody = bytes;
-      const allowed = auth.chargeRateLimit(auth.contextValues);
-      if (allowed === true || (allowed !== false && (await allowed))) {
-        const parsed = parse(bytes);
-        // A large body is parsed in a compute worker (json-off-thread.ts); a small one at once.
-        intake.parsed = parsed instanceof Promise ? await parsed : parsed;
+      // Asked again: the look-up above was made when the headers came, perhaps minutes ago. A key
+      // revoked since (or its account disabled) is refused by the chain, neither charged nor parsed.
+      const stillLive = auth.hasLiveKey(headers, auth.contextValues);
+      if (stillLive === true || (stillLive !== false && (await stillLive))) {
+        const allowed = auth.chargeRateLimit(auth.contextValues);
+        if (allowed === true || (allowed !== false && (await allowed))) {
+          const parsed = parse(bytes);
+          // A large body is parsed in a compute worker (json-off-thread.ts); a small one at once.
+          intake.parsed = parsed instanceof Promise ? await parsed : parsed;
+        }
       }
     } else {
       // Without a live key the body is read to its end, so the caller can read its refusal (an

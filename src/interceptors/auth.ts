@@ -16,18 +16,21 @@ const INVALID = "The API key is invalid or has been revoked.";
  * OpenAI's SDKs send it, `Authorization: Bearer <key>`; every route and protocol accepts both,
  * since they all run this chain. X-API-Key wins when both are present. A revoked key or changed plan takes effect on
  * the next request, even when modctl changed it from outside (the store's caller cache is
- * emptied by any committed change).
+ * emptied by any committed change), and on a call already under way whose key was looked up
+ * more than KEY_LOOKUP_TRUSTED_MS ago.
  */
-export function createAuthInterceptor(deps: { accounts: AccountStore; onKeyUsed?: (keyId: string) => void }): Interceptor {
+export function createAuthInterceptor(deps: { accounts: AccountStore; onKeyUsed?: (keyId: string) => void; now?: () => number }): Interceptor {
+  const now = deps.now ?? monotonicNow;
   return (next) => async (req) => {
     if (PUBLIC_METHODS.has(req.method.name)) return next(req);
     const presented = presentedKey(req.header);
     if (!presented) throw new ApiError("missing_api_key", MISSING_KEY_MESSAGE);
-    // The transport looked this key up a moment ago, before decoding the body: same call, same answer.
-    const lookedUp = req.contextValues.get(keyLookupKey);
+    // The transport looked this key up (from the headers, and again once the body was in if that
+    // took long): same call, same answer.
+    const lookedUp = trustedLookup(req.contextValues, presented, now);
     // Its look-up failed (e.g. storage_unavailable): answer that, not a request left undecoded for it.
-    if (lookedUp?.key === presented && lookedUp.failure !== undefined) throw lookedUp.failure;
-    const caller = lookedUp?.key === presented
+    if (lookedUp?.failure !== undefined) throw lookedUp.failure;
+    const caller = lookedUp
       ? lookedUp.caller
       : (deps.accounts.cachedCaller(presented) ?? { caller: await deps.accounts.authenticate(presented) }).caller;
     if (!caller) throw new ApiError("invalid_api_key", INVALID);
@@ -53,8 +56,36 @@ export function isPublicMethod(method: DescMethod): boolean {
   return PUBLIC_METHODS.has(method.name);
 }
 
-/** A key looked up by the transport before it decoded the body; the interceptor reuses it within the call. */
-const keyLookupKey = createContextKey<{ key: string; caller: Caller | undefined; failure?: unknown } | undefined>(undefined, { description: "API key looked up before decoding" });
+/**
+ * How long a key found live is trusted within one call. The transports look the key up as soon as
+ * the headers arrive (no work for a caller without one), and the body may follow up to
+ * REQUEST_TIMEOUT_MS later: a key revoked, or an account disabled, meanwhile was still answered
+ * and billed. Once the body is in, a look-up older than this is made again. A body sent with its
+ * headers arrives well within it, so nearly every call still costs one look-up (a query on
+ * PostgreSQL, which has no caller cache); and a change one second old is as good as "from the next
+ * request on" for an operator typing modctl.
+ */
+export const KEY_LOOKUP_TRUSTED_MS = 1_000;
+
+/** A clock for the look-up's age that the wall clock's steps (NTP, a changed time) cannot move. */
+const monotonicNow = () => performance.now();
+
+/** A key looked up by the transport before it decoded the body, and when (`now`'s time). */
+type KeyLookup = { key: string; caller: Caller | undefined; failure?: unknown; at: number };
+
+/** The call's look-up of its key; the interceptor reuses it while it may be trusted. */
+const keyLookupKey = createContextKey<KeyLookup | undefined>(undefined, { description: "API key looked up before decoding" });
+
+/**
+ * This call's look-up of `key`, if it may still be relied on. Only a live key's expires: one found
+ * not live, or not looked up for an outage, stays the answer for the whole call, since its body
+ * was never held or decoded (a key found live later must not run the call on an empty request).
+ */
+function trustedLookup(values: ContextValues, key: string, now: () => number): KeyLookup | undefined {
+  const lookedUp = values.get(keyLookupKey);
+  if (lookedUp?.key !== key) return undefined;
+  return lookedUp.caller === undefined || now() - lookedUp.at < KEY_LOOKUP_TRUSTED_MS ? lookedUp : undefined;
+}
 
 /** The caller a successful createApiKeyCheck found, for this call's context. */
 export function liveCallerOf(values: ContextValues): Caller | undefined {
@@ -78,21 +109,28 @@ export function knownWithoutLiveKey(values: ContextValues): boolean {
  * look the key up counts as "not live" (the body stays undecoded) and is kept: the interceptor
  * answers with it (a database outage: 503 storage_unavailable), rather than looking again and
  * running the call on a body that was never decoded.
+ *
+ * Asked again once the body is in, before it is charged, parsed or decoded: a look-up found live
+ * within KEY_LOOKUP_TRUSTED_MS is reused at once, an older one is made again (the key may have been
+ * revoked while the body arrived), and one that found no live key stays so.
  */
-export function createApiKeyCheck(accounts: AccountStore): (header: { get(name: string): string | null }, values: ContextValues) => boolean | Promise<boolean> {
+export function createApiKeyCheck(accounts: AccountStore, now: () => number = monotonicNow): (header: { get(name: string): string | null }, values: ContextValues) => boolean | Promise<boolean> {
   return (header, values) => {
     const key = presentedKey(header);
     if (!key) return false;
+    const earlier = trustedLookup(values, key, now);
+    if (earlier) return earlier.caller !== undefined;
     const cached = accounts.cachedCaller(key);
     if (cached) {
-      values.set(keyLookupKey, { key, caller: cached.caller });
+      values.set(keyLookupKey, { key, caller: cached.caller, at: now() });
       return cached.caller !== undefined;
     }
+    const at = now();
     return accounts.authenticate(key).then((caller) => {
-      values.set(keyLookupKey, { key, caller });
+      values.set(keyLookupKey, { key, caller, at });
       return caller !== undefined;
     }, (failure: unknown) => {
-      values.set(keyLookupKey, { key, caller: undefined, failure });
+      values.set(keyLookupKey, { key, caller: undefined, failure, at });
       return false;
     });
   };

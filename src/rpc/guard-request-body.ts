@@ -68,7 +68,8 @@ interface RequestBodyGuardDeps {
  *      without a live key (looked up first, from the headers) none of them are held;
  *   2. the API key (`hasLiveKey`): without a live one nothing is held, inflated or decoded, and
  *      the interceptor chain refuses the call with missing_api_key / invalid_api_key, signed over
- *      an empty request (no work is done for a caller before it is authenticated);
+ *      an empty request (no work is done for a caller before it is authenticated); asked again
+ *      once the body is in, so that a key revoked while it arrived gets nothing decoded either;
  *   3. the framing (one gRPC message, nothing after it); for a message over 64 KiB, the rate
  *      limit (an account over it gets its 429 from the chain, the message never inflated or
  *      decoded); inflating within the limit and a ratio cap (decode-check.ts; it stops there,
@@ -141,7 +142,8 @@ function guard(handler: UniversalHandler, guardDeps: RequestBodyGuardDeps): Univ
         hold?.release();
         throw error;
       });
-      const message = authenticated ? await decodeLive(handler.method, bytes!, format, encoding, limit, deps, contextValues) : undefined;
+      const live = stillLive(authenticated, handler.method, request.header, contextValues, deps);
+      const message = live === true || (live !== false && (await live)) ? await decodeLive(handler.method, bytes!, format, encoding, limit, deps, contextValues) : undefined;
       if (message) contextValues.set(decodedRequestKey, message);
       return emptyMessageBody(format, encoding);
     });
@@ -151,6 +153,16 @@ function guard(handler: UniversalHandler, guardDeps: RequestBodyGuardDeps): Univ
   };
   // Keep requestPath, service, method, protocol names: the fastify plugin routes by them.
   return Object.assign(guarded, handler);
+}
+
+/**
+ * Whether a call found live from its headers is still live once its body is in (the body may take
+ * up to REQUEST_TIMEOUT_MS): the key is looked up again past KEY_LOOKUP_TRUSTED_MS (auth.ts), and
+ * one revoked meanwhile (or its account disabled) leaves the body undecoded for the chain to
+ * refuse, uncharged. A public method's call needs no key, so none is asked for.
+ */
+function stillLive(authenticated: boolean, method: DescMethod, header: Headers, values: ContextValues, deps: HandlerDeps): boolean | Promise<boolean> {
+  return authenticated && (!deps.needsApiKey(method) || deps.hasLiveKey(header, values));
 }
 
 /**
