@@ -89,6 +89,18 @@ describe("language reading", () => {
     }
   });
 
+  // Found by an audit (session 51): ELD has no table for Hindi in Latin letters, read as undetermined
+  // and scored as English ("I want to end my life, I want to die": self_harm_intent 0, unflagged).
+  it("reads Hindi in Latin letters by its function words where the n-grams are unsure", () => {
+    for (const text of ["mujhe apni zindagi khatam karni hai, main marna chahta hoon", "tujhe maar dunga kutte, tera kya hoga"]) {
+      expect(readLanguage(text, EN).uncovered?.language, text).toBe("hi-Latn");
+    }
+    // English slang spelt alike stays English.
+    for (const text of ["yeh I know right, woh there buddy, that is hilarious", "Hai everyone, thanks for the tip about the mein noodles"]) {
+      expect(readLanguage(text, EN).uncovered, text).toBeUndefined();
+    }
+  });
+
   // Found in session 51: Korean writes most words in two syllables, so no word of the run made it
   // stand alone, and the whole was read as English; folded to jamo, it read as English again.
   it("reads Korean after a short English lead-in as Korean", () => {

@@ -27,6 +27,8 @@ const LISTS: Record<string, string> = {
   no: "jeg ikke på",
   tr: "bir bu de için çok gibi",
   id: "di ini itu aku kamu saya tidak dengan untuk akan",
+  // Hindi and Urdu written in Latin letters (Reddit, tweets), which ELD has no table for.
+  "hi-Latn": "hai hain mujhe tumhe tujhe kya nahi nhi nahin bhi aur toh mein hoon tha thi raha rahi rahe apni apna apne tera teri mera meri kyun kaise",
 };
 
 const WORD = /\p{L}+/gu;

@@ -316,6 +316,10 @@ function readText(segment: string, covered: ReadonlySet<string>, pick: LanguageP
   // the text's function words are another language's ("je", "te", "mais": function-words.ts).
   if (options.closeBehind && bestScore >= UNCOVERED_MARGIN * topScore && !words.uncovered) return { kind: "covered", language: best, letters };
   const minLetters = otherScript(text, letters) ? MIN_OTHER_SCRIPT_LETTERS : MIN_LETTERS;
+  // The n-grams unsure, but two function words of one uncovered language outnumbering the covered
+  // ones: Hindi in Latin letters ("mujhe apni zindagi khatam karni hai"), which ELD has no table
+  // for, was read as undetermined and scored as English (found by an audit, session 51).
+  if (!result.isReliable() && letters >= minLetters && words.uncovered && words.language) return { kind: "uncovered", language: words.language, letters };
   if (!result.isReliable() || letters < minLetters) {
     return noLatinLookalikes(text, letters, covered) ? { kind: "uncovered", language: UNDETERMINED, letters } : { kind: "unknown", language: UNDETERMINED, letters };
   }
