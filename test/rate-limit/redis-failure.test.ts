@@ -154,7 +154,8 @@ describe("redis rate limiter when Redis misbehaves", () => {
     expect(await admin.zCard(`rl:${key}`)).toBe(2);
   });
 
-  it("asks for a longer Retry-After the longer Redis has been failing, and starts over once it is back", async () => {
+  /** A limiter on a fake clock, connected to a Redis that has just stopped (on `port`). */
+  async function limiterWhoseRedisStopped() {
     const port = await findFreePort();
     const server = await startServer(port);
     const clock = createFakeClock();
@@ -162,6 +163,11 @@ describe("redis rate limiter when Redis misbehaves", () => {
     cleanups.push(() => limiter.close());
     await limiter.ready();
     await server.stop();
+    return { port, clock, limiter };
+  }
+
+  it("asks for a longer Retry-After the longer Redis has been failing, and starts over once it is back", async () => {
+    const { port, clock, limiter } = await limiterWhoseRedisStopped();
     const retryAfter = async () => ((await limiter.consume(randomUUID(), 10).catch((e: unknown) => e)) as RateLimiterUnavailableError).retryAfterMs;
     expect(await retryAfter()).toBe(1_000);
     clock.advance(4_000);
@@ -180,13 +186,7 @@ describe("redis rate limiter when Redis misbehaves", () => {
   // Found by an audit (session 51): the outage was timed from this replica's first refused call, so
   // the first caller 20 s into an outage was told to retry in 1 s.
   it("times an outage from when the connection failed, not from the first refused call", async () => {
-    const port = await findFreePort();
-    const server = await startServer(port);
-    const clock = createFakeClock();
-    const limiter = createRedisRateLimiter({ url: server.url, keyPrefix: "rl:", timeoutMs: 1_000, clock });
-    cleanups.push(() => limiter.close());
-    await limiter.ready();
-    await server.stop();
+    const { clock, limiter } = await limiterWhoseRedisStopped();
     // The client reports the lost connection, and its failed reconnects, on its own.
     await new Promise((resolve) => setTimeout(resolve, 500));
     clock.advance(20_000);
