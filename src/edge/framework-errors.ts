@@ -1,13 +1,10 @@
-import type { Server as HttpServer, ServerResponse } from "node:http";
+import type { Server as HttpServer, IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { isDashboardUrl, sendRefusalPage } from "../dashboard/replies.js";
 import { ERROR_CODE_HEADER, type ErrorCode } from "../errors/api-error.js";
-import { markAnsweredRaw } from "../observability/request-hooks.js";
+import { markAnsweredRaw, type ObserveUnrouted, type UnroutedLabels } from "../observability/request-hooks.js";
 import { REQUEST_ID_HEADER, requestIdFrom } from "../observability/request-observation.js";
-
-/** Counts and logs an answer given before routing (observability/request-hooks.ts observeUnrouted). */
-type ObserveUnrouted = (method: string, status: number, code: string, requestId?: string) => void;
 
 /**
  * Errors fastify raises before routing (e.g. a bad URL escape), in the API's shape (a page for a
@@ -24,12 +21,15 @@ export function createFrameworkErrorHandler(observe: ObserveUnrouted) {
 /**
  * Counts and logs an answer fastify gives a request the request hooks never saw (before routing,
  * or a method no router knows), and gives it a request id as every answer has: the caller's when
- * well formed. The method is cut short for the log: a caller may send one of kilobytes.
+ * well formed. The method is cut short for the log: a caller may send one of kilobytes. `labels`
+ * names the route of a served path (unmatched otherwise).
  */
-export function observeUnroutedAnswer(observe: ObserveUnrouted, request: FastifyRequest, reply: FastifyReply, status: number, code: string): void {
+export function observeUnroutedAnswer(
+  observe: ObserveUnrouted, request: FastifyRequest, reply: FastifyReply, status: number, code: string, labels?: UnroutedLabels,
+): void {
   const requestId = requestIdFrom(request.headers[REQUEST_ID_HEADER]);
   reply.header(REQUEST_ID_HEADER, requestId);
-  observe(request.method.slice(0, 32), status, code, requestId);
+  observe(request.method.slice(0, 32), status, code, requestId, labels);
 }
 
 function answerFrameworkError(error: FastifyError, reply: FastifyReply): void {
@@ -67,9 +67,15 @@ export function createClientErrorAnswer(observe: ObserveUnrouted) {
     }
     // A request its route already holds is counted by the route, with this answer (a late body
     // as 408, a broken chunk as 400), not as a caller's 499 beside an "unmatched" one.
-    if (inFlight) markAnsweredRaw(inFlight, answer.status, answer.code);
-    else observe("-", answer.status, answer.code);
-    answerClientError(answer, socket);
+    if (inFlight) {
+      markAnsweredRaw(inFlight, answer.status, answer.code);
+      answerClientError(answer, socket);
+      return;
+    }
+    // No headers were read whole, so no caller's id: a new one, in the answer and its log line alike.
+    const requestId = requestIdFrom(undefined);
+    observe("-", answer.status, answer.code, requestId);
+    answerClientError(answer, socket, requestId);
   };
 }
 
@@ -96,13 +102,15 @@ interface ClientErrorAnswer {
  * of a CONNECT is a host, not one of our paths). Allow names the methods served here at all.
  */
 export function answerConnectRequests(server: HttpServer, observe: ObserveUnrouted): void {
-  server.on("connect", (_request: unknown, socket: Socket) => {
+  server.on("connect", (request: IncomingMessage, socket: Socket) => {
     if (!socket.writable) {
       socket.destroy();
       return;
     }
-    observe("CONNECT", CONNECT_ANSWER.status, CONNECT_ANSWER.code);
-    answerClientError(CONNECT_ANSWER, socket);
+    // Its headers were read: the caller's id when well formed, as on a routed answer.
+    const requestId = requestIdFrom(request.headers[REQUEST_ID_HEADER]);
+    observe("CONNECT", CONNECT_ANSWER.status, CONNECT_ANSWER.code, requestId);
+    answerClientError(CONNECT_ANSWER, socket, requestId);
   });
 }
 
@@ -128,13 +136,16 @@ const ANSWER_GRACE_MS = 1_000;
  * The answer, then the socket destroyed once it is flushed (or after a grace): end() alone only
  * half-closes it, and a client that kept its side open went on sending a body that was still
  * parsed and held (found after a 408: held bytes climbing for as long as the client liked).
+ * `requestId` is the id its log line has; a request in flight (counted by its route) has one the
+ * socket cannot see, and goes without.
  */
-function answerClientError(answer: ClientErrorAnswer, socket: Socket): void {
+function answerClientError(answer: ClientErrorAnswer, socket: Socket, requestId?: string): void {
   const body = JSON.stringify({ error: { code: answer.code, message: answer.message } });
+  const idLine = requestId === undefined ? "" : `${REQUEST_ID_HEADER}: ${requestId}\r\n`;
   setTimeout(() => socket.destroy(), ANSWER_GRACE_MS).unref();
   socket.once("finish", () => socket.destroy());
   socket.end(
     `HTTP/1.1 ${answer.statusLine}\r\n` +
-      `content-type: application/json; charset=utf-8\r\n${ERROR_CODE_HEADER}: ${answer.code}\r\n${answer.headerLines ?? ""}content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      `content-type: application/json; charset=utf-8\r\n${ERROR_CODE_HEADER}: ${answer.code}\r\n${idLine}${answer.headerLines ?? ""}content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
 }

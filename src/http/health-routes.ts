@@ -1,5 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { AppContext } from "../app/app-context.js";
+import { ERROR_CODE_HEADER, type ErrorCode } from "../errors/api-error.js";
+import { noteErrorCode } from "../observability/request-observation.js";
 
 /**
  * /healthz: the process is up (liveness). /readyz: its dependencies answer, so a load
@@ -7,7 +9,7 @@ import type { AppContext } from "../app/app-context.js";
  */
 export function registerHealthRoutes(app: FastifyInstance, ctx: AppContext, isServing: () => boolean): void {
   app.get("/healthz", async () => ({ status: "ok" }));
-  app.get("/readyz", async (_request, reply) => {
+  app.get("/readyz", async (request, reply) => {
     const checks: Record<string, "ok" | "failing"> = {};
     const check = async (name: string, probe: () => Promise<unknown>) => {
       try {
@@ -26,9 +28,18 @@ export function registerHealthRoutes(app: FastifyInstance, ctx: AppContext, isSe
     // Shutting down is named too: the answer was 503 with every check "ok".
     if (!isServing()) checks.serving = "failing";
     const ready = Object.values(checks).every((v) => v === "ok");
+    if (!ready) {
+      // An error code like every other refusal, for the metrics, the log line and X-Error-Code
+      // (they read code=""); the body stays the documented checks (docs/api.md, Health).
+      noteErrorCode(request, NOT_READY);
+      reply.header(ERROR_CODE_HEADER, NOT_READY);
+    }
     return reply.code(ready ? 200 : 503).send({ status: ready ? "ready" : "unavailable", checks });
   });
 }
+
+/** The code of a 503 from /readyz (the API answers with it while shutting down); the body says which checks fail. */
+const NOT_READY: ErrorCode = "service_unavailable";
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return new Promise((resolve, reject) => {

@@ -1,11 +1,11 @@
 import type { ContextValues } from "@connectrpc/connect";
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from "fastify";
 import type { HeldBodies } from "../base/held-bodies.js";
 import { MAX_REQUEST_BYTES, UNAUTHENTICATED_BODY_KEEP } from "../base/limits.js";
 import { knownWithoutLiveKey, liveCallerOf } from "../interceptors/auth.js";
 import { charsetOf, isUtf8OrUnset, mediaTypeOf } from "../base/media-type.js";
 import { ApiError } from "../errors/api-error.js";
-import { noteErrorCode } from "../observability/request-observation.js";
+import { noteErrorCode, observeAs } from "../observability/request-observation.js";
 import { incomingHeaderReader } from "./plain-headers.js";
 import { CallerHungUpError, readBody } from "./read-body.js";
 import { limitBodyArrival } from "../base/body-arrival.js";
@@ -39,6 +39,16 @@ export function passBodiesThrough(scope: FastifyInstance): void {
   scope.addContentTypeParser("*", passThrough);
   scope.addContentTypeParser("application/json", passThrough);
 }
+
+/**
+ * A JSON route's onRequest hook: every answer of the route is counted and logged as json, not only
+ * those the chain gives (invoke-chain.ts names it there too). Refusals made before it (415, 413),
+ * a caller who hung up mid-body (499) and a late body (408) were counted as http.
+ */
+export const observeAsJson: onRequestHookHandler = (request, _reply, done) => {
+  observeAs(request, "json");
+  done();
+};
 
 /** Whether the client holds its body back until `100 Continue`, which a call without a live key never gets (edge/expect-continue.ts). */
 function awaitsContinue(request: FastifyRequest["raw"]): boolean {

@@ -11,7 +11,7 @@ import { createModerationServiceImpl } from "../rpc/moderation-service.js";
 import { moderateRequestFromJson } from "./json-body.js";
 import { parseWith } from "./json-off-thread.js";
 import { createChainInvoker } from "./invoke-chain.js";
-import { passBodiesThrough, takeJsonRequest } from "./json-request.js";
+import { observeAsJson, passBodiesThrough, takeJsonRequest } from "./json-request.js";
 import { moderateAnswerJsonText } from "../moderation/moderate-answer-json.js";
 import { signedJsonFor } from "../signing/signed-ahead.js";
 import { refuseUnreadableContentTypes } from "./unreadable-content-type.js";
@@ -39,7 +39,7 @@ export function registerJsonRoute(app: FastifyInstance, ctx: AppContext, interce
     passBodiesThrough(scope);
     refuseUnreadableContentTypes(scope, ROUTE, (status, code, message) => ({ status, body: { error: { code, message } } }), () => signingNow(ctx));
 
-    scope.post(ROUTE, async (request, reply) => {
+    scope.post(ROUTE, { onRequest: observeAsJson }, async (request, reply) => {
       const contextValues = createContextValues().set(transportKey, "json");
       // Steps 1 to 5 in their documented order (json-request.ts); parse only for a live key within its rate limit.
       const intake = await takeJsonRequest(request, reply, { hasLiveKey, chargeRateLimit, contextValues, heldBodies: ctx.heldBodies }, parseModerateJson);

@@ -1,7 +1,7 @@
 import type { OutgoingHttpHeaders } from "node:http";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ERROR_CODE_HEADER } from "../errors/api-error.js";
-import { noteErrorCode } from "../observability/request-observation.js";
+import { noteErrorCode, observeAs } from "../observability/request-observation.js";
 import { JSON_CONTENT_TYPE, signOutcome, type SignedJson } from "../signing/sign-outcome.js";
 import type { SignatureScope } from "../signing/scope.js";
 import type { Signer } from "../signing/signer.js";
@@ -93,7 +93,13 @@ export function sendJsonSignedAhead(reply: FastifyReply, status: number, signed:
 export function registerMethodNotAllowed(
   app: FastifyInstance, url: string, allowed: "POST" | "GET", signing: () => { signer: Signer; nowMs: number }, body: unknown,
 ): void {
-  const handler = (request: FastifyRequest, reply: FastifyReply) => answerMethodNotAllowed(request, reply, { ...signing(), scope: { route: url } }, allowed, body);
+  const handler = (request: FastifyRequest, reply: FastifyReply) => {
+    // Counted under the route and as json, like its other answers, also when the not-found or the
+    // error handler answers with it (a method no route is registered for: PROPFIND, QUERY, FOO).
+    const observation = observeAs(request, "json");
+    if (observation) observation.route = url;
+    return answerMethodNotAllowed(request, reply, { ...signing(), scope: { route: url } }, allowed, body);
+  };
   app.route({
     method: allowed === "GET" ? ["HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] : ["GET", "PUT", "PATCH", "DELETE", "OPTIONS"],
     url,

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandle
 import { requestLogger, type Logger } from "../base/logger.js";
 import { ERROR_CODE_HEADER } from "../errors/api-error.js";
 import type { Metrics } from "./metrics.js";
-import { REQUEST_ID_HEADER, RequestObservation, requestIdFrom } from "./request-observation.js";
+import { REQUEST_ID_HEADER, RequestObservation, requestIdFrom, type Protocol } from "./request-observation.js";
 
 /** Routes outside the API whose traffic would drown the request log (scrapes, probes): metered, logged at debug. */
 const QUIET_ROUTES = new Set(["/metrics", "/healthz", "/readyz"]);
@@ -140,19 +140,30 @@ function headerCode(reply: FastifyReply): string {
   return typeof value === "string" ? value : "";
 }
 
+/** The labels of an answer given before routing, where they are not "unmatched" and "http" (see observeUnrouted). */
+export interface UnroutedLabels {
+  route: string;
+  protocol: Protocol;
+}
+
+/** Counts and logs an answer given before routing (observeUnrouted). */
+export type ObserveUnrouted = (method: string, status: number, code: string, requestId?: string, labels?: UnroutedLabels) => void;
+
 /**
  * Counts and logs an answer given before any route saw the request, so no observation exists:
  * a malformed URL (fastify's framework errors) or broken HTTP framing (the client error handler).
  * Under the "unmatched" route label, like an unknown path; without them, such 400s (13,700 of
- * them in one fuzzing run) were in neither the metrics nor the log.
+ * them in one fuzzing run) were in neither the metrics nor the log. A served path asked with a
+ * method fastify has no router for (any token is an HTTP/2 :method) passes its route's labels.
  */
-export function observeUnrouted(options: { log: Logger; metrics: Metrics }): (method: string, status: number, code: string, requestId?: string) => void {
+export function observeUnrouted(options: { log: Logger; metrics: Metrics }): ObserveUnrouted {
   const log = requestLogger(options.log);
-  return (method, status, code, requestId) => {
+  return (method, status, code, requestId, labels = UNMATCHED) => {
     // Not timed: no start was taken, and zeros would pull down the unknown paths' latency.
-    options.metrics.request("unmatched", "http", status, code, undefined);
-    const line: RequestLine = { requestId: requestId ?? requestIdFrom(undefined), method, route: "unmatched", protocol: "http", status, code };
+    options.metrics.request(labels.route, labels.protocol, status, code, undefined);
+    const line: RequestLine = { requestId: requestId ?? requestIdFrom(undefined), method, route: labels.route, protocol: labels.protocol, status, code };
     log.info(line, "request");
   };
 }
 
+const UNMATCHED: UnroutedLabels = { route: "unmatched", protocol: "http" };

@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import { createContextKey } from "@connectrpc/connect";
 import type { FastifyRequest } from "fastify";
 
-type Protocol = "json" | "connect" | "grpc" | "grpc-web" | "http";
+/** The `protocol` label of the request metrics and the request log line. */
+export type Protocol = "json" | "connect" | "grpc" | "grpc-web" | "http";
 
 /**
  * What the request log and the request metrics need to know about one request, filled in as it

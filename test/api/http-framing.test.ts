@@ -197,7 +197,7 @@ describe("a caller too slow to send its request (REQUEST_TIMEOUT_MS)", () => {
       // Each counted once: the late headers before any route, the late body by its route (not as a 499 too).
       const samples = parseExposition(await slow.ctx.metrics.render());
       expect(valueOf(samples, "moderation_requests_total", { route: "unmatched", protocol: "http", status: "408", code: "request_timeout" })).toBe(1);
-      expect(valueOf(samples, "moderation_requests_total", { route: "/v1/moderate", protocol: "http", status: "408", code: "request_timeout" })).toBe(1);
+      expect(valueOf(samples, "moderation_requests_total", { route: "/v1/moderate", protocol: "json", status: "408", code: "request_timeout" })).toBe(1);
       expect(samples.filter((s) => s.name === "moderation_requests_total" && s.labels.status === "499")).toEqual([]);
       // On HTTP/2 the late stream is reset (CANCEL), its body's bytes given back, counted as 408.
       const session = http2.connect(slow.grpcUrl);
@@ -215,7 +215,7 @@ describe("a caller too slow to send its request (REQUEST_TIMEOUT_MS)", () => {
         session.close();
       }
       await expect.poll(() => slow.ctx.heldBodies.held).toBe(0);
-      await expect.poll(async () => valueOf(parseExposition(await slow.ctx.metrics.render()), "moderation_requests_total", { route: "/v1/moderate", protocol: "http", status: "408", code: "request_timeout" })).toBe(2);
+      await expect.poll(async () => valueOf(parseExposition(await slow.ctx.metrics.render()), "moderation_requests_total", { route: "/v1/moderate", protocol: "json", status: "408", code: "request_timeout" })).toBe(2);
       // A stream open both ways by design (gRPC reflection) is not cut at the limit.
       const reflection = http2.connect(slow.grpcUrl);
       try {

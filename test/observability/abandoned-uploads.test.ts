@@ -11,7 +11,7 @@ const MODERATE = "/moderation.v1.ModerationService/Moderate";
 
 const DECLARED = 400_000;
 const CASES = [
-  { protocol: "http", path: "/v1/moderate", route: "/v1/moderate", contentType: "application/json" },
+  { protocol: "json", path: "/v1/moderate", route: "/v1/moderate", contentType: "application/json" },
   { protocol: "connect", path: MODERATE, route: MODERATE, contentType: "application/json" },
   { protocol: "grpc-web", path: MODERATE, route: MODERATE, contentType: "application/grpc-web+proto" },
 ] as const;

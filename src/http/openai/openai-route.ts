@@ -9,7 +9,7 @@ import type { AppContext } from "../../app/app-context.js";
 import { signatureScopeOf, transportKey } from "../../interceptors/context-keys.js";
 import { createModerationServiceImpl } from "../../rpc/moderation-service.js";
 import { createChainInvoker } from "../invoke-chain.js";
-import { passBodiesThrough, takeJsonRequest } from "../json-request.js";
+import { observeAsJson, passBodiesThrough, takeJsonRequest } from "../json-request.js";
 import { registerMethodNotAllowed, sendSignedJson, signingNow } from "../send-json.js";
 import { refuseUnreadableContentTypes } from "../unreadable-content-type.js";
 import { openAiError, openAiStatusOf } from "./openai-error.js";
@@ -41,7 +41,7 @@ export function registerOpenAiModerationsRoute(app: FastifyInstance, ctx: AppCon
       return { status: openAiStatus, body: openAiError(openAiStatus, code, message) };
     }, () => signingNow(ctx));
 
-    scope.post(OPENAI_MODERATIONS_PATH, async (request, reply) => {
+    scope.post(OPENAI_MODERATIONS_PATH, { onRequest: observeAsJson }, async (request, reply) => {
       // No signatureBindingKey: this dialect is rendered here, from the answer message, so a
       // compute worker's rendering (signed ahead) would be wasted.
       const contextValues = createContextValues().set(transportKey, "json");
