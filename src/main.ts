@@ -7,8 +7,24 @@ import { SigningKeyError } from "./signing/ed25519-keys.js";
 import { isPostgresSettingRefused } from "./storage/storage-errors.js";
 import { NewerSchemaError } from "./storage/migrate.js";
 
+/**
+ * A start-up whose every promise waits on something that will never come (pg once threw a bad port
+ * inside its connect, and the promise it owed was never settled) lets the event loop empty, and
+ * Node exits 0 in silence, which a process manager reads as a clean stop. Until the service
+ * listens, an empty loop is a failed start.
+ */
+function exitIfStartUpStalls(): () => void {
+  const stalled = () => {
+    process.stderr.write("failed to start: start-up stopped without an error, with nothing left to wait for\n");
+    process.exit(1);
+  };
+  process.on("beforeExit", stalled);
+  return () => process.off("beforeExit", stalled);
+}
+
 /** Entry point: read the config, build the context, listen, and shut down cleanly on a signal. */
 async function main(): Promise<void> {
+  const startUpDone = exitIfStartUpStalls();
   let config;
   try {
     config = readConfig(process.env);
@@ -102,6 +118,7 @@ async function main(): Promise<void> {
   // METRICS_PORT=0 picks a free port: this line is the one place a script can read it from.
   const metrics = server.metricsUrl ? `  metrics ${server.metricsUrl}/metrics` : "";
   process.stdout.write(`moderation service listening: HTTP/1.1 ${server.httpUrl}  gRPC (h2c) ${server.grpcUrl}${metrics}\n`);
+  startUpDone();
 }
 
 /** How long the exit waits for the log's buffered lines to be written. */

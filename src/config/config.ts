@@ -8,6 +8,7 @@ import { readRateLimitConfig, type RateLimitConfig } from "../rate-limit/read-ra
 import { readSigningConfig, type SigningConfig } from "../signing/read-signing-config.js";
 import { readAbuseLimitsConfig, readTrustProxy, type AbuseLimitsConfig } from "../dashboard/read-abuse-limits-config.js";
 import { readStorageConfig, type StorageConfig } from "../storage/read-storage-config.js";
+import { readDatabaseUrl, readRedisUrl, readUrl } from "./store-urls.js";
 
 export { ConfigError } from "../base/env-values.js";
 
@@ -116,7 +117,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>> = p
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}; got "${env.LOG_LEVEL}".`);
   }
-  const trustProxy = readTrustProxy(env);
+  const trustProxy = boundedHops(readTrustProxy(env), env);
   const metricsPort = nonEmpty(env.METRICS_PORT) === undefined ? undefined : readPort(env, "METRICS_PORT", 0);
   if (metricsPort !== undefined && metricsPort !== 0 && (metricsPort === port || metricsPort === grpcPort)) {
     // Else the start fails with a bare EADDRINUSE that names no setting.
@@ -129,9 +130,9 @@ export function readConfig(env: Readonly<Record<string, string | undefined>> = p
     host: nonEmpty(env.HOST) ?? "127.0.0.1",
     metricsPort,
     dataDir: path.resolve(nonEmpty(env.DATA_DIR) ?? "./data"),
-    databaseUrl: readUrl(env, "DATABASE_URL", ["postgres:", "postgresql:"]),
+    databaseUrl: readDatabaseUrl(env),
     storage: readStorageConfig(env),
-    redisUrl: readUrl(env, "REDIS_URL", ["redis:", "rediss:"]),
+    redisUrl: readRedisUrl(env),
     logLevel: logLevel as Config["logLevel"],
     rateLimit: readRateLimitConfig(env),
     signing: readSigningConfig(env, { dataDir: path.resolve(nonEmpty(env.DATA_DIR) ?? "./data"), toError: (message) => new ConfigError(message) }),
@@ -215,6 +216,8 @@ function readCorsOrigins(env: Readonly<Record<string, string | undefined>>): str
   if (raw === undefined) return [];
   return raw.split(",").map((entry) => entry.trim()).filter((entry) => entry !== "").map((entry) => {
     if (entry === "*") return entry;
+    // No origin holds "@": such an entry is a user or password, which the message must not show.
+    if (entry.includes("@")) throw new ConfigError("CORS_ORIGINS holds origins such as https://app.example.com, with no user or password (the entry is not shown).");
     let origin: string | undefined;
     try {
       origin = new URL(entry).origin;
@@ -237,10 +240,27 @@ function readDashboardOrigin(env: Readonly<Record<string, string | undefined>>):
   const raw = readUrl(env, "DASHBOARD_ORIGIN", ["http:", "https:"]);
   if (raw === undefined) return undefined;
   const url = new URL(raw);
-  if (url.pathname !== "/" || url.search !== "" || url.hash !== "" || url.username !== "" || url.password !== "") {
-    throw new ConfigError(`DASHBOARD_ORIGIN is an origin such as https://moderation.example.com (no path, query or user); got "${raw}".`);
+  if (url.username !== "" || url.password !== "") {
+    throw new ConfigError("DASHBOARD_ORIGIN is an origin such as https://moderation.example.com, with no user or password (the value is not shown).");
+  }
+  if (url.pathname !== "/" || url.search !== "" || url.hash !== "") {
+    throw new ConfigError(`DASHBOARD_ORIGIN is an origin such as https://moderation.example.com (no path or query); got "${raw}".`);
   }
   return url.origin;
+}
+
+/** The most proxies TRUST_PROXY may count: a chain longer than any real one reads as "trust every hop". */
+const MAX_TRUSTED_HOPS = 32;
+
+/**
+ * TRUST_PROXY's hop count, bounded: "99999999999999999999" was read as 1e20 hops, trusting every
+ * hop, so any client could choose its address with X-Forwarded-For. Addresses and true pass as read.
+ */
+function boundedHops(trustProxy: boolean | number | string, env: Readonly<Record<string, string | undefined>>): boolean | number | string {
+  if (typeof trustProxy === "number" && trustProxy > MAX_TRUSTED_HOPS) {
+    throw new ConfigError(`TRUST_PROXY's hop count must be from 0 to ${MAX_TRUSTED_HOPS}; got "${nonEmpty(env.TRUST_PROXY)}".`);
+  }
+  return trustProxy;
 }
 
 function readWorkerThreads(env: Readonly<Record<string, string | undefined>>): number {
@@ -260,25 +280,6 @@ function readPort(env: Readonly<Record<string, string | undefined>>, name: strin
     throw new ConfigError(`${name} must be a port number between 0 and 65535; got "${raw}".`);
   }
   return value;
-}
-
-function readUrl(
-  env: Readonly<Record<string, string | undefined>>,
-  name: string,
-  protocols: readonly string[],
-): string | undefined {
-  const raw = nonEmpty(env[name]);
-  if (raw === undefined) return undefined;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ConfigError(`${name} is not a valid URL.`);
-  }
-  if (!protocols.includes(url.protocol)) {
-    throw new ConfigError(`${name} must start with ${protocols.map((p) => `${p}//`).join(" or ")}; got "${url.protocol}//".`);
-  }
-  return raw;
 }
 
 /** A whole number from 1 to `max`, with a default. */

@@ -1,5 +1,5 @@
 import os from "node:os";
-import { ConfigError, nonEmpty, readChoice, readHttpUrl, refuseOrphans, type Env } from "../base/env-values.js";
+import { ConfigError, nonEmpty, readApiKey, readChoice, readHttpUrl, refuseOrphans, type Env } from "../base/env-values.js";
 import type { GuardOptions } from "../providers/provider-guard.js";
 import type { OpenAiCompatibleOptions } from "../providers/openai-compatible.js";
 import type { DecodeLimits } from "./decode.js";
@@ -47,8 +47,8 @@ export function readImageConfig(env: Env): ImageModerationOptions {
   if (baseUrl === undefined || model === undefined) {
     throw new ConfigError("VISION_BASE_URL and VISION_MODEL must be set together to configure deep image analysis.");
   }
-  readHttpUrl("VISION_BASE_URL", baseUrl);
-  const apiKey = nonEmpty(env.VISION_API_KEY);
+  readHttpUrl("VISION_BASE_URL", baseUrl, { apiKey: "VISION_API_KEY", apiVersion: "VISION_API_VERSION" });
+  const apiKey = readApiKey(env, "VISION_API_KEY");
   const apiVersion = nonEmpty(env.VISION_API_VERSION);
   const providerName = nonEmpty(env.VISION_PROVIDER_NAME);
   const attemptTimeoutMs = int(env, "VISION_TIMEOUT_MS", 20_000, 100, 600_000);

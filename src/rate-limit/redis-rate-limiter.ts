@@ -263,6 +263,8 @@ const SETTING_REFUSALS = [
   /^WRONGPASS\b/, /^NOAUTH\b/, /^NOPERM\b/, /^ERR (?:invalid )?DB index/i, /^ERR SELECT is not allowed in cluster mode/i, /^ERR AUTH\b/, /^ERR Client sent AUTH/i,
   // Redis 5 and older: a wrong password, and a user name in the URL (AUTH with two arguments).
   /^ERR invalid password/i, /^ERR wrong number of arguments for 'auth' command/i,
+  // SELECT of an index that is no integer Redis can hold ("/1.5" served the failure mode for good).
+  /^ERR value is not an integer/i,
 ];
 
 function refusesSettings(message: string): boolean {

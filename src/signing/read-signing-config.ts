@@ -61,6 +61,10 @@ function read(env: Readonly<Record<string, string | undefined>>, dataDir: string
 function parseInlineKey(pem: string): KeyObject {
   // Container secrets are often passed with literal "\n"; accept both forms.
   const normalized = pem.includes("\\n") && !pem.includes("\n") ? pem.replace(/\\n/g, "\n") : pem;
+  // An encrypted key was told "for a path use SIGNING_KEY_FILE", as if it were no key at all.
+  if (normalized.includes("-----BEGIN ENCRYPTED PRIVATE KEY-----")) {
+    throw new SigningConfigError('SIGNING_KEY is an encrypted private key; give it unencrypted ("-----BEGIN PRIVATE KEY-----", PKCS#8): the service has no passphrase to give');
+  }
   if (!normalized.includes("-----BEGIN PRIVATE KEY-----")) {
     throw new SigningConfigError('SIGNING_KEY must be a PKCS#8 PEM Ed25519 key ("-----BEGIN PRIVATE KEY-----"); for a path use SIGNING_KEY_FILE');
   }
@@ -72,9 +76,13 @@ function parseInlineKey(pem: string): KeyObject {
   }
 }
 
+/**
+ * The value trimmed, as every other variable is: " /run/secrets/ed.pem " was looked for with its
+ * spaces (ENOENT), and a PEM with a space before "-----BEGIN" was refused.
+ */
 function nonEmpty(env: Readonly<Record<string, string | undefined>>, name: string): string | undefined {
-  const value = env[name];
+  const value = env[name]?.trim();
   if (value === undefined) return undefined;
-  if (value.trim() === "") throw new SigningConfigError(`${name} is set but empty`);
+  if (value === "") throw new SigningConfigError(`${name} is set but empty`);
   return value;
 }

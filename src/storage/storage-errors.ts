@@ -106,12 +106,13 @@ export function isSqliteUnavailable(error: unknown): boolean {
 
 /**
  * PostgreSQL's refusal of DATABASE_URL itself: a user it does not know or a wrong password (class
- * 28), a database that does not exist (3D000), TLS asked of a server without it. Retrying does not
+ * 28), a database that does not exist (3D000), a search_path its `options` set that names no
+ * schema (3F000, met by the first migration), TLS asked of a server without it. Retrying does not
  * help; the setting must change.
  */
 export function isPostgresSettingRefused(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
-  if (typeof code === "string" && (code.startsWith("28") || code === "3D000")) return true;
+  if (typeof code === "string" && (code.startsWith("28") || code === "3D000" || code === "3F000")) return true;
   return error.message === "The server does not support SSL connections";
 }

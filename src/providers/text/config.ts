@@ -1,4 +1,4 @@
-import { ConfigError, refuseOrphans, nonEmpty, readChoice, readHttpUrl, type Env } from "../../base/env-values.js";
+import { ConfigError, refuseOrphans, nonEmpty, readApiKey, readChoice, readHttpUrl, type Env } from "../../base/env-values.js";
 import type { GuardOptions } from "../provider-guard.js";
 import { TEXT_PROVIDER_KINDS, type TextProviderKind } from "./text-provider.js";
 
@@ -42,7 +42,7 @@ export function readTextProviderConfig(env: Env): TextProviderConfig | undefined
   const kind = readChoice(env, "TEXT_PROVIDER", TEXT_PROVIDER_KINDS, "openai-moderation");
   const baseUrl = nonEmpty(env.TEXT_PROVIDER_BASE_URL) ?? (kind === "openai-moderation" ? "https://api.openai.com/v1" : undefined);
   if (baseUrl === undefined) throw new ConfigError(`TEXT_PROVIDER=${kind} needs TEXT_PROVIDER_BASE_URL (e.g. http://localhost:8000/v1 for vLLM, http://localhost:11434/v1 for Ollama).`);
-  checkHttpUrl(baseUrl);
+  readHttpUrl("TEXT_PROVIDER_BASE_URL", baseUrl, { apiKey: "TEXT_PROVIDER_API_KEY" });
   const model = nonEmpty(env.TEXT_PROVIDER_MODEL) ?? (kind === "openai-moderation" ? "omni-moderation-latest" : undefined);
   if (model === undefined) throw new ConfigError(`TEXT_PROVIDER=${kind} needs TEXT_PROVIDER_MODEL, the model name the server knows.`);
   const low = fraction(env, "TEXT_PROVIDER_CASCADE_LOW", 0.2);
@@ -53,7 +53,7 @@ export function readTextProviderConfig(env: Env): TextProviderConfig | undefined
     kind,
     baseUrl,
     model,
-    apiKey: nonEmpty(env.TEXT_PROVIDER_API_KEY),
+    apiKey: readApiKey(env, "TEXT_PROVIDER_API_KEY"),
     defaultMode,
     onFailure: readChoice(env, "TEXT_PROVIDER_ON_FAILURE", ["embedded", "fail"], "embedded"),
     band: { low, high },
@@ -69,10 +69,6 @@ export function readTextProviderConfig(env: Env): TextProviderConfig | undefined
       cooldownMs: int(env, "TEXT_PROVIDER_CIRCUIT_COOLDOWN_MS", 30_000, 100, 3_600_000),
     },
   };
-}
-
-function checkHttpUrl(raw: string): void {
-  readHttpUrl("TEXT_PROVIDER_BASE_URL", raw);
 }
 
 function fraction(env: Env, name: string, fallback: number): number {
