@@ -12,8 +12,8 @@ import { createPatternClassifier } from "./rules/pattern/pattern-classifier.js";
  */
 export async function loadConfiguredTextClassifier(kind: "trained" | "pattern"): Promise<TextClassifier> {
   if (kind === "pattern") {
-    const { withLanguageGate } = await import("./language/language-gate.js");
-    return withLanguageGate(createPatternClassifier(), ["en"]);
+    const { DEFAULT_COVERED_LANGUAGES, withLanguageGate } = await import("./language/language-gate.js");
+    return withLanguageGate(createPatternClassifier(), DEFAULT_COVERED_LANGUAGES);
   }
   const { loadTrainedClassifier } = await import("./engine/index.js");
   return loadTrainedClassifier();

@@ -5,6 +5,7 @@ import { ModerateRequestSchema } from "../../gen/moderation/v1/moderation_pb.js"
 import type { Account } from "../accounts/account-store.js";
 import type { AppContext } from "../app/app-context.js";
 import { CATEGORY_IDS } from "../classifiers/categories.js";
+import { hasNothingToRead } from "../classifiers/language/language-gate.js";
 import { ApiError, ERROR_CODE_HEADER } from "../errors/api-error.js";
 import { countModerate } from "../metering/count-moderate.js";
 import { createModerator } from "../moderation/moderate.js";
@@ -85,8 +86,9 @@ export function registerPolicyPages(app: FastifyInstance, ctx: AppContext): void
         // The draft is tried as an API call would be: within the plan's limit (checked before any
         // work: validating and compiling a full draft is the costly part), and counted in the
         // account's usage (a session could otherwise moderate without either).
-        // A blank box was tried as " ": the model's scores for no text, shown as "not flagged".
-        if (form.text.trim() === "") throw new ApiError("invalid_request", "Enter a text to try the draft on.");
+        // A blank box was tried as " ": the model's scores for no text, shown as "not flagged". A box
+        // of punctuation alone ("!!!") has nothing to judge either, and is refused the same way.
+        if (hasNothingToRead(form.text)) throw new ApiError("invalid_request", "Enter a text to try the draft on.");
         await chargeOneCall(account, reply);
         const rules = await validatePolicyRulesCooperatively(draft);
         const compiled = await compilePolicyCooperatively({ id: "draft", version: 0, ...rules });

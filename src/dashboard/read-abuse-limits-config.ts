@@ -35,16 +35,24 @@ export function readAbuseLimitsConfig(env: Env): AbuseLimitsConfig {
   };
 }
 
+/** The most proxies TRUST_PROXY may count: a chain longer than any real one reads as "trust every hop". */
+const MAX_TRUSTED_HOPS = 32;
+
 /**
  * TRUST_PROXY, in fastify's terms: unset or "false" trusts no proxy (the client IP is the socket's
- * address); "true" trusts every hop; a number trusts that many hops; otherwise a comma-separated list
- * of proxy addresses or CIDR ranges whose X-Forwarded-For is believed.
+ * address); "true" trusts every hop; a number (0 to MAX_TRUSTED_HOPS) trusts that many hops;
+ * otherwise a comma-separated list of proxy addresses or CIDR ranges whose X-Forwarded-For is believed.
  */
 export function readTrustProxy(env: Env): boolean | number | string {
   const raw = nonEmpty(env["TRUST_PROXY"]);
   if (raw === undefined || raw.toLowerCase() === "false") return false;
   if (raw.toLowerCase() === "true") return true;
-  if (/^\d+$/.test(raw)) return Number(raw);
+  if (/^\d+$/.test(raw)) {
+    // Bounded: "99999999999999999999" was read as 1e20 hops, trusting every hop, so any client
+    // could choose its address with X-Forwarded-For.
+    if (Number(raw) > MAX_TRUSTED_HOPS) throw new ConfigError(`TRUST_PROXY's hop count must be from 0 to ${MAX_TRUSTED_HOPS}; got "${raw}".`);
+    return Number(raw);
+  }
   const entries = raw.split(",").map((entry) => entry.trim());
   // Checked as addresses, not by their characters: "999.999.999.999" or "10.0.0.0/99" passed a
   // pattern and stopped the start with "invalid IP address", naming no variable.

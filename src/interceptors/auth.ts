@@ -19,15 +19,14 @@ const INVALID = "The API key is invalid or has been revoked.";
  * emptied by any committed change), and on a call already under way whose key was looked up
  * more than KEY_LOOKUP_TRUSTED_MS ago.
  */
-export function createAuthInterceptor(deps: { accounts: AccountStore; onKeyUsed?: (keyId: string) => void; now?: () => number }): Interceptor {
-  const now = deps.now ?? monotonicNow;
+export function createAuthInterceptor(deps: { accounts: AccountStore; onKeyUsed?: (keyId: string) => void }): Interceptor {
   return (next) => async (req) => {
     if (PUBLIC_METHODS.has(req.method.name)) return next(req);
     const presented = presentedKey(req.header);
     if (!presented) throw new ApiError("missing_api_key", MISSING_KEY_MESSAGE);
     // The transport looked this key up (from the headers, and again once the body was in if that
     // took long): same call, same answer.
-    const lookedUp = trustedLookup(req.contextValues, presented, now);
+    const lookedUp = trustedLookup(req.contextValues, presented);
     // Its look-up failed (e.g. storage_unavailable): answer that, not a request left undecoded for it.
     if (lookedUp?.failure !== undefined) throw lookedUp.failure;
     const caller = lookedUp
@@ -70,8 +69,11 @@ export const KEY_LOOKUP_TRUSTED_MS = 1_000;
 /** A clock for the look-up's age that the wall clock's steps (NTP, a changed time) cannot move. */
 const monotonicNow = () => performance.now();
 
-/** A key looked up by the transport before it decoded the body, and when (`now`'s time). */
-type KeyLookup = { key: string; caller: Caller | undefined; failure?: unknown; at: number };
+/**
+ * A key looked up by the transport before it decoded the body, and when, by the clock it was
+ * looked up with (kept with it, so whoever reads its age reads the same clock).
+ */
+type KeyLookup = { key: string; caller: Caller | undefined; failure?: unknown; at: number; clock: () => number };
 
 /** The call's look-up of its key; the interceptor reuses it while it may be trusted. */
 const keyLookupKey = createContextKey<KeyLookup | undefined>(undefined, { description: "API key looked up before decoding" });
@@ -81,10 +83,10 @@ const keyLookupKey = createContextKey<KeyLookup | undefined>(undefined, { descri
  * not live, or not looked up for an outage, stays the answer for the whole call, since its body
  * was never held or decoded (a key found live later must not run the call on an empty request).
  */
-function trustedLookup(values: ContextValues, key: string, now: () => number): KeyLookup | undefined {
+function trustedLookup(values: ContextValues, key: string): KeyLookup | undefined {
   const lookedUp = values.get(keyLookupKey);
   if (lookedUp?.key !== key) return undefined;
-  return lookedUp.caller === undefined || now() - lookedUp.at < KEY_LOOKUP_TRUSTED_MS ? lookedUp : undefined;
+  return lookedUp.caller === undefined || lookedUp.clock() - lookedUp.at < KEY_LOOKUP_TRUSTED_MS ? lookedUp : undefined;
 }
 
 /** The caller a successful createApiKeyCheck found, for this call's context. */
@@ -118,19 +120,19 @@ export function createApiKeyCheck(accounts: AccountStore, now: () => number = mo
   return (header, values) => {
     const key = presentedKey(header);
     if (!key) return false;
-    const earlier = trustedLookup(values, key, now);
+    const earlier = trustedLookup(values, key);
     if (earlier) return earlier.caller !== undefined;
     const cached = accounts.cachedCaller(key);
     if (cached) {
-      values.set(keyLookupKey, { key, caller: cached.caller, at: now() });
+      values.set(keyLookupKey, { key, caller: cached.caller, at: now(), clock: now });
       return cached.caller !== undefined;
     }
     const at = now();
     return accounts.authenticate(key).then((caller) => {
-      values.set(keyLookupKey, { key, caller, at });
+      values.set(keyLookupKey, { key, caller, at, clock: now });
       return caller !== undefined;
     }, (failure: unknown) => {
-      values.set(keyLookupKey, { key, caller: undefined, failure, at });
+      values.set(keyLookupKey, { key, caller: undefined, failure, at, clock: now });
       return false;
     });
   };

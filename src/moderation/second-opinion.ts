@@ -20,7 +20,7 @@ export type LanguageCoverage = (verdict: Verdict) => { covered: true } | { cover
  * (`notEvaluated`) goes to the guard model, which judges all of it.
  */
 const coveredByEmbeddedModel: LanguageCoverage = (verdict) =>
-  verdict.notEvaluated && verdict.notEvaluated.reason !== "no_text" ? { covered: false, language: verdict.notEvaluated.language } : { covered: true };
+  verdict.notEvaluated ? { covered: false, language: verdict.notEvaluated.language } : { covered: true };
 
 /** The ItemResult.second_opinion init (proto SecondOpinion). */
 interface SecondOpinionInit {
@@ -105,7 +105,8 @@ export function resolveMode(requested: string, settings: TextProviderSettings | 
 
 /** Whether (and why) an item goes to the provider. A language the embedded model does not cover goes in any mode but off. */
 export function triggerFor(mode: TextProviderMode, embedded: Verdict, band: { low: number; high: number }, coverage: LanguageCoverage): Trigger | undefined {
-  if (mode === "off") return undefined;
+  // Nothing to read ("!!!"): a paid call about nothing, whose verdict would stand beside no_text.
+  if (mode === "off" || embedded.notEvaluated?.reason === "no_text") return undefined;
   if (!coverage(embedded).covered) return "language";
   if (mode === "always") return "always";
   return CATEGORY_IDS.some((c) => inBand(embedded.categories[c], band)) ? "uncertain" : undefined;

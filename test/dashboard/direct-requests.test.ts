@@ -171,6 +171,11 @@ describe("dashboard, requested directly", () => {
     expect(blank.status).toBe(400);
     expect(blank.html).toContain("Enter a text to try the draft on. (invalid_request)");
     expect(blank.headers.get("x-ratelimit-limit")).toBeNull();
+    // Punctuation alone has nothing to judge either (a review's finding: it was shown as partly read).
+    await client.get("/dashboard/policy");
+    const marks = await client.post("/dashboard/policy", { text: "!!! ...", action: "try" });
+    expect(marks.status).toBe(400);
+    expect(marks.html).toContain("Enter a text to try the draft on. (invalid_request)");
   });
 
   it("shows a policy set through the API so that saving it unchanged keeps every term whole", async () => {

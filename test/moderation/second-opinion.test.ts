@@ -81,6 +81,13 @@ describe("which items go to the provider", () => {
     expect(triggerFor("always", sure, band, notCovered)).toBe("language");
     expect(triggerFor("off", sure, band, notCovered)).toBeUndefined();
   });
+
+  // Found by a review (session 51): "!!!" cost a provider call in always mode, and the guard's
+  // scores stood beside no_text.
+  it("sends no item with nothing to read, in any mode", () => {
+    const nothing = { categories: {}, explanations: {}, language: "und", notEvaluated: { reason: "no_text" as const, language: "und" } };
+    for (const mode of ["always", "cascade"] as const) expect(triggerFor(mode, nothing, band, covered), mode).toBeUndefined();
+  });
 });
 
 describe("a second opinion", () => {

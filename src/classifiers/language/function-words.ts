@@ -57,7 +57,7 @@ function foreignOnlyWords(covered: ReadonlySet<string>): ReadonlySet<string> {
 /**
  * Whether `text` holds at least `atLeast` distinct words of uncovered languages only: a cheap test
  * before functionWordsOf (no names, no counts, stops at the `atLeast`th), for text that is almost
- * always covered (every English sentence with a comma asks it).
+ * always covered (every piece of every text read as covered asks it).
  */
 export function holdsForeignWords(text: string, covered: ReadonlySet<string>, atLeast: number): boolean {
   const words = foreignOnlyWords(covered);
@@ -81,11 +81,6 @@ export interface FunctionWordReading {
   language?: string;
 }
 
-/**
- * What `text`'s function words say: uncovered when it holds at least two distinct words of
- * uncovered languages (words a covered language also has do not count) and more such words than
- * words of covered languages. Says nothing (not uncovered) where a covered language has no list.
- */
 /**
  * Where, in `text`, the earliest word of uncovered languages only starts from which the rest of the
  * text reads as uncovered by functionWordsOf (and is at least `minChars` long), or undefined. One
@@ -121,6 +116,11 @@ export function foreignTailStart(text: string, covered: ReadonlySet<string>, min
   return found;
 }
 
+/**
+ * What `text`'s function words say: uncovered when it holds at least two distinct words of
+ * uncovered languages (words a covered language also has do not count) and more such words than
+ * words of covered languages. Says nothing (not uncovered) where a covered language has no list.
+ */
 export function functionWordsOf(text: string, covered: ReadonlySet<string>): FunctionWordReading {
   for (const c of covered) if (!Object.hasOwn(LISTS, c)) return { uncovered: false };
   // Both answers need two distinct foreign words: a text without them is read without building

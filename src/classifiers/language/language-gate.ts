@@ -13,6 +13,9 @@ export const DEFAULT_COVERED_LANGUAGES: readonly string[] = ["en"];
  * for no text at all (" ", "!!!" and "..." all got hate 0.044), judged of nothing.
  */
 const NOTHING_TO_READ = /^[\p{P}\p{Z}\p{C}\p{M}\s]*$/u;
+
+/** Whether `text` holds nothing a text model reads (no letter, digit or symbol): not evaluated, "no_text". */
+export const hasNothingToRead = (text: string): boolean => NOTHING_TO_READ.test(text);
 const nothingRead = (): Verdict => ({ categories: {}, explanations: {}, language: UNDETERMINED, notEvaluated: { reason: "no_text", language: UNDETERMINED } });
 
 /** From this share of its letters in uncovered languages a text is not evaluated at all; under it, in part. */
@@ -61,7 +64,7 @@ export function withLanguageGate(inner: TextClassifier, covered: readonly string
     id: inner.id,
     languages,
     classify(text: string, signal?: AbortSignal): Verdict | Promise<Verdict> {
-      if (NOTHING_TO_READ.test(text)) return nothingRead();
+      if (hasNothingToRead(text)) return nothingRead();
       const reading = readLanguage(text, coveredSet);
       const verdict = inner.classify(text, signal);
       return verdict instanceof Promise ? verdict.then((v) => decide(reading, v)) : decide(reading, verdict);

@@ -24,9 +24,16 @@ export interface TryResult {
 function verdictOf(tried: TryResult): string {
   const verdict = tried.flagged ? "flagged" : "not flagged";
   const skipped = tried.notEvaluated;
-  if (skipped?.reason === "unsupported_language" && !tried.flagged) return `not evaluated (the model does not cover language ${skipped.language})`;
-  if (skipped) return `${verdict}; partly not evaluated (language ${skipped.language} not covered)`;
-  return verdict;
+  if (!skipped) return verdict;
+  switch (skipped.reason) {
+    case "unsupported_language":
+      // Flagged all the same (a block-list term, or English abuse read as another language).
+      return tried.flagged ? `flagged; the rest not evaluated (the model does not cover language ${skipped.language})` : `not evaluated (the model does not cover language ${skipped.language})`;
+    case "partly_unsupported_language":
+      return `${verdict}; partly not evaluated (language ${skipped.language} not covered)`;
+    default:
+      return `not evaluated (${skipped.reason})`;
+  }
 }
 
 /**
