@@ -40,7 +40,7 @@ interface VersionRow extends Record<string, unknown> {
  */
 const REMOVED = "null";
 
-/** Compiled matchers kept per policy version; versions never change, so entries never go stale. */
+/** Policies whose compiled matcher is kept (each its newest version compiled in this process). */
 const COMPILED_LIMIT = 1_000;
 
 /**
@@ -55,8 +55,13 @@ const COMPILED_LIMIT = 1_000;
  */
 export function createPolicyStore(db: Database, clock: () => number = Date.now) {
   const callerCache = db.changeToken ? createCallerCache<CompiledPolicy>(db.changeToken.bind(db)) : undefined;
-  /** Each version compiled once: the promise, so that calls arriving while it compiles wait for it. */
-  const compiled = new Map<string, Promise<CompiledPolicy>>();
+  /**
+   * Per policy id, its newest version compiled once: the promise, so that calls arriving while it
+   * compiles wait for it. Only the newest is kept: every version was kept until 1,000 newer ones
+   * pushed it out, about 1.8 MB each for 10,000 terms, so an account saving its policy often held
+   * gigabytes of versions no call would read again (found by a soak test).
+   */
+  const compiled = new Map<string, { version: number; made: Promise<CompiledPolicy> }>();
 
   const scopeOf = (scope: PolicyScope) => scope.keyId ?? "";
   const toPolicy = (row: VersionRow): Policy => ({
@@ -64,26 +69,32 @@ export function createPolicyStore(db: Database, clock: () => number = Date.now) 
   });
 
   function compiledVersion(db: Database, accountId: string, row: { policy_id: string; scope: string; version: unknown }): Promise<CompiledPolicy> {
-    const key = `${row.policy_id}@${toNumber(row.version)}`;
+    const key = row.policy_id;
+    const version = toNumber(row.version);
     const hit = compiled.get(key);
-    if (hit) {
+    if (hit?.version === version) {
       // Least recently used goes first (a Map keeps insertion order): evicting the oldest made
       // let one account's thousand new versions push out another account's policy in use.
       compiled.delete(key);
       compiled.set(key, hit);
-      return hit;
+      return hit.made;
     }
     const made = (async () => {
       const full = await db.query<VersionRow>(
         `SELECT policy_id, scope, version, rules, changed_at, changed_by FROM policy_versions WHERE account_id = $1 AND scope = $2 AND version = $3`,
-        [accountId, row.scope, toNumber(row.version)],
+        [accountId, row.scope, version],
       );
       return compilePolicyCooperatively(toPolicy(full[0]!));
     })();
+    // An older version than the one kept (a call that read the row before a change): compiled for
+    // that call, not kept in place of the newer.
+    if (hit && hit.version > version) return made;
+    compiled.delete(key);
     if (compiled.size >= COMPILED_LIMIT) compiled.delete(compiled.keys().next().value!);
-    compiled.set(key, made);
+    const entry = { version, made };
+    compiled.set(key, entry);
     // A failed read (the database down) is not remembered: the next call tries again.
-    made.catch(() => compiled.get(key) === made && compiled.delete(key));
+    made.catch(() => compiled.get(key) === entry && compiled.delete(key));
     return made;
   }
 
@@ -180,7 +191,15 @@ export function createPolicyStore(db: Database, clock: () => number = Date.now) 
      * Undefined when the scope has no policy to remove. The caller must have checked `keyId`.
      */
     async remove(scope: PolicyScope, changedBy: string): Promise<{ id: string; version: number } | undefined> {
-      return insertWithRetries(scope, REMOVED, changedBy);
+      const removed = await insertWithRetries(scope, REMOVED, changedBy);
+      // No call reads a removed policy's matcher again (a later version compiles anew).
+      if (removed) compiled.delete(removed.id);
+      return removed;
+    },
+
+    /** Policies whose compiled matcher this process keeps (what their memory costs; for tests). */
+    compiledPolicies(): number {
+      return compiled.size;
     },
 
     /**
