@@ -218,17 +218,24 @@ function readCorsOrigins(env: Readonly<Record<string, string | undefined>>): str
     if (entry === "*") return entry;
     // No origin holds "@": such an entry is a user or password, which the message must not show.
     if (entry.includes("@")) throw new ConfigError("CORS_ORIGINS holds origins such as https://app.example.com, with no user or password (the entry is not shown).");
-    let origin: string | undefined;
-    try {
-      origin = new URL(entry).origin;
-    } catch {
-      origin = undefined;
-    }
-    if (origin === undefined || origin === "null" || origin !== entry.replace(/\/$/, "")) {
+    // Matched exactly, so a wildcard host ("https://*.example.com") was kept and matched no origin.
+    if (entry.includes("*")) throw new ConfigError(`CORS_ORIGINS takes * alone or whole origins; a wildcard inside one is not supported, list each origin; got "${entry}".`);
+    const url = urlOrUndefined(entry);
+    // http(s) only (an ftp:// origin was kept), and no path, query or fragment; written as browsers
+    // send Origin, lower case and without a default port ("HTTPS://A.COM:443" was refused as a path).
+    if (!url || !["http:", "https:"].includes(url.protocol) || url.pathname !== "/" || url.search !== "" || url.hash !== "" || /[?#]/.test(entry)) {
       throw new ConfigError(`CORS_ORIGINS holds origins such as https://app.example.com (no path), or *; got "${entry}".`);
     }
-    return origin;
+    return url.origin;
   });
+}
+
+function urlOrUndefined(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /**

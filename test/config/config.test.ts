@@ -84,9 +84,13 @@ describe("readConfig", () => {
     expect(read({}).corsOrigins).toEqual([]);
     expect(read({ CORS_ORIGINS: "https://app.example.com, http://127.0.0.1:3000/" }).corsOrigins).toEqual(["https://app.example.com", "http://127.0.0.1:3000"]);
     expect(read({ CORS_ORIGINS: "*" }).corsOrigins).toEqual(["*"]);
-    for (const bad of ["https://app.example.com/api", "app.example.com", "file:///x"]) {
+    for (const bad of ["https://app.example.com/api", "app.example.com", "file:///x", "ftp://a.com", "https://a.com?x=1", "https://a.com#top"]) {
       expect(() => read({ CORS_ORIGINS: bad }), bad).toThrow(/CORS_ORIGINS holds origins such as/);
     }
+    // Written as browsers send Origin (an audit's finding, session 51: these were refused as paths).
+    expect(read({ CORS_ORIGINS: "HTTPS://App.Example.com:443, http://a.com:80" }).corsOrigins).toEqual(["https://app.example.com", "http://a.com"]);
+    // A wildcard inside an origin was kept as written and matched nothing.
+    expect(() => read({ CORS_ORIGINS: "https://*.example.com" })).toThrow("CORS_ORIGINS takes * alone or whole origins; a wildcard inside one is not supported, list each origin; got \"https://*.example.com\".");
   });
 
   it("reads DASHBOARD_ORIGIN as browsers send Origin, and refuses a path (every form was refused 403)", () => {
