@@ -46,7 +46,10 @@ async function migrateOnceReachable(db: Database, waitMs: number, log: Logger | 
   const giveUpAt = Date.now() + waitMs;
   for (let attempt = 1; ; attempt++) {
     try {
-      await migrate(db);
+      const applied = await migrate(db);
+      // An upgrade says what it changed: the log was silent, so an operator could not tell a
+      // store had been migrated (an upgrade audit's note). A fresh store lists every migration.
+      if (applied.length > 0) log?.info({ migrations: applied }, "store migrated");
       return;
     } catch (error) {
       const retry = error instanceof StorageUnavailableError && !isPostgresSettingRefused(error.cause) && Date.now() + STARTUP_RETRY_MS < giveUpAt;
