@@ -82,6 +82,20 @@ export interface FunctionWordReading {
 }
 
 /**
+ * For each word of `written`, 1 where the words after it, through any run of list words, reach a
+ * capitalised one: it is then a name's particle ("de la Cruz", "Van der Sar"), not a function word.
+ * Filled from the end.
+ */
+function nameParticles(written: readonly string[]): Uint8Array {
+  const particles = new Uint8Array(written.length + 1);
+  for (let k = written.length - 2; k >= 0; k--) {
+    const next = written[k + 1]!;
+    particles[k] = isCapitalised(next) || (isListWord(next.toLowerCase()) && particles[k + 1] === 1) ? 1 : 0;
+  }
+  return particles;
+}
+
+/**
  * Where, in `text`, the earliest word of uncovered languages only starts from which the rest of the
  * text reads as uncovered by functionWordsOf (and is at least `minChars` long), or undefined. One
  * pass from the end, so a text with several such words is not read once per word.
@@ -90,18 +104,14 @@ export function foreignTailStart(text: string, covered: ReadonlySet<string>, min
   for (const c of covered) if (!Object.hasOwn(LISTS, c)) return undefined;
   const foreignWords = foreignOnlyWords(covered);
   const written = Array.from(text.matchAll(WORD));
+  const particles = nameParticles(written.map((m) => m[0]));
   let coveredCount = 0;
   let uncoveredCount = 0;
   const distinct = new Set<string>();
-  let nextIntoName = false;
   let found: number | undefined;
   for (let k = written.length - 1; k >= 0; k--) {
+    if (particles[k]) continue;
     const word = written[k]![0].toLowerCase();
-    const next = written[k + 1]?.[0];
-    // As in functionWordsOf: a list word leading into a capitalised word is a name's particle.
-    const intoName: boolean = next !== undefined && (isCapitalised(next) || (isListWord(next.toLowerCase()) && nextIntoName));
-    nextIntoName = intoName;
-    if (intoName) continue;
     const listed = LANGUAGES_OF.get(word);
     if (!listed) continue;
     if (!foreignWords.has(word)) {
@@ -131,15 +141,9 @@ export function functionWordsOf(text: string, covered: ReadonlySet<string>): Fun
   const distinct = new Set<string>();
   const byLanguage = new Map<string, Set<string>>();
   const written = Array.from(text.matchAll(WORD), (m) => m[0]);
-  // Whether the words after k, through any run of list words, reach a capitalised one: k is then a
-  // name's particle ("de la Cruz"). Filled from the end.
-  const intoName = new Uint8Array(written.length + 1);
-  for (let k = written.length - 2; k >= 0; k--) {
-    const next = written[k + 1]!;
-    intoName[k] = isCapitalised(next) || (isListWord(next.toLowerCase()) && intoName[k + 1] === 1) ? 1 : 0;
-  }
+  const particles = nameParticles(written);
   for (let k = 0; k < written.length; k++) {
-    if (intoName[k]) continue;
+    if (particles[k]) continue;
     const word = written[k]!.toLowerCase();
     const listed = LANGUAGES_OF.get(word);
     if (!listed) continue;

@@ -161,6 +161,14 @@ function atMost(max: number, pieces: Piece[]): Piece[] {
 }
 
 /**
+ * Latin and the scripts whose look-alikes stand in for Latin letters (confusables.ts folds them:
+ * "уоu іdіоt" is English to the model): a letter of any of them, and a letter of none of them.
+ */
+const LOOKALIKE_SCRIPTS = String.raw`\p{Script=Latin}\p{Script=Cyrillic}\p{Script=Greek}`;
+const LATIN_OR_LOOKALIKE = new RegExp(`[${LOOKALIKE_SCRIPTS}]`, "gu");
+const NO_LOOKALIKE_LETTER = new RegExp(`[^\\P{L}${LOOKALIKE_SCRIPTS}]`, "gu");
+
+/**
  * A run of words in scripts other than Latin (a word: such letters with their combining marks,
  * which in Devanagari, Thai or Khmer belong to the script itself), with nothing but spaces,
  * punctuation, digits or symbols between them. English never writes such words, so a run that holds
@@ -171,7 +179,7 @@ function atMost(max: number, pieces: Piece[]): Piece[] {
  */
 const OTHER_SCRIPT_RUN = /(?:[^\P{L}\p{Script=Latin}]\p{M}*)+(?:[^\p{L}\p{M}]+(?:[^\P{L}\p{Script=Latin}]\p{M}*)+)*/gu;
 const OTHER_SCRIPT_WORD = /(?:[^\P{L}\p{Script=Latin}]\p{M}*){3}/u;
-const NO_LOOKALIKE_WORD = /(?:[^\P{L}\p{Script=Latin}\p{Script=Cyrillic}\p{Script=Greek}]\p{M}*){2,}/gu;
+const NO_LOOKALIKE_WORD = new RegExp(`(?:${NO_LOOKALIKE_LETTER.source}\\p{M}*){2,}`, "gu");
 
 /** Whether a run of another script is read on its own (see OTHER_SCRIPT_RUN). */
 function standsAlone(run: string): boolean {
@@ -292,9 +300,6 @@ function readSegment(segment: string, covered: ReadonlySet<string>, pick: Langua
   return folded.kind === "covered" ? { ...folded, letters: first.letters } : first;
 }
 
-/** A letter of a script other than Latin, Cyrillic and Greek, which hold the look-alikes the normaliser folds. */
-const NO_LOOKALIKE_LETTER = /[^\P{L}\p{Script=Latin}\p{Script=Cyrillic}\p{Script=Greek}]/gu;
-
 function readText(segment: string, covered: ReadonlySet<string>, pick: LanguagePicker, options = { closeBehind: true }): Segment {
   // NOT_LANGUAGE matches only from an @, #, & or a link's start: without one there is nothing to replace.
   const text = MAY_HOLD_NOT_LANGUAGE.test(segment) ? segment.replace(NOT_LANGUAGE, " ") : segment;
@@ -327,12 +332,6 @@ function readText(segment: string, covered: ReadonlySet<string>, pick: LanguageP
   // function words name one uncovered language, that is the one reported.
   return { kind: "uncovered", language: words.uncovered && words.language ? words.language : top, letters };
 }
-
-/**
- * Letters of the scripts whose look-alikes stand in for Latin ones (confusables.ts folds them:
- * "уоu іdіоt" is English to the model), and Latin itself.
- */
-const LATIN_OR_LOOKALIKE = /[\p{Script=Latin}\p{Script=Cyrillic}\p{Script=Greek}]/gu;
 
 /**
  * Whether every letter is in a script with no Latin look-alike (Han, Kana, Hangul, Arabic, Hebrew,
