@@ -221,9 +221,10 @@ function readCorsOrigins(env: Readonly<Record<string, string | undefined>>): str
     // Matched exactly, so a wildcard host ("https://*.example.com") was kept and matched no origin.
     if (entry.includes("*")) throw new ConfigError(`CORS_ORIGINS takes * alone or whole origins; a wildcard inside one is not supported, list each origin; got "${entry}".`);
     const url = urlOrUndefined(entry);
-    // http(s) only (an ftp:// origin was kept), and no path, query or fragment; written as browsers
-    // send Origin, lower case and without a default port ("HTTPS://A.COM:443" was refused as a path).
-    if (!url || !["http:", "https:"].includes(url.protocol) || url.pathname !== "/" || url.search !== "" || url.hash !== "" || /[?#]/.test(entry)) {
+    // http(s) only (an ftp:// origin was kept), and no path, query or fragment (an empty "?" or "#"
+    // included, which `search` and `hash` drop); written as browsers send Origin, lower case and
+    // without a default port ("HTTPS://A.COM:443" was refused as a path).
+    if (!url || !["http:", "https:"].includes(url.protocol) || url.pathname !== "/" || /[?#]/.test(entry)) {
       throw new ConfigError(`CORS_ORIGINS holds origins such as https://app.example.com (no path), or *; got "${entry}".`);
     }
     return url.origin;
