@@ -101,6 +101,21 @@ describe("language reading", () => {
     }
   });
 
+  // Session 52: Russian and Arabic (Arabizi) in Latin letters were undetermined too, so scored as
+  // English ("I will kill you tonight" unflagged).
+  it("reads Russian and Arabic in Latin letters by their function words where the n-grams are unsure", () => {
+    for (const [text, language] of [
+      ["Ya tebya ubyu segodnya nochyu, suka.", "ru-Latn"],
+      ["Ya bolshe ne hochu zhit, vse nadoelo.", "ru-Latn"],
+      ["Enta mish rajel, hamawtak el leila.", "ar-Latn"],
+      ["Ehna lazem nekhlas menhom kolohom.", "ar-Latn"],
+    ]) expect(readLanguage(text!, EN).uncovered?.language, text).toBe(language);
+    // English with a Russian or Arabic word or name in it stays English.
+    for (const text of ["My friend Moya said the kak joke was funny", "pro ana accounts keep telling her to stop eating", "we did hatha yoga and then had shawarma with Ahmed"]) {
+      expect(readLanguage(text, EN).uncovered, text).toBeUndefined();
+    }
+  });
+
   // Found in session 51: Korean writes most words in two syllables, so no word of the run made it
   // stand alone, and the whole was read as English; folded to jamo, it read as English again.
   it("reads Korean after a short English lead-in as Korean", () => {
