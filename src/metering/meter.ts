@@ -1,7 +1,8 @@
 import type { Logger } from "../base/logger.js";
 import { StorageUnavailableError } from "../storage/storage-errors.js";
 import { bucketStart, type UsageCounts } from "./usage-counts.js";
-import { readSegment, removeFile, sumEntries, type Segment, type SegmentRef, type UsageJournal } from "./usage-journal.js";
+import { mergeDeltas, readSegment, sumEntries, type JournalBatch, type SegmentRef } from "./journal-segment.js";
+import { removeFile, type SegmentBatch, type UsageJournal } from "./usage-journal.js";
 import { MINUTE_RETENTION_MS, type UsageStore } from "./usage-store.js";
 
 interface MeterOptions {
@@ -18,20 +19,21 @@ interface MeterOptions {
 const HEARTBEAT_MS = 10_000;
 /** Dead instances' segments are looked for at start and then this often. */
 const ORPHAN_SCAN_MS = 30_000;
-/** Journal rows are kept this long after their segment was written; a segment is deleted once written. */
+/** Journal rows are kept this long after their segment's last write; a segment is deleted once all written. */
 const JOURNAL_RETENTION_MS = 7 * 86_400_000;
 
 /**
  * Counts accepted requests durably and writes them to SQL in batches. `record` appends the
  * request to the journal (usage-journal.ts) before the answer is sent; the SQL write happens
- * later, off the request path: each flush closes the journal's segment and adds it to the usage
- * table in one transaction that also records the segment as written (usage-store.ts), then
- * deletes the file. So a crash at any point loses no answered request, and replaying a
- * segment never counts it twice. A request that dies after its journal line but before its
- * answer is counted without being answered: at most the requests in flight at the crash.
+ * later, off the request path: each flush takes the journal lines written since the last one
+ * and adds them to the usage table in one transaction that also records how far the segment got
+ * (usage-store.ts); the segment's file is deleted once its last batch is in. So a crash at any
+ * point loses no answered request, and replaying a segment never counts anything twice. A
+ * request that dies after its journal line but before its answer is counted without being
+ * answered: at most the requests in flight at the crash.
  *
- * While the database is down, segments stay on disk (about 60 bytes a request) and are written
- * in order once it is back.
+ * While the database is down, batches wait in memory and their lines on disk (about 60 bytes a
+ * request), one batch per segment, and are written in order once it is back.
  */
 const unwritable = (cause: unknown) => new StorageUnavailableError("The usage journal cannot be written.", { cause });
 
@@ -39,8 +41,8 @@ export function createMeter(options: MeterOptions) {
   const { store, journal } = options;
   const clock = options.clock ?? Date.now;
   const maxPending = options.maxPending ?? 1000;
-  /** Closed segments of ours that are not in SQL yet, oldest first. */
-  const unwritten: Segment[] = [];
+  /** Batches of ours that are not in SQL yet, oldest first. */
+  const unwritten: SegmentBatch[] = [];
   let chain: Promise<void> = Promise.resolve();
   let queued: Promise<void> | undefined;
   let lastPrune = 0;
@@ -63,11 +65,12 @@ export function createMeter(options: MeterOptions) {
     options.log?.info({}, "the usage journal is written again");
   };
 
-  /** Writes one segment (ours from memory, a dead process's from its file); true when it is in SQL. */
-  const writeSegment = async (segment: Segment | SegmentRef): Promise<boolean> => {
+  /** Writes a batch of ours (from memory) or a dead process's segment (from its file); true when it is in SQL. */
+  const writeSegment = async (segment: SegmentBatch | SegmentRef): Promise<boolean> => {
+    const own = "deltas" in segment;
     try {
-      const readEntries = () => readSegment(segment.file);
-      let batch: { deltas: Segment["deltas"]; lastSeq: number } | undefined = "deltas" in segment ? segment : undefined;
+      const readEntries = () => (own ? journal.entries(segment) : readSegment(segment.file));
+      let batch: JournalBatch | undefined = own ? segment : undefined;
       if (!batch) {
         const entries = readEntries();
         batch = entries ? sumEntries(entries) : undefined; // gone: another process wrote it
@@ -78,7 +81,26 @@ export function createMeter(options: MeterOptions) {
       options.log?.[level]({ err: error, segment: segment.id }, "usage flush failed; the journal keeps it for the next try");
       return false;
     }
-    removeFile(segment.file);
+    if (!own || segment.last) removeFile(segment.file);
+    return true;
+  };
+
+  /** Queues a batch; one that follows on from the last queued one of its segment joins it, so an outage keeps one per segment. */
+  const enqueue = (batch: SegmentBatch): void => {
+    const tail = unwritten[unwritten.length - 1];
+    if (tail?.id !== batch.id || tail.lastSeq !== batch.afterSeq) {
+      unwritten.push(batch);
+      return;
+    }
+    unwritten[unwritten.length - 1] = { ...tail, lastSeq: batch.lastSeq, deltas: mergeDeltas(tail.deltas, batch.deltas), last: batch.last };
+  };
+
+  /** Writes the queued batches in order; false when one could not be written (it stays first). */
+  const drain = async (): Promise<boolean> => {
+    while (unwritten.length > 0) {
+      if (!(await writeSegment(unwritten[0]!))) return false;
+      unwritten.shift();
+    }
     return true;
   };
 
@@ -100,24 +122,14 @@ export function createMeter(options: MeterOptions) {
 
   const writeAll = async () => {
     queued = undefined;
-    // While older segments wait for the database, keep appending to the open one rather than
-    // making a file per tick.
-    const rotate = () => {
-      const closed = journal.rotate();
-      if (closed) unwritten.push(closed);
-    };
-    if (unwritten.length === 0 || journal.entriesInSegment() >= maxPending) rotate();
-    const drain = async () => {
-      while (unwritten.length > 0) {
-        if (!(await writeSegment(unwritten[0]!))) return false;
-        unwritten.shift();
-      }
-      return true;
-    };
+    const backlog = unwritten.length > 0;
+    const batch = journal.take();
+    if (batch) enqueue(batch);
     if (!(await drain())) return;
-    // The backlog is gone: what was appended meanwhile goes out too.
-    if (journal.entriesInSegment() > 0) {
-      rotate();
+    // A backlog took a while to write: what was appended meanwhile goes out too.
+    const more = backlog ? journal.take() : undefined;
+    if (more) {
+      enqueue(more);
       if (!(await drain())) return;
     }
     const now = clock();
@@ -163,7 +175,7 @@ export function createMeter(options: MeterOptions) {
         journalFailed(error);
         return Promise.reject(unwritable(error));
       }
-      if (journal.entriesInSegment() >= maxPending && unwritten.length === 0) void flush();
+      if (journal.pending() >= maxPending && unwritten.length === 0) void flush();
       // The requests of one event-loop turn share the journal's promise, so they share its mapping too.
       if (written !== lastWritten) {
         lastWritten = written;
@@ -180,15 +192,17 @@ export function createMeter(options: MeterOptions) {
     },
     /** Writes everything journaled so far (readers call it to see their own latest requests). */
     flush,
-    /** Segments of ours still waiting for the database. */
+    /** Batches of ours still waiting for the database (one per segment at most). */
     backlog: () => unwritten.length,
     async close(): Promise<void> {
       clearInterval(timer);
       clearInterval(heartbeat);
       await flush();
       await chain;
-      const last = journal.close({ unwritten: unwritten.length });
-      if (last && !(await writeSegment(last))) unwritten.push(last);
+      const last = journal.rotate();
+      if (last) enqueue(last);
+      await drain();
+      journal.close({ unwritten: unwritten.length });
     },
   };
 }

@@ -2,27 +2,12 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { addCounts, emptyCounts, type UsageCounts, type UsageDelta } from "./usage-counts.js";
+import { addDelta, formatEntry, readSegment, readSegmentFd, type JournalBatch, type JournalEntry, type SegmentRef } from "./journal-segment.js";
+import type { UsageCounts, UsageDelta } from "./usage-counts.js";
 
-/** One metered request as the journal holds it: `seq` orders the entries of one segment. */
-export interface JournalEntry {
-  seq: number;
-  accountId: string;
-  minuteStart: number;
-  counts: UsageCounts;
-}
-
-/** A segment file: its id (the idempotency key in SQL) and where it lies. */
-export interface SegmentRef {
-  id: string;
-  file: string;
-}
-
-/** A closed segment with its entries summed. */
-export interface Segment extends SegmentRef {
-  /** The segment's entries summed per account and minute, up to `lastSeq`. */
-  deltas: UsageDelta[];
-  lastSeq: number;
+/** Entries of one of our segments for SQL; `last`: the segment is closed, its file goes once this is in. */
+export interface SegmentBatch extends SegmentRef, JournalBatch {
+  last: boolean;
 }
 
 export type FsyncPolicy = "batch" | "always";
@@ -34,6 +19,13 @@ const PROBE_SUFFIX = ".probe";
 const PROBE_BYTES = Buffer.alloc(512, 0x20);
 const SEGMENT_SUFFIX = ".seg";
 const OWNER_SUFFIX = ".owner";
+/**
+ * A segment stays open across flushes (each flush hands SQL the entries since the last one) and
+ * closes once this old or this large: each segment is one usage_journal row, kept 7 days, so
+ * closing it at every flush had made 86,400 rows a day. 4 MiB is about 65,000 requests.
+ */
+export const SEGMENT_MAX_AGE_MS = 600_000;
+export const SEGMENT_MAX_BYTES = 4 * 1024 * 1024;
 
 /** Instances of this process (tests run several servers in one process): never orphans. */
 const liveInstances = new Set<string>();
@@ -45,11 +37,17 @@ interface OpenSegment {
   id: string;
   file: string;
   fd: number;
+  openedAt: number;
   seq: number;
   lastSeq: number;
   entries: number;
+  /** Entries through this seq were handed out (take); `deltas` and `pending` hold those after it. */
+  takenSeq: number;
+  pending: number;
   /** Bytes of whole lines written: a failed write is cut back to it. */
   bytes: number;
+  /** Its file was removed (a replica took us for dead): closed at the next take. */
+  removed: boolean;
   /** A failed write could not be cut back: the next write starts a line of its own. */
   torn: boolean;
   deltas: Map<string, UsageDelta>;
@@ -62,21 +60,24 @@ interface OpenSegment {
 /**
  * The metering write-ahead journal: every accepted request is appended (one JSON line) to a
  * segment file under DATA_DIR/metering-journal before its answer is sent, so it survives the
- * process dying at any point. The meter closes the segment at each flush and writes it to SQL;
- * a segment left behind by a dead process is replayed by the next one to start.
+ * process dying at any point. At each flush the meter takes the entries written since the last
+ * one and writes them to SQL; the segment stays open until SEGMENT_MAX_AGE_MS or
+ * SEGMENT_MAX_BYTES. A segment left behind by a dead process is replayed by the next one to start.
  *
  * Group commit: the lines of the requests that finish in one event-loop turn go out in one
  * write(2) at the end of the turn, and those answers wait for it (and, with fsync "always", for
- * one shared fdatasync run off the event loop). With "batch", a segment is fdatasynced when it
- * closes, also off the event loop.
+ * one shared fdatasync run off the event loop). With "batch", the segment is fdatasynced at each
+ * take (each flush), also off the event loop: what a power loss can lose is what no flush took.
  *
  * Files are named by an instance id unique to this process run, with an owner file beside them
  * (host and pid, touched as a heartbeat), so replicas may share one DATA_DIR: a process replays
  * only the segments of instances that are dead (same host: the pid is gone; any host: no
  * heartbeat for OWNER_STALE_MS).
  */
-export function createUsageJournal(options: { dir: string; fsync?: FsyncPolicy; clock?: () => number }) {
+export function createUsageJournal(options: { dir: string; fsync?: FsyncPolicy; clock?: () => number; maxAgeMs?: number; maxBytes?: number }) {
   const { dir } = options;
+  const maxAgeMs = options.maxAgeMs ?? SEGMENT_MAX_AGE_MS;
+  const maxBytes = options.maxBytes ?? SEGMENT_MAX_BYTES;
   const fsyncPolicy = options.fsync ?? "batch";
   const clock = options.clock ?? Date.now;
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -95,7 +96,9 @@ export function createUsageJournal(options: { dir: string; fsync?: FsyncPolicy; 
     segmentNo++;
     const id = `${instance}.${String(segmentNo).padStart(8, "0")}`;
     const file = path.join(dir, id + SEGMENT_SUFFIX);
-    return { id, file, fd: fs.openSync(file, "a", 0o600), seq: 0, lastSeq: 0, entries: 0, bytes: 0, torn: false, deltas: new Map(), syncWaiters: [], syncing: false, closeAfterSync: false };
+    // "a+": readable too, so `entries` reads it through the descriptor (journal-segment.ts).
+    const fd = fs.openSync(file, "a+", 0o600);
+    return { id, file, fd, openedAt: clock(), seq: 0, lastSeq: 0, entries: 0, takenSeq: 0, pending: 0, bytes: 0, removed: false, torn: false, deltas: new Map(), syncWaiters: [], syncing: false, closeAfterSync: false };
   };
 
   const closeWhenSynced = (segment: OpenSegment) => {
@@ -141,15 +144,55 @@ export function createUsageJournal(options: { dir: string; fsync?: FsyncPolicy; 
     }
     segment.bytes += data.length;
     segment.torn = false;
-    for (const entry of g.entries) addEntry(segment.deltas, entry);
+    for (const entry of g.entries) addDelta(segment.deltas, entry);
     segment.lastSeq = g.entries[g.entries.length - 1]!.seq;
     segment.entries += g.entries.length;
+    segment.pending += g.entries.length;
     if (fsyncPolicy === "always") {
       segment.syncWaiters.push(g.waiter);
       if (!segment.syncing) startSync(segment);
     } else {
       g.waiter.resolve();
     }
+  };
+
+  /** The entries since the last take, handed out; with "batch", a sync covers them. */
+  const takeBatch = (segment: OpenSegment, last: boolean): SegmentBatch => {
+    const batch = { id: segment.id, file: segment.file, afterSeq: segment.takenSeq, lastSeq: segment.lastSeq, deltas: [...segment.deltas.values()], last };
+    if (fsyncPolicy === "batch" && segment.pending > 0) {
+      segment.syncWaiters.push({ resolve: () => undefined, reject: () => undefined });
+      if (!segment.syncing) startSync(segment);
+    }
+    segment.takenSeq = segment.lastSeq;
+    segment.deltas = new Map();
+    segment.pending = 0;
+    return batch;
+  };
+
+  /** Closes the open segment (its pending lines written first); its last batch may be empty. */
+  const rotate = (): SegmentBatch | undefined => {
+    writeGroup();
+    const segment = open;
+    if (!segment) return undefined;
+    open = undefined;
+    const batch = takeBatch(segment, true);
+    if (segment.syncWaiters.length > 0 && !segment.syncing) startSync(segment);
+    closeWhenSynced(segment);
+    if (segment.entries === 0) {
+      fs.rmSync(segment.file, { force: true });
+      return undefined;
+    }
+    return batch;
+  };
+
+  /** Old, large, or removed by a replica that took us for dead: then a new file keeps what follows on disk. */
+  const due = (segment: OpenSegment): boolean => {
+    if (!segment.removed && fs.fstatSync(segment.fd).nlink === 0) {
+      // Not yet: this take's batch may need the rest read through the descriptor (entries).
+      segment.removed = true;
+      return false;
+    }
+    return segment.removed || clock() - segment.openedAt >= maxAgeMs || segment.bytes >= maxBytes;
   };
 
   return {
@@ -168,27 +211,26 @@ export function createUsageJournal(options: { dir: string; fsync?: FsyncPolicy; 
         group = { lines: [], entries: [], done, waiter: waiter! };
         setImmediate(writeGroup);
       }
-      const { requests, textItems, imageItems, deepAnalyses, flagged } = counts;
-      group.lines.push(`[${seq},${JSON.stringify(accountId)},${minuteStart},${requests},${textItems},${imageItems},${deepAnalyses},${flagged}]\n`);
+      group.lines.push(formatEntry(seq, accountId, minuteStart, counts));
       group.entries.push({ seq, accountId, minuteStart, counts });
       return group.done;
     },
-    /** Entries written to the open segment. */
-    entriesInSegment: () => open?.entries ?? 0,
-    /** Closes the open segment (its pending lines written first) and returns it; undefined when empty. */
-    rotate(): Segment | undefined {
+    /** Entries written since the last take. */
+    pending: () => open?.pending ?? 0,
+    /**
+     * The entries written since the last take, for SQL; undefined when there are none. The
+     * segment stays open unless it is due to close: then this is its last batch.
+     */
+    take(): SegmentBatch | undefined {
       writeGroup();
-      const segment = open;
-      if (!segment) return undefined;
-      open = undefined;
-      if (fsyncPolicy === "batch" && segment.entries > 0) segment.syncWaiters.push({ resolve: () => undefined, reject: () => undefined });
-      if (segment.syncWaiters.length > 0 && !segment.syncing) startSync(segment);
-      closeWhenSynced(segment);
-      if (segment.entries === 0) {
-        fs.rmSync(segment.file, { force: true });
-        return undefined;
-      }
-      return { id: segment.id, file: segment.file, deltas: [...segment.deltas.values()], lastSeq: segment.lastSeq };
+      if (!open) return undefined;
+      if (due(open)) return rotate();
+      return open.pending > 0 ? takeBatch(open, false) : undefined;
+    },
+    rotate,
+    /** A segment of ours, whole: the open one through its descriptor, so it reads even after a replica removed the file. */
+    entries(segment: SegmentRef): JournalEntry[] | undefined {
+      return open?.id === segment.id ? readSegmentFd(open.fd) : readSegment(segment.file);
     },
     /**
      * Throws when the journal's directory cannot take a write now (a full disk, a permission
@@ -238,8 +280,8 @@ export function createUsageJournal(options: { dir: string; fsync?: FsyncPolicy; 
       return dead;
     },
     /** Closes the open segment and, when nothing of ours is left to write, removes the owner file. */
-    close(options: { unwritten: number }): Segment | undefined {
-      const last = this.rotate();
+    close(options: { unwritten: number }): SegmentBatch | undefined {
+      const last = rotate();
       liveInstances.delete(instance);
       if (!last && options.unwritten === 0) fs.rmSync(ownerFile, { force: true });
       return last;
@@ -248,47 +290,6 @@ export function createUsageJournal(options: { dir: string; fsync?: FsyncPolicy; 
 }
 
 export type UsageJournal = ReturnType<typeof createUsageJournal>;
-
-/** Reads a segment; a torn last line (the process died mid-write) and damaged lines are skipped. */
-export function readSegment(file: string): JournalEntry[] | undefined {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined; // another process took it
-    throw error;
-  }
-  const entries: JournalEntry[] = [];
-  for (const line of text.split("\n")) {
-    if (line === "") continue;
-    let row: unknown;
-    try {
-      row = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    if (!Array.isArray(row) || row.length !== 8 || typeof row[1] !== "string" || !row.every((v, i) => i === 1 || Number.isSafeInteger(v))) continue;
-    const [seq, accountId, minuteStart, requests, textItems, imageItems, deepAnalyses, flagged] = row as [number, string, ...number[]];
-    entries.push({ seq, accountId, minuteStart: minuteStart!, counts: { requests: requests!, textItems: textItems!, imageItems: imageItems!, deepAnalyses: deepAnalyses!, flagged: flagged! } });
-  }
-  return entries;
-}
-
-/** Entries summed per account and minute: one upsert per bucket, not per request. */
-export function sumEntries(entries: readonly JournalEntry[]): { deltas: UsageDelta[]; lastSeq: number } {
-  const byKey = new Map<string, UsageDelta>();
-  let lastSeq = 0;
-  for (const entry of entries) addEntry(byKey, entry);
-  for (const entry of entries) lastSeq = Math.max(lastSeq, entry.seq);
-  return { deltas: [...byKey.values()], lastSeq };
-}
-
-function addEntry(into: Map<string, UsageDelta>, { accountId, minuteStart, counts }: JournalEntry): void {
-  const key = `${accountId}\u0000${minuteStart}`;
-  const existing = into.get(key);
-  if (existing) addCounts(existing.counts, counts);
-  else into.set(key, { accountId, minuteStart, counts: addCounts(emptyCounts(), counts) });
-}
 
 export function removeFile(file: string): void {
   fs.rmSync(file, { force: true });

@@ -2,7 +2,7 @@ import { ApiError } from "../errors/api-error.js";
 import type { Database } from "../storage/database.js";
 import { toNumber } from "../storage/database.js";
 import { addCounts, bucketStart, emptyCounts, GRANULARITIES, type Granularity, type UsageCounts, type UsageDelta } from "./usage-counts.js";
-import { sumEntries, type JournalEntry } from "./usage-journal.js";
+import { sumEntries, type JournalBatch, type JournalEntry } from "./journal-segment.js";
 
 export interface UsageBucket {
   /** Bucket start, Unix milliseconds. */
@@ -66,19 +66,16 @@ export function createUsageStore(db: Database) {
     },
 
     /**
-     * Adds a journal segment's counts and records how far it got (`lastSeq`), in one transaction.
-     * A segment applied before (a replay after a crash, two replicas replaying one dead process's
-     * journal) adds nothing again; one applied only in part (a replica that took a live process
-     * for dead and read its file half-written) adds the rest, from `readEntries`, while the file
-     * is there. Returns the requests added.
+     * Adds a batch of a journal segment's entries (those after `afterSeq` through `lastSeq`) and
+     * records how far the segment got, in one transaction: one row per segment, whatever the
+     * number of batches. What was applied before (a replay after a crash, two replicas replaying
+     * one dead process's journal, a retry whose commit had gone through) adds nothing again. When
+     * the row is not where the batch starts (a dead process's open segment applied in part, a
+     * replica that took a live process for dead and replayed its file), the rest comes from
+     * `readEntries` instead, while the file is there. Returns the requests added.
      */
-    async applySegment(
-      segment: string,
-      batch: { deltas: readonly UsageDelta[]; lastSeq: number },
-      readEntries: () => readonly JournalEntry[] | undefined,
-      now: number,
-    ): Promise<number> {
-      if (batch.lastSeq === 0) return 0;
+    async applySegment(segment: string, batch: JournalBatch, readEntries: () => readonly JournalEntry[] | undefined, now: number): Promise<number> {
+      if (batch.lastSeq <= batch.afterSeq) return 0;
       return db.transaction(async (tx) => {
         await tx.execute(`INSERT INTO usage_journal (segment, applied_through, applied_at) VALUES ($1, 0, $2) ON CONFLICT (segment) DO NOTHING`, [segment, now]);
         // Locks the row on PostgreSQL, so a concurrent replay of this segment waits and then sees our result.
@@ -86,8 +83,8 @@ export function createUsageStore(db: Database) {
         const [row] = await tx.query<{ applied_through: unknown }>(`SELECT applied_through FROM usage_journal WHERE segment = $1`, [segment]);
         const through = toNumber(row!.applied_through);
         if (through >= batch.lastSeq) return 0;
-        const rest = through === 0 ? batch : sumEntries((readEntries() ?? []).filter((e) => e.seq > through && e.seq <= batch.lastSeq));
-        if (rest.lastSeq === 0) return 0;
+        const rest = through === batch.afterSeq ? batch : sumEntries((readEntries() ?? []).filter((e) => e.seq > through && e.seq <= batch.lastSeq), through);
+        if (rest.lastSeq <= through) return 0;
         await addDeltas(tx, rest.deltas);
         await tx.execute(`UPDATE usage_journal SET applied_through = $2 WHERE segment = $1`, [segment, rest.lastSeq]);
         return rest.deltas.reduce((n, d) => n + d.counts.requests, 0);

@@ -2,7 +2,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createUsageJournal, readSegment } from "../../src/metering/usage-journal.js";
+import { readSegment } from "../../src/metering/journal-segment.js";
+import { createUsageJournal } from "../../src/metering/usage-journal.js";
 
 const counts = { requests: 1, textItems: 1, imageItems: 0, deepAnalyses: 0, flagged: 0 };
 const dirs: string[] = [];
