@@ -55,6 +55,8 @@ export interface AppContext {
   workerAnswerer?: WorkerAnswerer;
   /** Parses the JSON routes' bodies, the large ones in the compute workers when there are any (json-off-thread.ts). */
   readJsonBody: JsonBodyReader;
+  /** Compute workers running now (readiness); absent without workers. */
+  computeWorkersLive?: () => number;
   images: ImageModeration;
   /** The guard-model provider for second opinions on text (TEXT_PROVIDER_*); absent when none is configured. */
   textProvider?: { provider: GuardedTextProvider; settings: TextProviderSettings };
@@ -139,6 +141,7 @@ export async function createAppContext(config: Config, overrides: AppContextOver
       signingKeys,
       ...(compute?.answerer ? { workerAnswerer: compute.answerer } : {}),
       readJsonBody: createJsonBodyReader(compute?.pool),
+      ...(compute ? { computeWorkersLive: () => compute.pool.live() } : {}),
       images,
       ...(config.textProvider ? { textProvider: { provider: createTextProvider(config.textProvider, { metrics }), settings: config.textProvider } } : {}),
       usage, meter, dashboard,

@@ -25,6 +25,8 @@ export function registerHealthRoutes(app: FastifyInstance, ctx: AppContext, isSe
     // Every accepted call is journaled before it is answered: a journal that cannot be written (a
     // full disk) refuses every call, and readiness said "ready" meanwhile (found by an audit).
     await check("usage_journal", async () => ctx.meter.probeJournal());
+    // With every compute worker dead and none started again yet, text calls are refused.
+    if (ctx.computeWorkersLive) checks.compute_workers = ctx.computeWorkersLive() > 0 ? "ok" : "failing";
     // Shutting down is named too: the answer was 503 with every check "ok".
     if (!isServing()) checks.serving = "failing";
     const ready = Object.values(checks).every((v) => v === "ok");

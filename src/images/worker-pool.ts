@@ -59,6 +59,7 @@ export async function createNsfwPool(options: NsfwPoolOptions): Promise<NsfwPool
       crashed: (code) => new Error(`The image model worker exited with code ${code} during inference.`),
       failedToStart: (message) => new Error(`The embedded image model failed to start: ${message}`),
       exitedBeforeReady: (code) => new Error(`The embedded image model worker exited with code ${code} before it was ready.`),
+      noWorker: () => new ApiError("service_unavailable", "The image model is restarting; retry shortly.", { headers: { "retry-after": "1" } }),
     },
   });
 

@@ -9,7 +9,13 @@ export interface WorkerPoolErrors {
   crashed(exitCode: number): Error;
   failedToStart(message: string): Error;
   exitedBeforeReady(exitCode: number): Error;
+  /** No worker is running and the last try to start one failed (`cause`): jobs are refused until one is up. */
+  noWorker(cause: Error): Error;
 }
+
+/** A replacement that failed to start is tried again after this long, doubled each time up to RETRY_MAX_MS. */
+const RETRY_FIRST_MS = 250;
+const RETRY_MAX_MS = 10_000;
 
 export interface WorkerPoolOptions<Setup, Job = unknown> {
   /** The worker's entry module; it answers through serveJobs (serve-jobs.mjs). */
@@ -66,6 +72,8 @@ export interface WorkerPool<Job, Result, Info> {
   waiting(): number;
   /** Jobs submitted and not yet answered: waiting, posted or running. */
   pending(): number;
+  /** Workers running now (fewer than `size` while a dead one's replacement starts). */
+  live(): number;
   close(): Promise<void>;
 }
 
@@ -105,8 +113,11 @@ export async function createWorkerPool<Job, Result, Info, Setup>(options: Worker
   const takeId = () => (nextId = nextId >= 0x7fffffff ? 1 : nextId + 1);
   let flushScheduled = false;
   let closed = false;
-  /** Set when a dead worker could not be replaced and none is left: later jobs fail at once. */
+  /** Set while no worker runs and the last try to start one failed: jobs fail at once until one is up. */
   let broken: Error | undefined;
+  /** The wait before the next try at a replacement that failed to start, and the tries waiting. */
+  let retryMs = RETRY_FIRST_MS;
+  const retries = new Set<NodeJS.Timeout>();
 
   const start = (): Promise<{ slot: Slot<Job, Result>; info: Info }> =>
     new Promise((resolve, reject) => {
@@ -167,16 +178,35 @@ export async function createWorkerPool<Job, Result, Info, Setup>(options: Worker
     for (const p of orphans) if (p.signal?.aborted) p.reject(p.signal.reason);
     queue.pushFront(rerun);
     if (queue.length > 0) scheduleFlush();
+    startReplacement();
+  };
+
+  /**
+   * Starts a worker in place of a dead one, and tries again later when it fails to start: a
+   * replacement killed while it loaded (or out of memory then) had left the pool a worker short
+   * for good, and with none left every later job failed while readiness said ready (audit,
+   * session 52). While no worker runs, jobs are refused at once rather than held.
+   */
+  const startReplacement = () => {
     start().then(
       ({ slot }) => {
         if (closed) return void slot.worker.terminate();
         slots.push(slot);
+        broken = undefined;
+        retryMs = RETRY_FIRST_MS;
         scheduleFlush();
       },
       (error: Error) => {
-        if (slots.length > 0 || closed) return; // the live workers drain the queue
-        broken = error;
-        for (const p of queue.drain()) p.reject(error);
+        if (closed) return;
+        const retry = setTimeout(() => {
+          retries.delete(retry);
+          if (!closed) startReplacement();
+        }, retryMs);
+        retries.add(retry);
+        retryMs = Math.min(retryMs * 2, RETRY_MAX_MS);
+        if (slots.length > 0) return; // the live workers drain the queue
+        broken = errors.noWorker(error);
+        for (const p of queue.drain()) p.reject(broken);
       },
     );
   };
@@ -284,9 +314,12 @@ export async function createWorkerPool<Job, Result, Info, Setup>(options: Worker
       }),
     waiting: () => queue.length,
     pending: () => queue.length + slots.reduce((sum, slot) => sum + slot.inFlight.size, 0),
+    live: () => slots.length,
     async close() {
       if (closed) return;
       closed = true;
+      for (const retry of retries) clearTimeout(retry);
+      retries.clear();
       const unanswered = [...queue.drain(), ...slots.flatMap((s) => [...s.inFlight.values()])];
       const stopping = slots.splice(0);
       await Promise.all(stopping.map((s) => s.worker.terminate()));

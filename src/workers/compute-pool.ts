@@ -76,6 +76,8 @@ export interface ComputePool {
   parseJson(body: Uint8Array): Promise<unknown>;
   /** Jobs submitted and not yet answered (queued, posted or running), for the metrics. */
   queueDepth(): number;
+  /** Workers running now: 0 while every one is dead and its replacement has not started (readiness). */
+  live(): number;
   close(): Promise<void>;
 }
 
@@ -111,6 +113,8 @@ export async function createComputePool(options: ComputePoolOptions): Promise<Co
       crashed: () => new Error("a compute worker died twice while running this job"),
       failedToStart: (message) => new Error(`compute worker failed to start: ${message}`),
       exitedBeforeReady: () => new Error("compute worker exited before it was ready"),
+      // Transient: the pool keeps trying to start one; the caller may retry here or elsewhere.
+      noWorker: () => new ApiError("service_unavailable", "No compute worker is running; retry the call.", { headers: { "retry-after": "1" } }),
     },
   });
 
@@ -144,6 +148,7 @@ export async function createComputePool(options: ComputePoolOptions): Promise<Co
       return result.parsed;
     },
     queueDepth: () => pool.pending(),
+    live: () => pool.live(),
     close: () => pool.close(),
   };
 }

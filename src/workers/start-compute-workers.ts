@@ -56,7 +56,9 @@ export async function startComputeWorkers(
         get publishedKeys() {
           return ring.publishedKeys;
         },
-        signer: createDelegatingSigner(signHere.keyId, (data) => (busy() ? signHere.sign(data) : pool.sign(data))),
+        // Here too when the pool cannot sign (no worker running): every error answer is signed, and
+        // those had become fastify's bare 500, unsigned and naming the worker (audit, session 52).
+        signer: createDelegatingSigner(signHere.keyId, (data) => (busy() ? signHere.sign(data) : pool.sign(data).catch(() => signHere.sign(data)))),
       }
       : undefined,
     answerer: classify && classifierId !== undefined && signingKey ? createWorkerAnswerer(pool, classifierId) : undefined,

@@ -5,6 +5,8 @@ import { serveJobs } from "../../src/threads/serve-jobs.mjs";
 
 await serveJobs(async (setup) => {
   if (setup.failToStart) throw new Error("set-up refused");
+  // Shared with the test: while above 0, each start fails and counts it down.
+  if (setup.failStarts && Atomics.sub(setup.failStarts, 0, 1) > 0) throw new Error("set-up refused for now");
   if (setup.exitBeforeReady) process.exit(3);
   const run = async (job) => {
     if (job.do === "exit") process.exit(7);

@@ -4,7 +4,7 @@ import { createWorkerPool, type WorkerPool, type WorkerPoolOptions } from "../..
 type Job = { do: "echo" | "exit" | "throw" | "sleep"; value?: number; ms?: number };
 type Result = { value: number | undefined; thread: number };
 type Info = { greeting: string | undefined; thread: number };
-type Setup = { greeting?: string; failToStart?: boolean; exitBeforeReady?: boolean };
+type Setup = { greeting?: string; failToStart?: boolean; exitBeforeReady?: boolean; failStarts?: Int32Array };
 
 const WORKER = new URL("./test-worker.mjs", import.meta.url);
 const errors: WorkerPoolOptions<Setup, Job>["errors"] = {
@@ -12,6 +12,7 @@ const errors: WorkerPoolOptions<Setup, Job>["errors"] = {
   crashed: (code) => new Error(`worker died (exit ${code}) running this job`),
   failedToStart: (message) => new Error(`worker failed to start: ${message}`),
   exitedBeforeReady: (code) => new Error(`worker exited (${code}) before ready`),
+  noWorker: (cause) => new Error(`no worker: ${cause.message}`),
 };
 
 const open: WorkerPool<Job, Result, Info>[] = [];
@@ -179,6 +180,29 @@ describe("the generic worker pool, against real worker threads", () => {
     const answer = await queued; // waited for the replacement
     expect(answer.value).toBe(1);
     expect(answer.thread).not.toBe(startThread);
+  }, 20_000);
+
+  // Found by an audit (session 52): one replacement that failed to start left the pool broken for
+  // good (every later job refused, readiness "ready"); with other workers alive, a worker short.
+  it("tries a replacement that failed to start again, refusing jobs at once only while no worker runs", async () => {
+    const failStarts = new Int32Array(new SharedArrayBuffer(4));
+    const p = await pool({ size: 1, maxCrashes: 1, setup: { failStarts } });
+    Atomics.store(failStarts, 0, 2); // the next two starts fail
+    await expect(p.run({ do: "exit" })).rejects.toThrow("worker died (exit 7) running this job");
+    await expect.poll(() => p.run(echo(1)).catch((error: Error) => error.message), { timeout: 5_000, interval: 20 }).toMatch(/^no worker: worker failed to start: .*set-up refused for now/);
+    expect(p.live()).toBe(0);
+    // The third try (after 250 ms, then 500 ms) comes up, and the pool serves again.
+    await expect.poll(() => p.live(), { timeout: 10_000, interval: 50 }).toBe(1);
+    expect((await p.run(echo(2))).value).toBe(2);
+  }, 20_000);
+
+  it("keeps trying to replace a dead worker while the others serve", async () => {
+    const failStarts = new Int32Array(new SharedArrayBuffer(4));
+    const p = await pool({ size: 2, maxCrashes: 1, gatherPerTurn: false, maxBatchesInFlight: 1, setup: { failStarts } });
+    Atomics.store(failStarts, 0, 1);
+    await expect(p.run({ do: "exit" })).rejects.toThrow("worker died (exit 7) running this job");
+    expect((await p.run(echo(3))).value).toBe(3); // the live worker answers meanwhile
+    await expect.poll(() => p.live(), { timeout: 10_000, interval: 50 }).toBe(2);
   }, 20_000);
 
   it("rejects what it still holds on close, refuses work after it, and closes twice quietly", async () => {
