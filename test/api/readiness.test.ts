@@ -87,3 +87,22 @@ it("names shutting down as the failing check (it was 503 with every check ok)", 
   expect(draining.status).toBe(503);
   expect(JSON.parse(draining.body)).toMatchObject({ status: "unavailable", checks: { database: "ok", serving: "failing" } });
 });
+
+// Found by an audit (session 52): with every compute worker dead and its replacement failing to
+// start, every call failed while /readyz said ready.
+it("names the compute workers while none runs", async () => {
+  const other = await startTestServer({ env: { WORKER_THREADS: "1" } });
+  try {
+    const up = await fetch(`${other.httpUrl}/readyz`);
+    expect(up.status).toBe(200);
+    expect(await up.json()).toMatchObject({ checks: { compute_workers: "ok" } });
+    // What the pool reports with no worker running (test/threads/worker-pool.test.ts makes that
+    // happen with real threads); the server has none to kill from here.
+    other.ctx.computeWorkersLive = () => 0;
+    const down = await fetch(`${other.httpUrl}/readyz`);
+    expect(down.status).toBe(503);
+    expect(await down.json()).toMatchObject({ status: "unavailable", checks: { database: "ok", compute_workers: "failing" } });
+  } finally {
+    await other.close();
+  }
+});
