@@ -13,6 +13,8 @@ const STOPPED_ANSWER_MS = 2_000;
 interface Connection {
   active: number;
   lastActivity: number;
+  /** When we ended it (our FIN) at shutdown, idle. */
+  endedAt?: number;
 }
 
 /**
@@ -81,7 +83,15 @@ export function trackForGracefulClose(app: FastifyInstance, graceMs: number, sto
         for (const [socket, connection] of connections) {
           // Quiet since the signal too: one idle long before it was closed at once, and a request
           // its client sent just after the signal was reset (3 of 4 times in an audit).
-          if (connection.active === 0 && now - Math.max(connection.lastActivity, started) >= IDLE_CLOSE_MS) socket.end();
+          if (connection.active > 0 || now - Math.max(connection.lastActivity, started) < IDLE_CLOSE_MS) continue;
+          if (connection.endedAt === undefined) {
+            connection.endedAt = now;
+            socket.end();
+          } else if (now - connection.endedAt >= IDLE_CLOSE_MS) {
+            // Still idle after our FIN: a peer that never closes its side held the socket (half
+            // open) and the shutdown until the grace ran out (8.3 s against 0.5 s in an audit).
+            socket.destroy();
+          }
         }
         await new Promise((resolve) => setTimeout(resolve, POLL_MS));
       }

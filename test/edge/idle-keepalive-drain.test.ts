@@ -1,4 +1,5 @@
 import http from "node:http";
+import net from "node:net";
 import fastify from "fastify";
 import { expect, it } from "vitest";
 import { trackForGracefulClose } from "../../src/edge/graceful-close.js";
@@ -32,5 +33,26 @@ it("answers a request sent just after the signal on a connection idle since well
     await closing;
   } finally {
     agent.destroy();
+  }
+});
+
+// Found by an audit (session 52): an idle connection whose client never closes its side was
+// ended (our FIN) and then held, half open, until the grace ran out (8.3 s against 0.5 s).
+it("does not wait out the grace for an idle connection whose client ignores our FIN", async () => {
+  const app = fastify();
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  const close = trackForGracefulClose(app, 5_000);
+  const { port } = app.server.address() as { port: number };
+  // allowHalfOpen: this client reads our FIN and keeps its own side open, sending nothing.
+  const holder = net.connect({ port, host: "127.0.0.1", allowHalfOpen: true });
+  await new Promise((resolve) => holder.once("connect", resolve));
+  holder.on("error", () => undefined);
+  try {
+    const started = Date.now();
+    await close();
+    // The socket is gone on our side (the client learns it only when it next writes).
+    expect(Date.now() - started).toBeLessThan(2_000);
+  } finally {
+    holder.destroy();
   }
 });
