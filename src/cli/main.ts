@@ -1,3 +1,5 @@
+import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { ApiError, toApiError } from "../errors/api-error.js";
 import { StorageUnavailableError, isPostgresSettingRefused } from "../storage/storage-errors.js";
 import { ConfigError } from "../config/config.js";
@@ -121,4 +123,10 @@ function refuseRepeatedFlags(args: readonly string[]): readonly string[] {
     seen.add(name);
   }
   return args;
+}
+
+// Run as a script (`npx tsx src/cli/main.ts account create ...`) it did nothing and exited 0, so a
+// script using it believed it had made the account (audit, session 52): it runs as modctl then.
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
+  process.exitCode = await runModctl(process.argv.slice(2));
 }

@@ -244,3 +244,20 @@ describe.concurrent("modctl's command line", () => {
     expect(JSON.parse(run.stderr.trim().split("\n").at(-1)!)).toEqual({ error: { code: "not_found", message: 'No account "acct_nope".' } });
   });
 });
+
+// Found by an audit (session 52): run as a script, src/cli/main.ts did nothing and exited 0, so a
+// script using it believed it had made the account.
+it("runs as modctl when src/cli/main.ts is run as a script", () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "modctl-script-"));
+  try {
+    const run = spawnSync(process.execPath, ["--import", "tsx", "src/cli/main.ts", "account", "create", "--email", "script@example.test", "--plan", "free"], {
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", DATA_DIR: dataDir },
+      encoding: "utf8",
+    });
+    expect(run.status, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ email: "script@example.test", plan: "free" });
+    expect(spawnSync(process.execPath, ["--import", "tsx", "src/cli/main.ts", "bogus"], { encoding: "utf8" }).status).toBe(2);
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
