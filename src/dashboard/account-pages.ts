@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { Account } from "../accounts/account-store.js";
+import { createAccountStore, type Account } from "../accounts/account-store.js";
 import type { AppContext } from "../app/app-context.js";
 import { ApiError } from "../errors/api-error.js";
 import { BUCKET_MS } from "../metering/usage-counts.js";
@@ -52,15 +52,18 @@ export function registerAccountPages(app: FastifyInstance, ctx: AppContext): voi
     return sendPage(reply, keysPage({ account, csrf, keys: await ctx.accounts.listKeys(account.id), notice: noticeKey ? NOTICES[noticeKey] : undefined }));
   }));
 
-  const keyOnce = createKeyOnce();
+  const keyOnce = createKeyOnce({ db: ctx.db, clock: ctx.clock });
+  // The account store on key-once's transaction (its own transactions join it, on both drivers), so
+  // the form's token, the revocation and the new key commit together.
+  const accountsIn = (tx: Database) => createAccountStore(tx, ctx.clock);
   app.post("/dashboard/keys", withAccount(async (request, reply, account, csrf) => {
     const body = request.body as Record<string, unknown>;
     const name = String(body.name ?? "").trim() || "default";
     let key: Awaited<ReturnType<typeof ctx.accounts.createKey>>;
     try {
-      key = await keyOnce(account.id, body.once, () => ctx.accounts.createKey(account.id, name), async (keyId) => {
+      key = await keyOnce(account.id, body.once, (tx) => accountsIn(tx).createKey(account.id, name), async (tx, keyId) => {
         // Already revoked by hand meanwhile: nothing left to undo.
-        await ctx.accounts.revokeKey(keyId, { accountId: account.id }).catch((error: unknown) => {
+        await accountsIn(tx).revokeKey(keyId, { accountId: account.id }).catch((error: unknown) => {
           if (!(error instanceof ApiError && error.code === "not_found")) throw error;
         });
       });

@@ -8,6 +8,7 @@ import { accountAdmin } from "./20261126-2010-account-admin.js";
 import { policies } from "./20261126-2100-policies.js";
 import { oneEmailSpelling } from "./20261203-1300-one-email-spelling.js";
 import { asciiEmailDomains } from "./20261207-1200-ascii-email-domains.js";
+import { dashboardKeyForms } from "./20261207-1800-dashboard-key-forms.js";
 
 export const MIGRATIONS: readonly Migration[] = [
   accountsAndKeys,
@@ -19,4 +20,5 @@ export const MIGRATIONS: readonly Migration[] = [
   policies,
   oneEmailSpelling,
   asciiEmailDomains,
+  dashboardKeyForms,
 ];
