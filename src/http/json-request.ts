@@ -114,7 +114,7 @@ export interface JsonRequestIntake<T> {
 export async function takeJsonRequest<T>(
   request: FastifyRequest,
   reply: FastifyReply,
-  auth: { hasLiveKey: LiveKeyCheck; chargeRateLimit: RateLimitCharge; contextValues: ContextValues; heldBodies: HeldBodies },
+  auth: { hasLiveKey: LiveKeyCheck; chargeRateLimit: RateLimitCharge; contextValues: ContextValues; heldBodies: HeldBodies; stop?: AbortSignal | undefined },
   parse: (bytes: Uint8Array) => T | Promise<T>,
 ): Promise<JsonRequestIntake<T> | undefined> {
   const refusal = unsupportedBody(request);
@@ -129,7 +129,7 @@ export async function takeJsonRequest<T>(
       const hold = auth.heldBodies.hold(liveCallerOf(auth.contextValues)!.accountId);
       reply.raw.once("close", hold.release);
       // A read that fails gives its bytes back at once: on HTTP/2 the stream may outlive the answer.
-      const bytes = (await readBody(request.raw, MAX_REQUEST_BYTES, declared, MAX_REQUEST_BYTES, hold).catch((error: unknown) => {
+      const bytes = (await readBody(request.raw, MAX_REQUEST_BYTES, declared, MAX_REQUEST_BYTES, hold, auth.stop).catch((error: unknown) => {
         hold.release();
         throw error;
       }))!;
@@ -158,7 +158,7 @@ export async function takeJsonRequest<T>(
         intake.requestBody = new Uint8Array(0);
         reply.header("connection", "close");
       } else {
-        intake.requestBody = await readBody(request.raw, MAX_REQUEST_BYTES, declared, UNAUTHENTICATED_BODY_KEEP);
+        intake.requestBody = await readBody(request.raw, MAX_REQUEST_BYTES, declared, UNAUTHENTICATED_BODY_KEEP, undefined, auth.stop);
       }
     }
   } catch (error) {

@@ -42,7 +42,7 @@ export function registerJsonRoute(app: FastifyInstance, ctx: AppContext, interce
     scope.post(ROUTE, { onRequest: observeAsJson }, async (request, reply) => {
       const contextValues = createContextValues().set(transportKey, "json");
       // Steps 1 to 5 in their documented order (json-request.ts); parse only for a live key within its rate limit.
-      const intake = await takeJsonRequest(request, reply, { hasLiveKey, chargeRateLimit, contextValues, heldBodies: ctx.heldBodies }, parseModerateJson);
+      const intake = await takeJsonRequest(request, reply, { hasLiveKey, chargeRateLimit, contextValues, heldBodies: ctx.heldBodies, stop: stopCalls }, parseModerateJson);
       if (!intake) return reply.hijack();
       const { requestBody, bodyError } = intake;
       if (requestBody) contextValues.set(signatureBindingKey, { form: "json", requestBody, route: ROUTE });

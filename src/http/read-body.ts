@@ -18,9 +18,12 @@ export class CallerHungUpError extends Error {
  * hottest route. With `hold`, each kept chunk is counted against the process's bound on held
  * bodies (base/held-bodies.ts), and the body refused with 503 service_unavailable past it.
  */
-export function readBody(stream: Readable, limit: number, declaredLength: number | undefined, keep = limit, hold?: BodyHold): Promise<Uint8Array | undefined> {
+export function readBody(
+  stream: Readable, limit: number, declaredLength: number | undefined, keep = limit, hold?: BodyHold, stop?: AbortSignal,
+): Promise<Uint8Array | undefined> {
   const tooLarge = () => new ApiError("payload_too_large", `The request body is larger than ${limit} bytes, more than ten maximal items need.`);
   if (declaredLength !== undefined && declaredLength > limit) return Promise.reject(tooLarge());
+  if (stop?.aborted) return Promise.reject(stopReason(stop));
   // Gone already (the caller hung up while its key was looked up): no event would ever come.
   if (stream.destroyed || stream.readableAborted) return Promise.reject(new CallerHungUpError("the connection closed before the request body was read"));
   // Undefined once the body is past `keep`: read on to its end, but no longer held.
@@ -55,7 +58,16 @@ export function readBody(stream: Readable, limit: number, declaredLength: number
     const onEnd = () => {
       ended = true;
       stream.off("error", onError);
+      stop?.removeEventListener("abort", onStop);
       resolve(body?.bytes());
+    };
+    // The shutdown's grace ran out while the body still arrived (a slow upload): refused with the
+    // stop's reason (503 service_unavailable, Retry-After) rather than cut with no answer (audit,
+    // session 52); the route's answer then closes the connection, the body unread.
+    const onStop = () => {
+      stopListening();
+      stream.pause();
+      reject(stopReason(stop!));
     };
     // The caller hung up mid-body: "error" (aborted) and/or "close" without "end".
     const onError = (cause?: Error) => {
@@ -70,10 +82,17 @@ export function readBody(stream: Readable, limit: number, declaredLength: number
       stream.off("end", onEnd);
       stream.off("error", onError);
       stream.off("close", onClose);
+      stop?.removeEventListener("abort", onStop);
     };
+    stop?.addEventListener("abort", onStop);
     stream.on("data", onData);
     stream.on("end", onEnd);
     stream.on("error", onError);
     stream.on("close", onClose);
   });
+}
+
+/** Why a stopped read is refused: the stop's own ApiError (server.ts gives one), else a 503. */
+function stopReason(stop: AbortSignal): Error {
+  return stop.reason instanceof ApiError ? stop.reason : new ApiError("service_unavailable", "The service is shutting down; retry the call.", { headers: { "retry-after": "1" } });
 }

@@ -1,3 +1,5 @@
+import http2 from "node:http2";
+import net from "node:net";
 import * as grpc from "@grpc/grpc-js";
 import fastify, { type FastifyInstance } from "fastify";
 import { describe, expect, it } from "vitest";
@@ -92,5 +94,41 @@ describe("the service at the end of its shutdown grace", () => {
     expect(body.results[0]!.second_opinion).toMatchObject({ seconded: false });
     await closed;
     await guard.close();
+  }, 30_000);
+  // Found by an audit (session 52): a body still arriving when the grace ran out (a slow upload)
+  // was cut with no answer (HTTP/1.1 closed with zero bytes, HTTP/2 reset), logged as a cancel.
+  it("a JSON call whose body still arrives is answered 503 service_unavailable, on HTTP/1.1 and HTTP/2", async () => {
+    const server = await startTestServer({ env: { SHUTDOWN_GRACE_MS: "500" } });
+    const { key } = await server.createAccount("pro");
+    const body = JSON.stringify({ input: [{ type: "text", text: "hello there" }] });
+    const { port } = new URL(server.httpUrl);
+    // HTTP/1.1: the head and half the body, then nothing more.
+    const socket = net.connect({ port: Number(port), host: "127.0.0.1" });
+    let received = "";
+    socket.on("data", (chunk: Buffer) => (received += chunk.toString("latin1")));
+    const ended = new Promise((resolve) => socket.once("close", resolve));
+    socket.write(`POST /v1/moderate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-API-Key: ${key}\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`);
+    // HTTP/2 (h2c, the gRPC port serves it): the same, a stream left open.
+    const session = http2.connect(server.grpcUrl);
+    const stream = session.request({ ":method": "POST", ":path": "/v1/moderate", "content-type": "application/json", "x-api-key": key, "content-length": String(body.length) });
+    stream.write(body.slice(0, 10));
+    const h2 = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      let status = 0;
+      let text = "";
+      stream.on("response", (headers) => (status = Number(headers[":status"])));
+      stream.on("data", (chunk: Buffer) => (text += chunk.toString()));
+      stream.on("end", () => resolve({ status, body: text }));
+      stream.on("error", reject);
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await server.close();
+    await ended;
+    expect(received).toMatch(/^HTTP\/1\.1 503 /);
+    expect(received.toLowerCase()).toContain("retry-after: 1");
+    expect(received).toContain('"code":"service_unavailable"');
+    const answer = await h2;
+    session.destroy();
+    expect(answer.status).toBe(503);
+    expect(JSON.parse(answer.body)).toMatchObject({ error: { code: "service_unavailable" } });
   }, 30_000);
 });

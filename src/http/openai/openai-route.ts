@@ -46,7 +46,7 @@ export function registerOpenAiModerationsRoute(app: FastifyInstance, ctx: AppCon
       // compute worker's rendering (signed ahead) would be wasted.
       const contextValues = createContextValues().set(transportKey, "json");
       // Steps 1 to 5 in their documented order (../json-request.ts); parse only for a live key within its rate limit.
-      const intake = await takeJsonRequest(request, reply, { hasLiveKey, chargeRateLimit, contextValues, heldBodies: ctx.heldBodies }, parseOpenAiModerationJson);
+      const intake = await takeJsonRequest(request, reply, { hasLiveKey, chargeRateLimit, contextValues, heldBodies: ctx.heldBodies, stop: stopCalls }, parseOpenAiModerationJson);
       if (!intake) return reply.hijack();
       const { requestBody, bodyError, parsed } = intake;
 
