@@ -16,7 +16,7 @@ import { createMetrics, type Metrics } from "../observability/metrics.js";
 import { timeTextClassifier } from "../observability/shared-timings.js";
 import { createRateLimiter } from "../rate-limit/create-rate-limiter.js";
 import type { RateLimiter } from "../rate-limit/rate-limiter.js";
-import { loadSigningKeyRing, signingKeyFileWarning } from "../signing/load-key-ring.js";
+import { dataDirKeyWithDatabaseWarning, loadSigningKeyRing, signingKeyFileWarning } from "../signing/load-key-ring.js";
 import type { SigningKeyRing } from "../signing/key-ring.js";
 import { createImageModeration, type ImageModeration } from "../images/index.js";
 import { createTextProvider } from "../providers/text/index.js";
@@ -107,6 +107,8 @@ export async function createAppContext(config: Config, overrides: AppContextOver
     const ring = overrides.signingKeys ?? loadSigningKeyRing(config.signing, { now: clock });
     const keyFileWarning = overrides.signingKeys ? undefined : signingKeyFileWarning(config.signing);
     if (keyFileWarning) log.warn({ setting: "SIGNING_KEY_FILE" }, keyFileWarning);
+    const dataDirKeyWarning = overrides.signingKeys ? undefined : dataDirKeyWithDatabaseWarning(config);
+    if (dataDirKeyWarning) log.warn({ setting: "SIGNING_KEY_FILE" }, dataDirKeyWarning);
     const compute = await startComputeWorkers(config, overrides, ring, { classifierTimings: metrics.textClassifierTimings });
     if (compute) {
       closers.push(() => compute.pool.close());

@@ -22,6 +22,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   usage: async () => (await import("./commands/usage.js")).runUsageCommand,
   invite: async () => (await import("./commands/invite.js")).runInviteCommand,
   policy: async () => (await import("./commands/policy.js")).runPolicyCommand,
+  store: async () => (await import("./commands/store.js")).runStoreCommand,
 };
 
 const HELP = `modctl: manage the moderation service's accounts and keys (prints JSON).
@@ -37,7 +38,8 @@ const HELP = `modctl: manage the moderation service's accounts and keys (prints 
   modctl policy get|set|delete|test --account ID [--key KEY_ID] [--file POLICY.json|-] [--text T]   (docs/policies.md)
   modctl usage --account ID [--granularity minute|hour|day] [--from T] [--to T]
   modctl verify --request REQ.json --response RESP.txt (--jwks URL|FILE | --key PUBLIC.pem) [--max-age S] [--route PATH] [--account ID]
-  modctl signing list | rotate | retire KID | generate --out FILE
+  modctl signing list | rotate | retire [--force] KID | generate --out FILE
+  modctl store backup --out FILE | store copy --to postgres://…|FILE.sqlite   (docs/operations-database.md)
 Uses the same store as the server: DATABASE_URL when set, else DATA_DIR (default ./data).`;
 
 /** Exit codes: 0 done, 1 refused (error JSON on stderr), 2 bad command line or config. */

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { generateEd25519KeyPair, parsePrivateKeyPem, parsePublicKeyPems, publicKeyPem, SigningKeyError, toPublicJwk } from "./ed25519-keys.js";
 import { createKeyRing, type PublishedSigningKey, type SigningKeyRing } from "./key-ring.js";
 import type { KeyStatus } from "./jwk.js";
+import { isRunning, markKeyInUse, signersOf, type KeySigner } from "./key-in-use.js";
 
 /**
  * The embedded default key store, for installs that set no SIGNING_KEY(_FILE):
@@ -18,7 +19,8 @@ interface KeyManifest {
 
 interface KeyManifestEntry {
   kid: string;
-  status: KeyStatus;
+  /** The store has no "next" key: every process on it publishes a rotated-in key at once. */
+  status: Exclude<KeyStatus, "next">;
   createdAt: number;
   publicKeyPem: string;
 }
@@ -28,6 +30,8 @@ const MANIFEST = "keys.json";
 export interface KeyStoreOptions {
   /** Milliseconds since the epoch; tests pass a fixed clock. */
   now?: () => number;
+  /** false for a reader that never signs (modctl signing list): it is not recorded as using the key. */
+  signs?: boolean;
 }
 
 /** Loads the store, creating the directory and a first key when there is none yet. */
@@ -37,7 +41,9 @@ export function openDataDirKeyRing(dir: string, options: KeyStoreOptions = {}): 
     // Another replica may have published its first key while this one waited.
     if (!hasKeyStore(dir)) initialize(dir, options);
   }
-  return withLivePublishedKeys(dir, loadKeyRing(dir));
+  const ring = loadKeyRing(dir);
+  if (options.signs !== false) markKeyInUse(dir, ring.signer.keyId);
+  return withLivePublishedKeys(dir, ring);
 }
 
 /**
@@ -169,14 +175,28 @@ function rotateLocked(dir: string, options: KeyStoreOptions): { activeKid: strin
   return { activeKid: created.kid, retiringKid: previous.kid };
 }
 
-/** Stops publishing a retiring key: responses it signed no longer verify against our JWKS. */
-export function retireDataDirKey(dir: string, kid: string): void {
-  withManifestLock(dir, () => {
+/**
+ * Stops publishing a retiring key: responses it signed no longer verify against our JWKS. Refused
+ * while a server on this store still signs with it (not restarted since the rotation), unless
+ * forced: the other servers would stop publishing it while that one's answers still use it.
+ * Returns the servers a forced retire went past.
+ */
+export function retireDataDirKey(dir: string, kid: string, options: { force?: boolean } = {}): { stillSigning: KeySigner[] } {
+  return withManifestLock(dir, () => {
     const manifest = readKeyManifest(dir);
     const entry = manifest.keys.find((k) => k.kid === kid);
     if (!entry) throw new SigningKeyError(`no published key has kid ${kid}`);
     if (entry.status === "active") throw new SigningKeyError(`key ${kid} is active; rotate first, then retire it`);
+    const stillSigning = signersOf(dir, kid);
+    if (stillSigning.length > 0 && !options.force) {
+      const who = stillSigning.map((s) => `${s.host} pid ${s.pid}`).join(", ");
+      throw new SigningKeyError(
+        `key ${kid} still signs on ${stillSigning.length} running server(s) (${who}): restart them so they sign with the active key, ` +
+        `then retire it; --force retires it now, and their answers fail against the other servers' JWKS until they restart`,
+      );
+    }
     writeManifest(dir, { version: 1, keys: manifest.keys.filter((k) => k !== entry) });
+    return { stillSigning };
   });
 }
 
@@ -215,16 +235,6 @@ function readFileSafely(path: string): string {
     return readFileSync(path, "utf8").trim();
   } catch {
     return "";
-  }
-}
-
-/** Whether a process with this pid runs (EPERM: it does, as another user). */
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

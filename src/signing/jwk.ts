@@ -1,6 +1,7 @@
 /** JWK / JWKS shapes for Ed25519 public keys (RFC 8037). Pure types, shared with the client verifier. */
 
-export type KeyStatus = "active" | "retiring";
+/** "next" is published ahead of a rotation, so every replica lists a key before any signs with it. */
+export type KeyStatus = "active" | "next" | "retiring";
 
 export interface Ed25519PublicJwk {
   kty: "OKP";
@@ -10,7 +11,7 @@ export interface Ed25519PublicJwk {
   /** RFC 7638 thumbprint of the key; also the `keyid` of every signature it makes. */
   kid: string;
   use?: "sig";
-  /** Not a registered JWK member: "active" signs new responses, "retiring" only verifies old ones. */
+  /** Not a registered JWK member: "active" signs new responses, "next" will once servers switch to it, "retiring" only verifies old ones. */
   status?: KeyStatus;
   /** Not a registered JWK member: creation time, Unix seconds (0 when unknown). */
   created_at?: number;

@@ -16,25 +16,31 @@ export interface PublishedSigningKey {
 /** The active signer plus every public key still published: what rotation manages. */
 export interface SigningKeyRing {
   readonly signer: Signer;
-  /** The active key first, then retiring keys, newest first. */
+  /** The active key first, then next keys, then retiring keys, newest first. */
   readonly publishedKeys: readonly PublishedSigningKey[];
 }
 
 interface KeyRingInit {
   active: { privateKey: KeyObject; createdAt: number };
+  /** Published, never used to sign here: keys another replica may already sign with (SIGNING_NEXT_KEYS_FILE). */
+  next?: { publicKey: KeyObject; createdAt: number }[];
   retiring: { publicKey: KeyObject; createdAt: number }[];
 }
 
 export function createKeyRing(init: KeyRingInit): SigningKeyRing {
   const active = toPublicJwk(init.active.privateKey);
   const published: PublishedSigningKey[] = [{ kid: active.kid, x: active.x, status: "active", createdAt: init.active.createdAt }];
-  const retiring = [...init.retiring].sort((a, b) => b.createdAt - a.createdAt);
-  for (const key of retiring) {
-    const jwk = toPublicJwk(key.publicKey);
-    // The same key listed twice (e.g. the active key also in the retiring file) is published once.
-    if (published.some((p) => p.kid === jwk.kid)) continue;
-    published.push({ kid: jwk.kid, x: jwk.x, status: "retiring", createdAt: key.createdAt });
-  }
+  const add = (keys: readonly { publicKey: KeyObject; createdAt: number }[], status: KeyStatus) => {
+    for (const key of [...keys].sort((a, b) => b.createdAt - a.createdAt)) {
+      const jwk = toPublicJwk(key.publicKey);
+      // The same key listed twice (e.g. the active key still in the next or retiring file) is
+      // published once, under its first status: active, then next, then retiring.
+      if (published.some((p) => p.kid === jwk.kid)) continue;
+      published.push({ kid: jwk.kid, x: jwk.x, status, createdAt: key.createdAt });
+    }
+  };
+  add(init.next ?? [], "next");
+  add(init.retiring, "retiring");
   return { signer: createEd25519Signer(init.active.privateKey, active.kid), publishedKeys: published };
 }
 

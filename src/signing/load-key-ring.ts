@@ -1,3 +1,4 @@
+import type { KeyObject } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import { ConfigError } from "../base/env-values.js";
 import { openDataDirKeyRing, type KeyStoreOptions } from "./data-dir-key-store.js";
@@ -31,6 +32,19 @@ export function signingKeyFileWarning(config: SigningConfig): string | undefined
   return `SIGNING_KEY_FILE ${path} is readable by other users (mode ${(mode & 0o777).toString(8)}); chmod 600 it or mount it with mode 0400`;
 }
 
+/**
+ * Why the DATA_DIR key deserves a warning at start-up, if it does: replicas on one database that
+ * each keep their own DATA_DIR each sign with their own key, which the others' JWKS do not list.
+ * Replicas sharing one DATA_DIR share its key, hence "if": one process cannot tell which it is.
+ */
+export function dataDirKeyWithDatabaseWarning(config: { databaseUrl: string | undefined; signing: SigningConfig }): string | undefined {
+  if (config.databaseUrl === undefined || config.signing.source !== "data-dir") return undefined;
+  return (
+    `signing key from ${config.signing.dir} (no SIGNING_KEY_FILE) while DATABASE_URL is set: if this is one of several replicas ` +
+    "with their own DATA_DIR, each signs with a key the others do not publish; give every replica the same SIGNING_KEY_FILE (docs/signing.md)"
+  );
+}
+
 function loadOperatorKeys(config: Extract<SigningConfig, { source: "env" }>): SigningKeyRing {
   let active;
   if ("file" in config.privateKey) {
@@ -41,13 +55,14 @@ function loadOperatorKeys(config: Extract<SigningConfig, { source: "env" }>): Si
   } else {
     active = { privateKey: config.privateKey.key, createdAt: 0 };
   }
-  const retiring =
-    config.retiringKeysFile === undefined
-      ? []
-      : parsePublicKeyPems(readText(config.retiringKeysFile, "SIGNING_RETIRING_KEYS_FILE"), `SIGNING_RETIRING_KEYS_FILE ${config.retiringKeysFile}`).map(
-          (publicKey) => ({ publicKey, createdAt: 0 }),
-        );
-  return createKeyRing({ active, retiring });
+  const next = publicKeysIn(config.nextKeysFile, "SIGNING_NEXT_KEYS_FILE");
+  const retiring = publicKeysIn(config.retiringKeysFile, "SIGNING_RETIRING_KEYS_FILE");
+  return createKeyRing({ active, next, retiring });
+}
+
+function publicKeysIn(path: string | undefined, envName: string): { publicKey: KeyObject; createdAt: number }[] {
+  if (path === undefined) return [];
+  return parsePublicKeyPems(readText(path, envName), `${envName} ${path}`).map((publicKey) => ({ publicKey, createdAt: 0 }));
 }
 
 function readText(path: string, envName: string): string {

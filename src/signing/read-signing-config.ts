@@ -6,7 +6,7 @@ import { parsePrivateKeyPem, SigningKeyError } from "./ed25519-keys.js";
  * Where the signing keys come from. Either the embedded store under DATA_DIR/signing
  * (generated on first start, rotated with `modctl signing rotate`), or keys handed in by
  * the operator: the active private key (SIGNING_KEY_FILE or SIGNING_KEY) plus, optionally,
- * retired-but-still-published public keys (SIGNING_RETIRING_KEYS_FILE).
+ * public keys published before they sign (SIGNING_NEXT_KEYS_FILE) and after (SIGNING_RETIRING_KEYS_FILE).
  */
 export type SigningConfig =
   | { source: "data-dir"; dir: string }
@@ -14,6 +14,7 @@ export type SigningConfig =
       source: "env";
       /** A path, or the key already parsed: a KeyObject prints as "{}", so the config is safe to log. */
       privateKey: { file: string } | { key: KeyObject };
+      nextKeysFile?: string;
       retiringKeysFile?: string;
     };
 
@@ -41,6 +42,7 @@ export function readSigningConfig(
 function read(env: Readonly<Record<string, string | undefined>>, dataDir: string): SigningConfig {
   const file = nonEmpty(env, "SIGNING_KEY_FILE");
   const inline = nonEmpty(env, "SIGNING_KEY");
+  const nextKeysFile = nonEmpty(env, "SIGNING_NEXT_KEYS_FILE");
   const retiringKeysFile = nonEmpty(env, "SIGNING_RETIRING_KEYS_FILE");
 
   if (file !== undefined && inline !== undefined) {
@@ -52,10 +54,19 @@ function read(env: Readonly<Record<string, string | undefined>>, dataDir: string
         "SIGNING_RETIRING_KEYS_FILE needs SIGNING_KEY_FILE or SIGNING_KEY; the DATA_DIR key store keeps its own retiring keys",
       );
     }
+    if (nextKeysFile !== undefined) {
+      // The store needs none: every replica on it publishes a rotated-in key at once.
+      throw new SigningConfigError("SIGNING_NEXT_KEYS_FILE needs SIGNING_KEY_FILE or SIGNING_KEY; the DATA_DIR key store publishes a new key itself");
+    }
     return { source: "data-dir", dir: join(dataDir, "signing") };
   }
   const privateKey = file !== undefined ? { file } : { key: parseInlineKey(inline ?? "") };
-  return retiringKeysFile === undefined ? { source: "env", privateKey } : { source: "env", privateKey, retiringKeysFile };
+  return {
+    source: "env",
+    privateKey,
+    ...(nextKeysFile === undefined ? {} : { nextKeysFile }),
+    ...(retiringKeysFile === undefined ? {} : { retiringKeysFile }),
+  };
 }
 
 function parseInlineKey(pem: string): KeyObject {

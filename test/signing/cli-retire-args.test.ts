@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { spawn, type ChildProcess } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
 import { runSigningCommand } from "../../src/cli/commands/signing.js";
 import { openDataDirKeyRing, rotateDataDirKey } from "../../src/signing/data-dir-key-store.js";
@@ -14,7 +15,8 @@ const signingDir = path.join(dataDir, "signing");
 
 describe("modctl signing retire KID", () => {
   it("takes a kid that starts with '-' as the kid, not as an option", async () => {
-    openDataDirKeyRing(signingDir);
+    // Opened as a reader: a ring opened to sign would keep its kid from being retired below.
+    openDataDirKeyRing(signingDir, { signs: false });
     await expect(runSigningCommand(["retire", "-notAKid"], env)).rejects.toThrow('No published signing key has kid "-notAKid".');
     await expect(runSigningCommand(["retire", "--", "-notAKid"], env)).rejects.toThrow('No published signing key has kid "-notAKid".');
   });
@@ -22,8 +24,52 @@ describe("modctl signing retire KID", () => {
   it("retires a rotated-out key by its kid", async () => {
     const { retiringKid } = rotateDataDirKey(signingDir);
     expect(await runSigningCommand(["retire", retiringKid], env)).toBe(0);
-    expect(openDataDirKeyRing(signingDir).publishedKeys.map((k) => k.kid)).not.toContain(retiringKid);
+    expect(openDataDirKeyRing(signingDir, { signs: false }).publishedKeys.map((k) => k.kid)).not.toContain(retiringKid);
   });
+});
+
+describe("modctl signing retire while a server still signs with the key", () => {
+  /** A server's key ring in another process, on the shared store; resolves once it has opened it. */
+  async function otherServer(): Promise<ChildProcess> {
+    const script = `import { openDataDirKeyRing } from ${JSON.stringify(path.join(process.cwd(), "src/signing/data-dir-key-store.ts"))};
+      openDataDirKeyRing(${JSON.stringify(signingDir)}); process.stdout.write("open"); setInterval(() => {}, 1000);`;
+    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "inherit"] });
+    await new Promise<void>((resolve, reject) => {
+      child.stdout!.once("data", () => resolve());
+      child.once("exit", (code) => reject(new Error(`the key ring process exited ${code}`)));
+    });
+    return child;
+  }
+  const killed = (child: ChildProcess) => new Promise((resolve) => (child.once("exit", resolve), child.kill("SIGKILL")));
+
+  it("refuses, naming the process, until that process is gone", async () => {
+    const server = await otherServer();
+    const { retiringKid } = rotateDataDirKey(signingDir);
+    try {
+      await expect(runSigningCommand(["retire", retiringKid], env)).rejects.toThrow(
+        `key ${retiringKid} still signs on 1 running server(s) (${os.hostname()} pid ${server.pid})`,
+      );
+      expect(openDataDirKeyRing(signingDir, { signs: false }).publishedKeys.map((k) => k.kid)).toContain(retiringKid);
+    } finally {
+      // Killed without a word (SIGKILL): its file stays, but its pid no longer runs on this host.
+      await killed(server);
+    }
+    expect(await runSigningCommand(["retire", retiringKid], env)).toBe(0);
+  }, 30_000);
+
+  it("retires it anyway with --force, before or after the kid", async () => {
+    for (const args of [["--force"], ["KID", "--force"]]) {
+      const server = await otherServer();
+      const { retiringKid } = rotateDataDirKey(signingDir);
+      try {
+        const line = args.map((arg) => (arg === "KID" ? retiringKid : arg));
+        expect(await runSigningCommand(["retire", ...line, ...(line.includes(retiringKid) ? [] : [retiringKid])], env)).toBe(0);
+        expect(openDataDirKeyRing(signingDir, { signs: false }).publishedKeys.map((k) => k.kid)).not.toContain(retiringKid);
+      } finally {
+        await killed(server);
+      }
+    }
+  }, 30_000);
 });
 
 describe("modctl signing list", () => {

@@ -9,7 +9,7 @@ import { verifyModerationResponse } from "../../src/client/verify-response.js";
 import { ConfigError, readConfig } from "../../src/config/config.js";
 import { openDataDirKeyRing, readKeyManifest, retireDataDirKey, rotateDataDirKey } from "../../src/signing/data-dir-key-store.js";
 import { toJwks } from "../../src/signing/key-ring.js";
-import { loadSigningKeyRing, signingKeyFileWarning } from "../../src/signing/load-key-ring.js";
+import { dataDirKeyWithDatabaseWarning, loadSigningKeyRing, signingKeyFileWarning } from "../../src/signing/load-key-ring.js";
 import { readSigningConfig, SigningConfigError } from "../../src/signing/read-signing-config.js";
 import { signedHttpResponse } from "./fixtures.js";
 
@@ -62,7 +62,7 @@ describe("DATA_DIR key store", () => {
     const { signer } = openDataDirKeyRing(store);
     rmSync(join(store, "keys.json"));
     expect(() => openDataDirKeyRing(store)).toThrow(`holds private keys (${signer.keyId}.key.pem) but no keys.json`);
-    expect(readdirSync(store)).toEqual([`${signer.keyId}.key.pem`]);
+    expect(readdirSync(store).filter((f) => f !== "in-use")).toEqual([`${signer.keyId}.key.pem`]);
     // Moving the key away is the documented way to start over.
     rmSync(join(store, `${signer.keyId}.key.pem`));
     expect(openDataDirKeyRing(store).signer.keyId).not.toBe(signer.keyId);
@@ -75,7 +75,9 @@ describe("DATA_DIR key store", () => {
     const { activeKid } = rotateDataDirKey(store);
     expect(running.signer.keyId).toBe(ownKid);
     expect(running.publishedKeys.map((k) => [k.kid, k.status])).toEqual([[activeKid, "active"], [ownKid, "retiring"]]);
-    retireDataDirKey(store, ownKid);
+    // This process still signs with it: retiring it is refused unless forced (an audit saw 2 of 9 checks fail).
+    expect(() => retireDataDirKey(store, ownKid)).toThrow(`key ${ownKid} still signs on 1 running server(s)`);
+    expect(retireDataDirKey(store, ownKid, { force: true }).stillSigning).toMatchObject([{ kid: ownKid, pid: process.pid }]);
     // Still published while it signs, as retiring: it was listed as a second "active" key.
     expect(running.publishedKeys.map((k) => [k.kid, k.status])).toEqual([[activeKid, "active"], [ownKid, "retiring"]]);
     writeFileSync(join(store, "keys.json"), "{ half-written");
@@ -210,6 +212,18 @@ describe("readSigningConfig", () => {
     expect(signingKeyFileWarning(config)).toBe(`SIGNING_KEY_FILE ${file} is readable by other users (mode 644); chmod 600 it or mount it with mode 0400`);
     expect(loadSigningKeyRing(config).publishedKeys).toHaveLength(1);
     expect(signingKeyFileWarning(readSigningConfig({}, { dataDir: dir }))).toBeUndefined();
+  });
+
+  it("warns of a DATA_DIR key on a shared DATABASE_URL (replicas that may each sign with their own), and only then", () => {
+    const dataDirKey = readSigningConfig({}, { dataDir: dir });
+    const file = join(dir, "replicas.pem");
+    writeFileSync(file, pkcs8("ed25519"), { mode: 0o600 });
+    expect(dataDirKeyWithDatabaseWarning({ databaseUrl: "postgres://db/moderation", signing: dataDirKey })).toBe(
+      `signing key from ${join(dir, "signing")} (no SIGNING_KEY_FILE) while DATABASE_URL is set: if this is one of several replicas ` +
+        "with their own DATA_DIR, each signs with a key the others do not publish; give every replica the same SIGNING_KEY_FILE (docs/signing.md)",
+    );
+    expect(dataDirKeyWithDatabaseWarning({ databaseUrl: undefined, signing: dataDirKey })).toBeUndefined();
+    expect(dataDirKeyWithDatabaseWarning({ databaseUrl: "postgres://db/moderation", signing: readSigningConfig({ SIGNING_KEY_FILE: file }, { dataDir: dir }) })).toBeUndefined();
   });
 
   it("loads SIGNING_KEY_FILE and names the file when it is missing", async () => {

@@ -708,7 +708,8 @@ export type SigningKey = Message<"moderation.v1.SigningKey"> & {
   x: string;
 
   /**
-   * "active" signs new responses; "retiring" still verifies old ones.
+   * "active" signs new responses; "next" will (published before any replica signs with it);
+   * "retiring" still verifies old ones.
    *
    * @generated from field: string status = 5;
    */

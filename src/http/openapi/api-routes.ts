@@ -141,7 +141,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
                   x: { type: "string", pattern: "^[A-Za-z0-9_-]{43}$", description: "The raw public key, base64url" },
                   kid: { type: "string" },
                   use: { const: "sig" },
-                  status: { type: "string", enum: ["active", "retiring"] },
+                  status: { type: "string", enum: ["active", "next", "retiring"] },
                   created_at: { type: "integer", description: "Unix seconds" },
                 },
               },
