@@ -1,5 +1,6 @@
 import { CATEGORY_IDS, isCategoryId, type CategoryId } from "../classifiers/categories.js";
 import { ProviderError } from "./provider-error.js";
+import { quoteSafely } from "./quote-safely.js";
 
 interface ParsedVerdict {
   scores: Record<CategoryId, number>;
@@ -25,25 +26,26 @@ export function parseVisionVerdict(content: string, who = "vision model"): Parse
   try {
     value = JSON.parse(json);
   } catch (error) {
-    throw malformed(who, "the answer is not a JSON object", error);
+    // Not `error` as the cause: its message quotes the answer (which may echo the caller's text).
+    throw malformed(who, `the answer is not a JSON object (${(error as Error).name})`);
   }
   if (!isPlainObject(value)) throw malformed(who, "the answer is not a JSON object");
   // JSON.parse keeps the last of a repeated key: {"hate":0.99,"hate":0.1} read 0.1. Ambiguous.
   const repeated = repeatedKey(json);
-  if (repeated !== undefined) throw malformed(who, `the key ${JSON.stringify(repeated)} is given twice`);
+  if (repeated !== undefined) throw malformed(who, `the key ${quoteSafely(repeated)} is given twice`);
   const extra = Object.keys(value).filter((key) => key !== "categories" && key !== "reason");
-  if (extra.length > 0) throw malformed(who, `unexpected keys ${extra.map((k) => JSON.stringify(k)).join(", ")}`);
+  if (extra.length > 0) throw malformed(who, `unexpected keys ${extra.map(quoteSafely).join(", ")}`);
 
   const { categories, reason } = value;
   if (!isPlainObject(categories)) throw malformed(who, '"categories" is not an object');
   const unknown = Object.keys(categories).filter((key) => !isCategoryId(key));
-  if (unknown.length > 0) throw malformed(who, `unknown categories ${unknown.map((k) => JSON.stringify(k)).join(", ")}`);
+  if (unknown.length > 0) throw malformed(who, `unknown categories ${unknown.map(quoteSafely).join(", ")}`);
   const scores = {} as Record<CategoryId, number>;
   for (const id of CATEGORY_IDS) {
     const score = categories[id];
     if (score === undefined) throw malformed(who, `category "${id}" is missing`);
     if (typeof score !== "number" || !Number.isFinite(score) || score < 0 || score > 1) {
-      throw malformed(who, `category "${id}" is ${JSON.stringify(score)}, not a number between 0 and 1`);
+      throw malformed(who, `category "${id}" is ${quoteSafely(score)}, not a number between 0 and 1`);
     }
     scores[id] = score;
   }

@@ -180,6 +180,39 @@ describe("a JSON verdict from a general instruction model", () => {
   });
 });
 
+// Found by an audit (session 52): these errors are logged, and an answer echoing the prompt put
+// the caller's text in the log (40 characters of it; all of it for a JSON verdict's keys or values).
+describe("an answer that echoes the caller's text instead of a verdict", () => {
+  const SECRET = "my secret diary entry about Alice";
+  const messagesOf = (error: unknown): string => {
+    const parts: string[] = [];
+    for (let e = error as { message?: string; cause?: unknown } | undefined; e; e = e.cause as typeof e) parts.push(String(e.message));
+    return parts.join(" | ");
+  };
+  it("is refused without quoting it, by every family, also in the error's cause", async () => {
+    const families = [
+      createChatGuardProvider({ ...endpoint(), family: llamaGuardFamily }),
+      createChatGuardProvider({ ...endpoint(), family: createShieldGemma({ threshold: 0.5 }) }),
+      createChatGuardProvider({ ...endpoint(), family: createJsonVerdict({ responseFormat: "json_object" }) }),
+    ];
+    const echoes = [
+      SECRET,
+      `safe\n${SECRET}`,
+      JSON.stringify({ categories: { [SECRET]: 1 }, reason: "" }),
+      JSON.stringify(verdictBody({}, "x")).replace('"hate":0', `"hate":${JSON.stringify(SECRET)}`),
+      JSON.stringify({ ...verdictBody({}, "x"), [SECRET]: 1 }),
+    ];
+    for (const provider of families) {
+      for (const content of echoes) {
+        fake.enqueue(completion(content));
+        const error = await provider.classify(SECRET).catch((e: unknown) => e);
+        expect(error, content).toMatchObject({ kind: "malformed" });
+        expect(messagesOf(error)).not.toMatch(/secret|diary|Alice/);
+      }
+    }
+  });
+});
+
 describe("the guard around a text provider", () => {
   const guarded = (inner: TextProvider = createChatGuardProvider({ ...endpoint(), family: llamaGuardFamily }), options = {}) =>
     createGuardedTextProvider(inner, { ...quick, ...options });

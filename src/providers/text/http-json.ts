@@ -33,7 +33,8 @@ export async function postJson(url: URL, body: unknown, options: PostJsonOptions
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw malformed("the response body is not JSON", error);
+    // Not `error` as the cause: its message quotes the body, which may echo the caller's text.
+    throw malformed(`the response body is not JSON (${(error as Error).name})`);
   }
 }
 

@@ -1,6 +1,7 @@
 import type { CategoryId } from "../../../classifiers/categories.js";
 import type { CategoryVerdict } from "../../../classifiers/classifier.js";
 import { malformed, unreadableVerdict } from "../http-json.js";
+import { quoteSafely } from "../../quote-safely.js";
 import type { GuardFamily } from "./guard-family.js";
 
 /**
@@ -46,17 +47,17 @@ export const llamaGuard: GuardFamily = {
     if (answer!.finishReason === "length") throw malformed("the Llama Guard answer was cut off (finish_reason length)");
     const lines = answer!.content.trim().split(/\s*\n\s*/);
     const head = lines[0]?.toLowerCase();
-    if (head !== "safe" && head !== "unsafe") throw unreadableVerdict(`a Llama Guard answer starts with "safe" or "unsafe", not ${JSON.stringify(answer!.content.slice(0, 40))}`);
+    if (head !== "safe" && head !== "unsafe") throw unreadableVerdict(`a Llama Guard answer starts with "safe" or "unsafe", not ${quoteSafely(lines[0] ?? "")}`);
     // "safe" is the whole answer, "unsafe" and its codes two lines: an answer that goes on
     // ("safe\nS1", "safe\n\nunsafe\nS1") contradicts itself, and its first word is no verdict.
-    if (lines.length > (head === "safe" ? 1 : 2)) throw unreadableVerdict(`a "${head}" Llama Guard answer goes on past its verdict: ${JSON.stringify(answer!.content.slice(0, 40))}`);
+    if (lines.length > (head === "safe" ? 1 : 2)) throw unreadableVerdict(`a "${head}" Llama Guard answer goes on past its verdict (${lines.length} lines)`);
     const listed = new Set<string>();
     if (head === "unsafe") {
       const codes = (lines[1] ?? "").split(/\s*,\s*/).filter((code) => code !== "");
       if (codes.length === 0) throw unreadableVerdict('an "unsafe" Llama Guard answer names no category');
       for (const code of codes) {
         const normalised = code.toUpperCase();
-        if (!(normalised in LLAMA_GUARD_CODES)) throw unreadableVerdict(`unknown Llama Guard category ${JSON.stringify(code.slice(0, 20))}`);
+        if (!(normalised in LLAMA_GUARD_CODES)) throw unreadableVerdict(`unknown Llama Guard category ${quoteSafely(code)}`);
         listed.add(normalised);
       }
     }

@@ -2,6 +2,7 @@ import type { CategoryId } from "../../../classifiers/categories.js";
 import type { CategoryVerdict } from "../../../classifiers/classifier.js";
 import type { GuardAnswer } from "../chat-completion.js";
 import { unreadableVerdict } from "../http-json.js";
+import { quoteSafely } from "../../quote-safely.js";
 import type { GuardFamily } from "./guard-family.js";
 
 /**
@@ -103,7 +104,7 @@ function probabilityOfYes(answer: GuardAnswer): number {
   const first = word(answer.content).split(/[^a-z]/)[0];
   if (first === "yes") return 1;
   if (first === "no") return 0;
-  throw unreadableVerdict(`a ShieldGemma answer starts with "Yes" or "No", not ${JSON.stringify(answer.content.slice(0, 40))}`);
+  throw unreadableVerdict(`a ShieldGemma answer starts with "Yes" or "No", not ${quoteSafely(first ?? "")}`);
 }
 
 /** An upper bound on the probability of a first token that is not among the alternatives listed. */
