@@ -106,3 +106,17 @@ describe("modctl signing list", () => {
     expect(stored.keys.every((k) => k.publicKeyPem?.startsWith("-----BEGIN PUBLIC KEY-----"))).toBe(true);
   });
 });
+
+// Found by an audit (session 52): "--out -" wrote the private key to a file named "-".
+it("refuses to write a generated private key to '-' (stdout by habit), writing nothing", async () => {
+  const cwd = process.cwd();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "signing-generate-"));
+  process.chdir(dir);
+  try {
+    await expect(runSigningCommand(["generate", "--out", "-"], { DATA_DIR: dir, LOG_LEVEL: "silent" })).rejects.toThrow(/never to stdout/);
+    expect(fs.existsSync(path.join(dir, "-"))).toBe(false);
+  } finally {
+    process.chdir(cwd);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -24,6 +24,9 @@ export async function runSigningCommand(args: string[], env: NodeJS.ProcessEnv =
   if (sub === "generate") {
     const { values } = parseArgs({ args: rest, options: { out: { type: "string" } } });
     if (!values.out) throw new UsageError("signing generate needs --out FILE");
+    // "-" is stdout by habit: it made a key file named "-" here (audit, session 52). A private key
+    // goes to a file of mode 0600, never to a terminal or a pipe's logs.
+    if (values.out === "-") throw new UsageError("signing generate writes the private key to a file (mode 0600), never to stdout: give --out a file path");
     const { privateKey, privateKeyPem } = generateEd25519KeyPair();
     try {
       writeFileSync(values.out, privateKeyPem, { mode: 0o600, flag: "wx" });
