@@ -81,6 +81,7 @@ export function createMeter(options: MeterOptions) {
       options.log?.[level]({ err: error, segment: segment.id }, "usage flush failed; the journal keeps it for the next try");
       return false;
     }
+    if (own && segment.last) journal.release(segment.id);
     if (!own || segment.last) removeFile(segment.file);
     return true;
   };

@@ -169,6 +169,15 @@ export function createUsageJournal(options: { dir: string; fsync?: FsyncPolicy; 
     return batch;
   };
 
+  /**
+   * Closed segments whose last batch is not in SQL yet, by id: their descriptors stay open until
+   * the meter releases them, because a segment a replica replayed (and deleted) can only be read
+   * through its descriptor, and a batch of it that finds the replica's row ahead reads the rest
+   * there. Closed at rotation, they had been read by name, found gone, and their newest lines lost
+   * (15 answered, 10 counted; found by a review, session 52).
+   */
+  const closing = new Map<string, OpenSegment>();
+
   /** Closes the open segment (its pending lines written first); its last batch may be empty. */
   const rotate = (): SegmentBatch | undefined => {
     writeGroup();
@@ -177,11 +186,12 @@ export function createUsageJournal(options: { dir: string; fsync?: FsyncPolicy; 
     open = undefined;
     const batch = takeBatch(segment, true);
     if (segment.syncWaiters.length > 0 && !segment.syncing) startSync(segment);
-    closeWhenSynced(segment);
     if (segment.entries === 0) {
+      closeWhenSynced(segment);
       fs.rmSync(segment.file, { force: true });
       return undefined;
     }
+    closing.set(segment.id, segment);
     return batch;
   };
 
@@ -228,9 +238,17 @@ export function createUsageJournal(options: { dir: string; fsync?: FsyncPolicy; 
       return open.pending > 0 ? takeBatch(open, false) : undefined;
     },
     rotate,
-    /** A segment of ours, whole: the open one through its descriptor, so it reads even after a replica removed the file. */
+    /** A segment of ours, whole, through its descriptor while we hold one, so it reads even after a replica removed the file. */
     entries(segment: SegmentRef): JournalEntry[] | undefined {
-      return open?.id === segment.id ? readSegmentFd(open.fd) : readSegment(segment.file);
+      const held = open?.id === segment.id ? open : closing.get(segment.id);
+      return held ? readSegmentFd(held.fd) : readSegment(segment.file);
+    },
+    /** A closed segment's last batch is in SQL: its descriptor goes (the meter then deletes the file). */
+    release(id: string): void {
+      const segment = closing.get(id);
+      if (!segment) return;
+      closing.delete(id);
+      closeWhenSynced(segment);
     },
     /**
      * Throws when the journal's directory cannot take a write now (a full disk, a permission
@@ -282,6 +300,9 @@ export function createUsageJournal(options: { dir: string; fsync?: FsyncPolicy; 
     /** Closes the open segment and, when nothing of ours is left to write, removes the owner file. */
     close(options: { unwritten: number }): SegmentBatch | undefined {
       const last = rotate();
+      // What is left unwritten is read by name from its file at the next start.
+      for (const segment of closing.values()) closeWhenSynced(segment);
+      closing.clear();
       liveInstances.delete(instance);
       if (!last && options.unwritten === 0) fs.rmSync(ownerFile, { force: true });
       return last;

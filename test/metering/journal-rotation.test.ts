@@ -117,6 +117,67 @@ describe.each(STORE_KINDS)("the usage journal's open segment on %s", (kind) => {
     expect(await total("acct_live")).toBe(19);
   });
 
+  // Found by a review (session 52): the replayed segment's descriptor was closed at rotation, and
+  // its last batch, finding the replica's row ahead, read the deleted file by name: nothing added.
+  it("counts what a live process journals after a replay when its segment closes before its last batch is written", async () => {
+    let now = Date.now();
+    const clock = () => now;
+    // The replica's transaction commits just before our next one, as PostgreSQL's row lock orders them.
+    let replicaFirst: (() => Promise<void>) | undefined;
+    const racing: UsageStore = {
+      ...usage,
+      applySegment: async (...args) => {
+        const replica = replicaFirst;
+        replicaFirst = undefined;
+        await replica?.();
+        return usage.applySegment(...args);
+      },
+    };
+    const journal = createUsageJournal({ dir, clock, maxAgeMs: 60_000 });
+    const meter = createMeter({ store: racing, journal, clock, flushMs: 3_600_000 });
+    const record = (n: number) => Promise.all(Array.from({ length: n }, () => meter.record("acct_race", one)));
+    await record(4);
+    await meter.flush();
+    await record(6);
+    const [id] = segmentIds();
+    const file = path.join(dir, `${id}.seg`);
+    const replicaRead = sumEntries(readSegment(file)!); // the replica reads lines 1-10
+    await record(5);
+    now += 61_000; // due by age at the next flush: it closes, its file still there
+    replicaFirst = async () => {
+      await usage.applySegment(id!, replicaRead, () => readSegment(file), now);
+      fs.rmSync(file);
+    };
+    await meter.flush();
+    await meter.close();
+    expect(await total("acct_race")).toBe(15); // was 10
+  });
+
+  it("counts what a live process journals after a replay while the database is down, its batches merged and its segment closed", async () => {
+    let down = false;
+    const flaky: UsageStore = { ...usage, applySegment: (...args) => (down ? Promise.reject(new StorageUnavailableError("down")) : usage.applySegment(...args)) };
+    const journal = createUsageJournal({ dir });
+    const meter = createMeter({ store: flaky, journal, flushMs: 3_600_000 });
+    const record = (n: number) => Promise.all(Array.from({ length: n }, () => meter.record("acct_merged", one)));
+    await record(10);
+    await meter.flush();
+    down = true;
+    await record(5);
+    await meter.flush(); // lines 11-15 wait
+    const [id] = segmentIds();
+    const file = path.join(dir, `${id}.seg`);
+    await usage.applySegment(id!, sumEntries(readSegment(file)!), () => readSegment(file), Date.now());
+    fs.rmSync(file);
+    await record(4);
+    await meter.flush(); // the removal seen; 16-19 merged into the waiting batch
+    await record(3);
+    await meter.flush(); // closed (removed): its last batch merged too
+    down = false;
+    await meter.flush();
+    await meter.close();
+    expect(await total("acct_merged")).toBe(22); // was 15
+  });
+
   it("keeps one batch per segment while the database is down, and writes each once when back", async () => {
     let now = Date.now();
     const clock = () => now;
