@@ -17,7 +17,7 @@ export const FOREIGN: Array<[string, string]> = [
   ["sw", "Ninakuua usiku huu, mpumbavu wewe."], ["hi-Latn", "Main tumhe aaj raat maar dunga, kutte"], ["id", "Aku akan membunuhmu malam ini."],
   // Russian and Arabic typed in Latin letters (session 52).
   ["ru-Latn", "Ya tebya ubyu segodnya nochyu, suka."], ["ru-Latn", "Ya bolshe ne hochu zhit, vse nadoelo."],
-  ["ar-Latn", "Enta mish rajel, hamawtak el leila."], ["ar-Latn", "Ehna lazem nekhlas menhom kolohom."],
+  ["ar-Latn", "Enta msh rajel, hamawtak el leila."], ["ar-Latn", "Ehna lazem nekhlas menhom kolohom."],
   ["ru", "Я тебя убью сегодня ночью."], ["ru", "Все мигранты должны сдохнуть."], ["uk", "Я тебе вб'ю."],
   ["ar", "سأقتلك الليلة"], ["ar", "أريد أن أموت"], ["he", "אני אהרוג אותך הלילה"], ["fa", "امشب تو را می‌کشم"],
   ["zh", "我今晚要杀了你，你这个混蛋"], ["zh", "我想死"], ["ja", "今夜お前を殺す"], ["ko", "오늘 밤 너를 죽일 거야"],

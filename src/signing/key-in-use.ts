@@ -1,4 +1,5 @@
-import { mkdirSync, readdirSync, readFileSync, statSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 
@@ -21,23 +22,40 @@ export interface KeySigner {
   seenMsAgo: number;
 }
 
-const marked = new Set<string>();
+/** Each file this process keeps fresh, and what it says. */
+const marked = new Map<string, { dir: string; kid: string }>();
 let timer: NodeJS.Timeout | undefined;
+/**
+ * In the file's name beside host and pid: containers that share a hostname (host networking) and
+ * a DATA_DIR can both be pid 1, and wrote one file, each hiding the other (found by a review).
+ */
+const RUN = randomBytes(4).toString("hex");
 
 /** Records that this process signs with `kid` from the store at `dir`; never fails the start. */
 export function markKeyInUse(dir: string, kid: string): void {
-  const path = join(dir, IN_USE, `${safe(hostname())}.${process.pid}.json`);
-  try {
-    mkdirSync(join(dir, IN_USE), { recursive: true, mode: 0o700 });
-    writeFileSync(path, `${JSON.stringify({ kid, host: hostname(), pid: process.pid })}\n`, { mode: 0o600 });
-  } catch {
-    // A read-only store still signs: retire then cannot see this process (docs/signing.md says so).
-    return;
-  }
-  marked.add(path);
+  const path = join(dir, IN_USE, `${safe(hostname())}.${process.pid}.${RUN}.json`);
+  if (!write(path, dir, kid)) return; // a read-only store still signs: retire then cannot see it (docs/signing.md)
+  marked.set(path, { dir, kid });
   if (timer) return;
   timer = setInterval(refresh, REFRESH_MS).unref();
   process.once("exit", unmarkAll);
+}
+
+/**
+ * Writes the file whole (a temporary name, then renamed: a half-written file read as "not
+ * signing" and let a retire through); true when it is there.
+ */
+function write(path: string, dir: string, kid: string): boolean {
+  const temporary = `${path}.${RUN}.tmp`;
+  try {
+    mkdirSync(join(dir, IN_USE), { recursive: true, mode: 0o700 });
+    writeFileSync(temporary, `${JSON.stringify({ kid, host: hostname(), pid: process.pid })}\n`, { mode: 0o600 });
+    renameSync(temporary, path);
+    return true;
+  } catch {
+    removeQuietly(temporary);
+    return false;
+  }
 }
 
 /** The processes that signed with `kid` recently enough to be running still; removes the files of the others. */
@@ -71,19 +89,27 @@ function readSigner(path: string, now: number): KeySigner | undefined {
   }
 }
 
-function refresh(): void {
-  const now = new Date();
-  for (const path of marked) {
-    try {
-      utimesSync(path, now, now);
-    } catch {
-      marked.delete(path); // the store was moved or removed: nothing left to keep fresh
-    }
+/**
+ * Rewritten, not only touched: a file removed meanwhile (a retire's clean-up of one it took for
+ * stale, a store restored) comes back. One failure no longer drops the file from the refresh for
+ * good; a store that is gone stops being refreshed once its directory is. (The timer's job; tests call it.)
+ */
+export function refresh(): void {
+  for (const [path, { dir, kid }] of marked) {
+    if (!write(path, dir, kid) && !existsDir(dir)) marked.delete(path);
+  }
+}
+
+function existsDir(dir: string): boolean {
+  try {
+    return statSync(dir).isDirectory();
+  } catch {
+    return false;
   }
 }
 
 function unmarkAll(): void {
-  for (const path of marked) removeQuietly(path);
+  for (const path of marked.keys()) removeQuietly(path);
 }
 
 function removeQuietly(path: string): void {

@@ -115,8 +115,7 @@ export async function createWorkerPool<Job, Result, Info, Setup>(options: Worker
   let closed = false;
   /** Set while no worker runs and the last try to start one failed: jobs fail at once until one is up. */
   let broken: Error | undefined;
-  /** The wait before the next try at a replacement that failed to start, and the tries waiting. */
-  let retryMs = RETRY_FIRST_MS;
+  /** Tries at a replacement that failed to start, waiting. */
   const retries = new Set<NodeJS.Timeout>();
 
   const start = (): Promise<{ slot: Slot<Job, Result>; info: Info }> =>
@@ -178,7 +177,7 @@ export async function createWorkerPool<Job, Result, Info, Setup>(options: Worker
     for (const p of orphans) if (p.signal?.aborted) p.reject(p.signal.reason);
     queue.pushFront(rerun);
     if (queue.length > 0) scheduleFlush();
-    startReplacement();
+    startReplacement(RETRY_FIRST_MS);
   };
 
   /**
@@ -187,23 +186,22 @@ export async function createWorkerPool<Job, Result, Info, Setup>(options: Worker
    * for good, and with none left every later job failed while readiness said ready (audit,
    * session 52). While no worker runs, jobs are refused at once rather than held.
    */
-  const startReplacement = () => {
+  const startReplacement = (retryMs: number) => {
     start().then(
       ({ slot }) => {
         if (closed) return void slot.worker.terminate();
         slots.push(slot);
         broken = undefined;
-        retryMs = RETRY_FIRST_MS;
         scheduleFlush();
       },
       (error: Error) => {
         if (closed) return;
+        // Each dead worker's replacement waits on its own, longer each time it fails.
         const retry = setTimeout(() => {
           retries.delete(retry);
-          if (!closed) startReplacement();
+          if (!closed) startReplacement(Math.min(retryMs * 2, RETRY_MAX_MS));
         }, retryMs);
         retries.add(retry);
-        retryMs = Math.min(retryMs * 2, RETRY_MAX_MS);
         if (slots.length > 0) return; // the live workers drain the queue
         broken = errors.noWorker(error);
         for (const p of queue.drain()) p.reject(broken);

@@ -58,7 +58,8 @@ export async function startComputeWorkers(
         },
         // Here too when the pool cannot sign (no worker running): every error answer is signed, and
         // those had become fastify's bare 500, unsigned and naming the worker (audit, session 52).
-        signer: createDelegatingSigner(signHere.keyId, (data) => (busy() ? signHere.sign(data) : pool.sign(data).catch(() => signHere.sign(data)))),
+        // And while no worker runs: a signature queued behind a replacement still loading waited 1-2 s.
+        signer: createDelegatingSigner(signHere.keyId, (data) => (busy() || pool.live() === 0 ? signHere.sign(data) : pool.sign(data).catch(() => signHere.sign(data)))),
       }
       : undefined,
     answerer: classify && classifierId !== undefined && signingKey ? createWorkerAnswerer(pool, classifierId) : undefined,

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { markKeyInUse, signersOf, STALE_MS } from "../../src/signing/key-in-use.js";
+import { markKeyInUse, refresh, signersOf, STALE_MS } from "../../src/signing/key-in-use.js";
 
 /** Servers on a shared DATA_DIR on other hosts: no pid to check there, only how fresh their file is. */
 
@@ -33,4 +33,19 @@ describe("signersOf", () => {
     markKeyInUse(dir, "kidD"); // a restart onto the new key replaces the process's file
     expect(signersOf(dir, "kidC")).toEqual([]);
   });
+});
+
+// Found by a review (session 52): one failed touch dropped this process from the refresh for good,
+// and a file removed meanwhile stayed gone, so a retire went through while it still signed.
+it("writes its file again at the next refresh when it was removed meanwhile", () => {
+  const store = mkdtempSync(join(tmpdir(), "signing-in-use-refresh-"));
+  try {
+    markKeyInUse(store, "kidR");
+    rmSync(join(store, "in-use"), { recursive: true, force: true });
+    expect(signersOf(store, "kidR")).toEqual([]);
+    refresh();
+    expect(signersOf(store, "kidR")).toHaveLength(1);
+  } finally {
+    rmSync(store, { recursive: true, force: true });
+  }
 });

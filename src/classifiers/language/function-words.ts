@@ -30,11 +30,12 @@ const LISTS: Record<string, string> = {
   // Hindi and Urdu written in Latin letters (Reddit, tweets), which ELD has no table for.
   "hi-Latn": "hai hain mujhe tumhe tujhe kya nahi nhi nahin bhi aur toh mein hoon tha thi raha rahi rahe apni apna apne tera teri mera meri kyun kaise",
   // Russian in Latin letters ("ya tebya ubyu"), which ELD has no table for either; "ya", "ty", "da",
-  // "net", "on", "my", "nu", "ona" and "vy" left out (English words or slang).
-  "ru-Latn": "menya tebya menia tebia tebe mne sebya eto chto shto kak vse vsyo pochemu segodnya sejchas seychas kogda gde zdes tozhe tolko ochen budu budet byl byla bylo mozhno nado nichego nikogda esli yesli potomu hochu khochu zhe uzhe eshche moy moya tvoy tvoya svoy svoyu",
+  // "net", "on", "my", "nu", "ona", "vy" and "kak" left out (English words or slang), "moya" (a name).
+  "ru-Latn": "menya tebya menia tebia tebe mne sebya eto chto shto vse vsyo pochemu segodnya sejchas seychas kogda gde zdes tozhe tolko ochen budu budet byl byla bylo mozhno nado nichego nikogda esli yesli potomu hochu khochu zhe uzhe eshche moy tvoy tvoya svoy svoyu",
   // Arabic in Latin letters (Arabizi) without its digits (the 3 of "3ashan" splits the word);
-  // "ana" left out (pro-ana talk), "hiya", "mesh" and "hatha" too (English words).
-  "ar-Latn": "enta inta enti inti howa huwa ehna ihna ento entu mish msh ashan keda kda kida ayez elli illi kaman lazem lazim hada",
+  // "ana" left out (pro-ana talk), "hiya", "mesh", "hatha" and "kda" (gamers' kills/deaths/assists)
+  // too, and names ("elli", "mish", "ashan").
+  "ar-Latn": "enta inta enti inti howa huwa ehna ihna ento entu msh keda kida ayez illi kaman lazem lazim hada",
 };
 
 const WORD = /\p{L}+/gu;
