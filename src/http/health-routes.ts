@@ -8,7 +8,8 @@ import { noteErrorCode } from "../observability/request-observation.js";
  * balancer should send it traffic (readiness); 503 with the failing checks otherwise.
  */
 export function registerHealthRoutes(app: FastifyInstance, ctx: AppContext, isServing: () => boolean): void {
-  app.get("/healthz", async () => ({ status: "ok" }));
+  // Never from a cache: a stored "ready" answered for a replica that is not (found by an audit).
+  app.get("/healthz", async (_request, reply) => reply.header("cache-control", "no-store").send({ status: "ok" }));
   app.get("/readyz", async (request, reply) => {
     const checks: Record<string, "ok" | "failing"> = {};
     const check = async (name: string, probe: () => Promise<unknown>) => {
@@ -36,6 +37,8 @@ export function registerHealthRoutes(app: FastifyInstance, ctx: AppContext, isSe
       noteErrorCode(request, NOT_READY);
       reply.header(ERROR_CODE_HEADER, NOT_READY);
     }
+    reply.header("cache-control", "no-store");
+    if (!ready) reply.header("retry-after", "5");
     return reply.code(ready ? 200 : 503).send({ status: ready ? "ready" : "unavailable", checks });
   });
 }

@@ -77,7 +77,8 @@ function unsupportedBody(request: FastifyRequest): ApiError | undefined {
   const encoding = request.headers["content-encoding"];
   if (encoding !== undefined && encoding.trim().toLowerCase() !== "identity") {
     // 415, as RFC 9110 (8.4.1) has it for a content coding the server does not accept.
-    return new ApiError("unsupported_media_type", `The JSON routes take no Content-Encoding (got "${encoding.slice(0, 40)}"): send the body uncompressed.`);
+    // Accept-Encoding on the 415 names what is taken (RFC 9110 section 15.5.16): no coding.
+    return new ApiError("unsupported_media_type", `The JSON routes take no Content-Encoding (got "${encoding.slice(0, 40)}"): send the body uncompressed.`, { headers: { "accept-encoding": "identity" } });
   }
   return undefined;
 }

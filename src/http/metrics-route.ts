@@ -9,5 +9,5 @@ const METRICS_PATH = "/metrics";
  * monitoring network reaches. No API key: Prometheus scrapers do not send one.
  */
 export function registerMetricsRoute(app: FastifyInstance, metrics: Metrics): void {
-  app.get(METRICS_PATH, async (_request, reply) => reply.type(metrics.contentType).send(await metrics.render()));
+  app.get(METRICS_PATH, async (_request, reply) => reply.header("cache-control", "no-store").type(metrics.contentType).send(await metrics.render()));
 }

@@ -6,6 +6,8 @@ import { JSON_CONTENT_TYPE, signOutcome, type SignedJson } from "../signing/sign
 import type { SignatureScope } from "../signing/scope.js";
 import type { Signer } from "../signing/signer.js";
 
+const SIGNED_ANSWER_CACHING = "no-store, no-transform";
+
 /** Headers that describe one HTTP message and must not be copied from RPC metadata. */
 const HOP_HEADERS = new Set(["content-type", "content-length", "content-encoding", "transfer-encoding", "connection"]);
 
@@ -77,6 +79,12 @@ export function sendJsonSignedAhead(reply: FastifyReply, status: number, signed:
   }
   headers["content-type"] = JSON_CONTENT_TYPE;
   headers["content-length"] = signed.byteLength;
+  // A signed answer is one caller's (GET /v1/usage is keyed by X-API-Key, which no cache varies
+  // on: a stock Varnish served one account's usage to another and to callers with no key, found
+  // by an audit), and a cache or proxy that rewrote it (compression, a charset) would break its
+  // Content-Digest: never stored, never transformed, never sniffed as anything but JSON.
+  headers["cache-control"] ??= SIGNED_ANSWER_CACHING;
+  headers["x-content-type-options"] = "nosniff";
   reply.hijack();
   reply.raw.writeHead(status, headers);
   // A string body goes out with the head in one write (as UTF-8: the bytes that were signed).

@@ -6,6 +6,9 @@ import { laneOf } from "../threads/caller-lane.js";
 import { startDeadline } from "./deadline.js";
 import { ProviderError } from "./provider-error.js";
 
+/** Seconds a caller is told to wait after the retries failed, where the provider said nothing. */
+const GAVE_UP_RETRY_AFTER = "2";
+
 export interface GuardOptions {
   /** Limit on one HTTP attempt. */
   attemptTimeoutMs: number;
@@ -74,6 +77,9 @@ export function createProviderGuard(config: GuardOptions, wording: GuardWording)
   const gaveUp = (failure: ProviderError): ApiError => {
     const error = wording.unavailable(wording.describe(failure), failure);
     if (failure.retryAfterMs !== undefined) error.headers["retry-after"] ??= String(Math.max(1, Math.ceil(failure.retryAfterMs / 1000)));
+    // Else a short one, like every 503 (it had none: found by an audit, session 52): the calls
+    // were retried already, and the circuit may open next.
+    error.headers["retry-after"] ??= GAVE_UP_RETRY_AFTER;
     return error;
   };
 

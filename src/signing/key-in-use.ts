@@ -6,7 +6,7 @@ import { join } from "node:path";
 /**
  * Which processes sign with which key of a shared DATA_DIR store, so that `modctl signing retire`
  * can refuse to unpublish a key a replica not yet restarted still signs with (its answers would
- * then fail against every other replica's JWKS). Each server keeps one file, DIR/in-use/<host>.<pid>.json,
+ * then fail against every other replica's JWKS). Each server keeps one file, DIR/in-use/<host>.<pid>.<run>.json,
  * touched every REFRESH_MS and removed when it exits; a file not touched for STALE_MS (a process
  * killed, a host gone) no longer counts.
  */

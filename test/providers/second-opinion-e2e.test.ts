@@ -65,7 +65,7 @@ async function moderate(target: { server: TestServer; key: string }, body: unkno
   const response = await fetch(`${target.server.httpUrl}/v1/moderate`, {
     method: "POST", headers: { "content-type": "application/json", "x-api-key": target.key }, body: JSON.stringify(body),
   });
-  return { status: response.status, body: (await response.json()) as any };
+  return { status: response.status, retryAfter: response.headers.get("retry-after"), body: (await response.json()) as any };
 }
 const texts = (...list: string[]) => list.map((text) => ({ type: "text", text }));
 
@@ -214,8 +214,12 @@ describe("TEXT_PROVIDER_ON_FAILURE=fail", () => {
   it("fails the request with 503 provider_unavailable", async () => {
     const failing = await serverWith({ TEXT_PROVIDER_MODE: "always", TEXT_PROVIDER_ON_FAILURE: "fail" });
     guard.setDefault(status(429, { error: { message: "busy" } }, { "retry-after": "0" }));
-    const { status: code, body } = await moderate(failing, { input: texts(SURE) });
-    expect({ code, error: body.error.code }).toEqual({ code: 503, error: "provider_unavailable" });
+    const { status: code, retryAfter, body } = await moderate(failing, { input: texts(SURE) });
+    // With Retry-After, like every 503 (it had none: found by an audit, session 52): the provider's
+    // own (0 s here, passed on as at least 1), else 2 s.
+    expect({ code, error: body.error.code, retryAfter }).toEqual({ code: 503, error: "provider_unavailable", retryAfter: "1" });
+    guard.setDefault(status(500, { error: { message: "down" } }));
+    expect((await moderate(failing, { input: texts(SURE) })).retryAfter).toBe("2");
   });
 });
 

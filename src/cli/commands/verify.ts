@@ -76,7 +76,7 @@ function report(result: { valid: boolean; reason?: string; [detail: string]: unk
 }
 
 async function loadJwks(source: string): Promise<unknown> {
-  if (/^https?:\/\//i.test(source)) return fetchJwks(source);
+  if (/^https?:\/\//i.test(source)) return fetchJwks(source, { fresh: true }); // one check, now: not a cached list
   try {
     return JSON.parse(new TextDecoder().decode(readFile(source, "--jwks"))) as unknown;
   } catch (error) {
