@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
+import { cleanUpNow } from "../storage/database-clock.js";
 import type { Database, SqlValue } from "../storage/database.js";
 import { toNumber } from "../storage/database.js";
 
@@ -25,7 +26,8 @@ export function createSessionStore(db: Database, clock: () => number) {
     const expiresAt = now + SESSION_TTL_MS;
     const inserted = await db.execute(insert, [hashToken(token), accountId, now, expiresAt, ...more]);
     // Housekeeping on log-in is frequent enough to keep the table small.
-    await db.execute(`DELETE FROM dashboard_sessions WHERE expires_at < $1`, [now]);
+    // By the earlier of our clock and the database's: a process days ahead deleted every session.
+    await db.execute(`DELETE FROM dashboard_sessions WHERE expires_at < $1`, [await cleanUpNow(db, now)]);
     return inserted === 1 ? { token, accountId, expiresAt } : undefined;
   };
 

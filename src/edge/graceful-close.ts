@@ -10,6 +10,7 @@ const POLL_MS = 25;
 /** Once the grace is over and the calls still running are stopped, their answers get this long to go out. */
 const STOPPED_ANSWER_MS = 2_000;
 
+/** Times here are performance.now(): monotonic, so a clock stepped back cannot hold a shutdown (audit, session 52). */
 interface Connection {
   active: number;
   lastActivity: number;
@@ -50,7 +51,7 @@ export function trackForGracefulClose(app: FastifyInstance, graceMs: number, sto
       socket.once("close", () => h2Sockets.delete(socket));
       return;
     }
-    connections.set(socket, { active: 0, lastActivity: Date.now() });
+    connections.set(socket, { active: 0, lastActivity: performance.now() });
     socket.once("close", () => connections.delete(socket));
   });
   // Runs before fastify's handler: a request that arrives while draining is still served.
@@ -63,13 +64,13 @@ export function trackForGracefulClose(app: FastifyInstance, graceMs: number, sto
     // removal cost about 0.15 µs more per request.
     res.on("close", () => {
       connection.active--;
-      connection.lastActivity = Date.now();
+      connection.lastActivity = performance.now();
     });
   });
 
   return async () => {
     draining = true;
-    const started = Date.now();
+    const started = performance.now();
     // Stop accepting without http.Server.close(), which would also drop idle keep-alive sockets now.
     if (server.listening) net.Server.prototype.close.call(server);
     for (const session of sessions) if (!session.closed) session.close();
@@ -78,8 +79,8 @@ export function trackForGracefulClose(app: FastifyInstance, graceMs: number, sto
       if (connection.active > 0 && res && !res.headersSent) res.setHeader("connection", "close");
     }
     const drainFor = async (ms: number, from: number) => {
-      while ((connections.size > 0 || sessions.size > 0) && Date.now() - from < ms) {
-        const now = Date.now();
+      while ((connections.size > 0 || sessions.size > 0) && performance.now() - from < ms) {
+        const now = performance.now();
         for (const [socket, connection] of connections) {
           // Quiet since the signal too: one idle long before it was closed at once, and a request
           // its client sent just after the signal was reset (3 of 4 times in an audit).
@@ -99,7 +100,7 @@ export function trackForGracefulClose(app: FastifyInstance, graceMs: number, sto
     await drainFor(graceMs, started);
     if (connections.size > 0 || sessions.size > 0) {
       stopCalls();
-      await drainFor(STOPPED_ANSWER_MS, Date.now());
+      await drainFor(STOPPED_ANSWER_MS, performance.now());
     }
     for (const session of sessions) session.destroy();
     // On Node 24 a session destroyed while a stream it refused still held unread data (a client

@@ -3,7 +3,7 @@ import { StorageUnavailableError } from "../storage/storage-errors.js";
 import { bucketStart, type UsageCounts } from "./usage-counts.js";
 import { mergeDeltas, readSegment, sumEntries, type JournalBatch, type SegmentRef } from "./journal-segment.js";
 import { removeFile, type SegmentBatch, type UsageJournal } from "./usage-journal.js";
-import { MINUTE_RETENTION_MS, type UsageStore } from "./usage-store.js";
+import type { UsageStore } from "./usage-store.js";
 
 interface MeterOptions {
   store: UsageStore;
@@ -134,11 +134,13 @@ export function createMeter(options: MeterOptions) {
       if (!(await drain())) return;
     }
     const now = clock();
-    if (now - lastOrphanScan >= ORPHAN_SCAN_MS) await replayOrphans();
-    if (now - lastPrune > 3_600_000) {
+    // A clock stepped back (now before the last time) runs them too: waiting for the clock to catch
+    // up had left a crashed replica's journal unreplayed for as long as the step (audit, session 52).
+    if (now - lastOrphanScan >= ORPHAN_SCAN_MS || now < lastOrphanScan) await replayOrphans();
+    if (now - lastPrune > 3_600_000 || now < lastPrune) {
       lastPrune = now;
-      await store.pruneMinutes(now - MINUTE_RETENTION_MS).catch(() => undefined);
-      await store.pruneJournal(now - JOURNAL_RETENTION_MS).catch(() => undefined);
+      await store.pruneMinutes(now).catch(() => undefined);
+      await store.pruneJournal(now, JOURNAL_RETENTION_MS).catch(() => undefined);
     }
   };
 

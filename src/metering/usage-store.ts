@@ -3,6 +3,7 @@ import type { Database } from "../storage/database.js";
 import { toNumber } from "../storage/database.js";
 import { addCounts, bucketStart, emptyCounts, GRANULARITIES, type Granularity, type UsageCounts, type UsageDelta } from "./usage-counts.js";
 import { sumEntries, type JournalBatch, type JournalEntry } from "./journal-segment.js";
+import { cleanUpNow } from "../storage/database-clock.js";
 
 export interface UsageBucket {
   /** Bucket start, Unix milliseconds. */
@@ -77,11 +78,14 @@ export function createUsageStore(db: Database) {
     async applySegment(segment: string, batch: JournalBatch, readEntries: () => readonly JournalEntry[] | undefined, now: number): Promise<number> {
       if (batch.lastSeq <= batch.afterSeq) return 0;
       return db.transaction(async (tx) => {
-        await tx.execute(`INSERT INTO usage_journal (segment, applied_through, applied_at) VALUES ($1, 0, $2) ON CONFLICT (segment) DO NOTHING`, [segment, now]);
+        const created = await tx.execute(`INSERT INTO usage_journal (segment, applied_through, applied_at) VALUES ($1, 0, $2) ON CONFLICT (segment) DO NOTHING`, [segment, now]);
         // Locks the row on PostgreSQL, so a concurrent replay of this segment waits and then sees our result.
         await tx.execute(`UPDATE usage_journal SET applied_at = $2 WHERE segment = $1`, [segment, now]);
         const [row] = await tx.query<{ applied_through: unknown }>(`SELECT applied_through FROM usage_journal WHERE segment = $1`, [segment]);
-        const through = toNumber(row!.applied_through);
+        // A row made just now for a batch that starts past 0: ours, whose earlier batches went in and
+        // whose row was pruned meanwhile (a clock far off; a store restored): they are not added
+        // again. (Re-reading the file from 0 had counted them twice.)
+        const through = created === 1 && batch.afterSeq > 0 ? batch.afterSeq : toNumber(row!.applied_through);
         if (through >= batch.lastSeq) return 0;
         const rest = through === batch.afterSeq ? batch : sumEntries((readEntries() ?? []).filter((e) => e.seq > through && e.seq <= batch.lastSeq), through);
         if (rest.lastSeq <= through) return 0;
@@ -91,8 +95,9 @@ export function createUsageStore(db: Database) {
       });
     },
 
-    async pruneJournal(olderThan: number): Promise<number> {
-      return db.execute(`DELETE FROM usage_journal WHERE applied_at < $1`, [olderThan]);
+    /** Rows applied `retentionMs` before `now`, or before the database's clock if that is earlier (database-clock.ts). */
+    async pruneJournal(now: number, retentionMs: number): Promise<number> {
+      return db.execute(`DELETE FROM usage_journal WHERE applied_at < $1`, [(await cleanUpNow(db, now)) - retentionMs]);
     },
 
     /** Buckets whose start lies in [from, to), and their totals; refused past MAX_USAGE_BUCKETS. */
@@ -117,8 +122,9 @@ export function createUsageStore(db: Database) {
       return { granularity, from, to, buckets, totals };
     },
 
-    async pruneMinutes(olderThan: number): Promise<number> {
-      return db.execute(`DELETE FROM usage WHERE granularity = 'minute' AND bucket_start < $1`, [olderThan]);
+    /** Minute buckets older than MINUTE_RETENTION_MS by `now`, or by the database's clock if that is earlier. */
+    async pruneMinutes(now: number): Promise<number> {
+      return db.execute(`DELETE FROM usage WHERE granularity = 'minute' AND bucket_start < $1`, [(await cleanUpNow(db, now)) - MINUTE_RETENTION_MS]);
     },
   };
 }

@@ -27,7 +27,9 @@ interface CircuitBreaker {
  * closes the circuit again or reopens it for another cooldown.
  */
 export function createCircuitBreaker(options: CircuitBreakerOptions): CircuitBreaker {
-  const now = options.now ?? Date.now;
+  // Monotonic: on the wall clock a step back of an hour kept the circuit open an hour, and callers
+  // were told Retry-After: 3605 (audit, session 52).
+  const now = options.now ?? (() => performance.now());
   let failures = 0;
   let openedAt: number | undefined;
   let trialInFlight = false;

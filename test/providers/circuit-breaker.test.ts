@@ -60,3 +60,19 @@ describe("circuit breaker", () => {
     expect(b.tryAcquire().allowed).toBe(true);
   });
 });
+
+// Found by an audit of clock jumps (session 52): on the wall clock, a step back of an hour kept an
+// open circuit open an hour (callers told Retry-After: 3605).
+it("times its cooldown on a monotonic clock, whatever the wall clock does", async () => {
+  const b = createCircuitBreaker({ failureThreshold: 1, cooldownMs: 50 });
+  b.onFailure();
+  expect(b.state()).toBe("open");
+  const realNow = Date.now;
+  Date.now = () => realNow() - 3_600_000; // the wall clock stepped back an hour
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect(b.state()).toBe("half_open");
+  } finally {
+    Date.now = realNow;
+  }
+});
