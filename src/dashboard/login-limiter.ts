@@ -35,16 +35,19 @@ export function createLoginLimiter(options: { db: Database; clock: () => number;
         await tx.execute(
           `INSERT INTO login_failures (pair_hash, failures, since) VALUES ($1, 1, $2)
            ON CONFLICT (pair_hash) DO UPDATE SET
-             failures = CASE WHEN login_failures.since <= $3 THEN 1 ELSE login_failures.failures + 1 END,
-             since = CASE WHEN login_failures.since <= $3 THEN $2 ELSE login_failures.since END`,
-          [key, now, expired],
+             failures = CASE WHEN login_failures.since <= $3 OR login_failures.since > $4 THEN 1 ELSE login_failures.failures + 1 END,
+             since = CASE WHEN login_failures.since <= $3 OR login_failures.since > $4 THEN $2 ELSE login_failures.since END`,
+          // A count started more than a window ahead of now (a clock stepped back, a replica's clock
+          // ahead) starts again: it had locked the pair for the step plus the window (75 minutes
+          // after a step back of an hour; audit, session 52).
+          [key, now, expired, now + windowMs],
         );
         return (await tx.query<{ failures: unknown; since: unknown }>(`SELECT failures, since FROM login_failures WHERE pair_hash = $1`, [key]))[0];
       });
       // Housekeeping on attempts keeps the table to about one window of them.
       await db.execute(`DELETE FROM login_failures WHERE since <= $1`, [expired]);
       if (!row || toNumber(row.failures) <= maxFailures) return 0;
-      return Math.max(0, toNumber(row.since) + windowMs - now);
+      return Math.min(windowMs, Math.max(0, toNumber(row.since) + windowMs - now));
     },
     /** Hands back an attempt claimed and then refused before its password was checked. */
     async release(email: string, ip: string): Promise<void> {
