@@ -58,8 +58,11 @@ describe.each(STORE_KINDS)("log-in limiter on %s", (kind) => {
     expect(await claims(5, who, "10.0.0.9")).toEqual([0, 0, 0, 0, 0]);
     expect(await replicaA.claimAttempt(who, "10.0.0.9")).toBe(WINDOW);
     clock.advance(-60 * 60_000);
-    expect(await replicaB.claimAttempt(who, "10.0.0.9")).toBe(0);
-    clock.advance(60 * 60_000);
+    try {
+      expect(await replicaB.claimAttempt(who, "10.0.0.9")).toBe(0);
+    } finally {
+      clock.advance(60 * 60_000);
+    }
   });
 
   it("lets five of twelve attempts claimed at once through, across both replicas", async () => {
