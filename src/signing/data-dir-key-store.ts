@@ -214,7 +214,7 @@ function withManifestLock<T>(dir: string, change: () => T): T {
   const path = join(dir, LOCK);
   const mine = join(dir, `${LOCK}.${process.pid}.${Date.now()}.tmp`);
   writeFileSync(mine, String(process.pid), { mode: 0o600 });
-  if (!placeUnlessPresent(mine, path)) {
+  if (!placeLock(mine, path)) {
     const owner = Number(readFileSafely(path));
     const gone = owner > 0 && !isRunning(owner);
     throw new SigningKeyError(
@@ -228,6 +228,17 @@ function withManifestLock<T>(dir: string, change: () => T): T {
   } finally {
     removeIfPresent(path);
   }
+}
+
+/**
+ * Places the lock; where it is held but gone by the time its holder is read (that command has just
+ * finished: "pid unknown", seen once in CI), tries once more rather than refuse a free lock.
+ */
+function placeLock(mine: string, path: string): boolean {
+  if (placeUnlessPresent(mine, path)) return true;
+  if (readFileSafely(path) !== "") return false;
+  writeFileSync(mine, String(process.pid), { mode: 0o600 });
+  return placeUnlessPresent(mine, path);
 }
 
 function readFileSafely(path: string): string {
