@@ -24,8 +24,7 @@ import type { GuardedTextProvider } from "../providers/text/guarded-text-provide
 import type { TextProviderSettings } from "../providers/text/config.js";
 import { createMeter, type Meter } from "../metering/meter.js";
 import { createUsageStore, type UsageStore } from "../metering/usage-store.js";
-import { createUsageJournal } from "../metering/usage-journal.js";
-import path from "node:path";
+import { createUsageJournal, journalDirOf } from "../metering/usage-journal.js";
 import { createDashboardServices, type DashboardServices } from "../dashboard/dashboard-services.js";
 
 /**
@@ -131,7 +130,7 @@ export async function createAppContext(config: Config, overrides: AppContextOver
     const images = overrides.images ?? (await createImageModeration(config.images, {}, metrics));
     if (!overrides.images) closers.push(() => images.close());
     const usage = createUsageStore(db);
-    const journal = createUsageJournal({ dir: path.join(config.dataDir, "metering-journal"), fsync: config.meteringFsync, clock });
+    const journal = createUsageJournal({ dir: journalDirOf(config.dataDir), fsync: config.meteringFsync, clock });
     const meter = createMeter({ store: usage, journal, clock, log, flushMs: config.meteringFlushMs, maxPending: config.meteringMaxPending });
     closers.unshift(() => meter.close());
     const dashboard = createDashboardServices({ db, accounts, clock, config, rateLimiter, log });

@@ -19,8 +19,6 @@ interface MeterOptions {
 const HEARTBEAT_MS = 10_000;
 /** Dead instances' segments are looked for at start and then this often. */
 const ORPHAN_SCAN_MS = 30_000;
-/** Journal rows are kept this long after their segment's last write; a segment is deleted once all written. */
-const JOURNAL_RETENTION_MS = 7 * 86_400_000;
 
 /**
  * Counts accepted requests durably and writes them to SQL in batches. `record` appends the
@@ -139,8 +137,7 @@ export function createMeter(options: MeterOptions) {
     if (now - lastOrphanScan >= ORPHAN_SCAN_MS || now < lastOrphanScan) await replayOrphans();
     if (now - lastPrune > 3_600_000 || now < lastPrune) {
       lastPrune = now;
-      await store.pruneMinutes(now).catch(() => undefined);
-      await store.pruneJournal(now, JOURNAL_RETENTION_MS).catch(() => undefined);
+      await store.prune(now).catch(() => undefined);
     }
   };
 

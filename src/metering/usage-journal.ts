@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { isProcessRunning } from "../base/process-running.js";
 import { addDelta, formatEntry, readSegment, readSegmentFd, type JournalBatch, type JournalEntry, type SegmentRef } from "./journal-segment.js";
 import type { UsageCounts, UsageDelta } from "./usage-counts.js";
 
@@ -312,6 +313,21 @@ export function createUsageJournal(options: { dir: string; fsync?: FsyncPolicy; 
 
 export type UsageJournal = ReturnType<typeof createUsageJournal>;
 
+/** Where the processes on a DATA_DIR keep their journal. */
+export function journalDirOf(dataDir: string): string {
+  return path.join(dataDir, "metering-journal");
+}
+
+/** The segment files under a journal directory, any instance's: usage not yet in SQL. */
+export function segmentFilesIn(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir).filter((name) => name.endsWith(SEGMENT_SUFFIX));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
+  }
+}
+
 export function removeFile(file: string): void {
   fs.rmSync(file, { force: true });
 }
@@ -328,10 +344,5 @@ function isDead(ownerFile: string, now: number): boolean {
   if (now - stat.mtimeMs > OWNER_STALE_MS) return true;
   if (owner.host !== os.hostname() || typeof owner.pid !== "number") return false;
   if (owner.pid === process.pid) return true; // a previous run with our pid (containers: pid 1)
-  try {
-    process.kill(owner.pid, 0);
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "ESRCH";
-  }
+  return !isProcessRunning(owner.pid);
 }

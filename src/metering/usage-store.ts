@@ -26,6 +26,8 @@ type UsageRow = {
 
 /** Minute buckets are for "what happened just now"; older ones are pruned to keep the table small. */
 export const MINUTE_RETENTION_MS = 3 * 86_400_000;
+/** Journal rows are kept this long after their segment's last write; a segment is deleted once all written. */
+const JOURNAL_RETENTION_MS = 7 * 86_400_000;
 
 // Works on SQLite >= 3.24 and PostgreSQL alike; adding (never overwriting) lets replicas share rows.
 const UPSERT = `INSERT INTO usage (account_id, granularity, bucket_start, requests, text_items, image_items, deep_analyses, flagged)
@@ -95,10 +97,6 @@ export function createUsageStore(db: Database) {
       });
     },
 
-    /** Rows applied `retentionMs` before `now`, or before the database's clock if that is earlier (database-clock.ts). */
-    async pruneJournal(now: number, retentionMs: number): Promise<number> {
-      return db.execute(`DELETE FROM usage_journal WHERE applied_at < $1`, [(await cleanUpNow(db, now)) - retentionMs]);
-    },
 
     /** Buckets whose start lies in [from, to), and their totals; refused past MAX_USAGE_BUCKETS. */
     async read(accountId: string, granularity: Granularity, from: number, to: number): Promise<UsageReport> {
@@ -122,9 +120,14 @@ export function createUsageStore(db: Database) {
       return { granularity, from, to, buckets, totals };
     },
 
-    /** Minute buckets older than MINUTE_RETENTION_MS by `now`, or by the database's clock if that is earlier. */
-    async pruneMinutes(now: number): Promise<number> {
-      return db.execute(`DELETE FROM usage WHERE granularity = 'minute' AND bucket_start < $1`, [(await cleanUpNow(db, now)) - MINUTE_RETENTION_MS]);
+    /**
+     * Deletes minute buckets past MINUTE_RETENTION_MS and journal rows past JOURNAL_RETENTION_MS,
+     * counted back from `now` or from the database's clock if that is earlier (database-clock.ts).
+     */
+    async prune(now: number): Promise<void> {
+      const cutOff = await cleanUpNow(db, now);
+      await db.execute(`DELETE FROM usage WHERE granularity = 'minute' AND bucket_start < $1`, [cutOff - MINUTE_RETENTION_MS]);
+      await db.execute(`DELETE FROM usage_journal WHERE applied_at < $1`, [cutOff - JOURNAL_RETENTION_MS]);
     },
   };
 }

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { generateEd25519KeyPair, parsePrivateKeyPem, parsePublicKeyPems, publicKeyPem, SigningKeyError, toPublicJwk } from "./ed25519-keys.js";
 import { createKeyRing, type PublishedSigningKey, type SigningKeyRing } from "./key-ring.js";
 import type { KeyStatus } from "./jwk.js";
-import { isRunning, markKeyInUse, signersOf, type KeySigner } from "./key-in-use.js";
+import { isProcessRunning } from "../base/process-running.js";
+import { markKeyInUse, signersOf, type KeySigner } from "./key-in-use.js";
 
 /**
  * The embedded default key store, for installs that set no SIGNING_KEY(_FILE):
@@ -216,7 +217,7 @@ function withManifestLock<T>(dir: string, change: () => T): T {
   writeFileSync(mine, String(process.pid), { mode: 0o600 });
   if (!placeLock(mine, path)) {
     const owner = Number(readFileSafely(path));
-    const gone = owner > 0 && !isRunning(owner);
+    const gone = owner > 0 && !isProcessRunning(owner);
     throw new SigningKeyError(
       gone
         ? `${path} is held by pid ${owner}, which no longer runs (a signing command was killed): if no other signing command is running, remove ${path} and run this one again`

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
+import { isProcessRunning } from "../base/process-running.js";
 
 /**
  * Which processes sign with which key of a shared DATA_DIR store, so that `modctl signing retire`
@@ -72,7 +73,7 @@ export function signersOf(dir: string, kid: string, now = Date.now()): KeySigner
     const signer = readSigner(path, now);
     if (!signer) continue;
     // On this host a pid says more than a file's age (a reused pid with an old file does not count).
-    const live = signer.seenMsAgo < STALE_MS && (signer.host !== hostname() || isRunning(signer.pid));
+    const live = signer.seenMsAgo < STALE_MS && (signer.host !== hostname() || isProcessRunning(signer.pid));
     if (!live) removeQuietly(path);
     else if (signer.kid === kid) signers.push(signer);
   }
@@ -117,16 +118,6 @@ function removeQuietly(path: string): void {
     unlinkSync(path);
   } catch {
     // already gone
-  }
-}
-
-/** Whether a process with this pid runs (EPERM: it does, as another user). */
-export function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

@@ -35,8 +35,7 @@ describe.each(STORE_KINDS)("clean-up under a clock days ahead on %s", (kind) => 
     const lines = entries("acct_skew", 15);
     await usage.applySegment("seg-skew", sumEntries(lines.slice(0, 10)), () => lines, Date.now());
     // A replica 8 days ahead prunes by its clock: the database's, earlier, decides.
-    await usage.pruneJournal(Date.now() + 8 * DAY, 7 * DAY);
-    await usage.pruneMinutes(Date.now() + 8 * DAY);
+    await usage.prune(Date.now() + 8 * DAY);
     expect(await db.query("SELECT segment FROM usage_journal WHERE segment = $1", ["seg-skew"])).toHaveLength(1);
     expect((await usage.read("acct_skew", "minute", 0, Date.now() + DAY)).totals.requests).toBe(10);
     await usage.applySegment("seg-skew", sumEntries(lines.slice(10), 10), () => lines, Date.now());

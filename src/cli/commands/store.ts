@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { readConfig, type Config } from "../../config/config.js";
+import { journalDirOf, segmentFilesIn } from "../../metering/usage-journal.js";
 import { copyStore } from "../../storage/copy-store.js";
 import type { Database } from "../../storage/database.js";
 import { migrate } from "../../storage/migrate.js";
@@ -77,14 +78,8 @@ function existingStoreFile(config: Config): string {
  * the next start.
  */
 function refuseUnwrittenUsage(dataDir: string): void {
-  const dir = path.join(dataDir, "metering-journal");
-  let segments: string[];
-  try {
-    segments = fs.readdirSync(dir).filter((name) => name.endsWith(".seg"));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
-    throw error;
-  }
+  const dir = journalDirOf(dataDir);
+  const segments = segmentFilesIn(dir);
   if (segments.length > 0) {
     throw new Error(
       `${dir} holds ${segments.length} metering journal segment(s), usage not yet in the store: stop every server first ` +
