@@ -1,8 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Logger } from "../base/logger.js";
-import { ApiError, ERROR_CODE_HEADER, toApiError } from "../errors/api-error.js";
+import { ApiError, toApiError } from "../errors/api-error.js";
 import { fastifyCodeOf } from "../errors/fastify-codes.js";
-import { answerMethodNotAllowed, methodNotAllowedAnswerOf, sendSignedJson, sendSignedJsonText } from "../http/send-json.js";
+import { answerMethodNotAllowed, methodNotAllowedAnswerOf, sendSignedJson } from "../http/send-json.js";
 import type { ObserveUnrouted } from "../observability/request-hooks.js";
 import { noteErrorCode, type Protocol } from "../observability/request-observation.js";
 import type { Signer } from "../signing/signer.js";
@@ -43,11 +43,7 @@ export function registerErrorHandlers(app: FastifyInstance, deps: { log: Logger;
     const error = new ApiError("not_found", `No route for ${request.method} ${path}.`);
     noteErrorCode(request, error.code);
     // No scope: no route was called (the path is the caller's, not a route of this server).
-    const signing = { ...deps.signing(), requestBody: undefined, scope: undefined };
-    // A HEAD answer sends no body, so it is signed as one with none, as the 405s are: signed over
-    // the body it did not send, no caller could verify it (found by an audit).
-    if (request.method === "HEAD") return sendSignedJsonText(reply, signing, 404, "", [new Headers({ [ERROR_CODE_HEADER]: error.code })]);
-    return sendSignedJson(reply, signing, 404, { error: { code: error.code, message: error.message } }, []);
+    return sendSignedJson(reply, { ...deps.signing(), requestBody: undefined, scope: undefined }, 404, { error: { code: error.code, message: error.message } }, []);
   });
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
     // A served path asked with a method no route has: the not-found handler's 405, which fastify

@@ -42,7 +42,10 @@ export async function sendSignedJson(
   // carry it already; early refusals, 404 and 405 did not).
   const code = (body as { error?: { code?: unknown } } | null)?.error?.code;
   if (typeof code === "string" && !headerSets.some((set) => set.has(ERROR_CODE_HEADER))) headerSets = [...headerSets, new Headers({ [ERROR_CODE_HEADER]: code })];
-  return sendSignedJsonText(reply, signing, status, JSON.stringify(body), headerSets);
+  // A HEAD answer sends no body, so it is signed as one with none (its Content-Digest that of an
+  // empty body): signed over the body it did not send, no caller could verify it (the 405s, then
+  // the 404, each had been mended on its own).
+  return sendSignedJsonText(reply, signing, status, reply.request.method === "HEAD" ? "" : JSON.stringify(body), headerSets);
 }
 
 /** sendSignedJson for a body already rendered as JSON text (a Moderate answer: moderateAnswerJsonText). */
@@ -138,8 +141,5 @@ export function answerMethodNotAllowed(
 ): Promise<unknown> {
   noteErrorCode(request, "method_not_allowed");
   reply.header("allow", allowed);
-  // A HEAD answer sends no body, so it is signed as one with none (its Content-Digest that of
-  // an empty body): signed over the body it did not send, no caller could verify it.
-  if (request.method === "HEAD") return sendSignedJsonText(reply, { ...signing, requestBody: undefined }, 405, "", [new Headers({ [ERROR_CODE_HEADER]: "method_not_allowed" })]);
   return sendSignedJson(reply, { ...signing, requestBody: undefined }, 405, body, []);
 }
