@@ -54,3 +54,20 @@ it("names the codings it takes when it refuses a compressed body", async () => {
   expect(response.status).toBe(415);
   expect(response.headers.get("accept-encoding")).toBe("identity");
 });
+
+it("answers a conditional GET of a public document with 304 while it has not changed", async () => {
+  for (const path of ["/.well-known/jwks.json", "/openapi.json"]) {
+    const first = await fetch(`${server.httpUrl}${path}`);
+    const tag = first.headers.get("etag");
+    expect(tag, path).toMatch(/^"[\w-]{22}"$/);
+    const body = await first.text();
+    expect(tag).toBe(`"${createHash("sha256").update(body).digest("base64url").slice(0, 22)}"`);
+    // The tag alone, weak, or in a list with others: each is the same version (weak comparison).
+    for (const ifNoneMatch of [tag!, `W/${tag}`, `"other", ${tag}`, "*"]) {
+      const again = await fetch(`${server.httpUrl}${path}`, { headers: { "if-none-match": ifNoneMatch } });
+      expect([again.status, again.headers.get("etag"), again.headers.get("cache-control"), await again.text()], `${path} ${ifNoneMatch}`).toEqual([304, tag, "public, max-age=300", ""]);
+    }
+    const stale = await fetch(`${server.httpUrl}${path}`, { headers: { "if-none-match": '"an-older-version"' } });
+    expect([stale.status, await stale.text()]).toEqual([200, body]);
+  }
+});

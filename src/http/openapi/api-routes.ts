@@ -121,6 +121,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     method: "get",
     path: "/.well-known/jwks.json",
     summary: "Public keys that verify response signatures (JWKS, RFC 7517)",
+    description: "Cacheable for 5 minutes (Cache-Control: public, max-age=300). It carries an ETag; a request whose If-None-Match names it is answered 304 Not Modified, with no body, while the keys are the same.",
     responses: {
       200: {
         description: "The active key and any retiring keys still published.",
