@@ -1,17 +1,17 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { createAccountStore, type Account } from "../accounts/account-store.js";
+import { createAccountStore, type Account, type ApiKeyInfo } from "../accounts/account-store.js";
 import type { AppContext } from "../app/app-context.js";
 import { ApiError } from "../errors/api-error.js";
 import { BUCKET_MS } from "../metering/usage-counts.js";
 import { redirect, sendPage } from "./replies.js";
 import { errorPage } from "./pages/auth-pages.js";
-import { keysPage, newKeyPage } from "./pages/keys-page.js";
+import { alreadyRotatedPage, keysPage, newKeyPage } from "./pages/keys-page.js";
 import { overviewPage } from "./pages/overview-page.js";
 import { playgroundPage } from "./pages/playground-page.js";
 import { fillBuckets } from "./pages/usage-chart.js";
 import { usagePage } from "./pages/usage-page.js";
-import { createKeyOnce } from "./key-once.js";
-import { stateOf } from "./request-state.js";
+import { createKeyOnce, type KeyOnceResult } from "./key-once.js";
+import { expectedOrigin, stateOf } from "./request-state.js";
 import type { Database } from "../storage/database.js";
 
 const NOTICES: Record<string, string> = {
@@ -59,20 +59,21 @@ export function registerAccountPages(app: FastifyInstance, ctx: AppContext): voi
   app.post("/dashboard/keys", withAccount(async (request, reply, account, csrf) => {
     const body = request.body as Record<string, unknown>;
     const name = String(body.name ?? "").trim() || "default";
-    let key: Awaited<ReturnType<typeof ctx.accounts.createKey>>;
+    let made: KeyOnceResult<Awaited<ReturnType<typeof ctx.accounts.createKey>>, ApiKeyInfo>;
     try {
-      key = await keyOnce(account.id, body.once, (tx) => accountsIn(tx).createKey(account.id, name), async (tx, keyId) => {
-        // Already revoked by hand meanwhile: nothing left to undo.
-        await accountsIn(tx).revokeKey(keyId, { accountId: account.id }).catch((error: unknown) => {
+      made = await keyOnce(account.id, body.once, (tx) => accountsIn(tx).createKey(account.id, name), async (tx, keyId) =>
+        // Already revoked by hand meanwhile: nothing left to undo, and nothing to report.
+        accountsIn(tx).revokeKey(keyId, { accountId: account.id }).catch((error: unknown) => {
           if (!(error instanceof ApiError && error.code === "not_found")) throw error;
-        });
-      });
+          return undefined;
+        }));
     } catch (error) {
       if (error instanceof ApiError && error.code === "too_many_keys") return sendPage(reply, errorPage(csrf, "Too many keys", error.message), 409);
       throw error;
     }
-    // Rendered in the POST response, never put in a URL: the secret exists only on this page.
-    return sendPage(reply, newKeyPage({ account, csrf, key }));
+    // Rendered in the POST response, never put in a URL: the secret exists only on this page. A
+    // reload sends the form again; the page then says which secret (perhaps copied) it revoked.
+    return sendPage(reply, newKeyPage({ account, csrf, key: made.key, replaced: made.replaced, apiOrigin: expectedOrigin(request, ctx.config.dashboardOrigin) }));
   }));
 
   app.post("/dashboard/keys/:keyId/revoke", withAccount(async (request, reply, account, csrf) => {
@@ -89,16 +90,30 @@ export function registerAccountPages(app: FastifyInstance, ctx: AppContext): voi
   app.post("/dashboard/keys/:keyId/rotate", withAccount(async (request, reply, account, csrf) => {
     const { keyId } = request.params as { keyId: string };
     try {
-      // One transaction (account-store.ts rotateKey): a double click rotates once, the other gets 404.
+      // One transaction (account-store.ts rotateKey): a double click rotates once, the other gets 409.
       // The old key's policy override goes with its name to the new secret, in the same transaction.
       const carryOver = (tx: Database, from: string, to: string) => ctx.policies.carryKeyOverride(tx, account.id, from, to, `user:${account.email}`);
       const { key, rotatedFrom } = await ctx.accounts.rotateKey(keyId, account.id, { carryOver });
-      return sendPage(reply, newKeyPage({ account, csrf, key, rotatedFrom }));
+      return sendPage(reply, newKeyPage({ account, csrf, key, rotatedFrom, apiOrigin: expectedOrigin(request, ctx.config.dashboardOrigin) }));
     } catch (error) {
-      if (error instanceof ApiError && error.code === "not_found") return sendPage(reply, errorPage(csrf, "Key not found", "You have no active API key with that id."), 404);
-      throw error;
+      if (!(error instanceof ApiError && error.code === "not_found")) throw error;
+      // A reload of the "Key rotated" page (or a double click) posts the rotation again for the
+      // key it revoked: "not found" blamed the user while the new key was live.
+      const gone = await revokedKeyOf(account.id, keyId);
+      if (gone) return sendPage(reply, alreadyRotatedPage(account, csrf, gone.key, gone.successor), 409);
+      return sendPage(reply, errorPage(csrf, "Key not found", "You have no active API key with that id."), 404);
     }
   }));
+
+  /** The account's revoked key `keyId`, and the live key of its name made when it was revoked (its rotation's successor), if any. */
+  const revokedKeyOf = async (accountId: string, keyId: string) => {
+    const key = await ctx.accounts.getKey(keyId);
+    if (key?.accountId !== accountId || key.revokedAt === null) return undefined;
+    const revokedAt = key.revokedAt;
+    const successor = (await ctx.accounts.listKeys(accountId))
+      .find((k) => k.revokedAt === null && k.name === key.name && k.createdAt >= revokedAt);
+    return { key, successor };
+  };
 
   app.get("/dashboard/usage", withAccount(async (request, reply, account, csrf) => {
     const granularity = (request.query as Record<string, string | undefined>).granularity === "hour" ? "hour" : "day";

@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { AppContext } from "../app/app-context.js";
 import { ApiError } from "../errors/api-error.js";
-import type { Refusal } from "./auth-throttle.js";
+import { describeWait, type Refusal } from "./auth-throttle.js";
 import { redirect, sendPage } from "./replies.js";
 import { loginPage, signupPage } from "./pages/auth-pages.js";
-import { passwordPage } from "./pages/password-page.js";
+import { passwordPage, type PasswordField } from "./pages/password-page.js";
 import { MAX_PASSWORD_LENGTH, PasswordHashingBusyError, passwordProblem } from "./password.js";
 import { setSessionCookie, stateOf } from "./request-state.js";
 import { normalizeEmail } from "../base/email-address.js";
@@ -31,13 +31,13 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext): void 
     const password = form.password ?? "";
     const invite = (form.invite ?? "").trim().slice(0, 100);
     const problem = passwordProblem(password, email);
-    if (problem) return sendPage(reply, signupPage(state.csrf, { error: problem, email, mode, invite }), 400);
+    if (problem) return sendPage(reply, signupPage(state.csrf, { error: problem, errorField: "password", email, mode, invite }), 400);
     // Counted per client IP before any work that costs (the invite, the hash, the account).
     const refusal = await throttle.beforeSignup(request.ip);
     if (refusal) return refuse(reply, refusal, signupPage(state.csrf, { error: refusal.message, email, mode, invite }));
     // The code is taken before the account exists and handed back if the sign-up fails.
     if (mode === "invite" && !(await invites.claim(invite))) {
-      return sendPage(reply, signupPage(state.csrf, { error: "This invite code is unknown, used or expired.", email, mode, invite }), 403);
+      return sendPage(reply, signupPage(state.csrf, { error: "This invite code is unknown, used or expired.", errorField: "invite", email, mode, invite }), 403);
     }
     let accountId: string | undefined;
     try {
@@ -50,7 +50,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext): void 
       return redirect(reply, "/dashboard/keys?welcome=1");
     } catch (error) {
       if (error instanceof ApiError && (error.code === "invalid_request" || error.code === "email_taken")) {
-        return sendPage(reply, signupPage(state.csrf, { error: error.message, email, mode, invite }), error.httpStatus);
+        return sendPage(reply, signupPage(state.csrf, { error: error.message, errorField: "email", email, mode, invite }), error.httpStatus);
       }
       if (error instanceof PasswordHashingBusyError) return refuse(reply, HASHING_BUSY, signupPage(state.csrf, { error: HASHING_BUSY.message, email, mode, invite }));
       throw error;
@@ -122,7 +122,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext): void 
     if (!state.account) return redirect(reply, "/dashboard/login");
     const account = state.account;
     const form = (request.body ?? {}) as Form;
-    const page = (error: string, status: number) => sendPage(reply, passwordPage({ account, csrf: state.csrf, error }), status);
+    const page = (error: string, errorField: PasswordField, status: number) => sendPage(reply, passwordPage({ account, csrf: state.csrf, error, errorField }), status);
     const checked = await beginPasswordCheck(ctx, account.email, request.ip);
     if (checked) return refuse(reply, checked, passwordPage({ account, csrf: state.csrf, error: checked.message }));
     const current = (form.current ?? "").slice(0, MAX_PASSWORD_LENGTH + 1);
@@ -136,11 +136,11 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext): void 
       await endPasswordCheck(ctx, account.email, request.ip, "not checked");
       return refuse(reply, HASHING_BUSY, passwordPage({ account, csrf: state.csrf, error: HASHING_BUSY.message }));
     }
-    if (!ok || stored?.id !== account.id) return page("The current password is incorrect.", 401);
+    if (!ok || stored?.id !== account.id) return page("The current password is incorrect.", "current", 401);
     await endPasswordCheck(ctx, account.email, request.ip, "right");
-    if (password !== (form.confirm ?? "")) return page("The two new passwords differ.", 400);
+    if (password !== (form.confirm ?? "")) return page("The two new passwords differ.", "confirm", 400);
     const problem = passwordProblem(password, account.email);
-    if (problem) return page(problem, 400);
+    if (problem) return page(problem, "password", 400);
     let hash: string;
     try {
       hash = await passwords.hash(password);
@@ -173,7 +173,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext): void 
 async function beginPasswordCheck(ctx: AppContext, account: string, ip: string): Promise<Refusal | undefined> {
   const { loginLimiter, throttle } = ctx.dashboard;
   const wait = await loginLimiter.claimAttempt(account, ip);
-  if (wait > 0) return { status: 429, retryAfterMs: wait, message: `Too many failed attempts. Try again in ${Math.ceil(wait / 60_000)} minutes.` };
+  if (wait > 0) return { status: 429, retryAfterMs: wait, message: `Too many failed attempts. Try again in ${describeWait(wait)}.` };
   const refusal = await throttle.beforeLogin(account, ip);
   // Refused before the check: the pair's claim is handed back (the per-address count keeps it).
   if (refusal) await loginLimiter.release(account, ip);

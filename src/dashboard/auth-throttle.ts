@@ -101,7 +101,9 @@ export function createAuthThrottle(deps: { store: RateLimiter; limits: AbuseLimi
 
 export type AuthThrottle = ReturnType<typeof createAuthThrottle>;
 
-function describeWait(ms: number): string {
-  if (ms <= 60_000) return `${Math.max(1, Math.ceil(ms / 1000))} seconds`;
-  return `${Math.ceil(ms / 60_000)} minutes`;
+/** "1 second", "45 seconds", "15 minutes": a wait in words, singular where it is one ("1 seconds" was shown). */
+export function describeWait(ms: number): string {
+  const count = (n: number, unit: string) => `${n} ${unit}${n === 1 ? "" : "s"}`;
+  if (ms <= 60_000) return count(Math.max(1, Math.ceil(ms / 1000)), "second");
+  return count(Math.ceil(ms / 60_000), "minute");
 }

@@ -12,12 +12,19 @@ export function newFormToken(): string {
 
 const TOKEN = /^[A-Za-z0-9_-]{22}$/;
 
+/** A form's key, and the key an earlier post of the same form made and this post revoked. */
+export interface KeyOnceResult<K, R> {
+  key: K;
+  replaced: R | undefined;
+}
+
 /**
  * One live key per create-key form. A double click, or a reload of the page that answered, sends
  * the form again: each post made a live key, and the page the browser kept showed only the last
  * one's secret (the others were live credentials nobody saw, counted toward the 100-key cap). Now
  * a post repeating a token waits for the one before, revokes the key it made and makes a new one:
- * the page shown holds the secret of the one key left.
+ * the page shown holds the secret of the one key left. The revoked key is returned too, so the
+ * page can say that the secret shown before (perhaps copied) no longer works.
  *
  * The token's key is kept in SQL (dashboard_key_forms), claimed, revoked, created and recorded in
  * one transaction: a resend reaching another replica made a second live key while the token lived
@@ -28,13 +35,13 @@ export function createKeyOnce(deps: { db: Database; clock: () => number }) {
   // Posts of one form within this process go in arrival order (the row lock alone would let a
   // later post commit first, and the page the browser shows would hold a revoked key).
   const inFlight = new Map<string, Promise<unknown>>();
-  return async <K extends { id: string }>(
+  return async <K extends { id: string }, R>(
     accountId: string,
     token: unknown,
     create: (tx: Database) => Promise<K>,
-    revoke: (tx: Database, keyId: string) => Promise<void>,
-  ): Promise<K> => {
-    if (typeof token !== "string" || !TOKEN.test(token)) return db.transaction(create);
+    revoke: (tx: Database, keyId: string) => Promise<R | undefined>,
+  ): Promise<KeyOnceResult<K, R>> => {
+    if (typeof token !== "string" || !TOKEN.test(token)) return { key: await db.transaction(create), replaced: undefined };
     const slot = `${accountId}:${token}`;
     const before = inFlight.get(slot);
     const attempt = (async () => {
@@ -48,10 +55,10 @@ export function createKeyOnce(deps: { db: Database; clock: () => number }) {
   };
 }
 
-async function createOnce<K extends { id: string }>(
+async function createOnce<K extends { id: string }, R>(
   db: Database, now: number, accountId: string, token: string,
-  create: (tx: Database) => Promise<K>, revoke: (tx: Database, keyId: string) => Promise<void>,
-): Promise<K> {
+  create: (tx: Database) => Promise<K>, revoke: (tx: Database, keyId: string) => Promise<R | undefined>,
+): Promise<KeyOnceResult<K, R>> {
   // Housekeeping on posts keeps the table to about REMEMBER_MS of forms; outside the transaction,
   // so it never waits on, or holds, another form's row.
   await db.execute(`DELETE FROM dashboard_key_forms WHERE used_at <= $1`, [now - REMEMBER_MS]);
@@ -66,9 +73,9 @@ async function createOnce<K extends { id: string }>(
     const row = (await tx.query<{ key_id: string | null; used_at: unknown }>(
       `SELECT key_id, used_at FROM dashboard_key_forms WHERE account_id = $1 AND token = $2`, [accountId, token]))[0];
     // Revoked first, so a resend at the key cap still makes its key.
-    if (row?.key_id && toNumber(row.used_at) > now - REMEMBER_MS) await revoke(tx, row.key_id);
+    const replaced = row?.key_id && toNumber(row.used_at) > now - REMEMBER_MS ? await revoke(tx, row.key_id) : undefined;
     const key = await create(tx);
     await tx.execute(`UPDATE dashboard_key_forms SET key_id = $1, used_at = $2 WHERE account_id = $3 AND token = $4`, [key.id, now, accountId, token]);
-    return key;
+    return { key, replaced };
   });
 }

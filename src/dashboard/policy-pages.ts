@@ -10,11 +10,12 @@ import { ApiError, ERROR_CODE_HEADER } from "../errors/api-error.js";
 import { countModerate } from "../metering/count-moderate.js";
 import { createModerator } from "../moderation/moderate.js";
 import { compilePolicyCooperatively } from "../policies/apply-policy.js";
-import { listTooLarge, mostTerms, validatePolicyRulesCooperatively, type Policy } from "../policies/policy.js";
+import { listTooLarge, mostTerms, validatePolicyRulesCooperatively, type Policy, type PolicyRules } from "../policies/policy.js";
 import { decideRateLimit, rateLimitExceeded } from "../rate-limit/decide-rate-limit.js";
 import { formatRateLimitHeaders } from "../rate-limit/rate-limit-headers.js";
 import { redirect, sendPage } from "./replies.js";
-import { policyPage, type PolicyForm, type TryResult } from "./pages/policy-page.js";
+import { policyPage, type PolicyForm, type PolicyPageExtras, type TryResult } from "./pages/policy-page.js";
+import { fieldOfPolicyError, policyErrorText } from "./policy-errors.js";
 import { stateOf } from "./request-state.js";
 
 /** The policy form's body limit: every term at 100 characters of 4 UTF-8 bytes, percent-encoded. */
@@ -30,7 +31,7 @@ export function registerPolicyPages(app: FastifyInstance, ctx: AppContext): void
   // The thresholds a blank input keeps: the trained model's (its header); the pattern fallback has none to show.
   const defaults = ctx.textFlagBars ?? {};
 
-  const show = async (reply: FastifyReply, account: Account, csrf: string, form: PolicyForm, extra: { error?: string; saved?: boolean; tried?: TryResult } = {}, status = 200) => {
+  const show = async (reply: FastifyReply, account: Account, csrf: string, form: PolicyForm, extra: PolicyPageExtras = {}, status = 200) => {
     const current = await ctx.policies.current({ accountId: account.id });
     const changes = await ctx.policies.history(account.id);
     return sendPage(reply, policyPage({ account, csrf, form, version: current?.version, changes, defaults, ...extra }), status);
@@ -39,7 +40,8 @@ export function registerPolicyPages(app: FastifyInstance, ctx: AppContext): void
   app.get("/dashboard/policy", async (request: FastifyRequest, reply: FastifyReply) => {
     const { account, csrf } = stateOf(request);
     if (!account) return redirect(reply, "/dashboard/login");
-    return show(reply, account, csrf, formOf(await ctx.policies.current({ accountId: account.id })));
+    const query = request.query as Record<string, string | undefined>;
+    return show(reply, account, csrf, formOf(await ctx.policies.current({ accountId: account.id })), outcomeOf(query));
   });
 
   /** One call against the account's plan limit, as the API's rate-limit interceptor charges it. */
@@ -106,18 +108,48 @@ export function registerPolicyPages(app: FastifyInstance, ctx: AppContext): void
       }
       // Only the Save button saves: a post naming no action, or another, was saved too.
       if (body.action !== "save") throw new ApiError("invalid_request", 'Choose "Try draft" or "Save policy".');
-      await ctx.policies.update({ accountId: account.id }, draft, `user:${account.email}`);
-      return show(reply, account, csrf, form, { saved: true });
+      // Post/Redirect/Get: a reload of the answer re-posted the form and saved a duplicate version.
+      // A draft equal to the policy in force is not saved again (a resend, or Save with no edit).
+      const rules = await validatePolicyRulesCooperatively(draft);
+      const current = await ctx.policies.current({ accountId: account.id });
+      if (sameRules(rules, current)) return redirect(reply, `/dashboard/policy?unchanged=${current?.version ?? 0}`);
+      const saved = await ctx.policies.update({ accountId: account.id }, rules, `user:${account.email}`);
+      return redirect(reply, `/dashboard/policy?saved=${saved.version}`);
     } catch (error) {
       if (error instanceof ApiError) {
         // Retry-After and the rate-limit headers of a refused try, as the API sends them.
         reply.headers(error.headers);
         reply.header(ERROR_CODE_HEADER, error.code);
-        return show(reply, account, csrf, form, { error: `${error.message} (${error.code})` }, error.httpStatus);
+        const errorField = await fieldOfPolicyError(error, form, draftOrUndefined(form));
+        return show(reply, account, csrf, form, { error: policyErrorText(error), ...(errorField ? { errorField } : {}) }, error.httpStatus);
       }
       throw error;
     }
   });
+}
+
+/** What the page says after a save redirected to it: `?saved=N` or `?unchanged=N` (N = 0: no policy). */
+function outcomeOf(query: Record<string, string | undefined>): PolicyPageExtras {
+  const version = (raw: string | undefined) => (raw !== undefined && /^\d{1,9}$/.test(raw) ? Number(raw) : undefined);
+  const saved = version(query.saved);
+  if (saved !== undefined) return { savedVersion: saved };
+  const unchanged = version(query.unchanged);
+  return unchanged !== undefined ? { unchangedVersion: unchanged } : {};
+}
+
+/** Whether `rules` are the policy in force (no policy: empty rules); threshold order does not count. */
+function sameRules(rules: PolicyRules, current: Policy | undefined): boolean {
+  const canonical = (r: PolicyRules) => JSON.stringify([Object.entries(r.thresholds).sort(([a], [b]) => (a < b ? -1 : 1)), r.blockList, r.allowList]);
+  return canonical(rules) === canonical(current ?? { thresholds: {}, blockList: [], allowList: [] });
+}
+
+/** The draft again, for locating a refusal's field; undefined when building it is what was refused (a list too long). */
+function draftOrUndefined(form: PolicyForm): unknown {
+  try {
+    return draftOf(form);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The draft the form describes: blank thresholds left to the model, "off", or a number. */

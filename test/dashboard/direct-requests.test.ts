@@ -115,7 +115,7 @@ describe("dashboard, requested directly", () => {
     const accountId = (await server.ctx.accounts.findAccountByEmail("form-numbers@example.test"))!.id;
     await client.get("/dashboard/policy");
     const saved = await client.post("/dashboard/policy", { t_hate: "5e-1", t_sexual: "1.", t_violence: "OFF", action: "save" });
-    expect(saved.status).toBe(200);
+    expect(saved.status).toBe(303);
     expect((await server.ctx.policies.current({ accountId }))?.thresholds).toEqual({ hate: 0.5, sexual: 1, violence: "off" });
     await client.get("/dashboard/policy");
     const refused = await client.post("/dashboard/policy", { t_hate: "0.5x", action: "save" });
@@ -187,7 +187,7 @@ describe("dashboard, requested directly", () => {
     const page = await client.get("/dashboard/policy");
     const block = /<textarea[^>]*name="block"[^>]*>([^<]*)<\/textarea>/.exec(page.html)![1]!.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)));
     const saved = await client.post("/dashboard/policy", { block, t_sexual: "0.4", action: "save" });
-    expect(saved.status).toBe(200);
+    expect(saved.status).toBe(303);
     expect((await server.ctx.policies.current({ accountId }))?.blockList).toEqual(blockList);
   });
 
@@ -199,7 +199,7 @@ describe("dashboard, requested directly", () => {
     const block = Array.from({ length: 3_000 }, (_, i) => `term${String(i).padStart(5, "0")}${"x".repeat(51)} | hate`).join("\n");
     await client.get("/dashboard/policy");
     const saved = await client.post("/dashboard/policy", { block, action: "save" });
-    expect(saved.status).toBe(200);
+    expect(saved.status).toBe(303);
     expect((await server.ctx.policies.current({ accountId }))?.blockList).toHaveLength(3_000);
     const stranger = createFormClient(server.httpUrl);
     await stranger.get("/dashboard/login");
@@ -222,7 +222,7 @@ describe("dashboard, requested directly", () => {
     // Blank and white-space lines are not terms: 1,000 terms among them are saved.
     await client.get("/dashboard/policy");
     const saved = await client.post("/dashboard/policy", { allow: `\n\u00a0\n${terms(1_000).join("\r\n\u3000\n\n")}\n  `, action: "save" });
-    expect(saved.status).toBe(200);
+    expect(saved.status).toBe(303);
     expect((await server.ctx.policies.current({ accountId }))?.allowList).toHaveLength(1_000);
   });
 
@@ -239,7 +239,7 @@ describe("dashboard, requested directly", () => {
     expect(await server.ctx.policies.current({ accountId })).toBeUndefined();
     // The same form with its own fields only is saved.
     await client.get("/dashboard/policy");
-    expect((await client.post("/dashboard/policy", { block: "banana", action: "save" })).status).toBe(200);
+    expect((await client.post("/dashboard/policy", { block: "banana", action: "save" })).status).toBe(303);
   });
 
   it("takes one policy form per account at a time: a second sent while the first is still arriving is refused unread (429)", async () => {
@@ -269,11 +269,11 @@ describe("dashboard, requested directly", () => {
     expect(second.status).toBe(429);
     expect(second.headers.get("x-error-code")).toBe("rate_limit_exceeded");
     first.end(body.slice(10));
-    expect(await firstAnswer).toBe(200);
+    expect(await firstAnswer).toBe(303);
     expect((await server.ctx.policies.current({ accountId }))?.blockList).toEqual([{ term: "first", category: "custom" }]);
     // Once the first is answered, the next is taken.
     await client.get("/dashboard/policy");
-    expect((await client.post("/dashboard/policy", { block: "third", action: "save" })).status).toBe(200);
+    expect((await client.post("/dashboard/policy", { block: "third", action: "save" })).status).toBe(303);
   });
 
   it("a policy post whose caller hangs up early leaves no lock behind (a response closed before the route ran kept it)", async () => {
@@ -319,7 +319,7 @@ describe("dashboard, requested directly", () => {
       await client.get("/dashboard/policy");
       saved = await client.post("/dashboard/policy", { block: "after", action: "save" });
     }
-    expect(saved.status).toBe(200);
+    expect(saved.status).toBe(303);
   }
 
   it("rotating a key carries its policy override to the new secret (the new key was judged without it)", async () => {

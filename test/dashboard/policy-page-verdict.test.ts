@@ -12,7 +12,7 @@ const page = (tried: TryResult) =>
     defaults: {},
     tried,
   });
-const headingOf = (html: string) => /<h2>Under this draft: ([^<]*)<\/h2>/.exec(html)?.[1];
+const headingOf = (html: string) => /<h2[^>]*>Under this draft: ([^<]*)<\/h2>/.exec(html)?.[1];
 
 // Found by a review (session 51): every reason but unsupported_language read as "partly not
 // evaluated", and a wholly foreign text flagged by a block-list term as partly read.

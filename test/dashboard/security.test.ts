@@ -151,11 +151,12 @@ describe.each<StoreKind>(["sqlite", "postgres"])("dashboard security on %s", (st
     const newSecret = /id="new-key-secret">([^<]+)</.exec(rotated.html)![1]!;
     expect((await callModerate("json", server, text, newSecret)).ok).toBe(true);
     expect(await callModerate("json", server, text, oldSecret)).toMatchObject({ ok: false, code: "invalid_api_key" });
-    // A double click rotates once: the second gets 404, and one new key is live.
+    // A double click rotates once: the second hears that the key was already rotated (409), and one new key is live.
     const newId = await keyIdOf(newSecret);
     await carol.get("/dashboard/keys");
     const twice = await Promise.all([0, 1].map(() => carol.post(`/dashboard/keys/${newId}/rotate`, {})));
-    expect(twice.map((r) => r.status).sort()).toEqual([200, 404]);
+    expect(twice.map((r) => r.status).sort()).toEqual([200, 409]);
+    expect(twice.find((r) => r.status === 409)!.html).toContain("This key (");
     const accountId = (await server.ctx.accounts.findAccountByEmail("carol@example.test"))!.id;
     expect((await server.ctx.accounts.listKeys(accountId)).filter((k) => k.revokedAt === null)).toHaveLength(1);
   });

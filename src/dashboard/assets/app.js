@@ -1,14 +1,19 @@
 // Small progressive enhancements; every page works without them except the playground.
 "use strict";
 
+// Copy needs this script: the button is hidden in the page and shown here.
+for (const button of document.querySelectorAll("[data-copy]")) button.hidden = false;
+
 document.addEventListener("click", async (event) => {
   const button = event.target.closest("[data-copy]");
   if (!button) return;
   const source = document.querySelector(button.dataset.copy);
   if (!source) return;
   const text = source.textContent.trim();
+  let copied = false;
   try {
     await navigator.clipboard.writeText(text);
+    copied = true;
   } catch {
     // Clipboard API refused (permissions, plain HTTP): select the text so Ctrl+C works.
     const range = document.createRange();
@@ -16,10 +21,17 @@ document.addEventListener("click", async (event) => {
     const selection = window.getSelection();
     selection.removeAllRanges();
     selection.addRange(range);
-    document.execCommand && document.execCommand("copy");
+    copied = Boolean(document.execCommand && document.execCommand("copy"));
   }
-  button.textContent = "Copied";
-  setTimeout(() => { button.textContent = "Copy"; }, 2000);
+  // Said in a live region (a changed button label is often not read out), and only when it is true.
+  const status = button.parentElement.querySelector(".copy-status");
+  const message = copied ? "Copied" : "Not copied: the text is selected, press Ctrl+C";
+  if (status) status.textContent = message;
+  button.textContent = copied ? "Copied" : "Copy";
+  setTimeout(() => {
+    button.textContent = "Copy";
+    if (status) status.textContent = "";
+  }, copied ? 2000 : 8000);
 });
 
 document.addEventListener("submit", (event) => {
@@ -45,6 +57,19 @@ function readAsDataUri(file) {
 
 async function onModerate(event) {
   event.preventDefault();
+  const button = document.getElementById("pg-send");
+  // Busy through aria-disabled, not disabled: disabling the focused button sent keyboard focus
+  // to <body> (WCAG 2.4.3). Sends while busy are ignored instead.
+  if (button.getAttribute("aria-disabled") === "true") return;
+  button.setAttribute("aria-disabled", "true");
+  try {
+    await moderate();
+  } finally {
+    button.removeAttribute("aria-disabled");
+  }
+}
+
+async function moderate() {
   const key = document.getElementById("pg-key").value.trim();
   const text = document.getElementById("pg-text").value;
   const file = document.getElementById("pg-image").files[0];
@@ -58,8 +83,6 @@ async function onModerate(event) {
     out.replaceChildren(alert(el("p", "notice error", "Type some text or choose an image.")));
     return;
   }
-  const button = document.getElementById("pg-send");
-  button.disabled = true;
   out.replaceChildren(el("p", "muted", "Checking…"));
   try {
     const response = await fetch("/v1/moderate", {
@@ -71,8 +94,6 @@ async function onModerate(event) {
     out.replaceChildren(response.ok ? renderVerdict(body) : renderError(response.status, body));
   } catch (error) {
     out.replaceChildren(alert(el("p", "notice error", "The request failed: " + error.message)));
-  } finally {
-    button.disabled = false;
   }
 }
 

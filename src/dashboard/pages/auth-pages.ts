@@ -1,10 +1,17 @@
 import { MIN_PASSWORD_LENGTH } from "../password.js";
 import { csrfField, esc } from "./html.js";
-import { layout, notice } from "./layout.js";
+import { fieldAttrs, layout, notice } from "./layout.js";
+
+/** The new-password rules up front (they were told only after a refused post). */
+export const PASSWORD_HINT = `At least ${MIN_PASSWORD_LENGTH} characters; not a common password, a repeated or sequential run ("1234567890"), only digits, or your email.`;
 
 type SignupMode = "open" | "closed" | "invite";
 
-export function signupPage(csrf: string, options: { error?: string; email?: string; mode?: SignupMode; invite?: string } = {}): string {
+/** The sign-up input an error is about, when it is about one. */
+export type SignupField = "email" | "password" | "invite";
+
+export function signupPage(csrf: string, options: { error?: string; errorField?: SignupField; email?: string; mode?: SignupMode; invite?: string } = {}): string {
+  const attrs = (field: SignupField, hintId?: string) => fieldAttrs(Boolean(options.error) && options.errorField === field, hintId);
   if (options.mode === "closed") {
     return layout({
       title: "Sign up",
@@ -17,20 +24,21 @@ export function signupPage(csrf: string, options: { error?: string; email?: stri
     });
   }
   const inviteField = options.mode === "invite"
-    ? `<label>Invite code <input type="text" name="invite" autocomplete="off" required value="${esc(options.invite ?? "")}"></label>`
+    ? `<label>Invite code <input type="text" name="invite" autocomplete="off" required value="${esc(options.invite ?? "")}"${attrs("invite")}></label>`
     : "";
   return layout({
     title: "Sign up",
     csrf,
+    error: Boolean(options.error),
     body: `<section class="card">
   <h1>Create your account</h1>
   <p class="muted">Get an API key for the moderation API in a minute.</p>
   ${options.error ? notice("error", options.error) : ""}
   <form method="post" action="/dashboard/signup" class="stack">
     ${csrfField(csrf)}
-    <label>Email <input type="email" name="email" autocomplete="email" required value="${esc(options.email ?? "")}"></label>
-    <label>Password <input type="password" name="password" autocomplete="new-password" required minlength="${MIN_PASSWORD_LENGTH}"></label>
-    <p class="hint">At least ${MIN_PASSWORD_LENGTH} characters.</p>
+    <label>Email <input type="email" name="email" autocomplete="email" required value="${esc(options.email ?? "")}"${attrs("email")}></label>
+    <label>Password <input type="password" name="password" autocomplete="new-password" required minlength="${MIN_PASSWORD_LENGTH}"${attrs("password", "password-hint")}></label>
+    <p class="hint" id="password-hint">${esc(PASSWORD_HINT)}</p>
     ${inviteField}
     <button type="submit" class="primary">Sign up</button>
   </form>
@@ -50,6 +58,7 @@ export function loginPage(csrf: string, options: { error?: string; email?: strin
   return layout({
     title: "Log in",
     csrf,
+    error: Boolean(options.error),
     body: `<section class="card">
   <h1>Log in</h1>
   ${options.info ? notice("info", options.info) : ""}
@@ -66,5 +75,5 @@ export function loginPage(csrf: string, options: { error?: string; email?: strin
 }
 
 export function errorPage(csrf: string, title: string, message: string): string {
-  return layout({ title, csrf, body: `<section class="card"><h1>${esc(title)}</h1>${notice("error", message)}<p><a href="/dashboard">Back to the dashboard</a></p></section>` });
+  return layout({ title, csrf, error: true, body: `<section class="card"><h1>${esc(title)}</h1>${notice("error", message)}<p><a href="/dashboard">Back to the dashboard</a></p></section>` });
 }
