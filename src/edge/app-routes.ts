@@ -18,6 +18,7 @@ import { limitBodyArrival } from "../base/body-arrival.js";
 import { observeUnrouted, registerRequestObservation } from "../observability/request-hooks.js";
 import { observationKey, observeAs } from "../observability/request-observation.js";
 import { acceptingAnyContentType } from "../rpc/refuse-unsupported-requests.js";
+import { RPC_COMPRESSIONS } from "../rpc/compressions.js";
 import type { createRoutes } from "../rpc/routes.js";
 import { registerCors } from "./cors.js";
 import { registerErrorHandlers } from "./error-handlers.js";
@@ -50,6 +51,8 @@ export async function registerAppRoutes(app: FastifyInstance, ctx: AppContext, r
     // Our own limit (the body guard) answers first, with the API's code and a signature;
     // Connect's stays as a backstop for the bodies it reads itself (health, reflection, streams).
     readMaxBytes: MAX_REQUEST_BYTES + 1,
+    // gzip and br (Connect's own) and deflate, which grpc-core offers and connect-node lacks.
+    acceptCompression: [...RPC_COMPRESSIONS],
     // Connect's JSON with every implicit field written, as `/v1/moderate` writes it: left out, a
     // category scored 0 read `{}` and an unflagged answer had no `flagged`, which a caller reading
     // the JSON could take for "not evaluated" (docs/api.md: absent means not evaluated).

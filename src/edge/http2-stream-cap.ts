@@ -39,3 +39,8 @@ export function capOpenStreams(handler: Http2Handler, limits: ConnectionLimits, 
     },
   };
 }
+
+/** One address's share of `maxStreams`: its share of the connections (a quarter by default; all of them behind a proxy). */
+export function perAddressStreams(maxStreams: number, connections: ConnectionLimits): number {
+  return Math.max(1, Math.ceil((maxStreams * Math.min(connections.perAddress, connections.total)) / connections.total));
+}

@@ -23,12 +23,12 @@ import { createConnectionGuard, guardConnections } from "./connection-limits.js"
 import { continueOnlyForLiveKeys, serveUnknownExpectations } from "./expect-continue.js";
 import { listenOnEveryAddress } from "./listen-on-every-address.js";
 import { bracketIpv6Authority } from "./ipv6-authority.js";
-import { capOpenStreams } from "./http2-stream-cap.js";
+import { capOpenStreams, perAddressStreams } from "./http2-stream-cap.js";
 import { destroyStuckSessions, LIVENESS_DEFAULTS } from "./http2-session-liveness.js";
 import { createListenerSetSignal } from "./listener-set-signal.js";
 import { ApiError } from "../errors/api-error.js";
 
-/** Concurrent streams per HTTP/2 connection (SETTINGS_MAX_CONCURRENT_STREAMS). */
+/** Most concurrent streams per HTTP/2 connection (SETTINGS_MAX_CONCURRENT_STREAMS; less where one address's share of HTTP2_MAX_STREAMS is less). */
 export const MAX_STREAMS_PER_CONNECTION = 1000;
 
 interface RunningServer {
@@ -161,11 +161,13 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
 function cappedHttp2ServerFactory(ctx: AppContext) {
   return (handler: Parameters<typeof capOpenStreams>[0], fastifyOptions: { http2SessionTimeout?: number }) => {
     const maxStreams = ctx.config.http2MaxStreams;
-    // One address's share of the streams is its share of the connections (a quarter by default; all behind a proxy).
-    const { total, perAddress } = ctx.config.connectionLimits;
-    const cap = capOpenStreams(handler, { total: maxStreams, perAddress: Math.max(1, Math.ceil((maxStreams * Math.min(perAddress, total)) / total)) }, () => ctx.metrics.http2StreamRefused());
+    const share = perAddressStreams(maxStreams, ctx.config.connectionLimits);
+    const cap = capOpenStreams(handler, { total: maxStreams, perAddress: share }, () => ctx.metrics.http2StreamRefused());
     ctx.metrics.watchOpenHttp2Streams(cap.open);
-    const server = http2.createServer({ settings: { maxConcurrentStreams: MAX_STREAMS_PER_CONNECTION }, Http2ServerResponse: ResettingUnreadHttp2Response }, (request, response) => {
+    // Advertised no higher than one address's share: grpc-core (Python, C++, Ruby) queues calls only
+    // against this setting, and failed every call past the share at once with a bare UNAVAILABLE.
+    const settings = { maxConcurrentStreams: Math.min(MAX_STREAMS_PER_CONNECTION, share) };
+    const server = http2.createServer({ settings, Http2ServerResponse: ResettingUnreadHttp2Response }, (request, response) => {
       bracketIpv6Authority(request.headers, request.socket.localPort);
       cap.handle(request, response);
     });

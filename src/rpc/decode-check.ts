@@ -1,5 +1,5 @@
 import { promisify } from "node:util";
-import { brotliCompressSync, brotliDecompress, gunzip, gzipSync } from "node:zlib";
+import { brotliCompressSync, brotliDecompress, deflateSync, gunzip, gzipSync, inflate } from "node:zlib";
 import { fromBinary, fromJsonString, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../base/json-depth.js";
 import { charsetOf, isUtf8OrUnset, mediaTypeOf } from "../base/media-type.js";
@@ -39,9 +39,11 @@ export function bodyFormat(contentType: string | null): BodyFormat | undefined {
 const INFLATE: Record<string, (data: Uint8Array, options: { maxOutputLength: number }) => Promise<Buffer>> = {
   gzip: promisify(gunzip),
   br: promisify(brotliDecompress),
+  // gRPC's deflate is zlib (RFC 1950), as grpc-core and grpc-js send it; not raw deflate.
+  deflate: promisify(inflate),
 };
 
-/** The compressions a request body may use, as announced in a refusal. */
+/** The compressions a request body may use, as announced in a refusal (the same, in the same order, as compressions.ts gives Connect). */
 export const SUPPORTED_ENCODINGS: readonly string[] = Object.keys(INFLATE);
 
 /** The compression a body is sent with, as Connect reads it: undefined for none. */
@@ -198,4 +200,4 @@ const NOTHING = new Uint8Array(0);
 const EMPTY_JSON = new TextEncoder().encode("{}");
 const ENVELOPED_EMPTY = new Uint8Array(5);
 const ENVELOPED_EMPTY_JSON = new Uint8Array([0, 0, 0, 0, 2, ...EMPTY_JSON]);
-const EMPTY_JSON_COMPRESSED: Record<string, Uint8Array> = { gzip: gzipSync(EMPTY_JSON), br: brotliCompressSync(EMPTY_JSON) };
+const EMPTY_JSON_COMPRESSED: Record<string, Uint8Array> = { gzip: gzipSync(EMPTY_JSON), br: brotliCompressSync(EMPTY_JSON), deflate: deflateSync(EMPTY_JSON) };

@@ -263,7 +263,7 @@ function badTimeout(deps: HandlerDeps, timeout: DeadlineHeader): Promise<Connect
 function unsupportedEncoding(deps: HandlerDeps, encoding: string, format: BodyFormat): Promise<ConnectError> {
   const shown = encoding.length > 40 ? `${encoding.slice(0, 40)}…` : encoding;
   const accepted = { [format.enveloped ? "grpc-accept-encoding" : "accept-encoding"]: SUPPORTED_ENCODINGS.join(",") };
-  return signedError(deps, new ApiError("unsupported_encoding", `The message is compressed with "${shown}", which this service does not inflate: send it uncompressed, or with gzip or br.`, { headers: accepted }));
+  return signedError(deps, new ApiError("unsupported_encoding", `The message is compressed with "${shown}", which this service does not inflate: send it uncompressed, or with gzip, br or deflate.`, { headers: accepted }));
 }
 
 function payloadTooLarge(deps: HandlerDeps, limit: BodyLimit): Promise<ConnectError> {

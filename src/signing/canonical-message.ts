@@ -3,8 +3,10 @@ import { clone, toBinary, type DescMessage, type MessageShape } from "@bufbuild/
 /**
  * The bytes an RPC signature covers: the protobuf binary encoding with fields in
  * field-number order, map entries sorted by key, and no unknown fields. That is what
- * "deterministic" serialization produces in Go, Java, C++ and Python, so callers in any
- * language can rebuild it from the message they received. Pure code, shared with the client.
+ * "deterministic" serialization produces in Go, Java, C++ and Python, so a caller whose schema
+ * is exactly the server's can rebuild it; one with an older schema must keep the bytes it
+ * received, as re-serializing moves or drops the fields it does not know (docs/signing.md).
+ * Pure code, shared with the client.
  */
 export function canonicalMessageBytes<Desc extends DescMessage>(schema: Desc, message: MessageShape<Desc>): Uint8Array {
   // Sort a copy: the caller's message is not ours to reorder.

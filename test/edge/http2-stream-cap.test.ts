@@ -106,6 +106,31 @@ describe("one address's share of HTTP2_MAX_STREAMS", () => {
     expect(held.every((stream) => !stream.closed)).toBe(true);
     for (const session of [...greedy, third, other]) session.destroy();
   }, 30_000);
+
+  // grpc-core (Python, C++, Ruby) queues calls only against SETTINGS_MAX_CONCURRENT_STREAMS: with
+  // 1,000 announced and a share of 512, a burst of 700 calls on one channel had 188 fail at once.
+  it("announces the share as each connection's concurrent streams, so one connection's calls past it wait instead of being refused", async () => {
+    const open = async () => Number((await shared.ctx.metrics.render()).split("\n").find((row) => row.startsWith("moderation_http2_open_streams "))?.split(" ")[1]);
+    const refused = async () => Number((await shared.ctx.metrics.render()).split("\n").find((row) => row.startsWith("moderation_http2_streams_refused_total "))?.split(" ")[1]);
+    await waitFor(async () => (await open()) === 0);
+    const refusedBefore = await refused();
+    const session = http2.connect(shared.grpcUrl, { localAddress: "127.0.0.4" } as http2.SecureClientSessionOptions);
+    session.on("error", () => {});
+    await new Promise((resolve) => session.once("remoteSettings", resolve));
+    expect(session.remoteSettings.maxConcurrentStreams).toBe(10);
+
+    const calls = Array.from({ length: 15 }, () => openUnfinishedCall(session));
+    await waitFor(async () => (await open()) === 10);
+    // The five past the share wait in the client; as held ones end, they are sent and served.
+    const ended = calls.slice(0, 5);
+    const closed = ended.map(closeCode);
+    for (const stream of ended) stream.close(http2.constants.NGHTTP2_CANCEL);
+    await Promise.all(closed);
+    await waitFor(async () => (await open()) === 10);
+    expect(calls.slice(5).every((stream) => !stream.closed)).toBe(true);
+    expect(await refused()).toBe(refusedBefore);
+    session.destroy();
+  }, 30_000);
 });
 
 describe("an HTTP/2 request with no live key whose body does not come", () => {

@@ -2,7 +2,7 @@ import type { ChildProcess } from "node:child_process";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { brotliCompressSync, gzipSync } from "node:zlib";
+import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, spawnNode, stop } from "../../bench/support/spawn-service.js";
 import { createAccountStore } from "../../src/accounts/account-store.js";
@@ -31,6 +31,8 @@ const zeros = Buffer.alloc(60 * MB);
 const spaces = Buffer.alloc(60 * MB, 0x20);
 const gzip60 = gzipSync(zeros, { level: 9 });
 const brotli60 = brotliCompressSync(zeros);
+/** gRPC's deflate (zlib), as grpc-core and grpc-js send it: ~61 KB, like gzip. */
+const deflate60 = deflateSync(zeros, { level: 9 });
 const gzipSpaces60 = gzipSync(spaces, { level: 9 });
 /** Past the limit once inflated: refused as payload_too_large without inflating further. */
 const brotliOver = brotliCompressSync(Buffer.alloc(MAX_REQUEST_BYTES + 10 * MB));
@@ -49,11 +51,13 @@ const grpcHeaders = (encoding: string) => ({ "content-type": "application/grpc",
 const bombs: Bomb[] = [
   { name: "gRPC, brotli message (h2c)", send: (k) => postH2(grpcUrl, PATH, withKey(grpcHeaders("br"), k), envelope(brotli60, true)) },
   { name: "gRPC, gzip message (h2c)", send: (k) => postH2(grpcUrl, PATH, withKey(grpcHeaders("gzip"), k), envelope(gzip60, true)) },
+  { name: "gRPC, deflate message (h2c)", send: (k) => postH2(grpcUrl, PATH, withKey(grpcHeaders("deflate"), k), envelope(deflate60, true)) },
   {
     name: "gRPC-Web, brotli message (HTTP/1.1)",
     send: (k) => postH1(httpUrl, PATH, withKey({ "content-type": "application/grpc-web+proto", "x-grpc-web": "1", "grpc-encoding": "br" }, k), envelope(brotli60, true)),
   },
   { name: "Connect proto, gzip body (HTTP/1.1)", send: (k) => postH1(httpUrl, PATH, withKey({ "content-type": "application/proto", "content-encoding": "gzip" }, k), gzip60) },
+  { name: "Connect proto, deflate body (HTTP/1.1)", send: (k) => postH1(httpUrl, PATH, withKey({ "content-type": "application/proto", "content-encoding": "deflate" }, k), deflate60) },
   { name: "Connect proto, brotli body (HTTP/1.1)", send: (k) => postH1(httpUrl, PATH, withKey({ "content-type": "application/proto", "content-encoding": "br" }, k), brotli60) },
   { name: "Connect JSON, gzip body (HTTP/1.1)", send: (k) => postH1(httpUrl, PATH, withKey({ "content-type": "application/json", "content-encoding": "gzip" }, k), gzipSpaces60) },
   { name: "Connect proto, brotli body (h2c)", send: (k) => postH2(grpcUrl, PATH, withKey({ "content-type": "application/proto", "content-encoding": "br" }, k), brotli60) },

@@ -6,6 +6,7 @@ import { createGrpcTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Health, HealthCheckResponse_ServingStatus as HealthStatus } from "../../gen/grpc/health/v1/health_pb.js";
 import { MAX_STREAMS_PER_CONNECTION } from "../../src/edge/server.js";
+import { perAddressStreams } from "../../src/edge/http2-stream-cap.js";
 import { ModerateRequestSchema } from "../../gen/moderation/v1/moderation_pb.js";
 import { verifyRpcResponse } from "../../src/client/verify-rpc-response.js";
 import { canonicalMessageBytes } from "../../src/signing/canonical-message.js";
@@ -232,13 +233,14 @@ describe("health and reflection given damaged input", () => {
 });
 
 describe("HTTP/2 connection limits", () => {
-  it("announces at most 1,000 concurrent streams per connection, and a client past it waits for a free stream", async () => {
+  it("announces at most 1,000 concurrent streams per connection (less where one address's share is less), and a client past it waits for a free stream", async () => {
     const session = http2.connect(server.grpcUrl);
     await new Promise<void>((resolve, reject) => {
       session.once("remoteSettings", () => resolve());
       session.once("error", reject);
     });
-    expect(session.remoteSettings.maxConcurrentStreams).toBe(MAX_STREAMS_PER_CONNECTION);
+    const share = perAddressStreams(server.ctx.config.http2MaxStreams, server.ctx.config.connectionLimits);
+    expect(session.remoteSettings.maxConcurrentStreams).toBe(Math.min(MAX_STREAMS_PER_CONNECTION, share));
     session.close();
     // One connection with more calls in flight than the limit: all are answered.
     const health = createClient(Health, createGrpcTransport({ baseUrl: server.grpcUrl }));

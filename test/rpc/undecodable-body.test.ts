@@ -137,7 +137,7 @@ describe("an undecodable request body", () => {
 });
 
 describe("a message compressed with an encoding the service does not inflate", () => {
-  const ZSTD = /^The message is compressed with "zstd", which this service does not inflate: send it uncompressed, or with gzip or br\.$/;
+  const ZSTD = /^The message is compressed with "zstd", which this service does not inflate: send it uncompressed, or with gzip, br or deflate\.$/;
   const jwks = () => toJwks(file.server.ctx.signingKeys);
 
   it("over Connect: 501 unsupported_encoding (UNIMPLEMENTED), signed, with or without a key", async () => {
@@ -146,7 +146,7 @@ describe("a message compressed with an encoding the service does not inflate", (
       expect(response.status).toBe(501);
       expect(response.headers.get("x-error-code")).toBe("unsupported_encoding");
       // What it does inflate, as Connect's own refusal names it, so a client can fall back.
-      expect(response.headers.get("accept-encoding")).toBe("gzip,br");
+      expect(response.headers.get("accept-encoding")).toBe("gzip,br,deflate");
       const body = (await response.json()) as { code: string; message: string };
       expect(body.code).toBe("unimplemented");
       expect(body.message).toMatch(ZSTD);
@@ -162,7 +162,7 @@ describe("a message compressed with an encoding the service does not inflate", (
     expect(response.status).toBe(501);
     expect(response.headers.get("x-error-code")).toBe("unsupported_encoding");
     const body = (await response.json()) as { message: string };
-    expect(body.message).toBe(`The message is compressed with "${name}", which this service does not inflate: send it uncompressed, or with gzip or br.`);
+    expect(body.message).toBe(`The message is compressed with "${name}", which this service does not inflate: send it uncompressed, or with gzip, br or deflate.`);
     const outcome = { ok: false as const, code: GRPC.UNIMPLEMENTED, message: body.message };
     expect(await verifyRpcResponse({ requestBytes: new Uint8Array(), outcome, metadata: response.headers, jwks: jwks() })).toMatchObject({ valid: true });
   });
@@ -176,15 +176,15 @@ describe("a message compressed with an encoding the service does not inflate", (
     const trailer = new TextDecoder().decode(new Uint8Array(await response.arrayBuffer()));
     expect(trailer).toMatch(new RegExp(`grpc-status: ${GRPC.UNIMPLEMENTED}`));
     expect(trailer).toMatch(/x-error-code: unsupported_encoding/);
-    expect(trailer).toMatch(/grpc-accept-encoding: gzip,br/);
+    expect(trailer).toMatch(/grpc-accept-encoding: gzip,br,deflate/);
   });
 
-  it("over gRPC: UNIMPLEMENTED naming gzip and br in grpc-accept-encoding (gRPC's compression spec)", async () => {
-    const answer = await postH2(file.server.grpcUrl, PATH, { "content-type": "application/grpc", "grpc-encoding": "deflate", te: "trailers", "x-api-key": file.key }, envelope(TRUNCATED, true));
+  it("over gRPC: UNIMPLEMENTED naming gzip, br and deflate in grpc-accept-encoding (gRPC's compression spec)", async () => {
+    const answer = await postH2(file.server.grpcUrl, PATH, { "content-type": "application/grpc", "grpc-encoding": "zstd", te: "trailers", "x-api-key": file.key }, envelope(TRUNCATED, true));
     expect({ status: answer.grpcStatus, code: answer.metadata["x-error-code"], accepted: answer.metadata["grpc-accept-encoding"] }).toEqual({
       status: GRPC.UNIMPLEMENTED,
       code: "unsupported_encoding",
-      accepted: "gzip,br",
+      accepted: "gzip,br,deflate",
     });
   });
 
@@ -206,10 +206,10 @@ describe("a message compressed with an encoding the service does not inflate", (
     expect({ status: damaged.status, code: damaged.headers.get("x-error-code") }).toEqual({ status: 400, code: "invalid_request" });
   });
 
-  it("gzip and br are still inflated", async () => {
-    const { gzipSync, brotliCompressSync } = await import("node:zlib");
+  it("gzip, br and deflate are inflated", async () => {
+    const { gzipSync, brotliCompressSync, deflateSync } = await import("node:zlib");
     const hello = Buffer.from([0x0a, 0x0d, 0x0a, 0x04, 0x74, 0x65, 0x78, 0x74, 0x12, 0x05, 0x68, 0x65, 0x6c, 0x6c, 0x6f]);
-    for (const [encoding, body] of [["gzip", gzipSync(hello)], ["br", brotliCompressSync(hello)]] as const) {
+    for (const [encoding, body] of [["gzip", gzipSync(hello)], ["br", brotliCompressSync(hello)], ["deflate", deflateSync(hello)]] as const) {
       const response = await fetch(`${file.server.httpUrl}${PATH}`, { method: "POST", headers: { "content-type": "application/proto", "content-encoding": encoding, "x-api-key": file.key }, body });
       expect(response.status, encoding).toBe(200);
     }
