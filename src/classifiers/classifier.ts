@@ -20,7 +20,7 @@ export interface EvidenceSpan {
  */
 export interface Verdict {
   categories: Partial<Record<CategoryId, CategoryVerdict>>;
-  /** For flagged categories, the spans that contributed most (text classifiers only). */
+  /** For flagged categories (and those ClassifyOptions.explainFrom asks for), the spans that contributed most (text classifiers only). */
   explanations: Partial<Record<CategoryId, EvidenceSpan[]>>;
   /** The text's detected language, a BCP-47 code ("und": undetermined); text classifiers only. */
   language?: string;
@@ -39,6 +39,16 @@ export interface NotEvaluated {
   language: string;
 }
 
+/** What a caller asks of a classification beyond the verdict's scores and flags. */
+export interface ClassifyOptions {
+  /**
+   * Per category, a score from which it is explained although the classifier does not flag it:
+   * a policy's threshold, which may flag it there (policies/apply-policy.ts). Only flagged
+   * categories are explained otherwise, so that a call under no policy spends nothing on the rest.
+   */
+  explainFrom?: Partial<Record<CategoryId, number>>;
+}
+
 /** Scores text. Implementations must be deterministic: same text, same verdict. */
 export interface TextClassifier {
   /** Version id reported as `model` in responses, e.g. "lexicon-2026-11". */
@@ -49,5 +59,5 @@ export interface TextClassifier {
    * `signal`: the call's, which names the caller's account for queues callers share
    * (threads/caller-lane.ts); the embedded model does not stop on it.
    */
-  classify(text: string, signal?: AbortSignal): Verdict | Promise<Verdict>;
+  classify(text: string, signal?: AbortSignal, options?: ClassifyOptions): Verdict | Promise<Verdict>;
 }

@@ -17,6 +17,8 @@ export function countModerate(request: CountedRequest, response: { flagged?: boo
     textItems,
     imageItems,
     deepAnalyses: request.analyzeImages ? imageItems : 0,
+    // The answer's top-level flag, as the caller sees it: OpenAI's separate strings get no
+    // combined layer (moderation/separate-inputs.ts), so theirs is that of the results shown.
     flagged: response.flagged ? 1 : 0,
   };
 }

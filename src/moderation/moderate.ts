@@ -9,9 +9,13 @@ import { validateModerateRequest, type ValidItem } from "./validate-request.js";
 import { ApiError } from "../errors/api-error.js";
 import type { ImageModeration } from "../images/index.js";
 import type { TextProviderMode, TextProviderSettings } from "../providers/text/config.js";
-import { resolveMode, type SecondOpinion } from "./second-opinion.js";
-import { applyPolicy, DEFAULT_COMPILED_POLICY, findPolicyTerms, withoutAllowedTerms, type CompiledPolicy, type FlagBars, type PolicyVerdict } from "../policies/apply-policy.js";
+import { resolveMode, type JudgedText, type SecondOpinion } from "./second-opinion.js";
+import { applyPolicy, DEFAULT_COMPILED_POLICY, type CompiledPolicy, type FlagBars, type PolicyVerdict } from "../policies/apply-policy.js";
 import { CUSTOM_CATEGORY, LIST_SCORE } from "../policies/policy.js";
+import { COMBINED_SEPARATOR, combinedTextOf } from "./combined-reading.js";
+import { createCombinedJudge } from "./judge-combined.js";
+import { embeddedBarsOf, embeddedUnderPolicy } from "./policy-reading.js";
+import { isJudgedApart } from "./separate-inputs.js";
 
 type ModerateResponseInit = MessageInitShape<typeof ModerateResponseSchema>;
 
@@ -25,15 +29,20 @@ interface ModerationDeps {
   textFlagBars?: FlagBars;
 }
 
-/** Text items are joined with a blank line for the combined layer, so sentences do not run together. */
-const COMBINED_SEPARATOR = "\n\n";
+/** What judgeItem shares with the rest of the request: the items' embedded verdicts in, what the combined layer needs out. */
+interface ItemContext {
+  embedded: ReadonlyMap<number, Promise<Verdict>>;
+  unreadByModel: (NotEvaluated | undefined)[];
+  secondOpinions: (JudgedText | undefined)[];
+}
 
 /**
  * The Moderate RPC's logic, independent of protocol: validate, judge each item alone,
- * judge all text items together when there are two or more, and fold it into one answer.
+ * judge the text items together when two or more have text to read, and fold it into one answer.
  */
 export function createModerator(deps: ModerationDeps) {
   const bars = deps.textFlagBars;
+  const judgeCombined = createCombinedJudge(deps);
   /**
    * `policy` is the caller's (policies/policy-store.ts), applied here to every layer's verdict
    * (applyPolicy: flags only, never scores) before the answer is assembled and later signed; the
@@ -58,61 +67,47 @@ export function createModerator(deps: ModerationDeps) {
     const itemSignal = itemFailed ? (signal ? AbortSignal.any([signal, itemFailed.signal]) : itemFailed.signal) : signal;
     // The caller's account, for the queues the items' work waits in (threads/caller-lane.ts).
     if (itemSignal !== signal) markLane(itemSignal, laneOf(signal));
-    // What the embedded model left unread in each text item, even where a guard model then judged
-    // it: the combined layer is the embedded model's alone (assembleAnswer).
-    const unreadByModel: (NotEvaluated | undefined)[] = [];
-    const results = await Promise.all(items.map((item) => {
-      const judged = judgeItem(item, request.analyzeImages, mode, itemSignal, applied, unreadByModel);
-      return itemFailed ? judged.catch((error: unknown) => {
-        itemFailed.abort();
-        throw error;
-      }) : judged;
-    }));
+    const stopOthersOnFailure = <T>(judged: Promise<T>): Promise<T> => itemFailed ? judged.catch((error: unknown) => {
+      itemFailed.abort();
+      throw error;
+    }) : judged;
+    // The embedded model reads each text item once, for the item and for the combined layer.
     const texts = items.filter((i): i is Extract<ValidItem, { type: "text" }> => i.type === "text");
-    const joined = texts.length >= 2 ? joinForCombined(texts.map((t) => t.text)) : undefined;
-    const combined = joined !== undefined ? await judgeByModel(joined, applied, signal) : undefined;
-    const answer = assembleAnswer(newId("modr"), deps.textClassifier.id, results, combined, unreadByModel);
+    const embedded = new Map(texts.map((t) => [t.index, (async () => deps.textClassifier.classify(t.text, itemSignal, applied.classifyOptions))()]));
+    // What the embedded model left unread in each text item, even where a guard model then judged
+    // it: the combined layer is read by the embedded model first (assembleAnswer).
+    const unreadByModel: (NotEvaluated | undefined)[] = [];
+    const secondOpinions: (JudgedText | undefined)[] = [];
+    const itemsJudged = Promise.all(items.map((item) =>
+      stopOthersOnFailure(judgeItem(item, request.analyzeImages, mode, itemSignal, applied, { embedded, unreadByModel, secondOpinions }))));
+    const combinedJudged = stopOthersOnFailure((async () => {
+      // An array of strings on /v1/moderations is separate inputs: no layer judges them together.
+      if (texts.length < 2 || isJudgedApart(request)) return undefined;
+      const readings = await Promise.all(texts.map(async (t) => ({ index: t.index, text: t.text, notEvaluated: (await embedded.get(t.index)!).notEvaluated })));
+      const combined = combinedTextOf(readings);
+      return combined && judgeCombined(combined, mode, applied, itemSignal, { settled: itemsJudged, byIndex: secondOpinions });
+    })());
+    const [results, combined] = await Promise.all([itemsJudged, combinedJudged]);
+    // A guard model that judged the whole combined text for every category left none of it unread.
+    const answer = assembleAnswer(newId("modr"), deps.textClassifier.id, results, combined?.verdict, combined?.judgedWhole ? [] : unreadByModel);
     return policy ? { ...answer, policy: { id: policy.policy.id, version: policy.policy.version } } : answer;
   };
 
-  /**
-   * The embedded model's verdict of a text under a policy. Where the policy allows a term in it,
-   * the text is scored again without the allowed terms: they never count as evidence on their
-   * own, and the rest of the text still flags (applyPolicy).
-   */
-  async function judgeByModel(text: string, policy: CompiledPolicy, signal: AbortSignal | undefined): Promise<PolicyVerdict> {
-    const verdict = await deps.textClassifier.classify(text, signal);
-    const hits = findPolicyTerms(text, policy);
-    const masked = withoutAllowedTerms(text, hits, policy);
-    return applyPolicy(verdict, text, policy, { hits, bars, ...(masked === undefined ? {} : { withoutAllowed: await deps.textClassifier.classify(masked, signal) }) });
-  }
-
-  /**
-   * The bars of the categories the embedded model alone judged: a category the guard model judged
-   * (alone or with it) was flagged by the guard's own threshold, not ours, so a policy threshold
-   * reads its score alone (flagsAt without a bar).
-   */
-  function embeddedBars(judged: { secondOpinion?: { seconded: boolean; categoryModels: Record<string, { models: string[] }> } }): FlagBars | undefined {
-    if (!bars || !judged.secondOpinion?.seconded) return bars;
-    const { categoryModels } = judged.secondOpinion;
-    return Object.fromEntries(Object.entries(bars).filter(([c]) => categoryModels[c]?.models[0] === deps.textClassifier.id));
-  }
-
-  async function judgeItem(item: ValidItem, analyzeImages: boolean, mode: TextProviderMode, signal: AbortSignal | undefined, policy: CompiledPolicy, unreadByModel: (NotEvaluated | undefined)[]) {
+  async function judgeItem(item: ValidItem, analyzeImages: boolean, mode: TextProviderMode, signal: AbortSignal | undefined, policy: CompiledPolicy, context: ItemContext) {
     if (item.type === "text") {
+      const verdict = await context.embedded.get(item.index)!;
+      context.unreadByModel[item.index] = verdict.notEvaluated;
       if (mode === "off" || !deps.textProvider) {
-        const judged = await judgeByModel(item.text, policy, signal);
-        unreadByModel[item.index] = judged.notEvaluated;
+        const judged = await embeddedUnderPolicy(item.text, verdict, async (masked) => deps.textClassifier.classify(masked, signal, policy.classifyOptions), policy, bars);
         return textItemResult(item.index, judged, deps.textClassifier.id);
       }
-      const verdict = await deps.textClassifier.classify(item.text, signal);
-      unreadByModel[item.index] = verdict.notEvaluated;
       const judged = await deps.textProvider.secondOpinion(item.text, verdict, deps.textClassifier.id, mode, signal);
+      context.secondOpinions[item.index] = judged;
       return {
         index: item.index,
         type: "text",
         models: judged.models,
-        ...toCategories(applyPolicy(judged.verdict, item.text, policy, { bars: embeddedBars(judged) })),
+        ...toCategories(applyPolicy(judged.verdict, item.text, policy, { bars: embeddedBarsOf(bars, judged, deps.textClassifier.id) })),
         ...(judged.secondOpinion ? { secondOpinion: judged.secondOpinion } : {}),
         // The guard model judged, for every category, a text the embedded model left unevaluated:
         // it is evaluated now. One that judges some categories leaves the item's not_evaluated.
@@ -178,10 +173,10 @@ export function assembleAnswer<R extends ItemResultInit>(id: string, model: stri
     if (why) notEvaluated.push({ index: r.index ?? 0, reason: why.reason, language: why.language });
   }
   // The combined layer says what it left unevaluated; the language is each item's to report. It
-  // holds every text item, so one the embedded model did not read (wholly or in part; also where a
-  // guard model then judged the item: `unreadByModel`) is a part of it not read either, however
-  // the joined text reads ("Ce film est nul, you stupid idiot." beside "have a nice day" read as
-  // English joined).
+  // holds every text item with text to read, so one the embedded model did not read (wholly or in
+  // part; also where a guard model then judged the item: `unreadByModel`, empty where a guard model
+  // judged the combined text whole) is a part of it not read either, however the joined text
+  // reads ("Ce film est nul, you stupid idiot." beside "have a nice day" read as English joined).
   const combinedResult = combined ? { ...toCategories(combined), ...notEvaluatedOf(combined) } : undefined;
   // An item with no text to read ("!!!") leaves nothing of the joined text unread.
   const unread = (unreadByModel ?? notEvaluated).find((n) => n !== undefined && n.reason !== "no_text");
@@ -218,7 +213,10 @@ function notEvaluatedOf(verdict: Verdict): Pick<LanguageInit, "notEvaluated"> {
   return verdict.notEvaluated ? { notEvaluated: { reason: verdict.notEvaluated.reason, language: verdict.notEvaluated.language } } : {};
 }
 
-/** The text the combined layer judges: every text item, in order. */
+/**
+ * The text the combined layer judges, of the texts of its items: those with text to read, in
+ * order (combinedTextOf, which also places each item in it).
+ */
 export function joinForCombined(texts: string[]): string {
   return texts.join(COMBINED_SEPARATOR);
 }

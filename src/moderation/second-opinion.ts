@@ -43,6 +43,8 @@ export interface JudgedText {
    * counterpart for is still the embedded model's reading of the part it covers.
    */
   judgedWhole?: true;
+  /** The categories whose verdict the guard model had a part in (merge rules 2 to 4); set when seconded. */
+  guardJudged?: readonly CategoryId[];
 }
 
 interface SecondOpinionDeps {
@@ -86,8 +88,9 @@ export function createSecondOpinion(deps: SecondOpinionDeps): SecondOpinion {
     for (const [category, judge] of Object.entries(merged.judges)) {
       if (judge !== "both") categoryModels[category] = { models: [judge === "embedded" ? embeddedModel : deps.provider.id] };
     }
-    const judgedWhole = CATEGORY_IDS.every((c) => merged.judges[c] === "provider" || merged.judges[c] === "both");
-    return { verdict: merged.verdict, models, secondOpinion: { ...about, seconded: true, errorCode: "", categoryModels }, ...(judgedWhole ? { judgedWhole } : {}) };
+    const guardJudged = CATEGORY_IDS.filter((c) => merged.judges[c] === "provider" || merged.judges[c] === "both");
+    const judgedWhole = guardJudged.length === CATEGORY_IDS.length;
+    return { verdict: merged.verdict, models, secondOpinion: { ...about, seconded: true, errorCode: "", categoryModels }, guardJudged, ...(judgedWhole ? { judgedWhole } : {}) };
   };
 }
 

@@ -44,9 +44,9 @@ export function readTimings(timings: SharedTimings): { cumulative: number[]; sum
 export function timeTextClassifier(classifier: TextClassifier, timings: SharedTimings): TextClassifier {
   return {
     id: classifier.id,
-    classify(text) {
+    classify(text, _signal, options) {
       const started = performance.now();
-      const verdict = classifier.classify(text);
+      const verdict = classifier.classify(text, undefined, options);
       // A synchronous classifier stays synchronous: no promise turn added on its callers' path.
       if (verdict instanceof Promise) return verdict.finally(() => recordTiming(timings, (performance.now() - started) / 1000));
       recordTiming(timings, (performance.now() - started) / 1000);

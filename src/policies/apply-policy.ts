@@ -1,7 +1,7 @@
 import { CATEGORY_IDS, type CategoryId } from "../classifiers/categories.js";
-import type { CategoryVerdict, EvidenceSpan, Verdict } from "../classifiers/classifier.js";
+import type { CategoryVerdict, ClassifyOptions, EvidenceSpan, Verdict } from "../classifiers/classifier.js";
 // The most spans the engine gives a category: a full list may leave evidence unshown.
-import { MAX_SPANS } from "../classifiers/engine/engine.js";
+import { MAX_SPANS } from "../classifiers/engine/span-choice.js";
 import { CUSTOM_CATEGORY, DEFAULT_POLICY, LIST_SCORE, type BlockCategory, type Policy } from "./policy.js";
 import { buildTermMatcher, buildTermMatcherCooperatively, type TermGroups, type TermHit, type TermMatcher } from "./term-matcher.js";
 
@@ -13,6 +13,14 @@ export interface CompiledPolicy {
   /** Matches block-list terms (indexes 0..blockCount-1), then allow-list terms. */
   matcher: TermMatcher;
   blockCount: number;
+  /**
+   * What to ask of the text classifier under this policy: its thresholds, so that a category they
+   * flag below the model's own bar is explained too (docs/text-model.md: every flagged category
+   * is). Classification runs in the compute workers, not where the policy is applied, so the
+   * spans are asked for up front; undefined without thresholds, where only the model's flags are
+   * explained, as under no policy.
+   */
+  classifyOptions: ClassifyOptions | undefined;
 }
 
 /** A verdict after a policy: the model's categories with the policy's flags, and block-list hits of `custom`. */
@@ -78,11 +86,17 @@ function groupsOf(policy: Policy): TermGroups {
 }
 
 function compiledWith(policy: Policy, matcher: TermMatcher): CompiledPolicy {
+  const explainFrom: Partial<Record<CategoryId, number>> = {};
+  for (const id of CATEGORY_IDS) {
+    const t = policy.thresholds[id];
+    if (typeof t === "number") explainFrom[id] = t;
+  }
   return {
     policy,
     changesFlags: policy.blockList.length + policy.allowList.length > 0 || Object.keys(policy.thresholds).length > 0,
     matcher,
     blockCount: policy.blockList.length,
+    classifyOptions: Object.keys(explainFrom).length > 0 ? { explainFrom } : undefined,
   };
 }
 

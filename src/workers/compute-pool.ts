@@ -1,4 +1,4 @@
-import type { Verdict } from "../classifiers/classifier.js";
+import type { ClassifyOptions, Verdict } from "../classifiers/classifier.js";
 import type { HttpSignatureHeaders } from "../signing/http-signature.js";
 import { createWorkerPool } from "../threads/worker-pool.js";
 import { bytesToLatin1, latin1ToBytes } from "./byte-strings.js";
@@ -7,6 +7,7 @@ import type { ComputeJob, ComputeResult, ComputeWorkerSetup } from "./messages.j
 import { ApiError } from "../errors/api-error.js";
 import type { SignatureScope } from "../signing/scope.js";
 import { rememberDigestHeader } from "../signing/sha256.js";
+import { COMBINED_SEPARATOR, PAIR_READING_MAX_LENGTH } from "../moderation/combined-reading.js";
 
 const WORKER_URL = new URL("./compute-worker.mjs", import.meta.url);
 
@@ -34,8 +35,9 @@ const JOB_OVERHEAD = 200;
 
 /**
  * A job's expected work, in characters of text classified: the texts, twice when there are
- * several (they are also judged together); a JSON body counts one per 50 bytes (parsing and its
- * checks cost far less per byte than classifying does per character).
+ * several (they are also judged together), and with three or more each short pair of neighbours
+ * once more (combined-reading.ts); a JSON body counts one per 50 bytes (parsing and its checks
+ * cost far less per byte than classifying does per character).
  */
 function costOf(job: ComputeJob): number {
   switch (job.kind) {
@@ -45,7 +47,12 @@ function costOf(job: ComputeJob): number {
     case "answer-rpc": {
       let characters = 0;
       for (const text of job.texts) characters += text.length;
-      return JOB_OVERHEAD + characters * (job.texts.length > 1 ? 2 : 1);
+      let pairs = 0;
+      for (let k = 1; job.texts.length > 2 && k < job.texts.length; k++) {
+        const pair = job.texts[k - 1]!.length + COMBINED_SEPARATOR.length + job.texts[k]!.length;
+        if (pair <= PAIR_READING_MAX_LENGTH) pairs += pair;
+      }
+      return JOB_OVERHEAD + characters * (job.texts.length > 1 ? 2 : 1) + pairs;
     }
     case "parse-json":
       return JOB_OVERHEAD + Math.ceil(job.body.length / 50);
@@ -64,7 +71,7 @@ export interface ComputePool {
   /** The id of the classifier the workers loaded (undefined when they have none). */
   readonly classifierId: string | undefined;
   /** `lane`: the caller's account, whose turn the job waits for (threads/lane-queue.ts). */
-  classify(text: string, lane?: string): Promise<Verdict>;
+  classify(text: string, lane?: string, options?: ClassifyOptions): Promise<Verdict>;
   sign(data: Uint8Array): Promise<Uint8Array>;
   /** A whole signed answer to a call of text items only (see worker-answers.ts), for the JSON route or RPC. */
   answerJson(job: { texts: string[]; answerId: string; requestBody: Uint8Array; nowMs: number; scope: SignatureScope }): Promise<AnswerJsonResult>;
@@ -120,8 +127,9 @@ export async function createComputePool(options: ComputePoolOptions): Promise<Co
 
   return {
     classifierId: pool.info.classifierId,
-    async classify(text, lane = "") {
-      const result = await pool.run({ kind: "classify", text }, undefined, lane);
+    async classify(text, lane = "", options) {
+      const explainFrom = options?.explainFrom;
+      const result = await pool.run(explainFrom ? { kind: "classify", text, explainFrom } : { kind: "classify", text }, undefined, lane);
       if (!("verdict" in result)) throw new Error("compute worker answered a classify job without a verdict");
       return decodeVerdict(result.verdict);
     },

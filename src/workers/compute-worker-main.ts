@@ -1,8 +1,8 @@
 import { ModerateResponseSchema } from "../../gen/moderation/v1/moderation_pb.js";
 import { loadConfiguredTextClassifier } from "../classifiers/configured-text-classifier.js";
-import type { TextClassifier } from "../classifiers/classifier.js";
+import type { TextClassifier, Verdict } from "../classifiers/classifier.js";
 import { moderateAnswerJsonText } from "../moderation/moderate-answer-json.js";
-import { joinForCombined } from "../moderation/moderate.js";
+import { combinedTextOf, readCombined } from "../moderation/combined-reading.js";
 import { textAnswerMessage } from "../moderation/text-answer-message.js";
 import { createEd25519SignFunction } from "../signing/ed25519-sign.js";
 import { signOutcome } from "../signing/sign-outcome.js";
@@ -39,7 +39,7 @@ await serveJobs(async (setup: ComputeWorkerSetup) => {
     }
     if (setup.exitOnText !== undefined && (job.kind === "classify" ? [job.text] : job.texts).includes(setup.exitOnText)) process.exit(1);
     if (!classifier) throw new Error("this worker has no text classifier");
-    if (job.kind === "classify") return { verdict: encodeVerdict(await classifier.classify(job.text)) };
+    if (job.kind === "classify") return { verdict: encodeVerdict(await classifier.classify(job.text, undefined, job.explainFrom ? { explainFrom: job.explainFrom } : undefined)) };
     if (!signer) throw new Error("this worker has no signing key");
     if (job.kind === "answer-json") return answerJson(job, classifier, signer);
     return answerRpc(job, classifier, signer);
@@ -58,11 +58,16 @@ function parseJson(body: Uint8Array): ComputeResult {
   }
 }
 
-/** Classifies every text (and all together when there are two or more) and assembles the answer. */
+/**
+ * Classifies every text (and together those with text to read, when there are two or more:
+ * combinedTextOf, as the event loop's moderate() does) and assembles the answer.
+ */
 async function answerTexts(job: { texts: string[]; answerId: string }, classifier: TextClassifier) {
-  const verdicts = [];
-  for (const text of job.texts) verdicts.push(encodeVerdict(await classifier.classify(text)));
-  const combined = job.texts.length >= 2 ? encodeVerdict(await classifier.classify(joinForCombined(job.texts))) : undefined;
+  const read: Verdict[] = [];
+  for (const text of job.texts) read.push(await classifier.classify(text));
+  const verdicts = read.map(encodeVerdict);
+  const joined = combinedTextOf(job.texts.map((text, index) => ({ index, text, notEvaluated: read[index]!.notEvaluated })));
+  const combined = joined ? encodeVerdict(await readCombined(joined, (text) => classifier.classify(text))) : undefined;
   // Assembled from the encoded verdicts, exactly what the parent of an answer-rpc job receives and
   // assembles from (assembleAnswerFromEncoded), so its message and what is signed here say the same.
   // (An answer-json job's parent reads the message back from the JSON rendered here instead.)

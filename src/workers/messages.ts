@@ -1,4 +1,5 @@
 import type { KeyObject } from "node:crypto";
+import type { ClassifyOptions } from "../classifiers/classifier.js";
 import type { ErrorCode } from "../errors/api-error.js";
 import type { HttpSignatureHeaders } from "../signing/http-signature.js";
 import type { SignatureScope } from "../signing/scope.js";
@@ -23,7 +24,8 @@ export interface ComputeWorkerSetup {
  * not Uint8Arrays, which cost several microseconds each to clone; the pool converts at its edge.
  */
 export type ComputeJob =
-  | { kind: "classify"; text: string }
+  /** `explainFrom`: a policy's thresholds, whose categories are explained where they reach them (ClassifyOptions). */
+  | { kind: "classify"; text: string; explainFrom?: ClassifyOptions["explainFrom"] }
   | { kind: "sign"; data: string }
   /**
    * A JSON-route Moderate call of text items only, answered whole: classify each text (and all

@@ -48,7 +48,7 @@ export async function startComputeWorkers(
   const busy = () => pool.queueDepth() >= config.computeWorkers;
   return {
     pool,
-    textClassifier: classify && classifierId !== undefined ? { id: classifierId, classify: (text, signal) => pool.classify(text, laneOf(signal)) } : undefined,
+    textClassifier: classify && classifierId !== undefined ? { id: classifierId, classify: (text, signal, options) => pool.classify(text, laneOf(signal), options) } : undefined,
     signingKeys: signingKey
       ? {
         // A getter, not a copy: the data-dir store's list changes when another process rotates

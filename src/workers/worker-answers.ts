@@ -3,6 +3,7 @@ import { newId } from "../accounts/ids.js";
 import { parseTextAnswerJson } from "../moderation/moderate-answer-json.js";
 import { assembleAnswer, textItemResult } from "../moderation/moderate.js";
 import { textAnswerMessage } from "../moderation/text-answer-message.js";
+import { isJudgedApart } from "../moderation/separate-inputs.js";
 import { validateModerateRequest } from "../moderation/validate-request.js";
 import { sortMapsInPlace } from "../signing/canonical-message.js";
 import type { SignatureScope } from "../signing/scope.js";
@@ -67,7 +68,8 @@ export function createWorkerAnswerer(pool: ComputePool, model: string): WorkerAn
 
   return {
     answer(request, binding, nowMs, account) {
-      if (!isTextOnly(request)) return undefined;
+      // Separate inputs (no combined layer) are the event loop's: a worker judges every text call whole.
+      if (!isTextOnly(request) || isJudgedApart(request)) return undefined;
       const scope = { route: binding.route, account };
       return binding.form === "json" ? json(request, binding.requestBody, nowMs, scope) : rpc(request, binding.requestBytes, nowMs, scope);
     },

@@ -2,6 +2,9 @@ import { describe, expect, it } from "vitest";
 import type { Verdict } from "../../src/classifiers/classifier.js";
 import { loadTrainedClassifier } from "../../src/classifiers/engine/index.js";
 import { FUNCTION_WORDS } from "../../src/classifiers/engine/function-words.js";
+import { chooseSpans, type TokenKind } from "../../src/classifiers/engine/span-choice.js";
+import { readModelHeader } from "../../src/classifiers/model/model-file.js";
+import { applyPolicy, compilePolicy } from "../../src/policies/apply-policy.js";
 
 // Sentences written for these tests (not from any dataset).
 const classifier = loadTrainedClassifier();
@@ -84,5 +87,55 @@ describe("explanations point at the harm, not at filler", () => {
     expect(sexualRequest).not.toContain("your");
     // "until" is a conjunction, no span of a graphic killing.
     expect(spansOf("He smashed her skull with a hammer until her brains spilled out on the floor", "violence")).not.toContain("until");
+  });
+
+  it("a threat beside an insult is explained by the threat (the insult had been its only span)", () => {
+    for (const text of ["I will kill you, you idiot", "you idiot, I will kill you"]) {
+      const threat = spansOf(text, "harassment_threatening");
+      expect(threat).toContain("kill");
+      expect(threat).not.toContain("idiot");
+      // Harassment, flagged by the same rule, shows the threat beside the insult.
+      expect(spansOf(text, "harassment")).toEqual(expect.arrayContaining(["kill", "idiot"]));
+    }
+  });
+
+  it("hate is explained by what is said of a group, not by the group's name", () => {
+    const hate = spansOf("I hate black people.", "hate");
+    expect(hate).toContain("hate");
+    expect(hate).not.toContain("black");
+    expect(hate).not.toContain("people");
+    expect(spansOf("Muslims are just so disgusting", "hate")).toEqual(["disgusting"]);
+    // Inside a dehumanising claim's phrase the group is part of the claim.
+    expect(spansOf("Black people are a cancer.", "hate")).toEqual(expect.arrayContaining(["black", "cancer"]));
+  });
+
+  it("an emoji that carries the threat is its span", () => {
+    for (const category of ["hate", "violence"] as const) {
+      const spans = spansOf("I want to 🔪 all women", category);
+      expect(spans).toContain("🔪");
+      expect(spans).not.toContain("women");
+    }
+  });
+
+  it("a decorative emoji stays filler beside a rule's phrase, however much the head weighs it", () => {
+    // 🎉 0, "happy" 1, "hope" 2, "you" 3, "die" 4 (the phrase "hope you die" is the rule's).
+    const kinds: TokenKind[] = ["pictograph", "word", "word", "filler", "word"];
+    const chosen = chooseSpans(Float64Array.of(9, 0.3, 1, 2.2, 1.4), kinds, Uint8Array.of(0, 0, 1, 1, 1), Uint8Array.of(0, 0, 0, 1, 0));
+    expect(chosen.sort()).toEqual([2, 4]);
+    // Without a rule's phrase, the emoji outweighing every word is the span.
+    expect(chooseSpans(Float64Array.of(9, 0.3, 1, 2.2, 1.4), kinds, new Uint8Array(5), new Uint8Array(5))).toEqual([0]);
+  });
+
+  it("a category a policy's threshold flags is explained too, and only when a policy asks", () => {
+    const text = "you are kind of a dummy, honestly";
+    const policy = compilePolicy({ id: "p", version: 1, thresholds: { harassment: 0.2 }, blockList: [], allowList: [] });
+    const plain = classifier.classify(text) as Verdict;
+    expect(plain.categories.harassment?.flagged).toBe(false);
+    expect(plain.explanations.harassment).toBeUndefined();
+    const asked = classifier.classify(text, undefined, policy.classifyOptions) as Verdict;
+    expect(asked.categories).toEqual(plain.categories);
+    const applied = applyPolicy(asked, text, policy, { bars: readModelHeader().thresholds });
+    expect(applied.categories.harassment?.flagged).toBe(true);
+    expect(applied.explanations.harassment?.map((s) => s.text)).toEqual(["dummy"]);
   });
 });

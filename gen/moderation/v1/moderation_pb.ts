@@ -116,7 +116,8 @@ export type ModerateResponse = Message<"moderation.v1.ModerateResponse"> & {
   results: ItemResult[];
 
   /**
-   * All text items joined together; present when the request holds two or more text items.
+   * The text items with text to read, judged together; present when the request holds two or
+   * more of them (not on /v1/moderations with an array of strings, which are separate inputs).
    *
    * @generated from field: optional moderation.v1.CombinedResult combined = 5;
    */
@@ -515,7 +516,10 @@ export const ExplanationSchema: GenMessage<Explanation> = /*@__PURE__*/
   messageDesc(file_moderation_v1_moderation, 12);
 
 /**
- * Span offsets count Unicode code points of the item's text; end is exclusive.
+ * Span offsets count Unicode code points, not UTF-16 units (in JavaScript:
+ * Array.from(text).slice(start, end).join("")); end is exclusive. In an item's explanations they
+ * index the item's text; in CombinedResult's, the combined text: the text items joined with a
+ * blank line ("\n\n"), images and items with nothing to read left out.
  *
  * @generated from message moderation.v1.Span
  */
@@ -741,7 +745,8 @@ export const SigningKeySchema: GenMessage<SigningKey> = /*@__PURE__*/
 export const ModerationService: GenService<{
   /**
    * Moderate scores each input item on its own and, when two or more text
-   * items are sent, all text items joined together (the "combined" layer).
+   * items have text to read, those items joined together, and each pair of
+   * neighbours short enough to read alone (the "combined" layer).
    *
    * @generated from rpc moderation.v1.ModerationService.Moderate
    */

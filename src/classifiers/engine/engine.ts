@@ -1,5 +1,5 @@
 import { CATEGORY_IDS, type CategoryId } from "../categories.js";
-import type { CategoryVerdict, EvidenceSpan, TextClassifier, Verdict } from "../classifier.js";
+import type { CategoryVerdict, ClassifyOptions, EvidenceSpan, TextClassifier, Verdict } from "../classifier.js";
 import { aboutImagery, aimedAtReader, combinePhrases, declaredSelfHarm, precededDirectlyBy, notCounting, notFoldedLookalike, declaredThreats, dropHyperbole, dropNegated, followedBy, notAboutWriter, notNounSense, notOfGroup, notOfThing, notReflexiveIdiom, evidenceScore, getLexicons, groupClaims, notCutsOf, notInGame, outside, strongestHit, type LexiconHit } from "../rules/lexicon/index.js";
 import { mayUseInvisibleSpaces, normalizeText, type NormalizedText, type NormalizeOptions } from "../normalize/normalize.js";
 import { featuresOfTokens, featurize, firstTokenAtOrAfter, tokenFeaturesOf, tokenize, type Token, type TokenFeatures } from "../model/features.js";
@@ -13,7 +13,7 @@ import { windowsOf } from "../model/windows.js";
 import { lowerBound } from "../lower-bound.js";
 import { DEFAULT_COVERED_LANGUAGES } from "../language/language-gate.js";
 import { POLICY } from "../policy.js";
-import { FUNCTION_WORDS } from "./function-words.js";
+import { chooseSpans, tokenKinds } from "./span-choice.js";
 import { withoutLinks, withoutMentions, type MentionContext } from "./addresses.js";
 import { withoutSpeakerLabels } from "./speaker-labels.js";
 import { FRAME_NAMES, framesOf, type FrameName, type Frames } from "../rules/frames.js";
@@ -24,15 +24,8 @@ import { MINOR_FOR_SEXUAL_EVIDENCE, PLAIN_MINOR } from "../rules/sexual-minors.j
 import type { Candidate, TextHits, WindowEvidence } from "./window-evidence.js";
 
 const sigmoid = (x: number): number => 1 / (1 + Math.exp(-x));
-export const MAX_SPANS = 3;
 /** How far a rule's score may fall below its evidence when its head disagrees (ranking only). */
 const RULE_TIE_BAND = 1e-4;
-/**
- * A span must carry at least this share of the strongest span's weight. Below it sit words the
- * head leans on weakly everywhere ("lol", "like", "hope", a URL's "aspx"): they pointed at nothing
- * a reader would call the harm (CAD and Hatemoji rows, docs/model-history.md session 12).
- */
-const SPAN_MIN_SHARE = 0.35;
 
 /** Texts of at most this many words are short requests (prompts), where nudity words count. */
 const SHORT_TEXT_WORDS = 60;
@@ -41,8 +34,6 @@ const IMAGE_MINOR_REACH = 4;
 
 /** What ends a sentence between two tokens: a full stop, "!" or "?" (the normaliser keeps them). */
 const SENTENCE_END = /[.!?]/;
-/** A token with a letter or digit; one without (an emoji, a symbol) is no word a reader would call the harm. */
-const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
 
 const listWord = (w: string): string => (w.length > 1 && w.charCodeAt(0) === 35 ? w.slice(1) : w);
 
@@ -436,11 +427,23 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
     for (let k = 0; k < from.length; k++) if (!keep[k]) weights.fill(0, from[k]! - w.tFrom, to[k]! - w.tFrom);
   }
 
-  function explain(cand: Candidate, ev: Evidence, norm: NormalizedText, original: (start: number, end: number) => string, explainers: Map<number, (head: number) => Float64Array>, sentenceScores: Map<number, Sentences>): EvidenceSpan[] {
+  /**
+   * The head whose attribution explains category `c`: its own (its policy row's) where the rule
+   * that proposed it borrowed another's support, else the candidate's. The threat rules propose
+   * harassment_threatening with the harassment head, which weighed the insult in "I will kill you,
+   * you idiot" (4.97) three times the threat (1.66); the threat's own head weighs "kill".
+   */
+  function explainingHead(c: CategoryId, cand: Candidate): number | undefined {
+    if (cand.head === undefined) return undefined;
+    const own = POLICY[c].head;
+    return headIndex.get(own !== undefined && headIndex.has(own) ? own : cand.head);
+  }
+
+  function explain(c: CategoryId, cand: Candidate, ev: Evidence, norm: NormalizedText, original: (start: number, end: number) => string, explainers: Map<number, (head: number) => Float64Array>, sentenceScores: Map<number, Sentences>): EvidenceSpan[] {
     const w = ev.windows[cand.at]!;
     const { tFrom, tTo } = w;
     const weights = newFloat64Array(tTo - tFrom);
-    const hi = cand.head !== undefined ? headIndex.get(cand.head) : undefined;
+    const hi = explainingHead(c, cand);
     if (hi !== undefined) {
       // One explainer per window, shared by every category explained from it.
       let ex = explainers.get(cand.at);
@@ -451,12 +454,9 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
       const a = ex(hi);
       for (let k = 0; k < a.length; k++) if (a[k]! > 0) weights[k] = a[k]!;
     }
-    // Function words, and tokens of no letter or digit (an emoji the head learned from Hatemoji's
-    // hateful rows: "🎉🎉🎉" outranked "die" in a birthday wish turned threat).
-    const isFiller = (t: number): boolean => {
-      const word = norm.text.slice(ev.tokens[t]!.start, ev.tokens[t]!.end);
-      return FUNCTION_WORDS.has(word) || !LETTER_OR_DIGIT.test(word);
-    };
+    // Function words and tokens of no letter or digit, at a phrase's edges (span-choice.ts).
+    const kinds = tokenKinds(norm.text, ev.tokens, tFrom, tTo);
+    const isFiller = (t: number): boolean => kinds[t - tFrom] === "filler" || kinds[t - tFrom] === "pictograph";
     // Function words inside a rule's phrase, between its content words, read with it ("Immigrants
     // are vermin", "end my life"); those at its edges do not ("hurt you").
     const inPhrase = new Uint8Array(tTo - tFrom);
@@ -484,25 +484,7 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
     // ("My daughter just learned to ride without training wheels! I'll slit your throat.") holds
     // words the head leans on a little ("training"), and those outranked the harm's own.
     if (hi !== undefined) keepHarmfulSentences(weights, ruled, cand, w, ev, norm.text, hi, sentenceScores);
-    // Spans point at the words that carry the meaning, not function words the head leans on
-    // ("you", "and", "her"); only a text of nothing else is explained by them.
-    // Content words first; a function word inside a phrase only fills a place they leave.
-    const content: number[] = [];
-    const inPhraseFillers: number[] = [];
-    const fillers: number[] = [];
-    for (let k = 0; k < weights.length; k++) {
-      if (weights[k]! <= 0) continue;
-      (!isFiller(tFrom + k) ? content : inPhrase[k] ? inPhraseFillers : fillers).push(k);
-    }
-    const byWeight = (x: number, y: number): number => weights[y]! - weights[x]! || x - y;
-    content.sort(byWeight);
-    // A function word inside a phrase shows only beside a single content word, and never outweighs
-    // it: "you" in "I hope you die" (2.17 against 1.00 for "die") and "your" in "show me your tits"
-    // had led their spans (audit, session 40).
-    if (content.length === 1) for (const k of inPhraseFillers) weights[k] = Math.min(weights[k]!, weights[content[0]!]!);
-    const top = content.length > 1 ? content : content.length + inPhraseFillers.length > 0 ? [...content, ...inPhraseFillers.sort(byWeight)] : fillers.sort(byWeight);
-    const bar = Math.max(...top.map((k) => weights[k]!)) * SPAN_MIN_SHARE;
-    const spans = top.slice(0, MAX_SPANS).filter((k) => weights[k]! >= bar).map((k) => {
+    const spans = chooseSpans(weights, kinds, ruled, inPhrase).map((k) => {
       const t = ev.tokens[tFrom + k]!;
       const start = norm.start[t.start] ?? 0;
       const end = norm.end[t.end - 1] ?? start;
@@ -528,15 +510,19 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
         return categories;
       });
     },
-    classify(text: string): Verdict {
-      const verdict = verdictOf(text, MODEL_READING);
+    classify(text: string, _signal?: AbortSignal, options?: ClassifyOptions): Verdict {
+      const explainFrom = options?.explainFrom;
+      const verdict = verdictOf(text, MODEL_READING, explainFrom);
       if (!mayUseInvisibleSpaces(text)) return verdict;
-      return higherPerCategory(verdict, verdictOf(text, SPACED_READING));
+      return higherPerCategory(verdict, verdictOf(text, SPACED_READING, explainFrom));
     },
   };
 
-  /** The verdict of `text` as normalised with `reading`. */
-  function verdictOf(text: string, reading: NormalizeOptions): Verdict {
+  /**
+   * The verdict of `text` as normalised with `reading`, explaining the flagged categories and
+   * those scoring `explainFrom`'s threshold or more (a policy may flag them: ClassifyOptions).
+   */
+  function verdictOf(text: string, reading: NormalizeOptions, explainFrom: ClassifyOptions["explainFrom"]): Verdict {
     const norm = normalizeText(text, reading);
     let original: ((start: number, end: number) => string) | undefined;
     const ev = evaluate(norm, text.includes("@"), () => (original ??= codePointSlicer(text)));
@@ -548,10 +534,12 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
     for (const c of CATEGORY_IDS) {
       const cand = decided[c];
       if (!cand) continue;
-      categories[c] = { score: reported(cand.score, ev.halves[c], cand.flagged, threshold(c)), flagged: cand.flagged };
-      if (cand.flagged) {
+      const score = reported(cand.score, ev.halves[c], cand.flagged, threshold(c));
+      categories[c] = { score, flagged: cand.flagged };
+      const asked = explainFrom?.[c];
+      if (cand.flagged || (asked !== undefined && score >= asked)) {
         original ??= codePointSlicer(text);
-        explanations[c] = explain(cand, ev, norm, original, explainers, sentenceScores);
+        explanations[c] = explain(c, cand, ev, norm, original, explainers, sentenceScores);
       }
     }
     return { categories, explanations };

@@ -1,5 +1,5 @@
 import { CATEGORY_IDS } from "../categories.js";
-import type { NotEvaluated, TextClassifier, Verdict } from "../classifier.js";
+import type { ClassifyOptions, NotEvaluated, TextClassifier, Verdict } from "../classifier.js";
 import { readLanguage, UNDETERMINED, type LanguageReading } from "./read-language.js";
 
 /**
@@ -63,10 +63,10 @@ export function withLanguageGate(inner: TextClassifier, covered: readonly string
   return {
     id: inner.id,
     languages,
-    classify(text: string, signal?: AbortSignal): Verdict | Promise<Verdict> {
+    classify(text: string, signal?: AbortSignal, options?: ClassifyOptions): Verdict | Promise<Verdict> {
       if (hasNothingToRead(text)) return nothingRead();
       const reading = readLanguage(text, coveredSet);
-      const verdict = inner.classify(text, signal);
+      const verdict = inner.classify(text, signal, options);
       return verdict instanceof Promise ? verdict.then((v) => decide(reading, v)) : decide(reading, verdict);
     },
   };

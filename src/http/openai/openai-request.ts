@@ -3,6 +3,7 @@ import { ModerateRequestSchema, type ModerateRequest } from "../../../gen/modera
 import { MAX_ITEMS } from "../../base/limits.js";
 import { ApiError } from "../../errors/api-error.js";
 import { isJsonObject as isObject, parseJsonBody, truncate } from "../../moderation/json-body-value.js";
+import { judgeApart } from "../../moderation/separate-inputs.js";
 
 /**
  * How the caller wrote `input`, which decides the answer's shape: a string is one input, an
@@ -47,7 +48,8 @@ export function openAiModerationFromJson(body: unknown): OpenAiModerationRequest
   if (input.every((item) => typeof item === "string")) {
     const empty = input.indexOf("");
     if (empty >= 0 && input.length <= MAX_ITEMS) throw new ApiError("invalid_request", `input[${empty}] must be a non-empty string.`);
-    return { shape: "strings", request: textRequest(input as string[]) };
+    // Separate inputs, each with its own result: nothing judges them together (separate-inputs.ts).
+    return { shape: "strings", request: judgeApart(textRequest(input as string[])) };
   }
   if (input.some((item) => typeof item === "string")) {
     // A number or a list among strings is no part: name it rather than call it one.

@@ -41,8 +41,8 @@ interface Judged {
 
 /**
  * The service's answer in OpenAI's response shape. A string or each string of an array is one
- * input with one result (the combined layer, which judges separate texts together, has no place
- * in that shape and is left out); an array of parts is one input, so its items and the combined
+ * input with one result (separate texts are not judged together: openai-request.ts asks for no
+ * combined layer); an array of parts is one input, so its items and the combined
  * layer fold into one result: per category the highest score, flagged if any part is, applied
  * to the types of the parts that evaluated it. A category nothing evaluated scores 0 with no
  * applied input types, as OpenAI reports one it did not apply. A flag of a category OpenAI has

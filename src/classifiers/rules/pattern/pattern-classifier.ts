@@ -1,5 +1,5 @@
 import type { CategoryId } from "../../categories.js";
-import type { EvidenceSpan, TextClassifier, Verdict } from "../../classifier.js";
+import type { ClassifyOptions, EvidenceSpan, TextClassifier, Verdict } from "../../classifier.js";
 import { MINOR_PATTERN, PATTERN_RULES } from "./pattern-rules.js";
 
 const FLAG_THRESHOLD = 0.5;
@@ -24,7 +24,7 @@ function foldKeepingOffsets(text: string): string {
 export function createPatternClassifier(): TextClassifier {
   return {
     id: "pattern-v1",
-    classify(text: string): Verdict {
+    classify(text: string, _signal?: AbortSignal, options?: ClassifyOptions): Verdict {
       const folded = foldKeepingOffsets(text);
       const original = Array.from(text);
       // Regex indices are UTF-16; convert them to code point offsets for the API.
@@ -55,7 +55,9 @@ export function createPatternClassifier(): TextClassifier {
         const score = entry ? round(1 - Math.exp(-entry.weight)) : 0;
         const flagged = score >= FLAG_THRESHOLD;
         verdict.categories[category] = { score, flagged };
-        if (flagged && entry) verdict.explanations[category] = entry.spans.sort((a, b) => b.weight - a.weight).slice(0, 5);
+        // Also where a policy's threshold may flag it (ClassifyOptions).
+        const asked = options?.explainFrom?.[category];
+        if ((flagged || (asked !== undefined && score >= asked)) && entry) verdict.explanations[category] = entry.spans.sort((a, b) => b.weight - a.weight).slice(0, 5);
       }
       return verdict;
     },

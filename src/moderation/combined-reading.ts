@@ -1,0 +1,158 @@
+import { CATEGORY_IDS, type CategoryId } from "../classifiers/categories.js";
+import type { CategoryVerdict, EvidenceSpan, NotEvaluated, Verdict } from "../classifiers/classifier.js";
+
+/** Text items are joined with a blank line for the combined layer, so sentences do not run together. */
+export const COMBINED_SEPARATOR = "\n\n";
+const SEPARATOR_CODE_POINTS = 2;
+
+/**
+ * The longest pair of neighbouring items read on its own, in UTF-16 units: the text model's window
+ * (WINDOW.size in src/training/settings.ts, the model file's `window`), so such a pair is read with
+ * nothing else beside it. The whole joined text is read in windows of this size too, so a short
+ * pair shares its window with its neighbours: a benign item beside it diluted a threat split
+ * across the two ("I will find you", "and hurt you", "Hello everyone, …": found by an audit).
+ */
+export const PAIR_READING_MAX_LENGTH = 480;
+
+/** What the combined layer needs of one text item: its text, and what the embedded model left unread in it alone. */
+export interface TextItemReading {
+  index: number;
+  text: string;
+  notEvaluated?: NotEvaluated | undefined;
+}
+
+/** One item's place in the combined text: code-point offsets, end exclusive. */
+export interface PlacedItem {
+  index: number;
+  start: number;
+  end: number;
+  /** The embedded model read some of it alone: it is not wholly in a language the model does not cover. */
+  read: boolean;
+}
+
+/** The text the combined layer judges, and where each of its items sits in it. */
+export interface CombinedText {
+  text: string;
+  items: PlacedItem[];
+}
+
+/**
+ * The combined layer's text: the items with text to read, in order, joined; undefined when fewer
+ * than two remain. An item with nothing to read ("   ", "!!!") adds nothing: beside it, the layer
+ * only judged the other item again (and under a guard model brought back a flag the guard had
+ * cleared on it: found by an audit).
+ */
+export function combinedTextOf(items: readonly TextItemReading[]): CombinedText | undefined {
+  const kept = items.filter((item) => item.notEvaluated?.reason !== "no_text");
+  if (kept.length < 2) return undefined;
+  const placed: PlacedItem[] = [];
+  let at = 0;
+  for (const item of kept) {
+    const end = at + codePointLength(item.text);
+    placed.push({ index: item.index, start: at, end, read: item.notEvaluated?.reason !== "unsupported_language" });
+    at = end + SEPARATOR_CODE_POINTS;
+  }
+  return { text: kept.map((item) => item.text).join(COMBINED_SEPARATOR), items: placed };
+}
+
+type Classify = (text: string) => Verdict | Promise<Verdict>;
+
+/**
+ * The embedded model's reading of the combined text: the whole text, and each pair of neighbouring
+ * items it read (skipping one wholly in another language) that fits one window
+ * (PAIR_READING_MAX_LENGTH), with per category the reading that flags it, else the higher score.
+ * So harm split across two messages is not diluted by a third, nor hidden by an item in another
+ * language, and it costs at most one short pass per pair. `text` may stand in for the combined
+ * text: a copy with the same code points in place (a policy's text without its allowed terms).
+ */
+export async function readCombined(combined: CombinedText, classify: Classify, text = combined.text): Promise<Verdict> {
+  const pairs = pairsOf(combined, text);
+  const [whole, ...byPair] = await Promise.all([classify(text), ...pairs.map((pair) => classify(pair.text))]);
+  if (pairs.length === 0) return whole!;
+  return higherReading(whole!, byPair.map((verdict, k) => inCombinedText(verdict!, pairs[k]!)));
+}
+
+interface Pair {
+  text: string;
+  first: PlacedItem;
+  second: PlacedItem;
+}
+
+function pairsOf(combined: CombinedText, text: string): Pair[] {
+  // Two items: their pair is the whole text.
+  if (combined.items.length < 3) return [];
+  const read = combined.items.filter((item) => item.read);
+  const slice = codePointSlicer(text);
+  const pairs: Pair[] = [];
+  for (let k = 1; k < read.length; k++) {
+    const first = read[k - 1]!;
+    const second = read[k]!;
+    const pairText = sideBySide(first, second) ? slice(first.start, second.end) : slice(first.start, first.end) + COMBINED_SEPARATOR + slice(second.start, second.end);
+    if (pairText.length <= PAIR_READING_MAX_LENGTH) pairs.push({ text: pairText, first, second });
+  }
+  return pairs;
+}
+
+const sideBySide = (first: PlacedItem, second: PlacedItem) => second.start === first.end + SEPARATOR_CODE_POINTS;
+
+/** A pair's verdict with its spans moved to offsets in the combined text. */
+function inCombinedText(verdict: Verdict, pair: Pair): Verdict {
+  const secondFrom = pair.first.end - pair.first.start + SEPARATOR_CODE_POINTS;
+  const moved = (span: EvidenceSpan, by: number): EvidenceSpan => ({ ...span, start: span.start + by, end: span.end + by });
+  const place = (span: EvidenceSpan): EvidenceSpan[] => {
+    if (sideBySide(pair.first, pair.second) || span.end <= secondFrom - SEPARATOR_CODE_POINTS) return [moved(span, pair.first.start)];
+    if (span.start >= secondFrom) return [moved(span, pair.second.start - secondFrom)];
+    // Across the separator of items with another between them: no stretch of the combined text.
+    return [];
+  };
+  const explanations: Verdict["explanations"] = {};
+  for (const [category, spans] of Object.entries(verdict.explanations) as [CategoryId, EvidenceSpan[]][]) explanations[category] = spans.flatMap(place);
+  return { ...verdict, explanations };
+}
+
+/**
+ * Per category, the reading that flags it, else the one that scores it higher (the whole text on a
+ * tie), with its spans: as the engine takes the higher of two readings of one text
+ * (higherPerCategory, src/classifiers/engine/engine.ts). What the whole text left unread stands;
+ * where it read none of it (another language) and a pair did, the layer was read in part.
+ */
+function higherReading(whole: Verdict, pairs: Verdict[]): Verdict {
+  const categories: Partial<Record<CategoryId, CategoryVerdict>> = {};
+  const explanations: Verdict["explanations"] = {};
+  for (const c of CATEGORY_IDS) {
+    let from: Verdict | undefined;
+    for (const reading of [whole, ...pairs]) {
+      const entry = reading.categories[c];
+      const best = from?.categories[c];
+      if (entry && (!best || (entry.flagged && !best.flagged) || (entry.flagged === best.flagged && entry.score > best.score))) from = reading;
+    }
+    if (!from) continue;
+    categories[c] = from.categories[c]!;
+    const spans = from.explanations[c];
+    if (spans) explanations[c] = spans;
+  }
+  const unread = whole.notEvaluated;
+  const readInPart = unread?.reason === "unsupported_language" && Object.keys(categories).length > 0;
+  const notEvaluated: NotEvaluated | undefined = readInPart ? { reason: "partly_unsupported_language", language: unread.language } : unread;
+  return { categories, explanations, ...(whole.language !== undefined ? { language: whole.language } : {}), ...(notEvaluated ? { notEvaluated } : {}) };
+}
+
+/** Code points in `text` (a lone surrogate counts as one, as the spans count it). */
+export function codePointLength(text: string): number {
+  let count = 0;
+  for (let i = 0; i < text.length; i++, count++) {
+    const code = text.charCodeAt(i);
+    if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
+    }
+  }
+  return count;
+}
+
+/** Slices `text` by code-point offsets; without surrogates they index the string as they are. */
+function codePointSlicer(text: string): (start: number, end: number) => string {
+  if (!/[\ud800-\udfff]/.test(text)) return (start, end) => text.slice(start, end);
+  const points = Array.from(text);
+  return (start, end) => points.slice(start, end).join("");
+}
