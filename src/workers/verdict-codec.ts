@@ -4,8 +4,9 @@ import type { Verdict } from "../classifiers/classifier.js";
 /**
  * A Verdict as it crosses between threads: scores in one plain array (NaN: not evaluated),
  * flags in a bitmask, explanations as JSON (present only when something is flagged, or a
- * policy's thresholds asked for spans of what they may flag). Cloning the nested object instead cost several microseconds on each side of every request, and so
- * does a typed array (each gets its own ArrayBuffer).
+ * policy's thresholds asked for spans of what they may flag). Cloning the nested object instead
+ * cost several microseconds on each side of every request, and so does a typed array (each gets
+ * its own ArrayBuffer).
  */
 export interface EncodedVerdict {
   scores: number[];
