@@ -23,7 +23,8 @@ describe("trained text classifier (committed model)", () => {
     // Markup and links around a text change nothing: markdown emphasis, HTML tags, a link (each
     // had made 14 to 59 of 352 written sentences change a flag, most of them losing every flag).
     for (const text of ["Kill yourself, nobody would miss you.", "You smell like garbage and you look even worse.", "Trans people are mentally ill freaks, not humans."]) {
-      for (const dressed of [`**${text}**`, `<p>${text}</p>`, `${text} https://example.com/x?y=1`, `www.example.org/?p=12 ${text}`]) {
+      // A video or image id's digits read as leetspeak letters had made it a word ("dQw4w9WgXcQ").
+      for (const dressed of [`**${text}**`, `<p>${text}</p>`, `${text} https://example.com/x?y=1`, `www.example.org/?p=12 ${text}`, `${text} https://youtu.be/dQw4w9WgXcQ`, `${text} https://imgur.com/a7B3xQ9`]) {
         expect(classify(dressed).categories, dressed).toEqual(classify(text).categories);
       }
     }
