@@ -5,7 +5,7 @@ import { applyPolicy, type CompiledPolicy, type FlagBars, type PolicyVerdict } f
 import type { TextProviderMode } from "../providers/text/config.js";
 import { readCombined, type CombinedText } from "./combined-reading.js";
 import { embeddedBarsOf, embeddedUnderPolicy } from "./policy-reading.js";
-import type { JudgedText, SecondOpinion } from "./second-opinion.js";
+import type { JudgedText, SecondOpinion, SecondOpinionInit } from "./second-opinion.js";
 
 interface CombinedJudgeDeps {
   textClassifier: TextClassifier;
@@ -18,6 +18,11 @@ export interface CombinedJudgement {
   verdict: PolicyVerdict;
   /** A guard model judged the whole combined text for every category: nothing of it is left unread. */
   judgedWhole: boolean;
+  /**
+   * The guard model's answer on the combined text, as an item's second_opinion: seconded, or not
+   * (a failed call: the embedded reading stands alone); absent when the text was not sent.
+   */
+  secondOpinion?: SecondOpinionInit;
 }
 
 /**
@@ -44,15 +49,18 @@ export function createCombinedJudge(deps: CombinedJudgeDeps) {
     const byModel = async (reading: Verdict, flagBars = bars) => ({ verdict: await embeddedUnderPolicy(combined.text, reading, read, policy, flagBars), judgedWhole: false });
     if (mode === "off" || !deps.textProvider) return byModel(verdict);
     if (combinedLength(combined) > MAX_TEXT_CODE_POINTS) {
+      // Not sent, so no second_opinion: the items' say what the guard model judged of it.
       await items.settled;
       const cleared = clearedOnEveryItem(verdict, combined, items.byIndex);
       return byModel(withoutFlags(verdict, cleared), heldBack(bars, cleared));
     }
     const judged = await deps.textProvider.secondOpinion(combined.text, verdict, model, mode, signal);
-    if (!judged.secondOpinion?.seconded) return byModel(verdict);
+    const asked = judged.secondOpinion;
+    // Not seconded (the call failed, or judged nothing): the embedded reading, which says so.
+    if (!asked?.seconded) return { ...(await byModel(verdict)), ...(asked ? { secondOpinion: asked } : {}) };
     const whole = judged.judgedWhole === true;
     const applied = applyPolicy(judged.verdict, combined.text, policy, { bars: embeddedBarsOf(bars, judged, model) });
-    return { verdict: { ...applied, ...(!whole && verdict.notEvaluated ? { notEvaluated: verdict.notEvaluated } : {}) }, judgedWhole: whole };
+    return { verdict: { ...applied, ...(!whole && verdict.notEvaluated ? { notEvaluated: verdict.notEvaluated } : {}) }, judgedWhole: whole, secondOpinion: asked };
   };
 }
 

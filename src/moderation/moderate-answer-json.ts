@@ -108,6 +108,7 @@ function itemResult(r: ItemResult): string {
 function combinedResult(c: CombinedResult): string {
   let out = `{"flagged":${c.flagged},"categories":${map(c.categories, categoryScore)},"explanations":${list(c.explanations, explanation)}`;
   if (has(c, "notEvaluated")) out += `,"not_evaluated":${notEvaluated(c.notEvaluated!)}`;
+  if (has(c, "secondOpinion")) out += `,"second_opinion":${secondOpinion(c.secondOpinion!)}`;
   return `${out}}`;
 }
 

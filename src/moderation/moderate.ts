@@ -9,7 +9,7 @@ import { validateModerateRequest, type ValidItem } from "./validate-request.js";
 import { ApiError } from "../errors/api-error.js";
 import type { ImageModeration } from "../images/index.js";
 import type { TextProviderMode, TextProviderSettings } from "../providers/text/config.js";
-import { resolveMode, type JudgedText, type SecondOpinion } from "./second-opinion.js";
+import { resolveMode, type JudgedText, type SecondOpinion, type SecondOpinionInit } from "./second-opinion.js";
 import { applyPolicy, DEFAULT_COMPILED_POLICY, type CompiledPolicy, type FlagBars, type PolicyVerdict } from "../policies/apply-policy.js";
 import { CUSTOM_CATEGORY, LIST_SCORE } from "../policies/policy.js";
 import { COMBINED_SEPARATOR, combinedTextOf } from "./combined-reading.js";
@@ -89,7 +89,7 @@ export function createModerator(deps: ModerationDeps) {
     })());
     const [results, combined] = await Promise.all([itemsJudged, combinedJudged]);
     // A guard model that judged the whole combined text for every category left none of it unread.
-    const answer = assembleAnswer(newId("modr"), deps.textClassifier.id, results, combined?.verdict, combined?.judgedWhole ? [] : unreadByModel);
+    const answer = assembleAnswer(newId("modr"), deps.textClassifier.id, results, combined?.verdict, combined?.judgedWhole ? [] : unreadByModel, combined?.secondOpinion);
     return policy ? { ...answer, policy: { id: policy.policy.id, version: policy.policy.version } } : answer;
   };
 
@@ -154,7 +154,7 @@ export interface AnswerInit<R extends ItemResultInit> {
   model: string;
   flagged: boolean;
   results: R[];
-  combined?: CategoriesInit & Pick<LanguageInit, "notEvaluated">;
+  combined?: CategoriesInit & Pick<LanguageInit, "notEvaluated"> & { secondOpinion?: SecondOpinionInit };
   /**
    * Items, and the combined text, the text model did not evaluate, wholly or in part (never to be
    * read as safe); absent when there are none.
@@ -164,9 +164,11 @@ export interface AnswerInit<R extends ItemResultInit> {
 
 /**
  * The answer from its parts. Shared by every thread that assembles one (see
- * src/workers/worker-answers.ts), so equal parts always make equal answers.
+ * src/workers/worker-answers.ts), so equal parts always make equal answers. `combinedSecondOpinion`:
+ * the guard model's answer on the combined text, when it was sent (never on a compute worker's
+ * answers, which are the embedded model's alone).
  */
-export function assembleAnswer<R extends ItemResultInit>(id: string, model: string, results: R[], combined: Verdict | undefined, unreadByModel?: readonly (NotEvaluated | undefined)[]): AnswerInit<R> {
+export function assembleAnswer<R extends ItemResultInit>(id: string, model: string, results: R[], combined: Verdict | undefined, unreadByModel?: readonly (NotEvaluated | undefined)[], combinedSecondOpinion?: SecondOpinionInit): AnswerInit<R> {
   const notEvaluated: NonNullable<AnswerInit<R>["notEvaluated"]>["items"] = [];
   for (const r of results) {
     const why = (r as LanguageInit).notEvaluated;
@@ -177,7 +179,9 @@ export function assembleAnswer<R extends ItemResultInit>(id: string, model: stri
   // part; also where a guard model then judged the item: `unreadByModel`, empty where a guard model
   // judged the combined text whole) is a part of it not read either, however the joined text
   // reads ("Ce film est nul, you stupid idiot." beside "have a nice day" read as English joined).
-  const combinedResult = combined ? { ...toCategories(combined), ...notEvaluatedOf(combined) } : undefined;
+  const combinedResult: AnswerInit<R>["combined"] = combined
+    ? { ...toCategories(combined), ...notEvaluatedOf(combined), ...(combinedSecondOpinion ? { secondOpinion: combinedSecondOpinion } : {}) }
+    : undefined;
   // An item with no text to read ("!!!") leaves nothing of the joined text unread.
   const unread = (unreadByModel ?? notEvaluated).find((n) => n !== undefined && n.reason !== "no_text");
   if (combinedResult && !combinedResult.notEvaluated && unread) combinedResult.notEvaluated = { reason: "partly_unsupported_language", language: unread.language };

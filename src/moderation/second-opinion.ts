@@ -22,8 +22,8 @@ export type LanguageCoverage = (verdict: Verdict) => { covered: true } | { cover
 const coveredByEmbeddedModel: LanguageCoverage = (verdict) =>
   verdict.notEvaluated ? { covered: false, language: verdict.notEvaluated.language } : { covered: true };
 
-/** The ItemResult.second_opinion init (proto SecondOpinion). */
-interface SecondOpinionInit {
+/** The ItemResult.second_opinion (and CombinedResult.second_opinion) init (proto SecondOpinion). */
+export interface SecondOpinionInit {
   provider: string;
   model: string;
   trigger: Trigger;

@@ -1,3 +1,4 @@
+import { create } from "@bufbuild/protobuf";
 import {
   CategoryScoreSchema,
   CombinedResultSchema,
@@ -7,6 +8,7 @@ import {
   NotEvaluatedItemSchema,
   NotEvaluatedItemsSchema,
   NotEvaluatedSchema,
+  SecondOpinionSchema,
   SpanSchema,
   type CategoryScore,
   type CombinedResult,
@@ -56,6 +58,8 @@ export function textAnswerMessage(answer: AnswerInit<TextItemResultInit>): Moder
       categories: categoryScores(combined.categories),
       explanations: explanations(combined.explanations),
     }, combined);
+    // As create would make it; only a guard model's parts have one (never a worker's), so its cost is rare.
+    if (combined.secondOpinion) message.combined.secondOpinion = create(SecondOpinionSchema, combined.secondOpinion);
   }
   return message;
 }

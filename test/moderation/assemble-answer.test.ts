@@ -1,6 +1,9 @@
+import { create } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
+import { ModerateResponseSchema } from "../../gen/moderation/v1/moderation_pb.js";
 import type { Verdict } from "../../src/classifiers/classifier.js";
 import { assembleAnswer, textItemResult } from "../../src/moderation/moderate.js";
+import { textAnswerMessage } from "../../src/moderation/text-answer-message.js";
 
 const scored = (score: number, flagged = false): Verdict => ({ categories: { harassment: { score, flagged } }, explanations: {}, language: "en" });
 
@@ -36,5 +39,20 @@ describe("assembleAnswer: what the combined layer says it did not read", () => {
     expect(assembleAnswer("modr_t", "m", [textItemResult(0, partly, "m"), textItemResult(1, scored(0.1), "m")], own).combined?.notEvaluated)
       .toEqual({ reason: "unsupported_language", language: "es" });
     expect(assembleAnswer("modr_t", "m", [textItemResult(0, scored(0.9, true), "m"), textItemResult(1, scored(0.1), "m")], scored(0.5)).combined?.notEvaluated).toBeUndefined();
+  });
+});
+
+describe("assembleAnswer: the combined layer's second opinion", () => {
+  const failed = { provider: "llama-guard", model: "guard", trigger: "uncertain" as const, seconded: false, errorCode: "provider_unavailable", categoryModels: {} };
+
+  it("puts it on the combined result, and the field-by-field message matches create's", () => {
+    const answer = assembleAnswer("modr_t", "m", [textItemResult(0, scored(0.3, true), "m"), textItemResult(1, scored(0.1), "m")], scored(0.5, true), undefined, failed);
+    expect(answer.combined?.secondOpinion).toEqual(failed);
+    expect(textAnswerMessage(answer)).toEqual(create(ModerateResponseSchema, answer));
+  });
+
+  it("leaves it out when the combined text was not sent", () => {
+    const answer = assembleAnswer("modr_t", "m", [textItemResult(0, scored(0.3), "m"), textItemResult(1, scored(0.1), "m")], scored(0.5));
+    expect(answer.combined && "secondOpinion" in answer.combined).toBe(false);
   });
 });

@@ -97,21 +97,36 @@ describe("the combined layer under a guard model", () => {
     // The guard has no counterpart for harassment: the embedded model's reading stands.
     expect(categoriesOf(answer.combined).harassment).toEqual({ score: 0.02, flagged: false });
     expect(answer.flagged).toBe(false);
+    // It says so as an item does, harassment being the embedded model's alone.
+    expect(answer.combined?.secondOpinion).toEqual({
+      provider: "llama-guard", model: "guard", trigger: "uncertain", seconded: true, errorCode: "", categoryModels: { violence: { models: ["guard"] }, harassment: { models: ["embedded"] } },
+    });
   });
 
   it("cascade: a sure combined text is not sent; always: it is", async () => {
     const cascade = guardModel();
-    await moderatorWith(cascade, "cascade").moderate(request("hello", "there"));
+    const sure = await moderatorWith(cascade, "cascade").moderate(request("hello", "there"));
     expect(cascade.asked).toEqual([]);
+    expect(sure.combined?.secondOpinion).toBeUndefined();
     const always = guardModel();
-    await moderatorWith(always, "always").moderate(request("hello", "there"));
+    const sent = await moderatorWith(always, "always").moderate(request("hello", "there"));
     expect(always.asked.sort()).toEqual(["hello", "hello\n\nthere", "there"]);
+    expect(sent.combined?.secondOpinion).toMatchObject({ trigger: "always", seconded: true });
   });
 
   it("a guard model that fails leaves the embedded reading (TEXT_PROVIDER_ON_FAILURE=embedded)", async () => {
     const guard = guardModel(new ApiError("provider_unavailable", "down"));
     const answer = await moderatorWith(guard).moderate(request("I will kill", "tonight"));
     expect(categoriesOf(answer.combined).violence).toEqual({ score: 0.56, flagged: true });
+    // The flag is the embedded model's alone, and the layer says its second opinion failed.
+    expect(answer.combined?.secondOpinion).toEqual({ provider: "llama-guard", model: "guard", trigger: "uncertain", seconded: false, errorCode: "provider_unavailable", categoryModels: {} });
+  });
+
+  it("a mode off call sends nothing and the layer has no second opinion", async () => {
+    const guard = guardModel();
+    const answer = await moderatorWith(guard).moderate(create(ModerateRequestSchema, { input: [{ type: "text", text: "I will kill" }, { type: "text", text: "tonight" }], textProviderMode: "off" }));
+    expect(guard.asked).toEqual([]);
+    expect(answer.combined && "secondOpinion" in answer.combined).toBe(false);
   });
 
   describe("a combined text longer than an item may be (10,000 code points), which is not sent", () => {
@@ -125,6 +140,9 @@ describe("the combined layer under a guard model", () => {
       expect(categoriesOf(answer.combined).violence).toEqual({ score: 0.56, flagged: false });
       expect(answer.combined!.explanations).toEqual([]);
       expect(answer.flagged).toBe(false);
+      // Not sent: no second opinion of its own; the items' say the guard model cleared violence.
+      expect(answer.combined?.secondOpinion).toBeUndefined();
+      expect(answer.results!.map((r) => (r as { secondOpinion?: { seconded: boolean } }).secondOpinion?.seconded)).toEqual([true, true]);
       // A policy threshold does not bring the flag back; the account's own block list does.
       const lowered = compilePolicy({ id: "pol", version: 1, ...validatePolicyRules({ thresholds: { violence: 0.3 } }) });
       expect(categoriesOf((await moderate(request(`I will kill ${pad}`, `${pad} kill`), undefined, lowered)).combined).violence!.flagged).toBe(false);

@@ -1,4 +1,4 @@
-import type { CategoryScore, ModerateResponse } from "../../../gen/moderation/v1/moderation_pb.js";
+import type { CategoryScore, ModerateResponse, SecondOpinion } from "../../../gen/moderation/v1/moderation_pb.js";
 import { OPENAI_CATEGORIES } from "../../classifiers/openai-categories.js";
 import type { OpenAiInputShape } from "./openai-request.js";
 
@@ -18,9 +18,10 @@ interface OpenAiModerationResult {
   /**
    * The service's own field: the strings or parts of this result sent to the guard-model provider
    * whose call failed, so that the embedded verdict stands alone (TEXT_PROVIDER_ON_FAILURE=embedded),
-   * as `/v1/moderate`'s `second_opinion.seconded: false` says. Absent when every call answered.
+   * as `/v1/moderate`'s `second_opinion.seconded: false` says; for an array of parts, `combined`
+   * says so of their joined text. Absent when every call answered.
    */
-  not_seconded?: { items: { index: number; error_code: string }[] };
+  not_seconded?: { items: { index: number; error_code: string }[]; combined?: { error_code: string } };
 }
 
 interface OpenAiModeration {
@@ -52,7 +53,7 @@ export function toOpenAiModeration(answer: ModerateResponse, shape: OpenAiInputS
   const judged = (r: ModerateResponse["results"][number]): Judged => ({ type: r.type === "image" ? "image" : "text", categories: r.categories });
   const results =
     shape === "parts"
-      ? [withUnjudged(foldResult([...answer.results.map(judged), ...(answer.combined ? [{ type: "text" as const, categories: answer.combined.categories }] : [])]), answer.results.map((r, index) => ({ r, index })), answer.combined?.notEvaluated)]
+      ? [withUnjudged(foldResult([...answer.results.map(judged), ...(answer.combined ? [{ type: "text" as const, categories: answer.combined.categories }] : [])]), answer.results.map((r, index) => ({ r, index })), answer.combined)]
       : answer.results.map((r, index) => withUnjudged(foldResult([judged(r)]), [{ r, index }]));
   return { id: answer.id, model: answer.model, ...(answer.policy ? { policy: { id: answer.policy.id, version: answer.policy.version } } : {}), results };
 }
@@ -61,15 +62,24 @@ export function toOpenAiModeration(answer: ModerateResponse, shape: OpenAiInputS
  * `result` with `not_evaluated` listing those of `items` (index: position in `input`) the text model
  * did not evaluate, and the parts' joined reading (`combined`) where that was not evaluated: parts
  * each too short to tell can read as French together ("Je sais", "ou tu habites"); and with
- * `not_seconded` listing those whose guard-model call failed.
+ * `not_seconded` listing those whose guard-model call failed, the joined reading's too: its
+ * verdict is folded in, so a failure there is as much this result's as an item's.
  */
-function withUnjudged(result: OpenAiModerationResult, items: { r: ModerateResponse["results"][number]; index: number }[], combined?: { reason: string; language: string }): OpenAiModerationResult {
+function withUnjudged(result: OpenAiModerationResult, items: { r: ModerateResponse["results"][number]; index: number }[], combined?: ModerateResponse["combined"]): OpenAiModerationResult {
   const unread = items.flatMap(({ r, index }) => (r.notEvaluated ? [{ index, reason: r.notEvaluated.reason, language: r.notEvaluated.language }] : []));
-  if (unread.length > 0 || combined) result.not_evaluated = { items: unread, ...(combined ? { combined: { reason: combined.reason, language: combined.language } } : {}) };
-  const failed = items.flatMap(({ r, index }) => (r.secondOpinion && !r.secondOpinion.seconded && r.secondOpinion.errorCode ? [{ index, error_code: r.secondOpinion.errorCode }] : []));
-  if (failed.length > 0) result.not_seconded = { items: failed };
+  const unreadJoined = combined?.notEvaluated;
+  if (unread.length > 0 || unreadJoined) result.not_evaluated = { items: unread, ...(unreadJoined ? { combined: { reason: unreadJoined.reason, language: unreadJoined.language } } : {}) };
+  const failed = items.flatMap(({ r, index }) => {
+    const code = failedCode(r.secondOpinion);
+    return code ? [{ index, error_code: code }] : [];
+  });
+  const joinedCode = failedCode(combined?.secondOpinion);
+  if (failed.length > 0 || joinedCode) result.not_seconded = { items: failed, ...(joinedCode ? { combined: { error_code: joinedCode } } : {}) };
   return result;
 }
+
+/** The error code of a guard-model call that failed; "" when none did (an answer that judged nothing is not a failure). */
+const failedCode = (opinion: SecondOpinion | undefined): string => (opinion && !opinion.seconded ? opinion.errorCode : "");
 
 function foldResult(parts: Judged[]): OpenAiModerationResult {
   const result: OpenAiModerationResult = { flagged: false, categories: {}, category_scores: {}, category_applied_input_types: {} };

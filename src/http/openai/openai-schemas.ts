@@ -110,6 +110,15 @@ export function openAiModerationResponseSchema(): JsonSchema {
             not_seconded: inputsField(
               "The service's own field: the strings or parts of this result whose guard-model call failed, so the embedded verdict stands alone (TEXT_PROVIDER_ON_FAILURE=embedded; docs/providers.md). Absent when every call answered.",
               { error_code: { type: "string", description: "The error code the provider's failure maps to (provider_unavailable)." } },
+              {
+                combined: {
+                  type: "object",
+                  description: "An array of parts only: the call on their joined text failed, and the combined layer folded into this result is the embedded model's alone.",
+                  required: ["error_code"],
+                  additionalProperties: false,
+                  properties: { error_code: { type: "string" } },
+                },
+              },
             ),
           },
         },
