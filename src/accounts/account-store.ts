@@ -62,7 +62,9 @@ export interface RotateOptions {
  */
 export const MAX_CUSTOM_RPM = 2_147_483_647;
 /** Live API keys one account may hold: far more than deployments and rotations need. */
-export const MAX_ACTIVE_KEYS = 100;
+const MAX_ACTIVE_KEYS = 100;
+/** Keys of disabled accounts remembered for the refusal's message (isKeyOfDisabledAccount). */
+const MAX_REMEMBERED_DISABLED_KEYS = 10_000;
 
 function checkPlan(plan: string, rpm: number | undefined): { plan: Plan; customRpm: number | null } {
   if (!isPlan(plan)) throw new ApiError("invalid_request", `Unknown plan "${plan}"; use free, basic, pro or enterprise.`);
@@ -80,6 +82,10 @@ function checkPlan(plan: string, rpm: number | undefined): { plan: Plan; customR
 export function createAccountStore(db: Database, clock: () => number = Date.now) {
   // Only where the driver can tell cheaply that something changed (SQLite); see caller-cache.
   const callerCache = db.changeToken ? createCallerCache<Caller>(db.changeToken.bind(db)) : undefined;
+  // Hashes of the keys authenticate() last read as live keys of a disabled account, from its own
+  // query (isKeyOfDisabledAccount): naming the disabled account in a refusal costs no query, so a
+  // flood of refused keys costs the database no more than before. Bounded; only a message reads it.
+  const disabledKeys = new Set<string>();
   const toAccount = (row: AccountRow): Account => {
     const plan = row.plan as Plan;
     const customRpm = toOptionalNumber(row.custom_rpm);
@@ -296,17 +302,34 @@ export function createAccountStore(db: Database, clock: () => number = Date.now)
       const cached = callerCache?.get(hash);
       if (cached?.found) return cached.caller;
       const tokenBefore = callerCache?.token() ?? "";
-      const rows = await db.query<{ key_id: string; account_id: string; plan: string; custom_rpm: unknown }>(
-        `SELECT k.id AS key_id, a.id AS account_id, a.plan, a.custom_rpm
+      const rows = await db.query<{ key_id: string; account_id: string; plan: string; custom_rpm: unknown; disabled_at: unknown }>(
+        `SELECT k.id AS key_id, a.id AS account_id, a.plan, a.custom_rpm, a.disabled_at
            FROM api_keys k JOIN accounts a ON a.id = k.account_id
-          WHERE k.secret_hash = $1 AND k.revoked_at IS NULL AND a.disabled_at IS NULL`,
+          WHERE k.secret_hash = $1 AND k.revoked_at IS NULL`,
         [hash],
       );
-      const row = rows[0];
+      const found = rows[0];
+      const disabled = found !== undefined && found.disabled_at !== null && found.disabled_at !== undefined;
+      if (!disabled) disabledKeys.delete(hash);
+      else {
+        if (disabledKeys.size >= MAX_REMEMBERED_DISABLED_KEYS) disabledKeys.delete(disabledKeys.values().next().value!);
+        disabledKeys.add(hash);
+      }
+      const row = disabled ? undefined : found;
       const plan = row?.plan as Plan;
       const caller = row && { accountId: row.account_id, keyId: row.key_id, plan, requestsPerMinute: requestsPerMinute(plan, toOptionalNumber(row.custom_rpm)) };
       callerCache?.set(hash, caller, tokenBefore);
       return caller;
+    },
+
+    /**
+     * Whether `key`, which authenticate() found no caller for, is a live key of a disabled account,
+     * as authenticate() last read it: asked only on the way to an invalid_api_key refusal, so that
+     * the caller holding the key is told its own account is disabled (it learns nothing of other
+     * accounts).
+     */
+    isKeyOfDisabledAccount(key: string): boolean {
+      return looksLikeApiKey(key) && disabledKeys.has(hashApiKey(key));
     },
 
     /** last_used_at is display information, so it is written at most once a minute per key. */

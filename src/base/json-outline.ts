@@ -42,14 +42,17 @@ export function outlineJson(bytes: Uint8Array, listKey: string): JsonOutline {
   let listOpen = false;
   let listCount = 0;
   let longest: number | undefined;
-  // The last byte opened an array or object: the next one, unless it closes it, starts its first value.
+  // The last byte opened an array or object, or was a comma: the next one, unless it closes it
+  // (or is another comma), starts a value.
   let justOpened = false;
   for (let i = 0; i < bytes.length; i++) {
     const b = bytes[i]!;
     if (isSpace(b)) continue;
     if (justOpened) {
       justOpened = false;
-      if (b !== CLOSE_ARRAY && b !== CLOSE_OBJECT) {
+      // A comma straight after an opening bracket or another comma, or a bracket closing after a
+      // comma (`[1,]`), starts no value: it is not counted, and JSON.parse refuses the text.
+      if (b !== CLOSE_ARRAY && b !== CLOSE_OBJECT && b !== COMMA) {
         values++;
         if (listOpen && depth === 2) listCount++;
       }
@@ -78,8 +81,8 @@ export function outlineJson(bytes: Uint8Array, listKey: string): JsonOutline {
       depth--;
       expectKey = false;
     } else if (b === COMMA) {
-      values++;
-      if (listOpen && depth === 2) listCount++;
+      // The value after it is counted when it starts: a trailing comma (`[{…},]`) adds no item.
+      justOpened = true;
       if (depth === 1) expectKey = topIsObject;
     } else if (b !== COLON && depth === 1) {
       // A number or literal as a top-level member's value.

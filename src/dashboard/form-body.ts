@@ -1,7 +1,7 @@
 import { ApiError } from "../errors/api-error.js";
 
 /** More fields than any dashboard form sends (the policy form has 16). */
-export const MAX_FORM_FIELDS = 64;
+const MAX_FORM_FIELDS = 64;
 
 /**
  * A form body as its fields (a repeated name: the last one wins), refused past MAX_FORM_FIELDS

@@ -7,6 +7,7 @@ import type { PolicyForm } from "./pages/policy-page.js";
  * The policy page's input a refusal is about (its id), so the page can mark and focus it; undefined
  * when it names none (a rate limit). The codes are the API's, which say which rule failed, not
  * which field of this form held it.
+ * Tests: test/dashboard/resend-and-field-errors.test.ts.
  */
 export async function fieldOfPolicyError(error: ApiError, form: PolicyForm, draft: unknown): Promise<string | undefined> {
   switch (error.code) {

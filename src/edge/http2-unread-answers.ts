@@ -9,7 +9,7 @@ import { type Http2Server, type Http2ServerRequest, type Http2ServerResponse, ty
  * body may take to arrive (UNTRUSTED_ARRIVAL_MS). A client that reads takes this service's
  * answers (tens of kilobytes at most) in far less.
  */
-export const UNREAD_ANSWER_MS = 10_000;
+const UNREAD_ANSWER_MS = 10_000;
 
 /**
  * Resets each stream whose answer was ended on our side (`response.end()`) but has not gone out

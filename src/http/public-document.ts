@@ -13,7 +13,7 @@ export function entityTagOf(body: string): string {
  * Whether an If-None-Match header matches the tag (RFC 9110 13.1.2): "*", or any tag in its list
  * compared weakly (W/ ignored). A tag may hold commas, so the list is read tag by tag, not split.
  */
-export function ifNoneMatchHits(header: string | undefined, tag: string): boolean {
+function ifNoneMatchHits(header: string | undefined, tag: string): boolean {
   if (header === undefined) return false;
   if (header.trim() === "*") return true;
   for (const match of header.matchAll(/(?:W\/)?("[^"]*")/g)) if (match[1] === tag) return true;

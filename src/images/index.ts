@@ -1,4 +1,4 @@
-import { laneOf, markLane } from "../threads/caller-lane.js";
+import { anySignal } from "../threads/caller-lane.js";
 import type { Verdict } from "../classifiers/classifier.js";
 import { ApiError } from "../errors/api-error.js";
 import type { DeepAnalysisResult, DeepAnalyzer } from "../providers/deep-analyzer.js";
@@ -109,8 +109,7 @@ export async function createImageModeration(
       if (signal?.aborted) throw callStopped();
       // If the embedded model fails, the provider call is abandoned rather than paid for in vain.
       const abandon = new AbortController();
-      const deepSignal = signal ? AbortSignal.any([signal, abandon.signal]) : abandon.signal;
-      markLane(deepSignal, laneOf(signal));
+      const deepSignal = anySignal(signal, abandon.signal);
       const deepPromise = analyzeImages ? deepAnalyze(image, deepSignal) : undefined;
       deepPromise?.catch(() => {}); // awaited below; avoid an unhandled rejection while classify runs
       // A model or provider failing because the call was stopped (shutdown) is the call's stop, not their failure.

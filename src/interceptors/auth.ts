@@ -10,6 +10,17 @@ const PUBLIC_METHODS = new Set(["ListSigningKeys"]);
 /** The refusal of a call that presents no key (every route and service says the same). */
 export const MISSING_KEY_MESSAGE = "An API key is required: send it in the X-API-Key header or as Authorization: Bearer <key> (x-api-key or authorization metadata on gRPC).";
 const INVALID = "The API key is invalid or has been revoked.";
+/** The refusal of a live key whose account an operator disabled (`modctl account disable`). */
+export const DISABLED_ACCOUNT_MESSAGE = "The API key's account is disabled: its keys are refused until an operator enables it again.";
+
+/**
+ * The invalid_api_key refusal of `key`: DISABLED_ACCOUNT_MESSAGE for a live key of a disabled
+ * account (the caller holds that key, so naming its own account's state tells it nothing of
+ * others), else INVALID.
+ */
+function invalidKeyMessage(accounts: AccountStore, key: string): string {
+  return accounts.isKeyOfDisabledAccount(key) ? DISABLED_ACCOUNT_MESSAGE : INVALID;
+}
 
 /**
  * Resolves the caller's key to an account on every call. The key travels as X-API-Key or, as
@@ -23,7 +34,7 @@ export function createAuthInterceptor(deps: { accounts: AccountStore; onKeyUsed?
   return (next) => async (req) => {
     if (PUBLIC_METHODS.has(req.method.name)) return next(req);
     const presented = presentedKey(req.header);
-    if (!presented) throw new ApiError("missing_api_key", MISSING_KEY_MESSAGE);
+    if (!presented) throw new ApiError("missing_api_key", missingKeyMessage(req.header));
     // The transport looked this key up (from the headers, and again once the body was in if that
     // took long): same call, same answer.
     const lookedUp = trustedLookup(req.contextValues, presented);
@@ -32,7 +43,7 @@ export function createAuthInterceptor(deps: { accounts: AccountStore; onKeyUsed?
     const caller = lookedUp
       ? lookedUp.caller
       : (deps.accounts.cachedCaller(presented) ?? { caller: await deps.accounts.authenticate(presented) }).caller;
-    if (!caller) throw new ApiError("invalid_api_key", INVALID);
+    if (!caller) throw new ApiError("invalid_api_key", invalidKeyMessage(deps.accounts, presented));
     req.contextValues.set(callerKey, caller);
     deps.onKeyUsed?.(caller.keyId);
     return next(req);
@@ -48,6 +59,40 @@ function bearerToken(value: string | null): string | undefined {
 /** The key a call presents: X-API-Key, else an `Authorization: Bearer` token. */
 function presentedKey(header: { get(name: string): string | null }): string | undefined {
   return header.get("x-api-key")?.trim() || bearerToken(header.get("authorization"));
+}
+
+/** What a call that presents no key should send, said once (missingKeyMessage). */
+const SEND_KEY = "send Authorization: Bearer <key> or X-API-Key: <key>";
+
+/** Headers some other APIs take a key in (Azure's api-key, and its spellings): not read here. */
+const OTHER_KEY_HEADERS = ["api-key", "apikey", "x-apikey", "x-api-token"];
+
+/**
+ * The refusal of a call that presents no key: MISSING_KEY_MESSAGE, or, when it sent a header that
+ * looks meant to carry one, what is wrong with it (an Authorization header that is not
+ * "Bearer <key>", an empty X-API-Key, a key in a header not read). Asked only on the way to a
+ * missing_api_key refusal. Says nothing of any key's validity: only the form of what was sent.
+ */
+export function missingKeyMessage(header: { get(name: string): string | null }): string {
+  const apiKey = header.get("x-api-key");
+  if (apiKey !== null && apiKey.trim() === "" && header.get("authorization") === null) return `The X-API-Key header is empty: ${SEND_KEY}.`;
+  const authorization = header.get("authorization")?.trim();
+  if (authorization !== undefined) {
+    if (authorization === "") return `The Authorization header is empty: ${SEND_KEY}.`;
+    const scheme = /^\S+/.exec(authorization)![0];
+    const rest = authorization.slice(scheme.length).trim();
+    if (/^bearer$/i.test(scheme)) {
+      return rest === ""
+        ? `The Authorization header holds "Bearer" but no key after it: ${SEND_KEY}.`
+        : `The Authorization header holds more than one word after "Bearer" (an API key has no spaces): ${SEND_KEY}.`;
+    }
+    if (/^bearer/i.test(scheme)) return `The Authorization header has no space after "Bearer": ${SEND_KEY}.`;
+    if (rest === "") return `The Authorization header holds no scheme (it must read "Bearer <key>"): ${SEND_KEY}.`;
+    return `The Authorization header uses the "${scheme.slice(0, 20)}" scheme, and only Bearer carries an API key: ${SEND_KEY}.`;
+  }
+  const other = OTHER_KEY_HEADERS.find((name) => header.get(name) !== null);
+  if (other !== undefined) return `A key was sent in an "${other}" header, which this service does not read: ${SEND_KEY}.`;
+  return MISSING_KEY_MESSAGE;
 }
 
 /** Whether a method of the API services takes a call without an API key. */

@@ -26,7 +26,7 @@ const OWNER_SUFFIX = ".owner";
  * closing it at every flush had made 86,400 rows a day. 4 MiB is about 65,000 requests.
  */
 export const SEGMENT_MAX_AGE_MS = 600_000;
-export const SEGMENT_MAX_BYTES = 4 * 1024 * 1024;
+const SEGMENT_MAX_BYTES = 4 * 1024 * 1024;
 
 /** Instances of this process (tests run several servers in one process): never orphans. */
 const liveInstances = new Set<string>();

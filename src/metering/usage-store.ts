@@ -25,7 +25,7 @@ type UsageRow = {
 };
 
 /** Minute buckets are for "what happened just now"; older ones are pruned to keep the table small. */
-export const MINUTE_RETENTION_MS = 3 * 86_400_000;
+const MINUTE_RETENTION_MS = 3 * 86_400_000;
 /** Journal rows are kept this long after their segment's last write; a segment is deleted once all written. */
 const JOURNAL_RETENTION_MS = 7 * 86_400_000;
 
@@ -58,7 +58,7 @@ async function addDeltas(tx: Database, deltas: readonly UsageDelta[]): Promise<v
  * account's hours (87,673 rows) came back as one 8.3 MB signed answer in 0.5-1 s, and ten such
  * reads at once held about 400 MB and slowed /healthz to 1.3 s. A year of hours is 8,760.
  */
-export const MAX_USAGE_BUCKETS = 10_000;
+const MAX_USAGE_BUCKETS = 10_000;
 
 export function createUsageStore(db: Database) {
   return {

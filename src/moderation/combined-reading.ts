@@ -7,7 +7,8 @@ const SEPARATOR_CODE_POINTS = 2;
 
 /**
  * The longest pair of neighbouring items read on its own, in UTF-16 units: the text model's window
- * (WINDOW.size in src/training/settings.ts, the model file's `window`), so such a pair is read with
+ * (the shipped model file's `window.size`, which src/training/settings.ts WINDOW writes;
+ * test/moderation/combined-reading.test.ts holds it to both), so such a pair is read with
  * nothing else beside it. The whole joined text is read in windows of this size too, so a short
  * pair shares its window with its neighbours: a benign item beside it diluted a threat split
  * across the two ("I will find you", "and hurt you", "Hello everyone, …": found by an audit).
@@ -88,9 +89,26 @@ function pairsOf(combined: CombinedText, text: string): Pair[] {
     const first = read[k - 1]!;
     const second = read[k]!;
     const pairText = sideBySide(first, second) ? slice(first.start, second.end) : slice(first.start, first.end) + COMBINED_SEPARATOR + slice(second.start, second.end);
-    if (pairText.length <= PAIR_READING_MAX_LENGTH) pairs.push({ text: pairText, first, second });
+    if (readAlone(pairText.length)) pairs.push({ text: pairText, first, second });
   }
   return pairs;
+}
+
+/** A pair of neighbouring items (of three or more: two items' pair is the whole text) is read alone when it fits one window. */
+const readAlone = (pairLength: number) => pairLength <= PAIR_READING_MAX_LENGTH;
+
+/**
+ * The lengths (UTF-16 units) of the pairs readCombined reads alone, as far as the texts alone say:
+ * as if each has text to read and the model reads it (which only its reading tells). For the
+ * compute pool's estimate of a job's work (compute-pool.ts costOf).
+ */
+export function pairReadingLengths(texts: readonly string[]): number[] {
+  const lengths: number[] = [];
+  for (let k = 1; texts.length > 2 && k < texts.length; k++) {
+    const length = texts[k - 1]!.length + COMBINED_SEPARATOR.length + texts[k]!.length;
+    if (readAlone(length)) lengths.push(length);
+  }
+  return lengths;
 }
 
 const sideBySide = (first: PlacedItem, second: PlacedItem) => second.start === first.end + SEPARATOR_CODE_POINTS;
@@ -138,7 +156,7 @@ function higherReading(whole: Verdict, pairs: Verdict[]): Verdict {
 }
 
 /** Code points in `text` (a lone surrogate counts as one, as the spans count it). */
-export function codePointLength(text: string): number {
+function codePointLength(text: string): number {
   let count = 0;
   for (let i = 0; i < text.length; i++, count++) {
     const code = text.charCodeAt(i);

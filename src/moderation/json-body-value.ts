@@ -4,6 +4,7 @@ import { MAX_JSON_VALUES, outlineJson } from "../base/json-outline.js";
 import { MAX_ITEMS } from "../base/limits.js";
 import { decodeStrictUtf8 } from "../base/strict-utf8.js";
 import { ApiError } from "../errors/api-error.js";
+import { invalidJsonMessage, NOT_UTF8_MESSAGE } from "./json-syntax.js";
 import { tooManyItems, tooManyJsonValues } from "./validate-request.js";
 
 // The JSON routes' body as a JSON value, with the refusals every JSON route shares. Here, below
@@ -18,7 +19,7 @@ import { tooManyItems, tooManyJsonValues } from "./validate-request.js";
  *    (json-outline.ts), in the words the shared validator uses once it is parsed;
  *  - invalid_request, before parsing: nested deeper than any request needs (json-depth.ts), or
  *    more values than any request holds (MAX_JSON_VALUES);
- *  - invalid_request: not UTF-8, not JSON, or an object holding a key twice (json-duplicate-keys.ts:
+ *  - invalid_request: not UTF-8, empty, not JSON (saying where: json-syntax.ts), or an object holding a key twice (json-duplicate-keys.ts:
  *    JSON.parse would keep the last, another reader of the signed bytes the first).
  */
 export function parseJsonBody(bytes: Uint8Array): unknown {
@@ -26,17 +27,29 @@ export function parseJsonBody(bytes: Uint8Array): unknown {
   if (outline.listLength !== undefined && outline.listLength > MAX_ITEMS) throw tooManyItems(outline.listLength);
   if (outline.depth > MAX_JSON_DEPTH) throw new ApiError("invalid_request", `The request body nests JSON more than ${MAX_JSON_DEPTH} levels deep.`);
   if (outline.values > MAX_JSON_VALUES) throw tooManyJsonValues(MAX_JSON_VALUES);
+  let text: string;
+  try {
+    text = decodeStrictUtf8(bytes);
+  } catch {
+    throw new ApiError("invalid_request", NOT_UTF8_MESSAGE);
+  }
   let body: unknown;
   try {
-    body = JSON.parse(decodeStrictUtf8(bytes));
+    body = JSON.parse(text);
   } catch {
-    throw new ApiError("invalid_request", "The request body is not valid JSON.");
+    // V8's wording is not the service's, and not always with a position: json-syntax.ts says where.
+    throw new ApiError("invalid_request", invalidJsonMessage(text));
   }
   const duplicate = firstDuplicateKey(bytes);
   if (duplicate !== undefined) {
-    throw new ApiError("invalid_request", `The request body has a duplicate object key "${truncate(duplicate)}": a key may appear only once in a JSON object.`);
+    throw new ApiError("invalid_request", duplicateKeyMessage(duplicate));
   }
   return body;
+}
+
+/** The refusal of a body holding the object key `key` twice (also Connect JSON's: moderation/json-request.ts). */
+export function duplicateKeyMessage(key: string): string {
+  return `The request body has a duplicate object key "${truncate(key)}": a key may appear only once in a JSON object.`;
 }
 
 /** A JSON object (not null, not an array): what each route's shape check reads fields of. */

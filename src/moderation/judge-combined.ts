@@ -35,17 +35,19 @@ export interface ItemSecondOpinions {
 }
 
 /**
- * Judges the combined layer as an item is judged: the embedded model's reading (readCombined),
- * then under a guard-model mode the same second opinion (cascade: only when unsure; always:
- * always). Without it, a flag the guard cleared on an item came back through the combined layer
- * whenever the request held another text (found by an audit).
+ * Judges the combined layer as an item is judged: from the embedded model's reading (`verdict`,
+ * readCombined in readTexts), under the caller's policy, then under a guard-model mode the same
+ * second opinion (cascade: only when unsure; always: always). Without it, a flag the guard
+ * cleared on an item came back through the combined layer whenever the request held another text
+ * (found by an audit).
+ * Tests: test/moderation/combined-layer.test.ts, test/providers/combined-second-opinion-e2e.test.ts.
  */
 export function createCombinedJudge(deps: CombinedJudgeDeps) {
   const model = deps.textClassifier.id;
   const bars = deps.textFlagBars;
-  return async function judgeCombined(combined: CombinedText, mode: TextProviderMode, policy: CompiledPolicy, signal: AbortSignal | undefined, items: ItemSecondOpinions): Promise<CombinedJudgement> {
+  return async function judgeCombined(combined: CombinedText, verdict: Verdict, mode: TextProviderMode, policy: CompiledPolicy, signal: AbortSignal | undefined, items: ItemSecondOpinions): Promise<CombinedJudgement> {
+    // The text read again without a policy's allowed terms (embeddedUnderPolicy).
     const read = (text: string) => readCombined(combined, (part) => deps.textClassifier.classify(part, signal, policy.classifyOptions), text);
-    const verdict = await read(combined.text);
     const byModel = async (reading: Verdict, flagBars = bars) => ({ verdict: await embeddedUnderPolicy(combined.text, reading, read, policy, flagBars), judgedWhole: false });
     if (mode === "off" || !deps.textProvider) return byModel(verdict);
     if (combinedLength(combined) > MAX_TEXT_CODE_POINTS) {

@@ -12,7 +12,7 @@ import type {
   PolicyRef,
   SecondOpinion,
 } from "../../gen/moderation/v1/moderation_pb.js";
-import type { AnswerInit, TextItemResultInit } from "./moderate.js";
+import type { AnswerInit, TextItemResultInit } from "./assemble-answer.js";
 
 /**
  * The JSON route's rendering of a Moderate answer, as JSON text: proto field names, every field

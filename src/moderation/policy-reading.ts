@@ -6,6 +6,7 @@ import type { JudgedText } from "./second-opinion.js";
  * The embedded model's verdict of `text` (`verdict`) under a policy. Where the policy allows a
  * term in it, the text is read again (`read`) without the allowed terms: they never count as
  * evidence on their own, and the rest of the text still flags (applyPolicy).
+ * Tests: test/moderation/policy-under-second-opinion.test.ts, test/policies/policy-threshold-spans.test.ts.
  */
 export async function embeddedUnderPolicy(text: string, verdict: Verdict, read: (text: string) => Promise<Verdict>, policy: CompiledPolicy, bars: FlagBars | undefined): Promise<PolicyVerdict> {
   const hits = findPolicyTerms(text, policy);

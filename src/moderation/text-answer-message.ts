@@ -17,7 +17,7 @@ import {
   type ModerateResponse,
   type NotEvaluated,
 } from "../../gen/moderation/v1/moderation_pb.js";
-import type { AnswerInit, CategoriesInit, LanguageInit, TextItemResultInit } from "./moderate.js";
+import type { AnswerInit, CategoriesInit, LanguageInit, TextItemResultInit } from "./assemble-answer.js";
 
 /**
  * The ModerateResponse message of an answer of text items only, built field by field from the

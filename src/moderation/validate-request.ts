@@ -26,12 +26,21 @@ export function validateModerateRequest(request: ModerateRequest): ValidItem[] {
     if (item.type === "image") {
       if (item.text !== "") throw new ApiError("invalid_request", `input[${index}] is an image item and must not carry "text".`);
       if (item.base64 === "") throw new ApiError("invalid_image", `input[${index}].base64 must be a data URI such as data:image/png;base64,....`);
+      // A link to an image, as /v1/moderations names it (remote_image_not_supported there; the
+      // code here stays invalid_image). Asked only of a value not starting as "data:" does.
+      const first = item.base64.charCodeAt(0);
+      if (first !== 0x64 && first !== 0x44 && REMOTE_URL.test(item.base64)) {
+        throw new ApiError("invalid_image", `input[${index}].base64 is a URL; images must be data URIs (data:<type>;base64,…); URLs are not fetched.`);
+      }
       return { index, type: "image", dataUri: item.base64 };
     }
     const shown = item.type === "" ? "missing" : `"${item.type.slice(0, 40)}"`;
     throw new ApiError("invalid_request", `input[${index}].type is ${shown}; it must be "text" or "image".`);
   });
 }
+
+/** An http(s) URL, also with spaces before it or without its scheme ("//cdn.example/x.png"), as openai-request.ts tells one. */
+const REMOTE_URL = /^\s*(?:https?:|\/\/)/i;
 
 /**
  * The refusal of a request of `count` items, past MAX_ITEMS; also raised by the routes that count

@@ -127,7 +127,8 @@ export function withoutAllowedTerms(text: string, hits: readonly TermHit[], comp
  * - Allowed terms never count as evidence on their own: a flagged category is not flagged when
  *   the text without them (`withoutAllowed`, the model's verdict of withoutAllowedTerms) would not
  *   be. Without that verdict (a guard model's merged verdict), when every evidence span lies inside
- *   allowed terms and the spans were not cut at the engine's three (other evidence may be unshown).
+ *   allowed terms and the spans were not cut at MAX_SPANS, the most either text classifier keeps
+ *   (other evidence may be unshown).
  * - A block-list hit flags its chosen category (or `custom`), with the matched spans as explanations.
  * `found.hits`, when given, are findPolicyTerms' for `text` (a caller that needed them already).
  */

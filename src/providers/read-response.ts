@@ -22,7 +22,7 @@ export function fetchFailure(error: unknown, signal: AbortSignal | undefined, wo
 }
 
 /** Reads at most `limit` bytes of the body, so a misbehaving server cannot exhaust memory. */
-export async function readCapped(response: Response, limit: number, signal: AbortSignal | undefined, wording: ProviderWording): Promise<string> {
+async function readCapped(response: Response, limit: number, signal: AbortSignal | undefined, wording: ProviderWording): Promise<string> {
   const { bytes, whole } = await readUpTo(response, limit, signal, wording);
   if (!whole) throw new ProviderError("malformed", `The ${wording.name}'s response exceeds ${limit} bytes.`, { retryable: false });
   return bytes.toString("utf8");
@@ -100,7 +100,7 @@ function errorCodeOf(body: string): string | undefined {
 }
 
 /** Retry-After as seconds or an HTTP date, in milliseconds, at most MAX_RETRY_AFTER_MS. */
-export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
+function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
   if (!value) return undefined;
   if (/^\d+$/.test(value.trim())) return Math.min(MAX_RETRY_AFTER_MS, Number(value.trim()) * 1000);
   const date = Date.parse(value);

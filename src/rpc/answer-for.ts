@@ -6,6 +6,7 @@ import { callerKey, signatureBindingKey } from "../interceptors/context-keys.js"
 import { createModerator } from "../moderation/moderate.js";
 import { createSecondOpinion } from "../moderation/second-opinion.js";
 import { withLane } from "../threads/caller-lane.js";
+import { isTextOnly } from "../workers/worker-answers.js";
 import type { CompiledPolicy } from "../policies/apply-policy.js";
 
 /** The answer to one Moderate call, signed ahead or not; the chain around it signs what is not. */
@@ -17,7 +18,8 @@ export type AnswerFor = (request: ModerateRequest, context: HandlerContext) => P
  *   assembled (and so before it is signed: the signature covers the policy's flags and name);
  * - text items only, embedded model only, and the edge said what the signature is bound to
  *   (signatureBindingKey): one compute-worker job classifies, renders and signs it ahead
- *   (src/workers/worker-answers.ts): the same answer, one thread hop fewer;
+ *   (src/workers/worker-answers.ts): the same answer, one thread hop fewer. OpenAI's route binds
+ *   no signature, so its separate inputs (moderation/separate-inputs.ts) never come this way;
  * - anything else: moderate() on the event loop (images, the guard-model cascade, no workers).
  */
 export function createAnswerFor(ctx: AppContext): AnswerFor {
@@ -39,10 +41,8 @@ export function createAnswerFor(ctx: AppContext): AnswerFor {
     const onEventLoop = () => moderate(request, account === undefined ? context.signal : withLane(context.signal, account), policy);
     if (policy) return onEventLoop();
     const binding = context.values.get(signatureBindingKey);
-    const ahead = answerer && binding && embeddedOnly(request.textProviderMode)
-      ? answerer.answer(request, binding, ctx.clock(), account)
-      : undefined;
-    return ahead ?? onEventLoop();
+    if (answerer && binding && embeddedOnly(request.textProviderMode) && isTextOnly(request)) return answerer.answer(request, binding, ctx.clock(), account);
+    return onEventLoop();
   };
 
   return (request, context) => {

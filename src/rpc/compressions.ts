@@ -13,7 +13,7 @@ const inflateAsync = promisify(inflate);
  * gzip and br. The body guard inflates unary requests itself (decode-check.ts, with the ratio
  * cap); this inflates only what Connect reads (streams), within readMaxBytes, as connect-node's gzip.
  */
-export const compressionDeflate: Compression = {
+const compressionDeflate: Compression = {
   name: "deflate",
   compress: async (bytes) => new Uint8Array(await deflateAsync(bytes)),
   async decompress(bytes, readMaxBytes) {

@@ -4,6 +4,9 @@ import { fromBinary, fromJsonString, type DescMessage, type MessageShape } from 
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../base/json-depth.js";
 import { charsetOf, isUtf8OrUnset, mediaTypeOf } from "../base/media-type.js";
 import { decodeStrictUtf8 } from "../base/strict-utf8.js";
+import { ModerateRequestSchema } from "../../gen/moderation/v1/moderation_pb.js";
+import { explainRefusedConnectJson } from "../moderation/json-request.js";
+import { NOT_UTF8_MESSAGE } from "../moderation/json-syntax.js";
 
 /** How a unary RPC body is laid out: gRPC and gRPC-Web wrap the message in an envelope. */
 export interface BodyFormat {
@@ -159,30 +162,36 @@ export async function inflateMessage(message: Uint8Array, encoding: string | und
 /**
  * Decodes one inflated request message with Connect's default options, so this accepts what
  * Connect would, but JSON that is not UTF-8. With `strictJson`, JSON with a field the message
- * does not have is refused instead of ignored.
+ * does not have is refused instead of ignored. A refusal gives the decoder's `reason`, and for
+ * Moderate's JSON, `explained`: the refusal /v1/moderate gives the same mistake, when its checks
+ * find it (moderation/json-request.ts), worked out only once the decoder has refused the body.
  */
 export function decodeMessage<Desc extends DescMessage>(
   schema: Desc, format: BodyFormat, bytes: Uint8Array, strictJson = false,
-): { ok: true; message: MessageShape<Desc> } | { ok: false; reason: string } {
+): { ok: true; message: MessageShape<Desc> } | { ok: false; reason: string; explained?: string | undefined } {
   // JSON.parse would build every level first (about 20 s for 70 MB of "[").
   if (format.json && nestsDeeperThan(bytes)) return { ok: false, reason: `the JSON nests more than ${MAX_JSON_DEPTH} levels deep` };
+  let json = "";
   try {
     // Fatal: a byte that is not UTF-8 is refused, as the JSON routes and the binary decoder refuse
     // it (Connect's own decoder would make it U+FFFD and judge a text nobody sent).
-    let json = "";
     if (format.json) {
       try {
         json = decodeStrictUtf8(bytes);
       } catch {
-        return { ok: false, reason: "the JSON is not valid UTF-8" };
+        return { ok: false, reason: "the JSON is not valid UTF-8", explained: isModerateRequest(schema) ? NOT_UTF8_MESSAGE : undefined };
       }
     }
     const decoded = format.json ? fromJsonString(schema, json, { ignoreUnknownFields: !strictJson }) : fromBinary(schema, bytes);
     return { ok: true, message: decoded };
   } catch (error) {
-    return { ok: false, reason: error instanceof Error ? error.message : String(error) };
+    const reason = error instanceof Error ? error.message : String(error);
+    // Moderate's JSON: refused in /v1/moderate's words for the same mistake, where they find it.
+    return { ok: false, reason, explained: format.json && isModerateRequest(schema) ? explainRefusedConnectJson(json, bytes) : undefined };
   }
 }
+
+const isModerateRequest = (schema: DescMessage) => schema.typeName === ModerateRequestSchema.typeName;
 
 /**
  * What Connect is handed instead of the body once the guard has decoded it: an empty message

@@ -188,7 +188,7 @@ async function decodeLive(
   if (limit.values !== undefined && held > limit.values) throw await signedError(deps, format.json ? tooManyJsonValues(limit.values) : tooManyMessageValues(limit.values));
   const decoded = decodeMessage(method.input, format, inflated.bytes, deps.strictJson(method));
   if (decoded.ok) return decoded.message;
-  throw await undecodable(deps, method, decoded.reason);
+  throw await undecodable(deps, method, decoded.reason, decoded.explained);
 }
 
 /**
@@ -279,7 +279,9 @@ function tooManyUnknownFields(deps: HandlerDeps, method: DescMethod, count: numb
   return signedError(deps, new ApiError("invalid_request", `The request holds ${count} fields ${method.input.typeName} does not have; at most ${MAX_UNKNOWN_FIELDS} are read.`));
 }
 
-function undecodable(deps: HandlerDeps, method: DescMethod, reason: string): Promise<ConnectError> {
+/** The refusal of a body that does not decode: `explained` when given (Moderate's JSON, in /v1/moderate's words), else the decoder's reason. */
+function undecodable(deps: HandlerDeps, method: DescMethod, reason: string, explained?: string | undefined): Promise<ConnectError> {
+  if (explained !== undefined) return signedError(deps, new ApiError("invalid_request", explained));
   const detail = reason.length > 200 ? `${reason.slice(0, 200)}…` : reason;
   return signedError(deps, new ApiError("invalid_request", `The request body is not a valid ${method.input.typeName} message: ${detail}.`));
 }

@@ -100,7 +100,7 @@ export function draftOf(rules: PolicyRulesMessage | undefined): unknown {
 }
 
 /** The message form of validated rules. */
-export function rulesMessage(rules: PolicyRules) {
+function rulesMessage(rules: PolicyRules) {
   const thresholds: Record<string, number> = {};
   const off: string[] = [];
   for (const [category, threshold] of Object.entries(rules.thresholds)) {

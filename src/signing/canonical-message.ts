@@ -77,7 +77,7 @@ function searchMaps(schema: DescMessage, seen: Set<DescMessage>): boolean {
 }
 
 /** Orders two strings as their UTF-8 bytes would: by code point, not by UTF-16 code unit. */
-export function compareUtf8(a: string, b: string): number {
+function compareUtf8(a: string, b: string): number {
   const length = Math.min(a.length, b.length);
   for (let i = 0; i < length; i++) {
     const x = a.charCodeAt(i);

@@ -12,7 +12,7 @@ import { isProcessRunning } from "../base/process-running.js";
  * killed, a host gone) no longer counts.
  */
 const IN_USE = "in-use";
-export const REFRESH_MS = 30_000;
+const REFRESH_MS = 30_000;
 export const STALE_MS = 120_000;
 
 export interface KeySigner {

@@ -4,7 +4,7 @@
  * turns by it (lane-queue.ts), read from the signal each step is handed anyway. Not
  * AsyncLocalStorage: on Node 20 it installs promise hooks that tax every promise in the process
  * (storage/sqlite-database.ts). Set where a call's work starts (withLane: rpc/answer-for.ts, rpc/policy-service.ts) and on signals
- * derived from the call's (moderate.ts, images/index.ts); work without one shares the lane "".
+ * derived from the call's (anySignal: moderate.ts, images/index.ts); work without one shares the lane "".
  */
 const lanes = new WeakMap<AbortSignal, string>();
 /** Signals many calls share (the JSON route's one that never aborts): none can carry one call's lane. */
@@ -27,7 +27,19 @@ export function withLane(signal: AbortSignal, account: string): AbortSignal {
   return own;
 }
 
-/** Marks `signal` as the signal of `account`'s call; a derived signal takes its parent's lane (laneOf). */
+/**
+ * A signal that aborts when `parent` (the call's, if any) or any of `others` does, in the call's
+ * lane. Derive a call's signals with this, not AbortSignal.any: a derived signal not marked puts
+ * its work in the shared lane "", with no error and no failing test.
+ */
+export function anySignal(parent: AbortSignal | undefined, ...others: AbortSignal[]): AbortSignal {
+  const signals = parent ? [parent, ...others] : others;
+  const derived = signals.length === 1 ? signals[0]! : AbortSignal.any(signals);
+  markLane(derived, laneOf(parent));
+  return derived;
+}
+
+/** Marks `signal` as the signal of `account`'s call; a derived signal takes its parent's lane (anySignal). */
 export function markLane(signal: AbortSignal | undefined, lane: string): void {
   if (signal && lane !== "") lanes.set(signal, lane);
 }

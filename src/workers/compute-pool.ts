@@ -7,7 +7,7 @@ import type { ComputeJob, ComputeResult, ComputeWorkerSetup } from "./messages.j
 import { ApiError } from "../errors/api-error.js";
 import type { SignatureScope } from "../signing/scope.js";
 import { rememberDigestHeader } from "../signing/sha256.js";
-import { COMBINED_SEPARATOR, PAIR_READING_MAX_LENGTH } from "../moderation/combined-reading.js";
+import { pairReadingLengths } from "../moderation/combined-reading.js";
 
 const WORKER_URL = new URL("./compute-worker.mjs", import.meta.url);
 
@@ -35,8 +35,8 @@ const JOB_OVERHEAD = 200;
 
 /**
  * A job's expected work, in characters of text classified: the texts, twice when there are
- * several (they are also judged together), and with three or more each short pair of neighbours
- * once more (combined-reading.ts); a JSON body counts one per 50 bytes (parsing and its checks
+ * several (they are also judged together), and each pair of neighbours read alone once more
+ * (pairReadingLengths, combined-reading.ts); a JSON body counts one per 50 bytes (parsing and its checks
  * cost far less per byte than classifying does per character).
  */
 function costOf(job: ComputeJob): number {
@@ -48,10 +48,7 @@ function costOf(job: ComputeJob): number {
       let characters = 0;
       for (const text of job.texts) characters += text.length;
       let pairs = 0;
-      for (let k = 1; job.texts.length > 2 && k < job.texts.length; k++) {
-        const pair = job.texts[k - 1]!.length + COMBINED_SEPARATOR.length + job.texts[k]!.length;
-        if (pair <= PAIR_READING_MAX_LENGTH) pairs += pair;
-      }
+      for (const length of pairReadingLengths(job.texts)) pairs += length;
       return JOB_OVERHEAD + characters * (job.texts.length > 1 ? 2 : 1) + pairs;
     }
     case "parse-json":
@@ -88,7 +85,10 @@ export interface ComputePool {
   close(): Promise<void>;
 }
 
-/** The answer's flags (top level; whether it has a combined layer), its JSON text, UTF-8 length and signature headers (see signJsonBody). */
+/**
+ * The answer's top-level flag, whether it has a combined layer and a not_evaluated, its JSON text,
+ * UTF-8 length and signature headers (signOutcome, signing/sign-outcome.ts).
+ */
 type AnswerJsonResult = { flagged: boolean; hasCombined: boolean; hasNotEvaluated: boolean; json: string; byteLength: number; headers: HttpSignatureHeaders };
 /** The verdicts, and the signature metadata for the answer's canonical bytes. */
 type AnswerRpcResult = { verdicts: EncodedVerdict[]; combined: EncodedVerdict | undefined; metadata: Record<string, string> };

@@ -1,15 +1,14 @@
 import { ModerateResponseSchema } from "../../gen/moderation/v1/moderation_pb.js";
 import { loadConfiguredTextClassifier } from "../classifiers/configured-text-classifier.js";
-import type { TextClassifier, Verdict } from "../classifiers/classifier.js";
+import type { TextClassifier } from "../classifiers/classifier.js";
 import { moderateAnswerJsonText } from "../moderation/moderate-answer-json.js";
-import { combinedTextOf, readCombined } from "../moderation/combined-reading.js";
+import { readTexts } from "../moderation/read-texts.js";
 import { textAnswerMessage } from "../moderation/text-answer-message.js";
 import { createEd25519SignFunction } from "../signing/ed25519-sign.js";
 import { signOutcome } from "../signing/sign-outcome.js";
 import { createDelegatingSigner, type Signer } from "../signing/signer.js";
 import { bytesToLatin1, latin1ToBytes } from "./byte-strings.js";
-import { assembleAnswerFromEncoded } from "./worker-answers.js";
-import { encodeVerdict } from "./verdict-codec.js";
+import { assembleAnswerFromEncoded, encodeVerdict } from "./verdict-codec.js";
 import { timeTextClassifier } from "../observability/shared-timings.js";
 import type { ComputeJob, ComputeResult, ComputeWorkerSetup } from "./messages.js";
 import { serveJobs } from "../threads/serve-jobs.mjs";
@@ -24,6 +23,7 @@ import { sha256DigestHeader } from "../signing/sha256.js";
  * event loop that serves HTTP. serveJobs answers each batch in parts of 4 (the pool's
  * replyEvery): answering a whole batch at the end made the two threads take turns under load
  * (one idle while the other worked), +11% throughput in `npm run bench`.
+ * Tests: test/workers/combined-layer-paths.test.ts, worker-answers.test.ts, server-with-workers.test.ts.
  */
 await serveJobs(async (setup: ComputeWorkerSetup) => {
   const loaded = setup.textClassifier === undefined ? undefined : await loadConfiguredTextClassifier(setup.textClassifier);
@@ -37,15 +37,22 @@ await serveJobs(async (setup: ComputeWorkerSetup) => {
       if (!signWithKey) throw new Error("this worker has no signing key");
       return { signature: bytesToLatin1(signWithKey(latin1ToBytes(job.data))) };
     }
-    if (setup.exitOnText !== undefined && (job.kind === "classify" ? [job.text] : job.texts).includes(setup.exitOnText)) process.exit(1);
     if (!classifier) throw new Error("this worker has no text classifier");
     if (job.kind === "classify") return { verdict: encodeVerdict(await classifier.classify(job.text, undefined, job.explainFrom ? { explainFrom: job.explainFrom } : undefined)) };
     if (!signer) throw new Error("this worker has no signing key");
     if (job.kind === "answer-json") return answerJson(job, classifier, signer);
     return answerRpc(job, classifier, signer);
   };
-  return { run, info: { classifierId: classifier?.id } };
+  return { run: setup.exitOnText === undefined ? run : exitingOn(setup.exitOnText, run), info: { classifierId: classifier?.id } };
 });
+
+/** Tests only (ComputeWorkerSetup.exitOnText): the thread exits on a job that classifies `text`; installed only when asked for. */
+function exitingOn(text: string, run: (job: ComputeJob) => Promise<ComputeResult>): (job: ComputeJob) => Promise<ComputeResult> {
+  return async (job) => {
+    if (job.kind === "classify" ? job.text === text : (job.kind === "answer-json" || job.kind === "answer-rpc") && job.texts.includes(text)) process.exit(1);
+    return run(job);
+  };
+}
 
 /** A parse-json job: the route's own parser, its refusal (an ApiError) answered as a value. */
 function parseJson(body: Uint8Array): ComputeResult {
@@ -59,15 +66,14 @@ function parseJson(body: Uint8Array): ComputeResult {
 }
 
 /**
- * Classifies every text (and together those with text to read, when there are two or more:
- * combinedTextOf, as the event loop's moderate() does) and assembles the answer.
+ * Reads every text, and together those with text to read, as the event loop's moderate() does
+ * (readTexts), and assembles the answer.
  */
 async function answerTexts(job: { texts: string[]; answerId: string }, classifier: TextClassifier) {
-  const read: Verdict[] = [];
-  for (const text of job.texts) read.push(await classifier.classify(text));
-  const verdicts = read.map(encodeVerdict);
-  const joined = combinedTextOf(job.texts.map((text, index) => ({ index, text, notEvaluated: read[index]!.notEvaluated })));
-  const combined = joined ? encodeVerdict(await readCombined(joined, (text) => classifier.classify(text))) : undefined;
+  const read = readTexts(job.texts.map((text, index) => ({ index, text })), (text) => classifier.classify(text));
+  const [items, together] = await Promise.all([Promise.all(read.verdicts.values()), read.combined]);
+  const verdicts = items.map(encodeVerdict);
+  const combined = together && encodeVerdict(together.verdict);
   // Assembled from the encoded verdicts, exactly what the parent of an answer-rpc job receives and
   // assembles from (assembleAnswerFromEncoded), so its message and what is signed here say the same.
   // (An answer-json job's parent reads the message back from the JSON rendered here instead.)

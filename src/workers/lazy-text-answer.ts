@@ -32,8 +32,6 @@ export class LazyTextAnswer implements ModerateResponse {
     return this.#materialised().results;
   }
 
-
-
   #materialised(): ModerateResponse {
     this.#full ??= this.#build();
     return this.#full;

@@ -28,9 +28,10 @@ export type ComputeJob =
   | { kind: "classify"; text: string; explainFrom?: ClassifyOptions["explainFrom"] }
   | { kind: "sign"; data: string }
   /**
-   * A JSON-route Moderate call of text items only, answered whole: classify each text (and all
-   * together when there are two or more), assemble the answer with id `answerId`, render it
-   * as the route would and sign it for the request body `requestBody` and `scope` at time `nowMs`.
+   * A JSON-route Moderate call of text items only, answered whole: classify each text (and
+   * together those with text to read, and short neighbouring pairs: moderation/read-texts.ts),
+   * assemble the answer with id `answerId`, render it as the route would and sign it for the
+   * request body `requestBody` and `scope` at time `nowMs`.
    */
   | { kind: "answer-json"; texts: string[]; answerId: string; requestBody: string; nowMs: number; scope: SignatureScope }
   /**

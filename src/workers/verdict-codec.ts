@@ -1,5 +1,6 @@
 import { CATEGORY_IDS } from "../classifiers/categories.js";
 import type { Verdict } from "../classifiers/classifier.js";
+import { assembleAnswer, textItemResult } from "../moderation/assemble-answer.js";
 
 /**
  * A Verdict as it crosses between threads: scores in one plain array (NaN: not evaluated),
@@ -41,4 +42,10 @@ export function decodeVerdict(encoded: EncodedVerdict): Verdict {
   if (encoded.language !== undefined) verdict.language = encoded.language;
   if (encoded.notEvaluated) verdict.notEvaluated = encoded.notEvaluated;
   return verdict;
+}
+
+/** The answer from encoded verdicts; for RPC answers the worker and the parent both assemble it this way. */
+export function assembleAnswerFromEncoded(id: string, model: string, verdicts: EncodedVerdict[], combined: EncodedVerdict | undefined) {
+  const results = verdicts.map((verdict, index) => textItemResult(index, decodeVerdict(verdict), model));
+  return assembleAnswer(id, model, results, combined && decodeVerdict(combined));
 }

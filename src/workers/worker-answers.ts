@@ -1,16 +1,14 @@
 import { ModerateResponseSchema, type ModerateRequest, type ModerateResponse } from "../../gen/moderation/v1/moderation_pb.js";
 import { newId } from "../accounts/ids.js";
 import { parseTextAnswerJson } from "../moderation/moderate-answer-json.js";
-import { assembleAnswer, textItemResult } from "../moderation/moderate.js";
 import { textAnswerMessage } from "../moderation/text-answer-message.js";
-import { isJudgedApart } from "../moderation/separate-inputs.js";
 import { validateModerateRequest } from "../moderation/validate-request.js";
 import { sortMapsInPlace } from "../signing/canonical-message.js";
 import type { SignatureScope } from "../signing/scope.js";
 import { attachSignedJson, attachSignedRpc } from "../signing/signed-ahead.js";
 import type { ComputePool } from "./compute-pool.js";
 import { LazyTextAnswer } from "./lazy-text-answer.js";
-import { decodeVerdict, type EncodedVerdict } from "./verdict-codec.js";
+import { assembleAnswerFromEncoded } from "./verdict-codec.js";
 
 /**
  * What an answer's signature is bound to, which also says how the answer will be sent: the JSON
@@ -33,10 +31,10 @@ export type SignatureBinding = ({ form: "json"; requestBody: Uint8Array } | { fo
  */
 export interface WorkerAnswerer {
   /**
-   * The answer, signed ahead for `binding` and the caller's `account` at `nowMs`; undefined when a
-   * worker cannot answer this call whole (an image item: images need the event loop's pipeline).
+   * The answer to a call of text items only (isTextOnly; rpc/answer-for.ts decides which calls
+   * come here), signed ahead for `binding` and the caller's `account` at `nowMs`.
    */
-  answer(request: ModerateRequest, binding: SignatureBinding, nowMs: number, account: string | undefined): Promise<ModerateResponse> | undefined;
+  answer(request: ModerateRequest, binding: SignatureBinding, nowMs: number, account: string | undefined): Promise<ModerateResponse>;
 }
 
 export function createWorkerAnswerer(pool: ComputePool, model: string): WorkerAnswerer {
@@ -68,8 +66,6 @@ export function createWorkerAnswerer(pool: ComputePool, model: string): WorkerAn
 
   return {
     answer(request, binding, nowMs, account) {
-      // Separate inputs (no combined layer) are the event loop's: a worker judges every text call whole.
-      if (!isTextOnly(request) || isJudgedApart(request)) return undefined;
       const scope = { route: binding.route, account };
       return binding.form === "json" ? json(request, binding.requestBody, nowMs, scope) : rpc(request, binding.requestBytes, nowMs, scope);
     },
@@ -79,12 +75,6 @@ export function createWorkerAnswerer(pool: ComputePool, model: string): WorkerAn
 /** Text items only: what a worker can answer whole (images need the event loop's pipeline). */
 export function isTextOnly(request: ModerateRequest): boolean {
   return request.input.every((item) => item.type === "text");
-}
-
-/** The answer from encoded verdicts; for RPC answers the worker and the parent both assemble it this way. */
-export function assembleAnswerFromEncoded(id: string, model: string, verdicts: EncodedVerdict[], combined: EncodedVerdict | undefined) {
-  const results = verdicts.map((verdict, index) => textItemResult(index, decodeVerdict(verdict), model));
-  return assembleAnswer(id, model, results, combined && decodeVerdict(combined));
 }
 
 function unreachable(): never {

@@ -109,7 +109,7 @@ describe("the JSON routes' body checks", () => {
 
   it("keeps its answers to other bodies: depth first among the rest, then JSON, then the route's shape", () => {
     expect(refusal(() => parseModerateJson(bytes(`{"input":${"[".repeat(40)}${"]".repeat(40)}}`))).message).toBe("The request body nests JSON more than 32 levels deep.");
-    expect(refusal(() => parseModerateJson(bytes('{"input": [')))).toEqual({ code: "invalid_request", message: "The request body is not valid JSON." });
+    expect(refusal(() => parseModerateJson(bytes('{"input": [')))).toEqual({ code: "invalid_request", message: "The request body is not valid JSON: it ends at line 1, column 12, before its JSON is complete (a string, array or object is not closed, or a value is missing)." });
     expect(refusal(() => parseModerateJson(bytes('{"input":[{"type":"text","text":"a","x":1}]}'))).message).toBe('input[0] has unknown field "x".');
   });
 });

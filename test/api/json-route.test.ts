@@ -47,9 +47,11 @@ function rawRequest(options: http.RequestOptions, write: (req: http.ClientReques
 
 describe("the JSON body", () => {
   it.each([
-    ["not JSON at all", "{input: oops", /not valid JSON/],
-    ["an empty body", "", /not valid JSON/],
-    ["truncated JSON", '{"input":[{"type":"text","text":"hi"}', /not valid JSON/],
+    ["not JSON at all", "{input: oops", /^The request body is not valid JSON: unexpected "i" at line 1, column 2; expected a double-quoted key or "\}" \(a key must be in double quotes\)\.$/],
+    ["an empty body", "", /^The request body is empty; send a JSON object such as \{"input":\[\{"type":"text","text":"\.\.\."\}\]\}\.$/],
+    ["a body of spaces and line breaks", " \r\n\t ", /^The request body is empty; send a JSON object/],
+    ["truncated JSON", '{"input":[{"type":"text","text":"hi"}', /^The request body is not valid JSON: it ends at line 1, column 38, before its JSON is complete/],
+    ["a trailing comma", '{"input":[{"type":"text","text":"hi"},]}', /^The request body is not valid JSON: unexpected "\]" at line 1, column 39; expected a value \(JSON allows no comma before "\]"\)\.$/],
     ["JSON that is not an object", '[{"type":"text","text":"hi"}]', /must be a JSON object with an "input" array/],
     ["a JSON string", '"hello"', /must be a JSON object/],
     ["null", "null", /must be a JSON object/],
@@ -64,7 +66,9 @@ describe("the JSON body", () => {
     ["an item that is null", '{"input":[null]}', /input\[0\] must be an object/],
     ["an item with an unknown field", '{"input":[{"type":"text","text":"hi","lang":"en"}]}', /input\[0\] has unknown field "lang"/],
     ["a numeric text", '{"input":[{"type":"text","text":42}]}', /input\[0\]\.text must be a string/],
-    ["a null text", '{"input":[{"type":"text","text":null}]}', /input\[0\]\.text must be a string/],
+    // null is a field not given, as proto3 JSON (Connect) reads it.
+    ["a null text", '{"input":[{"type":"text","text":null}]}', /^input\[0\]\.text must be a non-empty string\.$/],
+    ["a null type", '{"input":[{"type":null,"text":"hi"}]}', /^input\[0\]\.type is missing; it must be "text" or "image"\.$/],
     ["an array text", '{"input":[{"type":"text","text":["a"]}]}', /input\[0\]\.text must be a string/],
     ["a numeric type", '{"input":[{"type":1,"text":"hi"}]}', /input\[0\]\.type must be a string/],
     ["an object base64", '{"input":[{"type":"image","base64":{}}]}', /input\[0\]\.base64 must be a string/],
@@ -109,8 +113,8 @@ describe("the JSON body", () => {
     const bom = [0xef, 0xbb, 0xbf];
     const json = [...new TextEncoder().encode('{"input":[{"type":"text","text":"hi"}]}')];
     expect((await raw(new Uint8Array([...bom, ...json]))).ok).toBe(true);
-    expectApiError(await raw(new Uint8Array(bom)), "json", "invalid_request", /not valid JSON/);
-    expectApiError(await raw(new Uint8Array([...bom, ...bom, ...json])), "json", "invalid_request", /not valid JSON/);
+    expectApiError(await raw(new Uint8Array(bom)), "json", "invalid_request", /^The request body is empty; /);
+    expectApiError(await raw(new Uint8Array([...bom, ...bom, ...json])), "json", "invalid_request", /^The request body is not valid JSON: unexpected U\+FEFF at line 1, column 1; expected a JSON value \(a second byte-order mark\)\.$/);
   });
 
   it("authenticates before it looks at the body", async () => {

@@ -94,11 +94,13 @@ describe("a call whose key stops being live while its body arrives", () => {
       return;
     }
     expect(answer.status).toBe(401);
+    // The caller holds the key: it is told its own account is disabled, still invalid_api_key.
+    const message = what === "account disabled" ? "The API key's account is disabled: its keys are refused until an operator enables it again." : "The API key is invalid or has been revoked.";
     if (path === CONNECT_PATH) {
       expect(answer.errorCode).toBe("invalid_api_key");
-      expect(JSON.parse(answer.body)).toMatchObject({ code: "unauthenticated", message: "The API key is invalid or has been revoked." });
+      expect(JSON.parse(answer.body)).toMatchObject({ code: "unauthenticated", message });
     } else {
-      expect(JSON.parse(answer.body)).toMatchObject({ error: { code: "invalid_api_key", message: "The API key is invalid or has been revoked." } });
+      expect(JSON.parse(answer.body)).toMatchObject({ error: { code: "invalid_api_key", message } });
     }
     expect(await chargedTo(server, account.accountId)).toEqual({ metered: 0, rateLimited: 0 });
   });

@@ -2,7 +2,7 @@ import { create } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import { ModerateResponseSchema } from "../../gen/moderation/v1/moderation_pb.js";
 import type { Verdict } from "../../src/classifiers/classifier.js";
-import { assembleAnswer, textItemResult } from "../../src/moderation/moderate.js";
+import { assembleAnswer, textItemResult } from "../../src/moderation/assemble-answer.js";
 import { textAnswerMessage } from "../../src/moderation/text-answer-message.js";
 
 const scored = (score: number, flagged = false): Verdict => ({ categories: { harassment: { score, flagged } }, explanations: {}, language: "en" });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { Verdict } from "../../src/classifiers/classifier.js";
 import { loadTrainedClassifier } from "../../src/classifiers/engine/index.js";
-import { combinedTextOf, PAIR_READING_MAX_LENGTH, readCombined, type TextItemReading } from "../../src/moderation/combined-reading.js";
+import { readModelHeader } from "../../src/classifiers/model/model-file.js";
+import { combinedTextOf, PAIR_READING_MAX_LENGTH, pairReadingLengths, readCombined, type TextItemReading } from "../../src/moderation/combined-reading.js";
 import { WINDOW } from "../../src/training/settings.js";
 
 const NO_TEXT = { reason: "no_text", language: "und" } as const;
@@ -88,11 +89,15 @@ describe("readCombined: the whole text and each pair of neighbours", () => {
   });
 
   it("reads no pair longer than the model's window", async () => {
+    // The shipped model file's window, and the one training writes into the next.
+    expect(PAIR_READING_MAX_LENGTH).toBe(readModelHeader().window.size);
     expect(PAIR_READING_MAX_LENGTH).toBe(WINDOW.size);
     const model = splitThreatModel();
     const long = "a".repeat(PAIR_READING_MAX_LENGTH);
     await readCombined(combinedTextOf(items(long, "b", "c"))!, model.classify);
     expect(model.read).toEqual([`${long}\n\nb\n\nc`, "b\n\nc"]);
+    // The compute pool's estimate of a job's work counts the same pairs (compute-pool.ts costOf).
+    expect(pairReadingLengths([long, "b", "c"])).toEqual(model.read.slice(1).map((text) => text.length));
   });
 });
 

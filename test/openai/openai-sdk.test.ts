@@ -244,7 +244,7 @@ describe("POST /v1/moderations over plain HTTP", () => {
   it("signs errors too, in OpenAI's shape", async () => {
     const response = await raw("{not json");
     expect(response.status).toBe(400);
-    expect(response.json).toEqual({ error: { message: "The request body is not valid JSON.", type: "invalid_request_error", param: null, code: "invalid_request" } });
+    expect(response.json).toEqual({ error: { message: 'The request body is not valid JSON: unexpected "n" at line 1, column 2; expected a double-quoted key or "}" (a key must be in double quotes).', type: "invalid_request_error", param: null, code: "invalid_request" } });
     const jwks = await fetchJwks(`${fixture.server.httpUrl}/.well-known/jwks.json`);
     expect((await verifyModerationResponse({ requestBody: response.requestBody, status: 400, headers: response.headers, body: response.text, jwks })).valid).toBe(true);
   });

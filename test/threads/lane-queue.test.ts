@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { laneOf, markLane, shareSignal, withLane } from "../../src/threads/caller-lane.js";
+import { anySignal, laneOf, markLane, shareSignal, withLane } from "../../src/threads/caller-lane.js";
 import { LaneQueue } from "../../src/threads/lane-queue.js";
 
 type Item = { lane: string; name: string };
@@ -84,6 +84,23 @@ describe("caller lanes", () => {
     markLane(derived, laneOf(call));
     expect(laneOf(derived)).toBe("acct_1");
     expect(laneOf(undefined)).toBe("");
+  });
+
+  it("are kept by anySignal, which aborts with its parent or any other", () => {
+    const call = new AbortController();
+    markLane(call.signal, "acct_1");
+    const other = new AbortController();
+    const derived = anySignal(call.signal, other.signal);
+    expect(laneOf(derived)).toBe("acct_1");
+    other.abort();
+    expect(derived.aborted).toBe(true);
+    const fromCall = anySignal(call.signal, new AbortController().signal);
+    call.abort();
+    expect(fromCall.aborted).toBe(true);
+    // Without a call's signal: the other one itself, in the shared lane.
+    const alone = new AbortController().signal;
+    expect(anySignal(undefined, alone)).toBe(alone);
+    expect(laneOf(anySignal(undefined, alone))).toBe("");
   });
 
   // Found by a reread: the JSON route hands short calls one shared signal that never aborts, and

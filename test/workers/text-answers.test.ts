@@ -4,7 +4,8 @@ import { ModerateResponseSchema } from "../../gen/moderation/v1/moderation_pb.js
 import type { Verdict } from "../../src/classifiers/classifier.js";
 import { loadTrainedClassifier } from "../../src/classifiers/engine/index.js";
 import { moderateAnswerJsonText } from "../../src/moderation/moderate-answer-json.js";
-import { assembleAnswer, joinForCombined, textItemResult } from "../../src/moderation/moderate.js";
+import { assembleAnswer, textItemResult } from "../../src/moderation/assemble-answer.js";
+import { combinedTextOf, readCombined } from "../../src/moderation/combined-reading.js";
 import { textAnswerMessage } from "../../src/moderation/text-answer-message.js";
 
 const classifier = loadTrainedClassifier();
@@ -17,15 +18,17 @@ const viaMessage = (answer: TextAnswer) => moderateAnswerJsonText(create(Moderat
 /** What a compute worker renders and signs ahead: the message built field by field, then the same renderer. */
 const textAnswerJsonText = (answer: TextAnswer) => moderateAnswerJsonText(textAnswerMessage(answer));
 
-const answerOf = (texts: string[], verdicts: Verdict[]) => {
+/** An answer assembled as both paths assemble it: the combined layer from the items with text to read, and its pairs. */
+const answerOf = async (texts: string[], verdicts: Verdict[]) => {
   const results = verdicts.map((verdict, index) => textItemResult(index, verdict, classifier.id));
-  const combined = texts.length >= 2 ? (classifier.classify(joinForCombined(texts)) as Verdict) : undefined;
+  const joined = combinedTextOf(texts.map((text, index) => ({ index, text, notEvaluated: verdicts[index]?.notEvaluated })));
+  const combined = joined && (await readCombined(joined, (text) => classifier.classify(text)));
   return assembleAnswer("modr_test", classifier.id, results, combined);
 };
 
 // Compute workers build text-only answers with textAnswerMessage and render them with the route's
 // renderer; the event loop builds them with create. The signed bytes must not depend on which one did it.
-describe("text answers rendered and built directly (compute workers, worker answerer)", () => {
+describe("rendering parity: a text answer built field by field (textAnswerMessage) and by create renders the same bytes", () => {
   const CALLS: string[][] = [
     ["Thanks for the quick reply, see you at the meeting tomorrow."],
     ["I will find you and kill you, you worthless idiot."],
@@ -39,14 +42,14 @@ describe("text answers rendered and built directly (compute workers, worker answ
     ["You are a worthless idiot and everyone hates you, honestly. " + "Tu es une merde et tout le monde te déteste, je vais te retrouver et te frapper. ".repeat(2) + "Anyway see you tomorrow at the office for the weekly meeting, bring the slides and the coffee."],
   ];
 
-  it.each(CALLS.map((texts) => [texts.join(" | ").slice(0, 60), texts] as const))("is byte-identical to the message rendering: %s", (_name, texts) => {
-    const answer = answerOf(texts, texts.map((text) => classifier.classify(text) as Verdict));
+  it.each(CALLS.map((texts) => [texts.join(" | ").slice(0, 60), texts] as const))("is byte-identical to the message rendering: %s", async (_name, texts) => {
+    const answer = await answerOf(texts, texts.map((text) => classifier.classify(text) as Verdict));
     expect(textAnswerJsonText(answer)).toBe(viaMessage(answer));
     // The message built field by field (textAnswerMessage) is the one create makes.
     expect(textAnswerMessage(answer)).toStrictEqual(create(ModerateResponseSchema, answer));
   });
 
-  it("keeps every field of a verdict with explanations in several categories, and of an empty one", () => {
+  it("keeps every field of a verdict with explanations in several categories, and of an empty one", async () => {
     const flagged: Verdict = {
       categories: { harassment: { score: 0.93, flagged: true }, hate: { score: 0, flagged: false }, violence_graphic: { score: 1, flagged: true } },
       explanations: {
@@ -55,7 +58,7 @@ describe("text answers rendered and built directly (compute workers, worker answ
       },
     };
     const empty: Verdict = { categories: {}, explanations: {} };
-    const answer = answerOf(["a"], [flagged]);
+    const answer = await answerOf(["a"], [flagged]);
     answer.results.push(textItemResult(1, empty, classifier.id));
     const text = textAnswerJsonText(answer);
     expect(text).toBe(viaMessage(answer));

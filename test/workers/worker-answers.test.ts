@@ -91,12 +91,12 @@ describe("answers made whole in a compute worker", () => {
     }
   });
 
-  it("is only for calls of text items only", () => {
+  it("is only for calls of text items only (answer-for.ts sends no other)", async () => {
     expect(isTextOnly(requestOf(["a", "b"]))).toBe(true);
     expect(isTextOnly(create(ModerateRequestSchema, { input: [{ type: "text", text: "a" }, { type: "image", base64: "data:" }] }))).toBe(false);
     expect(isTextOnly(create(ModerateRequestSchema, { input: [{ type: "video", text: "a" }] }))).toBe(false);
-    const withImage = create(ModerateRequestSchema, { input: [{ type: "text", text: "a" }, { type: "image", base64: "data:" }] });
-    expect(answerer.answer(withImage, { form: "rpc", requestBytes: new Uint8Array(), route: RPC_ROUTE }, NOW_MS, undefined)).toBeUndefined();
+    const withImage = create(ModerateRequestSchema, { input: [{ type: "text", text: "a" }, { type: "image", base64: "data:image/png;base64,AAAA" }] });
+    await expect(answerer.answer(withImage, { form: "rpc", requestBytes: new Uint8Array(), route: RPC_ROUTE }, NOW_MS, undefined)).rejects.toThrow("non-text items");
   });
 
   it.each(CALLS)("RPC, %s: the metadata signs the message's wire bytes for this request, the answer equals the event loop's", async (_name, texts) => {

@@ -1,6 +1,5 @@
 import { create } from "@bufbuild/protobuf";
 import { ModerateRequestSchema, type ModerateRequest } from "../../../gen/moderation/v1/moderation_pb.js";
-import { MAX_ITEMS } from "../../base/limits.js";
 import { ApiError } from "../../errors/api-error.js";
 import { isJsonObject as isObject, parseJsonBody, truncate } from "../../moderation/json-body-value.js";
 import { judgeApart } from "../../moderation/separate-inputs.js";
@@ -40,14 +39,12 @@ export function openAiModerationFromJson(body: unknown): OpenAiModerationRequest
   if (body.model !== undefined && body.model !== null && typeof body.model !== "string") throw new ApiError("invalid_request", '"model" must be a string.');
   const input = body.input;
   if (input === undefined) throw new ApiError("invalid_request", '"input" is required: a string, an array of strings, or an array of text and image_url parts.');
-  // An empty string is named as the caller sent it: "input[1].text" (the shared validator's
-  // wording) points at a field a string does not have. Item counts stay the validator's to refuse.
-  if (typeof input === "string" && input === "") throw new ApiError("invalid_request", '"input" must be a non-empty string.');
+  // An empty string is left to the shared validator, so that items are checked in index order as
+  // on every route (a text too long before it is refused first); inCallersWords names it as the
+  // caller sent it ("input", "input[1]"), not as the item field "input[1].text".
   if (typeof input === "string") return { shape: "string", request: textRequest([input]) };
   if (!Array.isArray(input)) throw new ApiError("invalid_request", '"input" must be a string, an array of strings, or an array of text and image_url parts.');
   if (input.every((item) => typeof item === "string")) {
-    const empty = input.indexOf("");
-    if (empty >= 0 && input.length <= MAX_ITEMS) throw new ApiError("invalid_request", `input[${empty}] must be a non-empty string.`);
     // Separate inputs, each with its own result: nothing judges them together (separate-inputs.ts).
     return { shape: "strings", request: judgeApart(textRequest(input as string[])) };
   }
