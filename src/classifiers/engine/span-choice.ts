@@ -3,6 +3,9 @@ import { NORMALIZED_IDENTITY_WORDS } from "../model/identity-words.js";
 import { normalizeForMatching } from "../normalize/normalize.js";
 import { FUNCTION_WORDS } from "./function-words.js";
 
+// Which words explain a flagged category: the engine weighs each token (explain in engine.ts), this
+// file decides which of them a caller is shown. Tests: test/classifiers/explanation-spans.test.ts.
+
 /** The most spans one category is explained by. */
 export const MAX_SPANS = 3;
 /**

@@ -23,7 +23,7 @@ export const FRAME_NAMES: readonly FrameName[] = [
 /** The plain-image-prompt frame covers prompts of up to this many words. */
 const IMAGE_PROMPT_MAX_WORDS = 40;
 
-/** What framesOf needs from the text's scan (engine/text-evidence.ts). */
+/** What framesOf needs from the text's scan (engine/engine.ts, where the text is read once for every window). */
 interface FrameInputs {
   hits: TextHits;
   groups: LexiconHit[];
