@@ -51,7 +51,7 @@ describe("trained text classifier (committed model)", () => {
     expect(classify("idiot@example.com").categories.harassment?.flagged).toBe(true);
     // Nor does dropping markup and links open a way around: a sentence in brackets, a scheme
     // glued to a message, a message written as a link's path are read.
-    for (const [text, category] of [["<i want to kill myself>", "self_harm"], ["<u r a worthless idiot, kill yourself>", "harassment"], ["a://kill_yourself_you_worthless_idiot", "harassment"], ["https://x.co/you-are-a-worthless-idiot-kill-yourself", "harassment"]] as const) {
+    for (const [text, category] of [["<i want to kill myself>", "self_harm"], ["<u r a worthless idiot, kill yourself>", "harassment"], ["a://kill_yourself_you_worthless_idiot", "harassment"], ["https://x.co/you-are-a-worthless-idiot-kill-yourself", "harassment"], ["https://x.co/i-will-k1ll-you", "harassment"], ["www.x.co/you-w0rthless-1diot", "harassment"], ["check this www.x.co/k1ll-yourself-n0w", "harassment"]] as const) {
       expect(classify(text).categories[category]?.flagged, text).toBe(true);
     }
     // And dashes and quotation marks as the ASCII ones.

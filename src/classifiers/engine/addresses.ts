@@ -18,9 +18,16 @@ import type { Token } from "../model/features.js";
  * [from, to)): leetspeak reading has turned most of them into letters by now, and a video id
  * ("youtu.be/dQw4w9WgXcQ" read "dqwawgwgxcq") stayed as a made-up word whose n-grams swamped a
  * short message: 94 of 208 flagged harmful sentences lost every flag with such a link after
- * them, 5 with an id whose digits survived normalisation (audit of session 53).
+ * them, 5 with an id whose digits survived normalisation (audit of session 53). A piece whose
+ * leetspeak reads as harm is kept (`readsAsHarm`, as for handles): "x.co/i-will-k1ll-you" is a
+ * message written as a path (found by a review).
  */
-export function withoutLinks(text: string, tokens: Token[], originalOf: (from: number, to: number) => string = (from, to) => text.slice(from, to)): Token[] {
+export function withoutLinks(
+  text: string,
+  tokens: Token[],
+  originalOf: (from: number, to: number) => string = (from, to) => text.slice(from, to),
+  readsAsHarm: (words: string) => boolean = () => false,
+): Token[] {
   if (!text.includes("://") && !text.includes("w.")) return tokens;
   const links = [...text.matchAll(LINK)];
   if (links.length === 0) return tokens;
@@ -32,7 +39,8 @@ export function withoutLinks(text: string, tokens: Token[], originalOf: (from: n
     const link = links[k];
     if (link && t.start >= link.index && t.end <= link.index + link[0].length) {
       const hostEnd = link.index + link[0].length - (link.groups?.["path"]?.length ?? 0);
-      if (t.end <= hostEnd || t.end - t.start <= 2 || /\d/.test(originalOf(t.start, t.end))) continue;
+      if (t.end <= hostEnd || t.end - t.start <= 2) continue;
+      if (/\d/.test(originalOf(t.start, t.end)) && !readsAsHarm(text.slice(t.start, t.end))) continue;
     }
     kept.push(t);
   }

@@ -176,7 +176,7 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
       return true;
     };
     const originalOf = (from: number, to: number): string => original()(norm.start[from]!, norm.end[to - 1]!);
-    const tokens = withoutSpeakerLabels(norm.text, withoutMentions(norm.text, withoutLinks(norm.text, tokenize(norm.text), originalOf), mentions), startsLine);
+    const tokens = withoutSpeakerLabels(norm.text, withoutMentions(norm.text, withoutLinks(norm.text, tokenize(norm.text), originalOf, readOnce), mentions), startsLine);
     // Hash every token once; overlapping windows and explanations reuse it.
     const tf = tokenFeaturesOf(norm.text, tokens, header.hashing);
     // Frozen, so the lexicons know these words stay as they are and share their lookups (lexicon.ts).
