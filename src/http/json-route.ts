@@ -33,7 +33,8 @@ export function registerJsonRoute(app: FastifyInstance, ctx: AppContext, interce
   const invoke = createChainInvoker({ service: ModerationService, method, impl: service.moderate!, interceptors, stopCalls });
   const hasLiveKey = createApiKeyCheck(ctx.accounts);
   const chargeRateLimit = createRateLimitAhead(rateLimitDepsOf(ctx)).charge;
-  const parseModerateJson = parseWith(ctx.readJsonBody, moderateRequestFromJson);
+  // The body's JSON (parsed in a compute worker when large: a promise then), checked into a ModerateRequest.
+  const parseRequestBody = parseWith(ctx.readJsonBody, moderateRequestFromJson);
   app.register(async (scope) => {
     // Read the body ourselves: the chain must run even when the body is unacceptable.
     passBodiesThrough(scope);
@@ -42,7 +43,7 @@ export function registerJsonRoute(app: FastifyInstance, ctx: AppContext, interce
     scope.post(ROUTE, { onRequest: observeAsJson }, async (request, reply) => {
       const contextValues = createContextValues().set(transportKey, "json");
       // Steps 1 to 5 in their documented order (json-request.ts); parse only for a live key within its rate limit.
-      const intake = await takeJsonRequest(request, reply, { hasLiveKey, chargeRateLimit, contextValues, heldBodies: ctx.heldBodies, stop: stopCalls }, parseModerateJson);
+      const intake = await takeJsonRequest(request, reply, { hasLiveKey, chargeRateLimit, contextValues, heldBodies: ctx.heldBodies, stop: stopCalls }, parseRequestBody);
       if (!intake) return reply.hijack();
       const { requestBody, bodyError } = intake;
       if (requestBody) contextValues.set(signatureBindingKey, { form: "json", requestBody, route: ROUTE });

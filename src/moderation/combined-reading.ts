@@ -1,3 +1,4 @@
+import { codePointLength, codePointSlicer } from "../base/code-points.js";
 import { CATEGORY_IDS, type CategoryId } from "../classifiers/categories.js";
 import type { CategoryVerdict, EvidenceSpan, NotEvaluated, Verdict } from "../classifiers/classifier.js";
 
@@ -153,24 +154,4 @@ function higherReading(whole: Verdict, pairs: Verdict[]): Verdict {
   const readInPart = unread?.reason === "unsupported_language" && Object.keys(categories).length > 0;
   const notEvaluated: NotEvaluated | undefined = readInPart ? { reason: "partly_unsupported_language", language: unread.language } : unread;
   return { categories, explanations, ...(whole.language !== undefined ? { language: whole.language } : {}), ...(notEvaluated ? { notEvaluated } : {}) };
-}
-
-/** Code points in `text` (a lone surrogate counts as one, as the spans count it). */
-function codePointLength(text: string): number {
-  let count = 0;
-  for (let i = 0; i < text.length; i++, count++) {
-    const code = text.charCodeAt(i);
-    if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) i++;
-    }
-  }
-  return count;
-}
-
-/** Slices `text` by code-point offsets; without surrogates they index the string as they are. */
-function codePointSlicer(text: string): (start: number, end: number) => string {
-  if (!/[\ud800-\udfff]/.test(text)) return (start, end) => text.slice(start, end);
-  const points = Array.from(text);
-  return (start, end) => points.slice(start, end).join("");
 }

@@ -1,6 +1,7 @@
 import type { ModerateRequest } from "../../gen/moderation/v1/moderation_pb.js";
 import { ApiError } from "../errors/api-error.js";
 import { MAX_ITEMS, MAX_TEXT_CODE_POINTS } from "../base/limits.js";
+import { codePointLength } from "../base/code-points.js";
 
 export type ValidItem = { index: number; type: "text"; text: string } | { index: number; type: "image"; dataUri: string };
 
@@ -17,7 +18,7 @@ export function validateModerateRequest(request: ModerateRequest): ValidItem[] {
     if (item.type === "text") {
       if (item.base64 !== "") throw new ApiError("invalid_request", `input[${index}] is a text item and must not carry "base64".`);
       if (item.text === "") throw new ApiError("invalid_request", `input[${index}].text must be a non-empty string.`);
-      const length = countCodePoints(item.text, MAX_TEXT_CODE_POINTS + 1);
+      const length = codePointLength(item.text, MAX_TEXT_CODE_POINTS + 1);
       if (length > MAX_TEXT_CODE_POINTS) {
         throw new ApiError("text_too_long", `input[${index}].text is longer than ${MAX_TEXT_CODE_POINTS} characters (Unicode code points).`);
       }
@@ -44,7 +45,7 @@ const REMOTE_URL = /^\s*(?:https?:|\/\/)/i;
 
 /**
  * The refusal of a request of `count` items, past MAX_ITEMS; also raised by the routes that count
- * items before parsing a body (http/json-body.ts, rpc/guard-request-body.ts), in the same words.
+ * items before parsing a body (moderation/json-body-value.ts, rpc/guard-request-body.ts), in the same words.
  */
 export function tooManyItems(count: number): ApiError {
   return new ApiError("too_many_items", `A request may hold at most ${MAX_ITEMS} input items; this one holds ${count}.`);
@@ -52,7 +53,7 @@ export function tooManyItems(count: number): ApiError {
 
 /**
  * The refusal of a body of more JSON values (object members and array elements, counted before it
- * is parsed: json-outline.ts) than `bound`: the JSON routes' (http/json-body.ts) and Connect
+ * is parsed: json-outline.ts) than `bound`: the JSON routes' (json-body-value.ts) and Connect
  * JSON's (rpc/guard-request-body.ts), in the same words.
  */
 export function tooManyJsonValues(bound: number): ApiError {
@@ -62,19 +63,4 @@ export function tooManyJsonValues(bound: number): ApiError {
 /** The same bound for a protobuf message, counted in its list elements and map entries. */
 export function tooManyMessageValues(bound: number): ApiError {
   return new ApiError("invalid_request", `The request message holds more than ${bound} list elements and map entries, far more than any request needs.`);
-}
-
-/** Counts code points, stopping early once `stopAt` is reached (texts can be huge). */
-function countCodePoints(text: string, stopAt: number): number {
-  let count = 0;
-  for (let i = 0; i < text.length && count < stopAt; i++) {
-    const code = text.charCodeAt(i);
-    // A high surrogate joins the next unit only when that is a low surrogate; a lone one counts alone.
-    if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) i++;
-    }
-    count++;
-  }
-  return count;
 }

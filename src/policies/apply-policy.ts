@@ -1,3 +1,4 @@
+import { codePointArray } from "../base/code-points.js";
 import { CATEGORY_IDS, type CategoryId } from "../classifiers/categories.js";
 import type { CategoryVerdict, ClassifyOptions, EvidenceSpan, Verdict } from "../classifiers/classifier.js";
 // The most spans the engine gives a category: a full list may leave evidence unshown.
@@ -115,7 +116,7 @@ export function findPolicyTerms(text: string, compiled: CompiledPolicy): TermHit
 export function withoutAllowedTerms(text: string, hits: readonly TermHit[], compiled: CompiledPolicy): string | undefined {
   const allowed = hits.filter((hit) => hit.term >= compiled.blockCount);
   if (allowed.length === 0) return undefined;
-  const codePoints = Array.from(text);
+  const codePoints = codePointArray(text);
   for (const hit of allowed) for (let i = hit.start; i < hit.end; i++) codePoints[i] = " ";
   return codePoints.join("");
 }

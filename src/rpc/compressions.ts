@@ -1,11 +1,31 @@
 import { promisify } from "node:util";
-import { deflate, inflate } from "node:zlib";
+import { brotliCompressSync, brotliDecompress, deflate, deflateSync, gunzip, gzipSync, inflate } from "node:zlib";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Compression } from "@connectrpc/connect/protocol";
 import { compressionBrotli, compressionGzip } from "@connectrpc/connect-node";
 
+/**
+ * One content coding a request or an answer may use: what Connect uses to read and write it, and
+ * what the body guard (decode-check.ts) uses in Connect's place on unary requests.
+ */
+export interface RpcCoding {
+  /** The coding's name in grpc-encoding and Content-Encoding (Connect's `compression.name`). */
+  readonly name: string;
+  /** Connect's codec, for streams and answers. */
+  readonly compression: Compression;
+  /**
+   * Node's one-shot inflater. With maxOutputLength it checks the output after every chunk (16 KiB)
+   * and stops once it passes the limit: a bomb costs about `limit` bytes of inflating, and the
+   * limit itself is never allocated.
+   */
+  readonly inflate: (data: Uint8Array, options: { maxOutputLength: number }) => Promise<Buffer>;
+  /** Compresses at once: for the small fixed bodies the guard hands Connect (emptyMessageBody). */
+  readonly compressSync: (data: Uint8Array) => Buffer;
+}
+
 const deflateAsync = promisify(deflate);
-const inflateAsync = promisify(inflate);
+// gRPC's deflate is zlib (RFC 1950), as grpc-core and grpc-js send it; not raw deflate.
+const inflateAsync: RpcCoding["inflate"] = promisify(inflate);
 
 /**
  * gRPC's "deflate", the zlib format (RFC 1950, as HTTP's deflate coding is): grpc-core (Python,
@@ -28,9 +48,19 @@ const compressionDeflate: Compression = {
   },
 };
 
+const coding = (compression: Compression, inflate: RpcCoding["inflate"], compressSync: RpcCoding["compressSync"]): RpcCoding => ({ name: compression.name, compression, inflate, compressSync });
+
 /**
- * What Connect takes and answers with, in the order grpc-accept-encoding names them. One list
- * serves both ways: a client that lists deflate first (grpc-core and grpc-js send
- * "identity,deflate,gzip") gets answers in deflate, which it inflates as it does gzip.
+ * The codings this service takes and answers with, in the order grpc-accept-encoding names them:
+ * the one list of them (adding a coding is one line here). One list serves both ways: a client
+ * that lists deflate first (grpc-core and grpc-js send "identity,deflate,gzip") gets answers in
+ * deflate, which it inflates as it does gzip.
  */
-export const RPC_COMPRESSIONS: readonly Compression[] = [compressionGzip, compressionBrotli, compressionDeflate];
+export const RPC_CODINGS: readonly RpcCoding[] = [
+  coding(compressionGzip, promisify(gunzip), gzipSync),
+  coding(compressionBrotli, promisify(brotliDecompress), brotliCompressSync),
+  coding(compressionDeflate, inflateAsync, deflateSync),
+];
+
+/** What Connect takes and answers with (RPC_CODINGS' codecs, in its order). */
+export const RPC_COMPRESSIONS: readonly Compression[] = RPC_CODINGS.map((c) => c.compression);

@@ -1,5 +1,3 @@
-import { promisify } from "node:util";
-import { brotliCompressSync, brotliDecompress, deflateSync, gunzip, gzipSync, inflate } from "node:zlib";
 import { fromBinary, fromJsonString, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../base/json-depth.js";
 import { charsetOf, isUtf8OrUnset, mediaTypeOf } from "../base/media-type.js";
@@ -7,6 +5,7 @@ import { decodeStrictUtf8 } from "../base/strict-utf8.js";
 import { ModerateRequestSchema } from "../../gen/moderation/v1/moderation_pb.js";
 import { explainRefusedConnectJson } from "../moderation/json-request.js";
 import { NOT_UTF8_MESSAGE } from "../moderation/json-syntax.js";
+import { RPC_CODINGS, type RpcCoding } from "./compressions.js";
 
 /** How a unary RPC body is laid out: gRPC and gRPC-Web wrap the message in an envelope. */
 export interface BodyFormat {
@@ -34,20 +33,11 @@ export function bodyFormat(contentType: string | null): BodyFormat | undefined {
   return Object.hasOwn(FORMATS, media) ? FORMATS[media] : undefined;
 }
 
-/**
- * Node's one-shot inflaters with maxOutputLength check the output after every chunk (16 KiB)
- * and stop once it passes the limit: a bomb costs about `limit` bytes of inflating, and the
- * limit itself is never allocated.
- */
-const INFLATE: Record<string, (data: Uint8Array, options: { maxOutputLength: number }) => Promise<Buffer>> = {
-  gzip: promisify(gunzip),
-  br: promisify(brotliDecompress),
-  // gRPC's deflate is zlib (RFC 1950), as grpc-core and grpc-js send it; not raw deflate.
-  deflate: promisify(inflate),
-};
+/** The codings a request body may use, by name (a Map: "constructor" or "__proto__" names none). */
+const CODINGS: ReadonlyMap<string, RpcCoding> = new Map(RPC_CODINGS.map((coding) => [coding.name, coding]));
 
-/** The compressions a request body may use, as announced in a refusal (the same, in the same order, as compressions.ts gives Connect). */
-export const SUPPORTED_ENCODINGS: readonly string[] = Object.keys(INFLATE);
+/** The compressions a request body may use, as announced in a refusal: compressions.ts's, in its order, as Connect has them. */
+export const SUPPORTED_ENCODINGS: readonly string[] = RPC_CODINGS.map((coding) => coding.name);
 
 /** The compression a body is sent with, as Connect reads it: undefined for none. */
 export function bodyEncoding(header: Headers, format: BodyFormat): string | undefined {
@@ -94,11 +84,12 @@ export const encodingHeader = (format: BodyFormat): string => (format.enveloped 
 
 /**
  * Whether Connect accepts this request compression (else it refuses the call before reading the
- * body). Own keys only: with `in`, "constructor" and "__proto__" passed as encodings and reached
- * Connect, which refused them in its own words, unsigned and without the service's error code.
+ * body). Names in the table only: with `in` on an object, "constructor" and "__proto__" passed as
+ * encodings and reached Connect, which refused them in its own words, unsigned and without the
+ * service's error code.
  */
 export function isSupportedEncoding(encoding: string | undefined): boolean {
-  return encoding === undefined || Object.hasOwn(INFLATE, encoding);
+  return encoding === undefined || CODINGS.has(encoding);
 }
 
 /** The message bytes of a body, still compressed when `compressed`; or why the framing is wrong. */
@@ -149,7 +140,8 @@ export async function inflateMessage(message: Uint8Array, encoding: string | und
   if (encoding !== undefined && bytes.byteLength > 0) {
     const cap = inflateCap(bytes.byteLength, limit);
     try {
-      bytes = await INFLATE[encoding]!(bytes, { maxOutputLength: cap });
+      // Node's inflaters stop soon after passing maxOutputLength (compressions.ts RpcCoding.inflate).
+      bytes = await CODINGS.get(encoding)!.inflate(bytes, { maxOutputLength: cap });
     } catch (error) {
       if ((error as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") return { ok: false, tooLarge: true, inflatedPast: cap };
       return { ok: false, tooLarge: false, reason: `the body is not valid ${encoding}` };
@@ -202,11 +194,11 @@ const isModerateRequest = (schema: DescMessage) => schema.typeName === ModerateR
 export function emptyMessageBody(format: BodyFormat, encoding: string | undefined): Uint8Array {
   if (format.enveloped) return format.json ? ENVELOPED_EMPTY_JSON : ENVELOPED_EMPTY;
   if (!format.json) return NOTHING;
-  return encoding === undefined ? EMPTY_JSON : EMPTY_JSON_COMPRESSED[encoding]!;
+  return encoding === undefined ? EMPTY_JSON : EMPTY_JSON_COMPRESSED.get(encoding)!;
 }
 
 const NOTHING = new Uint8Array(0);
 const EMPTY_JSON = new TextEncoder().encode("{}");
 const ENVELOPED_EMPTY = new Uint8Array(5);
 const ENVELOPED_EMPTY_JSON = new Uint8Array([0, 0, 0, 0, 2, ...EMPTY_JSON]);
-const EMPTY_JSON_COMPRESSED: Record<string, Uint8Array> = { gzip: gzipSync(EMPTY_JSON), br: brotliCompressSync(EMPTY_JSON), deflate: deflateSync(EMPTY_JSON) };
+const EMPTY_JSON_COMPRESSED: ReadonlyMap<string, Uint8Array> = new Map(RPC_CODINGS.map((coding) => [coding.name, coding.compressSync(EMPTY_JSON)]));

@@ -2,6 +2,7 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import type { FastifyInstance, FastifyPluginCallback, FastifyPluginOptions } from "fastify";
 import { createAsyncIterable, type UniversalHandler, type UniversalServerRequest, type UniversalServerResponse } from "@connectrpc/connect/protocol";
 import { errorToJsonBytes } from "@connectrpc/connect/protocol-connect";
+import { charsetOf, isUtf8OrUnset, mediaTypeOf } from "../base/media-type.js";
 import { ApiError, ERROR_CODES, toConnectError } from "../errors/api-error.js";
 import { signConnectError } from "../signing/sign-outcome.js";
 import { withCanonicalContentType } from "./decode-check.js";
@@ -47,7 +48,18 @@ function refusalFor(handler: UniversalHandler, request: UniversalServerRequest):
   // with a bare 415: no code, no signature.
   if (/^application\/grpc-web-text/i.test(contentType)) return unsupportedType(contentType);
   if (handler.supportedContentType(contentType)) return undefined;
+  // A type the route serves, refused for its charset alone (withCanonicalContentType took away any
+  // parameter that says UTF-8): named as the JSON routes name it, not as a protocol it is not.
+  const charset = charsetOf(contentType);
+  if (!isUtf8OrUnset(charset) && handler.supportedContentType(mediaTypeOf(contentType))) return unsupportedCharset(charset);
   return unsupportedType(contentType);
+}
+
+function unsupportedCharset(charset: string): ApiError {
+  return new ApiError(
+    "unsupported_media_type",
+    `The RPC routes read UTF-8 only (got charset "${charset.slice(0, 40)}"): send the body as UTF-8, with charset=utf-8 or no charset in the Content-Type.`,
+  );
 }
 
 function unsupportedType(contentType: string): ApiError {

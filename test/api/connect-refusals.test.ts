@@ -47,6 +47,36 @@ describe("an RPC route refusing the request itself", () => {
       .toMatchObject({ valid: false });
   });
 
+  // An audit (error answers, finding 10): Connect JSON with another charset was told to "use
+  // application/json", which it did; the JSON routes name the charset. Same code and status as before.
+  it.each([
+    ["application/json; charset=latin1", "latin1"],
+    ['application/json; charset="ISO-8859-1"', "iso-8859-1"],
+    ["application/proto; charset=utf-16", "utf-16"],
+    ["application/json; foo=bar; charset=windows-1252", "windows-1252"],
+  ])("%s: 415 unsupported_media_type naming the charset, signed", async (contentType, charset) => {
+    const response = await fetch(`${server.httpUrl}${MODERATE}`, { method: "POST", headers: { "content-type": contentType, "x-api-key": key }, body: BODY });
+    expect(response.status).toBe(415);
+    expect(response.headers.get("x-error-code")).toBe("unsupported_media_type");
+    const body = (await response.json()) as { code: string; message: string };
+    expect(body).toEqual({
+      code: "invalid_argument",
+      message: `The RPC routes read UTF-8 only (got charset "${charset}"): send the body as UTF-8, with charset=utf-8 or no charset in the Content-Type.`,
+      details: expect.any(Array),
+    });
+    const outcome = { ok: false as const, code: GRPC.INVALID_ARGUMENT, message: body.message };
+    expect(await verifyRpcResponse({ requestBytes: new Uint8Array(), outcome, metadata: response.headers, jwks })).toMatchObject({ valid: true });
+  });
+
+  it("names the protocols, not the charset, when the type itself is not one the route serves", async () => {
+    for (const contentType of ["text/plain; charset=latin1", "application/xml; charset=latin1"]) {
+      const response = await fetch(`${server.httpUrl}${MODERATE}`, { method: "POST", headers: { "content-type": contentType, "x-api-key": key }, body: BODY });
+      expect(response.status, contentType).toBe(415);
+      const body = (await response.json()) as { message: string };
+      expect(body.message, contentType).toMatch(/is not an RPC protocol this route serves/);
+    }
+  });
+
   it("refuses GET on a method that is not idempotent with 405 method_not_allowed, signed", async () => {
     const response = await fetch(`${server.httpUrl}${MODERATE}?message=${encodeURIComponent(BODY)}&encoding=json`, { headers: { "x-api-key": key } });
     expect(response.status).toBe(405);

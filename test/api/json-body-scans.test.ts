@@ -2,10 +2,13 @@ import { describe, expect, it, vi } from "vitest";
 import { firstDuplicateKey } from "../../src/base/json-duplicate-keys.js";
 import { outlineJson } from "../../src/base/json-outline.js";
 import { ApiError } from "../../src/errors/api-error.js";
-import { parseModerateJson } from "../../src/http/json-body.js";
+import { moderateRequestFromJson } from "../../src/http/json-body.js";
+import { parseJsonBody } from "../../src/moderation/json-body-value.js";
 import { parseOpenAiModerationJson } from "../../src/http/openai/openai-request.js";
 
 const bytes = (json: string) => new TextEncoder().encode(json);
+/** /v1/moderate's parse of a body, as json-route.ts composes it (there with ctx.readJsonBody, which is parseJsonBody in the event loop). */
+const parseModerateBody = (body: Uint8Array) => moderateRequestFromJson(parseJsonBody(body));
 
 /** The ApiError a parse throws, as { code, message }. */
 function refusal(parse: () => unknown): { code: string; message: string } {
@@ -70,7 +73,7 @@ describe("firstDuplicateKey", () => {
 
 describe("the JSON routes' body checks", () => {
   it.each([
-    ["/v1/moderate", parseModerateJson, '{"input":[{"type":"text","text":"I will kill you","text":"have a nice day"}]}', "text"],
+    ["/v1/moderate", parseModerateBody, '{"input":[{"type":"text","text":"I will kill you","text":"have a nice day"}]}', "text"],
     ["/v1/moderations", parseOpenAiModerationJson, '{"input":"I will kill you","input":"hello"}', "input"],
   ] as const)("%s: a duplicate key is invalid_request (JSON.parse would keep the last)", (_route, parse, json, key) => {
     expect(refusal(() => parse(bytes(json)))).toEqual({
@@ -80,7 +83,7 @@ describe("the JSON routes' body checks", () => {
   });
 
   it.each([
-    ["/v1/moderate", parseModerateJson, (item: string) => `{"input":[${item}]}`, '{"type":"text","text":"a"}'],
+    ["/v1/moderate", parseModerateBody, (item: string) => `{"input":[${item}]}`, '{"type":"text","text":"a"}'],
     ["/v1/moderations", parseOpenAiModerationJson, (item: string) => `{"input":[${item}]}`, '"a"'],
   ] as const)("%s: more than ten items is too_many_items, counted before anything is parsed", (_route, parse, body, item) => {
     const json = body(Array.from({ length: 200_000 }, () => item).join(","));
@@ -97,7 +100,7 @@ describe("the JSON routes' body checks", () => {
     const keys = Array.from({ length: 5_000 }, (_, i) => `"k${i}":1`).join(",");
     const jsonParse = vi.spyOn(JSON, "parse");
     try {
-      expect(refusal(() => parseModerateJson(bytes(`{"input":[{"type":"text","text":"a",${keys}}]}`)))).toEqual({
+      expect(refusal(() => parseModerateBody(bytes(`{"input":[{"type":"text","text":"a",${keys}}]}`)))).toEqual({
         code: "invalid_request",
         message: "The request body holds more than 1000 JSON values (object members and array elements), far more than any request needs.",
       });
@@ -108,8 +111,8 @@ describe("the JSON routes' body checks", () => {
   });
 
   it("keeps its answers to other bodies: depth first among the rest, then JSON, then the route's shape", () => {
-    expect(refusal(() => parseModerateJson(bytes(`{"input":${"[".repeat(40)}${"]".repeat(40)}}`))).message).toBe("The request body nests JSON more than 32 levels deep.");
-    expect(refusal(() => parseModerateJson(bytes('{"input": [')))).toEqual({ code: "invalid_request", message: "The request body is not valid JSON: it ends at line 1, column 12, before its JSON is complete (a string, array or object is not closed, or a value is missing)." });
-    expect(refusal(() => parseModerateJson(bytes('{"input":[{"type":"text","text":"a","x":1}]}'))).message).toBe('input[0] has unknown field "x".');
+    expect(refusal(() => parseModerateBody(bytes(`{"input":${"[".repeat(40)}${"]".repeat(40)}}`))).message).toBe("The request body nests JSON more than 32 levels deep.");
+    expect(refusal(() => parseModerateBody(bytes('{"input": [')))).toEqual({ code: "invalid_request", message: "The request body is not valid JSON: it ends at line 1, column 12, before its JSON is complete (a string, array or object is not closed, or a value is missing)." });
+    expect(refusal(() => parseModerateBody(bytes('{"input":[{"type":"text","text":"a","x":1}]}'))).message).toBe('input[0] has unknown field "x".');
   });
 });

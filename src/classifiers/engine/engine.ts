@@ -1,3 +1,4 @@
+import { codePointSlicer } from "../../base/code-points.js";
 import { CATEGORY_IDS, type CategoryId } from "../categories.js";
 import type { CategoryVerdict, ClassifyOptions, EvidenceSpan, TextClassifier, Verdict } from "../classifier.js";
 import { aboutImagery, aimedAtReader, combinePhrases, declaredSelfHarm, precededDirectlyBy, notCounting, notFoldedLookalike, declaredThreats, dropHyperbole, dropNegated, followedBy, notAboutWriter, notNounSense, notOfGroup, notOfThing, notReflexiveIdiom, evidenceScore, getLexicons, groupClaims, notCutsOf, notInGame, outside, strongestHit, type LexiconHit } from "../rules/lexicon/index.js";
@@ -36,17 +37,6 @@ const IMAGE_MINOR_REACH = 4;
 const SENTENCE_END = /[.!?]/;
 
 const listWord = (w: string): string => (w.length > 1 && w.charCodeAt(0) === 35 ? w.slice(1) : w);
-
-
-/**
- * Slices `text` by code-point offsets (spans report code points). Without surrogates a code point is
- * one UTF-16 unit, so the offsets index the string as they are and no code-point array is built.
- */
-function codePointSlicer(text: string): (start: number, end: number) => string {
-  if (!/[\ud800-\udfff]/.test(text)) return (start, end) => text.slice(start, end);
-  const points = Array.from(text);
-  return (start, end) => points.slice(start, end).join("");
-}
 
 export function scorerOf(model: ModelFile): Scorer {
   const { header, tensors } = model;
