@@ -5,7 +5,7 @@ import { ApiError } from "../errors/api-error.js";
 import { BUCKET_MS } from "../metering/usage-counts.js";
 import { redirect, sendPage } from "./replies.js";
 import { errorPage } from "./pages/auth-pages.js";
-import { alreadyRotatedPage, keysPage, newKeyPage } from "./pages/keys-page.js";
+import { alreadyRotatedPage, confirmKeyActionPage, keysPage, newKeyPage, type KeyAction } from "./pages/keys-page.js";
 import { overviewPage } from "./pages/overview-page.js";
 import { playgroundPage } from "./pages/playground-page.js";
 import { fillBuckets } from "./pages/usage-chart.js";
@@ -75,6 +75,22 @@ export function registerAccountPages(app: FastifyInstance, ctx: AppContext): voi
     // reload sends the form again; the page then says which secret (perhaps copied) it revoked.
     return sendPage(reply, newKeyPage({ account, csrf, key: made.key, replaced: made.replaced, apiOrigin: expectedOrigin(request, ctx.config.dashboardOrigin) }));
   }));
+
+  // Where a Rotate or Revoke button leads without JavaScript: the question, asked before anything
+  // changes (a GET changes nothing; the POST routes below do the work, behind the CSRF check).
+  // app.js asks with window.confirm and posts directly instead.
+  for (const action of ["revoke", "rotate"] as const satisfies readonly KeyAction[]) {
+    app.get(`/dashboard/keys/:keyId/${action}`, withAccount(async (request, reply, account, csrf) => {
+      const { keyId } = request.params as { keyId: string };
+      const key = await ctx.accounts.getKey(keyId);
+      if (key?.accountId !== account.id) return sendPage(reply, errorPage(csrf, "Key not found", "You have no API key with that id."), 404);
+      if (key.revokedAt !== null) {
+        const gone = await revokedKeyOf(account.id, keyId);
+        return sendPage(reply, alreadyRotatedPage(account, csrf, key, gone?.successor), 409);
+      }
+      return sendPage(reply, confirmKeyActionPage(account, csrf, key, action));
+    }));
+  }
 
   app.post("/dashboard/keys/:keyId/revoke", withAccount(async (request, reply, account, csrf) => {
     const { keyId } = request.params as { keyId: string };

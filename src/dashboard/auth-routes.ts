@@ -164,6 +164,23 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext): void 
   });
 }
 
+/** What a log-in or sign-up form sent with an expired form token hears, above the form again. */
+export const EXPIRED_FORM_MESSAGE = "This form had expired, so nothing was sent. Enter your password again and send it.";
+
+/**
+ * The log-in or sign-up form again, for a post whose form token no longer matches (the pre-session
+ * cookie was replaced: another tab, cleared cookies, a restart of the browser), or undefined for
+ * any other form: a fresh token, the typed email (and invite code) kept, never the password. It
+ * was a bare 403 page that lost what was typed.
+ */
+export function expiredAuthForm(path: string | undefined, form: Form, csrf: string, mode: AppContext["config"]["signup"]): string | undefined {
+  const email = String(form.email ?? "").trim().slice(0, 254);
+  if (path === "/dashboard/login") return loginPage(csrf, { email, error: EXPIRED_FORM_MESSAGE, signup: mode });
+  if (path !== "/dashboard/signup") return undefined;
+  if (mode === "closed") return signupPage(csrf, { mode });
+  return signupPage(csrf, { error: EXPIRED_FORM_MESSAGE, email, mode, invite: String(form.invite ?? "").trim().slice(0, 100) });
+}
+
 /**
  * Claims a password check for (account, address) before any scrypt: the strict per-pair lock
  * (login-limiter.ts), then the per-address limit and the account's back-off (auth-throttle.ts).

@@ -4,7 +4,7 @@ import type { AppContext } from "../app/app-context.js";
 import { charsetOf, isUtf8OrUnset, mediaTypeOf } from "../base/media-type.js";
 import { registerAccountPages } from "./account-pages.js";
 import { registerPolicyPages } from "./policy-pages.js";
-import { registerAuthRoutes } from "./auth-routes.js";
+import { expiredAuthForm, registerAuthRoutes } from "./auth-routes.js";
 import { csrfMatches, sameOrigin } from "./csrf.js";
 import { errorPage } from "./pages/auth-pages.js";
 import { ApiError, ERROR_CODE_HEADER, toApiError } from "../errors/api-error.js";
@@ -80,6 +80,9 @@ export async function registerDashboardRoutes(app: FastifyInstance, ctx: AppCont
         }
         const body = request.body as Record<string, unknown> | undefined;
         if (!csrfMatches(body?._csrf, state.csrf)) {
+          // Log-in and sign-up: the form again, with a fresh token and the typed email (still 403, forbidden).
+          const again = expiredAuthForm(request.routeOptions.url, (body ?? {}) as Record<string, string | undefined>, state.csrf, ctx.config.signup);
+          if (again) return reply.code(403).header(ERROR_CODE_HEADER, "forbidden").type("text/html; charset=utf-8").send(again);
           return forbidden(reply, state.csrf, "The form has expired. Go back, reload the page and try again.");
         }
       });

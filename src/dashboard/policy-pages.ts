@@ -90,7 +90,7 @@ export function registerPolicyPages(app: FastifyInstance, ctx: AppContext): void
         // account's usage (a session could otherwise moderate without either).
         // A blank box was tried as " ": the model's scores for no text, shown as "not flagged". A box
         // of punctuation alone ("!!!") has nothing to judge either, and is refused the same way.
-        if (hasNothingToRead(form.text)) throw new ApiError("invalid_request", "Enter a text to try the draft on.");
+        if (hasNothingToRead(form.text)) throw new ApiError("invalid_request", "Enter a text to try the draft on.", { detail: { field: "text" } });
         await chargeOneCall(account, reply);
         const rules = await validatePolicyRulesCooperatively(draft);
         const compiled = await compilePolicyCooperatively({ id: "draft", version: 0, ...rules });
@@ -120,7 +120,7 @@ export function registerPolicyPages(app: FastifyInstance, ctx: AppContext): void
         // Retry-After and the rate-limit headers of a refused try, as the API sends them.
         reply.headers(error.headers);
         reply.header(ERROR_CODE_HEADER, error.code);
-        const errorField = await fieldOfPolicyError(error, form, draftOrUndefined(form));
+        const errorField = fieldOfPolicyError(error);
         return show(reply, account, csrf, form, { error: policyErrorText(error), ...(errorField ? { errorField } : {}) }, error.httpStatus);
       }
       throw error;
@@ -141,15 +141,6 @@ function outcomeOf(query: Record<string, string | undefined>): PolicyPageExtras 
 function sameRules(rules: PolicyRules, current: Policy | undefined): boolean {
   const canonical = (r: PolicyRules) => JSON.stringify([Object.entries(r.thresholds).sort(([a], [b]) => (a < b ? -1 : 1)), r.blockList, r.allowList]);
   return canonical(rules) === canonical(current ?? { thresholds: {}, blockList: [], allowList: [] });
-}
-
-/** The draft again, for locating a refusal's field; undefined when building it is what was refused (a list too long). */
-function draftOrUndefined(form: PolicyForm): unknown {
-  try {
-    return draftOf(form);
-  } catch {
-    return undefined;
-  }
 }
 
 /** The draft the form describes: blank thresholds left to the model, "off", or a number. */

@@ -51,6 +51,19 @@ export type ErrorCode = keyof typeof ERROR_CODES;
 export const ERROR_CODE_HEADER = "x-error-code";
 
 /**
+ * Which part of the caller's input a refusal is about, set where the refusal is made, so that a
+ * form can mark the input holding it (the dashboard's policy page) without reading the message:
+ * rewording a message changes nothing. Internal: no answer carries it (JSON, Connect and gRPC
+ * send the code and the message).
+ */
+export interface ErrorDetail {
+  /** The request's field as the JSON API names it ("thresholds", "block_list", "allow_list"), or a dashboard form's ("text"). */
+  readonly field: string;
+  /** The category a threshold refusal is about. */
+  readonly category?: string;
+}
+
+/**
  * An error meant for the caller. `message` is sent as-is, so it must never hold
  * internals; put those in `cause`, which is logged and never sent.
  */
@@ -58,12 +71,16 @@ export class ApiError extends Error {
   readonly code: ErrorCode;
   /** Extra response headers / gRPC metadata (e.g. Retry-After). */
   readonly headers: Record<string, string>;
+  /** The part of the input refused, when the refusal names one (ErrorDetail); never sent. */
+  declare readonly detail?: ErrorDetail;
 
-  constructor(code: ErrorCode, message: string, options: { cause?: unknown; headers?: Record<string, string> } = {}) {
+  constructor(code: ErrorCode, message: string, options: { cause?: unknown; headers?: Record<string, string>; detail?: ErrorDetail } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "ApiError";
     this.code = code;
     this.headers = options.headers ?? {};
+    // Not enumerable: nothing that spreads or serialises an error's own fields picks it up.
+    if (options.detail) Object.defineProperty(this, "detail", { value: options.detail, enumerable: false });
   }
 
   get httpStatus(): number {

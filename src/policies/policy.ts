@@ -86,7 +86,7 @@ function* validationSteps(draft: unknown): Steps<PolicyRules> {
   }
   for (const term of allowList) {
     if (sameness(term).some((key) => blocked.has(key))) {
-      throw new ApiError("policy_term_invalid", `"${term}" is on both the block list and the allow list.`);
+      throw new ApiError("policy_term_invalid", `"${term}" is on both the block list and the allow list.`, { detail: { field: "allow_list" } });
     }
   }
   return { thresholds, blockList, allowList };
@@ -97,20 +97,27 @@ function validateThresholds(value: unknown): PolicyRules["thresholds"] {
   const out: PolicyRules["thresholds"] = {};
   for (const [category, threshold] of Object.entries(value)) {
     if (!isCategoryId(category)) {
-      throw new ApiError("policy_unknown_category", `Unknown category "${category.slice(0, 40)}"; known: ${CATEGORY_IDS.join(", ")}.`);
+      throw new ApiError("policy_unknown_category", `Unknown category "${category.slice(0, 40)}"; known: ${CATEGORY_IDS.join(", ")}.`, { detail: { field: "thresholds", category: category.slice(0, 40) } });
     }
     if (threshold === "off") out[category] = "off";
     // -0 is stored as 0: JSON writes them alike, so a signed answer holding -0 could not be checked.
     else if (typeof threshold === "number" && Number.isFinite(threshold) && threshold >= 0 && threshold <= 1) out[category] = threshold === 0 ? 0 : threshold;
-    else throw new ApiError("policy_invalid_threshold", `The threshold of ${category} must be a number from 0 to 1, or "off" (over RPC: the category in the off list).`);
+    else {
+      throw new ApiError("policy_invalid_threshold", `The threshold of ${category} must be a number from 0 to 1, or "off" (over RPC: the category in the off list).`, {
+        detail: { field: "thresholds", category },
+      });
+    }
   }
   return out;
 }
 
 /** The refusal of a list holding `got` terms, more than its limit (POLICY_LIMITS). */
 export function listTooLarge(list: "block" | "allow", got: number): ApiError {
-  return new ApiError("policy_list_too_large", `The ${list} list holds at most ${mostTerms(list)} terms (got ${got}).`);
+  return new ApiError("policy_list_too_large", `The ${list} list holds at most ${mostTerms(list)} terms (got ${got}).`, { detail: { field: listField(list) } });
 }
+
+/** A list's field as a draft (and a refusal's detail) names it. */
+const listField = (list: "block" | "allow") => (list === "block" ? "block_list" : "allow_list");
 
 /** The most terms the block or allow list holds. */
 export function mostTerms(list: "block" | "allow"): number {
@@ -125,9 +132,11 @@ function* validateBlockList(value: unknown): Steps<BlockTerm[]> {
     if (!isRecord(entry) || typeof entry.term !== "string") throw new ApiError("invalid_policy", "Each block_list entry is {term, category}.");
     const category = entry.category ?? CUSTOM_CATEGORY;
     if (typeof category !== "string" || (category !== CUSTOM_CATEGORY && !isCategoryId(category))) {
-      throw new ApiError("policy_unknown_category", `Unknown block-list category "${String(category).slice(0, 40)}"; use one of ${CATEGORY_IDS.join(", ")} or custom.`);
+      throw new ApiError("policy_unknown_category", `Unknown block-list category "${String(category).slice(0, 40)}"; use one of ${CATEGORY_IDS.join(", ")} or custom.`, {
+        detail: { field: "block_list" },
+      });
     }
-    out.push({ term: validTerm(entry.term), category });
+    out.push({ term: validTerm(entry.term, "block"), category });
     if (out.length % TERMS_PER_CHECKPOINT === 0) yield;
   }
   return out;
@@ -139,7 +148,7 @@ function* validateAllowList(value: unknown): Steps<string[]> {
   const out: string[] = [];
   for (const term of value as unknown[]) {
     if (typeof term !== "string") throw new ApiError("invalid_policy", "Each allow_list entry is a string.");
-    out.push(validTerm(term));
+    out.push(validTerm(term, "allow"));
     if (out.length % TERMS_PER_CHECKPOINT === 0) yield;
   }
   return out;
@@ -154,30 +163,31 @@ const INVISIBLE_CONTROL = /[\p{Cc}\u200E\u200F\u202A-\u202E\u2066-\u2069]/u;
 /** How much longer than its characters a term may grow once normalised. */
 const NORMALIZED_TERM_FACTOR = 3;
 
-function validTerm(raw: string): string {
+function validTerm(raw: string, list: "block" | "allow"): string {
+  const detail = { field: listField(list) };
   const term = raw.trim();
   let codePoints = 0;
   for (const _ of term) codePoints++;
   if (codePoints > POLICY_LIMITS.termCodePoints) {
-    throw new ApiError("policy_term_invalid", `A term has at most ${POLICY_LIMITS.termCodePoints} characters (one has ${codePoints}).`);
+    throw new ApiError("policy_term_invalid", `A term has at most ${POLICY_LIMITS.termCodePoints} characters (one has ${codePoints}).`, { detail });
   }
   if (TERM_LINE_BREAK.test(term)) {
-    throw new ApiError("policy_term_invalid", `The term "${term.slice(0, 40)}" spans lines; a term is one word or phrase on one line.`);
+    throw new ApiError("policy_term_invalid", `The term "${term.slice(0, 40)}" spans lines; a term is one word or phrase on one line.`, { detail });
   }
   // Control characters and text-direction overrides are no part of a word: a NUL came back from
   // the dashboard as U+FFFD (a new version with nothing changed), and U+202E shows a term reversed.
   if (INVISIBLE_CONTROL.test(term)) {
-    throw new ApiError("policy_term_invalid", `A term holds a control or text-direction character (${JSON.stringify(term.slice(0, 40))}).`);
+    throw new ApiError("policy_term_invalid", `A term holds a control or text-direction character (${JSON.stringify(term.slice(0, 40))}).`, { detail });
   }
   const normalized = normalizeForMatching(term);
   // Some characters expand under normalisation (U+FDFA is 18 letters): the match work is the
   // normalised length's, which the character limit alone did not bound. Three times the limit: a
   // Korean syllable is two or three letters (jamo), and twice refused a 67-syllable term.
   if (normalized.length > NORMALIZED_TERM_FACTOR * POLICY_LIMITS.termCodePoints) {
-    throw new ApiError("policy_term_invalid", `The term "${term.slice(0, 40)}" is longer than ${NORMALIZED_TERM_FACTOR * POLICY_LIMITS.termCodePoints} characters once normalised (some characters expand).`);
+    throw new ApiError("policy_term_invalid", `The term "${term.slice(0, 40)}" is longer than ${NORMALIZED_TERM_FACTOR * POLICY_LIMITS.termCodePoints} characters once normalised (some characters expand).`, { detail });
   }
   if (!/[\p{L}\p{N}]/u.test(normalized)) {
-    throw new ApiError("policy_term_invalid", `The term "${term.slice(0, 40)}" has no letters or digits to match.`);
+    throw new ApiError("policy_term_invalid", `The term "${term.slice(0, 40)}" has no letters or digits to match.`, { detail });
   }
   return term;
 }

@@ -397,8 +397,51 @@ describe("dashboard, requested directly", () => {
     expect((await fetch(`${server.httpUrl}/v1/nope`)).headers.get("content-type")).toMatch(/json/);
   });
 
+  it("Revoke and Rotate ask first without JavaScript: the confirmation page (GET) names the key and changes nothing", async () => {
+    const client = createFormClient(server.httpUrl);
+    await client.signup("confirm-first@example.test");
+    const accountId = (await server.ctx.accounts.findAccountByEmail("confirm-first@example.test"))!.id;
+    await client.createKey("production");
+    const [key] = await server.ctx.accounts.listKeys(accountId);
+    // The buttons' forms GET the question; the CSRF token is in the page but disabled, so it never goes into a URL.
+    const list = await client.get("/dashboard/keys");
+    for (const action of ["revoke", "rotate"]) {
+      const form = new RegExp(`<form method="get" action="/dashboard/keys/${key!.id}/${action}"[^>]*data-confirmed-method="post"><input type="hidden" name="_csrf" value="[^"]+" disabled data-confirmed-only>`);
+      expect(list.html, action).toMatch(form);
+    }
+    const keysBefore = await server.ctx.accounts.listKeys(accountId);
+    for (const [action, question, button] of [["revoke", "Revoke", "Revoke key"], ["rotate", "Rotate", "Rotate key"]] as const) {
+      const page = await client.get(`/dashboard/keys/${key!.id}/${action}`);
+      expect(page.status, action).toBe(200);
+      expect(page.html).toContain(`<h1 id="confirm-question">${question} “production” (${key!.prefix}…)?</h1>`);
+      // The answer posts the action (behind the CSRF check, as before), or goes back.
+      expect(page.html).toMatch(new RegExp(`<form method="post" action="/dashboard/keys/${key!.id}/${action}"[^>]*><input type="hidden" name="_csrf" value="${client.csrf}">\\s*<button type="submit"[^>]*>${button}</button>\\s*<a href="/dashboard/keys">Cancel</a>`));
+      expect(page.html).not.toContain("data-confirm=");
+      // HEAD, and a GET with a CSRF token in its query, change nothing either.
+      expect((await fetch(`${server.httpUrl}/dashboard/keys/${key!.id}/${action}`, { method: "HEAD", headers: { cookie: [...client.jar].map(([k, v]) => `${k}=${v}`).join("; ") } })).status).toBe(200);
+      expect((await client.get(`/dashboard/keys/${key!.id}/${action}?_csrf=${encodeURIComponent(client.csrf)}`)).status).toBe(200);
+    }
+    expect(await server.ctx.accounts.listKeys(accountId)).toEqual(keysBefore);
+    expect(keysBefore.filter((k) => k.revokedAt === null)).toHaveLength(1);
+    // The answer's POST still needs the session's token.
+    expect((await client.post(`/dashboard/keys/${key!.id}/revoke`, { _csrf: "stale" })).status).toBe(403);
+    expect((await server.ctx.accounts.getKey(key!.id))!.revokedAt).toBeNull();
+    await client.get(`/dashboard/keys/${key!.id}/revoke`);
+    expect((await client.post(`/dashboard/keys/${key!.id}/revoke`, {})).headers.get("location")).toBe("/dashboard/keys?revoked=1");
+    // Asked again for a key now revoked, or for none of the account's: said so, nothing asked.
+    const again = await client.get(`/dashboard/keys/${key!.id}/rotate`);
+    expect([again.status, again.html.includes("Key already revoked"), again.html.includes("confirm-question")]).toEqual([409, true, false]);
+    expect((await client.get("/dashboard/keys/key_nope/revoke")).status).toBe(404);
+    const other = createFormClient(server.httpUrl);
+    await other.signup("confirm-first-other@example.test");
+    const page = await other.get(`/dashboard/keys/${key!.id}/rotate`);
+    expect([page.status, page.html.includes("production")]).toEqual([404, false]);
+    // Logged out: to the log-in page.
+    expect((await fetch(`${server.httpUrl}/dashboard/keys/${key!.id}/revoke`, { redirect: "manual" })).headers.get("location")).toBe("/dashboard/login");
+  });
+
   it("a page asked for with a method it does not take is 405 naming the ones it does (it was 404, no such page)", async () => {
-    for (const [method, path, allow] of [["PUT", "/dashboard/keys", "GET, HEAD, POST"], ["DELETE", "/dashboard/keys/key_x/revoke", "POST"], ["PATCH", "/dashboard/usage", "GET, HEAD"]] as const) {
+    for (const [method, path, allow] of [["PUT", "/dashboard/keys", "GET, HEAD, POST"], ["DELETE", "/dashboard/keys/key_x/revoke", "GET, HEAD, POST"], ["PATCH", "/dashboard/usage", "GET, HEAD"]] as const) {
       const response = await fetch(`${server.httpUrl}${path}`, { method });
       expect(response.status, `${method} ${path}`).toBe(405);
       expect(response.headers.get("allow")).toBe(allow);

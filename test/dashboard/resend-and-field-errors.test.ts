@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashApiKey } from "../../src/accounts/api-key-format.js";
+import { fieldOfPolicyError } from "../../src/dashboard/policy-errors.js";
+import { ApiError } from "../../src/errors/api-error.js";
+import { validatePolicyRulesCooperatively } from "../../src/policies/policy.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 import { createFormClient } from "./form-client.js";
 
@@ -97,6 +100,26 @@ describe("dashboard forms sent again, and errors tied to their inputs", () => {
     expect(tagOf(blank.html, "id", "try-text")).toContain('aria-invalid="true"');
   });
 
+  it("finds a policy refusal's field in its detail, not in its message: a reworded message still marks the field, and no answer carries the detail", async () => {
+    const cases: Array<[unknown, string]> = [
+      [{ thresholds: { hate: 0.4, sexual: 1.5 } }, "t_sexual"],
+      [{ block_list: [{ term: "!!!" }] }, "block"],
+      [{ allow_list: ["fine", "x".repeat(101)] }, "allow"],
+      [{ block_list: [{ term: "camper", category: "nope" }] }, "block"],
+      [{ block_list: [{ term: "camper" }], allow_list: ["Camper"] }, "allow"],
+      [{ allow_list: Array.from({ length: 1001 }, (_, i) => `t${i}`) }, "allow"],
+    ];
+    for (const [draft, field] of cases) {
+      const error = (await validatePolicyRulesCooperatively(draft).catch((e: unknown) => e)) as ApiError;
+      expect(error, JSON.stringify(draft).slice(0, 80)).toBeInstanceOf(ApiError);
+      expect(fieldOfPolicyError(new ApiError(error.code, "A message worded otherwise.", error.detail ? { detail: error.detail } : {}))).toBe(field);
+      // Internal only: not an own enumerable field, so nothing spreading or serialising the error sends it.
+      expect(Object.keys(error)).not.toContain("detail");
+      expect(JSON.stringify({ ...error })).not.toContain("detail");
+    }
+    expect(fieldOfPolicyError(new ApiError("policy_invalid_threshold", "The threshold of hate must be a number."))).toBeUndefined();
+  });
+
   it("marks the password a sign-up or a password change refuses, and links the rules' hint to it", async () => {
     const client = createFormClient(server.httpUrl);
     const weak = await client.signup("weak-password@example.test", "1234567890");
@@ -114,6 +137,33 @@ describe("dashboard forms sent again, and errors tied to their inputs", () => {
     expect(differ.status).toBe(400);
     expect(tagOf(differ.html, "name", "confirm")).toContain('aria-invalid="true"');
     expect(tagOf(differ.html, "name", "password")).not.toContain("aria-invalid");
+  });
+
+  it("an expired log-in or sign-up form comes back with a fresh token and the typed email, never the password (still 403 forbidden)", async () => {
+    const client = createFormClient(server.httpUrl);
+    const tokenOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)![1]!;
+    for (const [path, title, email] of [["/dashboard/signup", "Sign up", "late-signup@example.test"], ["/dashboard/login", "Log in", "late-login@example.test"]] as const) {
+      const form = await client.get(path);
+      // The form's pre-session is gone (cookies cleared, another tab): its token no longer matches.
+      client.jar.delete("mod_presession");
+      const expired = await client.post(path, { email, password: "a typed secret password" });
+      expect([expired.status, expired.headers.get("x-error-code")], path).toEqual([403, "forbidden"]);
+      expect(expired.html).toContain(`<title>Error: ${title} · Moderation</title>`);
+      expect(expired.html).toContain("This form had expired, so nothing was sent. Enter your password again and send it.");
+      expect(tagOf(expired.html, "name", "email")).toContain(`value="${email}"`);
+      expect(expired.html).not.toContain("a typed secret password");
+      expect(tagOf(expired.html, "name", "password")).not.toContain("value=");
+      // A fresh token, the one of the new pre-session: the form sent again is taken.
+      const fresh = tokenOf(expired.html);
+      expect(fresh).not.toBe(tokenOf(form.html));
+      const again = await client.post(path, { _csrf: fresh, email, password: "a long enough password" });
+      expect(again.status, path).toBe(path === "/dashboard/signup" ? 303 : 401);
+      client.jar.delete("mod_session");
+    }
+    // Other forms keep the plain refusal.
+    await client.signup("late-keys@example.test");
+    const keys = await client.post("/dashboard/keys", { name: "x", _csrf: "stale" });
+    expect([keys.status, keys.html.includes("The form has expired. Go back, reload the page and try again.")]).toEqual([403, true]);
   });
 
   it("says the plan's limit formatted on the keys page, and names each key in its Rotate and Revoke buttons", async () => {

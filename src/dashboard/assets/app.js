@@ -1,6 +1,12 @@
 // Small progressive enhancements; every page works without them except the playground.
 "use strict";
 
+// The usage table opened on a phone, where the chart's bars are narrow and their values (tooltips)
+// out of reach of touch; a wide screen keeps it folded.
+if (window.matchMedia("(max-width: 700px)").matches) {
+  for (const details of document.querySelectorAll("details[data-open-narrow]")) details.open = true;
+}
+
 // Copy needs this script: the button is hidden in the page and shown here.
 for (const button of document.querySelectorAll("[data-copy]")) button.hidden = false;
 
@@ -34,9 +40,22 @@ document.addEventListener("click", async (event) => {
   }, copied ? 2000 : 8000);
 });
 
+// Rotate and Revoke: without this script their forms GET a page that asks first (keys-page.ts).
+// Asked here, a yes posts the action itself: the form's method becomes POST and its CSRF field,
+// disabled so that it never goes into the confirmation page's URL, is sent. (The method and the
+// fields are read after the submit event, so the change applies to this submission.)
 document.addEventListener("submit", (event) => {
-  const message = event.target.dataset && event.target.dataset.confirm;
-  if (message && !window.confirm(message)) event.preventDefault();
+  const form = event.target;
+  const message = form.dataset && form.dataset.confirm;
+  if (!message) return;
+  if (!window.confirm(message)) {
+    event.preventDefault();
+    return;
+  }
+  if (form.dataset.confirmedMethod) {
+    form.method = form.dataset.confirmedMethod;
+    for (const input of form.querySelectorAll("[data-confirmed-only]")) input.disabled = false;
+  }
 });
 
 const playground = document.getElementById("playground");

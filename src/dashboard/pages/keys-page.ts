@@ -12,8 +12,8 @@ export function keysPage(options: { account: Account; csrf: string; keys: ApiKey
       <td data-label="Created">${esc(formatTime(k.createdAt))}</td>
       <td data-label="Last used">${esc(formatTime(k.lastUsedAt))}</td>
       <td data-label="" class="actions">${k.revokedAt === null ? `
-        <form method="post" action="/dashboard/keys/${encodeURIComponent(k.id)}/rotate" data-confirm="Rotate “${esc(k.name)}” (${esc(k.prefix)}…)? The current secret stops working now.">${csrfField(options.csrf)}<button type="submit" aria-label="Rotate key ${esc(k.name)} (${esc(k.prefix)}…)">Rotate</button></form>
-        <form method="post" action="/dashboard/keys/${encodeURIComponent(k.id)}/revoke" data-confirm="Revoke “${esc(k.name)}” (${esc(k.prefix)}…)? Calls using it will be refused.">${csrfField(options.csrf)}<button type="submit" class="danger" aria-label="Revoke key ${esc(k.name)} (${esc(k.prefix)}…)">Revoke</button></form>`
+        ${confirmFirstForm(k, "rotate", options.csrf)}
+        ${confirmFirstForm(k, "revoke", options.csrf)}`
         : `<span class="badge">revoked ${esc(formatTime(k.revokedAt))}</span>`}</td>
     </tr>`).join("");
   const table = (keys: ApiKeyInfo[], id: string) => `<table class="keys" id="${id}">
@@ -41,6 +41,51 @@ ${options.notice ? notice("success", options.notice) : ""}
   ${active.length ? table(active, "active-keys") : `<p class="muted" id="no-keys">No active keys yet.</p>`}
 </section>
 ${revoked.length ? `<section class="card"><details><summary>Revoked keys (${revoked.length})</summary>${table(revoked, "revoked-keys")}</details></section>` : ""}`,
+  });
+}
+
+const ACTIONS = {
+  rotate: { verb: "Rotate", consequence: "The current secret stops working now; the new one is shown once.", danger: false },
+  revoke: { verb: "Revoke", consequence: "Calls using it will be refused.", danger: true },
+} as const;
+
+export type KeyAction = keyof typeof ACTIONS;
+
+/** "Revoke “production” (mod_abc…)?": the key's name and prefix, since two keys may share a name. */
+const question = (key: ApiKeyInfo, action: KeyAction) => `${ACTIONS[action].verb} “${key.name}” (${key.prefix}…)?`;
+
+/**
+ * A key's Rotate or Revoke button. Without JavaScript it asks first: the form GETs the
+ * confirmation page (confirmKeyActionPage), and its CSRF field is disabled so the token never goes
+ * into a URL. app.js, once window.confirm says yes, turns the form into the POST itself (method
+ * post, the field enabled), so one dialog is all it takes.
+ */
+function confirmFirstForm(key: ApiKeyInfo, action: KeyAction, csrf: string): string {
+  const { verb, consequence, danger } = ACTIONS[action];
+  return `<form method="get" action="/dashboard/keys/${encodeURIComponent(key.id)}/${action}" data-confirm="${esc(`${question(key, action)} ${consequence}`)}" data-confirmed-method="post">`
+    + `<input type="hidden" name="_csrf" value="${esc(csrf)}" disabled data-confirmed-only>`
+    + `<button type="submit"${danger ? ' class="danger"' : ""} aria-label="${verb} key ${esc(key.name)} (${esc(key.prefix)}…)">${verb}</button></form>`;
+}
+
+/**
+ * The question a Rotate or Revoke button leads to without JavaScript (GET: it changes nothing):
+ * the key by name and prefix, a button that posts the action, and Cancel back to the list.
+ */
+export function confirmKeyActionPage(account: Account, csrf: string, key: ApiKeyInfo, action: KeyAction): string {
+  const { verb, consequence, danger } = ACTIONS[action];
+  return layout({
+    title: `${verb} key`,
+    account,
+    csrf,
+    active: "keys",
+    body: `<section class="card">
+  <h1 id="confirm-question">${esc(question(key, action))}</h1>
+  <p>${esc(consequence)}</p>
+  <form method="post" action="/dashboard/keys/${encodeURIComponent(key.id)}/${action}" class="inline confirm">${csrfField(csrf)}
+    <button type="submit" class="${danger ? "danger" : "primary"}">${verb} key</button>
+    <a href="/dashboard/keys">Cancel</a>
+  </form>
+</section>`,
   });
 }
 

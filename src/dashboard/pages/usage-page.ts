@@ -25,7 +25,7 @@ export function usagePage(options: { account: Account; csrf: string; granularity
   <p class="hint">Times are UTC. Counts reach this page within about a second. The same numbers are at <code>GET /v1/usage</code> with an API key.</p>
 </section>
 <section class="card">
-  <details><summary>Table</summary>
+  <details data-open-narrow><summary>Table</summary>
   ${rows ? `<table class="data"><thead><tr><th>${options.granularity === "day" ? "Day" : "Hour"}</th><th>Requests</th><th>Flagged</th></tr></thead><tbody>${rows}</tbody></table>` : `<p class="muted">No requests in this period.</p>`}
   </details>
 </section>`,
