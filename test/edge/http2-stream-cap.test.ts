@@ -121,11 +121,15 @@ describe("one address's share of HTTP2_MAX_STREAMS", () => {
 
     const calls = Array.from({ length: 15 }, () => openUnfinishedCall(session));
     await waitFor(async () => (await open()) === 10);
-    // The five past the share wait in the client; as held ones end, they are sent and served.
+    // The five past the share wait in the client; as held ones end (their requests finished and
+    // answered, as a client's calls end), they are sent and served.
     const ended = calls.slice(0, 5);
     const closed = ended.map(closeCode);
-    for (const stream of ended) stream.close(http2.constants.NGHTTP2_CANCEL);
-    await Promise.all(closed);
+    for (const stream of ended) {
+      stream.resume();
+      stream.end(Buffer.from([0, 0, 0, 0, 0]));
+    }
+    expect(await Promise.all(closed)).toEqual([0, 0, 0, 0, 0]);
     await waitFor(async () => (await open()) === 10);
     expect(calls.slice(5).every((stream) => !stream.closed)).toBe(true);
     expect(await refused()).toBe(refusedBefore);
