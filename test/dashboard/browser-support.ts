@@ -1,6 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { afterAll, beforeAll } from "vitest";
+import { startTestServer, type TestServer } from "../support/test-server.js";
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 export const ARTIFACTS = path.resolve("test-artifacts/dashboard");
@@ -29,4 +31,25 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 /** A page that needs sideways scrolling on a phone is a layout bug. */
 export async function horizontalOverflow(page: Page): Promise<number> {
   return page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+}
+
+/**
+ * A test server and Chromium for one describe block, closed after it with every context opened
+ * into `contexts`. Every account signs up from 127.0.0.1, so the per-IP sign-up limit is lifted
+ * (abuse-limits.test.ts covers it).
+ */
+export function useServerAndChromium(): { readonly server: TestServer; readonly browser: Browser; contexts: BrowserContext[] } {
+  let server: TestServer | undefined;
+  let browser: Browser | undefined;
+  const contexts: BrowserContext[] = [];
+  beforeAll(async () => {
+    server = await startTestServer({ env: { SIGNUPS_PER_IP: "1000" } });
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    for (const context of contexts) await context.close().catch(() => undefined);
+    await browser?.close();
+    await server?.close();
+  });
+  return { get server() { return server!; }, get browser() { return browser!; }, contexts };
 }

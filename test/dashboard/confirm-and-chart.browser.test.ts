@@ -1,30 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { horizontalOverflow, launchChromium, screenshot, VIEWPORTS } from "./browser-support.js";
-import { startTestServer, type TestServer } from "../support/test-server.js";
+import { describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { horizontalOverflow, screenshot, useServerAndChromium, VIEWPORTS } from "./browser-support.js";
 
 // Found by an accessibility and usability audit: without JavaScript, Revoke and Rotate acted on one
 // click (window.confirm was the only question); the usage chart's labels were about 5 px on a phone.
 describe("Revoke and Rotate ask first, and the usage chart reads on a phone, in Chromium", () => {
-  let server: TestServer;
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
+  const chromium = useServerAndChromium();
   let n = 0;
-
-  beforeAll(async () => {
-    server = await startTestServer({ env: { SIGNUPS_PER_IP: "1000" } });
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    for (const context of contexts) await context.close().catch(() => undefined);
-    await browser?.close();
-    await server?.close();
-  });
 
   /** A freshly signed-up account's page (sign-up works without JavaScript too). */
   const signedIn = async (options: { javaScriptEnabled: boolean; viewport?: { width: number; height: number } }): Promise<{ page: Page; accountId: string }> => {
-    const context = await browser.newContext({ viewport: options.viewport ?? VIEWPORTS.laptop, baseURL: server.httpUrl, javaScriptEnabled: options.javaScriptEnabled });
-    contexts.push(context);
+    const context = await chromium.browser.newContext({ viewport: options.viewport ?? VIEWPORTS.laptop, baseURL: chromium.server.httpUrl, javaScriptEnabled: options.javaScriptEnabled });
+    chromium.contexts.push(context);
     const page = await context.newPage();
     const email = `confirm-${++n}@example.test`;
     await page.goto("/dashboard/signup");
@@ -32,7 +19,7 @@ describe("Revoke and Rotate ask first, and the usage chart reads on a phone, in 
     await page.fill("input[name=password]", "a browser-tested password");
     await page.click("button:has-text('Sign up')");
     await page.waitForURL("**/dashboard/keys?welcome=1");
-    return { page, accountId: (await server.ctx.accounts.findAccountByEmail(email))!.id };
+    return { page, accountId: (await chromium.server.ctx.accounts.findAccountByEmail(email))!.id };
   };
   const createKey = async (page: Page, name: string) => {
     await page.goto("/dashboard/keys");
@@ -40,7 +27,7 @@ describe("Revoke and Rotate ask first, and the usage chart reads on a phone, in 
     await page.click("button:has-text('Create key')");
     await page.locator("#new-key-secret").waitFor();
   };
-  const liveKeys = async (accountId: string) => (await server.ctx.accounts.listKeys(accountId)).filter((k) => k.revokedAt === null);
+  const liveKeys = async (accountId: string) => (await chromium.server.ctx.accounts.listKeys(accountId)).filter((k) => k.revokedAt === null);
 
   it("without JavaScript, revoking takes two steps: the button asks (naming the key), Cancel keeps it, the answer revokes it", { timeout: 90_000 }, async () => {
     const { page, accountId } = await signedIn({ javaScriptEnabled: false });

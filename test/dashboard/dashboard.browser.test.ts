@@ -1,32 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
 import { callJson } from "../support/protocol-clients.js";
-import { startTestServer, type TestServer } from "../support/test-server.js";
-import { horizontalOverflow, launchChromium, screenshot, VIEWPORTS } from "./browser-support.js";
+import { horizontalOverflow, screenshot, useServerAndChromium, VIEWPORTS } from "./browser-support.js";
 
 const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
 const EMAIL = "browser@example.test";
 const PASSWORD = "a browser-tested password";
 
 describe("dashboard in Chromium", () => {
-  let server: TestServer;
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
-
-  beforeAll(async () => {
-    // Every account here signs up from 127.0.0.1: lift the per-IP sign-up limit (abuse-limits.test.ts covers it).
-    server = await startTestServer({ env: { SIGNUPS_PER_IP: "1000" } });
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    for (const context of contexts) await context.close().catch(() => undefined);
-    await browser?.close();
-    await server?.close();
-  });
+  const chromium = useServerAndChromium();
 
   const newPage = async (viewport: keyof typeof VIEWPORTS): Promise<Page> => {
-    const context = await browser.newContext({ viewport: VIEWPORTS[viewport], baseURL: server.httpUrl });
-    contexts.push(context);
+    const context = await chromium.browser.newContext({ viewport: VIEWPORTS[viewport], baseURL: chromium.server.httpUrl });
+    chromium.contexts.push(context);
     const page = await context.newPage();
     page.on("dialog", (dialog) => void dialog.accept());
     return page;
@@ -64,7 +50,7 @@ describe("dashboard in Chromium", () => {
     await screenshot(page, "laptop-key-created");
 
     // The shown key works against the public API.
-    const first = await callJson(server.httpUrl, { input: [{ type: "text", text: "is this fine?" }] }, secret);
+    const first = await callJson(chromium.server.httpUrl, { input: [{ type: "text", text: "is this fine?" }] }, secret);
     expect(first.ok).toBe(true);
     // The overview shows the account id its answers are signed for (docs/signing.md, Scope).
     await page.goto("/dashboard");
@@ -99,7 +85,7 @@ describe("dashboard in Chromium", () => {
     expect(await page.locator("#active-keys").count()).toBe(0);
     expect(await page.locator("#revoked-keys tbody tr").count()).toBe(1);
 
-    const after = await callJson(server.httpUrl, { input: [{ type: "text", text: "still there?" }] }, secret);
+    const after = await callJson(chromium.server.httpUrl, { input: [{ type: "text", text: "still there?" }] }, secret);
     expect(after).toMatchObject({ ok: false, status: 401, code: "invalid_api_key" });
 
     // The playground shows the API's error as the API states it.
@@ -116,8 +102,8 @@ describe("dashboard in Chromium", () => {
   });
 
   it("without JavaScript the playground cannot send the key anywhere (it went into the URL)", { timeout: 60_000 }, async () => {
-    const context = await browser.newContext({ viewport: VIEWPORTS.laptop, baseURL: server.httpUrl, javaScriptEnabled: false });
-    contexts.push(context);
+    const context = await chromium.browser.newContext({ viewport: VIEWPORTS.laptop, baseURL: chromium.server.httpUrl, javaScriptEnabled: false });
+    chromium.contexts.push(context);
     const page = await context.newPage();
     await page.goto("/dashboard/login");
     await page.fill("input[name=email]", EMAIL);

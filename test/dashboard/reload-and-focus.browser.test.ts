@@ -1,31 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
 import { callJson } from "../support/protocol-clients.js";
-import { startTestServer, type TestServer } from "../support/test-server.js";
-import { launchChromium, VIEWPORTS } from "./browser-support.js";
+import { useServerAndChromium, VIEWPORTS } from "./browser-support.js";
 
 // Found by an accessibility and usability audit in Chromium: reloads re-posted forms without a word,
 // focus fell to <body>, results and errors were off-screen or not tied to their inputs.
 describe("dashboard reloads, focus and contrast in Chromium", () => {
-  let server: TestServer;
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
+  const chromium = useServerAndChromium();
   let n = 0;
-
-  beforeAll(async () => {
-    server = await startTestServer({ env: { SIGNUPS_PER_IP: "1000" } });
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    for (const context of contexts) await context.close().catch(() => undefined);
-    await browser?.close();
-    await server?.close();
-  });
 
   /** A signed-up account's page; Playwright's reload() re-posts a form, as the audit found. */
   const signedIn = async (viewport: { width: number; height: number } = VIEWPORTS.laptop): Promise<{ page: Page; email: string }> => {
-    const context = await browser.newContext({ viewport, baseURL: server.httpUrl });
-    contexts.push(context);
+    const context = await chromium.browser.newContext({ viewport, baseURL: chromium.server.httpUrl });
+    chromium.contexts.push(context);
     const page = await context.newPage();
     page.on("dialog", (dialog) => void dialog.accept());
     const email = `reload-${++n}@example.test`;
@@ -54,7 +41,7 @@ describe("dashboard reloads, focus and contrast in Chromium", () => {
     expect(second).not.toBe(first);
     const notice = (await page.getByRole("alert").filter({ hasText: "sent again" }).textContent())!;
     expect(notice).toContain(`the key shown before (${first.slice(0, 12)}…) is revoked; use this one.`);
-    expect(await callJson(server.httpUrl, { input: [{ type: "text", text: "hi" }] }, first)).toMatchObject({ ok: false, status: 401 });
+    expect(await callJson(chromium.server.httpUrl, { input: [{ type: "text", text: "hi" }] }, first)).toMatchObject({ ok: false, status: 401 });
 
     await page.goto("/dashboard/keys");
     await page.getByRole("button", { name: /^Rotate key production/ }).click();
@@ -72,8 +59,8 @@ describe("dashboard reloads, focus and contrast in Chromium", () => {
     await page.waitForURL("**/dashboard/policy?saved=1");
     await page.reload();
     await expect(page.locator(".notice.success").textContent()).resolves.toContain("Saved as version 1");
-    const account = await server.ctx.accounts.findAccountByEmail(email);
-    expect(await server.ctx.policies.history(account!.id)).toHaveLength(1);
+    const account = await chromium.server.ctx.accounts.findAccountByEmail(email);
+    expect(await chromium.server.ctx.policies.history(account!.id)).toHaveLength(1);
 
     await page.fill("#try-text", "what an idiot");
     await page.click("#policy-try");
@@ -99,8 +86,8 @@ describe("dashboard reloads, focus and contrast in Chromium", () => {
   });
 
   it("focuses the input a refused sign-up names, and says Error in the title", { timeout: 60_000 }, async () => {
-    const context = await browser.newContext({ viewport: VIEWPORTS.laptop, baseURL: server.httpUrl });
-    contexts.push(context);
+    const context = await chromium.browser.newContext({ viewport: VIEWPORTS.laptop, baseURL: chromium.server.httpUrl });
+    chromium.contexts.push(context);
     const page = await context.newPage();
     await page.goto("/dashboard/signup");
     await page.fill("input[name=email]", "weak-in-browser@example.test");
