@@ -1,6 +1,7 @@
 import { codePointLength, codePointSlicer } from "../base/code-points.js";
-import { CATEGORY_IDS, type CategoryId } from "../classifiers/categories.js";
-import type { CategoryVerdict, EvidenceSpan, NotEvaluated, Verdict } from "../classifiers/classifier.js";
+import type { CategoryId } from "../classifiers/categories.js";
+import type { EvidenceSpan, NotEvaluated, Verdict } from "../classifiers/classifier.js";
+import { higherPerCategory } from "../classifiers/higher-reading.js";
 
 /** Text items are joined with a blank line for the combined layer, so sentences do not run together. */
 export const COMBINED_SEPARATOR = "\n\n";
@@ -130,26 +131,12 @@ function inCombinedText(verdict: Verdict, pair: Pair): Verdict {
 }
 
 /**
- * Per category, the reading that flags it, else the one that scores it higher (the whole text on a
- * tie), with its spans: as the engine takes the higher of two readings of one text
- * (higherPerCategory, src/classifiers/engine/engine.ts). What the whole text left unread stands;
- * where it read none of it (another language) and a pair did, the layer was read in part.
+ * The whole text's reading and its pairs', per category the higher (higherPerCategory; the whole
+ * text on a tie). What the whole text left unread stands; where it read none of it (another
+ * language) and a pair did, the layer was read in part.
  */
 function higherReading(whole: Verdict, pairs: Verdict[]): Verdict {
-  const categories: Partial<Record<CategoryId, CategoryVerdict>> = {};
-  const explanations: Verdict["explanations"] = {};
-  for (const c of CATEGORY_IDS) {
-    let from: Verdict | undefined;
-    for (const reading of [whole, ...pairs]) {
-      const entry = reading.categories[c];
-      const best = from?.categories[c];
-      if (entry && (!best || (entry.flagged && !best.flagged) || (entry.flagged === best.flagged && entry.score > best.score))) from = reading;
-    }
-    if (!from) continue;
-    categories[c] = from.categories[c]!;
-    const spans = from.explanations[c];
-    if (spans) explanations[c] = spans;
-  }
+  const { categories, explanations } = higherPerCategory([whole, ...pairs]);
   const unread = whole.notEvaluated;
   const readInPart = unread?.reason === "unsupported_language" && Object.keys(categories).length > 0;
   const notEvaluated: NotEvaluated | undefined = readInPart ? { reason: "partly_unsupported_language", language: unread.language } : unread;

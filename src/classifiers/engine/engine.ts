@@ -1,6 +1,7 @@
 import { codePointSlicer } from "../../base/code-points.js";
 import { CATEGORY_IDS, type CategoryId } from "../categories.js";
 import type { CategoryVerdict, ClassifyOptions, EvidenceSpan, TextClassifier, Verdict } from "../classifier.js";
+import { higherPerCategory } from "../higher-reading.js";
 import { aboutImagery, aimedAtReader, combinePhrases, declaredSelfHarm, precededDirectlyBy, notCounting, notFoldedLookalike, declaredThreats, dropHyperbole, dropNegated, followedBy, notAboutWriter, notNounSense, notOfGroup, notOfThing, notReflexiveIdiom, evidenceScore, getLexicons, groupClaims, notCutsOf, notInGame, outside, strongestHit, type LexiconHit } from "../rules/lexicon/index.js";
 import { mayUseInvisibleSpaces, normalizeText, type NormalizedText, type NormalizeOptions } from "../normalize/normalize.js";
 import { featuresOfTokens, featurize, firstTokenAtOrAfter, tokenFeaturesOf, tokenize, type Token, type TokenFeatures } from "../model/features.js";
@@ -505,7 +506,7 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
       const explainFrom = options?.explainFrom;
       const verdict = verdictOf(text, MODEL_READING, explainFrom);
       if (!mayUseInvisibleSpaces(text)) return verdict;
-      return higherPerCategory(verdict, verdictOf(text, SPACED_READING, explainFrom));
+      return higherPerCategory([verdict, verdictOf(text, SPACED_READING, explainFrom)]);
     },
   };
 
@@ -535,26 +536,6 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
     }
     return { categories, explanations };
   }
-}
-
-/**
- * Per category, the reading that flags it, else the one that scores it higher, with its
- * explanation (both readings are of one text, their spans offsets into it): a text is judged by
- * what a reader can see in it.
- */
-function higherPerCategory(first: Verdict, second: Verdict): Verdict {
-  const categories: Partial<Record<CategoryId, CategoryVerdict>> = {};
-  const explanations: Partial<Record<CategoryId, EvidenceSpan[]>> = {};
-  for (const c of CATEGORY_IDS) {
-    const a = first.categories[c], b = second.categories[c];
-    const from = b && (!a || (b.flagged && !a.flagged) || (b.flagged === a.flagged && b.score > a.score)) ? second : first;
-    const entry = from.categories[c];
-    if (!entry) continue;
-    categories[c] = entry;
-    const spans = from.explanations[c];
-    if (spans) explanations[c] = spans;
-  }
-  return { categories, explanations };
 }
 
 /** A list joined from several scans, put in start order so windows can take their hits as a slice (hitsStartingIn). */
