@@ -30,7 +30,7 @@ export function validateModerateRequest(request: ModerateRequest): ValidItem[] {
       // A link to an image, as /v1/moderations names it (remote_image_not_supported there; the
       // code here stays invalid_image). Asked only of a value not starting as "data:" does.
       const first = item.base64.charCodeAt(0);
-      if (first !== 0x64 && first !== 0x44 && REMOTE_URL.test(item.base64)) {
+      if (first !== 0x64 && first !== 0x44 && isRemoteUrl(item.base64)) {
         throw new ApiError("invalid_image", `input[${index}].base64 is a URL; images must be data URIs (data:<type>;base64,…); URLs are not fetched.`);
       }
       return { index, type: "image", dataUri: item.base64 };
@@ -40,8 +40,14 @@ export function validateModerateRequest(request: ModerateRequest): ValidItem[] {
   });
 }
 
-/** An http(s) URL, also with spaces before it or without its scheme ("//cdn.example/x.png"), as openai-request.ts tells one. */
-const REMOTE_URL = /^\s*(?:https?:|\/\/)/i;
+/**
+ * Whether an image's value is a link to one, not its bytes: an http(s) URL, also with spaces
+ * before it or without its scheme ("//cdn.example/x.png"). Images are never fetched; both the
+ * shared validator and /v1/moderations (http/openai/openai-request.ts) tell a link so.
+ */
+export function isRemoteUrl(value: string): boolean {
+  return /^\s*(?:https?:|\/\/)/i.test(value);
+}
 
 /**
  * The refusal of a request of `count` items, past MAX_ITEMS; also raised by the routes that count

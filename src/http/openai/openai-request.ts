@@ -3,6 +3,7 @@ import { ModerateRequestSchema, type ModerateRequest } from "../../../gen/modera
 import { ApiError } from "../../errors/api-error.js";
 import { isJsonObject as isObject, parseJsonBody, truncate } from "../../moderation/json-body-value.js";
 import { judgeApart } from "../../moderation/separate-inputs.js";
+import { isRemoteUrl } from "../../moderation/validate-request.js";
 
 /**
  * How the caller wrote `input`, which decides the answer's shape: a string is one input, an
@@ -95,8 +96,7 @@ function partToItem(part: unknown, index: number): { type: string; text?: string
 
 /** Only data URIs are judged; the service does not fetch images from the network. */
 function imageDataUri(url: string, where: string): string {
-  // Also with leading spaces or without a scheme ("//cdn.example/x.png"): still a remote image.
-  if (/^\s*(?:https?:|\/\/)/i.test(url)) {
+  if (isRemoteUrl(url)) {
     throw new ApiError(
       "remote_image_not_supported",
       `${where}.image_url.url is a remote URL; this service does not fetch images. Send the image inline as a data URI (data:image/png;base64,...).`,
