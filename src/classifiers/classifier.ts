@@ -49,6 +49,12 @@ export interface ClassifyOptions {
   explainFrom?: Partial<Record<CategoryId, number>>;
 }
 
+/** Whether a classifier explains category `c` of this score and flag: flagged, or asked for (ClassifyOptions.explainFrom). */
+export function isExplained(c: CategoryId, entry: CategoryVerdict, explainFrom: ClassifyOptions["explainFrom"]): boolean {
+  const asked = explainFrom?.[c];
+  return entry.flagged || (asked !== undefined && entry.score >= asked);
+}
+
 /** Scores text. Implementations must be deterministic: same text, same verdict. */
 export interface TextClassifier {
   /** Version id reported as `model` in responses, e.g. "lexicon-2026-11". */

@@ -1,6 +1,6 @@
 import { codePointSlicer } from "../../base/code-points.js";
 import { CATEGORY_IDS, type CategoryId } from "../categories.js";
-import type { CategoryVerdict, ClassifyOptions, EvidenceSpan, TextClassifier, Verdict } from "../classifier.js";
+import { isExplained, type CategoryVerdict, type ClassifyOptions, type EvidenceSpan, type TextClassifier, type Verdict } from "../classifier.js";
 import { higherPerCategory } from "../higher-reading.js";
 import { aboutImagery, aimedAtReader, combinePhrases, declaredSelfHarm, precededDirectlyBy, notCounting, notFoldedLookalike, declaredThreats, dropHyperbole, dropNegated, followedBy, notAboutWriter, notNounSense, notOfGroup, notOfThing, notReflexiveIdiom, evidenceScore, getLexicons, groupClaims, notCutsOf, notInGame, outside, strongestHit, type LexiconHit } from "../rules/lexicon/index.js";
 import { mayUseInvisibleSpaces, normalizeText, type NormalizedText, type NormalizeOptions } from "../normalize/normalize.js";
@@ -526,10 +526,9 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
     for (const c of CATEGORY_IDS) {
       const cand = decided[c];
       if (!cand) continue;
-      const score = reported(cand.score, ev.halves[c], cand.flagged, threshold(c));
-      categories[c] = { score, flagged: cand.flagged };
-      const asked = explainFrom?.[c];
-      if (cand.flagged || (asked !== undefined && score >= asked)) {
+      const entry = { score: reported(cand.score, ev.halves[c], cand.flagged, threshold(c)), flagged: cand.flagged };
+      categories[c] = entry;
+      if (isExplained(c, entry, explainFrom)) {
         original ??= codePointSlicer(text);
         explanations[c] = explain(c, cand, ev, norm, original, explainers, sentenceScores);
       }

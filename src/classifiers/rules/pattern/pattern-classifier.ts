@@ -1,5 +1,5 @@
 import type { CategoryId } from "../../categories.js";
-import type { ClassifyOptions, EvidenceSpan, TextClassifier, Verdict } from "../../classifier.js";
+import { isExplained, type ClassifyOptions, type EvidenceSpan, type TextClassifier, type Verdict } from "../../classifier.js";
 import { MAX_SPANS } from "../../engine/span-choice.js";
 import { MINOR_PATTERN, PATTERN_RULES } from "./pattern-rules.js";
 
@@ -55,11 +55,11 @@ export function createPatternClassifier(): TextClassifier {
         const entry = evidence.get(category);
         const score = entry ? round(1 - Math.exp(-entry.weight)) : 0;
         const flagged = score >= FLAG_THRESHOLD;
-        verdict.categories[category] = { score, flagged };
+        const scored = { score, flagged };
+        verdict.categories[category] = scored;
         // Also where a policy's threshold may flag it (ClassifyOptions). At most the engine's
         // MAX_SPANS, so applyPolicy's "were the spans cut?" check holds for both classifiers.
-        const asked = options?.explainFrom?.[category];
-        if ((flagged || (asked !== undefined && score >= asked)) && entry) verdict.explanations[category] = entry.spans.sort((a, b) => b.weight - a.weight).slice(0, MAX_SPANS);
+        if (entry && isExplained(category, scored, options?.explainFrom)) verdict.explanations[category] = entry.spans.sort((a, b) => b.weight - a.weight).slice(0, MAX_SPANS);
       }
       return verdict;
     },
