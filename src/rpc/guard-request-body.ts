@@ -260,10 +260,13 @@ function badTimeout(deps: HandlerDeps, timeout: DeadlineHeader): Promise<Connect
  * Names what it does inflate, as gRPC's compression spec and Connect's own refusal do
  * (grpc-accept-encoding; Accept-Encoding for Connect's unary body), so a client can fall back.
  */
+/** "gzip, br or deflate": the codings compressions.ts lists, as the refusal names them. */
+const ACCEPTED_CODINGS = `${SUPPORTED_ENCODINGS.slice(0, -1).join(", ")} or ${SUPPORTED_ENCODINGS.at(-1)}`;
+
 function unsupportedEncoding(deps: HandlerDeps, encoding: string, format: BodyFormat): Promise<ConnectError> {
   const shown = encoding.length > 40 ? `${encoding.slice(0, 40)}…` : encoding;
   const accepted = { [format.enveloped ? "grpc-accept-encoding" : "accept-encoding"]: SUPPORTED_ENCODINGS.join(",") };
-  return signedError(deps, new ApiError("unsupported_encoding", `The message is compressed with "${shown}", which this service does not inflate: send it uncompressed, or with gzip, br or deflate.`, { headers: accepted }));
+  return signedError(deps, new ApiError("unsupported_encoding", `The message is compressed with "${shown}", which this service does not inflate: send it uncompressed, or with ${ACCEPTED_CODINGS}.`, { headers: accepted }));
 }
 
 function payloadTooLarge(deps: HandlerDeps, limit: BodyLimit): Promise<ConnectError> {
