@@ -84,10 +84,7 @@ export function registerAccountPages(app: FastifyInstance, ctx: AppContext): voi
       const { keyId } = request.params as { keyId: string };
       const key = await ctx.accounts.getKey(keyId);
       if (key?.accountId !== account.id) return sendPage(reply, errorPage(csrf, "Key not found", "You have no API key with that id."), 404);
-      if (key.revokedAt !== null) {
-        const gone = await revokedKeyOf(account.id, keyId);
-        return sendPage(reply, alreadyRotatedPage(account, csrf, key, gone?.successor), 409);
-      }
+      if (key.revokedAt !== null) return sendPage(reply, alreadyRotatedPage(account, csrf, key, await successorOf(key, key.revokedAt)), 409);
       return sendPage(reply, confirmKeyActionPage(account, csrf, key, action));
     }));
   }
@@ -121,15 +118,15 @@ export function registerAccountPages(app: FastifyInstance, ctx: AppContext): voi
     }
   }));
 
-  /** The account's revoked key `keyId`, and the live key of its name made when it was revoked (its rotation's successor), if any. */
+  /** The account's revoked key `keyId`, and its rotation's successor, if any (successorOf). */
   const revokedKeyOf = async (accountId: string, keyId: string) => {
     const key = await ctx.accounts.getKey(keyId);
     if (key?.accountId !== accountId || key.revokedAt === null) return undefined;
-    const revokedAt = key.revokedAt;
-    const successor = (await ctx.accounts.listKeys(accountId))
-      .find((k) => k.revokedAt === null && k.name === key.name && k.createdAt >= revokedAt);
-    return { key, successor };
+    return { key, successor: await successorOf(key, key.revokedAt) };
   };
+  /** The live key of a revoked key's name made when it was revoked: its rotation's successor (the store keeps no link). */
+  const successorOf = async (key: ApiKeyInfo, revokedAt: number) =>
+    (await ctx.accounts.listKeys(key.accountId)).find((k) => k.revokedAt === null && k.name === key.name && k.createdAt >= revokedAt);
 
   app.get("/dashboard/usage", withAccount(async (request, reply, account, csrf) => {
     const granularity = (request.query as Record<string, string | undefined>).granularity === "hour" ? "hour" : "day";

@@ -76,14 +76,13 @@ export async function registerDashboardRoutes(app: FastifyInstance, ctx: AppCont
         const state = stateOf(request);
         if (request.method !== "POST") return;
         if (!sameOrigin({ origin: request.headers.origin, referer: request.headers.referer }, expectedOrigin(request, ctx.config.dashboardOrigin))) {
-          return forbidden(reply, state.csrf, "This request did not come from the dashboard's own pages.");
+          return forbidden(reply, errorPage(state.csrf, "Request refused", "This request did not come from the dashboard's own pages."));
         }
         const body = request.body as Record<string, unknown> | undefined;
         if (!csrfMatches(body?._csrf, state.csrf)) {
           // Log-in and sign-up: the form again, with a fresh token and the typed email (still 403, forbidden).
           const again = expiredAuthForm(request.routeOptions.url, (body ?? {}) as Record<string, string | undefined>, state.csrf, ctx.config.signup);
-          if (again) return reply.code(403).header(ERROR_CODE_HEADER, "forbidden").type("text/html; charset=utf-8").send(again);
-          return forbidden(reply, state.csrf, "The form has expired. Go back, reload the page and try again.");
+          return forbidden(reply, again ?? errorPage(state.csrf, "Request refused", "The form has expired. Go back, reload the page and try again."));
         }
       });
       registerAuthRoutes(pages, ctx);
@@ -131,6 +130,7 @@ function formRefusal(contentType: string | undefined, contentEncoding: string | 
   return undefined;
 }
 
-function forbidden(reply: FastifyReply, csrf: string, message: string): FastifyReply {
-  return reply.code(403).header(ERROR_CODE_HEADER, "forbidden").type("text/html; charset=utf-8").send(errorPage(csrf, "Request refused", message));
+/** A form post refused with 403 `forbidden`: `page` says why (or is the form again, to send afresh). */
+function forbidden(reply: FastifyReply, page: string): FastifyReply {
+  return reply.code(403).header(ERROR_CODE_HEADER, "forbidden").type("text/html; charset=utf-8").send(page);
 }
