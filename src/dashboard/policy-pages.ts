@@ -113,7 +113,7 @@ export function registerPolicyPages(app: FastifyInstance, ctx: AppContext): void
       const rules = await validatePolicyRulesCooperatively(draft);
       const current = await ctx.policies.current({ accountId: account.id });
       if (sameRules(rules, current)) return redirect(reply, `/dashboard/policy?unchanged=${current?.version ?? 0}`);
-      const saved = await ctx.policies.update({ accountId: account.id }, rules, `user:${account.email}`);
+      const saved = await ctx.policies.save({ accountId: account.id }, rules, `user:${account.email}`);
       return redirect(reply, `/dashboard/policy?saved=${saved.version}`);
     } catch (error) {
       if (error instanceof ApiError) {

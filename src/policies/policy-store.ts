@@ -102,6 +102,11 @@ export function createPolicyStore(db: Database, clock: () => number = Date.now) 
   const MAX_UPDATE_ATTEMPTS = 32;
 
   /** Stores `rules` (or REMOVED) as the scope's next version; undefined when there is nothing to remove. */
+  async function save(scope: PolicyScope, rules: PolicyRules, changedBy: string): Promise<Policy> {
+    const stored = (await insertWithRetries(scope, rules, changedBy))!;
+    return { ...stored, ...rules };
+  }
+
   function insertNext(scope: PolicyScope, rules: PolicyRules | typeof REMOVED, changedBy: string): Promise<{ id: string; version: number } | undefined> {
     return db.transaction(async (tx) => {
       // Whether the last version was a removal, not its rules: those can be megabytes.
@@ -180,10 +185,15 @@ export function createPolicyStore(db: Database, clock: () => number = Date.now) 
      * version, recording who changed it. The caller must have checked that `keyId` is the account's.
      */
     async update(scope: PolicyScope, draft: unknown, changedBy: string): Promise<Policy> {
-      const rules = await validatePolicyRulesCooperatively(draft);
-      const stored = (await insertWithRetries(scope, rules, changedBy))!;
-      return { ...stored, ...rules };
+      return save(scope, await validatePolicyRulesCooperatively(draft), changedBy);
     },
+
+    /**
+     * Stores `rules`, already validated (validatePolicyRulesCooperatively), as the scope's next
+     * version: for a caller that compared them with the policy in force first (the dashboard's
+     * Save), which would otherwise validate a large draft twice.
+     */
+    save,
 
     /**
      * Removes the scope's policy, recorded as a version of its own (who and when, as for a change):
