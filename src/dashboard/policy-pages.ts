@@ -111,10 +111,8 @@ export function registerPolicyPages(app: FastifyInstance, ctx: AppContext): void
       // Post/Redirect/Get: a reload of the answer re-posted the form and saved a duplicate version.
       // A draft equal to the policy in force is not saved again (a resend, or Save with no edit).
       const rules = await validatePolicyRulesCooperatively(draft);
-      const current = await ctx.policies.current({ accountId: account.id });
-      if (sameRules(rules, current)) return redirect(reply, `/dashboard/policy?unchanged=${current?.version ?? 0}`);
-      const saved = await ctx.policies.save({ accountId: account.id }, rules, `user:${account.email}`);
-      return redirect(reply, `/dashboard/policy?saved=${saved.version}`);
+      const { policy, saved } = await ctx.policies.saveUnlessSame({ accountId: account.id }, rules, `user:${account.email}`, sameRules);
+      return redirect(reply, `/dashboard/policy?${saved ? "saved" : "unchanged"}=${policy?.version ?? 0}`);
     } catch (error) {
       if (error instanceof ApiError) {
         // Retry-After and the rate-limit headers of a refused try, as the API sends them.

@@ -33,6 +33,12 @@ interface VersionRow extends Record<string, unknown> {
   changed_by: string;
 }
 
+/** Whether `rules` are those of `inForce` (the scope's policy now; undefined when it has none). */
+export type SameRules = (rules: PolicyRules, inForce: Policy | undefined) => boolean;
+
+/** What insertNext did: stored a version, or found the rules already in force. */
+type Inserted = { id: string; version: number } | { unchanged: Policy | undefined };
+
 /**
  * The rules column of a version that removes the scope's policy (policy_versions keeps every change,
  * so a removal is a version too). After it the scope has no policy: a key's calls fall back to the
@@ -64,7 +70,7 @@ export function createPolicyStore(db: Database, clock: () => number = Date.now) 
   const compiled = new Map<string, { version: number; made: Promise<CompiledPolicy> }>();
 
   const scopeOf = (scope: PolicyScope) => scope.keyId ?? "";
-  const toPolicy = (row: VersionRow): Policy => ({
+  const toPolicy = (row: Pick<VersionRow, "policy_id" | "version" | "rules">): Policy => ({
     id: row.policy_id, version: toNumber(row.version), ...termsOnOneLine(JSON.parse(row.rules) as PolicyRules),
   });
 
@@ -101,20 +107,30 @@ export function createPolicyStore(db: Database, clock: () => number = Date.now) 
   /** Concurrent writers of one scope an update outlasts (5 failed the six-writer test now and then). */
   const MAX_UPDATE_ATTEMPTS = 32;
 
-  /** Stores `rules` (or REMOVED) as the scope's next version; undefined when there is nothing to remove. */
-  async function save(scope: PolicyScope, rules: PolicyRules, changedBy: string): Promise<Policy> {
-    const stored = (await insertWithRetries(scope, rules, changedBy))!;
-    return { ...stored, ...rules };
+  /**
+   * Stores `rules` as the scope's next version, unless `same` says the policy in force (read in
+   * the same transaction) already has them: then nothing is stored and `saved` is false.
+   */
+  async function save(scope: PolicyScope, rules: PolicyRules, changedBy: string, same?: SameRules): Promise<{ policy: Policy | undefined; saved: boolean }> {
+    const stored = (await insertWithRetries(scope, rules, changedBy, same))!;
+    return "unchanged" in stored ? { policy: stored.unchanged, saved: false } : { policy: { ...stored, ...rules }, saved: true };
   }
 
-  function insertNext(scope: PolicyScope, rules: PolicyRules | typeof REMOVED, changedBy: string): Promise<{ id: string; version: number } | undefined> {
+  /** Stores `rules` (or REMOVED) as the scope's next version; undefined when there is nothing to remove. */
+  function insertNext(scope: PolicyScope, rules: PolicyRules | typeof REMOVED, changedBy: string, same?: SameRules): Promise<Inserted | undefined> {
     return db.transaction(async (tx) => {
-      // Whether the last version was a removal, not its rules: those can be megabytes.
-      const last = await tx.query<{ policy_id: string; version: unknown; removed: unknown }>(
-        `SELECT policy_id, version, rules = '${REMOVED}' AS removed FROM policy_versions WHERE account_id = $1 AND scope = $2 ORDER BY version DESC LIMIT 1`,
+      // Whether the last version was a removal, not its rules (those can be megabytes), unless
+      // `same` must compare them. Read in the transaction that inserts: two identical saves at once
+      // both read version N, one writes N+1, and the other, retried, finds its rules in force.
+      const last = await tx.query<{ policy_id: string; version: unknown; removed: unknown; rules?: string }>(
+        `SELECT policy_id, version, rules = '${REMOVED}' AS removed${same ? ", rules" : ""} FROM policy_versions WHERE account_id = $1 AND scope = $2 ORDER BY version DESC LIMIT 1`,
         [scope.accountId, scopeOf(scope)],
       );
       if (rules === REMOVED && (!last[0] || isTrue(last[0].removed))) return undefined;
+      if (same && rules !== REMOVED) {
+        const inForce = last[0] && !isTrue(last[0].removed) ? toPolicy({ ...last[0], rules: last[0].rules! }) : undefined;
+        if (same(rules, inForce)) return { unchanged: inForce };
+      }
       const policyId = last[0]?.policy_id ?? newId("pol");
       const version = last[0] ? toNumber(last[0].version) + 1 : 1;
       await tx.execute(
@@ -126,13 +142,13 @@ export function createPolicyStore(db: Database, clock: () => number = Date.now) 
   }
 
   /** insertNext, retried on top of a concurrent writer's version. */
-  async function insertWithRetries(scope: PolicyScope, rules: PolicyRules | typeof REMOVED, changedBy: string) {
+  async function insertWithRetries(scope: PolicyScope, rules: PolicyRules | typeof REMOVED, changedBy: string, same?: SameRules) {
     // Two changes at once (two replicas, or modctl beside the dashboard) may both read version N;
     // the primary key lets one write N+1 and the other retries on top of it. Each round one writer
     // wins, so k writers at once need up to k attempts: the bound is for a runaway, not for contention.
     for (let attempt = 1; ; attempt++) {
       try {
-        return await insertNext(scope, rules, changedBy);
+        return await insertNext(scope, rules, changedBy, same);
       } catch (error) {
         if (attempt >= MAX_UPDATE_ATTEMPTS || !isDuplicateKey(error)) throw error;
       }
@@ -185,15 +201,17 @@ export function createPolicyStore(db: Database, clock: () => number = Date.now) 
      * version, recording who changed it. The caller must have checked that `keyId` is the account's.
      */
     async update(scope: PolicyScope, draft: unknown, changedBy: string): Promise<Policy> {
-      return save(scope, await validatePolicyRulesCooperatively(draft), changedBy);
+      return (await save(scope, await validatePolicyRulesCooperatively(draft), changedBy)).policy!;
     },
 
     /**
      * Stores `rules`, already validated (validatePolicyRulesCooperatively), as the scope's next
-     * version: for a caller that compared them with the policy in force first (the dashboard's
-     * Save), which would otherwise validate a large draft twice.
+     * version unless `same(rules, policy in force)` holds (the dashboard's Save: a resent form or
+     * Save with no edit makes no version); `policy` is then the one in force, `saved` false.
      */
-    save,
+    saveUnlessSame(scope: PolicyScope, rules: PolicyRules, changedBy: string, same: SameRules) {
+      return save(scope, rules, changedBy, same);
+    },
 
     /**
      * Removes the scope's policy, recorded as a version of its own (who and when, as for a change):
@@ -202,8 +220,9 @@ export function createPolicyStore(db: Database, clock: () => number = Date.now) 
      */
     async remove(scope: PolicyScope, changedBy: string): Promise<{ id: string; version: number } | undefined> {
       const removed = await insertWithRetries(scope, REMOVED, changedBy);
+      if (!removed || "unchanged" in removed) return undefined;
       // No call reads a removed policy's matcher again (a later version compiles anew).
-      if (removed) compiled.delete(removed.id);
+      compiled.delete(removed.id);
       return removed;
     },
 

@@ -3,6 +3,7 @@ import { createPolicyStore } from "../../src/policies/policy-store.js";
 import { findPolicyTerms } from "../../src/policies/apply-policy.js";
 import type { Database } from "../../src/storage/database.js";
 import { ApiError } from "../../src/errors/api-error.js";
+import type { PolicyRules } from "../../src/policies/policy.js";
 import { createStoreLocation, STORE_KINDS, type StoreLocation } from "../storage/store-fixtures.js";
 
 describe.each(STORE_KINDS)("policy store on %s", (kind) => {
@@ -101,6 +102,20 @@ describe.each(STORE_KINDS)("policy store on %s", (kind) => {
     const made = await Promise.all(Array.from({ length: 6 }, (_, i) => stores[i % 2]!.update({ accountId: "acct_4" }, { thresholds: { hate: i / 10 } }, `writer ${i}`)));
     expect(made.map((p) => p.version).sort()).toEqual([1, 2, 3, 4, 5, 6]);
     expect(new Set(made.map((p) => p.id)).size).toBe(1);
+  });
+
+  it("the same rules saved at once unless already in force make one version (a form sent twice)", async () => {
+    const stores = kind === "postgres" ? [createPolicyStore(a), createPolicyStore(b)] : [createPolicyStore(a), createPolicyStore(a)];
+    const rules: PolicyRules = { thresholds: { hate: 0.25 }, blockList: [], allowList: ["gg"] };
+    const same = (draft: PolicyRules, inForce: PolicyRules | undefined) =>
+      JSON.stringify([draft.thresholds, draft.allowList]) === JSON.stringify([inForce?.thresholds, inForce?.allowList]);
+    const made = await Promise.all(Array.from({ length: 6 }, (_, i) => stores[i % 2]!.saveUnlessSame({ accountId: "acct_same" }, rules, `writer ${i}`, same)));
+    expect(made.filter((m) => m.saved)).toHaveLength(1);
+    expect(made.map((m) => m.policy?.version)).toEqual([1, 1, 1, 1, 1, 1]);
+    expect((await stores[0]!.history("acct_same")).length).toBe(1);
+    // Different rules are stored as the next version.
+    const next = await stores[0]!.saveUnlessSame({ accountId: "acct_same" }, { ...rules, allowList: [] }, "writer 7", same);
+    expect([next.saved, next.policy?.version]).toEqual([true, 2]);
   });
 
   it("a change made through another connection (another replica) applies on the next read", async () => {
