@@ -24,7 +24,8 @@ export function fieldOfPolicyError(error: ApiError): string | undefined {
   }
 }
 
-/** A refusal's text for the page: the API's remark on how RPC callers say "off" is no help here. */
+/** A refusal's text for the page: a remark for RPC callers (how they say "off") is no help here. */
 export function policyErrorText(error: ApiError): string {
-  return `${error.message.replace(/ \(over RPC:[^)]*\)/, "")} (${error.code})`;
+  const remark = error.detail?.rpcRemark;
+  return `${remark ? error.message.replace(remark, "") : error.message} (${error.code})`;
 }

@@ -61,6 +61,8 @@ export interface ErrorDetail {
   readonly field: string;
   /** The category a threshold refusal is about. */
   readonly category?: string;
+  /** The end of the message that speaks only to RPC callers; a form (the dashboard) leaves it out. */
+  readonly rpcRemark?: string;
 }
 
 /**

@@ -103,8 +103,9 @@ function validateThresholds(value: unknown): PolicyRules["thresholds"] {
     // -0 is stored as 0: JSON writes them alike, so a signed answer holding -0 could not be checked.
     else if (typeof threshold === "number" && Number.isFinite(threshold) && threshold >= 0 && threshold <= 1) out[category] = threshold === 0 ? 0 : threshold;
     else {
-      throw new ApiError("policy_invalid_threshold", `The threshold of ${category} must be a number from 0 to 1, or "off" (over RPC: the category in the off list).`, {
-        detail: { field: "thresholds", category },
+      const rpcRemark = " (over RPC: the category in the off list)";
+      throw new ApiError("policy_invalid_threshold", `The threshold of ${category} must be a number from 0 to 1, or "off"${rpcRemark}.`, {
+        detail: { field: "thresholds", category, rpcRemark },
       });
     }
   }
