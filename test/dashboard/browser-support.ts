@@ -53,3 +53,39 @@ export function useServerAndChromium(): { readonly server: TestServer; readonly 
   });
   return { get server() { return server!; }, get browser() { return browser!; }, contexts };
 }
+
+let signUps = 0;
+
+/**
+ * A freshly signed-up account's page in a new context of `chromium` (sign-up works without
+ * JavaScript too); `acceptDialogs` answers every window.confirm yes. The email starts with `prefix`.
+ */
+export async function signUpInBrowser(
+  chromium: ReturnType<typeof useServerAndChromium>,
+  prefix: string,
+  options: { viewport?: { width: number; height: number }; javaScriptEnabled?: boolean; acceptDialogs?: boolean } = {},
+): Promise<{ page: Page; email: string; accountId: string }> {
+  const context = await chromium.browser.newContext({
+    viewport: options.viewport ?? VIEWPORTS.laptop,
+    baseURL: chromium.server.httpUrl,
+    javaScriptEnabled: options.javaScriptEnabled ?? true,
+  });
+  chromium.contexts.push(context);
+  const page = await context.newPage();
+  if (options.acceptDialogs) page.on("dialog", (dialog) => void dialog.accept());
+  const email = `${prefix}-${++signUps}@example.test`;
+  await page.goto("/dashboard/signup");
+  await page.fill("input[name=email]", email);
+  await page.fill("input[name=password]", "a browser-tested password");
+  await page.click("button:has-text('Sign up')");
+  await page.waitForURL("**/dashboard/keys?welcome=1");
+  return { page, email, accountId: (await chromium.server.ctx.accounts.findAccountByEmail(email))!.id };
+}
+
+/** Creates a key named `name` on the keys page and returns its secret, shown once. */
+export async function createKeyInBrowser(page: Page, name: string): Promise<string> {
+  await page.goto("/dashboard/keys");
+  await page.fill("input[name=name]", name);
+  await page.click("button:has-text('Create key')");
+  return (await page.locator("#new-key-secret").textContent())!.trim();
+}

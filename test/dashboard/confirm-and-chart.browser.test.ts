@@ -1,37 +1,15 @@
 import { describe, expect, it } from "vitest";
-import type { Page } from "playwright-core";
-import { horizontalOverflow, screenshot, useServerAndChromium, VIEWPORTS } from "./browser-support.js";
+import { createKeyInBrowser, horizontalOverflow, screenshot, signUpInBrowser, useServerAndChromium, VIEWPORTS } from "./browser-support.js";
 
 // Found by an accessibility and usability audit: without JavaScript, Revoke and Rotate acted on one
 // click (window.confirm was the only question); the usage chart's labels were about 5 px on a phone.
 describe("Revoke and Rotate ask first, and the usage chart reads on a phone, in Chromium", () => {
   const chromium = useServerAndChromium();
-  let n = 0;
-
-  /** A freshly signed-up account's page (sign-up works without JavaScript too). */
-  const signedIn = async (options: { javaScriptEnabled: boolean; viewport?: { width: number; height: number } }): Promise<{ page: Page; accountId: string }> => {
-    const context = await chromium.browser.newContext({ viewport: options.viewport ?? VIEWPORTS.laptop, baseURL: chromium.server.httpUrl, javaScriptEnabled: options.javaScriptEnabled });
-    chromium.contexts.push(context);
-    const page = await context.newPage();
-    const email = `confirm-${++n}@example.test`;
-    await page.goto("/dashboard/signup");
-    await page.fill("input[name=email]", email);
-    await page.fill("input[name=password]", "a browser-tested password");
-    await page.click("button:has-text('Sign up')");
-    await page.waitForURL("**/dashboard/keys?welcome=1");
-    return { page, accountId: (await chromium.server.ctx.accounts.findAccountByEmail(email))!.id };
-  };
-  const createKey = async (page: Page, name: string) => {
-    await page.goto("/dashboard/keys");
-    await page.fill("input[name=name]", name);
-    await page.click("button:has-text('Create key')");
-    await page.locator("#new-key-secret").waitFor();
-  };
   const liveKeys = async (accountId: string) => (await chromium.server.ctx.accounts.listKeys(accountId)).filter((k) => k.revokedAt === null);
 
   it("without JavaScript, revoking takes two steps: the button asks (naming the key), Cancel keeps it, the answer revokes it", { timeout: 90_000 }, async () => {
-    const { page, accountId } = await signedIn({ javaScriptEnabled: false });
-    await createKey(page, "production");
+    const { page, accountId } = await signUpInBrowser(chromium, "confirm", { javaScriptEnabled: false });
+    await createKeyInBrowser(page, "production");
     const [key] = await liveKeys(accountId);
 
     await page.goto("/dashboard/keys");
@@ -55,7 +33,7 @@ describe("Revoke and Rotate ask first, and the usage chart reads on a phone, in 
     expect(await page.locator("#revoked-keys tbody tr").count()).toBe(1);
 
     // Rotate asks the same way, and its answer shows the new secret.
-    await createKey(page, "ci");
+    await createKeyInBrowser(page, "ci");
     await page.goto("/dashboard/keys");
     await page.getByRole("button", { name: /^Rotate key ci/ }).click();
     await page.locator("h1", { hasText: /^Rotate “ci” \(.+…\)\?$/ }).waitFor();
@@ -65,8 +43,8 @@ describe("Revoke and Rotate ask first, and the usage chart reads on a phone, in 
   });
 
   it("with JavaScript, the dialog is the one question: yes posts the action at once, no leaves the key", { timeout: 90_000 }, async () => {
-    const { page, accountId } = await signedIn({ javaScriptEnabled: true });
-    await createKey(page, "production");
+    const { page, accountId } = await signUpInBrowser(chromium, "confirm");
+    await createKeyInBrowser(page, "production");
     const [key] = await liveKeys(accountId);
     await page.goto("/dashboard/keys");
     const asked: string[] = [];
@@ -93,7 +71,7 @@ describe("Revoke and Rotate ask first, and the usage chart reads on a phone, in 
   });
 
   it("draws the usage chart's labels at 11 px or more on a 360 px phone, none overlapping, and opens the table there", { timeout: 90_000 }, async () => {
-    const { page } = await signedIn({ javaScriptEnabled: true, viewport: { width: 360, height: 740 } });
+    const { page } = await signUpInBrowser(chromium, "confirm", { viewport: { width: 360, height: 740 } });
     /** Each visible label's rendered font size (an SVG's scale included) and box. */
     const ticks = () => page.locator(".chart .tick").evaluateAll((nodes) => nodes.filter((node) => getComputedStyle(node).display !== "none").map((node) => {
       const scale = node instanceof SVGGraphicsElement ? node.getScreenCTM()!.a : 1;

@@ -1,38 +1,14 @@
 import { describe, expect, it } from "vitest";
-import type { Page } from "playwright-core";
 import { callJson } from "../support/protocol-clients.js";
-import { useServerAndChromium, VIEWPORTS } from "./browser-support.js";
+import { createKeyInBrowser, signUpInBrowser, useServerAndChromium, VIEWPORTS } from "./browser-support.js";
 
 // Found by an accessibility and usability audit in Chromium: reloads re-posted forms without a word,
 // focus fell to <body>, results and errors were off-screen or not tied to their inputs.
 describe("dashboard reloads, focus and contrast in Chromium", () => {
   const chromium = useServerAndChromium();
-  let n = 0;
-
-  /** A signed-up account's page; Playwright's reload() re-posts a form, as the audit found. */
-  const signedIn = async (viewport: { width: number; height: number } = VIEWPORTS.laptop): Promise<{ page: Page; email: string }> => {
-    const context = await chromium.browser.newContext({ viewport, baseURL: chromium.server.httpUrl });
-    chromium.contexts.push(context);
-    const page = await context.newPage();
-    page.on("dialog", (dialog) => void dialog.accept());
-    const email = `reload-${++n}@example.test`;
-    await page.goto("/dashboard/signup");
-    await page.fill("input[name=email]", email);
-    await page.fill("input[name=password]", "a browser-tested password");
-    await page.click("button:has-text('Sign up')");
-    await page.waitForURL("**/dashboard/keys?welcome=1");
-    return { page, email };
-  };
-  const createKey = async (page: Page, name: string) => {
-    await page.goto("/dashboard/keys");
-    await page.fill("input[name=name]", name);
-    await page.click("button:has-text('Create key')");
-    return (await page.locator("#new-key-secret").textContent())!.trim();
-  };
-
   it("a reload of 'Key created' says the copied key is revoked; a reload of 'Key rotated' says it was rotated", { timeout: 90_000 }, async () => {
-    const { page } = await signedIn();
-    const first = await createKey(page, "production");
+    const { page } = await signUpInBrowser(chromium, "reload", { acceptDialogs: true });
+    const first = await createKeyInBrowser(page, "production");
     await page.click("[data-copy]");
     // Said in a live region, not only in the button's label.
     await page.locator(".copy-status[aria-live=polite]", { hasText: /^Copied$/ }).waitFor({ timeout: 5_000 });
@@ -52,7 +28,7 @@ describe("dashboard reloads, focus and contrast in Chromium", () => {
   });
 
   it("a reload after Save policy saves nothing again; Try draft's result is scrolled to", { timeout: 90_000 }, async () => {
-    const { page, email } = await signedIn();
+    const { page, email } = await signUpInBrowser(chromium, "reload", { acceptDialogs: true });
     await page.goto("/dashboard/policy");
     await page.fill("#t_hate", "0.3");
     await page.click("#policy-save");
@@ -73,8 +49,8 @@ describe("dashboard reloads, focus and contrast in Chromium", () => {
   });
 
   it("keeps keyboard focus on Moderate while the playground works (it fell to <body>)", { timeout: 60_000 }, async () => {
-    const { page } = await signedIn();
-    const secret = await createKey(page, "playground");
+    const { page } = await signUpInBrowser(chromium, "reload", { acceptDialogs: true });
+    const secret = await createKeyInBrowser(page, "playground");
     await page.goto("/dashboard/playground");
     await page.fill("#pg-key", secret);
     await page.fill("#pg-text", "hello there");
@@ -99,7 +75,7 @@ describe("dashboard reloads, focus and contrast in Chromium", () => {
   });
 
   it("draws input borders at 3:1 or more against the card (WCAG 1.4.11), and lets the phone nav wrap", { timeout: 60_000 }, async () => {
-    const { page } = await signedIn({ width: 360, height: 740 });
+    const { page } = await signUpInBrowser(chromium, "reload", { acceptDialogs: true, viewport: { width: 360, height: 740 } });
     const border = await page.locator("input[name=name]").evaluate((input) => getComputedStyle(input).borderTopColor);
     expect(contrastWithWhite(border)).toBeGreaterThanOrEqual(3);
     // Every nav link within the screen: a scrolling strip cut off "Playground" and "Policy".
