@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { freePort } from "../../bench/support/spawn-service.js";
 import { readConfig } from "../../src/config/config.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
+import { waitUntil } from "../support/poll.js";
 
 // MAX_CONNECTIONS and MAX_CONNECTIONS_PER_ADDRESS: without them silent connections from one
 // client filled the process's open-file limit, and every other caller was refused until the
@@ -47,14 +48,6 @@ async function refusals(server: TestServer, reason: string): Promise<number> {
   return line === undefined ? 0 : Number(line.split(" ")[1]);
 }
 
-async function waitFor(check: () => Promise<boolean> | boolean): Promise<void> {
-  for (let i = 0; i < 250; i++) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error("the server's connection count never reached the value waited for");
-}
-
 describe("connection limits, separate listeners", () => {
   let server: TestServer;
   beforeAll(async () => {
@@ -73,25 +66,25 @@ describe("connection limits, separate listeners", () => {
       sessions.push(session);
       await new Promise((resolve) => session.once("connect", resolve));
     }
-    await waitFor(() => server.ctx.metrics.render().then((text) => text.includes("moderation_open_connections 4")));
+    await waitUntil(() => server.ctx.metrics.render().then((text) => text.includes("moderation_open_connections 4")), "4 open connections", 5_000);
     const before = await refusals(server, "per_address");
     expect(await healthz(server.httpUrl, "127.0.0.2")).toBe("closed");
     expect(await refusals(server, "per_address")).toBe(before + 1);
     expect(await healthz(server.httpUrl, "127.0.0.3")).toBe(200);
     held[0]!.destroy();
-    await waitFor(() => server.ctx.metrics.render().then((text) => text.includes("moderation_open_connections 3")));
+    await waitUntil(() => server.ctx.metrics.render().then((text) => text.includes("moderation_open_connections 3")), "3 open connections", 5_000);
     expect(await healthz(server.httpUrl, "127.0.0.2")).toBe(200);
   });
 
   it("closes any address's connection once MAX_CONNECTIONS are open", async () => {
     for (const address of ["127.0.0.4", "127.0.0.5"]) for (let i = 0; i < 4; i++) await silentConnection(server.httpUrl, address);
     await silentConnection(server.grpcUrl, "127.0.0.6");
-    await waitFor(() => server.ctx.metrics.render().then((text) => text.includes("moderation_open_connections 9")));
+    await waitUntil(() => server.ctx.metrics.render().then((text) => text.includes("moderation_open_connections 9")), "9 open connections", 5_000);
     const before = await refusals(server, "total");
     expect(await healthz(server.httpUrl, "127.0.0.7")).toBe("closed");
     expect(await refusals(server, "total")).toBe(before + 1);
     for (const socket of open.splice(0)) socket.destroy();
-    await waitFor(() => server.ctx.metrics.render().then((text) => text.includes("moderation_open_connections 0")));
+    await waitUntil(() => server.ctx.metrics.render().then((text) => text.includes("moderation_open_connections 0")), "0 open connections", 5_000);
     expect(await healthz(server.httpUrl, "127.0.0.7")).toBe(200);
   });
 });
@@ -113,7 +106,7 @@ describe("connection limits, a HOST name with two addresses", () => {
     const second = server.httpUrl.replace("127.0.0.1", "127.0.0.10");
     expect(await healthz(second, "127.0.0.11")).toBe(200);
     for (let i = 0; i < 2; i++) await silentConnection(second, "127.0.0.12");
-    await waitFor(() => server.ctx.metrics.render().then((text) => text.includes("moderation_open_connections 2")));
+    await waitUntil(() => server.ctx.metrics.render().then((text) => text.includes("moderation_open_connections 2")), "2 open connections", 5_000);
     expect(await healthz(second, "127.0.0.12")).toBe("closed");
     expect(await healthz(server.httpUrl, "127.0.0.12")).toBe("closed");
   });
@@ -131,7 +124,7 @@ describe("connection limits, one shared port", () => {
 
   it("counts connections that have sent nothing yet (the port has not decided their protocol)", async () => {
     for (let i = 0; i < 3; i++) await silentConnection(server.httpUrl, "127.0.0.8");
-    await waitFor(() => server.ctx.metrics.render().then((text) => text.includes("moderation_open_connections 3")));
+    await waitUntil(() => server.ctx.metrics.render().then((text) => text.includes("moderation_open_connections 3")), "3 open connections", 5_000);
     expect(await healthz(server.httpUrl, "127.0.0.8")).toBe("closed");
     expect(await healthz(server.httpUrl, "127.0.0.9")).toBe(200);
   });

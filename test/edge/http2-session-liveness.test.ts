@@ -2,6 +2,7 @@ import http2 from "node:http2";
 import net from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { destroyStuckSessions } from "../../src/edge/http2-session-liveness.js";
+import { waitUntil } from "../support/poll.js";
 
 // Node wedges an HTTP/2 session that receives a malformed frame: GOAWAY, no more reading, no event
 // in JavaScript, and its streams stay open for good (with HTTP2_MAX_STREAMS, their places too).
@@ -45,12 +46,6 @@ function openStreams(session: http2.ClientHttp2Session, count: number): http2.Cl
   });
 }
 
-async function until(condition: () => boolean, withinMs: number): Promise<void> {
-  for (const end = Date.now() + withinMs; !condition(); await new Promise((resolve) => setTimeout(resolve, 20))) {
-    if (Date.now() > end) throw new Error(`not within ${withinMs} ms`);
-  }
-}
-
 const wedge = (socket: net.Socket) => {
   socket.write(Buffer.alloc(100, 0xff));
   socket.destroy();
@@ -70,12 +65,12 @@ describe("sessions that no longer answer", () => {
     const server = await startServer(() => true);
     const wedged = connect(server.url);
     openStreams(wedged.session, 5);
-    await until(() => server.open() === 5, 2_000);
+    await waitUntil(() => server.open() === 5, "5 open sessions", 2_000);
     wedge(wedged.socket());
     if (await nodeFreesWedgedSessions(server.open, 5)) return skip();
     const live = connect(server.url);
     const kept = openStreams(live.session, 3); // new streams start the round of PINGs
-    await until(() => server.open() === 3, TIMINGS.pingAnswerMs + 2_000);
+    await waitUntil(() => server.open() === 3, "3 open sessions", TIMINGS.pingAnswerMs + 2_000);
     expect(kept.every((stream) => !stream.closed)).toBe(true);
   });
 
@@ -83,7 +78,7 @@ describe("sessions that no longer answer", () => {
     const server = await startServer(() => false);
     const wedged = connect(server.url);
     openStreams(wedged.session, 2);
-    await until(() => server.open() === 2, 2_000);
+    await waitUntil(() => server.open() === 2, "2 open sessions", 2_000);
     wedge(wedged.socket());
     if (await nodeFreesWedgedSessions(server.open, 2)) return skip();
     openStreams(connect(server.url).session, 1);
@@ -95,11 +90,11 @@ describe("sessions that no longer answer", () => {
     const server = await startServer(() => false, { ...TIMINGS, idleMs: 300 });
     const wedged = connect(server.url);
     openStreams(wedged.session, 2);
-    await until(() => server.open() === 2, 2_000);
+    await waitUntil(() => server.open() === 2, "2 open sessions", 2_000);
     wedge(wedged.socket());
     const live = connect(server.url);
     const goaway = new Promise<number>((resolve) => live.session.once("goaway", (code) => resolve(code)));
-    await until(() => server.open() === 0, 300 + TIMINGS.pingAnswerMs + 2_000);
+    await waitUntil(() => server.open() === 0, "0 open sessions", 300 + TIMINGS.pingAnswerMs + 2_000);
     expect(await goaway).toBe(http2.constants.NGHTTP2_NO_ERROR);
   });
 
@@ -107,7 +102,7 @@ describe("sessions that no longer answer", () => {
     const server = await startServer(() => true);
     const wedged = connect(server.url);
     openStreams(wedged.session, 4);
-    await until(() => server.open() === 4, 2_000);
+    await waitUntil(() => server.open() === 4, "4 open sessions", 2_000);
     wedged.session.goaway(http2.constants.NGHTTP2_NO_ERROR);
     await new Promise((resolve) => setTimeout(resolve, 100));
     wedge(wedged.socket());

@@ -2,6 +2,7 @@ import http2 from "node:http2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UNTRUSTED_ARRIVAL_MS } from "../../src/edge/http2-request-timeout.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
+import { waitUntil } from "../support/poll.js";
 
 // HTTP2_MAX_STREAMS bounds requests open at once over every HTTP/2 connection together: the
 // per-connection limit alone let 20 connections hold 20,000 public Health.Check streams whose
@@ -56,7 +57,7 @@ describe("HTTP2_MAX_STREAMS", () => {
     const sessions = [0, 1, 2].map(() => http2.connect(server.grpcUrl));
     for (const session of sessions) session.on("error", () => {});
     const held = sessions.flatMap((session) => Array.from({ length: CAP / 3 }, () => openUnfinishedCall(session)));
-    await waitFor(async () => (await metricValue("moderation_http2_open_streams")) === CAP);
+    await waitUntil(async () => (await metricValue("moderation_http2_open_streams")) === CAP, "moderation_http2_open_streams at CAP", 5_000);
     const probe = http2.connect(server.grpcUrl);
     probe.on("error", () => {});
     expect(await healthCheckStatus(probe)).toBe(`reset ${http2.constants.NGHTTP2_REFUSED_STREAM}`);
@@ -67,13 +68,13 @@ describe("HTTP2_MAX_STREAMS", () => {
     const closed = freed.map(closeCode);
     for (const stream of freed) stream.close(http2.constants.NGHTTP2_CANCEL);
     await Promise.all(closed);
-    await waitFor(async () => (await metricValue("moderation_http2_open_streams")) === CAP - 3);
+    await waitUntil(async () => (await metricValue("moderation_http2_open_streams")) === CAP - 3, "moderation_http2_open_streams at CAP - 3", 5_000);
     expect(await healthCheckStatus(probe)).toBe(200);
     expect(held.every((stream) => !stream.closed)).toBe(true);
 
     probe.close();
     for (const session of sessions) session.destroy();
-    await waitFor(async () => (await metricValue("moderation_http2_open_streams")) === 0);
+    await waitUntil(async () => (await metricValue("moderation_http2_open_streams")) === 0, "moderation_http2_open_streams at 0", 5_000);
   }, 30_000);
 });
 
@@ -98,7 +99,7 @@ describe("one address's share of HTTP2_MAX_STREAMS", () => {
     const greedy = [from("127.0.0.2"), from("127.0.0.2")];
     const held = greedy.flatMap((session) => Array.from({ length: 5 }, () => openUnfinishedCall(session)));
     const open = async () => Number((await shared.ctx.metrics.render()).split("\n").find((row) => row.startsWith("moderation_http2_open_streams "))?.split(" ")[1]);
-    await waitFor(async () => (await open()) === 10);
+    await waitUntil(async () => (await open()) === 10, "open streams at 10", 5_000);
     const third = from("127.0.0.2");
     expect(await healthCheckStatus(third)).toBe(`reset ${http2.constants.NGHTTP2_REFUSED_STREAM}`);
     const other = from("127.0.0.3");
@@ -112,7 +113,7 @@ describe("one address's share of HTTP2_MAX_STREAMS", () => {
   it("announces the share as each connection's concurrent streams, so one connection's calls past it wait instead of being refused", async () => {
     const open = async () => Number((await shared.ctx.metrics.render()).split("\n").find((row) => row.startsWith("moderation_http2_open_streams "))?.split(" ")[1]);
     const refused = async () => Number((await shared.ctx.metrics.render()).split("\n").find((row) => row.startsWith("moderation_http2_streams_refused_total "))?.split(" ")[1]);
-    await waitFor(async () => (await open()) === 0);
+    await waitUntil(async () => (await open()) === 0, "open streams at 0", 5_000);
     const refusedBefore = await refused();
     const session = http2.connect(shared.grpcUrl, { localAddress: "127.0.0.4" } as http2.SecureClientSessionOptions);
     session.on("error", () => {});
@@ -120,7 +121,7 @@ describe("one address's share of HTTP2_MAX_STREAMS", () => {
     expect(session.remoteSettings.maxConcurrentStreams).toBe(10);
 
     const calls = Array.from({ length: 15 }, () => openUnfinishedCall(session));
-    await waitFor(async () => (await open()) === 10);
+    await waitUntil(async () => (await open()) === 10, "open streams at 10", 5_000);
     // The five past the share wait in the client; as held ones end (their requests finished and
     // answered, as a client's calls end), they are sent and served.
     const ended = calls.slice(0, 5);
@@ -130,7 +131,7 @@ describe("one address's share of HTTP2_MAX_STREAMS", () => {
       stream.end(Buffer.from([0, 0, 0, 0, 0]));
     }
     expect(await Promise.all(closed)).toEqual([0, 0, 0, 0, 0]);
-    await waitFor(async () => (await open()) === 10);
+    await waitUntil(async () => (await open()) === 10, "open streams at 10", 5_000);
     expect(calls.slice(5).every((stream) => !stream.closed)).toBe(true);
     expect(await refused()).toBe(refusedBefore);
     session.destroy();
@@ -172,10 +173,3 @@ describe("an HTTP/2 request with no live key whose body does not come", () => {
   }, UNTRUSTED_ARRIVAL_MS + 15_000);
 });
 
-async function waitFor(condition: () => Promise<boolean>, withinMs = 5_000): Promise<void> {
-  const deadline = Date.now() + withinMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${withinMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

@@ -5,7 +5,7 @@ import { decodeGrpcMessage, GRPC } from "../api/error-expectations.js";
 import { startFakeOpenAiServer, status, verdict, type FakeOpenAiServer } from "../providers/fake-openai-server.js";
 import { callJson, callModerate, PROTOCOLS, type ModerateBody, type Outcome, type Protocol } from "../support/protocol-clients.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
-import { pollUntil } from "../support/poll.js";
+import { waitUntil } from "../support/poll.js";
 import { animated, dataUri, png } from "./fixtures.js";
 
 /** The image codes of the spec's error table, written out rather than read from the code under test. */
@@ -162,10 +162,6 @@ describe("inference off the event loop", () => {
 });
 
 describe("a JSON caller that hangs up", () => {
-  const waitFor = async (condition: () => boolean, what: string) => {
-    if (!(await pollUntil(condition, 10_000, 20))) throw new Error(`timed out waiting for ${what}`);
-  };
-
   it("cancels the vision-provider call it was waiting for", async () => {
     vision.enqueue(vision.hold());
     const before = vision.requests.length;
@@ -176,11 +172,11 @@ describe("a JSON caller that hangs up", () => {
       body: JSON.stringify({ input: [{ type: "image", base64: pngUri }], analyze_images: true }),
       signal: caller.signal,
     }).catch(() => undefined);
-    await waitFor(() => vision.requests.length > before && vision.inFlight === 1, "the provider call");
+    await waitUntil(() => vision.requests.length > before && vision.inFlight === 1, "the provider call");
     caller.abort();
     await pending;
     // The held provider request closes because the service gave up on it, not because it was released.
-    await waitFor(() => vision.inFlight === 0, "the provider call to be cancelled");
+    await waitUntil(() => vision.inFlight === 0, "the provider call to be cancelled");
     vision.releaseHeld();
   });
 });

@@ -10,7 +10,7 @@ import { createGuardedAnalyzer } from "../../src/providers/guarded-analyzer.js";
 import type { GuardOptions } from "../../src/providers/provider-guard.js";
 import { createOpenAiCompatibleAnalyzer } from "../../src/providers/openai-compatible.js";
 import { startFakeOpenAiServer, verdict, type FakeOpenAiServer } from "./fake-openai-server.js";
-import { pollUntil } from "../support/poll.js";
+import { waitUntil } from "../support/poll.js";
 
 // The Node 20 bug (a timeout signal inside AbortSignal.any collected before it fires) shows only
 // when the collector runs while a call waits, so this file runs full collections throughout.
@@ -93,10 +93,6 @@ async function concurrentCalls(guarded: ReturnType<typeof analyzer>, count: numb
 }
 
 /** Polls until `check` holds; the cap is generous, as the suite runs in parallel on 2 cores. */
-async function eventually(check: () => boolean, timeoutMs = 15_000): Promise<void> {
-  if (!(await pollUntil(check, timeoutMs, 20))) throw new Error("condition not reached");
-}
-
 describe("provider time limits under load, with a provider that accepts and never answers", () => {
   it("the total limit ends every call, queued ones included, and frees every slot", async () => {
     const guarded = analyzer({ attemptTimeoutMs: 300, totalTimeoutMs: 800, maxRetries: 5 });
@@ -115,7 +111,7 @@ describe("provider time limits under load, with a provider that accepts and neve
     }
     expect(guarded.load()).toEqual({ active: 0, waiting: 0 });
     // The abandoned HTTP requests are closed too, not left open on the provider.
-    await eventually(() => vision.inFlight === 0);
+    await waitUntil(() => vision.inFlight === 0, "no provider call in flight", 15_000);
     // With the slots back, an answering provider is used at once.
     vision.setDefault(verdict({ violence: 0.9 }));
     const started = performance.now();

@@ -16,7 +16,7 @@ import {
   verdictBody,
   type FakeOpenAiServer,
 } from "./fake-openai-server.js";
-import { pollUntil } from "../support/poll.js";
+import { waitUntil } from "../support/poll.js";
 
 let server: FakeOpenAiServer;
 let image: VisionImage;
@@ -278,7 +278,7 @@ describe("OpenAI-compatible deep analysis", () => {
     server.setDefault(server.hold(verdict({})));
     const analyzer = guarded({}, { maxConcurrency: 2, maxQueue: 2 });
     const running = Array.from({ length: 4 }, () => analyzer.analyze(request()));
-    await waitFor(() => server.requests.length === 2);
+    await waitUntil(() => server.requests.length === 2, "two provider requests", 10_000, 5);
     const overflow = await apiError(analyzer.analyze(request()));
     expect(overflow.code).toBe("deep_analysis_unavailable");
     expect(overflow.message).toBe("Deep image analysis is at capacity; retry shortly.");
@@ -342,7 +342,7 @@ describe("OpenAI-compatible deep analysis", () => {
     server.setDefault(server.silence());
     const controller = new AbortController();
     const pending = guarded().analyze(request({ signal: controller.signal }));
-    await waitFor(() => server.requests.length === 1);
+    await waitUntil(() => server.requests.length === 1, "one provider request", 10_000, 5);
     controller.abort();
     const error = await apiError(pending);
     expect(error.message).toBe("The deep analysis was cancelled.");
@@ -351,6 +351,3 @@ describe("OpenAI-compatible deep analysis", () => {
 });
 
 /** Polls until `condition` holds, for up to 10 s (generous: the suite runs in parallel on 2 cores). */
-async function waitFor(condition: () => boolean): Promise<void> {
-  expect(await pollUntil(condition, 10_000, 5)).toBe(true);
-}

@@ -5,6 +5,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy.js";
 import { createSchema, dropSchema, POSTGRES_URL } from "../support/test-server.js";
+import { pollUntil } from "../support/poll.js";
 
 // A server started before its PostgreSQL (docker compose starts both at once) waits for it up to
 // DATABASE_STARTUP_WAIT_MS; it exited 1 at the first refused connection.
@@ -42,24 +43,17 @@ function startServer(databaseUrl: string, waitMs: number): { child: ChildProcess
   return { child, output: () => output, exited };
 }
 
-async function until(condition: () => boolean, ms: number): Promise<boolean> {
-  for (const end = Date.now() + ms; Date.now() < end; await new Promise((resolve) => setTimeout(resolve, 50))) {
-    if (condition()) return true;
-  }
-  return condition();
-}
-
 describe("a start before the database is reachable", () => {
   it("waits for it, says so once, and serves once it comes", async () => {
     const { proxy, url } = await unreachableDatabase();
     const server = startServer(url, 60_000);
     let exitCode: number | null | undefined;
     void server.exited.then((code) => (exitCode = code));
-    expect(await until(() => server.output().includes("waiting for it (DATABASE_STARTUP_WAIT_MS)"), 30_000)).toBe(true);
+    expect(await pollUntil(() => server.output().includes("waiting for it (DATABASE_STARTUP_WAIT_MS)"), 30_000, 50)).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 2_500));
     expect(exitCode).toBeUndefined();
     await proxy.restore();
-    expect(await until(() => server.output().includes("moderation service listening"), 30_000)).toBe(true);
+    expect(await pollUntil(() => server.output().includes("moderation service listening"), 30_000, 50)).toBe(true);
     expect(server.output().match(/waiting for it/g)).toHaveLength(1);
     server.child.kill("SIGTERM");
     expect(await server.exited).toBe(0);
