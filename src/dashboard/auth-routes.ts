@@ -20,24 +20,24 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext): void 
 
   app.get("/dashboard/signup", async (request, reply) => {
     const state = stateOf(request);
-    return state.account ? redirect(reply, "/dashboard") : sendPage(reply, signupPage(state.csrf, { mode }), mode === "closed" ? 403 : 200);
+    return state.account ? redirect(reply, "/dashboard") : mode === "closed" ? sendPage(reply, signupPage(state.csrf, { mode }), 403, "forbidden") : sendPage(reply, signupPage(state.csrf, { mode }));
   });
 
   app.post("/dashboard/signup", async (request, reply) => {
     const state = stateOf(request);
-    if (mode === "closed") return sendPage(reply, signupPage(state.csrf, { mode }), 403);
+    if (mode === "closed") return sendPage(reply, signupPage(state.csrf, { mode }), 403, "forbidden");
     const form = (request.body ?? {}) as Form;
     const email = (form.email ?? "").trim();
     const password = form.password ?? "";
     const invite = (form.invite ?? "").trim().slice(0, 100);
     const problem = passwordProblem(password, email);
-    if (problem) return sendPage(reply, signupPage(state.csrf, { error: problem, errorField: "password", email, mode, invite }), 400);
+    if (problem) return sendPage(reply, signupPage(state.csrf, { error: problem, errorField: "password", email, mode, invite }), 400, "invalid_request");
     // Counted per client IP before any work that costs (the invite, the hash, the account).
     const refusal = await throttle.beforeSignup(request.ip);
     if (refusal) return refuse(reply, refusal, signupPage(state.csrf, { error: refusal.message, email, mode, invite }));
     // The code is taken before the account exists and handed back if the sign-up fails.
     if (mode === "invite" && !(await invites.claim(invite))) {
-      return sendPage(reply, signupPage(state.csrf, { error: "This invite code is unknown, used or expired.", errorField: "invite", email, mode, invite }), 403);
+      return sendPage(reply, signupPage(state.csrf, { error: "This invite code is unknown, used or expired.", errorField: "invite", email, mode, invite }), 403, "forbidden");
     }
     let accountId: string | undefined;
     try {
@@ -50,7 +50,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext): void 
       return redirect(reply, "/dashboard/keys?welcome=1");
     } catch (error) {
       if (error instanceof ApiError && (error.code === "invalid_request" || error.code === "email_taken")) {
-        return sendPage(reply, signupPage(state.csrf, { error: error.message, errorField: "email", email, mode, invite }), error.httpStatus);
+        return sendPage(reply, signupPage(state.csrf, { error: error.message, errorField: "email", email, mode, invite }), error.httpStatus, error.code);
       }
       if (error instanceof PasswordHashingBusyError) return refuse(reply, HASHING_BUSY, signupPage(state.csrf, { error: HASHING_BUSY.message, email, mode, invite }));
       throw error;
@@ -91,7 +91,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext): void 
       return refuse(reply, HASHING_BUSY, login(state.csrf, { email, error: HASHING_BUSY.message }));
     }
     // A failure stays counted as beginPasswordCheck counted it.
-    const wrong = () => sendPage(reply, login(state.csrf, { email, error: "Email or password is incorrect." }), 401);
+    const wrong = () => sendPage(reply, login(state.csrf, { email, error: "Email or password is incorrect." }), 401, "invalid_credentials");
     if (!account || !account.passwordHash || !ok) return wrong();
     // Made only if the hash checked is still the account's and it is not disabled: a password
     // change or a disabling that committed during the (queued) scrypt has ended every session.
@@ -99,7 +99,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext): void 
     // The password changed meanwhile: the one given is wrong now.
     if (!session && !(await isDisabledWith(ctx, account, account.passwordHash))) return wrong();
     await endPasswordCheck(ctx, counted, request.ip, "right");
-    if (!session) return sendPage(reply, login(state.csrf, { email, error: "This account is disabled. Ask the operator of this service." }), 403);
+    if (!session) return sendPage(reply, login(state.csrf, { email, error: "This account is disabled. Ask the operator of this service." }), 403, "forbidden");
     // A fresh session on every log-in: nothing chosen before log-in survives it.
     if (state.session) await sessions.destroy(state.session.token);
     setSessionCookie(request, reply, session.token);
@@ -122,7 +122,8 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext): void 
     if (!state.account) return redirect(reply, "/dashboard/login");
     const account = state.account;
     const form = (request.body ?? {}) as Form;
-    const page = (error: string, errorField: PasswordField, status: number) => sendPage(reply, passwordPage({ account, csrf: state.csrf, error, errorField }), status);
+    const page = (error: string, errorField: PasswordField, status: 400 | 401) =>
+      sendPage(reply, passwordPage({ account, csrf: state.csrf, error, errorField }), status, status === 401 ? "invalid_credentials" : "invalid_request");
     const checked = await beginPasswordCheck(ctx, account.email, request.ip);
     if (checked) return refuse(reply, checked, passwordPage({ account, csrf: state.csrf, error: checked.message }));
     const current = (form.current ?? "").slice(0, MAX_PASSWORD_LENGTH + 1);
@@ -190,7 +191,7 @@ export function expiredAuthForm(path: string | undefined, form: Form, csrf: stri
 async function beginPasswordCheck(ctx: AppContext, account: string, ip: string): Promise<Refusal | undefined> {
   const { loginLimiter, throttle } = ctx.dashboard;
   const wait = await loginLimiter.claimAttempt(account, ip);
-  if (wait > 0) return { status: 429, retryAfterMs: wait, message: `Too many failed attempts. Try again in ${describeWait(wait)}.` };
+  if (wait > 0) return { status: 429, code: "rate_limit_exceeded", retryAfterMs: wait, message: `Too many failed attempts. Try again in ${describeWait(wait)}.` };
   const refusal = await throttle.beforeLogin(account, ip);
   // Refused before the check: the pair's claim is handed back (the per-address count keeps it).
   if (refusal) await loginLimiter.release(account, ip);
@@ -213,11 +214,12 @@ async function isDisabledWith(ctx: AppContext, account: { id: string; email: str
 
 const HASHING_BUSY: Refusal = {
   status: 503,
+  code: "service_unavailable",
   retryAfterMs: 1000,
   message: "The service is handling too many log-ins and sign-ups right now. Try again in a few seconds.",
 };
 
 function refuse(reply: FastifyReply, refusal: Refusal, html: string): FastifyReply {
   reply.header("retry-after", String(Math.ceil(refusal.retryAfterMs / 1000)));
-  return sendPage(reply, html, refusal.status);
+  return sendPage(reply, html, refusal.status, refusal.code);
 }

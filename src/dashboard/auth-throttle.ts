@@ -14,6 +14,8 @@ const RECORD_LIMIT = 100_000;
 /** Why a log-in or sign-up is refused before any password work: the page says `message`. */
 export interface Refusal {
   status: 429 | 503;
+  /** Its X-Error-Code (request logs and metrics count refusals by it). */
+  code: "rate_limit_exceeded" | "rate_limiter_unavailable" | "service_unavailable";
   retryAfterMs: number;
   message: string;
 }
@@ -48,12 +50,13 @@ export function createAuthThrottle(deps: { store: RateLimiter; limits: AbuseLimi
       if (!(error instanceof RateLimiterUnavailableError)) throw error;
       deps.log?.warn({ err: error, failureMode: deps.failureMode }, "dashboard limits: store unavailable");
       if (deps.failureMode === "open") return undefined;
-      return { status: 503, retryAfterMs: error.retryAfterMs, message: "Log-in and sign-up are briefly unavailable. Try again in a moment." };
+      return { status: 503, code: "rate_limiter_unavailable", retryAfterMs: error.retryAfterMs, message: "Log-in and sign-up are briefly unavailable. Try again in a moment." };
     }
   }
 
   const tooMany = (decision: RateLimitDecision, message: (wait: string) => string): Refusal => ({
     status: 429,
+    code: "rate_limit_exceeded",
     retryAfterMs: Math.max(1000, decision.resetMs),
     message: message(describeWait(decision.resetMs)),
   });

@@ -26,8 +26,13 @@ export function sendRefusalPage(reply: FastifyReply, status: number, code: Error
     .type("text/html; charset=utf-8").send(errorPage("", options.title ?? "Request refused", message));
 }
 
-/** How every dashboard route answers: an HTML page, or a redirect after a form. */
-export function sendPage(reply: FastifyReply, html: string, status = 200): FastifyReply {
+/**
+ * How every dashboard route answers: an HTML page, or a redirect after a form. A page that
+ * refuses the form names its `code` in X-Error-Code, as the API does: request logs and metrics
+ * read the code from there (a brute-forced log-in's 429s were counted with no code).
+ */
+export function sendPage(reply: FastifyReply, html: string, status = 200, code?: ErrorCode): FastifyReply {
+  if (code) reply.header(ERROR_CODE_HEADER, code);
   return reply.code(status).type("text/html; charset=utf-8").send(html);
 }
 

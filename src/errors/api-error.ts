@@ -22,6 +22,7 @@ export const ERROR_CODES = {
   not_found: { http: 404, connect: Code.NotFound },
   unknown_method: { http: 404, connect: Code.Unimplemented },
   email_taken: { http: 409, connect: Code.AlreadyExists },
+  invalid_credentials: { http: 401, connect: Code.Unauthenticated },
   too_many_keys: { http: 409, connect: Code.FailedPrecondition },
   method_not_allowed: { http: 405, connect: Code.Unimplemented },
   unsupported_encoding: { http: 501, connect: Code.Unimplemented },

@@ -230,7 +230,7 @@ describe("GET /openapi.json", () => {
     // route, or listed here with where it is answered. The last two are checked against the
     // shared Error schema below.
     const elsewhere: ErrorCode[] = [
-      "forbidden", "email_taken", "too_many_keys", // the dashboard (and modctl)
+      "forbidden", "email_taken", "too_many_keys", "invalid_credentials", // the dashboard (and modctl)
       "deadline_exceeded", "unsupported_encoding", "unknown_method", // RPC only
       "request_timeout", // a raw HTTP/1.1 answer before routing (framework-errors.test.ts)
       // Policy validation (src/policies, issue 18): answered by PolicyService's RPCs, outside this document.
