@@ -60,14 +60,9 @@ export function moderateRequestFromJson(body: unknown): ModerateRequest {
  */
 export function explainRefusedConnectJson(json: string, bytes: Uint8Array): string | undefined {
   if (isBlank(json)) return EMPTY_BODY_MESSAGE;
-  let value: unknown;
-  try {
-    value = JSON.parse(json);
-  } catch {
-    return invalidJsonMessage(json);
-  }
-  const duplicate = firstDuplicateKey(bytes);
-  if (duplicate !== undefined) return duplicateKeyMessage(duplicate);
+  const syntax = explainRefusedJsonSyntax(json, bytes);
+  if (syntax !== undefined) return syntax;
+  const value: unknown = JSON.parse(json);
   // The caller's name of each field renamed, to give it back in the message.
   const named = new Map<string, string>();
   let shaped = value;
@@ -87,6 +82,21 @@ export function explainRefusedConnectJson(json: string, bytes: Uint8Array): stri
     for (const [protoName, callerName] of named) message = message.replaceAll(`"${protoName}"`, `"${truncate(callerName)}"`);
     return message;
   }
+}
+
+/**
+ * Why a JSON decoder refused `json` (`bytes` its UTF-8) as any message, where the fault is the
+ * JSON's own: where the JSON breaks (line and column, json-syntax.ts) or, with it sound, a key
+ * given twice, in the words /v1/moderate uses. Undefined otherwise (the message's shape is at fault).
+ */
+export function explainRefusedJsonSyntax(json: string, bytes: Uint8Array): string | undefined {
+  try {
+    JSON.parse(json);
+  } catch {
+    return invalidJsonMessage(json);
+  }
+  const duplicate = firstDuplicateKey(bytes);
+  return duplicate === undefined ? undefined : duplicateKeyMessage(duplicate);
 }
 
 /**

@@ -3,7 +3,7 @@ import { MAX_JSON_DEPTH, nestsDeeperThan } from "../base/json-depth.js";
 import { charsetOf, isUtf8OrUnset, mediaTypeOf } from "../base/media-type.js";
 import { decodeStrictUtf8 } from "../base/strict-utf8.js";
 import { ModerateRequestSchema } from "../../gen/moderation/v1/moderation_pb.js";
-import { explainRefusedConnectJson } from "../moderation/json-request.js";
+import { explainRefusedConnectJson, explainRefusedJsonSyntax } from "../moderation/json-request.js";
 import { NOT_UTF8_MESSAGE } from "../moderation/json-syntax.js";
 import { RPC_CODINGS, type RpcCoding } from "./compressions.js";
 
@@ -171,15 +171,17 @@ export function decodeMessage<Desc extends DescMessage>(
       try {
         json = decodeStrictUtf8(bytes);
       } catch {
-        return { ok: false, reason: "the JSON is not valid UTF-8", explained: isModerateRequest(schema) ? NOT_UTF8_MESSAGE : undefined };
+        return { ok: false, reason: "the JSON is not valid UTF-8", explained: NOT_UTF8_MESSAGE };
       }
     }
     const decoded = format.json ? fromJsonString(schema, json, { ignoreUnknownFields: !strictJson }) : fromBinary(schema, bytes);
     return { ok: true, message: decoded };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    // Moderate's JSON: refused in /v1/moderate's words for the same mistake, where they find it.
-    return { ok: false, reason, explained: format.json && isModerateRequest(schema) ? explainRefusedConnectJson(json, bytes) : undefined };
+    // Moderate's JSON: refused in /v1/moderate's words for the same mistake, where they find it;
+    // any other message's JSON: where its syntax breaks, or a key given twice.
+    if (!format.json) return { ok: false, reason };
+    return { ok: false, reason, explained: isModerateRequest(schema) ? explainRefusedConnectJson(json, bytes) : explainRefusedJsonSyntax(json, bytes) };
   }
 }
 

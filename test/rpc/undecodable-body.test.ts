@@ -92,6 +92,14 @@ describe("an undecodable request body", () => {
     }, message ?? MESSAGE);
   });
 
+  it("over Connect to another service's JSON: where the JSON breaks, in /v1/moderate's words (protobuf-es's named no place)", async () => {
+    const response = await fetch(`${file.server.httpUrl}/moderation.v1.PolicyService/UpdatePolicy`, {
+      method: "POST", headers: { "content-type": "application/json", "x-api-key": file.key }, body: '{"scope":{}\n "rules":{}}',
+    });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { message: string }).message).toMatch(/^The request body is not valid JSON: .*line 2, column 2/);
+  });
+
   it("judges a compressed body after inflating it, as Connect does (gzip on Connect, a flagged gRPC envelope)", async () => {
     const { gzipSync } = await import("node:zlib");
     const connect = await fetch(`${file.server.httpUrl}${PATH}`, {
