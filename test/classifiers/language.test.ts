@@ -153,6 +153,11 @@ describe("language reading", () => {
     expect(readLanguage("Let α, β, γ be the angles of the triangle, as usual.", EN).uncovered).toBeUndefined();
   });
 
+  it("cuts text with no sentence end between words: a word cut in two is no other language", () => {
+    // "stupid " 40 times was cut every 60 characters, mid-word, and "pid stupid ..." read as Slovak.
+    for (const word of ["stupid", "idiot", "loser", "worthless"]) expect(readLanguage(`${word} `.repeat(40), EN).uncovered, word).toBeUndefined();
+  });
+
   it("reads at most 160 pieces of a text of alternating scripts, still all of it", () => {
     const reading = readLanguage("我喜欢 ok yes ".repeat(1000).slice(0, 10_000), EN);
     expect(reading.uncovered?.language).toBe("zh");
