@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPolicyStore } from "../../src/policies/policy-store.js";
+import { createAccountStore } from "../../src/accounts/account-store.js";
 import { findPolicyTerms } from "../../src/policies/apply-policy.js";
 import type { Database } from "../../src/storage/database.js";
 import { ApiError } from "../../src/errors/api-error.js";
@@ -21,48 +22,91 @@ describe.each(STORE_KINDS)("policy store on %s", (kind) => {
     await location?.destroy();
   });
 
+  /** A real account with live keys: a key's override is written only for a live key of its account. */
+  let accountsMade = 0;
+  const accountWithKeys = async (keys: 1 | 2): Promise<{ accountId: string; keyIds: [string, string] }> => {
+    const accounts = createAccountStore(a);
+    const account = await accounts.createAccount({ email: `policy-${kind}-${++accountsMade}@example.test`, plan: "free" });
+    const keyIds: string[] = [];
+    for (let i = 0; i < keys; i++) keyIds.push((await accounts.createKey(account.id, `key ${i}`)).id);
+    return { accountId: account.id, keyIds: keyIds as [string, string] };
+  };
+
   it("keeps versions, records who changed them, and prefers a key's override", async () => {
     const store = createPolicyStore(a, () => 1_000);
-    expect(await store.forCaller("acct_1", "key_1")).toBeUndefined();
-    const v1 = await store.update({ accountId: "acct_1" }, { thresholds: { hate: 0.2 } }, "user:alice@example.test");
-    const v2 = await store.update({ accountId: "acct_1" }, { thresholds: { hate: 0.3 }, allowList: ["gg"] }, "modctl");
+    const { accountId: acct1, keyIds: [key1, key2] } = await accountWithKeys(2);
+    expect(await store.forCaller(acct1, key1)).toBeUndefined();
+    const v1 = await store.update({ accountId: acct1 }, { thresholds: { hate: 0.2 } }, "user:alice@example.test");
+    const v2 = await store.update({ accountId: acct1 }, { thresholds: { hate: 0.3 }, allowList: ["gg"] }, "modctl");
     expect([v1.version, v2.version, v2.id]).toEqual([1, 2, v1.id]);
     expect(v1.id).toMatch(/^pol_/);
-    expect((await store.forCaller("acct_1", "key_1"))?.policy).toEqual(v2);
-    const override = await store.update({ accountId: "acct_1", keyId: "key_2" }, { thresholds: { hate: "off" } }, "api:key_2");
-    expect((await store.forCaller("acct_1", "key_2"))?.policy).toEqual(override);
-    expect((await store.forCaller("acct_1", "key_1"))?.policy.version).toBe(2);
-    expect(await store.current({ accountId: "acct_1", keyId: "key_1" })).toBeUndefined();
-    expect(await store.current({ accountId: "acct_1" })).toEqual(v2);
-    expect(await store.forCaller("acct_other", "key_1")).toBeUndefined();
-    const history = await store.history("acct_1");
+    expect((await store.forCaller(acct1, key1))?.policy).toEqual(v2);
+    const override = await store.update({ accountId: acct1, keyId: key2 }, { thresholds: { hate: "off" } }, "api:key_2");
+    expect((await store.forCaller(acct1, key2))?.policy).toEqual(override);
+    expect((await store.forCaller(acct1, key1))?.policy.version).toBe(2);
+    expect(await store.current({ accountId: acct1, keyId: key1 })).toBeUndefined();
+    expect(await store.current({ accountId: acct1 })).toEqual(v2);
+    expect(await store.forCaller("acct_other", key1)).toBeUndefined();
+    const history = await store.history(acct1);
     expect(history.map((c) => [c.scope, c.version, c.previousVersion, c.changedBy])).toEqual(
       expect.arrayContaining([["account", 1, 0, "user:alice@example.test"], ["account", 2, 1, "modctl"], ["key", 1, 0, "api:key_2"]]),
     );
     expect(history).toHaveLength(3);
   });
 
+  it("writes a key's override only for a live key of the account, checked in the writing transaction", async () => {
+    const store = createPolicyStore(a);
+    const { accountId, keyIds: [key] } = await accountWithKeys(1);
+    const other = await accountWithKeys(1);
+    await expect(store.update({ accountId, keyId: other.keyIds[0] }, {}, "modctl")).rejects.toMatchObject({ code: "not_found" });
+    await expect(store.update({ accountId, keyId: "key_missing" }, {}, "modctl")).rejects.toMatchObject({ code: "not_found" });
+    await createAccountStore(a).revokeKey(key);
+    await expect(store.update({ accountId, keyId: key }, {}, "modctl")).rejects.toMatchObject({ code: "not_found" });
+    expect(await store.history(accountId)).toEqual([]);
+  });
+
+  it("a change of a key's override racing the key's rotation lands on the successor, or is refused", async () => {
+    // The race audit's case: the override's rules were written to the rotated key after the
+    // rotation had carried the old ones over, and the call was told it had worked.
+    const stores = kind === "postgres" ? [createPolicyStore(a), createPolicyStore(b)] : [createPolicyStore(a), createPolicyStore(a)];
+    const accounts = createAccountStore(kind === "postgres" ? b : a);
+    for (let round = 0; round < 5; round++) {
+      const { accountId, keyIds: [key] } = await accountWithKeys(1);
+      await stores[0]!.update({ accountId, keyId: key }, { thresholds: { hate: 0.9 } }, "setup");
+      const [change, rotation] = await Promise.allSettled([
+        stores[round % 2]!.update({ accountId, keyId: key }, { thresholds: { hate: 0.1 } }, "racer"),
+        accounts.rotateKey(key, accountId, { carryOver: (tx, from, to) => stores[0]!.carryKeyOverride(tx, accountId, from, to, "rotation") }),
+      ]);
+      if (rotation.status !== "fulfilled") throw rotation.reason;
+      const successor = rotation.value.key.id;
+      const inForce = (await stores[0]!.forCaller(accountId, successor))?.policy.thresholds.hate;
+      if (change.status === "fulfilled") expect(inForce, `round ${round}`).toBe(0.1);
+      else expect([change.reason.code, inForce]).toEqual(["not_found", 0.9]);
+    }
+  });
+
   // An override with empty rules is still an override (its key's calls ignored the account's
   // policy), and there was no way back: found by an audit.
   it("removes a key's override (its calls follow the account's policy again) and the account's, each recorded as a version", async () => {
     const store = createPolicyStore(a, () => 2_000);
-    const account = await store.update({ accountId: "acct_rm" }, { thresholds: { hate: 0.2 } }, "modctl");
-    const override = await store.update({ accountId: "acct_rm", keyId: "key_rm" }, {}, "api:key_rm");
-    expect((await store.forCaller("acct_rm", "key_rm"))?.policy).toEqual(override);
-    expect(await store.remove({ accountId: "acct_rm", keyId: "key_rm" }, "api:key_rm")).toEqual({ id: override.id, version: 2 });
+    const { accountId: acctRm, keyIds: [keyRm] } = await accountWithKeys(1);
+    const account = await store.update({ accountId: acctRm }, { thresholds: { hate: 0.2 } }, "modctl");
+    const override = await store.update({ accountId: acctRm, keyId: keyRm }, {}, "api:key_rm");
+    expect((await store.forCaller(acctRm, keyRm))?.policy).toEqual(override);
+    expect(await store.remove({ accountId: acctRm, keyId: keyRm }, "api:key_rm")).toEqual({ id: override.id, version: 2 });
     // Seen by the other connection too (another process, another replica).
     const other = createPolicyStore(b);
-    expect((await other.forCaller("acct_rm", "key_rm"))?.policy).toEqual(account);
-    expect(await other.current({ accountId: "acct_rm", keyId: "key_rm" })).toBeUndefined();
-    expect(await store.remove({ accountId: "acct_rm", keyId: "key_rm" }, "api:key_rm")).toBeUndefined();
+    expect((await other.forCaller(acctRm, keyRm))?.policy).toEqual(account);
+    expect(await other.current({ accountId: acctRm, keyId: keyRm })).toBeUndefined();
+    expect(await store.remove({ accountId: acctRm, keyId: keyRm }, "api:key_rm")).toBeUndefined();
     // Set again, the scope goes on from the removal's version.
-    const again = await store.update({ accountId: "acct_rm", keyId: "key_rm" }, { thresholds: { hate: "off" } }, "modctl");
+    const again = await store.update({ accountId: acctRm, keyId: keyRm }, { thresholds: { hate: "off" } }, "modctl");
     expect([again.id, again.version]).toEqual([override.id, 3]);
-    expect((await other.forCaller("acct_rm", "key_rm"))?.policy).toEqual(again);
-    await store.remove({ accountId: "acct_rm" }, "modctl");
-    expect(await other.forCaller("acct_rm", "key_other")).toBeUndefined();
-    expect((await other.forCaller("acct_rm", "key_rm"))?.policy).toEqual(again);
-    const history = await store.history("acct_rm");
+    expect((await other.forCaller(acctRm, keyRm))?.policy).toEqual(again);
+    await store.remove({ accountId: acctRm }, "modctl");
+    expect(await other.forCaller(acctRm, "key_other")).toBeUndefined();
+    expect((await other.forCaller(acctRm, keyRm))?.policy).toEqual(again);
+    const history = await store.history(acctRm);
     expect(history.filter((c) => c.removed).map((c) => [c.scope, c.version])).toEqual(expect.arrayContaining([["key", 2], ["account", 2]]));
     expect(history).toHaveLength(5);
   });
