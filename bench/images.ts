@@ -3,6 +3,7 @@
 import os from "node:os";
 import { parseArgs } from "node:util";
 import sharp from "sharp";
+import { crc32 } from "../src/images/crc32.js";
 import { createImageDecoder } from "../src/images/decode.js";
 import { createNsfwClassifier } from "../src/images/nsfw-classifier.js";
 import { createNsfwPool } from "../src/images/worker-pool.js";
@@ -45,7 +46,8 @@ console.log(`node ${process.version}, ${os.availableParallelism()} cores, ${os.c
   // Rejections must cost milliseconds: each bad input is refused before any real decoding.
   const bomb = await sharp({ create: { width: 64, height: 64, channels: 3, background: "#000" } }).png().toBuffer();
   bomb.writeUInt32BE(100_000, 16); // IHDR width
-  bomb.writeUInt32BE(100_000, 20); // IHDR height (the CRC no longer matches; libpng reads the header first)
+  bomb.writeUInt32BE(100_000, 20); // IHDR height
+  bomb.writeUInt32BE(crc32(bomb.subarray(12, 29)), 29); // IHDR's CRC (type and data), or the chunk check refuses it first
   const jpeg = Buffer.from(uris[0]!.slice(uris[0]!.indexOf(",") + 1), "base64");
   const cases: Array<[string, string]> = [
     ["over 5 MiB (7 MB of base64)", `data:image/png;base64,${"A".repeat(7_000_000)}`],

@@ -16,6 +16,7 @@ import { lowerBound } from "../lower-bound.js";
 import { DEFAULT_COVERED_LANGUAGES } from "../language/language-gate.js";
 import { POLICY } from "../policy.js";
 import { chooseSpans, tokenKinds } from "./span-choice.js";
+import { explainedTokens, type TokenRange } from "./explained-tokens.js";
 import { withoutLinks, withoutMentions, type MentionContext } from "./addresses.js";
 import { withoutSpeakerLabels } from "./speaker-labels.js";
 import { FRAME_NAMES, framesOf, type FrameName, type Frames } from "../rules/frames.js";
@@ -369,22 +370,23 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
   }
 
   /**
-   * A window's sentences as token ranges, and each one's calibrated head scores read alone, scored
-   * only when a category without a rule's phrase asks for them (keepHarmfulSentences).
+   * The sentences of a window's explained tokens as token ranges, and each one's calibrated head
+   * scores read alone, scored only when a category without a rule's phrase asks for them
+   * (keepHarmfulSentences).
    */
   type Sentences = { from: number[]; to: number[]; scores?: Float64Array[] };
-  function sentencesOf(w: WindowEvidence, ev: Evidence, text: string): Sentences {
+  function sentencesOf({ tFrom, tTo }: TokenRange, ev: Evidence, text: string): Sentences {
     const from: number[] = [];
     const to: number[] = [];
-    let start = w.tFrom;
-    for (let t = w.tFrom + 1; t < w.tTo; t++) {
+    let start = tFrom;
+    for (let t = tFrom + 1; t < tTo; t++) {
       if (!SENTENCE_END.test(text.slice(ev.tokens[t - 1]!.end, ev.tokens[t]!.start))) continue;
       from.push(start);
       to.push(t);
       start = t;
     }
     from.push(start);
-    to.push(w.tTo);
+    to.push(tTo);
     return { from, to };
   }
   function sentenceScores(sentences: Sentences, ev: Evidence): Float64Array[] {
@@ -407,16 +409,17 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
    * so a rule's sentence is not second-guessed by it). Where no sentence qualifies alone (a threat
    * said over two: "I will find you. And hurt you."), all stay.
    */
-  function keepHarmfulSentences(weights: Float64Array, ruled: Uint8Array, cand: Candidate, w: WindowEvidence, ev: Evidence, text: string, hi: number, cache: Map<number, Sentences>): void {
+  function keepHarmfulSentences(weights: Float64Array, ruled: Uint8Array, cand: Candidate, range: TokenRange, ev: Evidence, text: string, hi: number, cache: Map<number, Sentences>): void {
     let sentences = cache.get(cand.at);
-    if (!sentences) cache.set(cand.at, (sentences = sentencesOf(w, ev, text)));
+    if (!sentences) cache.set(cand.at, (sentences = sentencesOf(range, ev, text)));
     const { from, to } = sentences;
     if (from.length < 2) return;
-    const holdsRule = from.map((f, k) => ruled.subarray(f - w.tFrom, to[k]! - w.tFrom).includes(1));
+    const { tFrom } = range;
+    const holdsRule = from.map((f, k) => ruled.subarray(f - tFrom, to[k]! - tFrom).includes(1));
     // A rule's phrase is the flag's evidence where there is one; else the head's reading of each sentence.
     const keep = holdsRule.includes(true) ? holdsRule : sentenceScores(sentences, ev).map((scores) => scores[hi]! >= heads[hi]!.threshold);
     if (!keep.includes(true)) return;
-    for (let k = 0; k < from.length; k++) if (!keep[k]) weights.fill(0, from[k]! - w.tFrom, to[k]! - w.tFrom);
+    for (let k = 0; k < from.length; k++) if (!keep[k]) weights.fill(0, from[k]! - tFrom, to[k]! - tFrom);
   }
 
   /**
@@ -433,7 +436,8 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
 
   function explain(c: CategoryId, cand: Candidate, ev: Evidence, norm: NormalizedText, original: (start: number, end: number) => string, explainers: Map<number, (head: number) => Float64Array>, sentenceScores: Map<number, Sentences>): EvidenceSpan[] {
     const w = ev.windows[cand.at]!;
-    const { tFrom, tTo } = w;
+    const range = explainedTokens(w, ev.tokens);
+    const { tFrom, tTo } = range;
     const weights = newFloat64Array(tTo - tFrom);
     const hi = explainingHead(c, cand);
     if (hi !== undefined) {
@@ -475,7 +479,7 @@ export function createEngine(model: ModelFile, options: EngineOptions = {}): Eng
     // Spans come from the sentences that carry the harm: a benign sentence before or after it
     // ("My daughter just learned to ride without training wheels! I'll slit your throat.") holds
     // words the head leans on a little ("training"), and those outranked the harm's own.
-    if (hi !== undefined) keepHarmfulSentences(weights, ruled, cand, w, ev, norm.text, hi, sentenceScores);
+    if (hi !== undefined) keepHarmfulSentences(weights, ruled, cand, range, ev, norm.text, hi, sentenceScores);
     const spans = chooseSpans(weights, kinds, ruled, inPhrase).map((k) => {
       const t = ev.tokens[tFrom + k]!;
       const start = norm.start[t.start] ?? 0;
