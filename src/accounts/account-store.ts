@@ -193,12 +193,22 @@ export function createAccountStore(db: Database, clock: () => number = Date.now)
       return (await this.getAccount(accountId))!;
     },
 
-    /** Replaces the dashboard password hash and ends every session of the account. */
-    async setPasswordHash(accountId: string, passwordHash: string): Promise<void> {
-      await db.transaction(async (tx) => {
-        const changed = await tx.execute(`UPDATE accounts SET password_hash = $1 WHERE id = $2`, [passwordHash, accountId]);
+    /**
+     * Replaces the dashboard password hash and ends every session of the account. With `replacing`,
+     * only while that hash is the account's; false (nothing changed) once another has replaced it.
+     */
+    async setPasswordHash(accountId: string, passwordHash: string, options: { replacing?: string } = {}): Promise<boolean> {
+      return db.transaction(async (tx) => {
+        // With `replacing`, only if that is still the stored hash (conditional, not "read, then
+        // write"): two changes at once, each checked against the old password, were both told
+        // "Password changed" and only one of the new passwords logged in (a race audit).
+        const changed = options.replacing === undefined
+          ? await tx.execute(`UPDATE accounts SET password_hash = $1 WHERE id = $2`, [passwordHash, accountId])
+          : await tx.execute(`UPDATE accounts SET password_hash = $1 WHERE id = $2 AND password_hash = $3`, [passwordHash, accountId, options.replacing]);
+        if (changed === 0 && options.replacing !== undefined) return false;
         if (changed === 0) throw new ApiError("not_found", `No account with id "${accountId}".`);
         await tx.execute(`DELETE FROM dashboard_sessions WHERE account_id = $1`, [accountId]);
+        return true;
       });
     },
 

@@ -151,7 +151,11 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext): void 
     }
     // Ends every session of the account, this one included; this browser gets a new one, unless
     // another change or a disabling has ended that too (as at log-in).
-    await ctx.accounts.setPasswordHash(account.id, hash);
+    // Only over the hash the current password was checked against: a change that committed
+    // meanwhile (another tab, another request) made that password no longer the account's.
+    if (!(await ctx.accounts.setPasswordHash(account.id, hash, { replacing: stored.passwordHash! }))) {
+      return page("The password was changed by another request meanwhile; the current password given is no longer the account's.", "current", 401);
+    }
     const session = await sessions.createIfPasswordIs(account.id, hash);
     setSessionCookie(request, reply, session?.token);
     return redirect(reply, session ? "/dashboard/password?changed=1" : "/dashboard/login");

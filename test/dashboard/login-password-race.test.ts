@@ -199,9 +199,10 @@ describe.each(STORE_KINDS)("a dashboard log-in racing a password change or a dis
     const accounts = server.ctx.accounts;
     const setPasswordHash = accounts.setPasswordHash;
     // `modctl account set-password` commits right after the form's change, before its session.
-    accounts.setPasswordHash = async (id, hash) => {
-      await setPasswordHash(id, hash);
+    accounts.setPasswordHash = async (id, hash, options) => {
+      const changed = await setPasswordHash(id, hash, options);
       await setPasswordHash(id, "scrypt$set-by-the-operator");
+      return changed;
     };
     try {
       await owner.get("/dashboard/password");
@@ -213,5 +214,44 @@ describe.each(STORE_KINDS)("a dashboard log-in racing a password change or a dis
     }
     expect(owner.jar.has("mod_session")).toBe(false);
     expect(await sessionCount(accountId)).toBe(0);
+  });
+
+  it("two password changes at once: one is told it changed, the other that the password changed meanwhile", async () => {
+    // Both were told "Password changed" and only one of the new passwords logged in (a race audit).
+    const address = email("two-changes");
+    const first = createFormClient(server.httpUrl);
+    expect((await first.signup(address, "original owner password 1")).status).toBe(303);
+    const second = createFormClient(server.httpUrl);
+    await second.get("/dashboard/login");
+    expect((await second.post("/dashboard/login", { email: address, password: "original owner password 1" })).status).toBe(303);
+    const accounts = server.ctx.accounts;
+    const setPasswordHash = accounts.setPasswordHash;
+    // Both current passwords are checked before either change writes.
+    let arrived = 0;
+    let bothChecked!: () => void;
+    const checked = new Promise<void>((resolve) => (bothChecked = resolve));
+    accounts.setPasswordHash = async (...args) => {
+      if (++arrived === 2) bothChecked();
+      await checked;
+      return setPasswordHash(...args);
+    };
+    try {
+      await first.get("/dashboard/password");
+      await second.get("/dashboard/password");
+      const answers = await Promise.all([
+        first.post("/dashboard/password", { current: "original owner password 1", password: "first new password 2", confirm: "first new password 2" }),
+        second.post("/dashboard/password", { current: "original owner password 1", password: "second new password 3", confirm: "second new password 3" }),
+      ]);
+      const told = answers.map((r) => r.status === 303 && r.headers.get("location") === "/dashboard/password?changed=1");
+      expect(told.filter(Boolean)).toHaveLength(1);
+      const refused = answers[told[0] ? 1 : 0]!;
+      expect([refused.status, refused.headers.get("x-error-code")]).toEqual([401, "invalid_credentials"]);
+      expect(refused.html).toContain("changed by another request meanwhile");
+      const fresh = createFormClient(server.httpUrl);
+      await fresh.get("/dashboard/login");
+      expect((await fresh.post("/dashboard/login", { email: address, password: told[0] ? "first new password 2" : "second new password 3" })).status).toBe(303);
+    } finally {
+      accounts.setPasswordHash = setPasswordHash;
+    }
   });
 });
