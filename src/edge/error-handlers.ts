@@ -34,7 +34,7 @@ interface WrongMethodAnswer {
  */
 export function registerErrorHandlers(app: FastifyInstance, deps: { log: Logger; signing: Signing; unrouted: ObserveUnrouted }): void {
   const { log } = deps;
-  app.setNotFoundHandler((request, reply) => {
+  const answerNotFound = (request: FastifyRequest, reply: FastifyReply) => {
     const grpc = grpcProtocolOf(request);
     if (grpc) return answerUnknownGrpcMethod(request, reply, grpc, deps.signing());
     const path = pathOf(request);
@@ -44,7 +44,8 @@ export function registerErrorHandlers(app: FastifyInstance, deps: { log: Logger;
     noteErrorCode(request, error.code);
     // No scope: no route was called (the path is the caller's, not a route of this server).
     return sendSignedJson(reply, { ...deps.signing(), requestBody: undefined, scope: undefined }, 404, { error: { code: error.code, message: error.message } }, []);
-  });
+  };
+  app.setNotFoundHandler(answerNotFound);
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
     // A served path asked with a method no route has: the not-found handler's 405, which fastify
     // skipped (FOO /healthz over HTTP/2 was a 404 not_found, QUERY /healthz a 415, both unmatched).
@@ -56,6 +57,9 @@ export function registerErrorHandlers(app: FastifyInstance, deps: { log: Logger;
       }
       return wrongMethod.answer(request, reply);
     }
+    // An unknown path with a Content-Type fastify cannot parse ("/json", an empty header): fastify
+    // refuses the type before the not-found handler runs, and the path was answered 415, not 404.
+    if (request.is404 && error.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") return answerNotFound(request, reply);
     const mapped = fastifyCodeOf(error);
     const message = mapped === "not_found" ? `No route for ${request.method.slice(0, 32)} ${pathOf(request).slice(0, 200)}.` : error.message;
     const apiError = mapped ? new ApiError(mapped, message) : toApiError(error);

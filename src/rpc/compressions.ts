@@ -1,5 +1,5 @@
 import { promisify } from "node:util";
-import { brotliCompressSync, brotliDecompress, deflate, deflateSync, gunzip, gzipSync, inflate } from "node:zlib";
+import { brotliCompressSync, brotliDecompress, deflate, deflateSync, gunzip, gzipSync, inflate, type BrotliOptions, type ZlibOptions } from "node:zlib";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Compression } from "@connectrpc/connect/protocol";
 import { compressionBrotli, compressionGzip } from "@connectrpc/connect-node";
@@ -14,18 +14,44 @@ export interface RpcCoding {
   /** Connect's codec, for streams and answers. */
   readonly compression: Compression;
   /**
-   * Node's one-shot inflater. With maxOutputLength it checks the output after every chunk (16 KiB)
-   * and stops once it passes the limit: a bomb costs about `limit` bytes of inflating, and the
-   * limit itself is never allocated.
+   * Node's one-shot inflater, refusing bytes after the compressed data (BytesAfterCompressedData).
+   * With maxOutputLength it checks the output after every chunk (16 KiB) and stops once it passes
+   * the limit: a bomb costs about `limit` bytes of inflating, and the limit itself is never allocated.
    */
   readonly inflate: (data: Uint8Array, options: { maxOutputLength: number }) => Promise<Buffer>;
   /** Compresses at once: for the small fixed bodies the guard hands Connect (emptyMessageBody). */
   readonly compressSync: (data: Uint8Array) => Buffer;
 }
 
+/** Bytes were sent after the end of a body's compressed data; `count` of them. */
+export class BytesAfterCompressedData extends Error {
+  constructor(readonly count: number) {
+    super(`${count} bytes follow the end of the compressed data`);
+  }
+}
+
+/** A zlib one-shot function as called with `info: true`: the output and the engine, which counts the input it used. */
+type OneShotWithInfo = (data: Uint8Array, options: ZlibOptions & BrotliOptions & { info: true }) => Promise<{ buffer: Buffer; engine: { bytesWritten: number } }>;
+
+/**
+ * Inflates with `oneShot`, refusing input left over once the compressed data ends. Node's inflate
+ * and brotli stop at the end of their stream and drop what follows, and gunzip drops zero bytes
+ * after a member (or a member after them): an audit found deflate and br bodies with bytes after
+ * them answered, which gzip refused, and those bytes are in no request digest. The engine's
+ * count of input used costs nothing to read.
+ */
+function wholly(oneShot: (data: Uint8Array, options: object, callback: (error: Error | null, result: Buffer) => void) => void): RpcCoding["inflate"] {
+  const run = promisify(oneShot) as unknown as OneShotWithInfo;
+  return async (data, options) => {
+    const { buffer, engine } = await run(data, { ...options, info: true });
+    if (engine.bytesWritten < data.byteLength) throw new BytesAfterCompressedData(data.byteLength - engine.bytesWritten);
+    return buffer;
+  };
+}
+
 const deflateAsync = promisify(deflate);
 // gRPC's deflate is zlib (RFC 1950), as grpc-core and grpc-js send it; not raw deflate.
-const inflateAsync: RpcCoding["inflate"] = promisify(inflate);
+const inflateAsync = promisify(inflate);
 
 /**
  * gRPC's "deflate", the zlib format (RFC 1950, as HTTP's deflate coding is): grpc-core (Python,
@@ -57,9 +83,9 @@ const coding = (compression: Compression, inflate: RpcCoding["inflate"], compres
  * deflate, which it inflates as it does gzip.
  */
 export const RPC_CODINGS: readonly RpcCoding[] = [
-  coding(compressionGzip, promisify(gunzip), gzipSync),
-  coding(compressionBrotli, promisify(brotliDecompress), brotliCompressSync),
-  coding(compressionDeflate, inflateAsync, deflateSync),
+  coding(compressionGzip, wholly(gunzip), gzipSync),
+  coding(compressionBrotli, wholly(brotliDecompress), brotliCompressSync),
+  coding(compressionDeflate, wholly(inflate), deflateSync),
 ];
 
 /** What Connect takes and answers with (RPC_CODINGS' codecs, in its order). */

@@ -5,7 +5,7 @@ import { decodeStrictUtf8 } from "../base/strict-utf8.js";
 import { ModerateRequestSchema } from "../../gen/moderation/v1/moderation_pb.js";
 import { explainRefusedConnectJson, explainRefusedJsonSyntax } from "../moderation/json-request.js";
 import { NOT_UTF8_MESSAGE } from "../moderation/json-syntax.js";
-import { RPC_CODINGS, type RpcCoding } from "./compressions.js";
+import { BytesAfterCompressedData, RPC_CODINGS, type RpcCoding } from "./compressions.js";
 
 /** How a unary RPC body is laid out: gRPC and gRPC-Web wrap the message in an envelope. */
 export interface BodyFormat {
@@ -144,7 +144,9 @@ export async function inflateMessage(message: Uint8Array, encoding: string | und
       bytes = await CODINGS.get(encoding)!.inflate(bytes, { maxOutputLength: cap });
     } catch (error) {
       if ((error as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") return { ok: false, tooLarge: true, inflatedPast: cap };
-      return { ok: false, tooLarge: false, reason: `the body is not valid ${encoding}` };
+      // Bytes after the compressed data are refused as bytes after a unary call's one message are.
+      const after = error instanceof BytesAfterCompressedData ? ` (${error.message})` : "";
+      return { ok: false, tooLarge: false, reason: `the body is not valid ${encoding}${after}` };
     }
   }
   if (bytes.byteLength > limit) return { ok: false, tooLarge: true, inflatedPast: limit };

@@ -7,6 +7,7 @@ import { ApiError, ERROR_CODES, toConnectError } from "../errors/api-error.js";
 import { signConnectError } from "../signing/sign-outcome.js";
 import { withCanonicalContentType } from "./decode-check.js";
 import type { Signer } from "../signing/signer.js";
+import { refuseUnparseableContentTypes, type RpcPluginOptions } from "./unparseable-content-type.js";
 
 interface RefusalDeps {
   signer: Signer;
@@ -79,12 +80,13 @@ async function answer(deps: RefusalDeps, apiError: ApiError, route: string): Pro
 /**
  * The RPC plugin in a scope of its own where every Content-Type is let through unparsed (the
  * plugin registers no-op parsers only for the RPC types), so that an unsupported one reaches
- * refuseUnsupportedRequests instead of fastify's bare 415. Other routes keep their parsers.
+ * refuseUnsupportedRequests instead of fastify's bare 415; one fastify cannot parse at all is
+ * handed there too (unparseable-content-type.ts). Other routes keep their parsers.
  */
-export function acceptingAnyContentType<Options extends FastifyPluginOptions>(plugin: FastifyPluginCallback<Options>) {
+export function acceptingAnyContentType<Options extends FastifyPluginOptions & RpcPluginOptions>(plugin: FastifyPluginCallback<Options>) {
   return async (scope: FastifyInstance, options: Options) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser("*", (_request, _payload, done) => done(null, undefined));
-    await scope.register(plugin as FastifyPluginCallback, options);
+    await scope.register(plugin as FastifyPluginCallback, refuseUnparseableContentTypes(scope, options));
   };
 }
