@@ -181,8 +181,9 @@ function atMost(max: number, pieces: Piece[]): Piece[] {
 /**
  * Latin and the scripts whose look-alikes stand in for Latin letters (confusables.ts folds them:
  * "уоu іdіоt" is English to the model): a letter of any of them, and a letter of none of them.
+ * Armenian, Lisu and Cherokee too: "ꓗꓲꓡꓡ ꓬꓳꓴ" was answered as an unsupported language, not read.
  */
-const LOOKALIKE_SCRIPTS = String.raw`\p{Script=Latin}\p{Script=Cyrillic}\p{Script=Greek}`;
+const LOOKALIKE_SCRIPTS = String.raw`\p{Script=Latin}\p{Script=Cyrillic}\p{Script=Greek}\p{Script=Armenian}\p{Script=Lisu}\p{Script=Cherokee}`;
 const LATIN_OR_LOOKALIKE = new RegExp(`[${LOOKALIKE_SCRIPTS}]`, "gu");
 const NO_LOOKALIKE_LETTER = new RegExp(`[^\\P{L}${LOOKALIKE_SCRIPTS}]`, "gu");
 

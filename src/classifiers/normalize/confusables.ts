@@ -19,8 +19,27 @@ const TABLE: Record<string, string> = {
   "ʏ": "y", "ᴀ": "a", "ʙ": "b", "ᴄ": "c", "ᴅ": "d", "ᴇ": "e", "ꜰ": "f", "ʜ": "h", "ᴊ": "j", "ᴋ": "k",
   "ᴍ": "m", "ᴏ": "o", "ᴘ": "p", "ꜱ": "s", "ᴛ": "t", "ᴜ": "u", "ᴠ": "v", "ᴡ": "w", "ᴢ": "z", "ɢ": "g", "ǫ": "q",
   "ø": "o", "Ø": "o", "ł": "l", "Ł": "l", "đ": "d", "Đ": "d", "ħ": "h", "ß": "ss", "ẞ": "ss", "æ": "ae", "œ": "oe",
-  "¡": "i", "†": "t", "∂": "d", "ƒ": "f", "µ": "u", "×": "x",
+  "∂": "d", "ƒ": "f", "µ": "u", "×": "x",
+  // Armenian (Unicode's confusables): "yօս" is "you" (60 of 61 harmful sentences so written passed).
+  "օ": "o", "Օ": "o", "ս": "u", "Ս": "u", "հ": "h", "ո": "n", "ց": "g", "զ": "q", "ժ": "d", "Տ": "s", "Լ": "l",
+  // Lisu (Fraser alphabet) capitals, the Latin capitals they copy: "ꓗꓲꓡꓡ" is "kill".
+  "ꓐ": "b", "ꓑ": "p", "ꓓ": "d", "ꓔ": "t", "ꓖ": "g", "ꓗ": "k", "ꓙ": "j", "ꓚ": "c", "ꓜ": "z", "ꓝ": "f", "ꓟ": "m",
+  "ꓠ": "n", "ꓡ": "l", "ꓢ": "s", "ꓣ": "r", "ꓦ": "v", "ꓧ": "h", "ꓪ": "w", "ꓫ": "x", "ꓬ": "y", "ꓮ": "a", "ꓰ": "e",
+  "ꓲ": "i", "ꓳ": "o", "ꓴ": "u",
 };
+
+/** Cherokee capitals that copy Latin ones ("ᏦIᏞᏞ" is "kill"); their small letters are added below. */
+const CHEROKEE: Record<string, string> = {
+  "Ꭰ": "d", "Ꭱ": "r", "Ꭲ": "t", "Ꭵ": "i", "Ꭹ": "y", "Ꭺ": "a", "Ꭻ": "j", "Ꭼ": "e", "Ꮃ": "w", "Ꮇ": "m", "Ꮋ": "h",
+  "Ꮍ": "y", "Ꮐ": "g", "Ꮒ": "h", "Ꮓ": "z", "Ꮟ": "b", "Ꮢ": "r", "Ꮤ": "w", "Ꮥ": "s", "Ꮩ": "v", "Ꮪ": "s", "Ꮮ": "l",
+  "Ꮯ": "c", "Ꮲ": "p", "Ꮶ": "k", "Ᏼ": "b",
+};
+// The small letters (U+AB70..) are the capitals' shapes at x-height, as small capitals are ("ᴋ").
+for (const [capital, latin] of Object.entries(CHEROKEE)) {
+  TABLE[capital] = latin;
+  const small = capital.toLowerCase();
+  if (small !== capital) TABLE[small] = latin;
+}
 
 /** The Latin letter(s) a look-alike stands for, or undefined when the character is not a known look-alike. */
 export function foldConfusable(ch: string): string | undefined {

@@ -1,6 +1,8 @@
 import { DirectionalControls, endsParagraph, isDirectionalControl } from "./bidi-controls.js";
 import { newInt32Array } from "../model/typed-slab.js";
 import { foldConfusable } from "./confusables.js";
+import { blankHtmlTags } from "./html-markup.js";
+import { mayStartMultiCharLeet, undoMultiCharLeet } from "./multi-char-leet.js";
 import { isEmphasisMark, isPictograph, moveUnit, push, separatePictographs, stripPairedEmphasis, type Units } from "./word-breakers.js";
 
 /**
@@ -30,13 +32,19 @@ const COMBINING = /\p{M}/u;
 const LETTER = /\p{L}/u;
 
 // Leetspeak digits/symbols, only rewritten inside a token that also holds letters ("h4te", not "2024").
+// "¡" and "†" are punctuation, so step 1 would make them spaces ("k¡ll" read "k ll"); they are
+// kept for this step and stand for letters only between letters ("¡Hola!" is Spanish).
 const LEET: Record<string, string> = {
   "0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "9": "g",
-  "@": "a", $: "s", "!": "i", "|": "i", "€": "e", "£": "l", "+": "t",
+  "@": "a", $: "s", "!": "i", "|": "i", "€": "e", "£": "l", "+": "t", "¡": "i", "†": "t",
+  "§": "s", "¢": "c", "¥": "y", "°": "o",
 };
 
 // Separators that obfuscators put between single letters ("k i l l", "k.i.l.l", "k-i-l-l").
 const SPACER = new Set([" ", ".", "-", "_", "*", "~", "/", "·"]);
+// Separators that are also leetspeak or usual between words ("k+i+l+l", "k|i|l|l", "k,i,l,l"):
+// their runs are joined before leetspeak is undone, which read "k+i+l+l" as "ktitltl".
+const SYMBOL_SPACER = new Set(["+", "|", ","]);
 
 /*
  * Normalisation runs on every request, so the steps work on code points in typed arrays rather than
@@ -53,7 +61,17 @@ export const LEET_SYMBOLS: string = Object.keys(LEET).filter((k) => !/[0-9]/.tes
 const LEET_BY_CP = new Map<number, number>(Object.entries(LEET).map(([k, v]) => [cp(k), cp(v)]));
 const LEET_ASCII = Int32Array.from({ length: 128 }, (_, c) => LEET_BY_CP.get(c) ?? NONE);
 const SPACER_CPS = new Set<number>([...SPACER].map(cp));
+const SYMBOL_SPACER_CPS = new Set<number>([...SYMBOL_SPACER].map(cp));
 const BANG = cp("!"), BAR = cp("|"), PLUS = cp("+"), DOLLAR = cp("$");
+/** Symbols that stand for a letter only between two letters ("sh!t", "k¡ll"; "C++", "¡Hola"). */
+const BETWEEN_LETTERS_ONLY = new Set([BANG, BAR, PLUS, cp("¡"), cp("†")]);
+/** Punctuation kept for undoLeet (foldNonAscii): where it stands for no letter it is a space, as other punctuation. */
+const LEET_PUNCTUATION = new Set([cp("¡"), cp("†"), cp("§")]);
+/**
+ * Symbols that are letters only in a word of three or more letters and such symbols with no digit:
+ * "¥°µ" is "you", but "25°C", "50¢" and "°F" are measures.
+ */
+const WORD_ONLY = new Set([cp("§"), cp("¢"), cp("¥"), cp("°")]);
 
 /**
  * Growable parallel arrays of units (word-breakers.ts). One scratch set is reused, as normalisation
@@ -69,7 +87,7 @@ const DROPPED = -2;
 const LOWER_ASCII = Int32Array.from({ length: 128 }, (_, c) => (c >= 65 && c <= 90 ? c + 32 : isSpaceCode(c) ? SPACE : c < 32 || c === 127 ? DROPPED : c));
 
 /** What step 1 saw, so that the steps after it that most text needs not run are skipped. */
-const HAS_LEET = 1, HAS_PICTOGRAPH = 2, HAS_EMPHASIS = 4;
+const HAS_LEET = 1, HAS_PICTOGRAPH = 2, HAS_EMPHASIS = 4, HAS_MULTI_LEET = 8, HAS_SYMBOL_SPACER = 16;
 
 /**
  * Step 1: per code point, fold compatibility forms, diacritics, look-alikes and case; drop invisibles;
@@ -83,6 +101,10 @@ function foldCodePoints(input: string, u: Units, invisibleAsSpace: boolean): num
   let overrideFrom = -1;
   // Made at the first directional control (most text has none).
   let bidi: DirectionalControls | undefined;
+  // Whether "+" between letters is a space (formEncoded), asked at the first such "+".
+  let plusIsSpace: boolean | undefined;
+  // Whether every printable "%XX" is its character (urlEncoded), asked at the first other than a letter's.
+  let wholeUrlEncoded: boolean | undefined;
   for (let i = 0; i < input.length; i++, at++) {
     const code = input.charCodeAt(i);
     if (code < 128) {
@@ -91,7 +113,8 @@ function foldCodePoints(input: string, u: Units, invisibleAsSpace: boolean): num
         if (overrideFrom >= 0) overrideFrom = readAsDisplayed(u, overrideFrom);
       }
       if (code === AMPERSAND || code === PERCENT) {
-        const escape = escapedCharacter(input, i);
+        let escape = escapedCharacter(input, i);
+        if (!escape && code === PERCENT && percentByte(input, i) !== NONE && (wholeUrlEncoded ??= urlEncoded(input))) escape = urlEscape(input, i);
         if (escape) {
           // The character it stands for, from the whole escape (an explanation quoting it quotes
           // the escape); the escape is ASCII, so its UTF-16 length is its length in code points.
@@ -104,6 +127,10 @@ function foldCodePoints(input: string, u: Units, invisibleAsSpace: boolean): num
           at += escape.length - 1;
           continue;
         }
+      }
+      if (code === PLUS && isAsciiLetter(input.charCodeAt(i - 1)) && isAsciiLetter(input.charCodeAt(i + 1)) && (plusIsSpace ??= formEncoded(input))) {
+        push(u, SPACE, at);
+        continue;
       }
       const folded = LOWER_ASCII[code]!;
       if (folded === DROPPED) continue;
@@ -125,7 +152,7 @@ function foldCodePoints(input: string, u: Units, invisibleAsSpace: boolean): num
       push(u, out, at);
       seen |= flagsOf(out);
     }
-    if (invisibleAsSpace && outs.length === 0 && ZERO_WIDTH_SPACERS.test(String.fromCodePoint(point))) push(u, SPACE, at);
+    if (invisibleAsSpace && outs.length === 0 && (ZERO_WIDTH_SPACERS.test(String.fromCodePoint(point)) || joinsLatinWords(input, i, point))) push(u, SPACE, at);
     // A combining mark dropped after a letter (a Devanagari vowel sign, an accent typed apart)
     // belongs to it: a span ending at that letter ends after its marks ("कमीने", not "कमीन").
     if (outs.length === 0 && u.length > 0 && u.to[u.length - 1] === at && COMBINING.test(String.fromCodePoint(point))) u.to[u.length - 1] = at + 1;
@@ -134,8 +161,37 @@ function foldCodePoints(input: string, u: Units, invisibleAsSpace: boolean): num
   return seen;
 }
 
+/**
+ * A text sent form-encoded ("I+will+kill+you"): no space, and "+" between letters. Read as
+ * written it was one word ("itwiltkiltyou"); "C++" and "x+y" in a sentence stay as they are.
+ */
+function formEncoded(input: string): boolean {
+  return !input.includes(" ");
+}
+
+/** An escaped or plain ASCII letter, then "%20" or "+", then another. */
+const ENCODED_SPACE = /(?:[a-z]|%(?:[46][1-9a-f]|[57][0-9a]))(?:%20|\+)(?:[a-z]|%(?:[46][1-9a-f]|[57][0-9a]))/i;
+
+/**
+ * A text sent URL- or form-encoded as a whole: no space, and an encoded one between letters
+ * ("I%27m%20going%2C"). Its punctuation and line breaks are read too: left as "%2E", a full stop
+ * after "rights" was a token the model leant on ("Gay people deserve equal rights%2E" flagged hate).
+ */
+function urlEncoded(input: string): boolean {
+  return !input.includes(" ") && ENCODED_SPACE.test(input);
+}
+
+/** In a URL-encoded text: the printable ASCII character or white space a "%XX" at `i` encodes. */
+function urlEscape(input: string, i: number): { point: number; length: number } | undefined {
+  const point = percentByte(input, i);
+  return (point >= 32 && point < 127) || point === 9 || point === 10 || point === 13 ? { point, length: 3 } : undefined;
+}
+
 /** HAS_LEET / HAS_EMPHASIS of each ASCII unit after folding. */
-const ASCII_FLAGS = Int32Array.from({ length: 128 }, (_, c) => (LEET_ASCII[c] !== NONE ? HAS_LEET : 0) | (isEmphasisMark(c) ? HAS_EMPHASIS : 0));
+const ASCII_FLAGS = Int32Array.from(
+  { length: 128 },
+  (_, c) => (LEET_ASCII[c] !== NONE ? HAS_LEET : 0) | (isEmphasisMark(c) ? HAS_EMPHASIS : 0) | (mayStartMultiCharLeet(c) ? HAS_MULTI_LEET : 0) | (SYMBOL_SPACER_CPS.has(c) ? HAS_SYMBOL_SPACER : 0),
+);
 
 function flagsOf(point: number): number {
   if (point >= 0 && point < 128) return ASCII_FLAGS[point]!;
@@ -150,36 +206,64 @@ const LONGEST_REFERENCE = 10;
 /**
  * The character an escape at `i` stands for: an HTML character reference ("&#107;", "&#x6b;",
  * "&amp;"), shown as the character by anything that renders the text as HTML, or a URL-encoded
- * letter ("%6B"; other bytes stay as sent, so "100%" and "%20" are text). Undefined when none.
+ * letter ("%6B") or space between such letters or letters ("I%20will%20kill"; other bytes stay
+ * as sent, so "100%" and "100%20" are text). Undefined when none.
  * Read by hand: a regular expression per "&" or "%" doubled the cost of a short text holding a URL.
  */
 function escapedCharacter(input: string, i: number): { point: number; length: number } | undefined {
   if (input.charCodeAt(i) === PERCENT) {
-    const high = hexValue(input.charCodeAt(i + 1)), low = hexValue(input.charCodeAt(i + 2));
-    if (high < 0 || low < 0) return undefined;
-    const point = high * 16 + low;
-    const letter = (point >= 65 && point <= 90) || (point >= 97 && point <= 122);
-    return letter ? { point, length: 3 } : undefined;
+    const point = percentByte(input, i);
+    if (isAsciiLetter(point)) return { point, length: 3 };
+    return point === SPACE && escapedWordBefore(input, i) && escapedWordAfter(input, i + 3) ? { point, length: 3 } : undefined;
   }
+  if (input.charCodeAt(i + 1) === HASH) return numericReference(input, i);
   // Within the longest reference only: searching the whole rest of the text from every "&" made a
   // text of ampersands quadratic (40,000 of them: 15 ms).
   let end = i + 2;
   const last = Math.min(input.length, i + LONGEST_REFERENCE);
   while (end < last && input.charCodeAt(end) !== SEMICOLON) end++;
   if (end >= last) return undefined;
-  let point: number;
-  if (input.charCodeAt(i + 1) === HASH) {
-    const hex = (input.charCodeAt(i + 2) | 32) === 120; // "x" or "X"
-    const digits = input.slice(i + (hex ? 3 : 2), end);
-    if (digits.length === 0 || !(hex ? /^[0-9a-f]+$/i : /^\d+$/).test(digits)) return undefined;
-    point = Number.parseInt(digits, hex ? 16 : 10);
-  } else {
-    point = NAMED_REFERENCES.get(input.slice(i + 1, end)) ?? NONE;
-  }
+  const point = NAMED_REFERENCES.get(input.slice(i + 1, end)) ?? NONE;
+  return point === NONE ? undefined : { point, length: end - i + 1 };
+}
+
+/** The byte a "%XX" at `i` encodes, or NONE. */
+function percentByte(input: string, i: number): number {
+  const high = hexValue(input.charCodeAt(i + 1)), low = hexValue(input.charCodeAt(i + 2));
+  return high < 0 || low < 0 ? NONE : high * 16 + low;
+}
+
+const isAsciiLetter = (code: number): boolean => (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
+/** A letter, or an escaped letter, ends just before `i`. */
+const escapedWordBefore = (input: string, i: number): boolean => isAsciiLetter(input.charCodeAt(i - 1)) || (i >= 3 && input.charCodeAt(i - 3) === PERCENT && isAsciiLetter(percentByte(input, i - 3)));
+/** A letter, or an escaped letter, starts at `i`. */
+const escapedWordAfter = (input: string, i: number): boolean => isAsciiLetter(input.charCodeAt(i)) || (input.charCodeAt(i) === PERCENT && isAsciiLetter(percentByte(input, i)));
+
+/** The most digits a numeric reference is read with: "&#1114111;" is 7. */
+const MOST_REFERENCE_DIGITS = 7;
+
+/**
+ * A numeric reference at `i` ("&#107;", "&#x6b;"), also without its ";" where browsers show it
+ * as the character anyway and the digits end plainly: a decimal one before anything but a digit
+ * ("&#107&#105&#108&#108" is "kill"), a hexadecimal one before anything but a letter or digit.
+ * Without ";", control characters stay as sent ("&#1" is no character anyone meant).
+ */
+function numericReference(input: string, i: number): { point: number; length: number } | undefined {
+  const hex = (input.charCodeAt(i + 2) | 32) === 120; // "x" or "X"
+  const from = i + (hex ? 3 : 2);
+  let end = from;
+  while (end < input.length && end - from <= MOST_REFERENCE_DIGITS && (hex ? hexValue(input.charCodeAt(end)) >= 0 : isDigit(input.charCodeAt(end)))) end++;
+  if (end === from || end - from > MOST_REFERENCE_DIGITS) return undefined;
+  const point = Number.parseInt(input.slice(from, end), hex ? 16 : 10);
   // No surrogate halves, nothing past Unicode, no NUL: those stay as sent.
   if (point <= 0 || point > 0x10ffff || (point >= 0xd800 && point <= 0xdfff)) return undefined;
-  return { point, length: end - i + 1 };
+  if (input.charCodeAt(end) === SEMICOLON) return { point, length: end - i + 1 };
+  const next = input.charCodeAt(end);
+  if (point < 32 || (hex && (isAsciiLetter(next) || isDigit(next)))) return undefined;
+  return { point, length: end - i };
 }
+
+const isDigit = (code: number): boolean => code >= 48 && code <= 57;
 
 function hexValue(code: number): number {
   if (code >= 48 && code <= 57) return code - 48;
@@ -247,6 +331,7 @@ function foldNonAscii(point: number): number[] {
   // Typographic apostrophes (phone keyboards type "don’t") read as the plain one: the model's
   // tokens kept them apart, and "I’m back to hurting myself" scored self_harm 0.13 against 0.60.
   if (point === 0x2019 || point === 0x2018 || point === 0x02bc) return [APOSTROPHE];
+  if (LEET_PUNCTUATION.has(point)) return [point];
   const punctuation = punctuationFold(raw);
   if (punctuation !== NONE) return [punctuation];
   const enclosed = enclosedLetter(point);
@@ -342,35 +427,49 @@ function leetOf(point: number): number {
 function undoLeet(u: Units): void {
   const chars = u.cps;
   const len = u.length;
-  const wordish = (c: number): boolean => isLetter(c) || leetOf(c) !== NONE;
+  let symbolsAreLetters = false;
+  const wordish = (c: number): boolean => isLetter(c) || (leetOf(c) !== NONE && (symbolsAreLetters || !WORD_ONLY.has(c)));
   let i = 0;
   while (i < len) {
     if (chars[i] === SPACE) { i++; continue; }
     let j = i;
     let letters = 0;
     let leet = 0;
+    let digits = 0;
+    let wordOnly = 0;
     while (j < len && chars[j] !== SPACE) {
-      if (isLetter(chars[j]!)) letters++;
-      else if (leetOf(chars[j]!) !== NONE) leet++;
+      const c = chars[j]!;
+      if (isLetter(c)) letters++;
+      else if (leetOf(c) !== NONE) {
+        leet++;
+        if (WORD_ONLY.has(c)) wordOnly++;
+      }
+      if (c >= 48 && c <= 57) digits++;
       j++;
     }
-    if (letters > 0 && leet > 0) {
-      for (let k = i; k < j; k++) {
-        const c = chars[k]!;
-        const mapped = leetOf(c);
-        if (mapped === NONE) continue;
-        // prev sees a symbol this loop already rewrote, as in "a$$" -> "as$" -> "ass".
-        const prev = k > i ? chars[k - 1]! : NONE;
-        const next = k + 1 < j ? chars[k + 1]! : NONE;
-        // "!", "|" and "+" stand for letters only between letters ("sh!t"); "$" also at a word end ("a$$").
-        if ((c === BANG || c === BAR || c === PLUS) && !(isLetter(prev) && isLetter(next))) continue;
-        if (c === DOLLAR && !wordish(prev)) continue;
-        if (!wordish(prev) && !wordish(next)) continue;
-        chars[k] = mapped;
-      }
+    symbolsAreLetters = digits === 0 && letters + wordOnly >= 3;
+    for (let k = i; k < j && leet > 0; k++) {
+      const c = chars[k]!;
+      const mapped = leetOf(c);
+      if (mapped === NONE) continue;
+      if (letters > 0 && standsForLetter(chars, i, j, k, symbolsAreLetters, wordish)) chars[k] = mapped;
+      else if (LEET_PUNCTUATION.has(c)) chars[k] = SPACE;
     }
     i = j;
   }
+}
+
+/** Whether the leet symbol at `k` of the token [from, to) stands for its letter. */
+function standsForLetter(chars: Int32Array, from: number, to: number, k: number, symbolsAreLetters: boolean, wordish: (c: number) => boolean): boolean {
+  const c = chars[k]!;
+  // prev sees a symbol this loop already rewrote, as in "a$$" -> "as$" -> "ass".
+  const prev = k > from ? chars[k - 1]! : NONE;
+  const next = k + 1 < to ? chars[k + 1]! : NONE;
+  // "!", "|", "+", "¡" and "†" stand for letters only between letters ("sh!t"); "$" also at a word end ("a$$").
+  if (BETWEEN_LETTERS_ONLY.has(c)) return isLetter(prev) && isLetter(next);
+  if (WORD_ONLY.has(c) && !symbolsAreLetters) return false;
+  if (c === DOLLAR && !wordish(prev)) return false;
+  return wordish(prev) || wordish(next);
 }
 
 /**
@@ -379,7 +478,7 @@ function undoLeet(u: Units): void {
  * stays two words; and a letter tied to another by a non-space spacer belongs to that word, not
  * to a run split by spaces ("d.o I h.a.v.e" is not "d.oih.ave").
  */
-function joinSpacedLetters(u: Units): void {
+function joinSpacedLetters(u: Units, spacers: ReadonlySet<number> = SPACER_CPS, bySpacesToo = true): void {
   const chars = u.cps;
   const len = u.length;
   // Compacts in place: the write position never passes the read position, and while they differ
@@ -392,8 +491,8 @@ function joinSpacedLetters(u: Units): void {
       const bySpaces = i + 1 < len && chars[i + 1] === SPACE;
       let last = i;
       let count = 1;
-      if (!(bySpaces && tiedElsewhere(chars, len, i, -1))) {
-        while (last + 1 < len && joinsRun(chars[last + 1]!, bySpaces) && letterAt(chars, len, last + 2) && !letterAt(chars, len, last + 3) && !(bySpaces && tiedElsewhere(chars, len, last + 2, 1))) {
+      if (!(bySpaces && (!bySpacesToo || tiedElsewhere(chars, len, i, -1)))) {
+        while (last + 1 < len && joinsRun(chars[last + 1]!, bySpaces, spacers) && letterAt(chars, len, last + 2) && !letterAt(chars, len, last + 3) && !(bySpaces && tiedElsewhere(chars, len, last + 2, 1))) {
           last += 2;
           count++;
         }
@@ -413,8 +512,8 @@ function joinSpacedLetters(u: Units): void {
 }
 
 /** Whether `c` continues a run split by spaces (`bySpaces`) or by other spacers. */
-function joinsRun(c: number, bySpaces: boolean): boolean {
-  return bySpaces ? c === SPACE : c !== SPACE && SPACER_CPS.has(c);
+function joinsRun(c: number, bySpaces: boolean, spacers: ReadonlySet<number> = SPACER_CPS): boolean {
+  return bySpaces ? c === SPACE : c !== SPACE && spacers.has(c);
 }
 
 /** For a run split by spaces: the letter at `k` has a punctuation spacer and a letter on side `side`. */
@@ -429,67 +528,6 @@ function isPunctuationSpacer(chars: Int32Array, len: number, k: number): boolean
 function letterAt(chars: Int32Array, len: number, k: number): boolean {
   return k >= 0 && k < len && isLetter(chars[k]!);
 }
-
-/**
- * HTML tags of the common element names ("<p>", "</b>", "<br/>", "<a href=...>") become spaces:
- * their names were words to the model ("<p>Trans people are freaks</p>" lost its hate flag). Only
- * known names, and attributes only as name=value: "<kill>" is a word in brackets and "<i want to
- * kill myself>" a sentence, not markup to drop. For the model only (NormalizeOptions): a block
- * list may name a tag ("<script>") on purpose.
- */
-function blankHtmlTags(u: Units): void {
-  const c = u.cps;
-  const n = u.length;
-  for (let i = 0; i < n; i++) {
-    if (c[i] !== LESS_THAN) continue;
-    let j = i + 1;
-    if (j < n && c[j] === SLASH) j++;
-    const nameStart = j;
-    while (j < n && j - nameStart < 12 && ((c[j]! >= 97 && c[j]! <= 122) || (c[j]! >= 48 && c[j]! <= 57))) j++;
-    if (!HTML_TAGS.has(String.fromCharCode(...c.subarray(nameStart, j)))) continue;
-    const end = tagEnd(c, j, Math.min(n, j + 300));
-    if (end < 0) continue;
-    for (let k = i; k <= end; k++) c[k] = SPACE;
-    i = end;
-  }
-}
-
-/** Where a tag's attributes (name=value, each after a space) end at ">", or -1 if they are not that. */
-function tagEnd(c: Int32Array, from: number, limit: number): number {
-  let j = from;
-  for (;;) {
-    while (j < limit && c[j] === SPACE) j++;
-    if (j >= limit) return -1;
-    if (c[j] === GREATER_THAN) return j;
-    if (c[j] === SLASH) return j + 1 < limit && c[j + 1] === GREATER_THAN ? j + 1 : -1;
-    // One attribute: its name, "=", and a value quoted or bare.
-    if (j === from || c[j - 1] !== SPACE) return -1;
-    const nameStart = j;
-    while (j < limit && isAttributeNameChar(c[j]!)) j++;
-    if (j === nameStart || j >= limit || c[j] !== EQUALS) return -1;
-    j++;
-    const quote = c[j];
-    if (quote === DOUBLE_QUOTE || quote === SINGLE_QUOTE) {
-      j++;
-      while (j < limit && c[j] !== quote) j++;
-      if (j >= limit) return -1;
-      j++;
-    } else {
-      const valueStart = j;
-      while (j < limit && c[j] !== SPACE && c[j] !== GREATER_THAN && c[j] !== LESS_THAN && c[j] !== DOUBLE_QUOTE && c[j] !== SINGLE_QUOTE) j++;
-      if (j === valueStart) return -1;
-    }
-  }
-}
-const isAttributeNameChar = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 45 || c === 95 || c === 58;
-const EQUALS = 61, DOUBLE_QUOTE = 34, SINGLE_QUOTE = 39;
-const LESS_THAN = 60, GREATER_THAN = 62, SLASH = 47;
-const HTML_TAGS: ReadonlySet<string> = new Set([
-  "a", "abbr", "article", "aside", "b", "blockquote", "body", "br", "button", "center", "code", "dd", "del", "div", "dl", "dt", "em",
-  "font", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "head", "header", "hr", "html", "i", "iframe", "img", "input", "ins",
-  "label", "li", "link", "main", "mark", "meta", "nav", "ol", "p", "pre", "q", "s", "script", "section", "small", "span", "strike",
-  "strong", "style", "sub", "sup", "table", "tbody", "td", "th", "thead", "title", "tr", "tt", "u", "ul",
-]);
 
 /** Output scratch: UTF-16 units of the text and their source offsets, grown as needed. */
 let outUnits = new Uint16Array(256);
@@ -513,16 +551,37 @@ export interface NormalizeOptions {
  * with U+200B or U+2060 for every space); read as spaces, "ki\u200bll" is two. A text holding
  * one between two letters is read both ways (engine.ts, term-matcher.ts).
  */
-// Only characters that stand for no letter's joining: the soft hyphen, ZWNJ and ZWJ belong inside
-// words (hyphenation, Persian and Indic spelling, emoji), and read as spaces they split them.
 const ZERO_WIDTH_SPACERS = /[\u180e\u200b\u2060\ufeff]/u;
 const BETWEEN_LETTERS = /\p{L}[\u180e\u200b\u2060\ufeff]+\p{L}/u;
+/**
+ * The soft hyphen, ZWNJ and ZWJ belong inside words (hyphenation, Persian and Indic spelling,
+ * emoji sequences), so they are spaces in the second reading only between Latin letters, where
+ * they join nothing: put for every space they glued a sentence into one word (57 of 61 harmful
+ * sentences lost every flag, while the same with U+200B was caught).
+ */
+const JOINERS = /[\u00ad\u200c\u200d]/u;
+const JOINER_BETWEEN_LATIN = /\p{Script=Latin}[\u00ad\u200c\u200d]+\p{Script=Latin}/u;
+const LATIN = /\p{Script=Latin}/u;
 
 /** Whether `input` has a zero-width spacer between two letters: it may be read with them as spaces too. */
 export function mayUseInvisibleSpaces(input: string): boolean {
   // The plain class first: a scan for it costs far less than one trying \p{L} at every place.
-  return ZERO_WIDTH_SPACERS.test(input) && BETWEEN_LETTERS.test(input);
+  return (ZERO_WIDTH_SPACERS.test(input) && BETWEEN_LETTERS.test(input)) || (JOINERS.test(input) && JOINER_BETWEEN_LATIN.test(input));
 }
+
+/** Whether the joiner `point` at `i` stands between two Latin letters (other joiners between them aside). */
+function joinsLatinWords(input: string, i: number, point: number): boolean {
+  if (point !== 0xad && point !== 0x200c && point !== 0x200d) return false;
+  let before = i - 1;
+  while (before >= 0 && isJoinerCode(input.charCodeAt(before))) before--;
+  let after = i + 1;
+  while (after < input.length && isJoinerCode(input.charCodeAt(after))) after++;
+  if (before < 0 || after >= input.length) return false;
+  const previous = input.codePointAt(before >= 1 && isLowSurrogate(input.charCodeAt(before)) ? before - 1 : before)!;
+  return LATIN.test(String.fromCodePoint(previous)) && LATIN.test(String.fromCodePoint(input.codePointAt(after)!));
+}
+const isJoinerCode = (code: number): boolean => code === 0xad || code === 0x200c || code === 0x200d;
+const isLowSurrogate = (code: number): boolean => code >= 0xdc00 && code <= 0xdfff;
 
 export function normalizeText(input: string, options: NormalizeOptions = {}): NormalizedText {
   const seen = foldCodePoints(input, scratch, options.invisibleAsSpace === true);
@@ -532,8 +591,11 @@ export function normalizeText(input: string, options: NormalizeOptions = {}): No
     spare = swapped;
   }
   const u = scratch;
-  if (options.dropMarkup && input.includes("<")) blankHtmlTags(u);
+  if (options.dropMarkup && input.includes("<")) blankHtmlTags(u, isLetter);
+  if (seen & HAS_MULTI_LEET) undoMultiCharLeet(u, isLetter);
   if (seen & HAS_EMPHASIS) stripPairedEmphasis(u);
+  // Before leetspeak, which reads "+" and "|" between letters as "t" and "i".
+  if (seen & HAS_SYMBOL_SPACER) joinSpacedLetters(u, SYMBOL_SPACER_CPS, false);
   if (seen & HAS_LEET) undoLeet(u);
   joinSpacedLetters(u);
   // Step 4: collapse repeated letters ("kiiiill" -> "kil") and runs of spaces; trim.
