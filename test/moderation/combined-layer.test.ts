@@ -157,3 +157,32 @@ describe("the combined layer under a guard model", () => {
     });
   });
 });
+
+/** Two items whose combined text (joined by a two-code-point separator) is `length` code points; a non-BMP character in each. */
+function itemsJoinedTo(length: number): [string, string] {
+  const first = `I will kill \u{1F600} ${"calm ".repeat(1000)}`;
+  const secondHead = `\u{1F600} kill `;
+  const rest = length - 2 - [...first].length - [...secondHead].length;
+  return [first, secondHead + "x".repeat(rest)];
+}
+const codePoints = (text: string) => [...text].length;
+
+// A combined text goes to the guard model when it is no longer than an item may be
+// (MAX_TEXT_CODE_POINTS, 10,000 code points: judge-combined.ts); the limit itself is allowed.
+describe("a combined text of exactly 10,000 code points", () => {
+  it("is sent to the guard model", async () => {
+    const guard = guardModel();
+    const items = itemsJoinedTo(10_000);
+    expect(codePoints(items.join("\n\n"))).toBe(10_000);
+    const answer = await moderatorWith(guard).moderate(request(...items));
+    expect(guard.asked.map(codePoints)).toContain(10_000);
+    expect(answer.combined?.secondOpinion).toMatchObject({ seconded: true });
+  });
+
+  it("while one of 10,001 is not", async () => {
+    const guard = guardModel();
+    const answer = await moderatorWith(guard).moderate(request(...itemsJoinedTo(10_001)));
+    expect(guard.asked.map(codePoints)).not.toContain(10_001);
+    expect(answer.combined?.secondOpinion).toBeUndefined();
+  });
+});
