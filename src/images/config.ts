@@ -2,6 +2,7 @@ import os from "node:os";
 import { ConfigError, nonEmpty, readApiKey, readChoice, readHttpUrl, refuseOrphans, type Env } from "../base/env-values.js";
 import type { GuardOptions } from "../providers/provider-guard.js";
 import type { OpenAiCompatibleOptions } from "../providers/openai-compatible.js";
+import { MIN_FRAME_PIXELS } from "./animation-decode-budget.js";
 import type { DecodeLimits } from "./decode.js";
 
 export interface DeepAnalysisOptions extends Omit<OpenAiCompatibleOptions, "fetch"> {
@@ -36,6 +37,10 @@ export function readImageConfig(env: Env): ImageModerationOptions {
     decode: {
       maxPixels: int(env, "IMAGE_MAX_PIXELS", 40_000_000, 1, 268_402_689),
       maxFramesSampled: int(env, "IMAGE_MAX_FRAMES_SAMPLED", 4, 1, 16),
+      // Unset: the decoder's own default (animation-decode-budget.ts), as for its limits not read here.
+      ...(nonEmpty(env.IMAGE_MAX_ANIMATION_DECODE_PIXELS) === undefined
+        ? {}
+        : { maxAnimationDecodePixels: int(env, "IMAGE_MAX_ANIMATION_DECODE_PIXELS", 0, MIN_FRAME_PIXELS, 10_000_000_000) }),
     },
   };
   const baseUrl = nonEmpty(env.VISION_BASE_URL);

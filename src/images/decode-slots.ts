@@ -1,6 +1,7 @@
 import { ApiError } from "../errors/api-error.js";
 import { createConcurrencyLimiter, LimiterFullError } from "../providers/concurrency-limiter.js";
 import { laneOf } from "../threads/caller-lane.js";
+import { imageWorkSignal } from "./call-signal.js";
 
 /**
  * Frames decoded at once, by every call of the process together (the embedded model's decode and
@@ -19,7 +20,7 @@ const slots = createConcurrencyLimiter({ max: DECODE_SLOTS, maxQueue: DECODE_QUE
 /** Runs one frame's decode in its turn; a stopped call's (`signal` aborted) leaves the queue with its reason. */
 export async function decodeInTurn<T>(decode: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   try {
-    return await slots.run(decode, signal, laneOf(signal));
+    return await slots.run(decode, signal && imageWorkSignal(signal), laneOf(signal));
   } catch (error) {
     if (error instanceof LimiterFullError) {
       throw new ApiError("service_unavailable", "Too many images are waiting to be decoded; retry shortly.", { cause: error, headers: { "retry-after": "1" } });

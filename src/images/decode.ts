@@ -1,5 +1,6 @@
 import sharp, { type Metadata } from "sharp";
 import { ApiError } from "../errors/api-error.js";
+import { checkAnimationDecodeBudget, DEFAULT_MAX_ANIMATION_DECODE_PIXELS } from "./animation-decode-budget.js";
 import { checkContainer } from "./container-check.js";
 import { decodeInTurn } from "./decode-slots.js";
 import { MAX_IMAGE_BYTES } from "../base/limits.js";
@@ -7,6 +8,7 @@ import { parseDataUri } from "./data-uri.js";
 import { MODEL_INPUT_SIZE, type DecodedImage } from "./decoded-image.js";
 import { sampleFrameIndices } from "./frame-sampling.js";
 import { SUPPORTED_MEDIA_TYPES, sniffImageType, type ImageMediaType } from "./sniff.js";
+import { readWebpAnimationHeader } from "./webp-animation-header.js";
 
 export interface DecodeLimits {
   /** Largest decoded size in bytes (the API's 5 MiB). */
@@ -25,6 +27,8 @@ export interface DecodeLimits {
   maxFrames: number;
   /** Frames of an animation that are scored, spread evenly, first and last included. */
   maxFramesSampled: number;
+  /** Most pixels decoded to reach an animation's sampled frames (animation-decode-budget.ts). */
+  maxAnimationDecodePixels: number;
   /** libvips stops a decode that runs longer than this. */
   timeoutSeconds: number;
 }
@@ -42,6 +46,7 @@ const DEFAULT_DECODE_LIMITS: DecodeLimits = {
   maxAnimationPixels: 200_000_000,
   maxFrames: 100_000,
   maxFramesSampled: 4,
+  maxAnimationDecodePixels: DEFAULT_MAX_ANIMATION_DECODE_PIXELS,
   timeoutSeconds: DECODE_TIMEOUT_SECONDS,
 };
 
@@ -67,28 +72,13 @@ export function createImageDecoder(limits: Partial<DecodeLimits> = {}): ImageDec
     const { declaredType, bytes } = parseDataUri(dataUri, config.maxBytes);
     const mediaType = checkBytesMatch(declaredType, bytes);
     checkContainer(mediaType, bytes);
+    // An animated WebP is measured from its chunks first: libvips' header read of one costs the
+    // square of its frames.
+    const webpAnimation = mediaType === "image/webp" ? readWebpAnimationHeader(bytes) : undefined;
+    if (webpAnimation) checkHeaderLimits(webpAnimation, config);
     const header = await readHeader(bytes);
     const frames = header.frames;
-    const framePixels = header.width * header.height;
-    if (framePixels > config.maxPixels) {
-      throw new ApiError(
-        "image_too_large",
-        `The image is ${header.width}×${header.height} pixels (${framePixels}); the limit is ${config.maxPixels} pixels.`,
-      );
-    }
-    if (Math.max(header.width, header.height) > config.maxSide) {
-      throw new ApiError("image_too_large", `The image is ${header.width}×${header.height} pixels; the limit is ${config.maxSide} pixels on a side.`);
-    }
-    if (frames > config.maxFrames) {
-      throw new ApiError("image_too_large", `The animation has ${frames} frames; the limit is ${config.maxFrames} frames.`);
-    }
-    if (framePixels * frames > config.maxAnimationPixels) {
-      throw new ApiError(
-        "image_too_large",
-        `The animation has ${frames} frames of ${header.width}×${header.height} pixels; the limit is ${config.maxAnimationPixels} pixels over all frames.`,
-      );
-    }
-    const frameIndices = sampleFrameIndices(frames, config.maxFramesSampled);
+    const frameIndices = checkHeaderLimits(header, config);
     const modelInput = await Promise.all(frameIndices.map((page) => decodeInTurn(() => renderModelInput(bytes, page, frames, config), signal)));
     return {
       mediaType,
@@ -101,6 +91,32 @@ export function createImageDecoder(limits: Partial<DecodeLimits> = {}): ImageDec
       source: bytes,
     };
   };
+}
+
+/** Refuses a frame, animation or decoding work over the limits; returns the frames to sample. */
+function checkHeaderLimits(header: Header, config: DecodeLimits): number[] {
+  const { frames } = header;
+  const framePixels = header.width * header.height;
+  if (framePixels > config.maxPixels) {
+    throw new ApiError(
+      "image_too_large",
+      `The image is ${header.width}×${header.height} pixels (${framePixels}); the limit is ${config.maxPixels} pixels.`,
+    );
+  }
+  if (Math.max(header.width, header.height) > config.maxSide) {
+    throw new ApiError("image_too_large", `The image is ${header.width}×${header.height} pixels; the limit is ${config.maxSide} pixels on a side.`);
+  }
+  if (frames > config.maxFrames) {
+    throw new ApiError("image_too_large", `The animation has ${frames} frames; the limit is ${config.maxFrames} frames.`);
+  }
+  if (framePixels * frames > config.maxAnimationPixels) {
+    throw new ApiError(
+      "image_too_large",
+      `The animation has ${frames} frames of ${header.width}×${header.height} pixels; the limit is ${config.maxAnimationPixels} pixels over all frames.`,
+    );
+  }
+  checkAnimationDecodeBudget(header, config.maxFramesSampled, config.maxAnimationDecodePixels);
+  return sampleFrameIndices(frames, config.maxFramesSampled);
 }
 
 function checkBytesMatch(declared: ImageMediaType, bytes: Buffer): ImageMediaType {

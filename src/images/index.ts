@@ -5,6 +5,7 @@ import type { DeepAnalysisResult, DeepAnalyzer } from "../providers/deep-analyze
 import { createGuardedAnalyzer } from "../providers/guarded-analyzer.js";
 import { createOpenAiCompatibleAnalyzer } from "../providers/openai-compatible.js";
 import type { ImageModerationOptions } from "./config.js";
+import { imageWorkSignal } from "./call-signal.js";
 import { createImageDecoder } from "./decode.js";
 import { imageInfo, type DecodedImage, type ImageInfo } from "./decoded-image.js";
 import type { ImageClassifier } from "./image-classifier.js";
@@ -97,8 +98,10 @@ export async function createImageModeration(
     classify: (image, signal) => classifier.classify(image, signal),
     deepAnalyze,
     assertDeepAnalysisConfigured,
-    async moderate(dataUri, { analyzeImages = false, signal } = {}) {
+    async moderate(dataUri, { analyzeImages = false, signal: callSignal } = {}) {
       if (analyzeImages) assertDeepAnalysisConfigured();
+      // One listener on the call's signal for all its images' frames and model jobs (call-signal.ts).
+      const signal = callSignal && imageWorkSignal(callSignal);
       // A call stopped (its caller gone, its deadline past, another item refused) decodes and
       // scores nothing more: such images had been scored to the end, holding the image model
       // while live callers were refused for a full queue.
