@@ -22,13 +22,24 @@ export function doubledRuns(text: string): number {
  * twice in a word ("good", "feed") and stretches it to three or more ("haaate"), so the term "god"
  * does not match "good", nor "fed" "feed", while "god" still matches "gooood".
  */
-export function letterRuns(text: string): { runs: number; pairs: number } {
+export function letterRuns(text: string): LetterRuns {
+  return countRuns(letterCodes(text));
+}
+
+export interface LetterRuns {
+  runs: number;
+  pairs: number;
+}
+
+/**
+ * The letters of `text` as letterRuns compares them: the UTF-16 units of its light fold, look-alikes
+ * read as the letter they imitate, everything but letters, digits and leet symbols left out.
+ * span-letter-runs.ts folds a whole input with it, a cluster at a time.
+ */
+export function letterCodes(text: string): number[] {
   // Plain ASCII needs no Unicode folding (a span of a hit is usually ASCII).
   const folded = isAscii(text) ? text : text.normalize("NFKC").toLowerCase().replace(/ß/g, "ss");
-  let runs = 0;
-  let pairs = 0;
-  let previous = -1;
-  let length = 0;
+  const codes: number[] = [];
   for (let i = 0; i < folded.length; i++) {
     let c = folded.charCodeAt(i);
     if (c < 128) {
@@ -42,6 +53,18 @@ export function letterRuns(text: string): { runs: number; pairs: number } {
       const imitated = foldConfusable(folded[i]!);
       if (imitated?.length === 1) c = imitated.charCodeAt(0);
     }
+    codes.push(c);
+  }
+  return codes;
+}
+
+/** Runs of a repeated code in `codes` (2 or more long), and how many are exactly two long. */
+function countRuns(codes: readonly number[]): LetterRuns {
+  let runs = 0;
+  let pairs = 0;
+  let previous = -1;
+  let length = 0;
+  for (const c of codes) {
     if (c === previous) {
       length++;
       if (length === 2) runs++;
@@ -56,7 +79,6 @@ export function letterRuns(text: string): { runs: number; pairs: number } {
 }
 
 const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
-
 
 function isAscii(text: string): boolean {
   for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 127) return false;

@@ -1,6 +1,7 @@
 import { CHECKPOINT_EVERY, TERMS_PER_CHECKPOINT, runCooperatively, runToEnd, type Steps } from "../base/cooperative.js";
 import { mayUseInvisibleSpaces, normalizeForMatching, normalizeText, type NormalizedText } from "../classifiers/normalize/normalize.js";
-import { doubledRuns, letterRuns } from "./doubled-letters.js";
+import { doubledRuns, type LetterRuns } from "./doubled-letters.js";
+import { inputSpans, type InputSpans } from "./span-letter-runs.js";
 
 /** One whole-word occurrence of a list term; offsets are the input's code points, end exclusive. */
 export interface TermHit {
@@ -110,17 +111,28 @@ function* termMatcherSteps(terms: readonly string[], options: MatcherOptions): S
   const hasOutput = new Uint8Array(nodes);
   for (let node = 1; node < nodes; node++) hasOutput[node] = endsHere[node] === 1 || report[node]! > 0 ? 1 : 0;
   const step = (options.dense !== false ? denseSteps(trie, fail, order) : undefined) ?? sparseStep(trie, fail);
+  // Nodes whose every term needs the doubled-letter check, and past each node the next on its report
+  // chain that has a term needing none: once a text's checks are spent (FAILED_CHECKS_PER_UNIT), the
+  // chain jumps there instead of walking hundreds of nested terms at every unit.
+  const checkedOnly = new Uint8Array(nodes);
+  for (const [node, owners] of ends) checkedOnly[node] = owners.every((term) => doubled[term] !== 0 || shortTerm[term] !== 0) ? 1 : 0;
+  const uncheckedReport = new Int32Array(nodes).fill(-1);
+  for (const node of order) {
+    const next = report[node]!;
+    if (next > 0) uncheckedReport[node] = checkedOnly[next] === 1 ? uncheckedReport[next]! : next;
+  }
 
   let groupCount = 0;
   if (groups) for (let term = 0; term < terms.length; term++) groupCount = Math.max(groupCount, groups.of[term]! + 1);
 
-  /** The hits in `input` as `normalized` reads it (offsets and span texts are the input's). */
-  const matchIn = (normalized: NormalizedText, input: string): TermHit[] => {
+  /** The hits in `input` as `normalized` reads it (offsets and span texts are `spans`', the input's). */
+  const matchIn = (normalized: NormalizedText, spans: InputSpans): TermHit[] => {
     const text = normalized.text;
     const hits: TermHit[] = [];
     // Per group: the last place it had a hit (+1, so 0 is none), and its hits so far.
     const lastEnd = groups ? new Int32Array(groupCount) : undefined;
     const found = groups ? new Int32Array(groupCount) : undefined;
+    let checksLeft = FAILED_CHECKS_PER_UNIT * text.length + FAILED_CHECKS_BASE;
     /** Whether a hit of `term` ending at `i` would be reported: its group has none there and is under its cap. */
     const open = (term: number, i: number): boolean => {
       if (!groups) return true;
@@ -135,14 +147,12 @@ function* termMatcherSteps(terms: readonly string[], options: MatcherOptions): S
       lastEnd![group] = i + 1;
       found![group]!++;
     };
-    // Code-point offsets are UTF-16 offsets unless the input has astral characters.
-    const astral = /[\ud800-\udfff]/.test(input);
-    let codePoints: string[] | undefined;
     let node = 0;
     for (let i = 0; i < text.length; i++) {
       node = step(node, text.charCodeAt(i));
       if (hasOutput[node] === 0) continue;
-      for (let out = endsHere[node] === 1 ? node : report[node]!; out > 0; out = report[out]!) {
+      for (let out = endsHere[node] === 1 ? node : report[node]!; out > 0; out = checksLeft > 0 ? report[out]! : uncheckedReport[out]!) {
+        if (checksLeft <= 0 && checkedOnly[out] === 1) continue;
         const owners = ends.get(out)!;
         // The report links go from the longest term ending here to the shortest: a group's first is its longest.
         if (groups && !owners.some((term) => open(term, i))) continue;
@@ -150,20 +160,24 @@ function* termMatcherSteps(terms: readonly string[], options: MatcherOptions): S
         if (joinsWord(text, startUnit - 1) || joinsWord(text, i)) continue;
         const start = normalized.start[startUnit]!;
         const end = normalized.end[i]!;
-        let spanText: string;
-        if (!astral) spanText = input.slice(start, end);
-        else spanText = (codePoints ??= Array.from(input)).slice(start, end).join("");
         // The span's repeated letters against the term's (doubled-letters.ts letterRuns): at
         // least the term's doubles, and for a short term no other pair ("god" is not "good").
-        let spanRuns: { runs: number; pairs: number } | undefined;
+        // A candidate that fails is not kept, so no cap bounds how many there are: each costs
+        // O(1) here (span-letter-runs.ts), its text taken only for a hit.
+        let spanRuns: LetterRuns | undefined;
+        let spanText: string | undefined;
         for (const term of owners) {
           if (!open(term, i)) continue;
           // Counted only for a term that has doubles or is short: most hits need no count.
           if (doubled[term] !== 0 || shortTerm[term] !== 0) {
-            spanRuns ??= letterRuns(spanText);
-            if (spanRuns.runs < doubled[term]! || (shortTerm[term] === 1 && spanRuns.pairs > doubled[term]!)) continue;
+            if (checksLeft <= 0) continue;
+            spanRuns ??= spans.runsIn(start, end);
+            if (spanRuns.runs < doubled[term]! || (shortTerm[term] === 1 && spanRuns.pairs > doubled[term]!)) {
+              checksLeft--;
+              continue;
+            }
           }
-          keep({ term, start, end, text: spanText }, i);
+          keep({ term, start, end, text: (spanText ??= spans.text(start, end)) }, i);
         }
       }
     }
@@ -173,16 +187,18 @@ function* termMatcherSteps(terms: readonly string[], options: MatcherOptions): S
   return {
     find(input) {
       if (terms.length === 0) return [];
-      let hits = matchIn(normalizeText(input), input);
+      // One index of the input's spans for every reading: they all report the input's offsets.
+      const spans = inputSpans(input);
+      let hits = matchIn(normalizeText(input), spans);
       // Zero-width characters between words may stand for spaces ("kill\u200byou"): read so too, as the model reads it.
-      if (mayUseInvisibleSpaces(input)) hits = mergeHits(hits, matchIn(normalizeText(input, { invisibleAsSpace: true }), input));
+      if (mayUseInvisibleSpaces(input)) hits = mergeHits(hits, matchIn(normalizeText(input, { invisibleAsSpace: true }), spans));
       // The term is matched in its usual cases (caseForms); a text in mixed case ("БлЯдЬ",
       // "μΑΛΑΚΑΣ") is read again in small letters, which the term's small form matches. Only a
       // text with a capital that reads otherwise than its small letter needs it (a second pass made
       // a 10,000-character text in Cyrillic capitals 3 times slower to match).
       if (!hasCapitalReadApart(input)) return hits;
       const lower = inSmallLetters(input);
-      return lower === input ? hits : mergeHits(hits, matchIn(normalizeText(lower), input));
+      return lower === input ? hits : mergeHits(hits, matchIn(normalizeText(lower), spans));
     },
   };
 }
@@ -241,6 +257,16 @@ function mergeHits(first: TermHit[], second: TermHit[]): TermHit[] {
  * (a letter stretched by one is the cheapest evasion there is).
  */
 const SHORT_TERM = 3;
+
+/**
+ * Candidates that may fail the doubled-letter check in one reading of a text: past them, a term
+ * that needs the check matches no more there. Even counted in O(1), a failed candidate is never
+ * kept, so no hit cap bounds them: 1,196 nested terms of "㍿" (each four letters) against "㍿㍿…"
+ * failed 12 million candidates per 10,000 characters (5.6 s). An honest list fails at most about
+ * one per word ("as" for "ass"), far under two per unit of normalised text.
+ */
+const FAILED_CHECKS_PER_UNIT = 2;
+const FAILED_CHECKS_BASE = 1024;
 
 /**
  * A term's normalised forms as written, in capitals and with capital initials. Look-alike folding
