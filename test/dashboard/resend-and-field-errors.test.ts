@@ -40,6 +40,8 @@ describe("dashboard forms sent again, and errors tied to their inputs", () => {
     await client.get("/dashboard/keys");
     const page = await client.post("/dashboard/keys", { name: "curl" });
     const curl = /id="curl-example">([^<]+)</.exec(page.html)![1]!.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)));
+    // -s: pasted into a terminal, the answer is not mixed with curl's progress meter.
+    expect(curl.startsWith("curl -s ")).toBe(true);
     expect(curl).toContain(`X-API-Key: ${secretOf(page.html)}"`);
     expect(curl.endsWith(` ${server.httpUrl.replace(/\/$/, "")}/v1/moderate`)).toBe(true);
   });

@@ -100,7 +100,7 @@ export function newKeyPage(options: {
   apiOrigin: string;
 }): string {
   const { key, rotatedFrom, replaced } = options;
-  const curl = `curl -H "X-API-Key: ${key.key}" -H "content-type: application/json" -d '{"input":[{"type":"text","text":"hello"}]}' ${options.apiOrigin}/v1/moderate`;
+  const curl = `curl -s -H "X-API-Key: ${key.key}" -H "content-type: application/json" -d '{"input":[{"type":"text","text":"hello"}]}' ${options.apiOrigin}/v1/moderate`;
   return layout({
     title: "Your new key",
     account: options.account,
