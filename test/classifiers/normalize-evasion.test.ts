@@ -35,9 +35,9 @@ describe("markup inside a word (F1)", () => {
     expect(model("<kill> you")).toBe("<kil> you");
   });
 
-  it("drops single-mark emphasis and backticks between letters, keeping masked words", () => {
-    expect(model("I will k*i*ll you")).toBe(PLAIN);
-    expect(model("I wi`ll` ki`ll` you")).toBe(PLAIN);
+  it("keeps a single-mark pair inside a word: a masked word cannot be told from emphasis", () => {
+    // A review found "n*gg*rs" read as "ngrs" lose its hate flag when single pairs were dropped.
+    expect(model("those n*gg*rs")).toBe("those n*g*rs");
     expect(model("f*ck and sh*t")).toBe("f*ck and sh*t");
     expect(model("snake_case_var")).toBe("snake_case_var");
   });
@@ -75,14 +75,20 @@ describe("look-alike letters (F2)", () => {
   });
 });
 
-describe("ZWNJ, ZWJ and the soft hyphen for spaces (F3)", () => {
+describe("ZWNJ and ZWJ for spaces (F3)", () => {
   it("are spaces between Latin letters in the second reading only", () => {
-    for (const joiner of ["\u200c", "\u200d", "\u00ad"]) {
+    for (const joiner of ["\u200c", "\u200d"]) {
       const text = `I${joiner}will${joiner}kill${joiner}you`;
       expect(mayUseInvisibleSpaces(text)).toBe(true);
       expect(model(text)).toBe("iwilkilyou");
       expect(spaced(text)).toBe(PLAIN);
     }
+  });
+
+  it("read a long run of them as one space, in time linear in the run (a review: 305 ms for 10,000 before)", () => {
+    const run = `a${"\u200c".repeat(9_998)}b`;
+    expect(spaced(run)).toBe("a b");
+    expect(spaced(`kill${"\u200c\u200d".repeat(50)}you`)).toBe("kil you");
   });
 
   it("stay inside emoji sequences and Persian words", () => {
@@ -92,7 +98,7 @@ describe("ZWNJ, ZWJ and the soft hyphen for spaces (F3)", () => {
 
   it("no longer hide a sentence from the classifier", () => {
     const plain = flagged(classify("I will kill you and your whole family tonight."));
-    for (const joiner of ["\u200c", "\u200d", "\u00ad"]) {
+    for (const joiner of ["\u200c", "\u200d"]) {
       expect(flagged(classify(`I${joiner}will${joiner}kill${joiner}you${joiner}and${joiner}your${joiner}whole${joiner}family${joiner}tonight.`))).toEqual(plain);
     }
   });

@@ -214,12 +214,14 @@ describe("normalizeText", () => {
 describe("the second reading's spacers", () => {
   // Found by a review: the soft hyphen, ZWNJ and ZWJ sit inside words by design (hyphenated web
   // text, Persian spelling, emoji), and read as spaces they split them.
-  // Between Latin letters they are also read as spaces, in the second reading only (which can only
-  // raise a score): put for every space, they hid whole sentences (audit-evasion F3).
+  // ZWNJ and ZWJ between Latin letters are also read as spaces, in the second reading only (which
+  // can only raise a score): put for every space, they hid whole sentences (audit-evasion F3). Not
+  // the soft hyphen: a review found "Scun\u00adthorpe" flagged once it was read so.
   it("leave the soft hyphen, ZWNJ and ZWJ to the word they are in", () => {
     expect(mayUseInvisibleSpaces("من می\u200cخواهم")).toBe(false);
     expect(mayUseInvisibleSpaces("\u{1f469}\u200d\u{1f4bb} dev")).toBe(false);
-    expect(mayUseInvisibleSpaces("Bundes\u00adregierung")).toBe(true);
+    expect(mayUseInvisibleSpaces("Bundes\u00adregierung")).toBe(false);
+    expect(mayUseInvisibleSpaces("She lives in Scun\u00adthorpe and works in Sus\u00adsex.")).toBe(false);
     expect(mayUseInvisibleSpaces("ki\u200dll")).toBe(true);
     expect(normalizeText("Bundes\u00adregierung").text).toBe(normalizeText("Bundesregierung").text);
     expect(normalizeText("من می\u200cخواهم", { invisibleAsSpace: true }).text).toBe(normalizeText("من میخواهم").text);

@@ -112,10 +112,7 @@ function touchesLetters(u: Units, isLetter: (point: number) => boolean): boolean
   return false;
 }
 
-// The backtick too: inline code is shown without it ("ki`ll`" reads "kill").
-const EMPHASIS = new Set([42, 95, 126, 96]); // * _ ~ `
-/** Marks that emphasise part of a word when single ("k*i*ll", "ki`ll`"); "_" is kept: snake_case is a word. */
-const IN_WORD_SINGLE = [42, 96];
+const EMPHASIS = new Set([42, 95, 126]); // * _ ~
 
 /** Whether the code point can start markdown emphasis (so that most text skips the step). */
 export function isEmphasisMark(point: number): boolean {
@@ -127,10 +124,11 @@ export function isEmphasisMark(point: number): boolean {
  * "**kill**", "~~kill~~"; runs of two or more of one mark, at least two runs in the word), and
  * around several words, a run opening a word closed by the same run ending a later one
  * ("**Kill yourself, nobody would miss you.**", "_you idiot_"; the marks were glued into the
- * first and last words, "**kil", and 29 of 352 written sentences lost every flag), and a pair of
- * single "*" or "`" inside a word, one of them between two letters ("k*i*ll", "ki`ll`": 61 of 61
- * harmful sentences lost every flag). A run left alone stays, since "f**k", "sh**" and "f*ck" are
- * masked words the tokenizer keeps whole. Compacts in place.
+ * first and last words, "**kil", and 29 of 352 written sentences lost every flag). A run left
+ * alone stays, since "f**k" and "sh**" are masked words the tokenizer keeps whole. Compacts in place.
+ * A single "*" pair inside a word stays too: "k*i*ll" (emphasis hiding "kill") cannot be told from
+ * "n*gg*rs" (a masked slur, whose hate flag dropping the marks lost; a review), and masking is the
+ * commoner; nor is the backtick emphasis (LaTeX quotes, ``so'', are common in prose).
  */
 export function stripPairedEmphasis(u: Units): void {
   const { cps } = u;
@@ -146,13 +144,12 @@ export function stripPairedEmphasis(u: Units): void {
     let end = i;
     while (end < length && cps[end] !== SPACE) end++;
     const paired = emphasisRuns(cps, i, end) >= 2;
-    const singles = singleMarkPairs(cps, i, end);
     // Run by run (one mark repeated): the write position never passes the read one.
     for (let j = i; j < end; ) {
       const c = cps[j]!;
       let runEnd = j + 1;
       while (runEnd < end && cps[runEnd] === c) runEnd++;
-      if (!((paired && EMPHASIS.has(c) && runEnd - j >= 2) || spans.has(j) || singles.includes(j))) {
+      if (!((paired && EMPHASIS.has(c) && runEnd - j >= 2) || spans.has(j))) {
         for (let t = j; t < runEnd; t++) moveUnit(u, t, w++);
       }
       j = runEnd;
@@ -201,35 +198,6 @@ function emphasisSpans(cps: Int32Array, length: number): Set<number> {
     i = end;
   }
   return found;
-}
-
-/**
- * Positions of the single "*" or "`" marks in the word [from, to) that come as one pair (exactly
- * two of that mark, each alone) with letters between them and one of them between two letters.
- */
-function singleMarkPairs(cps: Int32Array, from: number, to: number): number[] {
-  const out: number[] = [];
-  for (const mark of IN_WORD_SINGLE) {
-    let first = -1;
-    let second = -1;
-    let count = 0;
-    for (let j = from; j < to; j++) {
-      if (cps[j] !== mark) continue;
-      count++;
-      if (first < 0) first = j;
-      else second = j;
-    }
-    if (count !== 2 || second - first < 2) continue;
-    if (cps[first + 1] === mark || cps[second - 1] === mark) continue;
-    const inside = (k: number): boolean => k > from && k < to - 1 && isWordLetter(cps[k - 1]!) && isWordLetter(cps[k + 1]!);
-    if (inside(first) || inside(second)) out.push(first, second);
-  }
-  return out;
-}
-
-/** A letter for singleMarkPairs: ASCII after folding, or any letter of another script. */
-function isWordLetter(point: number): boolean {
-  return point < 128 ? point >= 97 && point <= 122 : /\p{L}/u.test(String.fromCodePoint(point));
 }
 
 function emphasisRuns(cps: Int32Array, from: number, to: number): number {
