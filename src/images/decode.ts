@@ -27,7 +27,7 @@ export interface DecodeLimits {
   maxFrames: number;
   /** Frames of an animation that are scored, spread evenly, first and last included. */
   maxFramesSampled: number;
-  /** Most pixels decoded to reach an animation's sampled frames (animation-decode-budget.ts). */
+  /** Most pixels decoded to reach an animation's sampled frames, a GIF's counted at their lower cost (animation-decode-budget.ts). */
   maxAnimationDecodePixels: number;
   /** libvips stops a decode that runs longer than this. */
   timeoutSeconds: number;
@@ -75,10 +75,10 @@ export function createImageDecoder(limits: Partial<DecodeLimits> = {}): ImageDec
     // An animated WebP is measured from its chunks first: libvips' header read of one costs the
     // square of its frames.
     const webpAnimation = mediaType === "image/webp" ? readWebpAnimationHeader(bytes) : undefined;
-    if (webpAnimation) checkHeaderLimits(webpAnimation, config);
+    if (webpAnimation) checkHeaderLimits(mediaType, webpAnimation, config);
     const header = await readHeader(bytes);
     const frames = header.frames;
-    const frameIndices = checkHeaderLimits(header, config);
+    const frameIndices = checkHeaderLimits(mediaType, header, config);
     const modelInput = await Promise.all(frameIndices.map((page) => decodeInTurn(() => renderModelInput(bytes, page, frames, config), signal)));
     return {
       mediaType,
@@ -94,7 +94,7 @@ export function createImageDecoder(limits: Partial<DecodeLimits> = {}): ImageDec
 }
 
 /** Refuses a frame, animation or decoding work over the limits; returns the frames to sample. */
-function checkHeaderLimits(header: Header, config: DecodeLimits): number[] {
+function checkHeaderLimits(mediaType: ImageMediaType, header: Header, config: DecodeLimits): number[] {
   const { frames } = header;
   const framePixels = header.width * header.height;
   if (framePixels > config.maxPixels) {
@@ -115,7 +115,7 @@ function checkHeaderLimits(header: Header, config: DecodeLimits): number[] {
       `The animation has ${frames} frames of ${header.width}×${header.height} pixels; the limit is ${config.maxAnimationPixels} pixels over all frames.`,
     );
   }
-  checkAnimationDecodeBudget(header, config.maxFramesSampled, config.maxAnimationDecodePixels);
+  checkAnimationDecodeBudget(mediaType, header, config.maxFramesSampled, config.maxAnimationDecodePixels);
   return sampleFrameIndices(frames, config.maxFramesSampled);
 }
 

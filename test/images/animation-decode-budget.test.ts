@@ -12,10 +12,27 @@ import { animated, dataUri, png } from "./fixtures.js";
 /**
  * Reaching frame i of a GIF or WebP decodes frames 0 to i, and each sampled frame is decoded on its
  * own: a 98 KB WebP of 2,000 frames took 4.3 s of CPU, inside every other limit (found by an audit).
- * The work is counted from the header, each frame as at least 128×128 pixels, and an animation over
- * the budget (80,000,000 pixels unless IMAGE_MAX_ANIMATION_DECODE_PIXELS says otherwise) is refused
- * before any frame is decoded. Written-out numbers, not read from the code under test.
+ * The work is counted from the header, each frame as at least 128×128 pixels, a GIF's pixels one in
+ * six (they decode about six times faster), and an animation over the budget (64,000,000 pixels
+ * unless IMAGE_MAX_ANIMATION_DECODE_PIXELS says otherwise) is refused before any frame is decoded.
+ * Ordinary GIFs of 640×360 and 480×480 over 7 s, once refused by an uncounted budget, are scored
+ * (found by a review). Written-out numbers, not read from the code under test.
  */
+
+/** A GIF of a box moving over a two-tone background, as a screen capture or reaction GIF (the review's shape). */
+async function movingBoxGif(width: number, height: number, frames: number): Promise<Buffer> {
+  const frameBytes = width * height * 3;
+  const strip = Buffer.alloc(frameBytes * frames);
+  for (let f = 0; f < frames; f++) {
+    strip.fill(Buffer.from([30, 90, 60]), f * frameBytes, f * frameBytes + frameBytes / 2);
+    strip.fill(Buffer.from([30, 160, 60]), f * frameBytes + frameBytes / 2, (f + 1) * frameBytes);
+    for (let y = 40; y < 120; y++) {
+      const left = (f * 3) % (width - 60);
+      strip.fill(Buffer.from([220, 40, 60]), f * frameBytes + (y * width + left) * 3, f * frameBytes + (y * width + left + 60) * 3);
+    }
+  }
+  return sharp(strip, { raw: { width, height: height * frames, channels: 3, pageHeight: height } }).gif({ delay: 40, effort: 1 }).toBuffer();
+}
 
 /** `frames` frames of `side`² pixels alternating between two colours (identical frames would be merged). */
 async function manyFrames(format: "gif" | "webp", frames: number, side: number): Promise<Buffer> {
@@ -51,12 +68,24 @@ afterAll(async () => {
 });
 
 describe("the decoding budget of an animation", () => {
-  it.each(["webp", "gif"] as const)("refuses a %s of 2,500 small frames from its header, on every protocol, signed", async (format) => {
-    // Frames 0, 833, 1666 and 2499 are sampled: 1 + 834 + 1667 + 2500 = 5002 frames decoded, each counted as 16384 pixels.
-    const body = { input: [{ type: "text", text: "hello" }, image(`image/${format}`, await manyFrames(format, 2500, 32))] };
-    const message =
-      "input[1]: The animation has 2500 frames of 32×32 pixels; scoring 4 of them, up to frame 2500, decodes 81952768 pixels " +
-      "(reaching a frame decodes every frame before it, each counted as at least 16384); the limit is 80000000 pixels decoded per animation.";
+  it.each([
+    {
+      format: "webp",
+      frames: 2500,
+      // Frames 0, 833, 1666 and 2499 are sampled: 1 + 834 + 1667 + 2500 = 5002 frames decoded, each counted as 16384 pixels.
+      counted: "decodes 81952768 pixels (reaching a frame decodes every frame before it, each counted as at least 16384)",
+    },
+    {
+      format: "gif",
+      frames: 12000,
+      // Frames 0, 4000, 7999 and 11999: 1 + 4001 + 8000 + 12000 = 24002 frames of 16384 pixels, counted as one in six.
+      counted:
+        "decodes 393248768 pixels (reaching a frame decodes every frame before it, each counted as at least 16384), " +
+        "counted as 65541462 (a GIF's pixels count one in 6, as they decode that much faster)",
+    },
+  ] as const)("refuses a $format of $frames small frames from its header, on every protocol, signed", async ({ format, frames, counted }) => {
+    const body = { input: [{ type: "text", text: "hello" }, image(`image/${format}`, await manyFrames(format, frames, 32))] };
+    const message = `input[1]: The animation has ${frames} frames of 32×32 pixels; scoring 4 of them, up to frame ${frames}, ${counted}; the limit is 64000000 pixels decoded per animation.`;
     for (const protocol of PROTOCOLS) {
       expectTooLarge(await callModerate(protocol, { httpUrl: server.httpUrl, grpcUrl: server.grpcUrl }, body, key), protocol, message);
     }
@@ -69,14 +98,26 @@ describe("the decoding budget of an animation", () => {
   });
 
   it("scores an animation within the budget, and reports its frames as before", async () => {
-    const outcome = await callModerate("json", { httpUrl: server.httpUrl, grpcUrl: server.grpcUrl }, { input: [image("image/webp", await manyFrames("webp", 2000, 32))] }, key);
+    // Frames 0, 633, 1266 and 1899: 3802 frames of 16384 pixels = 62291968.
+    const outcome = await callModerate("json", { httpUrl: server.httpUrl, grpcUrl: server.grpcUrl }, { input: [image("image/webp", await manyFrames("webp", 1900, 32))] }, key);
     if (!outcome.ok) throw new Error(`${outcome.code}: ${outcome.message}`);
-    expect(outcome.body.results[0].image).toEqual({ media_type: "image/webp", width: 32, height: 32, frames: 2000, frames_sampled: 4 });
+    expect(outcome.body.results[0].image).toEqual({ media_type: "image/webp", width: 32, height: 32, frames: 1900, frames_sampled: 4 });
+  });
+
+  it.each([
+    // 402 frames of 640×360 decoded = 92620800 pixels, counted as 15436800; the review found it refused (CPU 26-28 ms).
+    [640, 360, 200],
+    // 362 frames of 480×480 = 83404800 pixels, counted as 13900800 (CPU 25 ms).
+    [480, 480, 180],
+  ])("scores an ordinary %i×%i GIF of %i frames", async (width, height, frames) => {
+    const outcome = await callModerate("json", { httpUrl: server.httpUrl, grpcUrl: server.grpcUrl }, { input: [image("image/gif", await movingBoxGif(width, height, frames))] }, key);
+    if (!outcome.ok) throw new Error(`${outcome.code}: ${outcome.message}`);
+    expect(outcome.body.results[0].image).toEqual({ media_type: "image/gif", width, height, frames, frames_sampled: 4 });
   });
 
   it("holds to IMAGE_MAX_ANIMATION_DECODE_PIXELS: a budget met exactly is scored, one frame more is refused, a still is not counted", async () => {
     const call = (input: ReturnType<typeof image>[]) => callModerate("json", { httpUrl: tight.httpUrl, grpcUrl: tight.grpcUrl }, { input }, tightKey);
-    const exact = await call([image("image/gif", await animated("gif", 10))]);
+    const exact = await call([image("image/webp", await animated("webp", 10))]);
     if (!exact.ok) throw new Error(`${exact.code}: ${exact.message}`);
     expect(exact.body.results[0].image).toMatchObject({ frames: 10, frames_sampled: 4 });
     // Frames 0, 3, 7 and 10: 1 + 4 + 8 + 11 = 24 frames.
@@ -85,6 +126,18 @@ describe("the decoding budget of an animation", () => {
       "json",
       "input[0]: The animation has 11 frames of 40×30 pixels; scoring 4 of them, up to frame 11, decodes 393216 pixels " +
         "(reaching a frame decodes every frame before it, each counted as at least 16384); the limit is 360448 pixels decoded per animation.",
+    );
+    // A GIF's pixels count one in six: frames 0, 21, 43 and 64 of 65 are 1 + 22 + 44 + 65 = 132 = 6 × 22 frames.
+    const gifExact = await call([image("image/gif", await manyFrames("gif", 65, 32))]);
+    if (!gifExact.ok) throw new Error(`${gifExact.code}: ${gifExact.message}`);
+    expect(gifExact.body.results[0].image).toMatchObject({ frames: 65, frames_sampled: 4 });
+    // Frames 0, 22, 43 and 65: 134 frames of 16384 = 2195456 pixels, 365910 counted (rounded up).
+    expectTooLarge(
+      await call([image("image/gif", await manyFrames("gif", 66, 32))]),
+      "json",
+      "input[0]: The animation has 66 frames of 32×32 pixels; scoring 4 of them, up to frame 66, decodes 2195456 pixels " +
+        "(reaching a frame decodes every frame before it, each counted as at least 16384), counted as 365910 (a GIF's pixels count one in 6, " +
+        "as they decode that much faster); the limit is 360448 pixels decoded per animation.",
     );
     const still = await call([image("image/png", await png(800, 600))]);
     if (!still.ok) throw new Error(`${still.code}: ${still.message}`);
