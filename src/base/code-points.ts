@@ -36,7 +36,30 @@ export function codePointArray(text: string): string[] {
  * array is built; with them, the array is built once, for every slice.
  */
 export function codePointSlicer(text: string): (start: number, end: number) => string {
-  if (!SURROGATE.test(text)) return (start, end) => text.slice(start, end);
-  const points = Array.from(text);
-  return (start, end) => points.slice(start, end).join("");
+  if (!holdsSurrogate(text)) return (start, end) => text.slice(start, end);
+  const unitAt = codePointOffsets(text);
+  const last = unitAt.length - 1;
+  // Past the end is the end, as an array's slice has it.
+  return (start, end) => text.slice(unitAt[Math.min(start, last)], unitAt[Math.min(end, last)]);
+}
+
+/** Whether `text` holds a surrogate: without one, its code-point offsets are its UTF-16 offsets. */
+export function holdsSurrogate(text: string): boolean {
+  return SURROGATE.test(text);
+}
+
+/** The UTF-16 offset of each code-point offset of `text`, and of its end (as codePointLength counts). */
+export function codePointOffsets(text: string): Int32Array {
+  const offsets = new Int32Array(text.length + 1);
+  let p = 0;
+  for (let i = 0; i < text.length; i++, p++) {
+    offsets[p] = i;
+    const code = text.charCodeAt(i);
+    if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
+    }
+  }
+  offsets[p] = text.length;
+  return offsets.subarray(0, p + 1);
 }

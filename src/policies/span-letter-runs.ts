@@ -1,3 +1,4 @@
+import { codePointOffsets, holdsSurrogate } from "../base/code-points.js";
 import { letterCodes, letterRuns, type LetterRuns } from "./doubled-letters.js";
 
 /**
@@ -31,14 +32,14 @@ export interface InputSpans {
 /** Spans of `input`, each folded in constant time (the index is built at the first span asked). */
 export function inputSpans(input: string): InputSpans {
   // Code-point offsets are UTF-16 offsets unless the input has astral characters.
-  const astral = /[\ud800-\udfff]/.test(input);
+  const astral = holdsSurrogate(input);
   // Plain ASCII is folded in a few steps per letter: an ordinary item's few checked hits cost less
   // counted over their spans than indexing it (bench:policy went from 50 to 97 µs per item); the
   // matcher's FAILED_CHECKS_PER_UNIT bounds how many spans are counted.
   const ascii = !/[^\u0000-\u007f]/.test(input);
   let offsets: Int32Array | undefined;
   let letters: SpanLetterRuns | undefined;
-  const unitAt = (): Int32Array => (offsets ??= unitOffsets(input));
+  const unitAt = (): Int32Array => (offsets ??= codePointOffsets(input));
   return {
     text: (start, end) => (astral ? input.slice(unitAt()[start], unitAt()[end]) : input.slice(start, end)),
     runsIn: (start, end) => (ascii ? letterRuns(input.slice(start, end)) : (letters ??= indexLetterRuns(input, unitAt())).runsIn(start, end)),
@@ -100,22 +101,6 @@ export function indexLetterRuns(input: string, unitAt: Int32Array): SpanLetterRu
   };
 }
 
-/** The UTF-16 offset of each code-point offset of `input`, and of its end. */
-export function unitOffsets(input: string): Int32Array {
-  const offsets = new Int32Array(input.length + 1);
-  let p = 0;
-  for (let i = 0; i < input.length; i++, p++) {
-    offsets[p] = i;
-    const code = input.charCodeAt(i);
-    if (code >= 0xd800 && code <= 0xdbff && i + 1 < input.length) {
-      const next = input.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) i++;
-    }
-  }
-  offsets[p] = input.length;
-  return offsets.subarray(0, p + 1);
-}
-
 /** As letterRuns reads each ASCII unit: its small letter, digit or leet symbol, or -1 (skipped). */
 const ASCII_LETTER_CODE = Int32Array.from({ length: 128 }, (_, code) => {
   const folded = letterCodes(String.fromCharCode(code));
@@ -166,17 +151,17 @@ function maximalRuns(codes: readonly number[]): MaximalRuns {
     longBefore[r + 1] = longBefore[r]! + (length >= 2 ? 1 : 0);
     pairsBefore[r + 1] = pairsBefore[r]! + (length === 2 ? 1 : 0);
   }
+  /** Runs and pairs of [from, to) spanning runs `first` to `last`, those two cut to the given lengths. */
+  const across = (first: number, last: number, headLength: number, tailLength: number): LetterRuns => ({
+    runs: longBefore[last]! - longBefore[first + 1]! + (headLength >= 2 ? 1 : 0) + (tailLength >= 2 ? 1 : 0),
+    pairs: pairsBefore[last]! - pairsBefore[first + 1]! + (headLength === 2 ? 1 : 0) + (tailLength === 2 ? 1 : 0),
+  });
   return {
     counts(from, to) {
       if (from >= to) return { runs: 0, pairs: 0 };
       const first = runOf[from]!, last = runOf[to - 1]!;
       if (first === last) return { runs: to - from >= 2 ? 1 : 0, pairs: to - from === 2 ? 1 : 0 };
-      const headLength = starts[first + 1]! - from;
-      const tailLength = to - starts[last]!;
-      return {
-        runs: longBefore[last]! - longBefore[first + 1]! + (headLength >= 2 ? 1 : 0) + (tailLength >= 2 ? 1 : 0),
-        pairs: pairsBefore[last]! - pairsBefore[first + 1]! + (headLength === 2 ? 1 : 0) + (tailLength === 2 ? 1 : 0),
-      };
+      return across(first, last, starts[first + 1]! - from, to - starts[last]!);
     },
     between(from, to) {
       if (from >= to) return EMPTY;
@@ -185,9 +170,7 @@ function maximalRuns(codes: readonly number[]): MaximalRuns {
       const headLength = starts[first + 1]! - from;
       const tailLength = to - starts[last]!;
       // Whole runs strictly between the cut first and last ones, then those two.
-      const runs = longBefore[last]! - longBefore[first + 1]! + (headLength >= 2 ? 1 : 0) + (tailLength >= 2 ? 1 : 0);
-      const pairs = pairsBefore[last]! - pairsBefore[first + 1]! + (headLength === 2 ? 1 : 0) + (tailLength === 2 ? 1 : 0);
-      return { length: to - from, runs, pairs, first: codes[from]!, headLength, last: codes[to - 1]!, tailLength };
+      return { length: to - from, ...across(first, last, headLength, tailLength), first: codes[from]!, headLength, last: codes[to - 1]!, tailLength };
     },
   };
 }

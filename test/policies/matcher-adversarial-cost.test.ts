@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { compilePolicy, findPolicyTerms } from "../../src/policies/apply-policy.js";
 import { letterRuns } from "../../src/policies/doubled-letters.js";
 import { validatePolicyRules } from "../../src/policies/policy.js";
-import { indexLetterRuns, unitOffsets } from "../../src/policies/span-letter-runs.js";
+import { indexLetterRuns } from "../../src/policies/span-letter-runs.js";
+import { codePointOffsets } from "../../src/base/code-points.js";
 
 /** Pieces of text that fold otherwise than they are written (no capital sigma: see the documented difference below). */
 const PIECES = [
@@ -28,7 +29,7 @@ function lcg(seed: number): () => number {
 
 /** Every span [start, end) of `input` by code points, as indexLetterRuns and as letterRuns of its text count them. */
 function everySpan(input: string): { span: string; indexed: { runs: number; pairs: number }; direct: { runs: number; pairs: number } }[] {
-  const unitAt = unitOffsets(input);
+  const unitAt = codePointOffsets(input);
   const index = indexLetterRuns(input, unitAt);
   const points = unitAt.length - 1;
   const out = [];
