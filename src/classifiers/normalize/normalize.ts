@@ -178,7 +178,7 @@ const ENCODED_SPACE = /(?:[a-z]|%(?:[46][1-9a-f]|[57][0-9a]))(?:%20|\+)(?:[a-z]|
  * after "rights" was a token the model leant on ("Gay people deserve equal rights%2E" flagged hate).
  */
 function urlEncoded(input: string): boolean {
-  return !input.includes(" ") && ENCODED_SPACE.test(input);
+  return formEncoded(input) && ENCODED_SPACE.test(input);
 }
 
 /** In a URL-encoded text: the printable ASCII character or white space a "%XX" at `i` encodes. */
@@ -444,7 +444,7 @@ function undoLeet(u: Units): void {
         leet++;
         if (WORD_ONLY.has(c)) wordOnly++;
       }
-      if (c >= 48 && c <= 57) digits++;
+      if (isDigit(c)) digits++;
       j++;
     }
     symbolsAreLetters = digits === 0 && letters + wordOnly >= 3;
